@@ -1,0 +1,36 @@
+// Runs a child process for integration tests and captures what it printed.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gltrace::test {
+
+struct ProcessResult {
+  int exit_code = -1;  // -1 when killed by a signal or the timeout
+  int term_signal = 0;
+  bool timed_out = false;
+  std::string out;
+  std::string err;
+};
+
+// Environment changes for the child: a value sets the variable, nullopt unsets it.
+using EnvChanges = std::map<std::string, std::optional<std::string>>;
+
+ProcessResult run_process(const std::vector<std::string>& argv, const EnvChanges& env = {},
+                          int timeout_seconds = 120, const std::string& cwd = "");
+
+// Paths of the build tree, from compile definitions set by tests/CMakeLists.txt.
+std::string build_bin(const std::string& name);        // build/bin/NAME
+std::string build_lib(const std::string& relative);    // build/lib/gltrace/RELATIVE
+std::string source_path(const std::string& relative);  // source tree
+
+// A fresh private (0700) temporary directory, removed at process exit.
+std::string make_temp_dir();
+
+// Number of non-overlapping occurrences of needle in haystack.
+size_t count_occurrences(const std::string& haystack, const std::string& needle);
+
+}  // namespace gltrace::test
