@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""gltrace code generator entry point (Python 3 standard library only).
+
+  gen.py --gl-xml gl.xml --egl-header egl.h --egl-header eglext.h \
+         --ids spec/function_ids.txt --out DIR [--update-ids]
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from gltrace_codegen import emit, ids, registry  # noqa: E402
+
+# Exports written by hand: they do more than jump through the table.
+HANDWRITTEN_EXPORTS = {"eglGetProcAddress"}
+
+
+def write_if_changed(path, text):
+    """Keeps timestamps of unchanged outputs so the build does not recompile them."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    except FileNotFoundError:
+        pass
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--gl-xml", required=True)
+    ap.add_argument("--egl-header", action="append", required=True)
+    ap.add_argument("--ids", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--update-ids", action="store_true")
+    args = ap.parse_args()
+
+    typedefs, gl_functions = registry.read_gl(args.gl_xml)
+    egl_functions = registry.read_egl(args.egl_header)
+    functions = egl_functions + gl_functions
+    registered = ids.read(args.ids) if os.path.exists(args.ids) else {}
+    limit = ids.assign(functions, registered, args.ids, args.update_ids)
+    if limit > 65535:
+        sys.exit("gltrace codegen: ids must fit in 16 bits")
+
+    out = args.out
+    api = os.path.join(out, "gltrace", "api")
+    write_if_changed(os.path.join(api, "types.h"), emit.types_h(typedefs))
+    write_if_changed(os.path.join(api, "limits.h"), emit.limits_h(limit))
+    write_if_changed(os.path.join(api, "functions.h"), emit.functions_h(functions, limit))
+    write_if_changed(os.path.join(api, "pfn.h"), emit.pfn_h(functions))
+    write_if_changed(os.path.join(out, "functions.cpp"), emit.functions_cpp(functions, limit))
+    write_if_changed(os.path.join(out, "entry_points.cpp"),
+                     emit.entry_points_cpp(functions, HANDWRITTEN_EXPORTS))
+    write_if_changed(os.path.join(out, "dispatch_stubs.cpp"),
+                     emit.dispatch_stubs_cpp(functions, limit))
+    write_if_changed(os.path.join(api, "layer_wrappers.inc"), emit.layer_wrappers_inc(functions))
+    print(f"gltrace codegen: {len(egl_functions)} EGL + {len(gl_functions)} GLES functions, "
+          f"id limit {limit}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""Reads the Khronos GL registry (gl.xml) and the EGL headers into the model."""
+
+import re
+import xml.etree.ElementTree as ET
+
+from .model import Function, Param
+
+GLES_FEATURES = {("gles1", "1.0"), ("gles2", "2.0"), ("gles2", "3.0"), ("gles2", "3.1"),
+                 ("gles2", "3.2")}
+EXTENSION_APIS = {"gles2"}
+
+
+def _text_without_name(elem):
+    parts = [elem.text or ""]
+    for child in elem:
+        if child.tag != "name":
+            parts.append("".join(child.itertext()))
+        parts.append(child.tail or "")
+    return re.sub(r"\s+", " ", "".join(parts)).strip()
+
+
+def read_gl(path):
+    """Returns (typedef lines, [Function]) for GLES 1.0-3.2 + the gles2 extension set."""
+    root = ET.parse(path).getroot()
+    typedefs = []
+    for t in root.find("types"):
+        name = t.get("name") or (t.findtext("name") or "")
+        if t.get("api") not in (None, "gles1", "gles2") or name in ("khrplatform", "GLhandleARB"):
+            continue
+        if name.startswith("struct _cl"):
+            typedefs.append(f"struct {name.split()[-1]};")
+            continue
+        text = "".join(t.itertext()).strip()
+        if text.startswith("#include") or not text:
+            continue
+        typedefs.append(text)
+    typedefs.append("typedef unsigned int GLhandleARB;")
+
+    commands = {}
+    for c in root.find("commands"):
+        proto = c.find("proto")
+        name = proto.findtext("name")
+        params = [Param(name=p.findtext("name"), type=_text_without_name(p), len=p.get("len", ""),
+                        cls=p.get("class", ""), group=p.get("group", ""))
+                  for p in c.findall("param")]
+        commands[name] = Function(name=name, api="gles", ret=_text_without_name(proto),
+                                  params=params)
+
+    wanted = {}
+
+    def require(block_parent, origin, api):
+        for req in block_parent.findall("require"):
+            if req.get("api") not in (None, api):
+                continue
+            for cmd in req.findall("command"):
+                wanted.setdefault(cmd.get("name"), []).append(origin)
+
+    for feat in root.findall("feature"):
+        if (feat.get("api"), feat.get("number")) in GLES_FEATURES:
+            require(feat, feat.get("name"), feat.get("api"))
+    for ext in root.find("extensions"):
+        supported = set((ext.get("supported") or "").split("|"))
+        for api in EXTENSION_APIS & supported:
+            require(ext, ext.get("name"), api)
+
+    functions = []
+    for name, origins in wanted.items():
+        f = commands[name]
+        f.origins = sorted(set(origins))
+        functions.append(f)
+    return typedefs, functions
+
+
+_EGL_PROTO = re.compile(r"^EGLAPI\s+(.+?)\s+EGLAPIENTRY\s+(egl\w+)\s*\((.*)\);\s*$")
+
+# EGL has no registry len= in the headers: the sizes of pointer arguments that
+# later capture code needs are stated here, by parameter name.
+EGL_LENGTHS = {
+    "attrib_list": "EGL_NONE-terminated",
+    "attribs": "EGL_NONE-terminated",
+    "configs": "config_size",
+    "rects": "n_rects*4",
+    "value": "1",
+    "num_config": "1",
+    "major": "1",
+    "minor": "1",
+}
+
+
+def read_egl(paths):
+    """Returns [Function] for every EGL prototype in the given headers."""
+    functions = []
+    seen = set()
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                m = _EGL_PROTO.match(line.strip())
+                if not m or m.group(2) in seen:
+                    continue
+                ret, name, args = m.groups()
+                seen.add(name)
+                params = []
+                if args.strip() != "void":
+                    for i, arg in enumerate(a.strip() for a in args.split(",")):
+                        am = re.match(r"^(.*?)(\w+)$", arg)
+                        ptype, pname = (am.group(1).strip(), am.group(2)) if am else (arg, f"arg{i}")
+                        ptype = re.sub(r"\s*\*\s*", " *", ptype).strip()
+                        params.append(Param(name=pname, type=ptype,
+                                            len=EGL_LENGTHS.get(pname, "") if "*" in ptype else ""))
+                functions.append(Function(name=name, api="egl", ret=ret.strip(), params=params,
+                                          origins=[path.rsplit("/", 1)[-1]]))
+    return functions

@@ -1,0 +1,49 @@
+// Where layer files are looked for, and whether a found file may be loaded.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "settings/settings.h"
+
+namespace gltrace::layers {
+
+struct SearchDir {
+  std::string path;
+  std::string why;  // "system debug directory", "app base directory", ...
+  bool root_only;   // only root-owned files are trusted here
+};
+
+struct SearchContext {
+  std::string executable;       // /proc/self/exe
+  settings::Values settings;    // effective settings
+  bool secure = false;          // setuid/setgid: environment and user dirs ignored
+  const char* system_dir = nullptr;      // GLTRACE_SYSTEM_LAYER_DIR or nullptr
+  const char* layer_path = nullptr;      // GLTRACE_LAYER_PATH or nullptr
+  const char* xdg_data_home = nullptr;   // for user-installed layer packages
+  const char* home = nullptr;
+};
+
+inline constexpr char kDefaultSystemLayerDir[] = "/usr/local/lib/gltrace/debug-layers";
+
+// In priority order: the system debug directory, the app's base directory,
+// the directories of the packages named by gpu_debug_layer_app, the app's own
+// library directory, then GLTRACE_LAYER_PATH (gltrace's addition, like
+// VK_LAYER_PATH, last so Android's order is kept).
+std::vector<SearchDir> search_dirs(const SearchContext& context);
+
+// Empty if `path` (a regular file) and its directory may be loaded from;
+// otherwise why not. Both must be owned by root or by us and writable by
+// nobody else; `root_only` demands root ownership.
+std::string untrusted_reason(const std::string& path, bool root_only);
+
+struct FoundLayer {
+  std::string path;   // empty if not found or refused
+  std::string error;  // why it was not loaded
+};
+
+// Looks for `name` (a file name, or an absolute path) in the directories; the
+// first existing file wins, and is then checked for trust.
+FoundLayer find_layer(const std::string& name, const std::vector<SearchDir>& dirs);
+
+}  // namespace gltrace::layers
