@@ -1,0 +1,141 @@
+// `gltrace run`: start an app with the gltrace loader active. gltrace sets up
+// the environment and then becomes the app (execvp), so signals, the exit
+// status and the process id are the app's own.
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "common/process.h"
+
+namespace gltrace::cli {
+
+const char kUsage_run[] =
+    "usage: gltrace run [--layers L1:L2:...] [--dropin] [--loader-debug] [--] APP [ARGS...]\n"
+    "\n"
+    "Runs APP with the gltrace loader active. gltrace replaces itself with APP,\n"
+    "so the exit status is APP's (127 when APP cannot be executed).\n"
+    "\n"
+    "options:\n"
+    "  --layers L1:L2   layers to load, top (nearest the app) first, by file name\n"
+    "                   such as libGLLayer.so; sets DEBUG_GLES_LAYERS, the analogue\n"
+    "                   of Android's `setprop debug.gles.layers`\n"
+    "  --dropin         put the drop-in libEGL.so.1/libGLESv2.so.2 on LD_LIBRARY_PATH\n"
+    "                   instead of preloading libgltrace.so\n"
+    "  --loader-debug   log every loader decision to stderr (GLTRACE_LOADER_DEBUG=1)\n"
+    "\n"
+    "The bundled layers directory is prepended to GLTRACE_LAYER_PATH.\n";
+
+namespace {
+
+constexpr char kName[] = "run";
+
+std::string canonical(const std::string& path) {
+  char resolved[PATH_MAX];
+  return realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : std::string();
+}
+
+// <dir of our executable>/../lib/gltrace, the same in the build tree and an install.
+std::string find_lib_dir(std::string* error) {
+  const std::string& exe = executable_path();
+  if (exe.empty()) {
+    *error = "cannot find the gltrace executable's own path (/proc/self/exe)";
+    return "";
+  }
+  std::string prefix = canonical(dirname_of(exe) + "/..");
+  if (prefix.empty()) prefix = dirname_of(exe) + "/..";
+  std::string expected = prefix + "/lib/gltrace";
+  std::string lib_dir = canonical(expected);
+  if (lib_dir.empty() || access((lib_dir + "/libgltrace.so").c_str(), F_OK) != 0) {
+    *error = "interposer library not found: " + (lib_dir.empty() ? expected : lib_dir) +
+             "/libgltrace.so (is gltrace fully built or installed?)";
+    return "";
+  }
+  return lib_dir;
+}
+
+// Ours first, so it wins over whatever the caller already had.
+void prepend_env(const char* name, const std::string& value, bool verbose) {
+  const char* old = getenv(name);
+  std::string combined = value;
+  if (old != nullptr && old[0] != '\0') combined += std::string(":") + old;
+  setenv(name, combined.c_str(), 1);
+  if (verbose) fprintf(stderr, "gltrace run: %s=%s\n", name, combined.c_str());
+}
+
+void set_env(const char* name, const std::string& value, bool verbose) {
+  setenv(name, value.c_str(), 1);
+  if (verbose) fprintf(stderr, "gltrace run: %s=%s\n", name, value.c_str());
+}
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& args) {
+  bool dropin = false, loader_debug = false, have_layers = false;
+  std::string layers;
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg.empty() || arg[0] != '-') break;  // APP: everything after it is the app's
+    if (arg == "--help" || arg == "-h") {
+      fputs(kUsage_run, stdout);
+      return kExitOk;
+    } else if (arg == "--dropin") {
+      dropin = true;
+    } else if (arg == "--loader-debug") {
+      loader_debug = true;
+    } else if (arg == "--layers") {
+      if (i + 1 >= args.size()) return usage_error(kName, "--layers needs a value");
+      layers = args[++i];
+      have_layers = true;
+    } else if (arg.compare(0, 9, "--layers=") == 0) {
+      layers = arg.substr(9);
+      have_layers = true;
+    } else {
+      return usage_error(kName, "unknown option '" + arg + "'");
+    }
+  }
+  if (i >= args.size()) return usage_error(kName, "missing APP");
+
+  std::string error;
+  std::string lib_dir = find_lib_dir(&error);
+  if (lib_dir.empty()) {
+    fprintf(stderr, "gltrace run: %s\n", error.c_str());
+    return kExitFailure;
+  }
+  if (dropin) {
+    std::string dropin_dir = lib_dir + "/dropin";
+    if (access((dropin_dir + "/libEGL.so.1").c_str(), F_OK) != 0) {
+      fprintf(stderr, "gltrace run: drop-in libraries not found: %s/libEGL.so.1\n",
+              dropin_dir.c_str());
+      return kExitFailure;
+    }
+    prepend_env("LD_LIBRARY_PATH", dropin_dir, loader_debug);
+  } else {
+    prepend_env("LD_PRELOAD", lib_dir + "/libgltrace.so", loader_debug);
+  }
+  if (have_layers) set_env("DEBUG_GLES_LAYERS", layers, loader_debug);
+  prepend_env("GLTRACE_LAYER_PATH", lib_dir + "/layers", loader_debug);
+  if (loader_debug) set_env("GLTRACE_LOADER_DEBUG", "1", loader_debug);
+
+  std::vector<char*> argv;
+  for (size_t j = i; j < args.size(); ++j) argv.push_back(const_cast<char*>(args[j].c_str()));
+  argv.push_back(nullptr);
+  fflush(stdout);
+  execvp(argv[0], argv.data());
+  int err = errno;
+  fprintf(stderr, "gltrace run: cannot execute %s: %s\n", argv[0], strerror(err));
+  return 127;
+}
+
+}  // namespace gltrace::cli
