@@ -71,7 +71,7 @@ def read_gl(path):
     return typedefs, functions
 
 
-_EGL_PROTO = re.compile(r"^EGLAPI\s+(.+?)\s+EGLAPIENTRY\s+(egl\w+)\s*\((.*)\);\s*$")
+_EGL_PROTO = re.compile(r"^EGLAPI\s+(.+?)\s*EGLAPIENTRY\s+(egl\w+)\s*\((.*)\);\s*$")
 
 # EGL has no registry len= in the headers: the sizes of pointer arguments that
 # later capture code needs are stated here, by parameter name.

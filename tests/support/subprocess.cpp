@@ -35,7 +35,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const EnvChanges
   std::map<std::string, std::string> merged;
   for (char** e = environ; *e != nullptr; ++e) {
     const char* eq = strchr(*e, '=');
-    if (eq != nullptr) merged[std::string(*e, eq)] = eq + 1;
+    if (eq != nullptr) merged[std::string(*e, static_cast<size_t>(eq - *e))] = eq + 1;
   }
   for (const auto& [name, value] : env) {
     if (value) merged[name] = *value;
