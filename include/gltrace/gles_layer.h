@@ -2,8 +2,9 @@
  *
  * A layer is a shared object exporting:
  *   void  AndroidGLESLayer_Initialize(void* layer_id,
- *                                     PFNEGLGETNEXTLAYERPROCADDRESSPROC get_next_layer_proc_address);
- *   void* AndroidGLESLayer_GetProcAddress(const char* funcName, EGLFuncPointer next);
+ *                                     PFNEGLGETNEXTLAYERPROCADDRESSPROC
+ * get_next_layer_proc_address); void* AndroidGLESLayer_GetProcAddress(const char* funcName,
+ * EGLFuncPointer next);
  *
  * Android layer sources usually define these two typedefs themselves; they may
  * include this header as well (identical typedefs may be repeated). */

@@ -12,10 +12,18 @@ namespace gltrace {
 void log(LogLevel level, const char* fmt, ...) {
   const char* tag = "";
   switch (level) {
-    case LogLevel::kError: tag = "error: "; break;
-    case LogLevel::kWarning: tag = "warning: "; break;
-    case LogLevel::kInfo: tag = ""; break;
-    case LogLevel::kDebug: tag = "debug: "; break;
+    case LogLevel::kError:
+      tag = "error: ";
+      break;
+    case LogLevel::kWarning:
+      tag = "warning: ";
+      break;
+    case LogLevel::kInfo:
+      tag = "";
+      break;
+    case LogLevel::kDebug:
+      tag = "debug: ";
+      break;
   }
   // One fprintf per message so lines from several threads do not interleave.
   char message[2048];

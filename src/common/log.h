@@ -17,8 +17,8 @@ bool loader_debug_enabled();
 #define GLTRACE_LOG_ERROR(...) ::gltrace::log(::gltrace::LogLevel::kError, __VA_ARGS__)
 #define GLTRACE_LOG_WARN(...) ::gltrace::log(::gltrace::LogLevel::kWarning, __VA_ARGS__)
 #define GLTRACE_LOG_INFO(...) ::gltrace::log(::gltrace::LogLevel::kInfo, __VA_ARGS__)
-#define GLTRACE_LOADER_DEBUG(...)                                             \
-  do {                                                                        \
-    if (::gltrace::loader_debug_enabled())                                    \
-      ::gltrace::log(::gltrace::LogLevel::kDebug, __VA_ARGS__);               \
+#define GLTRACE_LOADER_DEBUG(...)                               \
+  do {                                                          \
+    if (::gltrace::loader_debug_enabled())                      \
+      ::gltrace::log(::gltrace::LogLevel::kDebug, __VA_ARGS__); \
   } while (0)

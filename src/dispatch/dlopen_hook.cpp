@@ -12,8 +12,8 @@ namespace {
 bool is_gl_library(const char* filename) {
   const char* slash = strrchr(filename, '/');
   const char* base = slash != nullptr ? slash + 1 : filename;
-  static const char* const kNames[] = {"libEGL.so",      "libEGL.so.1",          "libGLESv2.so",
-                                       "libGLESv2.so.2", "libGLESv1_CM.so",      "libGLESv1_CM.so.1"};
+  static const char* const kNames[] = {"libEGL.so",      "libEGL.so.1",     "libGLESv2.so",
+                                       "libGLESv2.so.2", "libGLESv1_CM.so", "libGLESv1_CM.so.1"};
   for (const char* name : kNames)
     if (strcmp(base, name) == 0) return true;
   return false;
@@ -24,7 +24,8 @@ bool is_gl_library(const char* filename) {
 extern "C" __attribute__((visibility("default"))) void* dlopen(const char* filename, int flags) {
   using gltrace::dispatch::real_dlopen;
   if (filename != nullptr && is_gl_library(filename)) {
-    void* self = real_dlopen(gltrace::dispatch::self_path(), (flags & ~RTLD_DEEPBIND) | RTLD_NOLOAD);
+    void* self =
+        real_dlopen(gltrace::dispatch::self_path(), (flags & ~RTLD_DEEPBIND) | RTLD_NOLOAD);
     if (self != nullptr) {
       GLTRACE_LOADER_DEBUG("dlopen(\"%s\") is answered by the interposer", filename);
       return self;

@@ -8,7 +8,7 @@
 namespace gltrace::dispatch {
 
 struct Driver {
-  void* egl = nullptr;     // dlopen handles of the real libraries
+  void* egl = nullptr;  // dlopen handles of the real libraries
   void* gles2 = nullptr;
   void* gles1 = nullptr;
   std::string egl_path, gles2_path, gles1_path;

@@ -7,10 +7,10 @@
 
 namespace gltrace::dispatch {
 
-extern const Table kBootstrapTable;         // first call: initialize, then re-dispatch
-const StubArray& lazy_driver_stubs();       // resolve through the real eglGetProcAddress
-const StubArray& missing_stubs();           // the driver has no such function
-const StubArray& exported_entry_points();   // our exported symbols, by id
+extern const Table kBootstrapTable;        // first call: initialize, then re-dispatch
+const StubArray& lazy_driver_stubs();      // resolve through the real eglGetProcAddress
+const StubArray& missing_stubs();          // the driver has no such function
+const StubArray& exported_entry_points();  // our exported symbols, by id
 
 // Initializes gltrace if needed and returns the table to dispatch through.
 const Table* bootstrap_table();

@@ -22,8 +22,8 @@ void* get_next_layer_proc_address(void* layer_id, const char* name) {
   if (next == nullptr || name == nullptr) return nullptr;
   api::FunctionId id = api::find_function(name);
   if (id != api::kInvalidFunction) return next->entries[id];
-  auto gpa = reinterpret_cast<PFN_gltrace_eglGetProcAddress>(
-      next->entries[api::kFn_eglGetProcAddress]);
+  auto gpa =
+      reinterpret_cast<PFN_gltrace_eglGetProcAddress>(next->entries[api::kFn_eglGetProcAddress]);
   return reinterpret_cast<void*>(gpa(name));
 }
 
@@ -46,8 +46,8 @@ const dispatch::Table* LayerChain::build(const dispatch::Table& driver) {
   context.xdg_data_home = env_get("XDG_DATA_HOME");
   context.home = env_get("HOME");
 
-  LayerList list = choose_layer_list(context.settings, env_get("DEBUG_GLES_LAYERS"),
-                                     process_name());
+  LayerList list =
+      choose_layer_list(context.settings, env_get("DEBUG_GLES_LAYERS"), process_name());
   GLTRACE_LOADER_DEBUG("process %s%s: layer list from %s: %zu layer(s)", process_name().c_str(),
                        context.secure ? " (secure: environment and user settings ignored)" : "",
                        list.source.c_str(), list.names.size());
@@ -77,8 +77,7 @@ const dispatch::Table* LayerChain::build(const dispatch::Table& driver) {
     auto gpa = reinterpret_cast<PFNANDROIDGLESLAYERGETPROCADDRESSPROC>(
         dlsym(handle, "AndroidGLESLayer_GetProcAddress"));
     if (initialize == nullptr || gpa == nullptr) {
-      GLTRACE_LOG_ERROR("layer %s skipped: %s does not export %s", name.c_str(),
-                        found.path.c_str(),
+      GLTRACE_LOG_ERROR("layer %s skipped: %s does not export %s", name.c_str(), found.path.c_str(),
                         initialize == nullptr && gpa == nullptr
                             ? "AndroidGLESLayer_Initialize nor AndroidGLESLayer_GetProcAddress"
                         : initialize == nullptr ? "AndroidGLESLayer_Initialize"

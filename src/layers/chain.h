@@ -26,7 +26,7 @@ class LayerChain final : public dispatch::ChainBuilder {
     std::string path;
     PFNANDROIDGLESLAYERINITIALIZEPROC initialize = nullptr;
     PFNANDROIDGLESLAYERGETPROCADDRESSPROC get_proc_address = nullptr;
-    const dispatch::Table* next = nullptr;  // the table below: also the layer_id
+    const dispatch::Table* next = nullptr;   // the table below: also the layer_id
     std::unique_ptr<dispatch::Table> table;  // this layer's view: its functions, or next's
   };
   std::vector<Layer> layers_;  // bottom (nearest the driver) first

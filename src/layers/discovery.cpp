@@ -36,9 +36,8 @@ std::string check_owner_and_mode(const std::string& path, const struct stat& st,
 
 std::vector<SearchDir> search_dirs(const SearchContext& context) {
   std::vector<SearchDir> dirs;
-  const char* system_dir = context.secure || context.system_dir == nullptr
-                               ? kDefaultSystemLayerDir
-                               : context.system_dir;
+  const char* system_dir =
+      context.secure || context.system_dir == nullptr ? kDefaultSystemLayerDir : context.system_dir;
   dirs.push_back({system_dir, "system debug directory", true});
   std::string exe_dir = context.executable.empty() ? "" : dirname_of(context.executable);
   if (!exe_dir.empty()) dirs.push_back({exe_dir, "app base directory", false});
@@ -52,21 +51,21 @@ std::vector<SearchDir> search_dirs(const SearchContext& context) {
       }
       if (package.find('/') != std::string::npos || package == "." || package == "..") continue;
       if (!context.secure) {
-        std::string data_home = context.xdg_data_home != nullptr && *context.xdg_data_home
-                                    ? context.xdg_data_home
-                                    : (context.home != nullptr ? std::string(context.home) +
-                                                                     "/.local/share"
-                                                               : "");
+        std::string data_home =
+            context.xdg_data_home != nullptr && *context.xdg_data_home
+                ? context.xdg_data_home
+                : (context.home != nullptr ? std::string(context.home) + "/.local/share" : "");
         if (!data_home.empty())
-          dirs.push_back({data_home + "/gltrace/packages/" + package, "layer package " + package,
-                          false});
+          dirs.push_back(
+              {data_home + "/gltrace/packages/" + package, "layer package " + package, false});
       }
       for (const char* prefix : {"/usr/local/lib", "/usr/lib"})
         dirs.push_back({std::string(prefix) + "/gltrace/packages/" + package,
                         "layer package " + package, false});
     }
   }
-  if (!exe_dir.empty()) dirs.push_back({dirname_of(exe_dir) + "/lib", "app library directory", false});
+  if (!exe_dir.empty())
+    dirs.push_back({dirname_of(exe_dir) + "/lib", "app library directory", false});
   if (!context.secure && context.layer_path != nullptr)
     for (const auto& dir : split_list(context.layer_path))
       dirs.push_back({dir, "GLTRACE_LAYER_PATH", false});

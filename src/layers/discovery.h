@@ -15,12 +15,12 @@ struct SearchDir {
 };
 
 struct SearchContext {
-  std::string executable;       // /proc/self/exe
-  settings::Values settings;    // effective settings
-  bool secure = false;          // setuid/setgid: environment and user dirs ignored
-  const char* system_dir = nullptr;      // GLTRACE_SYSTEM_LAYER_DIR or nullptr
-  const char* layer_path = nullptr;      // GLTRACE_LAYER_PATH or nullptr
-  const char* xdg_data_home = nullptr;   // for user-installed layer packages
+  std::string executable;               // /proc/self/exe
+  settings::Values settings;            // effective settings
+  bool secure = false;                  // setuid/setgid: environment and user dirs ignored
+  const char* system_dir = nullptr;     // GLTRACE_SYSTEM_LAYER_DIR or nullptr
+  const char* layer_path = nullptr;     // GLTRACE_LAYER_PATH or nullptr
+  const char* xdg_data_home = nullptr;  // for user-installed layer packages
   const char* home = nullptr;
 };
 

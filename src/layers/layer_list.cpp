@@ -23,8 +23,8 @@ LayerList choose_layer_list(const settings::Values& values, const char* env_laye
   if (get(settings::kEnableGpuDebugLayers) == "1" && !process_name.empty() &&
       get(settings::kGpuDebugApp) == process_name) {
     return {split_list(get(settings::kGpuDebugLayersGles)),
-            std::string("setting ") + settings::kGpuDebugLayersGles + " (gpu_debug_app=" +
-                process_name + ")"};
+            std::string("setting ") + settings::kGpuDebugLayersGles +
+                " (gpu_debug_app=" + process_name + ")"};
   }
   if (env_layers != nullptr && *env_layers != '\0')
     return {split_list(env_layers), "environment DEBUG_GLES_LAYERS"};

@@ -1,8 +1,9 @@
 // The layer-list priority and the search order, as plain logic.
+#include "layers/layer_list.h"
+
 #include <gtest/gtest.h>
 
 #include "layers/discovery.h"
-#include "layers/layer_list.h"
 
 namespace gltrace::layers {
 namespace {
@@ -52,11 +53,11 @@ TEST(SearchDirs, AndroidOrderThenLayerPath) {
   context.xdg_data_home = "/home/u/.local/share";
   std::vector<std::string> paths;
   for (const auto& dir : search_dirs(context)) paths.push_back(dir.path);
-  EXPECT_EQ(paths, (std::vector<std::string>{
-                       kDefaultSystemLayerDir, "/opt/app/bin", "/pkg/one",
-                       "/home/u/.local/share/gltrace/packages/two",
-                       "/usr/local/lib/gltrace/packages/two", "/usr/lib/gltrace/packages/two",
-                       "/opt/app/lib", "/extra"}));
+  EXPECT_EQ(paths,
+            (std::vector<std::string>{kDefaultSystemLayerDir, "/opt/app/bin", "/pkg/one",
+                                      "/home/u/.local/share/gltrace/packages/two",
+                                      "/usr/local/lib/gltrace/packages/two",
+                                      "/usr/lib/gltrace/packages/two", "/opt/app/lib", "/extra"}));
 }
 
 TEST(SearchDirs, SecureProcessIgnoresEnvironmentDirs) {

@@ -1,13 +1,12 @@
 // The loader against the real Mesa driver: apps of every kind run through
 // layer chains, and broken or untrusted layers are skipped with a message.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "support/subprocess.h"
 #include "support/xvfb.h"
@@ -22,19 +21,25 @@ enum class Mode { kPreload, kDropin };
 // An environment with no layer configuration from outside the test.
 EnvChanges base_env(const std::string& config_home) {
   static const std::string runtime = make_temp_dir();
-  return {{"DEBUG_GLES_LAYERS", std::nullopt},   {"LD_PRELOAD", std::nullopt},
-          {"LD_LIBRARY_PATH", std::nullopt},     {"GLTRACE_LAYER_PATH", std::nullopt},
-          {"GLTRACE_LOADER_DEBUG", std::nullopt}, {"XDG_CONFIG_HOME", config_home},
+  return {{"DEBUG_GLES_LAYERS", std::nullopt},
+          {"LD_PRELOAD", std::nullopt},
+          {"LD_LIBRARY_PATH", std::nullopt},
+          {"GLTRACE_LAYER_PATH", std::nullopt},
+          {"GLTRACE_LOADER_DEBUG", std::nullopt},
+          {"XDG_CONFIG_HOME", config_home},
           {"GLTRACE_SYSTEM_SETTINGS", config_home + "/system.conf"},
           {"GLTRACE_SYSTEM_LAYER_DIR", config_home + "/no-system-layers"},
-          {"XDG_RUNTIME_DIR", runtime},          {"GLTRACE_COUNT_DIR", std::nullopt}};
+          {"XDG_RUNTIME_DIR", runtime},
+          {"GLTRACE_COUNT_DIR", std::nullopt}};
 }
 
 EnvChanges layer_env(const std::string& layers, Mode mode = Mode::kPreload,
                      const std::string& layer_path = "") {
   EnvChanges env = base_env(make_temp_dir());
-  if (mode == Mode::kPreload) env["LD_PRELOAD"] = build_lib("libgltrace.so");
-  else env["LD_LIBRARY_PATH"] = build_lib("dropin");
+  if (mode == Mode::kPreload)
+    env["LD_PRELOAD"] = build_lib("libgltrace.so");
+  else
+    env["LD_LIBRARY_PATH"] = build_lib("dropin");
   env["DEBUG_GLES_LAYERS"] = layers;
   env["GLTRACE_LAYER_PATH"] = (layer_path.empty() ? "" : layer_path + ":") + build_lib("layers") +
                               ":" + GLTRACE_TEST_LAYER_DIR;
@@ -85,8 +90,8 @@ TEST(Loader, SeedLayersInBothOrdersSeeTheirCallsAndPixelsStayTheSame) {
                                                                    {"active", "passive"}};
   for (const auto& [top, bottom] : orders) {
     std::string list = "libGLES_layer_" + top + ".so:libGLES_layer_" + bottom + ".so";
-    ProcessResult r = run_process({build_bin("gltrace-demo"), "--frames", "5", "--verify"},
-                                  layer_env(list));
+    ProcessResult r =
+        run_process({build_bin("gltrace-demo"), "--frames", "5", "--verify"}, layer_env(list));
     ASSERT_EQ(r.exit_code, 0) << list << "\n" << r.err;
     EXPECT_EQ(demo_crc(r), native_demo_crc()) << list;
     // Top first on the way down, bottom first on the way back.
@@ -94,7 +99,8 @@ TEST(Loader, SeedLayersInBothOrdersSeeTheirCallsAndPixelsStayTheSame) {
     ASSERT_EQ(lines.size(), 4u) << r.err;
     EXPECT_EQ(lines[0], "gles-layer-" + top + ": eglChooseConfig enter") << r.err;
     EXPECT_EQ(lines[1], "gles-layer-" + bottom + ": eglChooseConfig enter") << r.err;
-    EXPECT_NE(lines[2].find("gles-layer-" + bottom + ": eglChooseConfig leave ("), std::string::npos);
+    EXPECT_NE(lines[2].find("gles-layer-" + bottom + ": eglChooseConfig leave ("),
+              std::string::npos);
     EXPECT_NE(lines[3].find("gles-layer-" + top + ": eglChooseConfig leave ("), std::string::npos);
     // The active layer looked its function up through get_next_layer_proc_address.
     EXPECT_NE(r.err.find("gles-layer-active: initialize, next eglChooseConfig=found"),
@@ -134,24 +140,23 @@ TEST_P(EveryKindOfApp, GoesThroughTheChain) {
   EXPECT_EQ(seen["glGltraceProbeUnknownFunction"], 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(, EveryKindOfApp,
-                         ::testing::Values(AppCase{"probe_direct", Mode::kPreload},
-                                           AppCase{"probe_dlopen", Mode::kPreload},
-                                           AppCase{"probe_gpa", Mode::kPreload},
-                                           AppCase{"probe_direct", Mode::kDropin},
-                                           AppCase{"probe_dlopen", Mode::kDropin},
-                                           AppCase{"probe_gpa", Mode::kDropin}),
-                         [](const auto& info) {
-                           return info.param.probe +
-                                  (info.param.mode == Mode::kPreload ? "_preload" : "_dropin");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    , EveryKindOfApp,
+    ::testing::Values(AppCase{"probe_direct", Mode::kPreload},
+                      AppCase{"probe_dlopen", Mode::kPreload}, AppCase{"probe_gpa", Mode::kPreload},
+                      AppCase{"probe_direct", Mode::kDropin},
+                      AppCase{"probe_dlopen", Mode::kDropin}, AppCase{"probe_gpa", Mode::kDropin}),
+    [](const auto& info) {
+      return info.param.probe + (info.param.mode == Mode::kPreload ? "_preload" : "_dropin");
+    });
 
 TEST(Loader, ChainOrderFollowsTheList) {
   std::string dir = make_temp_dir();
   for (const char* name : {"libA.so", "libB.so"})
     fs::copy_file(build_lib("layers/libGLES_layer_counting.so"), dir + "/" + name);
   for (const std::string list : {"libA.so:libB.so", "libB.so:libA.so"}) {
-    ProcessResult r = run_process({build_bin("probe_direct")}, layer_env(list, Mode::kPreload, dir));
+    ProcessResult r =
+        run_process({build_bin("probe_direct")}, layer_env(list, Mode::kPreload, dir));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::vector<std::string> lines = lines_with(r.err, "first eglInitialize");
     ASSERT_EQ(lines.size(), 2u) << r.err;
@@ -167,8 +172,8 @@ TEST(Loader, BrokenLayersAreSkippedAndTheRestStillLoads) {
   fs::copy_file(build_lib("layers/libGLES_layer_counting.so"), unsafe + "/libUnsafe.so");
   chmod(unsafe.c_str(), 0777);
   std::string list =
-      "libMissing.so:libGLES_layer_broken.so:libUnsafe.so:libGLES_layer_passive.so:" +
-      unsafe + "/libUnsafe.so";
+      "libMissing.so:libGLES_layer_broken.so:libUnsafe.so:libGLES_layer_passive.so:" + unsafe +
+      "/libUnsafe.so";
   ProcessResult r = run_process({build_bin("gltrace-demo"), "--frames", "3", "--verify"},
                                 layer_env(list, Mode::kPreload, unsafe));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -191,8 +196,8 @@ TEST(Loader, LayerWritableByOthersIsRefused) {
   std::string dir = make_temp_dir();
   fs::copy_file(build_lib("layers/libGLES_layer_counting.so"), dir + "/libLoose.so");
   chmod((dir + "/libLoose.so").c_str(), 0666);
-  ProcessResult r = run_process({build_bin("probe_direct")},
-                                layer_env("libLoose.so", Mode::kPreload, dir));
+  ProcessResult r =
+      run_process({build_bin("probe_direct")}, layer_env("libLoose.so", Mode::kPreload, dir));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("refused: layer file " + dir + "/libLoose.so is writable by other users"),
             std::string::npos)
@@ -225,12 +230,14 @@ TEST(Loader, AppSettingsBeatTheEnvironmentVariable) {
       "gpu_debug_layers_gles=libFromSettings.so\ndebug.gles.layers=libGlobal.so\n";
   EXPECT_EQ(run(app_settings, true),
             std::vector<std::string>{"libFromSettings.so: first eglInitialize"});
-  std::string other_app = "enable_gpu_debug_layers=1\ngpu_debug_app=someone_else\n"
-                          "gpu_debug_layers_gles=libFromSettings.so\ndebug.gles.layers=libGlobal.so\n";
+  std::string other_app =
+      "enable_gpu_debug_layers=1\ngpu_debug_app=someone_else\n"
+      "gpu_debug_layers_gles=libFromSettings.so\ndebug.gles.layers=libGlobal.so\n";
   EXPECT_EQ(run(other_app, true), std::vector<std::string>{"libFromEnv.so: first eglInitialize"});
   EXPECT_EQ(run(other_app, false), std::vector<std::string>{"libGlobal.so: first eglInitialize"});
-  std::string disabled = "enable_gpu_debug_layers=0\ngpu_debug_app=probe_direct\n"
-                         "gpu_debug_layers_gles=libFromSettings.so\n";
+  std::string disabled =
+      "enable_gpu_debug_layers=0\ngpu_debug_app=probe_direct\n"
+      "gpu_debug_layers_gles=libFromSettings.so\n";
   EXPECT_EQ(run(disabled, true), std::vector<std::string>{"libFromEnv.so: first eglInitialize"});
 }
 
@@ -274,19 +281,18 @@ TEST(Loader, LoaderDebugLogsEveryDecision) {
   env["GLTRACE_LOADER_DEBUG"] = "1";
   ProcessResult r = run_process({build_bin("probe_direct")}, env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* line :
-       {"layer list from environment DEBUG_GLES_LAYERS: 2 layer(s)", "driver library libEGL.so.1: ",
-        "(system debug directory)", "initializing layer libGLES_layer_passive.so",
-        "layer libGLES_layer_passive.so intercepts 1 functions",
-        "layer chain (app first): libGLES_layer_passive.so -> driver"})
+  for (const char* line : {"layer list from environment DEBUG_GLES_LAYERS: 2 layer(s)",
+                           "driver library libEGL.so.1: ", "(system debug directory)",
+                           "initializing layer libGLES_layer_passive.so",
+                           "layer libGLES_layer_passive.so intercepts 1 functions",
+                           "layer chain (app first): libGLES_layer_passive.so -> driver"})
     EXPECT_NE(r.err.find(line), std::string::npos) << line << "\n" << r.err;
 }
 
 TEST(Loader, GltraceRunLaunchesAnAppWithLayers) {
   EnvChanges env = base_env(make_temp_dir());
-  ProcessResult r = run_process({build_bin("gltrace"), "run", "--layers",
-                                 "libGLES_layer_active.so", "--", build_bin("gltrace-demo"),
-                                 "--frames", "2", "--verify"},
+  ProcessResult r = run_process({build_bin("gltrace"), "run", "--layers", "libGLES_layer_active.so",
+                                 "--", build_bin("gltrace-demo"), "--frames", "2", "--verify"},
                                 env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(lines_with(r.err, "gles-layer-active: eglChooseConfig enter").size(), 1u) << r.err;

@@ -38,8 +38,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const EnvChanges
     if (eq != nullptr) merged[std::string(*e, static_cast<size_t>(eq - *e))] = eq + 1;
   }
   for (const auto& [name, value] : env) {
-    if (value) merged[name] = *value;
-    else merged.erase(name);
+    if (value)
+      merged[name] = *value;
+    else
+      merged.erase(name);
   }
   std::vector<std::string> env_strings;
   for (const auto& [name, value] : merged) env_strings.push_back(name + "=" + value);
@@ -103,7 +105,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const EnvChanges
   return result;
 }
 
-std::string build_bin(const std::string& name) { return std::string(GLTRACE_TEST_BIN_DIR) + "/" + name; }
+std::string build_bin(const std::string& name) {
+  return std::string(GLTRACE_TEST_BIN_DIR) + "/" + name;
+}
 std::string build_lib(const std::string& relative) {
   return std::string(GLTRACE_TEST_LIB_DIR) + "/" + relative;
 }
