@@ -17,7 +17,7 @@ echo "== sanitizers: ASan + UBSan build"
 # Mesa's own allocations at exit are not ours to report.
 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir "$root/build-asan" -j"$jobs" --output-on-failure -E 'Glmark2' | tail -n 3
+  ctest --test-dir "$root/build-asan" -j"$jobs" --output-on-failure -E 'Glmark2' | tail -n 6
 
 echo "== test suite"
 "$root/tools/build.sh" "$root/build" >/dev/null

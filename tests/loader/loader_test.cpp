@@ -114,6 +114,10 @@ struct AppCase {
   Mode mode;
 };
 
+void PrintTo(const AppCase& app, std::ostream* out) {
+  *out << app.probe << (app.mode == Mode::kPreload ? " (preload)" : " (drop-in)");
+}
+
 class EveryKindOfApp : public ::testing::TestWithParam<AppCase> {};
 
 TEST_P(EveryKindOfApp, GoesThroughTheChain) {

@@ -1,0 +1,147 @@
+// Per-call cost of the interposer and of one layer, on a call-heavy loop.
+//
+//   gltrace-bench-calls [--calls N] [--reps R]
+//
+// Runs itself four times: natively, under the interposer with no layer, with
+// one pass-through layer, and with the counting layer; each child times N
+// calls of glGetError (Mesa's cheapest entry point) and reports the best of R
+// repetitions in ns/call. The differences are what gltrace adds per call.
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES3/gl3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+bool make_context() {
+  auto get_platform_display = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(
+      eglGetProcAddress("eglGetPlatformDisplayEXT"));
+  EGLDisplay display =
+      get_platform_display != nullptr
+          ? get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr)
+          : eglGetDisplay(EGL_DEFAULT_DISPLAY);
+  if (display == EGL_NO_DISPLAY || !eglInitialize(display, nullptr, nullptr)) return false;
+  const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
+                                   EGL_OPENGL_ES3_BIT, EGL_NONE};
+  EGLConfig config;
+  EGLint count = 0;
+  if (!eglChooseConfig(display, config_attribs, &config, 1, &count) || count < 1) return false;
+  const EGLint surface_attribs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
+  EGLSurface surface = eglCreatePbufferSurface(display, config, surface_attribs);
+  const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+  eglBindAPI(EGL_OPENGL_ES_API);
+  EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
+  return context != EGL_NO_CONTEXT && eglMakeCurrent(display, surface, surface, context);
+}
+
+int run_child(long calls, int reps) {
+  if (!make_context()) {
+    fprintf(stderr, "bench: cannot create a GLES 3 context\n");
+    return 2;
+  }
+  double best = 1e30;
+  GLenum sink = 0;
+  for (int rep = 0; rep < reps; ++rep) {
+    auto start = std::chrono::steady_clock::now();
+    for (long i = 0; i < calls; ++i) sink |= glGetError();
+    std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
+    best = std::min(best, elapsed.count() / static_cast<double>(calls));
+  }
+  printf("%.3f\n", best + (sink != 0 ? 1e-9 : 0.0));
+  return 0;
+}
+
+// Runs this binary as a child with extra environment; returns its ns/call.
+double measure(const char* self, long calls, int reps, const std::vector<std::string>& env) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    // The layers' own messages are not part of the figures.
+    freopen("/dev/null", "w", stderr);
+    for (const auto& assignment : env) putenv(strdup(assignment.c_str()));
+    std::string n = std::to_string(calls), r = std::to_string(reps);
+    execl(self, self, "--child", "--calls", n.c_str(), "--reps", r.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  char buffer[64] = {};
+  ssize_t got = read(fds[0], buffer, sizeof buffer - 1);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (got <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+  return atof(buffer);
+}
+
+std::string dir_of(const std::string& path) { return path.substr(0, path.find_last_of('/')); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  long calls = 5'000'000;
+  int reps = 7;
+  bool child = false;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--child") == 0)
+      child = true;
+    else if (strcmp(argv[i], "--calls") == 0 && i + 1 < argc)
+      calls = atol(argv[++i]);
+    else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+      reps = atoi(argv[++i]);
+    else {
+      fprintf(stderr, "usage: %s [--calls N] [--reps R]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (child) return run_child(calls, reps);
+
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return 2;
+  self[n] = '\0';
+  std::string lib = dir_of(dir_of(self)) + "/lib/gltrace";
+  std::vector<std::string> clean = {"DEBUG_GLES_LAYERS=", "LD_PRELOAD=", "GLTRACE_LOADER_DEBUG=0"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> env = clean;
+    env.insert(env.end(), extra.begin(), extra.end());
+    return env;
+  };
+  std::string preload = "LD_PRELOAD=" + lib + "/libgltrace.so";
+  std::string layer_path = "GLTRACE_LAYER_PATH=" + lib + "/layers";
+  struct Case {
+    const char* name;
+    std::vector<std::string> env;
+  } cases[] = {
+      {"direct (no gltrace)", with({})},
+      {"interposer, no layer", with({preload})},
+      {"interposer + pass-through layer",
+       with({preload, layer_path, "DEBUG_GLES_LAYERS=libGLES_layer_passthrough.so"})},
+      {"interposer + counting layer",
+       with({preload, layer_path, "DEBUG_GLES_LAYERS=libGLES_layer_counting.so",
+             "GLTRACE_COUNT_DIR=/dev/null/none"})},
+  };
+  printf("per-call cost of glGetError, best of %d x %ld calls (ns/call)\n", reps, calls);
+  double base = -1;
+  for (const auto& c : cases) {
+    double ns = measure(self, calls, reps, c.env);
+    if (ns < 0) {
+      printf("  %-34s failed\n", c.name);
+      return 1;
+    }
+    if (base < 0) base = ns;
+    printf("  %-34s %7.2f ns/call   (+%.2f ns)\n", c.name, ns, ns - base);
+  }
+  return 0;
+}
