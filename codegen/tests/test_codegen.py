@@ -1,0 +1,82 @@
+"""Checks of the code generator and the id registry (standard library only)."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from gltrace_codegen import ids, registry  # noqa: E402
+
+GL_XML = os.environ.get("GLTRACE_REGISTRY_GL", "/usr/share/khronos-api/gl.xml")
+IDS = os.environ.get("GLTRACE_IDS", os.path.join(HERE, "..", "..", "spec", "function_ids.txt"))
+EGL_HEADERS = ["/usr/include/EGL/egl.h", "/usr/include/EGL/eglext.h"]
+
+
+class RegistryTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.typedefs, cls.gl = registry.read_gl(GL_XML)
+        cls.egl = registry.read_egl(EGL_HEADERS)
+
+    def test_every_function_has_a_registered_id(self):
+        registered = ids.read(IDS)
+        missing = [f.name for f in self.gl + self.egl if f.name not in registered]
+        self.assertEqual(missing, [], "run codegen/gen.py --update-ids")
+
+    def test_ids_are_unique_and_positive(self):
+        registered = ids.read(IDS)
+        self.assertEqual(len(set(registered.values())), len(registered))
+        self.assertTrue(all(i > 0 for i in registered.values()))
+
+    def test_egl_core_prototypes_written_without_space_are_read(self):
+        names = {f.name: f for f in self.egl}
+        self.assertEqual(names["eglQueryString"].ret, "const char *")
+        self.assertEqual([p.name for p in names["eglQueryString"].params], ["dpy", "name"])
+        self.assertIn("eglGetProcAddress", names)
+        self.assertGreaterEqual(len(self.egl), 44)  # egl.h alone has 44
+
+    def test_gles_versions_and_extensions(self):
+        by_name = {f.name: f for f in self.gl}
+        self.assertIn("GL_VERSION_ES_CM_1_0", by_name["glAlphaFunc"].origins)
+        self.assertIn("GL_ES_VERSION_3_2", by_name["glDrawElementsBaseVertex"].origins)
+        self.assertIn("glDrawArraysInstancedEXT", by_name)   # a gles2 extension
+        self.assertNotIn("glBegin", by_name)                 # desktop GL only
+        self.assertEqual(by_name["glShaderSource"].params[2].len, "count")
+
+    def test_append_only_assignment(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "ids.txt")
+            with open(path, "w") as f:
+                f.write("1 glA\n3 glC\n")
+            from gltrace_codegen.model import Function
+            fns = [Function("glA", "gles", "void"), Function("glB", "gles", "void"),
+                   Function("glC", "gles", "void")]
+            limit = ids.assign(fns, ids.read(path), path, update=True)
+            self.assertEqual([f.id for f in fns], [1, 4, 3])
+            self.assertEqual(limit, 5)
+            self.assertEqual(ids.read(path), {"glA": 1, "glC": 3, "glB": 4})
+
+    def test_duplicate_ids_are_rejected(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "ids.txt")
+            with open(path, "w") as f:
+                f.write("1 glA\n1 glB\n")
+            with self.assertRaises(SystemExit):
+                ids.read(path)
+
+    def test_generator_runs_without_provisional_ids(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            result = subprocess.run(
+                [sys.executable, os.path.join(HERE, "..", "gen.py"), "--gl-xml", GL_XML,
+                 *sum((["--egl-header", h] for h in EGL_HEADERS), []), "--ids", IDS, "--out", tmp],
+                capture_output=True, text=True, check=True)
+            self.assertNotIn("provisional", result.stderr)
+            self.assertTrue(os.path.exists(os.path.join(tmp, "entry_points.cpp")))
+
+
+if __name__ == "__main__":
+    unittest.main()
