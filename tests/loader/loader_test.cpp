@@ -307,6 +307,18 @@ TEST(Loader, GltraceRunLaunchesAnAppWithLayers) {
   EXPECT_EQ(lines_with(r.err, "gles-layer-active: eglChooseConfig enter").size(), 1u) << r.err;
 }
 
+TEST(Loader, DemoInAnX11WindowRendersTheSameThroughTheChain) {
+  XvfbServer xvfb;
+  ASSERT_FALSE(xvfb.display().empty()) << "Xvfb did not start";
+  EnvChanges env = layer_env("libGLES_layer_passive.so:libGLES_layer_counting.so");
+  env["DISPLAY"] = xvfb.display();
+  ProcessResult r = run_process(
+      {build_bin("gltrace-demo"), "--platform", "x11", "--frames", "5", "--verify"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(demo_crc(r), native_demo_crc());
+  EXPECT_EQ(lines_with(r.err, "gles-layer-passive: eglChooseConfig enter").size(), 1u) << r.err;
+}
+
 TEST(Loader, Glmark2RunsItsDefaultBenchmarkThroughTwoLayers) {
   if (access("/usr/bin/glmark2-es2", X_OK) != 0) GTEST_SKIP() << "glmark2-es2 not installed";
   XvfbServer xvfb;
