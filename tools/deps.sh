@@ -13,7 +13,7 @@ packages=(
   # tests: GoogleTest, Xvfb for X11 apps, glmark2 as a real app
   libgtest-dev xvfb xauth glmark2-es2-x11
   # checks
-  clang-format
+  clang-format clang-tidy
 )
 
 missing=()

@@ -13,8 +13,6 @@
 #include <mutex>
 #include <stdexcept>
 
-extern char** environ;
-
 namespace gltrace::test {
 namespace {
 
