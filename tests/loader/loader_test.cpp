@@ -208,12 +208,6 @@ TEST(Loader, LayerWritableByOthersIsRefused) {
       << r.err;
 }
 
-// Writes a settings file.
-void write_file(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path) << text;
-}
-
 TEST(Loader, AppSettingsBeatTheEnvironmentVariable) {
   std::string dir = make_temp_dir();
   fs::copy_file(build_lib("layers/libGLES_layer_counting.so"), dir + "/libFromSettings.so");
@@ -222,7 +216,7 @@ TEST(Loader, AppSettingsBeatTheEnvironmentVariable) {
   EnvChanges env = layer_env("libFromEnv.so", Mode::kPreload, dir);
   std::string config = *env["XDG_CONFIG_HOME"];
   auto run = [&](const std::string& settings, bool with_env) {
-    write_file(config + "/gltrace/settings.conf", settings);
+    write_text_file(config + "/gltrace/settings.conf", settings);
     EnvChanges e = env;
     if (!with_env) e["DEBUG_GLES_LAYERS"] = std::nullopt;
     ProcessResult r = run_process({build_bin("probe_direct")}, e);
@@ -249,9 +243,9 @@ TEST(Loader, SecureProcessIgnoresEnvironmentAndUserSettings) {
   std::string dir = make_temp_dir();
   fs::copy_file(build_lib("layers/libGLES_layer_counting.so"), dir + "/libFromSettings.so");
   EnvChanges env = layer_env("libGLES_layer_counting.so", Mode::kPreload, dir);
-  write_file(*env["XDG_CONFIG_HOME"] + "/gltrace/settings.conf",
-             "enable_gpu_debug_layers=1\ngpu_debug_app=probe_direct\n"
-             "gpu_debug_layers_gles=libFromSettings.so\n");
+  write_text_file(*env["XDG_CONFIG_HOME"] + "/gltrace/settings.conf",
+                  "enable_gpu_debug_layers=1\ngpu_debug_app=probe_direct\n"
+                  "gpu_debug_layers_gles=libFromSettings.so\n");
   env["GLTRACE_ASSUME_SECURE"] = "1";
   env["GLTRACE_LOADER_DEBUG"] = "1";  // ignored too: a secure process logs no debug lines
   ProcessResult r = run_process({build_bin("probe_direct")}, env);

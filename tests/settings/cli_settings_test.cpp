@@ -26,19 +26,6 @@ std::string canonical(const std::string& path) {
 
 bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
-void write_file(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary);
-  out << content;
-  ASSERT_TRUE(out.good()) << path;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // True when `env_output` (from /usr/bin/env) has exactly the line NAME=VALUE.
 bool has_env_line(const std::string& env_output, const std::string& line) {
   return ("\n" + env_output).find("\n" + line + "\n") != std::string::npos;
@@ -135,7 +122,9 @@ class CliSettings : public ::testing::Test {
 TEST_F(CliSettings, PutGetDeleteRoundTrip) {
   EXPECT_EQ(settings_ok({"put", "enable_gpu_debug_layers", "1"}), "");
   EXPECT_EQ(settings_ok({"get", "enable_gpu_debug_layers"}), "1\n");
-  EXPECT_EQ(read_file(user_file_).find("enable_gpu_debug_layers=1\n") != std::string::npos, true);
+  EXPECT_EQ(
+      test::read_text_file(user_file_).find("enable_gpu_debug_layers=1\n") != std::string::npos,
+      true);
   struct stat st;
   ASSERT_EQ(stat(user_file_.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
@@ -280,12 +269,12 @@ TEST_F(CliSettings, SystemWriteWithoutPermissionExplains) {
 TEST_F(CliSettings, OversizeFileIsNeverOverwritten) {
   fs::create_directories(fs::path(user_file_).parent_path());
   const std::string big(2 * 1024 * 1024, '#');
-  write_file(user_file_, big);
+  test::write_text_file(user_file_, big);
   ProcessResult r = gltrace({"settings", "put", "a", "1"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("cannot update " + user_file_), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("too large"), std::string::npos) << r.err;
-  EXPECT_EQ(read_file(user_file_), big);
+  EXPECT_EQ(test::read_text_file(user_file_), big);
   // Reading still works, from what can be read, like the loader would.
   settings_ok({"--system", "put", "a", "sys"});
   r = gltrace({"settings", "get", "a"});
@@ -296,7 +285,7 @@ TEST_F(CliSettings, OversizeFileIsNeverOverwritten) {
 
 TEST_F(CliSettings, MalformedLinesWarnButWork) {
   fs::create_directories(fs::path(user_file_).parent_path());
-  write_file(user_file_, "garbage line\ngpu_debug_app=x\n");
+  test::write_text_file(user_file_, "garbage line\ngpu_debug_app=x\n");
   ProcessResult r = gltrace({"settings", "get", "gpu_debug_app"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out, "x\n");
@@ -331,7 +320,7 @@ class CliRun : public ::testing::Test {
 
   void make_interposer() {
     fs::create_directories(lib_dir_ + "/layers");
-    write_file(lib_dir_ + "/libgltrace.so", "");
+    test::write_text_file(lib_dir_ + "/libgltrace.so", "");
   }
 
   ProcessResult gltrace(const std::vector<std::string>& args, EnvChanges env = {}) {
@@ -382,7 +371,7 @@ TEST_F(CliRun, LayersEqualsFormAndLoaderDebug) {
 TEST_F(CliRun, DropinUsesLibraryPathInsteadOfPreload) {
   make_interposer();
   fs::create_directories(lib_dir_ + "/dropin");
-  write_file(lib_dir_ + "/dropin/libEGL.so.1", "");
+  test::write_text_file(lib_dir_ + "/dropin/libEGL.so.1", "");
   ProcessResult r = gltrace({"run", "--dropin", "/usr/bin/env"}, {{"LD_LIBRARY_PATH", "/old/lib"}});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has_env_line(r.out, "LD_LIBRARY_PATH=" + lib_dir_ + "/dropin:/old/lib")) << r.out;

@@ -22,19 +22,6 @@ namespace {
 
 using test::make_temp_dir;
 
-void write_file(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary);
-  out << content;
-  ASSERT_TRUE(out.good()) << path;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 mode_t mode_of(const std::string& path) {
   struct stat st;
   EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
@@ -117,20 +104,20 @@ TEST(SettingsLoad, MissingFileIsEmptyWithoutError) {
 
 TEST(SettingsLoad, ParsesLinesCommentsAndBlanks) {
   std::string path = make_temp_dir() + "/s.conf";
-  write_file(path,
-             "# header comment\n"
-             "\n"
-             "   \n"
-             "  # indented comment\n"
-             "enable_gpu_debug_layers=1\n"
-             "gpu_debug_layers_gles=libA.so:libB.so\n"
-             "eq=a=b=c\n"
-             "spaced=  keep  these  \n"
-             "empty=\n"
-             "hash=#not a comment\n"
-             "dup=first\n"
-             "dup=second\n"
-             "last=no newline");
+  test::write_text_file(path,
+                        "# header comment\n"
+                        "\n"
+                        "   \n"
+                        "  # indented comment\n"
+                        "enable_gpu_debug_layers=1\n"
+                        "gpu_debug_layers_gles=libA.so:libB.so\n"
+                        "eq=a=b=c\n"
+                        "spaced=  keep  these  \n"
+                        "empty=\n"
+                        "hash=#not a comment\n"
+                        "dup=first\n"
+                        "dup=second\n"
+                        "last=no newline");
   LoadResult r = load_file(path);
   EXPECT_EQ(r.error, "");
   EXPECT_TRUE(r.read_ok);
@@ -147,19 +134,19 @@ TEST(SettingsLoad, ParsesLinesCommentsAndBlanks) {
 
 TEST(SettingsLoad, MalformedLinesAreSkippedAndReportedWithFileAndLine) {
   std::string path = make_temp_dir() + "/s.conf";
-  write_file(path,
-             "no equals sign\n"  // 1
-             "good=1\n"          // 2
-             "bad name=2\n"      // 3
-             "=3\n"              // 4
-             "also_good=4\n"     // 5
-             "nul=a" +
-                 std::string(1, '\0') +
-                 "b\n"  // 6
-                 "long=" +
-                 std::string(4097, 'x') +
-                 "\n"             // 7
-                 "ok.too-=5\n");  // 8
+  test::write_text_file(path,
+                        "no equals sign\n"  // 1
+                        "good=1\n"          // 2
+                        "bad name=2\n"      // 3
+                        "=3\n"              // 4
+                        "also_good=4\n"     // 5
+                        "nul=a" +
+                            std::string(1, '\0') +
+                            "b\n"  // 6
+                            "long=" +
+                            std::string(4097, 'x') +
+                            "\n"             // 7
+                            "ok.too-=5\n");  // 8
   LoadResult r = load_file(path);
   EXPECT_TRUE(r.read_ok);
   Values expected = {{"good", "1"}, {"also_good", "4"}, {"ok.too-", "5"}};
@@ -177,7 +164,7 @@ TEST(SettingsLoad, ReportsOfManyBadLinesAreBounded) {
   std::string content;
   for (int i = 0; i < 10000; ++i) content += "bad line\n";
   content += "good=1\n";
-  write_file(path, content);
+  test::write_text_file(path, content);
   LoadResult r = load_file(path);
   EXPECT_EQ(r.values, (Values{{"good", "1"}}));
   EXPECT_LE(test::count_occurrences(r.error, "\n"), 25u);
@@ -186,7 +173,7 @@ TEST(SettingsLoad, ReportsOfManyBadLinesAreBounded) {
 
 TEST(SettingsLoad, RefusesOversizeFile) {
   std::string path = make_temp_dir() + "/s.conf";
-  write_file(path, "a=1\n" + std::string(kMaxFileSize, '#'));
+  test::write_text_file(path, "a=1\n" + std::string(kMaxFileSize, '#'));
   LoadResult r = load_file(path);
   EXPECT_FALSE(r.read_ok);
   EXPECT_TRUE(r.values.empty());
@@ -199,7 +186,7 @@ TEST(SettingsLoad, AcceptsFileOfExactlyTheLimit) {
   std::string content = "a=1\n#";
   content += std::string(kMaxFileSize - content.size() - 1, 'x') + "\n";
   ASSERT_EQ(content.size(), kMaxFileSize);
-  write_file(path, content);
+  test::write_text_file(path, content);
   LoadResult r = load_file(path);
   EXPECT_TRUE(r.read_ok) << r.error;
   EXPECT_EQ(r.values, (Values{{"a", "1"}}));
@@ -226,7 +213,7 @@ TEST(SettingsSave, RoundTripsAndWritesSortedWithHeader) {
                    {"empty", ""}};
   std::string error;
   ASSERT_TRUE(save_file(path, values, &error)) << error;
-  EXPECT_EQ(read_file(path),
+  EXPECT_EQ(test::read_text_file(path),
             "# gltrace settings: name=value per line (see `gltrace help settings`)\n"
             "alpha=first\n"
             "empty=\n"
@@ -241,7 +228,7 @@ TEST(SettingsSave, RoundTripsAndWritesSortedWithHeader) {
 TEST(SettingsSave, ReplacesExistingFileAndLeavesNoTempFiles) {
   std::string dir = make_temp_dir();
   std::string path = dir + "/settings.conf";
-  write_file(path, "old=1\nstale=2\n");
+  test::write_text_file(path, "old=1\nstale=2\n");
   std::string error;
   ASSERT_TRUE(save_file(path, {{"new", "3"}}, &error)) << error;
   EXPECT_EQ(load_file(path).values, (Values{{"new", "3"}}));
@@ -276,19 +263,19 @@ TEST(SettingsSave, SystemKindCreatesReadableDirsAndFile) {
 
 TEST(SettingsSave, RefusesInvalidNamesAndValuesLeavingFileUntouched) {
   std::string path = make_temp_dir() + "/s.conf";
-  write_file(path, "keep=1\n");
+  test::write_text_file(path, "keep=1\n");
   std::string error;
   EXPECT_FALSE(save_file(path, {{"bad name", "1"}}, &error));
   EXPECT_NE(error.find("invalid name"), std::string::npos) << error;
   error.clear();
   EXPECT_FALSE(save_file(path, {{"ok", "two\nlines"}}, &error));
   EXPECT_NE(error.find("invalid value"), std::string::npos) << error;
-  EXPECT_EQ(read_file(path), "keep=1\n");
+  EXPECT_EQ(test::read_text_file(path), "keep=1\n");
 }
 
 TEST(SettingsSave, ReportsUnwritablePath) {
   std::string dir = make_temp_dir();
-  write_file(dir + "/file", "");
+  test::write_text_file(dir + "/file", "");
   std::string error;
   // A regular file where a directory should be fails even for root.
   EXPECT_FALSE(save_file(dir + "/file/settings.conf", {{"x", "1"}}, &error));
@@ -300,8 +287,9 @@ TEST(SettingsSave, ReportsUnwritablePath) {
 
 TEST(SettingsEffective, UserOverridesSystemPerName) {
   std::string dir = make_temp_dir();
-  write_file(dir + "/system.conf", "enable_gpu_debug_layers=1\ngpu_debug_app=sysapp\nsys_only=s\n");
-  write_file(dir + "/user.conf", "gpu_debug_app=userapp\nuser_only=u\n");
+  test::write_text_file(dir + "/system.conf",
+                        "enable_gpu_debug_layers=1\ngpu_debug_app=sysapp\nsys_only=s\n");
+  test::write_text_file(dir + "/user.conf", "gpu_debug_app=userapp\nuser_only=u\n");
   std::string errors;
   Values v = load_effective_from(dir + "/system.conf", dir + "/user.conf", &errors);
   EXPECT_EQ(errors, "");
@@ -314,15 +302,15 @@ TEST(SettingsEffective, UserOverridesSystemPerName) {
 
 TEST(SettingsEffective, EmptyUserPathReadsOnlySystem) {
   std::string dir = make_temp_dir();
-  write_file(dir + "/system.conf", "a=sys\n");
+  test::write_text_file(dir + "/system.conf", "a=sys\n");
   EXPECT_EQ(load_effective_from(dir + "/system.conf", ""), (Values{{"a", "sys"}}));
   EXPECT_EQ(load_effective_from("", ""), Values{});
 }
 
 TEST(SettingsEffective, ErrorsOfBothFilesAreReported) {
   std::string dir = make_temp_dir();
-  write_file(dir + "/system.conf", "sysbad\na=1\n");
-  write_file(dir + "/user.conf", "b=2\nuserbad\n");
+  test::write_text_file(dir + "/system.conf", "sysbad\na=1\n");
+  test::write_text_file(dir + "/user.conf", "b=2\nuserbad\n");
   std::string errors;
   Values v = load_effective_from(dir + "/system.conf", dir + "/user.conf", &errors);
   EXPECT_EQ(v, (Values{{"a", "1"}, {"b", "2"}}));
@@ -332,8 +320,8 @@ TEST(SettingsEffective, ErrorsOfBothFilesAreReported) {
 
 TEST(SettingsEffective, UnreadableUserFileKeepsSystemValues) {
   std::string dir = make_temp_dir();
-  write_file(dir + "/system.conf", "a=1\n");
-  write_file(dir + "/user.conf", std::string(kMaxFileSize + 10, '#'));
+  test::write_text_file(dir + "/system.conf", "a=1\n");
+  test::write_text_file(dir + "/user.conf", std::string(kMaxFileSize + 10, '#'));
   std::string errors;
   EXPECT_EQ(load_effective_from(dir + "/system.conf", dir + "/user.conf", &errors),
             (Values{{"a", "1"}}));
@@ -364,10 +352,10 @@ TEST(SettingsPaths, SystemFileDefaultAndOverride) {
 TEST(SettingsEffective, LoadEffectiveReadsBothFilesFromEnvironment) {
   ASSERT_FALSE(is_secure_process());
   std::string dir = make_temp_dir();
-  write_file(dir + "/system.conf", "a=sys\nb=sys\n");
+  test::write_text_file(dir + "/system.conf", "a=sys\nb=sys\n");
   ASSERT_EQ(mkdir((dir + "/config").c_str(), 0700), 0);
   ASSERT_EQ(mkdir((dir + "/config/gltrace").c_str(), 0700), 0);
-  write_file(dir + "/config/gltrace/settings.conf", "b=user\n");
+  test::write_text_file(dir + "/config/gltrace/settings.conf", "b=user\n");
   ScopedEnv xdg("XDG_CONFIG_HOME", (dir + "/config").c_str());
   ScopedEnv sys("GLTRACE_SYSTEM_SETTINGS", (dir + "/system.conf").c_str());
   EXPECT_EQ(load_effective(), (Values{{"a", "sys"}, {"b", "user"}}));
@@ -388,8 +376,8 @@ TEST(SettingsSecureChild, DISABLED_IgnoresEnvironmentAndUserFile) {
 TEST(SettingsSecure, SecureProcessIgnoresUserFileAndSystemOverride) {
   std::string dir = make_temp_dir();
   ASSERT_EQ(mkdir((dir + "/gltrace").c_str(), 0700), 0);
-  write_file(dir + "/gltrace/settings.conf", "gltrace_test_user_only=1\n");
-  write_file(dir + "/system.conf", "gltrace_test_env_system_only=1\n");
+  test::write_text_file(dir + "/gltrace/settings.conf", "gltrace_test_user_only=1\n");
+  test::write_text_file(dir + "/system.conf", "gltrace_test_env_system_only=1\n");
   test::ProcessResult r = test::run_process({executable_path(), "--gtest_also_run_disabled_tests",
                                              "--gtest_filter=SettingsSecureChild.*"},
                                             {{"GLTRACE_ASSUME_SECURE", "1"},

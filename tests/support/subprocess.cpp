@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 
 namespace gltrace::test {
@@ -120,6 +122,21 @@ std::string make_temp_dir() {
   if (g_temp_dirs.empty()) atexit(remove_temp_dirs);
   g_temp_dirs.push_back(pattern);
   return pattern;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out.good()) throw std::runtime_error("cannot write " + path);
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream content;
+  content << in.rdbuf();
+  return content.str();
 }
 
 size_t count_occurrences(const std::string& haystack, const std::string& needle) {

@@ -30,6 +30,11 @@ std::string source_path(const std::string& relative);  // source tree
 // A fresh private (0700) temporary directory, removed at process exit.
 std::string make_temp_dir();
 
+// Whole-file text I/O; write_text_file creates missing parent directories and
+// throws on failure, read_text_file returns "" for a missing file.
+void write_text_file(const std::string& path, const std::string& text);
+std::string read_text_file(const std::string& path);
+
 // Number of non-overlapping occurrences of needle in haystack.
 size_t count_occurrences(const std::string& haystack, const std::string& needle);
 
