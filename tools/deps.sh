@@ -14,6 +14,8 @@ packages=(
   libgtest-dev xvfb xauth glmark2-es2-x11
   # checks
   clang-format clang-tidy
+  # trace format: zstd chunks; protoc decodes records in tests; libFuzzer (clang)
+  libzstd-dev protobuf-compiler clang libclang-rt-14-dev
 )
 
 missing=()
