@@ -11,7 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from gltrace_codegen import emit, ids, registry  # noqa: E402
+from gltrace_codegen import emit, ids, registry, trace  # noqa: E402
 
 # Exports written by hand: they do more than jump through the table.
 HANDWRITTEN_EXPORTS = {"eglGetProcAddress"}
@@ -54,11 +54,16 @@ def main():
     write_if_changed(os.path.join(api, "functions.h"), emit.functions_h(functions, limit))
     write_if_changed(os.path.join(api, "pfn.h"), emit.pfn_h(functions))
     write_if_changed(os.path.join(out, "functions.cpp"), emit.functions_cpp(functions, limit))
+    write_if_changed(os.path.join(out, "enums.cpp"), emit.enums_cpp(registry.read_gl.enums))
+    write_if_changed(os.path.join(api, "enums.h"), emit.enums_h())
     write_if_changed(os.path.join(out, "entry_points.cpp"),
                      emit.entry_points_cpp(functions, HANDWRITTEN_EXPORTS))
     write_if_changed(os.path.join(out, "dispatch_stubs.cpp"),
                      emit.dispatch_stubs_cpp(functions, limit))
     write_if_changed(os.path.join(api, "layer_wrappers.inc"), emit.layer_wrappers_inc(functions))
+    wrappers, decls = trace.trace_wrappers_inc(functions)
+    write_if_changed(os.path.join(api, "trace_wrappers.inc"), wrappers)
+    write_if_changed(os.path.join(api, "trace_decls.h"), decls)
     print(f"gltrace codegen: {len(egl_functions)} EGL + {len(gl_functions)} GLES functions, "
           f"id limit {limit}")
 

@@ -53,6 +53,7 @@ def functions_h(functions, limit):
             "  uint32_t param_count;",
             "  const ParamInfo* params;",
             "  const char* origins;  // features/extensions that define it, space-separated",
+            "  const char* ret_group;  // enum group of the return value, \"\" if none",
             "};", "",
             "// Indexed by FunctionId; size kFunctionIdLimit.",
             "extern const FunctionInfo kFunctionInfo[kFunctionIdLimit];", "",
@@ -83,12 +84,12 @@ def functions_cpp(functions, limit):
     for i in range(limit):
         f = by_id.get(i)
         if f is None:
-            out.append("    {nullptr, Api::kNone, nullptr, 0, nullptr, nullptr},")
+            out.append("    {nullptr, Api::kNone, nullptr, 0, nullptr, nullptr, nullptr},")
             continue
         api = "Api::kEgl" if f.api == "egl" else "Api::kGles"
         params = f"kParams_{f.name}" if f.params else "nullptr"
         out.append(f"    {{{_c_str(f.name)}, {api}, {_c_str(f.ret)}, {len(f.params)}, {params}, "
-                   f"{_c_str(' '.join(f.origins))}}},")
+                   f"{_c_str(' '.join(f.origins))}, {_c_str(f.ret_group)}}},")
     out += ["};", "", "namespace {", "// Ids sorted by name, for binary search.",
             "const uint16_t kIdsByName[] = {"]
     sorted_ids = [f.id for f in sorted(functions, key=lambda f: f.name.encode())]
@@ -192,3 +193,51 @@ def layer_wrappers_inc(functions):
             for f in functions]
     out += ["};", "", "}  // namespace gltrace_layer_wrappers", ""]
     return "\n".join(out)
+
+
+def enums_cpp(enums):
+    """enum_name(value, group): the name of a GL enum value, preferring the
+    parameter's registry group, then core names, then KHR/OES/EXT ones."""
+    best = {}
+    grouped = {}
+    for value, name, groups, rank in enums:
+        if value not in best or (rank, len(name)) < best[value][0]:
+            best[value] = ((rank, len(name)), name)
+        for g in groups:
+            if (g, value) not in grouped or rank < grouped[(g, value)][0]:
+                grouped[(g, value)] = (rank, name)
+    out = [HEADER, "#include \"gltrace/api/enums.h\"", "", "#include <algorithm>",
+           "#include <cstring>", "#include <iterator>", "", "namespace gltrace::api {", "namespace {", "",
+           "struct Named { uint32_t value; const char* name; };",
+           "struct GroupNamed { const char* group; uint32_t value; const char* name; };", "",
+           "const Named kByValue[] = {"]
+    for value in sorted(best):
+        out.append(f"    {{0x{value:X}u, \"{best[value][1]}\"}},")
+    out += ["};", "", "// Sorted by group name, then value.", "const GroupNamed kByGroup[] = {"]
+    for (g, value) in sorted(grouped):
+        out.append(f"    {{\"{g}\", 0x{value:X}u, \"{grouped[(g, value)][1]}\"}},")
+    out += ["};", "", "}  // namespace", "",
+            "const char* enum_name(uint32_t value, const char* group) {",
+            "  if (group != nullptr && *group != '\\0') {",
+            "    auto it = std::lower_bound(std::begin(kByGroup), std::end(kByGroup), value,",
+            "        [&](const GroupNamed& e, uint32_t v) {",
+            "          int c = strcmp(e.group, group);",
+            "          return c < 0 || (c == 0 && e.value < v);",
+            "        });",
+            "    if (it != std::end(kByGroup) && strcmp(it->group, group) == 0 && it->value == value)",
+            "      return it->name;",
+            "  }",
+            "  auto it = std::lower_bound(std::begin(kByValue), std::end(kByValue), value,",
+            "      [](const Named& e, uint32_t v) { return e.value < v; });",
+            "  return it != std::end(kByValue) && it->value == value ? it->name : nullptr;",
+            "}", "", "}  // namespace gltrace::api", ""]
+    return "\n".join(out)
+
+
+def enums_h():
+    return "\n".join([HEADER, "#pragma once", "", "#include <cstdint>", "",
+                      "namespace gltrace::api {", "",
+                      "// The name of a GLES enum value (nullptr if none), preferring the",
+                      "// parameter's registry group (ParamInfo::group) when given.",
+                      "const char* enum_name(uint32_t value, const char* group = nullptr);", "",
+                      "}  // namespace gltrace::api", ""])

@@ -34,6 +34,7 @@ class Function:
     ret: str             # return C type text ("void" for none)
     params: list = field(default_factory=list)
     origins: list = field(default_factory=list)  # features/extensions requiring it
+    ret_group: str = ""  # enum group of the return value
     id: int = 0
 
     @property

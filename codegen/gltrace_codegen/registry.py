@@ -44,24 +44,45 @@ def read_gl(path):
                         cls=p.get("class", ""), group=p.get("group", ""))
                   for p in c.findall("param")]
         commands[name] = Function(name=name, api="gles", ret=_text_without_name(proto),
-                                  params=params)
+                                  params=params, ret_group=proto.get("group", ""))
 
     wanted = {}
+    wanted_enums = {}  # name -> rank (core features before extensions)
 
-    def require(block_parent, origin, api):
+    def require(block_parent, origin, api, rank):
         for req in block_parent.findall("require"):
             if req.get("api") not in (None, api):
                 continue
             for cmd in req.findall("command"):
                 wanted.setdefault(cmd.get("name"), []).append(origin)
+            for enum in req.findall("enum"):
+                name = enum.get("name")
+                wanted_enums[name] = min(rank, wanted_enums.get(name, rank))
 
     for feat in root.findall("feature"):
         if (feat.get("api"), feat.get("number")) in GLES_FEATURES:
-            require(feat, feat.get("name"), feat.get("api"))
+            require(feat, feat.get("name"), feat.get("api"), 0)
     for ext in root.find("extensions"):
         supported = set((ext.get("supported") or "").split("|"))
         for api in EXTENSION_APIS & supported:
-            require(ext, ext.get("name"), api)
+            # KHR/OES/EXT names read better than vendor ones for shared values.
+            vendor = ext.get("name").split("_")[1]
+            require(ext, ext.get("name"), api, 1 if vendor in ("KHR", "OES", "EXT") else 2)
+
+    enums = []  # (value, name, groups, rank)
+    for block in root.findall("enums"):
+        if block.get("namespace") != "GL":
+            continue
+        for e in block.findall("enum"):
+            name = e.get("name")
+            if name not in wanted_enums or e.get("api") not in (None, "gles2", "gles1"):
+                continue
+            value = int(e.get("value"), 0)
+            if value < 0 or value > 0xFFFFFFFF or e.get("type") == "ull":
+                continue
+            groups = [g for g in (e.get("group") or "").split(",") if g]
+            enums.append((value, name, groups, wanted_enums[name]))
+    read_gl.enums = enums
 
     functions = []
     for name, origins in wanted.items():
@@ -78,7 +99,7 @@ _EGL_PROTO = re.compile(r"^EGLAPI\s+(.+?)\s*EGLAPIENTRY\s+(egl\w+)\s*\((.*)\);\s
 EGL_LENGTHS = {
     "attrib_list": "EGL_NONE-terminated",
     "attribs": "EGL_NONE-terminated",
-    "configs": "config_size",
+    "configs": "num_config",  # what the call wrote (num_config is an output)
     "rects": "n_rects*4",
     "value": "1",
     "num_config": "1",

@@ -8,9 +8,13 @@
 namespace gltrace::cli {
 
 // X(name, one-line summary shown by `gltrace --help`)
-#define GLTRACE_CLI_COMMANDS(X)                                                 \
-  X(settings, "read and write persistent settings (like `adb shell settings`)") \
-  X(run, "run an app with the gltrace loader (and any layers) active")
+#define GLTRACE_CLI_COMMANDS(X)                                                  \
+  X(settings, "read and write persistent settings (like `adb shell settings`)")  \
+  X(run, "run an app with the gltrace loader (and any layers) active")           \
+  X(trace, "run an app and record every EGL/GLES call it makes to a trace file") \
+  X(info, "what a trace holds: process, contexts, frames, calls, bytes")         \
+  X(dump, "every call of a trace as readable text")                              \
+  X(stats, "time per function and per frame")
 
 // Exit statuses shared by all commands.
 inline constexpr int kExitOk = 0;

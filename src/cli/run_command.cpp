@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/launch.h"
 #include "common/process.h"
 
 namespace gltrace::cli {
@@ -76,9 +77,8 @@ void set_env(const char* name, const std::string& value, bool verbose) {
 
 }  // namespace
 
-int cmd_run(const std::vector<std::string>& args) {
-  bool dropin = false, loader_debug = false, have_layers = false;
-  std::string layers;
+int parse_launch_options(const char* command, const std::vector<std::string>& args,
+                         LaunchOptions* options, const ExtraOption& extra) {
   size_t i = 0;
   for (; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -87,55 +87,71 @@ int cmd_run(const std::vector<std::string>& args) {
       break;
     }
     if (arg.empty() || arg[0] != '-') break;  // APP: everything after it is the app's
-    if (arg == "--help" || arg == "-h") {
-      fputs(kUsage_run, stdout);
-      return kExitOk;
-    } else if (arg == "--dropin") {
-      dropin = true;
+    if (arg == "--dropin") {
+      options->dropin = true;
     } else if (arg == "--loader-debug") {
-      loader_debug = true;
+      options->loader_debug = true;
     } else if (arg == "--layers") {
-      if (i + 1 >= args.size()) return usage_error(kName, "--layers needs a value");
-      layers = args[++i];
-      have_layers = true;
+      if (i + 1 >= args.size()) return usage_error(command, "--layers needs a value");
+      options->layers = args[++i];
     } else if (arg.compare(0, 9, "--layers=") == 0) {
-      layers = arg.substr(9);
-      have_layers = true;
+      options->layers = arg.substr(9);
     } else {
-      return usage_error(kName, "unknown option '" + arg + "'");
+      int status = extra ? extra(args, &i) : -1;
+      if (status == -1) return usage_error(command, "unknown option '" + arg + "'");
+      if (status != kExitOk) return status;
     }
   }
-  if (i >= args.size()) return usage_error(kName, "missing APP");
+  if (i >= args.size()) return usage_error(command, "missing APP");
+  options->app.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  return kExitOk;
+}
 
+int launch_app(const char* command, const LaunchOptions& options) {
   std::string error;
   std::string lib_dir = find_lib_dir(&error);
   if (lib_dir.empty()) {
-    fprintf(stderr, "gltrace run: %s\n", error.c_str());
+    fprintf(stderr, "gltrace %s: %s\n", command, error.c_str());
     return kExitFailure;
   }
-  if (dropin) {
+  bool verbose = options.loader_debug;
+  if (options.dropin) {
     std::string dropin_dir = lib_dir + "/dropin";
     if (access((dropin_dir + "/libEGL.so.1").c_str(), F_OK) != 0) {
-      fprintf(stderr, "gltrace run: drop-in libraries not found: %s/libEGL.so.1\n",
+      fprintf(stderr, "gltrace %s: drop-in libraries not found: %s/libEGL.so.1\n", command,
               dropin_dir.c_str());
       return kExitFailure;
     }
-    prepend_env("LD_LIBRARY_PATH", dropin_dir, loader_debug);
+    prepend_env("LD_LIBRARY_PATH", dropin_dir, verbose);
   } else {
-    prepend_env("LD_PRELOAD", lib_dir + "/libgltrace.so", loader_debug);
+    prepend_env("LD_PRELOAD", lib_dir + "/libgltrace.so", verbose);
   }
-  if (have_layers) set_env("DEBUG_GLES_LAYERS", layers, loader_debug);
-  prepend_env("GLTRACE_LAYER_PATH", lib_dir + "/layers", loader_debug);
-  if (loader_debug) set_env("GLTRACE_LOADER_DEBUG", "1", loader_debug);
+  if (options.layers) set_env("DEBUG_GLES_LAYERS", *options.layers, verbose);
+  prepend_env("GLTRACE_LAYER_PATH", lib_dir + "/layers", verbose);
+  if (options.loader_debug) set_env("GLTRACE_LOADER_DEBUG", "1", verbose);
+  for (const auto& [name, value] : options.env) set_env(name.c_str(), value, verbose);
 
   std::vector<char*> argv;
-  for (size_t j = i; j < args.size(); ++j) argv.push_back(const_cast<char*>(args[j].c_str()));
+  for (const auto& arg : options.app) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   fflush(stdout);
   execvp(argv[0], argv.data());
   int err = errno;
-  fprintf(stderr, "gltrace run: cannot execute %s: %s\n", argv[0], strerror(err));
+  fprintf(stderr, "gltrace %s: cannot execute %s: %s\n", command, argv[0], strerror(err));
   return 127;
+}
+
+int cmd_run(const std::vector<std::string>& args) {
+  for (const auto& arg : args) {
+    if (arg == "--") break;
+    if (arg == "--help" || arg == "-h") {
+      fputs(kUsage_run, stdout);
+      return kExitOk;
+    }
+  }
+  LaunchOptions options;
+  int status = parse_launch_options(kName, args, &options, nullptr);
+  return status != kExitOk ? status : launch_app(kName, options);
 }
 
 }  // namespace gltrace::cli

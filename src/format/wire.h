@@ -13,6 +13,7 @@
 namespace gltrace::wire {
 
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
+inline constexpr uint64_t kMaxFieldNumber = (1u << 29) - 1;
 
 inline constexpr uint64_t zigzag(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
@@ -147,15 +148,18 @@ class Reader {
   bool done() const { return !ok_ || p_ == end_; }
   size_t offset() const { return static_cast<size_t>(p_ - begin_); }
   const char* error() const { return error_; }
+  // Where the first error was found (offset() is the end after an error).
+  size_t error_offset() const { return error_offset_; }
 
   // The next field's number and wire type; false at the end or on error.
   bool next(uint32_t* field, WireType* type) {
     if (done()) return false;
     uint64_t key = varint();
     if (!ok_) return false;
+    // Checked before narrowing: a huge number must not alias a real field.
+    if ((key >> 3) == 0 || (key >> 3) > kMaxFieldNumber) return fail("field number out of range");
     *field = static_cast<uint32_t>(key >> 3);
     *type = static_cast<WireType>(key & 7);
-    if (*field == 0) return fail("field number 0");
     return true;
   }
   uint64_t varint() {
@@ -208,7 +212,10 @@ class Reader {
     }
   }
   bool fail(const char* why) {
-    if (ok_) error_ = why;
+    if (ok_) {
+      error_ = why;
+      error_offset_ = offset();
+    }
     ok_ = false;
     p_ = end_;
     return false;
@@ -227,6 +234,7 @@ class Reader {
   const uint8_t* begin_;
   bool ok_ = true;
   const char* error_ = "";
+  size_t error_offset_ = 0;
 };
 
 }  // namespace gltrace::wire

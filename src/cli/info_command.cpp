@@ -1,0 +1,107 @@
+// `gltrace info`: what a trace holds and how it was captured.
+#include <sys/stat.h>
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/trace_input.h"
+#include "format/records.h"
+
+namespace gltrace::cli {
+
+const char kUsage_info[] =
+    "usage: gltrace info TRACE\n"
+    "\n"
+    "Prints the header (process, command line, driver), threads, contexts,\n"
+    "frames, calls, bytes, compression ratio and the writer's stall time.\n";
+
+namespace {
+
+constexpr char kName[] = "info";
+
+class InfoCollector : public format::Consumer {
+ public:
+  void on_chunk(uint64_t, uint32_t) override { ++chunks; }
+  void on_header(const format::Header& h) override {
+    printf("process:      %.*s (pid %u)\n", static_cast<int>(h.process_name.size()),
+           h.process_name.data(), h.pid);
+    printf("command line: %.*s\n", static_cast<int>(h.command_line.size()), h.command_line.data());
+    printf("format:       version %u, clock %.*s, mode %.*s%s\n", h.format_version,
+           static_cast<int>(h.clock_domain.size()), h.clock_domain.data(),
+           static_cast<int>(h.mode.size()), h.mode.data(), h.mid_run ? ", started mid-run" : "");
+  }
+  void on_thread(const format::Thread& t) override {
+    printf("thread %u:     tid %" PRIu64 " \"%.*s\"\n", t.index, t.tid,
+           static_cast<int>(t.name.size()), t.name.data());
+  }
+  void on_context(const format::Context& c) override {
+    printf("context %u:    ES %d, %ux%u, %.*s | %.*s | %.*s\n", c.index, c.client_version,
+           c.surface_width, c.surface_height, static_cast<int>(c.gl_vendor.size()),
+           c.gl_vendor.data(), static_cast<int>(c.gl_renderer.size()), c.gl_renderer.data(),
+           static_cast<int>(c.gl_version.size()), c.gl_version.data());
+  }
+  void on_call(const format::Call& call) override {
+    ++calls;
+    last_ns = std::max(last_ns, call.start_ns + call.duration_ns);
+  }
+  void on_blob(const format::Blob& b) override {
+    ++blobs;
+    blob_bytes += b.data.size();
+  }
+  void on_frame(const format::Frame&) override { ++frames; }
+  void on_image(const format::Image&) override { ++images; }
+  void on_stats(const format::Stats& s) override {
+    have_stats = true;
+    stats = s;
+  }
+
+  uint64_t chunks = 0, calls = 0, frames = 0, blobs = 0, blob_bytes = 0, images = 0, last_ns = 0;
+  bool have_stats = false;
+  format::Stats stats;
+};
+
+}  // namespace
+
+int cmd_info(const std::vector<std::string>& args) {
+  if (args.size() != 1) return usage_error(kName, "expected one TRACE");
+  if (args[0] == "--help" || args[0] == "-h") {
+    fputs(kUsage_info, stdout);
+    return kExitOk;
+  }
+  const std::string& path = args[0];
+  format::ChunkReader reader;
+  if (!open_trace(kName, path, &reader)) return kExitFailure;
+  InfoCollector info;
+  format::ReadStatus status;
+  bool ok = format::read_trace(reader, info, &status);
+  struct stat st {};
+  uint64_t file_bytes = stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  printf("calls:        %" PRIu64 "\n", info.calls);
+  printf("frames:       %" PRIu64 "%s\n", info.frames,
+         reader.index() != nullptr ? " (indexed)" : "");
+  printf("duration:     %.3f s\n", static_cast<double>(info.last_ns) / 1e9);
+  printf("blobs:        %" PRIu64 " (%.1f MB)\n", info.blobs,
+         static_cast<double>(info.blob_bytes) / 1e6);
+  printf("images:       %" PRIu64 "\n", info.images);
+  printf("chunks:       %" PRIu64 "\n", status.chunks);
+  if (file_bytes != 0) {
+    printf(
+        "file size:    %.2f MB (%.1f bytes per call)\n", static_cast<double>(file_bytes) / 1e6,
+        info.calls != 0 ? static_cast<double>(file_bytes) / static_cast<double>(info.calls) : 0.0);
+    if (info.have_stats && info.stats.bytes_uncompressed != 0)
+      printf("compression:  %.2fx (%.2f MB uncompressed)\n",
+             static_cast<double>(info.stats.bytes_uncompressed) / static_cast<double>(file_bytes),
+             static_cast<double>(info.stats.bytes_uncompressed) / 1e6);
+  }
+  if (info.have_stats)
+    printf("writer stall: %" PRIu64 " times, %.1f ms\n", info.stats.stall_count,
+           static_cast<double>(info.stats.stall_ns) / 1e6);
+  printf("complete:     %s\n", status.closed_cleanly ? "yes (closed cleanly)"
+                               : status.state == format::ReadState::kCutShort
+                                   ? "no: cut short (the app crashed or was killed)"
+                                   : "no index");
+  return finish_reading(kName, path, ok, status);
+}
+
+}  // namespace gltrace::cli

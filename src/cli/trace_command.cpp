@@ -1,0 +1,72 @@
+// `gltrace trace`: run an app with the trace layer at the bottom of the chain.
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/commands.h"
+#include "cli/launch.h"
+
+namespace gltrace::cli {
+
+const char kUsage_trace[] =
+    "usage: gltrace trace -o FILE [--layers L1:L2:...] [--dropin] [--loader-debug] [--]\n"
+    "                     APP [ARGS...]\n"
+    "\n"
+    "Runs APP with the trace layer below any other layers and records every EGL\n"
+    "and GLES call to FILE. In FILE, %p is replaced by the process id and %n by\n"
+    "the process name (useful when APP starts several GL processes).\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE  the trace file to write (required)\n"
+    "  --layers L1:L2     more layers, above the trace layer\n"
+    "  --dropin, --loader-debug  as for `gltrace run`\n";
+
+namespace {
+
+constexpr char kName[] = "trace";
+
+std::string absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof cwd) == nullptr) return path;
+  return std::string(cwd) + "/" + path;
+}
+
+}  // namespace
+
+int cmd_trace(const std::vector<std::string>& args) {
+  for (const auto& arg : args) {
+    if (arg == "--") break;
+    if (arg == "--help" || arg == "-h") {
+      fputs(kUsage_trace, stdout);
+      return kExitOk;
+    }
+  }
+  std::string output;
+  LaunchOptions options;
+  int status = parse_launch_options(kName, args, &options,
+                                    [&](const std::vector<std::string>& a, size_t* i) {
+                                      const std::string& arg = a[*i];
+                                      if (arg == "-o" || arg == "--output") {
+                                        if (*i + 1 >= a.size())
+                                          return usage_error(kName, arg + " needs a file name");
+                                        output = a[++*i];
+                                        return kExitOk;
+                                      }
+                                      if (arg.compare(0, 9, "--output=") == 0) {
+                                        output = arg.substr(9);
+                                        return kExitOk;
+                                      }
+                                      return -1;
+                                    });
+  if (status != kExitOk) return status;
+  if (output.empty()) return usage_error(kName, "missing -o FILE");
+  // The app may change its working directory (piglit does): make it absolute.
+  options.env.emplace_back("GLTRACE_TRACE_FILE", absolute(output));
+  options.layers = options.layers ? *options.layers + ":libGLES_trace.so" : "libGLES_trace.so";
+  return launch_app(kName, options);
+}
+
+}  // namespace gltrace::cli

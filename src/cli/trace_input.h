@@ -1,0 +1,22 @@
+// Opening a trace for the analysis commands, and reporting how reading ended.
+#pragma once
+
+#include <string>
+
+#include "format/reader.h"
+
+namespace gltrace::cli {
+
+// Opens `path` ("-" reads standard input); prints the error and returns false
+// if it is no readable trace.
+bool open_trace(const char* command, const std::string& path, format::ChunkReader* reader);
+
+// After read_trace(): prints a warning (cut short) or the error (corrupt),
+// naming the offset. Returns the command's exit status.
+int finish_reading(const char* command, const std::string& path, bool ok,
+                   const format::ReadStatus& status);
+
+// Parses "N", "N-M", "N-" or "-M" into [first, last]; false if malformed.
+bool parse_range(const std::string& text, uint64_t* first, uint64_t* last);
+
+}  // namespace gltrace::cli

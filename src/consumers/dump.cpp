@@ -1,0 +1,68 @@
+#include "consumers/dump.h"
+
+#include <cinttypes>
+
+#include "gltrace/api/functions.h"
+
+namespace gltrace::consumers {
+
+void Dumper::on_header(const format::Header& h) {
+  fprintf(out_, "// gltrace trace, format %u: %.*s (pid %u)%s\n", h.format_version,
+          static_cast<int>(h.command_line.size()), h.command_line.data(), h.pid,
+          h.mid_run ? ", started mid-run" : "");
+}
+
+void Dumper::on_thread(const format::Thread& t) {
+  fprintf(out_, "// thread %u: tid %" PRIu64 " \"%.*s\"\n", t.index, t.tid,
+          static_cast<int>(t.name.size()), t.name.data());
+}
+
+void Dumper::on_context(const format::Context& c) {
+  fprintf(out_, "// context %u: EGLContext 0x%" PRIx64 ", ES %d, %ux%u, %.*s\n", c.index, c.handle,
+          c.client_version, c.surface_width, c.surface_height,
+          static_cast<int>(c.gl_renderer.size()), c.gl_renderer.data());
+}
+
+void Dumper::on_blob(const format::Blob& blob) { blobs_[blob.id] = blob.data.size(); }
+
+void Dumper::on_call(const format::Call& call) {
+  if (call.seq < filter_.first_call || call.seq > filter_.last_call || !frame_selected()) return;
+  if (filter_.thread && *filter_.thread != call.thread) return;
+  if (filter_.context && *filter_.context != call.context) return;
+  if (filter_.function) {
+    const char* name =
+        call.function < api::kFunctionIdLimit ? api::kFunctionInfo[call.function].name : nullptr;
+    if (name == nullptr || !std::regex_search(name, *filter_.function)) return;
+  }
+  line_.clear();
+  line_ += std::to_string(call.seq);
+  line_ += ' ';
+  if (filter_.timing) {
+    char timing[64];
+    snprintf(timing, sizeof timing, "[%.6f +%" PRIu64 "ns th%u ctx%u] ",
+             static_cast<double>(call.start_ns) / 1e9, call.duration_ns, call.thread, call.context);
+    line_ += timing;
+  }
+  format_call(line_, call, blobs_);
+  if (call.gl_error != 0) line_ += "  // error " + std::to_string(call.gl_error);
+  line_ += '\n';
+  fwrite(line_.data(), 1, line_.size(), out_);
+  ++printed_;
+}
+
+void Dumper::on_frame(const format::Frame& frame) {
+  if (frame_selected())
+    fprintf(out_, "// end of frame %" PRIu64 " (%.3f s)\n", frame.number,
+            static_cast<double>(frame.time_ns) / 1e9);
+  frame_ = frame.number + 1;
+  if (frame_ > filter_.last_frame) request_stop();
+}
+
+void Dumper::on_stats(const format::Stats& s) {
+  fprintf(out_,
+          "// end of trace: %" PRIu64 " calls, %" PRIu64 " frames, writer stalls %" PRIu64
+          " (%.1f ms)\n",
+          s.calls, s.frames, s.stall_count, static_cast<double>(s.stall_ns) / 1e6);
+}
+
+}  // namespace gltrace::consumers

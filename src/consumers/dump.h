@@ -1,0 +1,50 @@
+// The text dumper: one line per call, in file order, with filters.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <regex>
+#include <string>
+
+#include "consumers/value_format.h"
+#include "format/records.h"
+
+namespace gltrace::consumers {
+
+struct DumpFilter {
+  uint64_t first_call = 0, last_call = UINT64_MAX;    // by seq
+  uint64_t first_frame = 0, last_frame = UINT64_MAX;  // by frame number
+  std::optional<uint32_t> thread;                     // Thread.index
+  std::optional<uint32_t> context;                    // Context.index
+  std::optional<std::regex> function;                 // matched against the name
+  bool timing = false;                                // print start and duration
+};
+
+class Dumper : public format::Consumer {
+ public:
+  Dumper(FILE* out, DumpFilter filter) : out_(out), filter_(std::move(filter)) {}
+
+  void on_header(const format::Header& header) override;
+  void on_thread(const format::Thread& thread) override;
+  void on_context(const format::Context& context) override;
+  void on_blob(const format::Blob& blob) override;
+  void on_call(const format::Call& call) override;
+  void on_frame(const format::Frame& frame) override;
+  void on_stats(const format::Stats& stats) override;
+
+  uint64_t calls_printed() const { return printed_; }
+
+ private:
+  bool frame_selected() const {
+    return frame_ >= filter_.first_frame && frame_ <= filter_.last_frame;
+  }
+
+  FILE* out_;
+  DumpFilter filter_;
+  BlobSizes blobs_;
+  std::string line_;
+  uint64_t frame_ = 0;
+  uint64_t printed_ = 0;
+};
+
+}  // namespace gltrace::consumers

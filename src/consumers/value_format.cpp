@@ -1,0 +1,216 @@
+#include "consumers/value_format.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "gltrace/api/enums.h"
+
+namespace gltrace::consumers {
+namespace {
+
+void appendf(std::string& out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void appendf(std::string& out, const char* fmt, ...) {
+  char buffer[128];
+  va_list args;
+  va_start(args, fmt);
+  int n = vsnprintf(buffer, sizeof buffer, fmt, args);
+  va_end(args);
+  if (n > 0) out.append(buffer, std::min<size_t>(static_cast<size_t>(n), sizeof buffer - 1));
+}
+
+bool type_is(const char* type, const char* name) {
+  if (type == nullptr) return false;
+  while (strncmp(type, "const ", 6) == 0) type += 6;
+  size_t n = strlen(name);
+  return strncmp(type, name, n) == 0 && (type[n] == '\0' || type[n] == ' ' || type[n] == '*');
+}
+
+bool is_handle_type(const char* type) {
+  return type != nullptr && strncmp(type, "EGL", 3) == 0 && !type_is(type, "EGLint") &&
+         !type_is(type, "EGLBoolean") && !type_is(type, "EGLenum") && !type_is(type, "EGLAttrib");
+}
+
+void append_enum(std::string& out, uint64_t value, const char* group) {
+  const char* name =
+      value <= 0xffffffffu ? api::enum_name(static_cast<uint32_t>(value), group) : nullptr;
+  if (name != nullptr)
+    out += name;
+  else
+    appendf(out, "0x%" PRIx64, value);
+}
+
+void append_bitfield(std::string& out, uint64_t value, const char* group) {
+  if (value == 0) {
+    out += "0";
+    return;
+  }
+  bool first = true;
+  for (int bit = 0; bit < 32; ++bit) {
+    uint32_t mask = 1u << bit;
+    if ((value & mask) == 0) continue;
+    if (!first) out += " | ";
+    first = false;
+    const char* name = api::enum_name(mask, group);
+    if (name != nullptr && strstr(name, "_BIT") != nullptr)
+      out += name;
+    else
+      appendf(out, "0x%x", mask);
+  }
+}
+
+void append_escaped(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    switch (c) {
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20)
+          appendf(out, "\\x%02x", c & 0xff);
+        else
+          out += c;
+    }
+  }
+  out += '"';
+}
+
+void append_bytes(std::string& out, std::string_view data) {
+  appendf(out, "<%zu bytes:", data.size());
+  for (size_t i = 0; i < data.size() && i < 16; ++i)
+    appendf(out, " %02x", static_cast<unsigned char>(data[i]));
+  out += data.size() > 16 ? " ...>" : ">";
+}
+
+void append_integer(std::string& out, uint64_t u, int64_t s, bool is_signed,
+                    const api::ParamInfo* param, const char* type, const char* ret_group) {
+  const char* group = param != nullptr ? param->group : ret_group;
+  if (type_is(type, "GLenum") || type_is(type, "EGLenum")) return append_enum(out, u, group);
+  if (type_is(type, "GLbitfield")) return append_bitfield(out, u, group);
+  if (type_is(type, "GLboolean") || type_is(type, "EGLBoolean")) {
+    out += u == 0 ? "GL_FALSE" : u == 1 ? "GL_TRUE" : std::to_string(u);
+    return;
+  }
+  if (is_handle_type(type) || type_is(type, "GLsync")) return appendf(out, "0x%" PRIx64, u);
+  if (is_signed)
+    appendf(out, "%" PRId64, s);
+  else
+    appendf(out, "%" PRIu64, u);
+}
+
+}  // namespace
+
+void format_value(std::string& out, const format::Value& value, const api::ParamInfo* param,
+                  const char* type, const BlobSizes& blobs, const char* ret_group) {
+  using format::ValueKind;
+  switch (value.kind) {
+    case ValueKind::kNone:
+      out += "?";
+      break;
+    case ValueKind::kSint:
+      append_integer(out, static_cast<uint64_t>(value.sint), value.sint, true, param, type,
+                     ret_group);
+      break;
+    case ValueKind::kUint:
+      append_integer(out, value.uint, static_cast<int64_t>(value.uint), false, param, type,
+                     ret_group);
+      break;
+    case ValueKind::kF32:
+      appendf(out, "%g", static_cast<double>(value.f32));
+      break;
+    case ValueKind::kF64:
+      appendf(out, "%g", value.f64);
+      break;
+    case ValueKind::kPointer:
+      if (value.pointer == 0)
+        out += "NULL";
+      else
+        appendf(out, "0x%" PRIx64, value.pointer);
+      break;
+    case ValueKind::kData:
+      append_bytes(out, value.bytes);
+      break;
+    case ValueKind::kBlob: {
+      auto it = blobs.find(value.blob);
+      if (it != blobs.end())
+        appendf(out, "<blob %016" PRIx64 ", %" PRIu64 " bytes>", value.blob, it->second);
+      else
+        appendf(out, "<blob %016" PRIx64 ">", value.blob);
+      break;
+    }
+    case ValueKind::kText:
+      append_escaped(out, value.bytes);
+      break;
+    case ValueKind::kUnknown:
+      appendf(out, "<0x%" PRIx64 ", size unknown: ", value.pointer);
+      out.append(value.bytes.data(), value.bytes.size());
+      out += ">";
+      break;
+    case ValueKind::kStrings:
+      out += "{";
+      for (size_t i = 0; i < value.strings.size(); ++i) {
+        if (i != 0) out += ", ";
+        append_escaped(out, value.strings[i]);
+      }
+      out += "}";
+      break;
+    case ValueKind::kArray: {
+      out += "{";
+      bool first = true;
+      auto sep = [&] {
+        if (!first) out += ", ";
+        first = false;
+      };
+      for (float f : value.floats) sep(), appendf(out, "%g", static_cast<double>(f));
+      for (int64_t s : value.sints)
+        sep(), append_integer(out, static_cast<uint64_t>(s), s, true, param, type, ret_group);
+      for (uint64_t u : value.uints)
+        sep(), append_integer(out, u, static_cast<int64_t>(u), false, param, type, ret_group);
+      out += "}";
+      break;
+    }
+  }
+}
+
+void format_call(std::string& out, const format::Call& call, const BlobSizes& blobs) {
+  const api::FunctionInfo* info =
+      call.function < api::kFunctionIdLimit && api::kFunctionInfo[call.function].name != nullptr
+          ? &api::kFunctionInfo[call.function]
+          : nullptr;
+  if (info == nullptr) {
+    appendf(out, "<unknown function %u>(", call.function);
+  } else {
+    out += info->name;
+    out += '(';
+  }
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    if (i != 0) out += ", ";
+    const api::ParamInfo* param =
+        info != nullptr && i < info->param_count ? &info->params[i] : nullptr;
+    if (param != nullptr) {
+      out += param->name;
+      out += " = ";
+    }
+    format_value(out, call.args[i], param, param != nullptr ? param->type : nullptr, blobs);
+  }
+  out += ')';
+  if (call.ret != nullptr) {
+    out += " = ";
+    format_value(out, *call.ret, nullptr, info != nullptr ? info->ret : nullptr, blobs,
+                 info != nullptr ? info->ret_group : "");
+  }
+}
+
+}  // namespace gltrace::consumers

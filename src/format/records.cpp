@@ -1,0 +1,690 @@
+#include "format/records.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "format/schema.h"
+#include "format/wire.h"
+
+namespace gltrace::format {
+namespace {
+
+using wire::WireType;
+namespace s = schema;
+
+// A message being read: its reader, where it starts in the payload, its name.
+struct Msg {
+  Msg(std::string_view bytes, size_t base_in, const char* name_in)
+      : r(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
+        base(base_in),
+        name(name_in) {}
+  wire::Reader r;
+  size_t base;
+  const char* name;
+};
+
+void reset(Value* v) {
+  v->kind = ValueKind::kNone;
+  v->sint = 0;
+  v->uint = 0;
+  v->f32 = 0;
+  v->f64 = 0;
+  v->pointer = 0;
+  v->blob = 0;
+  v->bytes = {};
+  v->strings.clear();  // vectors keep their capacity for the next call
+  v->sints.clear();
+  v->uints.clear();
+  v->floats.clear();
+}
+
+}  // namespace
+
+struct RecordDecoder::Scratch {
+  const uint8_t* payload = nullptr;
+  std::string error;
+  size_t error_offset = 0;
+
+  Header header;
+  Thread thread;
+  Context context;
+  Call call;
+  Blob blob;
+  Frame frame;
+  Image image;
+  Stats stats;
+  std::vector<Value> args;
+  Value ret;
+  std::vector<ClientArray> client_arrays;
+  std::vector<BufferWrite> buffer_writes;
+
+  bool fail(size_t offset, const char* fmt, ...) __attribute__((format(printf, 3, 4))) {
+    char why[256];
+    va_list list;
+    va_start(list, fmt);
+    vsnprintf(why, sizeof why, fmt, list);
+    va_end(list);
+    error = why;
+    error_offset = offset;
+    return false;
+  }
+  // The reader's own error (truncation, bad length), at the byte it was found.
+  bool fail_reader(const Msg& m) {
+    return fail(m.base + m.r.error_offset(), "in %s: %s", m.name, m.r.error());
+  }
+  // Errors name the offset of the field's key.
+  bool want(const Msg& m, uint32_t field, WireType got, WireType expected) {
+    if (got == expected) return true;
+    size_t key = wire::varint_size((uint64_t{field} << 3) | got);
+    return fail(m.base + m.r.offset() - key, "%s field %u has wire type %u, expected %u", m.name,
+                field, static_cast<unsigned>(got), static_cast<unsigned>(expected));
+  }
+  size_t offset_of(std::string_view bytes) const {
+    return static_cast<size_t>(reinterpret_cast<const uint8_t*>(bytes.data()) - payload);
+  }
+
+  // Field readers: check the wire type, then read (errors surface through m.r.ok()).
+  bool u64(Msg& m, uint32_t f, WireType t, uint64_t* out) {
+    if (!want(m, f, t, wire::kVarint)) return false;
+    *out = m.r.varint();
+    return true;
+  }
+  bool u32(Msg& m, uint32_t f, WireType t, uint32_t* out) {
+    uint64_t v = 0;
+    if (!u64(m, f, t, &v)) return false;
+    *out = static_cast<uint32_t>(v);  // as protobuf does: keep the low 32 bits
+    return true;
+  }
+  bool fixed64(Msg& m, uint32_t f, WireType t, uint64_t* out) {
+    if (!want(m, f, t, wire::kFixed64)) return false;
+    *out = m.r.fixed64();
+    return true;
+  }
+  bool str(Msg& m, uint32_t f, WireType t, std::string_view* out) {
+    if (!want(m, f, t, wire::kLengthDelimited)) return false;
+    *out = m.r.bytes();
+    return true;
+  }
+  // A nested message's bytes.
+  bool sub(Msg& m, uint32_t f, WireType t, std::string_view* out) {
+    return str(m, f, t, out) && (m.r.ok() || fail_reader(m));
+  }
+  bool finish(Msg& m) { return m.r.ok() || fail_reader(m); }
+
+  // Repeated integers, packed or not.
+  template <typename T, bool kZigzag>
+  bool ints(Msg& m, uint32_t f, WireType t, std::vector<T>* out) {
+    if (t == wire::kVarint) {
+      uint64_t v = m.r.varint();
+      out->push_back(kZigzag ? static_cast<T>(wire::unzigzag(v)) : static_cast<T>(v));
+      return true;
+    }
+    std::string_view bytes;
+    if (!sub(m, f, t, &bytes)) return false;
+    // Every element is at least a byte, so growth is bounded by the field's length.
+    Msg packed(bytes, offset_of(bytes), m.name);
+    while (!packed.r.done()) {
+      uint64_t v = packed.r.varint();
+      if (!packed.r.ok()) break;
+      out->push_back(kZigzag ? static_cast<T>(wire::unzigzag(v)) : static_cast<T>(v));
+    }
+    return finish(packed);
+  }
+  bool floats(Msg& m, uint32_t f, WireType t, std::vector<float>* out) {
+    if (t == wire::kFixed32) {
+      uint32_t bits = m.r.fixed32();
+      float v = 0;
+      memcpy(&v, &bits, 4);
+      out->push_back(v);
+      return true;
+    }
+    std::string_view bytes;
+    if (!sub(m, f, t, &bytes)) return false;
+    if (bytes.size() % 4 != 0) {
+      return fail(offset_of(bytes), "in %s: packed floats of %zu bytes, not a multiple of 4",
+                  m.name, bytes.size());
+    }
+    size_t first = out->size();
+    out->resize(first + bytes.size() / 4);
+    if (!bytes.empty()) memcpy(out->data() + first, bytes.data(), bytes.size());
+    return true;
+  }
+
+  bool decode_header(std::string_view bytes) {
+    header = Header{};
+    Msg m(bytes, offset_of(bytes), "Header");
+    uint32_t f = 0;
+    WireType t{};
+    uint64_t v = 0;
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::header::kFormatVersion: ok = u32(m, f, t, &header.format_version); break;
+        case s::header::kPid: ok = u32(m, f, t, &header.pid); break;
+        case s::header::kProcessName: ok = str(m, f, t, &header.process_name); break;
+        case s::header::kCommandLine: ok = str(m, f, t, &header.command_line); break;
+        case s::header::kClockDomain: ok = str(m, f, t, &header.clock_domain); break;
+        case s::header::kStartTimeNs: ok = u64(m, f, t, &header.start_time_ns); break;
+        case s::header::kMode: ok = str(m, f, t, &header.mode); break;
+        case s::header::kCaptureOptions: ok = str(m, f, t, &header.capture_options); break;
+        case s::header::kMidRun:
+          ok = u64(m, f, t, &v);
+          header.mid_run = v != 0;
+          break;
+        case s::header::kDriver: ok = str(m, f, t, &header.driver); break;
+        default: m.r.skip(t); break;
+      }
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
+  bool decode_thread(std::string_view bytes) {
+    thread = Thread{};
+    Msg m(bytes, offset_of(bytes), "Thread");
+    uint32_t f = 0;
+    WireType t{};
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::thread::kIndex: ok = u32(m, f, t, &thread.index); break;
+        case s::thread::kTid: ok = u64(m, f, t, &thread.tid); break;
+        case s::thread::kName: ok = str(m, f, t, &thread.name); break;
+        default: m.r.skip(t); break;
+      }
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
+  bool decode_context(std::string_view bytes) {
+    context.config_attribs.clear();
+    std::vector<int64_t> attribs;
+    attribs.swap(context.config_attribs);  // keep the capacity across records
+    context = Context{};
+    context.config_attribs.swap(attribs);
+    Msg m(bytes, offset_of(bytes), "Context");
+    uint32_t f = 0;
+    WireType t{};
+    uint64_t v = 0;
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::context::kIndex: ok = u32(m, f, t, &context.index); break;
+        case s::context::kHandle: ok = u64(m, f, t, &context.handle); break;
+        case s::context::kDisplay: ok = u64(m, f, t, &context.display); break;
+        case s::context::kConfig: ok = u64(m, f, t, &context.config); break;
+        case s::context::kShareContext: ok = u64(m, f, t, &context.share_context); break;
+        case s::context::kClientVersion:
+          ok = u64(m, f, t, &v);
+          context.client_version = static_cast<int32_t>(v);
+          break;
+        case s::context::kConfigAttribs:
+          ok = ints<int64_t, false>(m, f, t, &context.config_attribs);
+          break;
+        case s::context::kGlVendor: ok = str(m, f, t, &context.gl_vendor); break;
+        case s::context::kGlRenderer: ok = str(m, f, t, &context.gl_renderer); break;
+        case s::context::kGlVersion: ok = str(m, f, t, &context.gl_version); break;
+        case s::context::kSurfaceWidth: ok = u32(m, f, t, &context.surface_width); break;
+        case s::context::kSurfaceHeight: ok = u32(m, f, t, &context.surface_height); break;
+        default: m.r.skip(t); break;
+      }
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
+  // Sets the oneof member (the last one present wins, as in protobuf).
+  static void set_kind(Value* v, ValueKind kind) {
+    if (v->kind != kind) {
+      ValueKind keep = kind;
+      reset(v);
+      v->kind = keep;
+    }
+  }
+
+  bool decode_value(std::string_view bytes, Value* v) {
+    reset(v);
+    Msg m(bytes, offset_of(bytes), "Value");
+    uint32_t f = 0;
+    WireType t{};
+    std::string_view nested;
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::value::kSint: {
+          set_kind(v, ValueKind::kSint);
+          uint64_t raw = 0;
+          ok = u64(m, f, t, &raw);
+          v->sint = wire::unzigzag(raw);
+          break;
+        }
+        case s::value::kUint:
+          set_kind(v, ValueKind::kUint);
+          ok = u64(m, f, t, &v->uint);
+          break;
+        case s::value::kF32:
+          set_kind(v, ValueKind::kF32);
+          if ((ok = want(m, f, t, wire::kFixed32))) {
+            uint32_t bits = m.r.fixed32();
+            memcpy(&v->f32, &bits, 4);
+          }
+          break;
+        case s::value::kF64:
+          set_kind(v, ValueKind::kF64);
+          if ((ok = want(m, f, t, wire::kFixed64))) {
+            uint64_t bits = m.r.fixed64();
+            memcpy(&v->f64, &bits, 8);
+          }
+          break;
+        case s::value::kPointer:
+          set_kind(v, ValueKind::kPointer);
+          ok = u64(m, f, t, &v->pointer);
+          break;
+        case s::value::kData:
+          set_kind(v, ValueKind::kData);
+          ok = str(m, f, t, &v->bytes);
+          break;
+        case s::value::kBlob:
+          set_kind(v, ValueKind::kBlob);
+          ok = fixed64(m, f, t, &v->blob);
+          break;
+        case s::value::kText:
+          set_kind(v, ValueKind::kText);
+          ok = str(m, f, t, &v->bytes);
+          break;
+        case s::value::kUnknown:
+          set_kind(v, ValueKind::kUnknown);
+          ok = sub(m, f, t, &nested) && decode_unknown(nested, v);
+          break;
+        case s::value::kStrings:
+          set_kind(v, ValueKind::kStrings);
+          ok = sub(m, f, t, &nested) && decode_strings(nested, v);
+          break;
+        case s::value::kArray:
+          set_kind(v, ValueKind::kArray);
+          ok = sub(m, f, t, &nested) && decode_array(nested, v);
+          break;
+        default: m.r.skip(t); break;
+      }
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
+  bool decode_unknown(std::string_view bytes, Value* v) {
+    Msg m(bytes, offset_of(bytes), "Unknown");
+    uint32_t f = 0;
+    WireType t{};
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::unknown::kPointer: ok = u64(m, f, t, &v->pointer); break;
+        case s::unknown::kReason: ok = str(m, f, t, &v->bytes); break;
+        default: m.r.skip(t); break;
+      }
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
+  bool decode_strings(std::string_view bytes, Value* v) {
+    Msg m(bytes, offset_of(bytes), "Strings");
+    uint32_t f = 0;
+    WireType t{};
+    std::string_view item;
+    while (m.r.next(&f, &t)) {
+      if (f == s::strings::kItems) {
+        if (!str(m, f, t, &item)) return false;
+        if (m.r.ok()) v->strings.push_back(item);
+      } else {
+        m.r.skip(t);
+      }
+    }
+    return finish(m);
+  }
+
+  bool decode_array(std::string_view bytes, Value* v) {
+    Msg m(bytes, offset_of(bytes), "Array");
+    uint32_t f = 0;
+    WireType t{};
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::array::kSints: ok = ints<int64_t, true>(m, f, t, &v->sints); break;
+        case s::array::kUints: ok = ints<uint64_t, false>(m, f, t, &v->uints); break;
+        case s::array::kFloats: ok = floats(m, f, t, &v->floats); break;
+        default: m.r.skip(t); break;
+      }
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
+  // Room for one more args value (or client array...): slots are reused across calls.
+  template <typename T>
+  T* next_slot(const Msg& m, std::vector<T>* pool, size_t* used, const char* what) {
+    if (*used >= kMaxValuesPerCall) {
+      fail(m.base + m.r.offset(), "Call has more than %zu %s", kMaxValuesPerCall, what);
+      return nullptr;
+    }
+    if (*used == pool->size()) pool->emplace_back();
+    return &(*pool)[(*used)++];
+  }
+
+  bool decode_client_array(std::string_view bytes, ClientArray* a) {
+    *a = ClientArray{};
+    Msg m(bytes, offset_of(bytes), "ClientArray");
+    uint32_t f = 0;
+    WireType t{};
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::client_array::kIndex: ok = u32(m, f, t, &a->index); break;
+        case s::client_array::kFirst: ok = u64(m, f, t, &a->first); break;
+        case s::client_array::kStride: ok = u32(m, f, t, &a->stride); break;
+        case s::client_array::kPointer: ok = u64(m, f, t, &a->pointer); break;
+        case s::client_array::kData: ok = str(m, f, t, &a->data); break;
+        case s::client_array::kBlob: ok = fixed64(m, f, t, &a->blob); break;
+        default: m.r.skip(t); break;
+      }
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
+  bool decode_buffer_write(std::string_view bytes, BufferWrite* w) {
+    *w = BufferWrite{};
+    Msg m(bytes, offset_of(bytes), "BufferWrite");
+    uint32_t f = 0;
+    WireType t{};
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::buffer_write::kTarget: ok = u32(m, f, t, &w->target); break;
+        case s::buffer_write::kOffset: ok = u64(m, f, t, &w->offset); break;
+        case s::buffer_write::kData: ok = str(m, f, t, &w->data); break;
+        case s::buffer_write::kBlob: ok = fixed64(m, f, t, &w->blob); break;
+        default: m.r.skip(t); break;
+      }
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
+  bool decode_call(std::string_view bytes) {
+    call = Call{};
+    size_t nargs = 0;
+    size_t narrays = 0;
+    size_t nwrites = 0;
+    bool has_ret = false;
+    Msg m(bytes, offset_of(bytes), "Call");
+    uint32_t f = 0;
+    WireType t{};
+    std::string_view nested;
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::call::kFunction: ok = u32(m, f, t, &call.function); break;
+        case s::call::kThread: ok = u32(m, f, t, &call.thread); break;
+        case s::call::kContext: ok = u32(m, f, t, &call.context); break;
+        case s::call::kSeq: ok = u64(m, f, t, &call.seq); break;
+        case s::call::kStartNs: ok = u64(m, f, t, &call.start_ns); break;
+        case s::call::kDurationNs: ok = u64(m, f, t, &call.duration_ns); break;
+        case s::call::kThreadTimeNs: ok = u64(m, f, t, &call.thread_time_ns); break;
+        case s::call::kGlError: ok = u32(m, f, t, &call.gl_error); break;
+        case s::call::kArgs: {
+          Value* v = nullptr;
+          ok = sub(m, f, t, &nested) && (v = next_slot(m, &args, &nargs, "args")) != nullptr &&
+               decode_value(nested, v);
+          break;
+        }
+        case s::call::kRet:
+          ok = sub(m, f, t, &nested) && decode_value(nested, &ret);
+          has_ret = true;
+          break;
+        case s::call::kClientArrays: {
+          ClientArray* a = nullptr;
+          ok = sub(m, f, t, &nested) &&
+               (a = next_slot(m, &client_arrays, &narrays, "client arrays")) != nullptr &&
+               decode_client_array(nested, a);
+          break;
+        }
+        case s::call::kBufferWrites: {
+          BufferWrite* w = nullptr;
+          ok = sub(m, f, t, &nested) &&
+               (w = next_slot(m, &buffer_writes, &nwrites, "buffer writes")) != nullptr &&
+               decode_buffer_write(nested, w);
+          break;
+        }
+        default: m.r.skip(t); break;
+      }
+      if (!ok) return false;
+    }
+    if (!finish(m)) return false;
+    call.args = std::span<const Value>(args.data(), nargs);
+    call.ret = has_ret ? &ret : nullptr;
+    call.client_arrays = std::span<const ClientArray>(client_arrays.data(), narrays);
+    call.buffer_writes = std::span<const BufferWrite>(buffer_writes.data(), nwrites);
+    return true;
+  }
+
+  bool decode_blob(std::string_view bytes) {
+    blob = Blob{};
+    Msg m(bytes, offset_of(bytes), "Blob");
+    uint32_t f = 0;
+    WireType t{};
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::blob::kId: ok = fixed64(m, f, t, &blob.id); break;
+        case s::blob::kData: ok = str(m, f, t, &blob.data); break;
+        default: m.r.skip(t); break;
+      }
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
+  bool decode_frame(std::string_view bytes) {
+    frame = Frame{};
+    Msg m(bytes, offset_of(bytes), "Frame");
+    uint32_t f = 0;
+    WireType t{};
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::frame::kNumber: ok = u64(m, f, t, &frame.number); break;
+        case s::frame::kSeq: ok = u64(m, f, t, &frame.seq); break;
+        case s::frame::kThread: ok = u32(m, f, t, &frame.thread); break;
+        case s::frame::kContext: ok = u32(m, f, t, &frame.context); break;
+        case s::frame::kTimeNs: ok = u64(m, f, t, &frame.time_ns); break;
+        default: m.r.skip(t); break;
+      }
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
+  bool decode_image(std::string_view bytes) {
+    image = Image{};
+    Msg m(bytes, offset_of(bytes), "Image");
+    uint32_t f = 0;
+    WireType t{};
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::image::kFrame: ok = u64(m, f, t, &image.frame); break;
+        case s::image::kSeq: ok = u64(m, f, t, &image.seq); break;
+        case s::image::kWidth: ok = u32(m, f, t, &image.width); break;
+        case s::image::kHeight: ok = u32(m, f, t, &image.height); break;
+        case s::image::kBlob: ok = fixed64(m, f, t, &image.blob); break;
+        case s::image::kOrigin: ok = str(m, f, t, &image.origin); break;
+        case s::image::kContext: ok = u32(m, f, t, &image.context); break;
+        default: m.r.skip(t); break;
+      }
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
+  bool decode_stats(std::string_view bytes) {
+    stats = Stats{};
+    Msg m(bytes, offset_of(bytes), "Stats");
+    uint32_t f = 0;
+    WireType t{};
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::stats::kCalls: ok = u64(m, f, t, &stats.calls); break;
+        case s::stats::kFrames: ok = u64(m, f, t, &stats.frames); break;
+        case s::stats::kBytesUncompressed: ok = u64(m, f, t, &stats.bytes_uncompressed); break;
+        case s::stats::kStallCount: ok = u64(m, f, t, &stats.stall_count); break;
+        case s::stats::kStallNs: ok = u64(m, f, t, &stats.stall_ns); break;
+        case s::stats::kBlobs: ok = u64(m, f, t, &stats.blobs); break;
+        case s::stats::kBlobBytesDeduplicated:
+          ok = u64(m, f, t, &stats.blob_bytes_deduplicated);
+          break;
+        default: m.r.skip(t); break;
+      }
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
+  // One Record: a oneof, so normally one member; each present member is delivered.
+  bool decode_record(std::string_view bytes, Consumer& consumer) {
+    Msg m(bytes, offset_of(bytes), "Record");
+    uint32_t f = 0;
+    WireType t{};
+    std::string_view nested;
+    while (m.r.next(&f, &t)) {
+      if (f < s::record::kHeader || f > s::record::kStats) {  // a newer record kind
+        m.r.skip(t);
+        continue;
+      }
+      if (!sub(m, f, t, &nested)) return false;
+      switch (f) {
+        case s::record::kHeader:
+          if (!decode_header(nested)) return false;
+          consumer.on_header(header);
+          break;
+        case s::record::kCall:
+          if (!decode_call(nested)) return false;
+          consumer.on_call(call);
+          break;
+        case s::record::kBlob:
+          if (!decode_blob(nested)) return false;
+          consumer.on_blob(blob);
+          break;
+        case s::record::kFrame:
+          if (!decode_frame(nested)) return false;
+          consumer.on_frame(frame);
+          break;
+        case s::record::kThread:
+          if (!decode_thread(nested)) return false;
+          consumer.on_thread(thread);
+          break;
+        case s::record::kContext:
+          if (!decode_context(nested)) return false;
+          consumer.on_context(context);
+          break;
+        case s::record::kImage:
+          if (!decode_image(nested)) return false;
+          consumer.on_image(image);
+          break;
+        case s::record::kStats:
+          if (!decode_stats(nested)) return false;
+          consumer.on_stats(stats);
+          break;
+        default: break;
+      }
+    }
+    return finish(m);
+  }
+
+  bool decode_chunk(std::span<const uint8_t> bytes, Consumer& consumer) {
+    payload = bytes.data();
+    Msg m(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), 0, "Chunk");
+    uint32_t f = 0;
+    WireType t{};
+    std::string_view record;
+    while (!consumer.stop_requested() && m.r.next(&f, &t)) {
+      if (f != s::chunk::kRecords) {
+        m.r.skip(t);
+        continue;
+      }
+      if (!sub(m, f, t, &record)) return false;
+      if (!decode_record(record, consumer)) return false;
+    }
+    return finish(m);
+  }
+
+  bool decode_index(std::span<const uint8_t> bytes, Index* index, size_t max_entries) {
+    payload = bytes.data();
+    index->entries.clear();
+    Msg m(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), 0, "Index");
+    uint32_t f = 0;
+    WireType t{};
+    std::string_view nested;
+    while (m.r.next(&f, &t)) {
+      if (f != s::index::kEntries) {
+        m.r.skip(t);
+        continue;
+      }
+      if (!sub(m, f, t, &nested)) return false;
+      if (index->entries.size() >= max_entries)
+        return fail(offset_of(nested), "Index has more than %zu entries", max_entries);
+      IndexEntry entry;
+      Msg e(nested, offset_of(nested), "IndexEntry");
+      while (e.r.next(&f, &t)) {
+        bool ok = true;
+        switch (f) {
+          case s::index_entry::kFrame: ok = u64(e, f, t, &entry.frame); break;
+          case s::index_entry::kChunkOffset: ok = u64(e, f, t, &entry.chunk_offset); break;
+          case s::index_entry::kSeq: ok = u64(e, f, t, &entry.seq); break;
+          default: e.r.skip(t); break;
+        }
+        if (!ok) return false;
+      }
+      if (!finish(e)) return false;
+      index->entries.push_back(entry);
+    }
+    return finish(m);
+  }
+};
+
+RecordDecoder::RecordDecoder() : scratch_(std::make_unique<Scratch>()) {}
+RecordDecoder::~RecordDecoder() = default;
+
+bool RecordDecoder::decode_chunk(std::span<const uint8_t> payload, Consumer& consumer) {
+  bool ok = false;
+  try {
+    ok = scratch_->decode_chunk(payload, consumer);
+  } catch (const std::bad_alloc&) {
+    scratch_->fail(0, "out of memory decoding the chunk");
+  }
+  if (!ok) {
+    error_ = scratch_->error;
+    error_offset_ = scratch_->error_offset;
+  }
+  return ok;
+}
+
+bool RecordDecoder::decode_index(std::span<const uint8_t> payload, Index* index,
+                                 size_t max_entries) {
+  bool ok = false;
+  try {
+    ok = scratch_->decode_index(payload, index, max_entries);
+  } catch (const std::bad_alloc&) {
+    scratch_->fail(0, "out of memory decoding the index");
+  }
+  if (!ok) {
+    error_ = scratch_->error;
+    error_offset_ = scratch_->error_offset;
+  }
+  return ok;
+}
+
+}  // namespace gltrace::format

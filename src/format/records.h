@@ -1,0 +1,208 @@
+// Typed views of the records of proto/trace.proto, as decoded from a chunk.
+// Strings and bytes point into the chunk buffer: valid during the callback
+// that receives them. Absent fields read as zero/empty (proto3).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gltrace::format {
+
+struct Header {
+  uint32_t format_version = 0;
+  uint32_t pid = 0;
+  std::string_view process_name;
+  std::string_view command_line;
+  std::string_view clock_domain;
+  uint64_t start_time_ns = 0;
+  std::string_view mode;
+  std::string_view capture_options;
+  bool mid_run = false;
+  std::string_view driver;
+};
+
+struct Thread {
+  uint32_t index = 0;
+  uint64_t tid = 0;
+  std::string_view name;
+};
+
+struct Context {
+  uint32_t index = 0;
+  uint64_t handle = 0;
+  uint64_t display = 0;
+  uint64_t config = 0;
+  uint64_t share_context = 0;
+  int32_t client_version = 0;
+  std::vector<int64_t> config_attribs;  // name, value, name, value...
+  std::string_view gl_vendor;
+  std::string_view gl_renderer;
+  std::string_view gl_version;
+  uint32_t surface_width = 0;
+  uint32_t surface_height = 0;
+};
+
+// Which member of Value's oneof is set; the numbers are its field numbers.
+enum class ValueKind : uint32_t {
+  kNone = 0,
+  kSint = 1,
+  kUint = 2,
+  kF32 = 3,
+  kF64 = 4,
+  kPointer = 5,
+  kData = 6,
+  kBlob = 7,
+  kText = 8,
+  kUnknown = 9,
+  kStrings = 10,
+  kArray = 11,
+};
+
+struct Value {
+  ValueKind kind = ValueKind::kNone;
+  int64_t sint = 0;        // kSint
+  uint64_t uint = 0;       // kUint
+  float f32 = 0;           // kF32
+  double f64 = 0;          // kF64
+  uint64_t pointer = 0;    // kPointer; kUnknown: Unknown.pointer
+  uint64_t blob = 0;       // kBlob: Blob.id
+  std::string_view bytes;  // kData, kText; kUnknown: Unknown.reason
+  std::vector<std::string_view> strings;  // kStrings
+  std::vector<int64_t> sints;             // kArray
+  std::vector<uint64_t> uints;            // kArray
+  std::vector<float> floats;              // kArray
+};
+
+// The part of a client-side vertex array a draw call reads.
+struct ClientArray {
+  uint32_t index = 0;
+  uint64_t first = 0;
+  uint32_t stride = 0;
+  uint64_t pointer = 0;
+  std::string_view data;  // inline, or
+  uint64_t blob = 0;      // the Blob's id (0: none)
+};
+
+// Bytes the app wrote into a mapped buffer range.
+struct BufferWrite {
+  uint32_t target = 0;
+  uint64_t offset = 0;
+  std::string_view data;  // inline, or
+  uint64_t blob = 0;      // the Blob's id (0: none)
+};
+
+struct Call {
+  uint32_t function = 0;
+  uint32_t thread = 0;
+  uint32_t context = 0;
+  uint64_t seq = 0;
+  uint64_t start_ns = 0;
+  uint64_t duration_ns = 0;
+  uint64_t thread_time_ns = 0;
+  std::span<const Value> args;
+  const Value* ret = nullptr;  // null for void functions
+  uint32_t gl_error = 0;
+  std::span<const ClientArray> client_arrays;
+  std::span<const BufferWrite> buffer_writes;
+};
+
+struct Blob {
+  uint64_t id = 0;
+  std::string_view data;
+};
+
+struct Frame {
+  uint64_t number = 0;
+  uint64_t seq = 0;
+  uint32_t thread = 0;
+  uint32_t context = 0;
+  uint64_t time_ns = 0;
+};
+
+struct Image {
+  uint64_t frame = 0;
+  uint64_t seq = 0;
+  uint32_t width = 0;
+  uint32_t height = 0;
+  uint64_t blob = 0;
+  std::string_view origin;
+  uint32_t context = 0;
+};
+
+struct Stats {
+  uint64_t calls = 0;
+  uint64_t frames = 0;
+  uint64_t bytes_uncompressed = 0;
+  uint64_t stall_count = 0;
+  uint64_t stall_ns = 0;
+  uint64_t blobs = 0;
+  uint64_t blob_bytes_deduplicated = 0;
+};
+
+struct IndexEntry {
+  uint64_t frame = 0;
+  uint64_t chunk_offset = 0;
+  uint64_t seq = 0;
+};
+
+struct Index {
+  std::vector<IndexEntry> entries;
+};
+
+// Receives decoded records in file order. Every callback is a no-op by default.
+class Consumer {
+ public:
+  virtual ~Consumer() = default;
+  virtual void on_chunk(uint64_t /*offset*/, uint32_t /*record_count*/) {}
+  virtual void on_header(const Header& /*header*/) {}
+  virtual void on_thread(const Thread& /*thread*/) {}
+  virtual void on_context(const Context& /*context*/) {}
+  virtual void on_call(const Call& /*call*/) {}
+  virtual void on_blob(const Blob& /*blob*/) {}
+  virtual void on_frame(const Frame& /*frame*/) {}
+  virtual void on_image(const Image& /*image*/) {}
+  virtual void on_stats(const Stats& /*stats*/) {}
+
+  // From a callback: stop after the current record.
+  void request_stop() { stop_ = true; }
+  bool stop_requested() const { return stop_; }
+
+ private:
+  bool stop_ = false;
+};
+
+// Most args (and most client arrays, buffer writes) one Call may hold: a
+// bound on what a hostile chunk can make the decoder keep.
+inline constexpr size_t kMaxValuesPerCall = 1024;
+
+// Decodes chunk payloads (serialized Chunk messages) into Consumer calls,
+// reusing its scratch records. Unknown fields are skipped; a wrong wire type,
+// a length past its message or too many values is an error.
+class RecordDecoder {
+ public:
+  RecordDecoder();
+  ~RecordDecoder();
+  RecordDecoder(const RecordDecoder&) = delete;
+  RecordDecoder& operator=(const RecordDecoder&) = delete;
+
+  // False on malformed data; error() says what and names error_offset().
+  bool decode_chunk(std::span<const uint8_t> payload, Consumer& consumer);
+  // An Index message; at most max_entries entries.
+  bool decode_index(std::span<const uint8_t> payload, Index* index,
+                    size_t max_entries = SIZE_MAX);
+
+  const std::string& error() const { return error_; }
+  size_t error_offset() const { return error_offset_; }  // byte in the payload
+
+ private:
+  struct Scratch;
+  std::unique_ptr<Scratch> scratch_;
+  std::string error_;
+  size_t error_offset_ = 0;
+};
+
+}  // namespace gltrace::format

@@ -1,0 +1,614 @@
+#include "format/writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <cstddef>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "common/log.h"
+#include "format/container.h"
+#include "format/crc32.h"
+#include "format/records.h"
+#include "format/schema.h"
+
+namespace gltrace::format {
+namespace detail {
+
+enum class OutputKind { kFile, kPipe, kSocket };
+
+struct Slot {
+  Payload payload;
+  uint32_t record_count = 0;
+  std::vector<FrameStart> frames;
+};
+
+struct WriterState {
+  WriterState(int fd_in, OutputKind kind_in, std::string name_in, const WriterOptions& options_in)
+      : fd(fd_in), kind(kind_in), name(std::move(name_in)), options(options_in), pid(getpid()) {}
+  ~WriterState() {
+    ZSTD_freeCCtx(cctx);
+    free(out);
+  }
+
+  // Fixed at start.
+  const int fd;
+  const OutputKind kind;
+  const std::string name;
+  const WriterOptions options;
+  const pid_t pid;
+
+  // Shared, under mu.
+  std::mutex mu;
+  std::condition_variable work_cv;   // the writer thread waits for payloads
+  std::condition_variable space_cv;  // submitters wait for room
+  std::condition_variable done_cv;   // close() waits for the writer thread
+  std::vector<Slot> ring;            // the queue, grown only while warming up
+  size_t head = 0;
+  size_t count = 0;
+  size_t queued_bytes = 0;
+  std::vector<Payload> pool;
+  size_t pool_bytes = 0;
+  int waiting = 0;  // submitters blocked for room: they still get in after close()
+  bool closing = false;
+  bool done = false;
+  std::string failure;
+
+  std::atomic<bool> failed{false};
+  std::thread thread;
+  std::mutex close_mu;
+  bool closed = false;
+  bool close_ok = false;
+  std::string close_error;
+
+  std::atomic<uint64_t> chunks{0}, records{0}, raw_bytes{0}, stored_bytes{0}, bytes_written{0},
+      stall_count{0}, stall_ns{0}, write_errors{0}, dropped_payloads{0}, dropped_records{0};
+
+  // Writer thread only.
+  uint64_t offset = 0;  // bytes of the trace written so far
+  ZSTD_CCtx* cctx = nullptr;
+  uint8_t* out = nullptr;
+  size_t out_capacity = 0;
+  std::vector<IndexEntry> index;
+  std::vector<FrameStart> frames;
+  bool warned_oversized = false;
+};
+
+}  // namespace detail
+
+using detail::OutputKind;
+using detail::WriterState;
+
+namespace {
+
+bool forked_child(const WriterState& s) { return getpid() != s.pid; }
+
+// Discards the SIGPIPE a write to a closed pipe raised on this thread (it is
+// blocked here, so it stays pending instead of killing the app).
+void consume_sigpipe() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGPIPE);
+  timespec zero{};
+  while (sigtimedwait(&set, nullptr, &zero) == SIGPIPE) {
+  }
+}
+
+// Writes every byte or returns the errno that stopped it.
+int write_all(const WriterState& s, iovec* iov, int count) {
+  while (count > 0) {
+    ssize_t n;
+    if (s.kind == OutputKind::kSocket) {
+      msghdr msg{};
+      msg.msg_iov = iov;
+      msg.msg_iovlen = static_cast<size_t>(count);
+      n = sendmsg(s.fd, &msg, MSG_NOSIGNAL);  // a gone peer is EPIPE, never SIGPIPE
+    } else {
+      n = writev(s.fd, iov, count);
+    }
+    if (n < 0) {
+      int e = errno;
+      if (e == EINTR) continue;
+      if (e == EAGAIN || e == EWOULDBLOCK) {  // a non-blocking fd from from_fd()
+        pollfd p{s.fd, POLLOUT, 0};
+        poll(&p, 1, -1);
+        continue;
+      }
+      if (e == EPIPE && s.kind != OutputKind::kSocket) consume_sigpipe();
+      return e;
+    }
+    if (n == 0) return EIO;
+    auto left = static_cast<size_t>(n);
+    while (count > 0 && left >= iov->iov_len) {
+      left -= iov->iov_len;
+      ++iov;
+      --count;
+    }
+    if (count > 0) {
+      iov->iov_base = static_cast<uint8_t*>(iov->iov_base) + left;
+      iov->iov_len -= left;
+    }
+  }
+  return 0;
+}
+
+// The output is lost from byte `at` on: one message, then everything is dropped.
+void fail(WriterState& s, int error, uint64_t at) {
+  if (s.failed.exchange(true)) return;
+  // A file keeps exactly its complete chunks.
+  if (s.kind == OutputKind::kFile && ftruncate(s.fd, static_cast<off_t>(at)) != 0) {
+  }
+  char message[1024];
+  snprintf(message, sizeof message,
+           "trace output to %s failed at byte %" PRIu64 ": %s; the %" PRIu64
+           " bytes before are kept",
+           s.name.c_str(), at, strerror(error), at);
+  GLTRACE_LOG_ERROR("%s", message);
+  s.write_errors = 1;
+  {
+    std::lock_guard lock(s.mu);
+    s.failure = message;
+  }
+  s.space_cv.notify_all();
+}
+
+bool write_raw(WriterState& s, const void* bytes, size_t n) {
+  iovec iov{const_cast<void*>(bytes), n};
+  int e = write_all(s, &iov, 1);
+  if (e != 0) {
+    fail(s, e, s.offset);
+    return false;
+  }
+  s.offset += n;
+  s.bytes_written += n;
+  return true;
+}
+
+// Compresses (when it pays) and writes one chunk; false on I/O failure.
+bool write_chunk(WriterState& s, const uint8_t* raw, size_t raw_size, uint32_t record_count,
+                 uint32_t flags) {
+  ChunkHeader header;
+  header.codec = kCodecNone | flags;
+  header.raw_size = static_cast<uint32_t>(raw_size);
+  header.record_count = record_count;
+  const uint8_t* stored = raw;
+  size_t stored_size = raw_size;
+  if (s.options.zstd_level != 0 && raw_size != 0) {
+    size_t bound = ZSTD_compressBound(raw_size);
+    if (bound > s.out_capacity) {
+      auto* grown = static_cast<uint8_t*>(realloc(s.out, bound));
+      if (grown != nullptr) {
+        s.out = grown;
+        s.out_capacity = bound;
+      }
+    }
+    if (s.cctx == nullptr) s.cctx = ZSTD_createCCtx();
+    if (s.cctx != nullptr && s.out_capacity >= bound) {
+      size_t n =
+          ZSTD_compressCCtx(s.cctx, s.out, s.out_capacity, raw, raw_size, s.options.zstd_level);
+      // Incompressible data (or a zstd failure) is stored as it is.
+      if (!ZSTD_isError(n) && n < raw_size) {
+        header.codec = kCodecZstd | flags;
+        stored = s.out;
+        stored_size = n;
+      }
+    }
+  }
+  header.stored_size = static_cast<uint32_t>(stored_size);
+  header.crc = crc32(stored, stored_size);
+  uint8_t head[kChunkHeaderSize];
+  encode_chunk_header(header, head);
+  iovec iov[2] = {{head, sizeof head}, {const_cast<uint8_t*>(stored), stored_size}};
+  int e = write_all(s, iov, stored_size != 0 ? 2 : 1);
+  if (e != 0) {
+    fail(s, e, s.offset);
+    return false;
+  }
+  s.offset += kChunkHeaderSize + stored_size;
+  s.bytes_written += kChunkHeaderSize + stored_size;
+  s.stored_bytes += stored_size;
+  return true;
+}
+
+// A payload over the chunk limit goes out as several chunks, split between
+// records; a single record over the limit cannot be stored and is dropped.
+void write_split(WriterState& s, const uint8_t* data, size_t size) {
+  wire::Reader reader(data, size);
+  size_t piece_start = 0;
+  size_t piece_end = 0;
+  uint32_t piece_records = 0;
+  auto flush = [&] {
+    if (piece_end > piece_start &&
+        write_chunk(s, data + piece_start, piece_end - piece_start, piece_records, 0)) {
+      s.records += piece_records;
+    }
+    piece_records = 0;
+  };
+  uint32_t field = 0;
+  wire::WireType type{};
+  while (!s.failed && reader.next(&field, &type)) {
+    reader.skip(type);
+    if (!reader.ok()) break;
+    size_t end = reader.offset();
+    if (end - piece_end > kMaxRawSize) {  // one oversized record
+      flush();
+      s.dropped_records++;
+      if (!s.warned_oversized) {
+        s.warned_oversized = true;
+        GLTRACE_LOG_WARN("trace output to %s: dropped a %zu-byte record, over the 64 MiB chunk limit",
+                         s.name.c_str(), end - piece_end);
+      }
+      piece_start = piece_end = end;
+      continue;
+    }
+    if (end - piece_start > kMaxRawSize) {
+      flush();
+      piece_start = piece_end;
+    }
+    piece_end = end;
+    ++piece_records;
+  }
+  if (!reader.ok()) {
+    GLTRACE_LOG_WARN("trace output to %s: dropped the malformed end of an oversized payload: %s",
+                     s.name.c_str(), reader.error());
+  }
+  flush();
+}
+
+void write_payload(WriterState& s, const Payload& payload, uint32_t record_count) {
+  uint64_t chunk_offset = s.offset;
+  s.raw_bytes += payload.size();
+  if (payload.size() <= kMaxRawSize) {
+    if (!write_chunk(s, payload.data(), payload.size(), record_count, 0)) return;
+    s.records += record_count;
+  } else {
+    write_split(s, payload.data(), payload.size());
+    if (s.failed) return;
+  }
+  s.chunks++;
+  // A split payload's frames point at its first chunk: a seek lands at or before them.
+  for (const FrameStart& f : s.frames) {
+    if (s.index.size() >= kMaxIndexEntries) break;
+    s.index.push_back({f.frame, chunk_offset, f.seq});
+  }
+}
+
+void write_index_and_footer(WriterState& s) {
+  wire::Encoder encoder;
+  for (const IndexEntry& e : s.index) {
+    size_t mark = encoder.begin_nested(schema::index::kEntries);
+    encoder.uint_field(schema::index_entry::kFrame, e.frame);
+    encoder.uint_field(schema::index_entry::kChunkOffset, e.chunk_offset);
+    encoder.uint_field(schema::index_entry::kSeq, e.seq);
+    encoder.end_nested(mark);
+  }
+  uint64_t index_offset = s.offset;
+  if (!write_chunk(s, encoder.data(), encoder.size(), static_cast<uint32_t>(s.index.size()),
+                   kChunkIndexFlag)) {
+    return;
+  }
+  uint8_t footer[kFooterSize];
+  memcpy(footer, kFooterMagic, 8);
+  put_u64(footer + 8, index_offset);
+  write_raw(s, footer, sizeof footer);
+}
+
+void recycle(WriterState& s, Payload payload) {
+  // Under s.mu. The pool is reserved up front, so this never allocates.
+  if (payload.capacity() == 0 || s.pool.size() >= s.options.pooled_buffers ||
+      s.pool_bytes + payload.capacity() > s.options.queue_limit_bytes) {
+    return;
+  }
+  payload.clear();
+  s.pool_bytes += payload.capacity();
+  s.pool.push_back(std::move(payload));
+}
+
+void run(WriterState& s) {
+  try {
+    uint8_t header[kFileHeaderSize];
+    memcpy(header, kFileMagic, 8);
+    put_u32(header + 8, kFormatVersion);
+    put_u32(header + 12, 0);
+    write_raw(s, header, sizeof header);
+    for (;;) {
+      Payload payload;
+      uint32_t record_count = 0;
+      {
+        std::unique_lock lock(s.mu);
+        s.work_cv.wait(lock, [&] { return s.count > 0 || (s.closing && s.waiting == 0); });
+        if (s.count == 0) break;
+        detail::Slot& slot = s.ring[s.head];
+        payload = std::move(slot.payload);
+        record_count = slot.record_count;
+        std::swap(slot.frames, s.frames);  // both keep their capacity
+        s.head = (s.head + 1) % s.ring.size();
+        s.count--;
+      }
+      size_t size = payload.size();
+      if (!s.failed) {
+        write_payload(s, payload, record_count);
+      } else {
+        s.dropped_payloads++;
+      }
+      s.frames.clear();
+      {
+        std::lock_guard lock(s.mu);
+        s.queued_bytes -= size;
+        recycle(s, std::move(payload));
+      }
+      s.space_cv.notify_all();
+    }
+    if (!s.failed && s.kind == OutputKind::kFile) {
+      write_index_and_footer(s);
+      if (!s.failed && fsync(s.fd) != 0) fail(s, errno, s.offset);
+    }
+  } catch (...) {  // out of memory in the index or the queue: end the trace here
+    fail(s, ENOMEM, s.offset);
+  }
+  ::close(s.fd);
+  {
+    std::lock_guard lock(s.mu);
+    s.done = true;
+  }
+  s.done_cv.notify_all();
+  s.space_cv.notify_all();
+}
+
+std::string errno_message(const std::string& what) { return what + ": " + strerror(errno); }
+
+// Starts the writer thread on fd (owned from here on); null on failure.
+std::shared_ptr<WriterState> start(int fd, std::string name, const WriterOptions& options,
+                                   std::string* error) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    if (error != nullptr) *error = errno_message("cannot use trace output " + name);
+    return nullptr;
+  }
+  OutputKind kind = S_ISREG(st.st_mode)    ? OutputKind::kFile
+                    : S_ISSOCK(st.st_mode) ? OutputKind::kSocket
+                                           : OutputKind::kPipe;
+  std::shared_ptr<WriterState> state;
+  try {
+    state = std::make_shared<WriterState>(fd, kind, std::move(name), options);
+    state->ring.resize(64);
+    state->pool.reserve(options.pooled_buffers);
+    state->frames.reserve(16);
+    // The thread starts with every signal blocked: the app's handlers never
+    // run on it, and a write to a closed pipe leaves SIGPIPE pending instead
+    // of killing the process.
+    sigset_t all;
+    sigset_t old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    try {
+      state->thread = std::thread([state] { run(*state); });
+    } catch (...) {
+      pthread_sigmask(SIG_SETMASK, &old, nullptr);
+      throw;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  } catch (const std::exception& e) {
+    ::close(fd);
+    if (error != nullptr) *error = std::string("cannot start the trace writer: ") + e.what();
+    return nullptr;
+  }
+  return state;
+}
+
+}  // namespace
+
+TraceWriter::TraceWriter(std::shared_ptr<WriterState> state) : state_(std::move(state)) {}
+
+TraceWriter::~TraceWriter() {
+  // A forked child must not join the parent's thread; its state just leaks.
+  if (!forked_child(*state_)) close(nullptr);
+}
+
+std::unique_ptr<TraceWriter> TraceWriter::open_file(const std::string& path,
+                                                    const WriterOptions& options,
+                                                    std::string* error) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (error != nullptr) *error = errno_message("cannot create trace file " + path);
+    return nullptr;
+  }
+  auto state = start(fd, path, options, error);
+  return state == nullptr ? nullptr : std::unique_ptr<TraceWriter>(new TraceWriter(state));
+}
+
+std::unique_ptr<TraceWriter> TraceWriter::connect_unix_socket(const std::string& socket_path,
+                                                              const WriterOptions& options,
+                                                              std::string* error) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (socket_path.empty() || socket_path.size() >= sizeof addr.sun_path) {
+    if (error != nullptr) *error = "bad socket path '" + socket_path + "' (empty or too long)";
+    return nullptr;
+  }
+  memcpy(addr.sun_path, socket_path.data(), socket_path.size());
+  auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + socket_path.size());
+  if (socket_path[0] == '@') {
+    addr.sun_path[0] = '\0';  // "@name": Linux's abstract namespace, no NUL at the end
+  } else {
+    length += 1;
+  }
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    if (error != nullptr) *error = errno_message("cannot create a socket");
+    return nullptr;
+  }
+  int rc;
+  do {
+    rc = connect(fd, reinterpret_cast<const sockaddr*>(&addr), length);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    if (error != nullptr) *error = errno_message("cannot connect to " + socket_path);
+    ::close(fd);
+    return nullptr;
+  }
+  auto state = start(fd, socket_path, options, error);
+  return state == nullptr ? nullptr : std::unique_ptr<TraceWriter>(new TraceWriter(state));
+}
+
+std::unique_ptr<TraceWriter> TraceWriter::from_fd(int fd, const WriterOptions& options,
+                                                  std::string* error) {
+  auto state = start(fd, "fd " + std::to_string(fd), options, error);
+  return state == nullptr ? nullptr : std::unique_ptr<TraceWriter>(new TraceWriter(state));
+}
+
+Payload TraceWriter::acquire_buffer() noexcept {
+  WriterState& s = *state_;
+  if (forked_child(s)) return {};
+  std::lock_guard lock(s.mu);
+  if (s.pool.empty()) return {};
+  Payload payload = std::move(s.pool.back());
+  s.pool.pop_back();
+  s.pool_bytes -= payload.capacity();
+  return payload;
+}
+
+void TraceWriter::submit(Payload payload, uint32_t record_count,
+                         std::span<const FrameStart> frames) noexcept {
+  WriterState& s = *state_;
+  if (forked_child(s)) return;
+  size_t size = payload.size();
+  {
+    std::unique_lock lock(s.mu);
+    if (size == 0 || s.closing || s.failed) {
+      if (size != 0) s.dropped_payloads++;
+      recycle(s, std::move(payload));
+      return;
+    }
+    auto has_room = [&] {
+      return s.queued_bytes == 0 || s.queued_bytes + size <= s.options.queue_limit_bytes;
+    };
+    if (!has_room()) {
+      auto start_time = std::chrono::steady_clock::now();
+      s.waiting++;
+      s.space_cv.wait(lock, [&] { return has_room() || s.failed || s.done; });
+      s.waiting--;
+      s.stall_count++;
+      s.stall_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                              std::chrono::steady_clock::now() - start_time)
+                                              .count());
+      if (s.failed || s.done) {
+        s.dropped_payloads++;
+        recycle(s, std::move(payload));
+        lock.unlock();
+        s.work_cv.notify_one();  // close() may be waiting for the last waiter
+        return;
+      }
+    }
+    try {
+      if (s.count == s.ring.size()) {  // warming up: more payloads in flight than ever
+        std::vector<detail::Slot> grown(s.ring.size() * 2);
+        for (size_t i = 0; i < s.count; ++i)
+          grown[i] = std::move(s.ring[(s.head + i) % s.ring.size()]);
+        s.ring.swap(grown);
+        s.head = 0;
+      }
+      detail::Slot& slot = s.ring[(s.head + s.count) % s.ring.size()];
+      slot.frames.assign(frames.begin(), frames.end());
+      slot.payload = std::move(payload);
+      slot.record_count = record_count;
+      s.count++;
+      s.queued_bytes += size;
+    } catch (...) {  // out of memory: lose this payload, not the app
+      s.dropped_payloads++;
+      return;
+    }
+  }
+  s.work_cv.notify_one();
+}
+
+bool TraceWriter::failed() const noexcept { return state_->failed; }
+
+TraceWriter::Stats TraceWriter::stats() const noexcept {
+  const WriterState& s = *state_;
+  Stats st;
+  st.chunks = s.chunks;
+  st.records = s.records;
+  st.raw_bytes = s.raw_bytes;
+  st.stored_bytes = s.stored_bytes;
+  st.bytes_written = s.bytes_written;
+  st.stall_count = s.stall_count;
+  st.stall_ns = s.stall_ns;
+  st.write_errors = s.write_errors;
+  st.dropped_payloads = s.dropped_payloads;
+  st.dropped_records = s.dropped_records;
+  return st;
+}
+
+bool TraceWriter::close(std::string* error) noexcept {
+  WriterState& s = *state_;
+  if (forked_child(s)) {
+    if (error != nullptr) *error = "the trace writer belongs to the parent process";
+    return false;
+  }
+  std::lock_guard close_lock(s.close_mu);
+  if (!s.closed) try {
+    std::unique_lock lock(s.mu);
+    s.closing = true;
+    s.work_cv.notify_all();
+    auto finished = [&] { return s.done; };
+    bool done = true;
+    if (s.options.close_timeout_ms <= 0) {
+      s.done_cv.wait(lock, finished);
+    } else {
+      done = s.done_cv.wait_for(lock, std::chrono::milliseconds(s.options.close_timeout_ms),
+                                finished);
+      if (!done && s.kind == OutputKind::kSocket) {
+        // A peer that stopped reading: cut it off so the blocked send fails.
+        GLTRACE_LOG_WARN("trace output to %s: stuck for %d ms at close, disconnecting",
+                         s.name.c_str(), s.options.close_timeout_ms);
+        shutdown(s.fd, SHUT_RDWR);
+        done = s.done_cv.wait_for(lock, std::chrono::seconds(2), finished);
+      }
+    }
+    lock.unlock();
+    if (done) {
+      s.thread.join();
+      s.close_ok = !s.failed;
+      std::lock_guard relock(s.mu);
+      s.close_error = s.failure;
+    } else {
+      GLTRACE_LOG_ERROR("trace output to %s: stuck at close for %d ms, giving up; the trace "
+                        "ends at its last complete chunk",
+                        s.name.c_str(), s.options.close_timeout_ms);
+      s.thread.detach();  // it owns a reference to the state
+      s.close_ok = false;
+      s.close_error = "trace output to " + s.name + " stuck at close";
+    }
+    s.closed = true;
+  } catch (...) {  // only the messages allocate; the outcome stands without them
+    s.closed = true;
+  }
+  if (error != nullptr && !s.close_ok) {
+    try {
+      *error = s.close_error;
+    } catch (...) {
+    }
+  }
+  return s.close_ok;
+}
+
+}  // namespace gltrace::format

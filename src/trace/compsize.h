@@ -1,0 +1,21 @@
+// Sizes the registry can only describe as COMPSIZE(...): pixel-store state,
+// pname tables. Declarations of the per-function ones are generated
+// (gltrace/api/trace_decls.h); this is what they share.
+#pragma once
+
+#include <cstdint>
+
+namespace gltrace::trace {
+
+// How many values glGet*/gl*Parameter* read or write for pname; 1 when the
+// pname is not in the table (never more than the app's buffer holds).
+int64_t pname_count(uint32_t pname);
+
+// Bytes an image of this size/format/type takes in client memory under the
+// current pixel-unpack (or pack) state, or -1 when a pixel buffer object is
+// bound (the pointer is then an offset into it).
+int64_t unpack_image_size(uint32_t format, uint32_t type, int64_t width, int64_t height,
+                          int64_t depth);
+int64_t pack_image_size(uint32_t format, uint32_t type, int64_t width, int64_t height);
+
+}  // namespace gltrace::trace

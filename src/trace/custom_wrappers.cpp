@@ -1,0 +1,569 @@
+// Hand-written trace wrappers: calls whose recording needs state (contexts,
+// frames, client memory, mapped buffers) that the registry cannot describe.
+#define GL_GLES_PROTOTYPES 0
+#include <GLES2/gl2.h>
+#include <GLES2/gl2ext.h>
+#include <GLES3/gl32.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "format/schema.h"
+#include "gltrace/api/functions.h"
+#include "gltrace/api/trace_decls.h"
+#include "trace/recorder.h"
+#include "trace/session.h"
+
+namespace gltrace::trace {
+namespace {
+
+namespace schema = gltrace::schema;
+using api::FunctionId;
+
+template <FunctionId kId, typename Pfn>
+Pfn next() {
+  return reinterpret_cast<Pfn>(next_function(kId));
+}
+#define NEXT(name) next<api::kFn_##name, PFN_gltrace_##name>()
+
+constexpr int kMaxAttribs = 32;
+
+// Vertex-array state of VAO 0 (the only one that may use client memory), and
+// the buffers mapped in a context.
+struct ClientAttrib {
+  const void* pointer = nullptr;
+  GLint size = 4;
+  GLenum type = GL_FLOAT;
+  GLsizei stride = 0;
+};
+
+struct Mapping {
+  GLenum target;
+  uint8_t* pointer;
+  int64_t offset;
+  int64_t length;
+  GLbitfield access;
+};
+
+struct ContextState {
+  uint32_t client_mask = 0;  // attributes pointing into client memory
+  ClientAttrib attribs[kMaxAttribs];
+  std::vector<Mapping> mappings;
+};
+
+std::mutex g_contexts_mutex;
+std::unordered_map<uint32_t, std::unique_ptr<ContextState>>* g_contexts =
+    new std::unordered_map<uint32_t, std::unique_ptr<ContextState>>();
+
+ContextState* context_state(ThreadState* thread) {
+  if (thread->context_data != nullptr && thread->context_data_index == thread->context)
+    return static_cast<ContextState*>(thread->context_data);
+  std::lock_guard<std::mutex> lock(g_contexts_mutex);
+  auto& state = (*g_contexts)[thread->context];
+  if (state == nullptr) state = std::make_unique<ContextState>();
+  thread->context_data = state.get();
+  thread->context_data_index = thread->context;
+  return state.get();
+}
+
+GLint driver_integer(GLenum pname) {
+  GLint value = 0;
+  NEXT(glGetIntegerv)(pname, &value);
+  return value;
+}
+
+int64_t type_size(GLenum type) {
+  switch (type) {
+    case GL_BYTE:
+    case GL_UNSIGNED_BYTE:
+      return 1;
+    case GL_SHORT:
+    case GL_UNSIGNED_SHORT:
+    case GL_HALF_FLOAT:
+    case GL_HALF_FLOAT_OES:
+      return 2;
+    case GL_INT_2_10_10_10_REV:
+    case GL_UNSIGNED_INT_2_10_10_10_REV:
+      return 4;  // whole vertex
+    default:
+      return 4;
+  }
+}
+
+int64_t attrib_bytes(const ClientAttrib& a) {
+  if (a.type == GL_INT_2_10_10_10_REV || a.type == GL_UNSIGNED_INT_2_10_10_10_REV) return 4;
+  return a.size * type_size(a.type);
+}
+
+// --- contexts and frames -----------------------------------------------------
+
+void write_context_record(ThreadState* thread, uint32_t index, EGLDisplay display,
+                          EGLContext context, EGLSurface draw) {
+  wire::Encoder body;
+  body.uint_field(schema::context::kIndex, index);
+  body.uint_field(schema::context::kHandle, handle_bits(context));
+  body.uint_field(schema::context::kDisplay, handle_bits(display));
+  EGLint value = 0;
+  if (NEXT(eglQueryContext)(display, context, EGL_CONFIG_ID, &value))
+    body.uint_field(schema::context::kConfig, static_cast<uint64_t>(value));
+  if (NEXT(eglQueryContext)(display, context, EGL_CONTEXT_CLIENT_VERSION, &value))
+    body.uint_field(schema::context::kClientVersion, static_cast<uint64_t>(value));
+  // The config's attributes, so a replay can choose an equivalent one.
+  EGLConfig config = nullptr;
+  EGLint config_id = 0, count = 0;
+  if (NEXT(eglQueryContext)(display, context, EGL_CONFIG_ID, &config_id)) {
+    const EGLint wanted[] = {EGL_CONFIG_ID, config_id, EGL_NONE};
+    NEXT(eglChooseConfig)(display, wanted, &config, 1, &count);
+  }
+  if (count == 1) {
+    size_t m = body.begin_nested(schema::context::kConfigAttribs);
+    for (EGLint name : {EGL_RED_SIZE, EGL_GREEN_SIZE, EGL_BLUE_SIZE, EGL_ALPHA_SIZE, EGL_DEPTH_SIZE,
+                        EGL_STENCIL_SIZE, EGL_SAMPLES, EGL_SURFACE_TYPE, EGL_RENDERABLE_TYPE}) {
+      EGLint v = 0;
+      NEXT(eglGetConfigAttrib)(display, config, name, &v);
+      body.raw_varint(static_cast<uint64_t>(int64_t{name}));  // int64: two's complement
+      body.raw_varint(static_cast<uint64_t>(int64_t{v}));
+    }
+    body.end_nested(m);
+  }
+  auto gl_string = [](GLenum name) {
+    const GLubyte* s = NEXT(glGetString)(name);
+    return s != nullptr ? reinterpret_cast<const char*>(s) : "";
+  };
+  body.string_field(schema::context::kGlVendor, gl_string(GL_VENDOR));
+  body.string_field(schema::context::kGlRenderer, gl_string(GL_RENDERER));
+  body.string_field(schema::context::kGlVersion, gl_string(GL_VERSION));
+  if (draw != EGL_NO_SURFACE) {
+    EGLint width = 0, height = 0;
+    NEXT(eglQuerySurface)(display, draw, EGL_WIDTH, &width);
+    NEXT(eglQuerySurface)(display, draw, EGL_HEIGHT, &height);
+    body.uint_field(schema::context::kSurfaceWidth, static_cast<uint64_t>(width));
+    body.uint_field(schema::context::kSurfaceHeight, static_cast<uint64_t>(height));
+  }
+  append_record(thread, schema::record::kContext, body.data(), body.size());
+}
+
+template <typename Swap>
+EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface surface,
+                       const EGLint* rects, EGLint n_rects, bool with_damage) {
+  CallRecorder rec(id);
+  EGLBoolean result = call();
+  if (rec.finish()) {
+    rec.args().uint_value(handle_bits(display));
+    rec.args().uint_value(handle_bits(surface));
+    if (with_damage) {
+      rec.args().array_value(rects, int64_t{n_rects} * 4);
+      rec.args().sint_value(n_rects);
+    }
+    rec.ret().uint_value(result);
+    rec.commit();
+    end_frame(rec.thread(), rec.seq());
+  }
+  return result;
+}
+
+// --- client memory at draws --------------------------------------------------
+
+// Writes the client-side vertex arrays that vertices [first, first+count)
+// and `instances` instances read.
+void record_client_arrays(CallRecorder& rec, int64_t first, int64_t count, int64_t instances) {
+  ContextState* state = context_state(rec.thread());
+  if (state->client_mask == 0 || count <= 0 || driver_integer(GL_VERTEX_ARRAY_BINDING) != 0) return;
+  wire::Encoder& call = rec.call_encoder();
+  for (int i = 0; i < kMaxAttribs; ++i) {
+    if ((state->client_mask & (1u << i)) == 0) continue;
+    GLint enabled = 0, divisor = 0;
+    NEXT(glGetVertexAttribiv)(static_cast<GLuint>(i), GL_VERTEX_ATTRIB_ARRAY_ENABLED, &enabled);
+    if (!enabled) continue;
+    NEXT(glGetVertexAttribiv)(static_cast<GLuint>(i), GL_VERTEX_ATTRIB_ARRAY_DIVISOR, &divisor);
+    const ClientAttrib& a = state->attribs[i];
+    int64_t element = attrib_bytes(a);
+    int64_t stride = a.stride != 0 ? a.stride : element;
+    int64_t start = divisor != 0 ? 0 : first;
+    int64_t vertices =
+        divisor != 0 ? (std::max<int64_t>(instances, 1) + divisor - 1) / divisor : count;
+    int64_t bytes = (vertices - 1) * stride + element;
+    const auto* data = static_cast<const uint8_t*>(a.pointer) + start * stride;
+    size_t m = call.begin_nested(schema::call::kClientArrays);
+    call.uint_field(schema::client_array::kIndex, static_cast<uint64_t>(i));
+    call.uint_field(schema::client_array::kFirst, static_cast<uint64_t>(start));
+    call.uint_field(schema::client_array::kStride, static_cast<uint64_t>(stride));
+    call.uint_field(schema::client_array::kPointer, handle_bits(a.pointer));
+    call.fixed64_field(schema::client_array::kBlob,
+                       store_blob(rec.thread(), data, static_cast<size_t>(bytes)));
+    call.end_nested(m);
+  }
+}
+
+// The range of vertices that `count` indices of `type` reference.
+bool index_range(const void* indices, GLsizei count, GLenum type, int64_t* lo, int64_t* hi) {
+  const void* data = indices;
+  void* mapped = nullptr;
+  int64_t bytes = int64_t{count} * type_size(type);
+  if (driver_integer(GL_ELEMENT_ARRAY_BUFFER_BINDING) != 0) {
+    mapped = NEXT(glMapBufferRange)(GL_ELEMENT_ARRAY_BUFFER, reinterpret_cast<GLintptr>(indices),
+                                    bytes, GL_MAP_READ_BIT);
+    if (mapped == nullptr) return false;
+    data = mapped;
+  }
+  *lo = INT64_MAX;
+  *hi = -1;
+  for (GLsizei i = 0; i < count; ++i) {
+    int64_t v = type == GL_UNSIGNED_BYTE    ? static_cast<const uint8_t*>(data)[i]
+                : type == GL_UNSIGNED_SHORT ? static_cast<const uint16_t*>(data)[i]
+                                            : static_cast<const uint32_t*>(data)[i];
+    *lo = std::min(*lo, v);
+    *hi = std::max(*hi, v);
+  }
+  if (mapped != nullptr) NEXT(glUnmapBuffer)(GL_ELEMENT_ARRAY_BUFFER);
+  return *hi >= *lo;
+}
+
+// Indices: data from client memory, or an offset when an element buffer is bound.
+void record_indices(CallRecorder& rec, const void* indices, GLsizei count, GLenum type) {
+  if (driver_integer(GL_ELEMENT_ARRAY_BUFFER_BINDING) != 0)
+    rec.args().pointer_value(indices);
+  else
+    rec.args().bytes_value(indices, int64_t{count} * type_size(type));
+}
+
+void record_element_client_arrays(CallRecorder& rec, const void* indices, GLsizei count,
+                                  GLenum type, GLint base_vertex, int64_t instances) {
+  if (context_state(rec.thread())->client_mask == 0) return;
+  int64_t lo, hi;
+  if (index_range(indices, count, type, &lo, &hi))
+    record_client_arrays(rec, lo + base_vertex, hi - lo + 1, instances);
+}
+
+// --- mapped buffers ------------------------------------------------------------
+
+void remember_mapping(ThreadState* thread, GLenum target, void* pointer, int64_t offset,
+                      int64_t length, GLbitfield access) {
+  if (pointer == nullptr) return;
+  auto& mappings = context_state(thread)->mappings;
+  std::erase_if(mappings, [&](const Mapping& m) { return m.target == target; });
+  mappings.push_back({target, static_cast<uint8_t*>(pointer), offset, length, access});
+}
+
+Mapping* find_mapping(ThreadState* thread, GLenum target) {
+  for (auto& m : context_state(thread)->mappings)
+    if (m.target == target) return &m;
+  return nullptr;
+}
+
+void write_buffer_write(wire::Encoder& call, uint32_t target, int64_t offset, uint64_t blob) {
+  size_t m = call.begin_nested(schema::call::kBufferWrites);
+  call.uint_field(schema::buffer_write::kTarget, target);
+  call.uint_field(schema::buffer_write::kOffset, static_cast<uint64_t>(offset));
+  call.fixed64_field(schema::buffer_write::kBlob, blob);
+  call.end_nested(m);
+}
+
+// What the app wrote into [offset, offset+length) of the mapping, as a blob,
+// captured before the driver may unmap it. 0 when there is nothing to record.
+uint64_t capture_mapped(ThreadState* thread, Mapping* mapping, int64_t offset, int64_t length) {
+  if (mapping == nullptr || (mapping->access & GL_MAP_WRITE_BIT) == 0 || length <= 0 ||
+      offset < 0 || offset + length > mapping->length)
+    return 0;
+  return store_blob(thread, mapping->pointer + offset, static_cast<size_t>(length));
+}
+
+GLboolean traced_unmap(uint32_t id, PFN_gltrace_glUnmapBuffer call, GLenum target) {
+  // The data must be read while it is still mapped.
+  ThreadState* thread = recording() ? thread_state() : nullptr;
+  Mapping* mapping = thread != nullptr ? find_mapping(thread, target) : nullptr;
+  uint64_t blob = 0;
+  int64_t offset = 0;
+  if (mapping != nullptr && (mapping->access & GL_MAP_FLUSH_EXPLICIT_BIT) == 0) {
+    blob = capture_mapped(thread, mapping, 0, mapping->length);
+    offset = mapping->offset;
+  }
+  CallRecorder rec(id);
+  GLboolean result = call(target);
+  if (rec.finish()) {
+    rec.args().uint_value(target);
+    rec.ret().uint_value(result);
+    if (blob != 0) write_buffer_write(rec.call_encoder(), target, offset, blob);
+    rec.commit();
+  }
+  if (thread != nullptr)
+    std::erase_if(context_state(thread)->mappings,
+                  [&](const Mapping& m) { return m.target == target; });
+  return result;
+}
+
+void traced_flush(uint32_t id, PFN_gltrace_glFlushMappedBufferRange call, GLenum target,
+                  GLintptr offset, GLsizeiptr length) {
+  CallRecorder rec(id);
+  call(target, offset, length);
+  if (rec.finish()) {
+    Mapping* mapping = find_mapping(rec.thread(), target);
+    uint64_t blob = capture_mapped(rec.thread(), mapping, offset, length);
+    rec.args().uint_value(target);
+    rec.args().sint_value(offset);
+    rec.args().sint_value(length);
+    if (blob != 0) write_buffer_write(rec.call_encoder(), target, mapping->offset + offset, blob);
+    rec.commit();
+  }
+}
+
+void* traced_map_range(uint32_t id, PFN_gltrace_glMapBufferRange call, GLenum target,
+                       GLintptr offset, GLsizeiptr length, GLbitfield access) {
+  CallRecorder rec(id);
+  void* result = call(target, offset, length, access);
+  if (rec.finish()) {
+    remember_mapping(rec.thread(), target, result, offset, length, access);
+    rec.args().uint_value(target);
+    rec.args().sint_value(offset);
+    rec.args().sint_value(length);
+    rec.args().uint_value(access);
+    rec.ret().pointer_value(result);
+    rec.commit();
+  }
+  return result;
+}
+
+template <typename Call>
+void traced_attrib_pointer(uint32_t id, Call call, GLuint index, GLint size, GLenum type,
+                           GLint normalized, bool has_normalized, GLsizei stride,
+                           const void* pointer) {
+  CallRecorder rec(id);
+  call();
+  ThreadState* thread = recording() ? thread_state() : nullptr;
+  if (thread != nullptr && index < kMaxAttribs && driver_integer(GL_VERTEX_ARRAY_BINDING) == 0) {
+    ContextState* state = context_state(thread);
+    bool client = pointer != nullptr && driver_integer(GL_ARRAY_BUFFER_BINDING) == 0;
+    if (client) {
+      state->attribs[index] = {pointer, size, type, stride};
+      state->client_mask |= 1u << index;
+    } else {
+      state->client_mask &= ~(1u << index);
+    }
+  }
+  if (rec.finish()) {
+    rec.args().uint_value(index);
+    rec.args().sint_value(size);
+    rec.args().uint_value(type);
+    if (has_normalized) rec.args().uint_value(static_cast<uint64_t>(normalized));
+    rec.args().sint_value(stride);
+    // An offset into the bound buffer, or the client address whose data the
+    // draws record.
+    rec.args().pointer_value(pointer);
+    rec.commit();
+  }
+}
+
+}  // namespace
+
+// --- the wrappers ------------------------------------------------------------
+
+EGLBoolean trace_eglMakeCurrent(EGLDisplay dpy, EGLSurface draw, EGLSurface read, EGLContext ctx) {
+  CallRecorder rec(api::kFn_eglMakeCurrent);
+  EGLBoolean result = NEXT(eglMakeCurrent)(dpy, draw, read, ctx);
+  if (rec.finish()) {
+    ThreadState* thread = rec.thread();
+    if (result) {
+      uint32_t index = 0;
+      if (ctx != EGL_NO_CONTEXT) {
+        bool created = false;
+        index = context_index(handle_bits(ctx), &created);
+        if (created) write_context_record(thread, index, dpy, ctx, draw);
+      }
+      thread->context = index;
+      rec.set_context(index);
+    }
+    rec.args().uint_value(handle_bits(dpy));
+    rec.args().uint_value(handle_bits(draw));
+    rec.args().uint_value(handle_bits(read));
+    rec.args().uint_value(handle_bits(ctx));
+    rec.ret().uint_value(result);
+    rec.commit();
+  }
+  return result;
+}
+
+EGLBoolean trace_eglSwapBuffers(EGLDisplay dpy, EGLSurface surface) {
+  return traced_swap(
+      api::kFn_eglSwapBuffers, [&] { return NEXT(eglSwapBuffers)(dpy, surface); }, dpy, surface,
+      nullptr, 0, false);
+}
+
+EGLBoolean trace_eglSwapBuffersWithDamageKHR(EGLDisplay dpy, EGLSurface surface,
+                                             const EGLint* rects, EGLint n_rects) {
+  return traced_swap(
+      api::kFn_eglSwapBuffersWithDamageKHR,
+      [&] { return NEXT(eglSwapBuffersWithDamageKHR)(dpy, surface, rects, n_rects); }, dpy, surface,
+      rects, n_rects, true);
+}
+
+EGLBoolean trace_eglSwapBuffersWithDamageEXT(EGLDisplay dpy, EGLSurface surface,
+                                             const EGLint* rects, EGLint n_rects) {
+  return traced_swap(
+      api::kFn_eglSwapBuffersWithDamageEXT,
+      [&] { return NEXT(eglSwapBuffersWithDamageEXT)(dpy, surface, rects, n_rects); }, dpy, surface,
+      rects, n_rects, true);
+}
+
+void trace_glShaderSource(GLuint shader, GLsizei count, const GLchar* const* string,
+                          const GLint* length) {
+  CallRecorder rec(api::kFn_glShaderSource);
+  NEXT(glShaderSource)(shader, count, string, length);
+  if (rec.finish()) {
+    rec.args().uint_value(shader);
+    rec.args().sint_value(count);
+    rec.args().strings_value(string, count, length);
+    rec.args().array_value(length, count);
+    rec.commit();
+  }
+}
+
+void trace_glVertexAttribPointer(GLuint index, GLint size, GLenum type, GLboolean normalized,
+                                 GLsizei stride, const void* pointer) {
+  traced_attrib_pointer(
+      api::kFn_glVertexAttribPointer,
+      [&] {
+        NEXT(glVertexAttribPointer)
+        (index, size, type, normalized, stride, pointer);
+      },
+      index, size, type, normalized, true, stride, pointer);
+}
+
+void trace_glVertexAttribIPointer(GLuint index, GLint size, GLenum type, GLsizei stride,
+                                  const void* pointer) {
+  traced_attrib_pointer(
+      api::kFn_glVertexAttribIPointer,
+      [&] {
+        NEXT(glVertexAttribIPointer)
+        (index, size, type, stride, pointer);
+      },
+      index, size, type, 0, false, stride, pointer);
+}
+
+void trace_glDrawArrays(GLenum mode, GLint first, GLsizei count) {
+  CallRecorder rec(api::kFn_glDrawArrays);
+  NEXT(glDrawArrays)(mode, first, count);
+  if (rec.finish()) {
+    rec.args().uint_value(mode);
+    rec.args().sint_value(first);
+    rec.args().sint_value(count);
+    record_client_arrays(rec, first, count, 1);
+    rec.commit();
+  }
+}
+
+void trace_glDrawArraysInstanced(GLenum mode, GLint first, GLsizei count, GLsizei instances) {
+  CallRecorder rec(api::kFn_glDrawArraysInstanced);
+  NEXT(glDrawArraysInstanced)(mode, first, count, instances);
+  if (rec.finish()) {
+    rec.args().uint_value(mode);
+    rec.args().sint_value(first);
+    rec.args().sint_value(count);
+    rec.args().sint_value(instances);
+    record_client_arrays(rec, first, count, instances);
+    rec.commit();
+  }
+}
+
+// The glDrawElements family: (mode, [start, end,] count, type, indices,
+// [instances,] [basevertex]).
+#define TRACE_DRAW_ELEMENTS(name, params, call_args, range, instances, base_vertex) \
+  void trace_##name params {                                                        \
+    CallRecorder rec(api::kFn_##name);                                              \
+    NEXT(name) call_args;                                                           \
+    if (rec.finish()) {                                                             \
+      rec.args().uint_value(mode);                                                  \
+      range;                                                                        \
+      rec.args().sint_value(count);                                                 \
+      rec.args().uint_value(type);                                                  \
+      record_indices(rec, indices, count, type);                                    \
+      instances;                                                                    \
+      base_vertex;                                                                  \
+      record_element_client_arrays(rec, indices, count, type, BASE, INSTANCES);     \
+      rec.commit();                                                                 \
+    }                                                                               \
+  }
+
+#define BASE 0
+#define INSTANCES 1
+TRACE_DRAW_ELEMENTS(glDrawElements, (GLenum mode, GLsizei count, GLenum type, const void* indices),
+                    (mode, count, type, indices), , , )
+TRACE_DRAW_ELEMENTS(glDrawRangeElements,
+                    (GLenum mode, GLuint start, GLuint end, GLsizei count, GLenum type,
+                     const void* indices),
+                    (mode, start, end, count, type, indices),
+                    (rec.args().uint_value(start), rec.args().uint_value(end)), , )
+#undef INSTANCES
+#define INSTANCES instancecount
+TRACE_DRAW_ELEMENTS(glDrawElementsInstanced,
+                    (GLenum mode, GLsizei count, GLenum type, const void* indices,
+                     GLsizei instancecount),
+                    (mode, count, type, indices, instancecount), ,
+                    rec.args().sint_value(instancecount), )
+#undef BASE
+#define BASE basevertex
+TRACE_DRAW_ELEMENTS(glDrawElementsInstancedBaseVertex,
+                    (GLenum mode, GLsizei count, GLenum type, const void* indices,
+                     GLsizei instancecount, GLint basevertex),
+                    (mode, count, type, indices, instancecount, basevertex), ,
+                    rec.args().sint_value(instancecount), rec.args().sint_value(basevertex))
+#undef INSTANCES
+#define INSTANCES 1
+TRACE_DRAW_ELEMENTS(glDrawElementsBaseVertex,
+                    (GLenum mode, GLsizei count, GLenum type, const void* indices,
+                     GLint basevertex),
+                    (mode, count, type, indices, basevertex), , , rec.args().sint_value(basevertex))
+TRACE_DRAW_ELEMENTS(glDrawRangeElementsBaseVertex,
+                    (GLenum mode, GLuint start, GLuint end, GLsizei count, GLenum type,
+                     const void* indices, GLint basevertex),
+                    (mode, start, end, count, type, indices, basevertex),
+                    (rec.args().uint_value(start), rec.args().uint_value(end)), ,
+                    rec.args().sint_value(basevertex))
+#undef BASE
+#undef INSTANCES
+
+void* trace_glMapBufferRange(GLenum target, GLintptr offset, GLsizeiptr length, GLbitfield access) {
+  return traced_map_range(api::kFn_glMapBufferRange, NEXT(glMapBufferRange), target, offset, length,
+                          access);
+}
+void* trace_glMapBufferRangeEXT(GLenum target, GLintptr offset, GLsizeiptr length,
+                                GLbitfield access) {
+  return traced_map_range(api::kFn_glMapBufferRangeEXT, NEXT(glMapBufferRangeEXT), target, offset,
+                          length, access);
+}
+
+void* trace_glMapBufferOES(GLenum target, GLenum access) {
+  CallRecorder rec(api::kFn_glMapBufferOES);
+  void* result = NEXT(glMapBufferOES)(target, access);
+  if (rec.finish()) {
+    GLint size = 0;
+    NEXT(glGetBufferParameteriv)(target, GL_BUFFER_SIZE, &size);
+    remember_mapping(rec.thread(), target, result, 0, size,
+                     access == GL_WRITE_ONLY_OES ? GL_MAP_WRITE_BIT : 0);
+    rec.args().uint_value(target);
+    rec.args().uint_value(access);
+    rec.ret().pointer_value(result);
+    rec.commit();
+  }
+  return result;
+}
+
+void trace_glFlushMappedBufferRange(GLenum target, GLintptr offset, GLsizeiptr length) {
+  traced_flush(api::kFn_glFlushMappedBufferRange, NEXT(glFlushMappedBufferRange), target, offset,
+               length);
+}
+void trace_glFlushMappedBufferRangeEXT(GLenum target, GLintptr offset, GLsizeiptr length) {
+  traced_flush(api::kFn_glFlushMappedBufferRangeEXT, NEXT(glFlushMappedBufferRangeEXT), target,
+               offset, length);
+}
+
+GLboolean trace_glUnmapBuffer(GLenum target) {
+  return traced_unmap(api::kFn_glUnmapBuffer, NEXT(glUnmapBuffer), target);
+}
+GLboolean trace_glUnmapBufferOES(GLenum target) {
+  return traced_unmap(api::kFn_glUnmapBufferOES, NEXT(glUnmapBufferOES), target);
+}
+
+}  // namespace gltrace::trace

@@ -1,0 +1,11 @@
+// The trace layer's side of the Android layer contract.
+#pragma once
+
+#include <cstdint>
+
+namespace gltrace::trace {
+
+// The generated wrapper for function `id` (nullptr for none).
+void* trace_wrapper(uint32_t id);
+
+}  // namespace gltrace::trace

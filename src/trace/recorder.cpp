@@ -1,0 +1,239 @@
+#include "trace/recorder.h"
+
+#include <EGL/egl.h>
+
+#include "format/schema.h"
+#include "trace/session.h"
+
+namespace gltrace::trace {
+namespace {
+
+namespace schema = gltrace::schema;
+
+// Pointer data at least this large is stored once as a Blob and referred to
+// by its hash: repeated uploads (same texture, same uniform block) cost 9 bytes.
+constexpr size_t kInlineLimit = 256;
+// What a single pointer argument may capture; more is recorded as Unknown.
+constexpr int64_t kMaxCapture = int64_t{1} << 30;
+
+enum ArrayKind { kUints, kSints, kFloats, kBytes };
+
+}  // namespace
+
+void ValueWriter::uint_value(uint64_t v) {
+  size_t m = call_->begin_nested(field_);
+  call_->uint_field(schema::value::kUint, v);
+  call_->end_nested(m);
+}
+
+void ValueWriter::sint_value(int64_t v) {
+  size_t m = call_->begin_nested(field_);
+  call_->sint_field(schema::value::kSint, v);
+  call_->end_nested(m);
+}
+
+void ValueWriter::f32_value(float v) {
+  size_t m = call_->begin_nested(field_);
+  call_->float_field(schema::value::kF32, v);
+  call_->end_nested(m);
+}
+
+void ValueWriter::f64_value(double v) {
+  size_t m = call_->begin_nested(field_);
+  call_->double_field(schema::value::kF64, v);
+  call_->end_nested(m);
+}
+
+void ValueWriter::pointer_value(const void* p) {
+  size_t m = call_->begin_nested(field_);
+  call_->uint_field(schema::value::kPointer, reinterpret_cast<uintptr_t>(p));
+  call_->end_nested(m);
+}
+
+void ValueWriter::unknown_value(const void* p, const char* reason) {
+  if (p == nullptr) return pointer_value(p);
+  size_t m = call_->begin_nested(field_);
+  size_t u = call_->begin_nested(schema::value::kUnknown);
+  call_->uint_field(schema::unknown::kPointer, reinterpret_cast<uintptr_t>(p));
+  call_->string_field(schema::unknown::kReason, reason);
+  call_->end_nested(u);
+  call_->end_nested(m);
+}
+
+void ValueWriter::text_value(const char* s, int64_t max_length) {
+  if (s == nullptr) return pointer_value(s);
+  size_t n = max_length < 0 ? strlen(s) : strnlen(s, static_cast<size_t>(max_length));
+  size_t m = call_->begin_nested(field_);
+  call_->bytes_field(schema::value::kText, s, n);
+  call_->end_nested(m);
+}
+
+void ValueWriter::bytes_value(const void* p, int64_t size) {
+  if (p == nullptr || size < 0) return pointer_value(p);
+  if (size > kMaxCapture) return unknown_value(p, "larger than the 1 GiB capture limit");
+  size_t n = static_cast<size_t>(size);
+  size_t m = call_->begin_nested(field_);
+  if (n >= kInlineLimit)
+    call_->fixed64_field(schema::value::kBlob, store_blob(thread_, p, n));
+  else
+    call_->bytes_field(schema::value::kData, p, n);
+  call_->end_nested(m);
+}
+
+void ValueWriter::typed_array(const void* p, int64_t count, size_t element_size, int kind) {
+  if (p == nullptr || count < 0) return pointer_value(p);
+  if (count > kMaxCapture / static_cast<int64_t>(element_size))
+    return unknown_value(p, "larger than the 1 GiB capture limit");
+  size_t bytes = static_cast<size_t>(count) * element_size;
+  if (kind == kBytes || bytes >= kInlineLimit) return bytes_value(p, static_cast<int64_t>(bytes));
+  size_t m = call_->begin_nested(field_);
+  size_t a = call_->begin_nested(schema::value::kArray);
+  if (count > 0) {
+    const auto* base = static_cast<const uint8_t*>(p);
+    if (kind == kFloats) {
+      call_->bytes_field(schema::array::kFloats, p, bytes);  // packed fixed32
+    } else {
+      size_t packed =
+          call_->begin_nested(kind == kSints ? schema::array::kSints : schema::array::kUints);
+      for (int64_t i = 0; i < count; ++i) {
+        const uint8_t* e = base + static_cast<size_t>(i) * element_size;
+        uint64_t u = 0;
+        int64_t s = 0;
+        switch (element_size) {
+          case 1: {
+            uint8_t v;
+            memcpy(&v, e, 1);
+            u = v;
+            s = static_cast<int8_t>(v);
+            break;
+          }
+          case 2: {
+            uint16_t v;
+            memcpy(&v, e, 2);
+            u = v;
+            s = static_cast<int16_t>(v);
+            break;
+          }
+          case 4: {
+            uint32_t v;
+            memcpy(&v, e, 4);
+            u = v;
+            s = static_cast<int32_t>(v);
+            break;
+          }
+          default: {
+            uint64_t v;
+            memcpy(&v, e, 8);
+            u = v;
+            s = static_cast<int64_t>(v);
+            break;
+          }
+        }
+        call_->raw_varint(kind == kSints ? wire::zigzag(s) : u);
+      }
+      call_->end_nested(packed);
+    }
+  }
+  call_->end_nested(a);
+  call_->end_nested(m);
+}
+
+template <typename T>
+void ValueWriter::array_value(const T* p, int64_t count) {
+  int kind;
+  if constexpr (std::is_same_v<T, float>)
+    kind = kFloats;
+  else if constexpr (std::is_floating_point_v<T>)
+    kind = kBytes;
+  else if constexpr (std::is_pointer_v<T>)
+    kind = kUints;
+  else if constexpr (std::is_signed_v<T>)
+    kind = kSints;
+  else
+    kind = kUints;
+  typed_array(p, count, sizeof(T), kind);
+}
+
+// Every element type the generated wrappers use.
+template void ValueWriter::array_value(const float*, int64_t);
+template void ValueWriter::array_value(const double*, int64_t);
+template void ValueWriter::array_value(const int8_t*, int64_t);
+template void ValueWriter::array_value(const uint8_t*, int64_t);
+template void ValueWriter::array_value(const int16_t*, int64_t);
+template void ValueWriter::array_value(const uint16_t*, int64_t);
+template void ValueWriter::array_value(const int32_t*, int64_t);
+template void ValueWriter::array_value(const uint32_t*, int64_t);
+template void ValueWriter::array_value(const long*, int64_t);
+template void ValueWriter::array_value(const unsigned long*, int64_t);
+template void ValueWriter::array_value(const long long*, int64_t);
+template void ValueWriter::array_value(const unsigned long long*, int64_t);
+template void ValueWriter::array_value(void* const*, int64_t);
+
+void ValueWriter::attrib_list_value(const int32_t* list) {
+  if (list == nullptr) return pointer_value(list);
+  int64_t n = 0;
+  while (list[n] != EGL_NONE && n < 4096) n += 2;
+  array_value(list, n + 1);
+}
+
+void ValueWriter::attrib_list_value(const intptr_t* list) {
+  if (list == nullptr) return pointer_value(list);
+  int64_t n = 0;
+  while (list[n] != EGL_NONE && n < 4096) n += 2;
+  array_value(list, n + 1);
+}
+
+void ValueWriter::strings_value(const char* const* strings, int32_t count, const int32_t* lengths) {
+  if (strings == nullptr || count < 0) return pointer_value(strings);
+  size_t m = call_->begin_nested(field_);
+  size_t list = call_->begin_nested(schema::value::kStrings);
+  for (int32_t i = 0; i < count; ++i) {
+    const char* s = strings[i] != nullptr ? strings[i] : "";
+    size_t n = lengths != nullptr && lengths[i] >= 0 ? static_cast<size_t>(lengths[i]) : strlen(s);
+    call_->bytes_field(schema::strings::kItems, s, n);
+  }
+  call_->end_nested(list);
+  call_->end_nested(m);
+}
+
+CallRecorder::CallRecorder(uint32_t function)
+    : function_(function), thread_(nullptr), start_(now_ns()), seq_(0), context_(0) {}
+
+bool CallRecorder::finish() {
+  uint64_t end = now_ns();
+  if (!recording()) return false;
+  thread_ = thread_state();
+  seq_ = next_seq();
+  context_ = thread_->context;
+  if (thread_->frame_started) {  // the first call of a frame, for the index
+    thread_->frame_started = false;
+    thread_->pending_frame = frames_completed();
+    thread_->pending_frame_seq = seq_;
+  }
+  wire::Encoder& call = thread_->call;
+  call.clear();
+  call.uint_field(schema::call::kFunction, function_);
+  call.uint_field(schema::call::kThread, thread_->index);
+  // Filled in by commit(): the context may change (eglMakeCurrent).
+  call.uint_field(schema::call::kSeq, seq_);
+  call.uint_field(schema::call::kStartNs, trace_time(start_));
+  call.uint_field(schema::call::kDurationNs, end - start_);
+  return true;
+}
+
+ValueWriter CallRecorder::args() {
+  return ValueWriter(thread_, &thread_->call, schema::call::kArgs);
+}
+ValueWriter CallRecorder::ret() { return ValueWriter(thread_, &thread_->call, schema::call::kRet); }
+
+wire::Encoder& CallRecorder::call_encoder() { return thread_->call; }
+
+void CallRecorder::set_context(uint32_t context_index) { context_ = context_index; }
+
+void CallRecorder::commit() {
+  wire::Encoder& call = thread_->call;
+  if (context_ != 0) call.uint_field(schema::call::kContext, context_);
+  append_record(thread_, schema::record::kCall, call.data(), call.size());
+}
+
+}  // namespace gltrace::trace

@@ -1,0 +1,22 @@
+// The generated trace wrappers (codegen/gltrace_codegen/trace.py).
+#include "gltrace/api/functions.h"
+#include "gltrace/api/pfn.h"
+#include "gltrace/api/trace_decls.h"
+#include "trace/compsize.h"
+#include "trace/layer.h"
+#include "trace/recorder.h"
+
+namespace gltrace::trace {
+
+#include "gltrace/api/trace_wrappers.inc"
+
+void* trace_wrapper(uint32_t id) {
+  static void** by_id = [] {
+    auto** table = new void*[api::kFunctionIdLimit]();
+    for (const auto& w : kTraceWrappers) table[w.id] = w.function;
+    return table;
+  }();
+  return id < api::kFunctionIdLimit ? by_id[id] : nullptr;
+}
+
+}  // namespace gltrace::trace

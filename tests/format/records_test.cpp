@@ -1,0 +1,329 @@
+// Record decoding from wire bytes: every kind, forward compatibility,
+// and malformed messages reported with their offset.
+#include "format/records.h"
+
+#include <gtest/gtest.h>
+
+#include "format/schema.h"
+#include "format/wire.h"
+#include "record_text.h"
+#include "test_trace.h"
+
+namespace gltrace {
+namespace {
+
+namespace s = schema;
+using format::RecordDecoder;
+using test::RecordText;
+
+std::span<const uint8_t> bytes_of(const wire::Encoder& e) { return {e.data(), e.size()}; }
+
+std::vector<std::string> decode(const wire::Encoder& e, std::string* error = nullptr,
+                                size_t* offset = nullptr) {
+  RecordDecoder decoder;
+  RecordText text;
+  bool ok = decoder.decode_chunk(bytes_of(e), text);
+  if (error != nullptr) *error = ok ? "" : decoder.error();
+  if (offset != nullptr) *offset = decoder.error_offset();
+  if (!ok) text.lines.push_back("ERROR");
+  return text.lines;
+}
+
+// Wraps a record kind's body into Chunk.records[].kind.
+template <typename F>
+void record(wire::Encoder& e, uint32_t kind, F&& body) {
+  size_t r = e.begin_nested(s::chunk::kRecords);
+  size_t k = e.begin_nested(kind);
+  body();
+  e.end_nested(k);
+  e.end_nested(r);
+}
+
+TEST(Records, EveryValueKind) {
+  wire::Encoder e;
+  record(e, s::record::kCall, [&] {
+    e.uint_field(s::call::kFunction, 5);
+    e.uint_field(s::call::kThread, 2);
+    e.uint_field(s::call::kContext, 3);
+    e.uint_field(s::call::kSeq, 99);
+    e.uint_field(s::call::kStartNs, 1000);
+    e.uint_field(s::call::kDurationNs, 20);
+    e.uint_field(s::call::kThreadTimeNs, 15);
+    e.uint_field(s::call::kGlError, 0x502);
+    auto arg = [&](auto&& value) {
+      size_t m = e.begin_nested(s::call::kArgs);
+      value();
+      e.end_nested(m);
+    };
+    arg([&] { e.sint_field(s::value::kSint, -12345678901); });
+    arg([&] { e.uint_field(s::value::kUint, 18446744073709551615ull); });
+    arg([&] { e.float_field(s::value::kF32, 1.5f); });
+    arg([&] { e.double_field(s::value::kF64, -2.25); });
+    arg([&] { e.uint_field(s::value::kPointer, 0xdeadbeef); });
+    arg([&] { e.bytes_field(s::value::kData, "\x01\x02\0", 3); });
+    arg([&] { e.fixed64_field(s::value::kBlob, 0x1122334455667788); });
+    arg([&] { e.string_field(s::value::kText, "hello"); });
+    arg([&] {
+      size_t u = e.begin_nested(s::value::kUnknown);
+      e.uint_field(s::unknown::kPointer, 0x1000);
+      e.string_field(s::unknown::kReason, "computed size");
+      e.end_nested(u);
+    });
+    arg([&] {
+      size_t list = e.begin_nested(s::value::kStrings);
+      e.string_field(s::strings::kItems, "void main(){}");
+      e.string_field(s::strings::kItems, "");
+      e.end_nested(list);
+    });
+    arg([&] {
+      size_t a = e.begin_nested(s::value::kArray);
+      size_t p = e.begin_nested(s::array::kSints);
+      e.raw_varint(wire::zigzag(-1));
+      e.raw_varint(wire::zigzag(300));
+      e.end_nested(p);
+      p = e.begin_nested(s::array::kUints);
+      e.raw_varint(7);
+      e.end_nested(p);
+      float floats[2] = {0.5f, 4.0f};
+      e.bytes_field(s::array::kFloats, floats, sizeof floats);
+      e.end_nested(a);
+    });
+    arg([] {});  // no member set
+    size_t ret = e.begin_nested(s::call::kRet);
+    e.uint_field(s::value::kUint, 1);
+    e.end_nested(ret);
+    size_t ca = e.begin_nested(s::call::kClientArrays);
+    e.uint_field(s::client_array::kIndex, 1);
+    e.uint_field(s::client_array::kFirst, 4);
+    e.uint_field(s::client_array::kStride, 12);
+    e.uint_field(s::client_array::kPointer, 0x5000);
+    e.bytes_field(s::client_array::kData, "abc", 3);
+    e.end_nested(ca);
+    size_t bw = e.begin_nested(s::call::kBufferWrites);
+    e.uint_field(s::buffer_write::kTarget, 0x8892);
+    e.uint_field(s::buffer_write::kOffset, 64);
+    e.fixed64_field(s::buffer_write::kBlob, 0xabc);
+    e.end_nested(bw);
+  });
+  std::vector<std::string> lines = decode(e);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "call fn=5 thread=2 context=3 seq=99 start=1000 duration=20 cpu=15 error=1282 "
+            "args=(sint:-12345678901,uint:18446744073709551615,f32:1.5,f64:-2.25,"
+            "pointer:0xdeadbeef,data:\"\\x01\\x02\\x00\",blob:1122334455667788,text:\"hello\","
+            "unknown:0x1000:\"computed size\",strings:[\"void main(){}\",\"\",],"
+            "array:[-1,300,|7,|0.5,4,],none,) ret=uint:1 "
+            "array(1 first=4 stride=12 pointer=0x5000 blob=0000000000000000 \"abc\") "
+            "write(0x8892 offset=64 blob=0000000000000abc \"\")");
+}
+
+TEST(Records, EveryRecordKind) {
+  wire::Encoder e;
+  test::encode_header(e, 7, "app");
+  test::encode_thread(e, 1, 77, "render");
+  record(e, s::record::kContext, [&] {
+    e.uint_field(s::context::kIndex, 1);
+    e.uint_field(s::context::kHandle, 0xc0);
+    e.uint_field(s::context::kClientVersion, 3);
+    size_t p = e.begin_nested(s::context::kConfigAttribs);
+    e.raw_varint(0x3024);
+    e.raw_varint(8);
+    e.end_nested(p);
+    e.uint_field(s::context::kConfigAttribs, 0x3038);  // unpacked is valid too
+    e.string_field(s::context::kGlRenderer, "llvmpipe");
+    e.uint_field(s::context::kSurfaceWidth, 640);
+    e.uint_field(s::context::kSurfaceHeight, 480);
+  });
+  test::encode_blob(e, 0xfeed, "pixels");
+  test::encode_frame(e, 3, 40);
+  record(e, s::record::kImage, [&] {
+    e.uint_field(s::image::kFrame, 3);
+    e.uint_field(s::image::kWidth, 2);
+    e.uint_field(s::image::kHeight, 1);
+    e.fixed64_field(s::image::kBlob, 0xfeed);
+    e.string_field(s::image::kOrigin, "swap");
+  });
+  record(e, s::record::kStats, [&] {
+    e.uint_field(s::stats::kCalls, 41);
+    e.uint_field(s::stats::kStallCount, 2);
+  });
+  std::vector<std::string> lines = decode(e);
+  ASSERT_EQ(lines.size(), 7u);
+  EXPECT_EQ(lines[0],
+            "header v1 pid=7 name=\"app\" cmd=\"\" clock=\"CLOCK_MONOTONIC\" start=123456789 "
+            "mode=\"full\" options=\"\" mid_run=0 driver=\"\"");
+  EXPECT_EQ(lines[1], "thread 1 tid=77 name=\"render\"");
+  EXPECT_EQ(lines[2],
+            "context 1 handle=192 display=0 config=0 share=0 version=3 attribs=[12324,8,12344,] "
+            "vendor=\"\" renderer=\"llvmpipe\" version=\"\" size=640x480");
+  EXPECT_EQ(lines[3], "blob 000000000000feed \"pixels\"");
+  EXPECT_EQ(lines[4], "frame 3 seq=40 thread=0 context=0 time=0");
+  EXPECT_EQ(lines[5], "image frame=3 seq=0 2x1 blob=000000000000feed context=0 origin=\"swap\"");
+  EXPECT_EQ(lines[6], "stats calls=41 frames=0 bytes=0 stalls=2 stall_ns=0 blobs=0 dedup=0");
+}
+
+// Fields and record kinds from a newer gltrace are skipped, of every wire type.
+TEST(Records, UnknownFieldsAreSkipped) {
+  wire::Encoder e;
+  auto unknowns = [&] {
+    e.uint_field(900, 1);
+    e.fixed64_field(901, 2);
+    e.float_field(902, 3);
+    e.string_field(903, "future");
+  };
+  e.string_field(50, "chunk-level field");
+  record(e, 60, [&] { unknowns(); });  // a record kind from the future
+  record(e, s::record::kCall, [&] {
+    unknowns();
+    e.uint_field(s::call::kSeq, 5);
+    size_t arg = e.begin_nested(s::call::kArgs);
+    unknowns();
+    e.uint_field(s::value::kUint, 9);
+    e.end_nested(arg);
+    unknowns();
+  });
+  std::vector<std::string> lines = decode(e);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("seq=5 "), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("args=(uint:9,)"), std::string::npos) << lines[0];
+}
+
+TEST(Records, WrongWireTypeNamesTheField) {
+  wire::Encoder e;
+  record(e, s::record::kCall, [&] {
+    e.uint_field(s::call::kFunction, 1);
+    e.string_field(s::call::kSeq, "not a varint");
+  });
+  std::string error;
+  size_t offset = 0;
+  decode(e, &error, &offset);
+  EXPECT_EQ(error, "Call field 4 has wire type 2, expected 0");
+  // Chunk tag+len (2), Record tag+len (2), function (2), then the key of seq.
+  EXPECT_EQ(offset, 6u);
+}
+
+TEST(Records, PackedLengthPastItsFieldIsAnError) {
+  wire::Encoder e;
+  record(e, s::record::kCall, [&] {
+    size_t arg = e.begin_nested(s::call::kArgs);
+    size_t a = e.begin_nested(s::value::kArray);
+    e.tag(s::array::kUints, wire::kLengthDelimited);
+    e.raw_varint(1000000);  // claims far more than the message holds
+    e.raw_varint(1);
+    e.end_nested(a);
+    e.end_nested(arg);
+  });
+  std::string error;
+  decode(e, &error);
+  EXPECT_EQ(error, "in Array: length past the end");
+}
+
+TEST(Records, PackedFloatsMustBeWholeFloats) {
+  wire::Encoder e;
+  record(e, s::record::kCall, [&] {
+    size_t arg = e.begin_nested(s::call::kArgs);
+    size_t a = e.begin_nested(s::value::kArray);
+    e.bytes_field(s::array::kFloats, "12345", 5);
+    e.end_nested(a);
+    e.end_nested(arg);
+  });
+  std::string error;
+  decode(e, &error);
+  EXPECT_EQ(error, "in Array: packed floats of 5 bytes, not a multiple of 4");
+}
+
+TEST(Records, TruncatedVarintInsidePackedArray) {
+  wire::Encoder e;
+  record(e, s::record::kContext, [&] { e.bytes_field(s::context::kConfigAttribs, "\x80\x80", 2); });
+  std::string error;
+  decode(e, &error);
+  EXPECT_EQ(error, "in Context: truncated varint");
+}
+
+TEST(Records, TooManyArgsIsAnError) {
+  wire::Encoder e;
+  record(e, s::record::kCall, [&] {
+    for (size_t i = 0; i <= format::kMaxValuesPerCall; ++i) {
+      size_t arg = e.begin_nested(s::call::kArgs);
+      e.end_nested(arg);
+    }
+  });
+  std::string error;
+  decode(e, &error);
+  EXPECT_EQ(error, "Call has more than 1024 args");
+}
+
+TEST(Records, HugeFieldNumberDoesNotAliasAKnownField) {
+  wire::Encoder e;
+  record(e, s::record::kCall, [&] {
+    // (2^32 + 4) << 3: a 32-bit truncation would read it as field 4 (seq).
+    e.raw_varint(((uint64_t{1} << 32) + 4) << 3);
+    e.raw_varint(5);
+  });
+  std::string error;
+  decode(e, &error);
+  EXPECT_EQ(error, "in Call: field number out of range");
+}
+
+// Slots are reused: a call with fewer args after one with more sees only its own.
+TEST(Records, ScratchValuesDoNotLeakAcrossCalls) {
+  wire::Encoder e;
+  record(e, s::record::kCall, [&] {
+    for (int i = 0; i < 3; ++i) {
+      size_t arg = e.begin_nested(s::call::kArgs);
+      size_t list = e.begin_nested(s::value::kStrings);
+      e.string_field(s::strings::kItems, "x");
+      e.end_nested(list);
+      e.end_nested(arg);
+    }
+    size_t ret = e.begin_nested(s::call::kRet);
+    e.uint_field(s::value::kUint, 1);
+    e.end_nested(ret);
+  });
+  record(e, s::record::kCall, [&] {
+    size_t arg = e.begin_nested(s::call::kArgs);
+    e.uint_field(s::value::kUint, 2);
+    e.end_nested(arg);
+  });
+  std::vector<std::string> lines = decode(e);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[1].find("args=(uint:2,)"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[1].find("ret="), std::string::npos) << lines[1];
+}
+
+TEST(Records, ConsumerCanStop) {
+  struct StopAtSecond : RecordText {
+    void on_frame(const format::Frame& f) override {
+      RecordText::on_frame(f);
+      if (lines.size() == 2) request_stop();
+    }
+  };
+  wire::Encoder e;
+  for (int i = 0; i < 5; ++i) test::encode_frame(e, i, i);
+  RecordDecoder decoder;
+  StopAtSecond consumer;
+  EXPECT_TRUE(decoder.decode_chunk(bytes_of(e), consumer));
+  EXPECT_EQ(consumer.lines.size(), 2u);
+}
+
+TEST(Records, IndexEntries) {
+  wire::Encoder e;
+  for (uint64_t i = 0; i < 3; ++i) {
+    size_t m = e.begin_nested(s::index::kEntries);
+    e.uint_field(s::index_entry::kFrame, i);
+    e.uint_field(s::index_entry::kChunkOffset, 16 + i * 100);
+    e.uint_field(s::index_entry::kSeq, i * 10);
+    e.end_nested(m);
+  }
+  RecordDecoder decoder;
+  format::Index index;
+  ASSERT_TRUE(decoder.decode_index(bytes_of(e), &index));
+  ASSERT_EQ(index.entries.size(), 3u);
+  EXPECT_EQ(index.entries[2].chunk_offset, 216u);
+  EXPECT_EQ(index.entries[2].seq, 20u);
+  EXPECT_FALSE(decoder.decode_index(bytes_of(e), &index, 2));
+  EXPECT_EQ(decoder.error(), "Index has more than 2 entries");
+}
+
+}  // namespace
+}  // namespace gltrace

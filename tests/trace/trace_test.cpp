@@ -1,0 +1,228 @@
+// The trace layer end to end: real apps traced through the loader, the trace
+// read back by the gltrace CLI.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "support/subprocess.h"
+#include "support/xvfb.h"
+
+namespace gltrace::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+EnvChanges clean_env() {
+  static const std::string runtime = make_temp_dir();
+  return {{"DEBUG_GLES_LAYERS", std::nullopt},        {"LD_PRELOAD", std::nullopt},
+          {"GLTRACE_LAYER_PATH", std::nullopt},       {"GLTRACE_TRACE_FILE", std::nullopt},
+          {"XDG_CONFIG_HOME", make_temp_dir()},       {"XDG_RUNTIME_DIR", runtime},
+          {"GLTRACE_SYSTEM_SETTINGS", "/nonexistent"}};
+}
+
+std::string demo_crc(const std::string& out) {
+  std::smatch m;
+  static const std::regex kCrc("final crc (0x[0-9a-f]+)");
+  return std::regex_search(out, m, kCrc) ? m[1].str() : "";
+}
+
+ProcessResult gltrace(const std::vector<std::string>& args, const EnvChanges& env = clean_env()) {
+  std::vector<std::string> argv = {build_bin("gltrace")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv, env, 300);
+}
+
+std::map<std::string, uint64_t> read_counts(const std::string& dir) {
+  std::map<std::string, uint64_t> counts;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    std::ifstream in(entry.path());
+    std::string name;
+    uint64_t n;
+    while (in >> name >> n) counts[name] += n;
+  }
+  return counts;
+}
+
+// Call lines of a dump: "SEQ name(...)".
+size_t dumped_calls(const std::string& dump, const std::string& function = "") {
+  size_t n = 0;
+  std::istringstream in(dump);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '/' || !isdigit(static_cast<unsigned char>(line[0]))) continue;
+    if (function.empty() || line.find(" " + function + "(") != std::string::npos) ++n;
+  }
+  return n;
+}
+
+TEST(Trace, DemoIsRecordedCallForCallAndRendersTheSame) {
+  std::string dir = make_temp_dir();
+  std::string trace = dir + "/demo.gltrace";
+  ProcessResult native =
+      run_process({build_bin("gltrace-demo"), "--frames", "5", "--verify"}, clean_env());
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+
+  // The counting layer above the trace layer counts what the app called.
+  EnvChanges env = clean_env();
+  env["GLTRACE_COUNT_DIR"] = dir;
+  ProcessResult traced = gltrace({"trace", "-o", trace, "--layers", "libGLES_layer_counting.so",
+                                  "--", build_bin("gltrace-demo"), "--frames", "5", "--verify"},
+                                 env);
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  EXPECT_EQ(demo_crc(traced.out), demo_crc(native.out));
+  EXPECT_EQ(traced.err.find("gltrace: error"), std::string::npos) << traced.err;
+
+  ProcessResult dump = gltrace({"dump", trace});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  auto counts = read_counts(dir);
+  ASSERT_GT(counts["total"], 1000u);
+  EXPECT_EQ(dumped_calls(dump.out), counts["total"]) << "the dump must show every call";
+  EXPECT_EQ(dumped_calls(dump.out, "eglSwapBuffers"), 5u);
+  EXPECT_EQ(dumped_calls(dump.out, "glDrawElements"), counts["glDrawElements"]);
+  // Arguments: enums by name, pointer data, strings, return values.
+  EXPECT_NE(dump.out.find("glClear(mask = GL_DEPTH_BUFFER_BIT | GL_COLOR_BUFFER_BIT)"),
+            std::string::npos);
+  EXPECT_NE(dump.out.find("glShaderSource(shader = "), std::string::npos);
+  EXPECT_NE(dump.out.find("#version 300 es"), std::string::npos);
+  EXPECT_NE(dump.out.find("glUniformMatrix4fv(location = "), std::string::npos);
+  EXPECT_NE(dump.out.find("glTexImage2D(target = GL_TEXTURE_2D"), std::string::npos);
+  EXPECT_NE(dump.out.find("bytes>)"), std::string::npos);  // the texture as a blob
+  EXPECT_NE(dump.out.find("glGetError() = GL_NO_ERROR"), std::string::npos);
+  EXPECT_NE(dump.out.find("glGenTextures(n = 1, textures = {"), std::string::npos);
+  EXPECT_NE(dump.out.find("// context 1: EGLContext"), std::string::npos);
+  EXPECT_NE(dump.out.find("// end of frame 4"), std::string::npos);
+  EXPECT_EQ(dump.out.find("size unknown"), std::string::npos)
+      << "the demo's calls all have known sizes";
+
+  ProcessResult info = gltrace({"info", trace});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("frames:       5 (indexed)"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("complete:     yes"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("calls:        " + std::to_string(counts["total"])), std::string::npos);
+
+  ProcessResult stats = gltrace({"stats", trace});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  EXPECT_NE(stats.out.find("glDrawElements"), std::string::npos);
+  EXPECT_NE(stats.out.find("all "), std::string::npos);
+}
+
+TEST(Trace, DumpFilters) {
+  std::string trace = make_temp_dir() + "/demo.gltrace";
+  ASSERT_EQ(
+      gltrace({"trace", "-o", trace, "--", build_bin("gltrace-demo"), "--frames", "3"}).exit_code,
+      0);
+  ProcessResult swaps = gltrace({"dump", "--function", "^eglSwap", trace});
+  EXPECT_EQ(dumped_calls(swaps.out), 3u) << swaps.out;
+  EXPECT_EQ(dumped_calls(swaps.out, "eglSwapBuffers"), 3u);
+  ProcessResult range = gltrace({"dump", "--calls", "10-19", trace});
+  EXPECT_EQ(dumped_calls(range.out), 10u);
+  EXPECT_EQ(range.out.rfind("\n19 ") != std::string::npos || range.out.find("19 ") == 0, true);
+  ProcessResult frame = gltrace({"dump", "--frames", "1", "--function", "eglSwapBuffers", trace});
+  EXPECT_EQ(dumped_calls(frame.out), 1u) << frame.out;
+  ProcessResult timing = gltrace({"dump", "--timing", "--calls", "0", trace});
+  EXPECT_NE(timing.out.find("th1 ctx"), std::string::npos) << timing.out;
+  EXPECT_EQ(gltrace({"dump", "--calls", "x", trace}).exit_code, 2);
+}
+
+TEST(Trace, SigkilledAppLeavesAReadableTrace) {
+  std::string trace = make_temp_dir() + "/killed.gltrace";
+  EnvChanges env = clean_env();
+  std::string lib = build_lib("");
+  pid_t pid = fork();
+  if (pid == 0) {
+    setenv("LD_PRELOAD", (lib + "libgltrace.so").c_str(), 1);
+    setenv("GLTRACE_LAYER_PATH", (lib + "layers").c_str(), 1);
+    setenv("DEBUG_GLES_LAYERS", "libGLES_trace.so", 1);
+    setenv("GLTRACE_TRACE_FILE", trace.c_str(), 1);
+    execl(build_bin("gltrace-demo").c_str(), "gltrace-demo", "--frames", "1000000",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Let it render some frames, then kill it without warning.
+  for (int i = 0; i < 100 && (!fs::exists(trace) || fs::file_size(trace) < 200000); ++i)
+    usleep(50000);
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ProcessResult info = gltrace({"info", trace});
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("complete:     no"), std::string::npos) << info.out;
+  ProcessResult dump = gltrace({"dump", "--function", "eglSwapBuffers", trace});
+  EXPECT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_GE(dumped_calls(dump.out), 1u) << "frames before the kill are kept";
+}
+
+TEST(Trace, BadTraceFilesGiveAClearError) {
+  std::string dir = make_temp_dir();
+  std::string trace = dir + "/good.gltrace";
+  ASSERT_EQ(
+      gltrace({"trace", "-o", trace, "--", build_bin("gltrace-demo"), "--frames", "2"}).exit_code,
+      0);
+  std::string bytes = read_text_file(trace);
+  write_text_file(dir + "/empty.gltrace", "");
+  write_text_file(dir + "/text.gltrace", "hello, not a trace\n");
+  std::string corrupt = bytes;
+  corrupt[corrupt.size() / 2] ^= 0x5a;
+  write_text_file(dir + "/corrupt.gltrace", corrupt);
+  write_text_file(dir + "/cut.gltrace", bytes.substr(0, bytes.size() * 2 / 3));
+
+  ProcessResult r = gltrace({"dump", dir + "/empty.gltrace"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("empty"), std::string::npos) << r.err;
+  r = gltrace({"dump", dir + "/text.gltrace"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("offset 0"), std::string::npos) << r.err;
+  r = gltrace({"dump", dir + "/corrupt.gltrace"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("offset"), std::string::npos) << r.err;
+  r = gltrace({"dump", dir + "/cut.gltrace"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_GT(dumped_calls(r.out), 100u);
+  r = gltrace({"dump", dir + "/missing.gltrace"});
+  EXPECT_EQ(r.exit_code, 1);
+}
+
+TEST(Trace, Glmark2ScenesAreTracedAndStillValidate) {
+  if (access("/usr/bin/glmark2-es2", X_OK) != 0) GTEST_SKIP() << "glmark2-es2 not installed";
+  XvfbServer xvfb;
+  ASSERT_FALSE(xvfb.display().empty());
+  EnvChanges env = clean_env();
+  env["DISPLAY"] = xvfb.display();
+  std::string dir = make_temp_dir();
+  std::vector<std::string> args = {
+      "trace", "-o", dir + "/glmark2.gltrace", "--", "/usr/bin/glmark2-es2", "-s", "160x120"};
+  for (const char* scene : {"build", "texture", "shading", "bump", "effect2d", "pulsar", "desktop",
+                            "buffer", "ideas", "jellyfish", "terrain", "refract", "shadow"}) {
+    args.push_back("-b");
+    args.push_back(std::string(scene) + ":duration=0.2");
+  }
+  ProcessResult r = gltrace(args, env);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("glmark2 Score"), std::string::npos);
+  ProcessResult info = gltrace({"info", dir + "/glmark2.gltrace"});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("complete:     yes"), std::string::npos) << info.out;
+  ProcessResult dump = gltrace({"dump", dir + "/glmark2.gltrace"});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_GT(dumped_calls(dump.out, "glDrawArrays") + dumped_calls(dump.out, "glDrawElements"),
+            100u);
+  EXPECT_GT(dumped_calls(dump.out, "eglCreateContext"), 12u);
+  EXPECT_GT(dumped_calls(dump.out, "eglGetProcAddress"), 100u);
+
+  // glmark2's own pixel check passes while traced.
+  ProcessResult validate = gltrace(
+      {"trace", "-o", dir + "/validate.gltrace", "--", "/usr/bin/glmark2-es2", "--validate"}, env);
+  EXPECT_EQ(validate.exit_code, 0) << validate.out << validate.err;
+  EXPECT_EQ(validate.out.find("Validation: Failure"), std::string::npos) << validate.out;
+  EXPECT_GE(count_occurrences(validate.out, "Validation: Success"), 20u) << validate.out;
+}
+
+}  // namespace
+}  // namespace gltrace::test
