@@ -5,4 +5,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/tools/deps.sh"
 "$root/tools/build.sh" "$root/build" >/dev/null
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
-"$root/build/bin/gltrace-bench-calls" "$@"
+"$root/build/bin/gltrace-bench-calls"
+if command -v apitrace >/dev/null; then
+  python3 "$root/bench/trace_vs_apitrace.py" "$root/build"
+else
+  echo "apitrace not installed: skipping the comparison (apt-get install apitrace)"
+fi

@@ -207,8 +207,7 @@ bool CallRecorder::finish() {
   context_ = thread_->context;
   if (thread_->frame_started) {  // the first call of a frame, for the index
     thread_->frame_started = false;
-    thread_->pending_frame = frames_completed();
-    thread_->pending_frame_seq = seq_;
+    thread_->frame_starts.push_back({frames_completed(), seq_});
   }
   wire::Encoder& call = thread_->call;
   call.clear();

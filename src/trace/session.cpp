@@ -21,6 +21,11 @@ namespace schema = gltrace::schema;
 
 // Past this, a thread's records go to the writer even mid-frame.
 constexpr size_t kFlushBytes = 256 * 1024;
+// At the end of a frame, records go to the writer when there are this many,
+// or when the last hand-over is this old: few, large chunks compress well
+// and cheaply, and a crash loses at most ~100 ms of calls.
+constexpr size_t kFrameFlushBytes = 64 * 1024;
+constexpr uint64_t kFlushIntervalNs = 100'000'000;
 
 struct Session {
   std::unique_ptr<format::TraceWriter> writer;
@@ -127,6 +132,8 @@ ThreadState* thread_state() {
     s.threads.push_back(thread);
   }
   t_thread = thread;
+  thread->frame_starts.reserve(256);
+  thread->last_flush_ns = now_ns();
   write_thread_record(thread);
   return thread;
 }
@@ -163,12 +170,11 @@ uint64_t store_blob(ThreadState* thread, const void* data, size_t size) {
 void flush_thread(ThreadState* thread) {
   Session& s = session();
   if (thread->records == 0 || s.writer == nullptr) return;
-  format::FrameStart frame{thread->pending_frame, thread->pending_frame_seq};
-  std::span<const format::FrameStart> frames;
-  if (thread->pending_frame != UINT64_MAX) frames = std::span(&frame, 1);
-  s.writer->submit(format::Payload::from_encoder(thread->payload), thread->records, frames);
+  s.writer->submit(format::Payload::from_encoder(thread->payload), thread->records,
+                   thread->frame_starts);
   thread->records = 0;
-  thread->pending_frame = UINT64_MAX;
+  thread->frame_starts.clear();
+  thread->last_flush_ns = now_ns();
   s.writer->acquire_buffer().give_to(thread->payload);
 }
 
@@ -182,7 +188,9 @@ void end_frame(ThreadState* thread, uint64_t swap_seq) {
   body.uint_field(schema::frame::kContext, thread->context);
   body.uint_field(schema::frame::kTimeNs, trace_time(now_ns()));
   append_record(thread, schema::record::kFrame, body.data(), body.size());
-  flush_thread(thread);
+  if (thread->payload.size() >= kFrameFlushBytes ||
+      now_ns() - thread->last_flush_ns >= kFlushIntervalNs)
+    flush_thread(thread);
   thread->frame_started = true;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "format/wire.h"
+#include "format/writer.h"
 
 namespace gltrace::trace {
 
@@ -18,10 +19,10 @@ struct ThreadState {
   uint32_t context = 0;   // index of the context current on this thread
   wire::Encoder payload;  // records waiting for the writer (Chunk content)
   uint32_t records = 0;
-  wire::Encoder call;                   // the Call being recorded
-  std::unordered_set<uint64_t> blobs;   // blob ids already in this thread's records
-  uint64_t pending_frame = UINT64_MAX;  // a frame whose first call is in `payload`
-  uint64_t pending_frame_seq = 0;
+  wire::Encoder call;                            // the Call being recorded
+  std::unordered_set<uint64_t> blobs;            // blob ids already in this thread's records
+  std::vector<format::FrameStart> frame_starts;  // frames whose first call is in `payload`
+  uint64_t last_flush_ns = 0;
   bool frame_started = true;     // the next call starts a frame
   void* context_data = nullptr;  // the trace layer's state of `context_data_index`
   uint32_t context_data_index = 0;

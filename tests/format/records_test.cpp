@@ -327,3 +327,28 @@ TEST(Records, IndexEntries) {
 
 }  // namespace
 }  // namespace gltrace
+
+namespace gltrace {
+namespace {
+
+// The same records, decoded straight from the encoder and through a file.
+TEST(Records, EverythingThroughTheWriter) {
+  wire::Encoder e;
+  test::encode_everything(e);
+  std::vector<std::string> direct = decode(e);
+  ASSERT_EQ(direct.size(), test::kEverythingRecords);
+  EXPECT_EQ(direct.back(), "stats calls=1 frames=0 bytes=0 stalls=0 stall_ns=0 blobs=0 dedup=0");
+
+  std::string path = test::make_temp_dir() + "/everything.gltrace";
+  std::string error;
+  auto writer = format::TraceWriter::open_file(path, {}, &error);
+  ASSERT_NE(writer, nullptr) << error;
+  writer->submit(format::Payload::from_encoder(e), test::kEverythingRecords);
+  ASSERT_TRUE(writer->close(&error)) << error;
+  test::Decoded d = test::decode_memory(test::read_bytes(path));
+  ASSERT_TRUE(d.ok) << d.status.message;
+  EXPECT_EQ(d.lines, direct);
+}
+
+}  // namespace
+}  // namespace gltrace

@@ -1,26 +1,16 @@
-// Test helpers: record encoders (the producer side, as the trace layer
-// writes records), small traces written through TraceWriter, file bytes.
+// Test helpers: small traces written through TraceWriter, file bytes,
+// decoding from memory.
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "encode.h"
 #include "format/reader.h"
-#include "format/wire.h"
 #include "format/writer.h"
 
 namespace gltrace::test {
-
-// Each appends one complete record (Chunk field 1, length, Record).
-void encode_header(wire::Encoder& e, uint32_t pid, std::string_view process_name);
-void encode_thread(wire::Encoder& e, uint32_t index, uint64_t tid, std::string_view name);
-// A call with a few typed args (sint -seq, uint thread, text "t<thread>")
-// and a uint return value.
-void encode_call(wire::Encoder& e, uint32_t thread, uint64_t seq, uint32_t function);
-void encode_frame(wire::Encoder& e, uint64_t number, uint64_t seq);
-void encode_blob(wire::Encoder& e, uint64_t id, std::string_view data);
 
 // Writes a trace of `chunks` chunks (a header, then `calls_per_chunk` calls
 // per chunk, a frame start in each) and closes it. Fails the test on errors.

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Tracing cost against apitrace, on the same workload in the same run.
+
+Runs the bundled demo (a call-heavy GLES 3 app, tiny framebuffer so the
+driver's own work is small) natively, under `gltrace trace` and under
+`apitrace trace --api egl`, then dumps both traces. Prints per-call overhead,
+trace bytes per call and dump time, with gltrace/apitrace ratios.
+
+  bench/trace_vs_apitrace.py BUILD_DIR [--frames N] [--runs R]
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def best_time(cmd, runs, env=None, stdout=subprocess.DEVNULL):
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, env=env, stdout=stdout, stderr=subprocess.DEVNULL)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("build")
+    ap.add_argument("--frames", type=int, default=2000)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    if shutil.which("apitrace") is None:
+        sys.exit("apitrace is not installed (Debian package apitrace)")
+    gltrace = os.path.join(args.build, "bin", "gltrace")
+    demo = [os.path.join(args.build, "bin", "gltrace-demo"), "--frames", str(args.frames),
+            "--size", "32x32"]
+    env = dict(os.environ)
+    env.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp())
+    tmp = tempfile.mkdtemp()
+    ours, theirs = os.path.join(tmp, "demo.gltrace"), os.path.join(tmp, "demo.trace")
+
+    native = best_time(demo, args.runs, env)
+    traced = best_time([gltrace, "trace", "-o", ours, "--", *demo], args.runs, env)
+    apitraced = best_time(["apitrace", "trace", "--api", "egl", "-o", theirs, *demo], args.runs,
+                          env)
+    info = subprocess.run([gltrace, "info", ours], check=True, capture_output=True, text=True).stdout
+    calls = int(re.search(r"calls:\s+(\d+)", info).group(1))
+    ours_bytes, theirs_bytes = os.path.getsize(ours), os.path.getsize(theirs)
+    dump_ours = best_time([gltrace, "dump", ours], args.runs)
+    dump_theirs = best_time(["apitrace", "dump", theirs], args.runs)
+
+    ns = lambda seconds: seconds * 1e9 / calls  # noqa: E731
+    over_ours, over_theirs = ns(traced - native), ns(apitraced - native)
+    print(f"workload: gltrace-demo, {args.frames} frames, {calls} calls (best of {args.runs})")
+    print(f"  native                {native:8.3f} s")
+    print(f"  gltrace trace         {traced:8.3f} s   overhead {over_ours:8.1f} ns/call")
+    print(f"  apitrace trace        {apitraced:8.3f} s   overhead {over_theirs:8.1f} ns/call")
+    print(f"  overhead ratio gltrace/apitrace: {over_ours / over_theirs:.2f} (target <= 0.25)")
+    print(f"  trace size: gltrace {ours_bytes / calls:.1f} B/call, apitrace "
+          f"{theirs_bytes / calls:.1f} B/call, ratio {ours_bytes / theirs_bytes:.2f} "
+          f"(target <= 1; gltrace also records timing)")
+    print(f"  dump: gltrace {dump_ours:.3f} s, apitrace {dump_theirs:.3f} s, "
+          f"gltrace {dump_theirs / dump_ours:.1f}x faster (target >= 5)")
+    shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    main()

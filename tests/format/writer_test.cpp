@@ -1,0 +1,491 @@
+// TraceWriter against real files, pipes and Unix sockets: round trips from
+// several threads, a peer that goes away, SIGKILL mid-trace, a full queue.
+#include "format/writer.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "format/reader.h"
+#include "format/schema.h"
+#include "record_text.h"
+#include "support/subprocess.h"
+#include "test_trace.h"
+
+namespace gltrace {
+namespace {
+
+using format::FrameStart;
+using format::Payload;
+using format::TraceWriter;
+using format::WriterOptions;
+
+// Collects what the round trip checks: each thread's calls, and which chunk held each seq.
+struct Collector : format::Consumer {
+  void on_chunk(uint64_t offset, uint32_t /*records*/) override { chunk = offset; }
+  void on_header(const format::Header& h) override { headers.push_back(std::string(h.process_name)); }
+  void on_thread(const format::Thread& t) override { thread_names[t.index] = std::string(t.name); }
+  void on_call(const format::Call& c) override {
+    calls[c.thread].push_back(c.seq);
+    chunk_of_seq[c.seq] = chunk;
+    ASSERT_EQ(c.args.size(), 3u);
+    EXPECT_EQ(c.args[0].sint, -static_cast<int64_t>(c.seq));
+    EXPECT_EQ(c.args[1].uint, c.thread);
+    EXPECT_EQ(c.args[2].bytes, "t" + std::to_string(c.thread));
+    ASSERT_NE(c.ret, nullptr);
+    EXPECT_EQ(c.ret->uint, c.seq + 1);
+  }
+  uint64_t chunk = 0;
+  std::vector<std::string> headers;
+  std::map<uint32_t, std::string> thread_names;
+  std::map<uint32_t, std::vector<uint64_t>> calls;
+  std::map<uint64_t, uint64_t> chunk_of_seq;
+};
+
+// Redirects this process's stderr (fd 2) to a file while alive.
+class StderrCapture {
+ public:
+  StderrCapture() : path_(test::make_temp_dir() + "/stderr") {
+    fflush(stderr);
+    saved_ = dup(2);
+    int fd = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 2);
+    close(fd);
+  }
+  ~StderrCapture() { restore(); }
+  std::string text() {
+    restore();
+    return test::read_text_file(path_);
+  }
+
+ private:
+  void restore() {
+    if (saved_ < 0) return;
+    fflush(stderr);
+    dup2(saved_, 2);
+    close(saved_);
+    saved_ = -1;
+  }
+  std::string path_;
+  int saved_ = -1;
+};
+
+// A listening AF_UNIX socket; "@name" is in the abstract namespace.
+class Listener {
+ public:
+  explicit Listener(const std::string& path) : path_(path) {
+    fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    memcpy(addr.sun_path, path.data(), path.size());
+    socklen_t length = offsetof(sockaddr_un, sun_path) + path.size() + (path[0] == '@' ? 0 : 1);
+    if (path[0] == '@') addr.sun_path[0] = '\0';
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), length), 0) << strerror(errno);
+    EXPECT_EQ(listen(fd_, 1), 0);
+  }
+  ~Listener() { close(fd_); }
+  int accept_one() { return accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC); }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+std::vector<uint8_t> read_until_eof(int fd) {
+  std::vector<uint8_t> bytes;
+  uint8_t buffer[65536];
+  for (;;) {
+    ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    bytes.insert(bytes.end(), buffer, buffer + n);
+  }
+  return bytes;
+}
+
+// A payload of `records` calls for thread 0, from seq `first` on.
+Payload calls_payload(TraceWriter& writer, uint64_t first, int records) {
+  wire::Encoder e;
+  writer.acquire_buffer().give_to(e);
+  for (int i = 0; i < records; ++i) test::encode_call(e, 0, first + i, 1);
+  return Payload::from_encoder(e);
+}
+
+// Incompressible bytes, in one Blob record, of about `size` bytes.
+Payload blob_payload(size_t size, uint64_t seed) {
+  std::string data(size, '\0');
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (char& c : data) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    c = static_cast<char>(x);
+  }
+  wire::Encoder e;
+  test::encode_blob(e, seed, data);
+  return Payload::from_encoder(e);
+}
+
+TEST(Writer, RoundTripFromTwoThreads) {
+  std::string path = test::make_temp_dir() + "/two.gltrace";
+  std::string error;
+  auto writer = TraceWriter::open_file(path, {}, &error);
+  ASSERT_NE(writer, nullptr) << error;
+  {
+    wire::Encoder e;
+    test::encode_header(e, 1, "roundtrip");
+    writer->submit(Payload::from_encoder(e), 1);
+  }
+  constexpr int kCalls = 3000;
+  std::atomic<uint64_t> next_seq{0};
+  std::mutex frames_mu;
+  std::vector<FrameStart> all_frames;
+  auto produce = [&](uint32_t thread) {
+    wire::Encoder e;
+    test::encode_thread(e, thread, 1000 + thread, "worker" + std::to_string(thread));
+    uint32_t records = 1;
+    std::vector<FrameStart> frames;
+    for (int i = 0; i < kCalls; ++i) {
+      uint64_t seq = next_seq++;
+      if (thread == 0 && i % 100 == 0) frames.push_back({static_cast<uint64_t>(i / 100), seq});
+      test::encode_call(e, thread, seq, 3);
+      if (++records == 50 || i == kCalls - 1) {
+        writer->submit(Payload::from_encoder(e), records, frames);
+        {
+          std::lock_guard lock(frames_mu);
+          all_frames.insert(all_frames.end(), frames.begin(), frames.end());
+        }
+        frames.clear();
+        records = 0;
+        writer->acquire_buffer().give_to(e);
+      }
+    }
+  };
+  std::thread t0(produce, 0);
+  std::thread t1(produce, 1);
+  t0.join();
+  t1.join();
+  ASSERT_TRUE(writer->close(&error)) << error;
+  TraceWriter::Stats stats = writer->stats();
+  EXPECT_EQ(stats.records, 1u + 2 * (kCalls + 1));
+  EXPECT_EQ(stats.write_errors, 0u);
+  EXPECT_EQ(stats.dropped_payloads, 0u);
+  EXPECT_LT(stats.stored_bytes, stats.raw_bytes / 2);  // zstd did its job
+
+  format::ChunkReader reader;
+  ASSERT_TRUE(reader.open(path)) << reader.status().message;
+  Collector c;
+  format::ReadStatus status;
+  ASSERT_TRUE(format::read_trace(reader, c, &status)) << status.message;
+  EXPECT_TRUE(status.closed_cleanly);
+  EXPECT_EQ(status.chunks, stats.chunks);
+  EXPECT_EQ(c.headers, std::vector<std::string>{"roundtrip"});
+  EXPECT_EQ(c.thread_names[1], "worker1");
+  ASSERT_EQ(c.calls.size(), 2u);
+  for (auto& [thread, seqs] : c.calls) {
+    ASSERT_EQ(seqs.size(), static_cast<size_t>(kCalls)) << thread;
+    EXPECT_TRUE(std::is_sorted(seqs.begin(), seqs.end())) << "thread " << thread;
+  }
+  EXPECT_EQ(c.chunk_of_seq.size(), 2u * kCalls);
+
+  const format::Index* index = reader.index();
+  ASSERT_NE(index, nullptr) << reader.index_error();
+  ASSERT_EQ(index->entries.size(), all_frames.size());
+  for (size_t i = 0; i < all_frames.size(); ++i) {
+    EXPECT_EQ(index->entries[i].frame, i);
+    EXPECT_EQ(index->entries[i].seq, all_frames[i].seq);
+    EXPECT_EQ(index->entries[i].chunk_offset, c.chunk_of_seq[all_frames[i].seq]) << i;
+  }
+}
+
+TEST(Writer, BuffersAreRecycled) {
+  std::string path = test::make_temp_dir() + "/recycle.gltrace";
+  std::string error;
+  auto writer = TraceWriter::open_file(path, {}, &error);
+  ASSERT_NE(writer, nullptr) << error;
+  std::set<const uint8_t*> buffers;
+  for (int i = 0; i < 200; ++i) {
+    Payload p = calls_payload(*writer, i * 10, 10);
+    buffers.insert(p.data());
+    writer->submit(std::move(p), 10);
+    // Give the writer thread time to hand the buffer back now and then.
+    if (i % 20 == 0)
+      while (writer->stats().chunks < static_cast<uint64_t>(i + 1)) std::this_thread::yield();
+  }
+  EXPECT_TRUE(writer->close(&error)) << error;
+  EXPECT_LE(buffers.size(), 20u);  // 200 payloads in a handful of buffers
+}
+
+TEST(Writer, CloseIsIdempotentAndLaterSubmitsAreDropped) {
+  std::string path = test::make_temp_dir() + "/closed.gltrace";
+  std::string error;
+  auto writer = TraceWriter::open_file(path, {}, &error);
+  ASSERT_NE(writer, nullptr);
+  writer->submit(calls_payload(*writer, 0, 3), 3);
+  EXPECT_TRUE(writer->close(&error));
+  EXPECT_TRUE(writer->close(&error));
+  writer->submit(calls_payload(*writer, 3, 3), 3);
+  EXPECT_EQ(writer->stats().dropped_payloads, 1u);
+  EXPECT_EQ(writer->stats().chunks, 1u);
+  EXPECT_FALSE(writer->failed());
+  test::Decoded d = test::decode_memory(test::read_bytes(path));
+  EXPECT_TRUE(d.ok);
+  EXPECT_EQ(d.lines.size(), 3u);
+}
+
+TEST(Writer, OpenErrors) {
+  std::string error;
+  EXPECT_EQ(TraceWriter::open_file("/nonexistent/dir/x.gltrace", {}, &error), nullptr);
+  EXPECT_EQ(error, "cannot create trace file /nonexistent/dir/x.gltrace: No such file or directory");
+  std::string socket = test::make_temp_dir() + "/nobody-listens";
+  EXPECT_EQ(TraceWriter::connect_unix_socket(socket, {}, &error), nullptr);
+  EXPECT_EQ(error, "cannot connect to " + socket + ": No such file or directory");
+  EXPECT_EQ(TraceWriter::connect_unix_socket(std::string(200, 'x'), {}, &error), nullptr);
+  EXPECT_NE(error.find("too long"), std::string::npos);
+  EXPECT_EQ(TraceWriter::from_fd(-1, {}, &error), nullptr);
+  EXPECT_EQ(error, "cannot use trace output fd -1: Bad file descriptor");
+}
+
+// The socket stream is the file format without index: ChunkReader reads it.
+TEST(Writer, UnixSocket) {
+  for (std::string path :
+       {test::make_temp_dir() + "/trace.sock", "@gltrace-test-" + std::to_string(getpid())}) {
+    SCOPED_TRACE(path);
+    Listener listener(path);
+    std::vector<uint8_t> received;
+    std::thread host([&] {
+      int fd = listener.accept_one();
+      received = read_until_eof(fd);
+      close(fd);
+    });
+    std::string error;
+    auto writer = TraceWriter::connect_unix_socket(path, {}, &error);
+    ASSERT_NE(writer, nullptr) << error;
+    wire::Encoder e;
+    test::encode_header(e, 5, "socket");
+    writer->submit(Payload::from_encoder(e), 1);
+    for (int i = 0; i < 10; ++i) writer->submit(calls_payload(*writer, i * 20, 20), 20);
+    ASSERT_TRUE(writer->close(&error)) << error;
+    host.join();
+    test::Decoded d = test::decode_memory(received);
+    ASSERT_TRUE(d.ok) << d.status.message;
+    EXPECT_EQ(d.status.state, format::ReadState::kEnd);
+    EXPECT_FALSE(d.status.closed_cleanly);  // streams carry no index
+    EXPECT_EQ(d.status.chunks, 11u);
+    ASSERT_EQ(d.lines.size(), 201u);
+    EXPECT_NE(d.lines[200].find(" seq=199 "), std::string::npos);
+  }
+}
+
+// The host goes away: one error, then payloads are dropped without blocking.
+TEST(Writer, DeadPeer) {
+  std::string path = test::make_temp_dir() + "/dead.sock";
+  Listener listener(path);
+  StderrCapture capture;
+  WriterOptions options;
+  options.queue_limit_bytes = 16 << 10;  // would block quickly if failure blocked
+  std::string error;
+  auto writer = TraceWriter::connect_unix_socket(path, options, &error);
+  ASSERT_NE(writer, nullptr) << error;
+  int host = listener.accept_one();
+  writer->submit(calls_payload(*writer, 0, 10), 10);
+  while (writer->stats().chunks < 1) std::this_thread::yield();
+  close(host);
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 2000; ++i) writer->submit(calls_payload(*writer, 10 + i * 10, 10), 10);
+  for (int i = 0; i < 2000 && !writer->failed(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(writer->failed());
+  for (int i = 0; i < 100; ++i) writer->submit(calls_payload(*writer, 0, 10), 10);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_FALSE(writer->close(&error));
+  std::string logged = capture.text();
+  EXPECT_EQ(test::count_occurrences(logged, "gltrace: error:"), 1u) << logged;
+  std::regex expected("gltrace: error: trace output to " + path +
+                      " failed at byte ([0-9]+): (Broken pipe|Connection reset by peer); the "
+                      "\\1 bytes before are kept\n");
+  EXPECT_TRUE(std::regex_search(logged, expected)) << logged;
+  EXPECT_EQ(error.find("trace output to " + path + " failed at byte "), 0u) << error;
+  TraceWriter::Stats stats = writer->stats();
+  EXPECT_EQ(stats.write_errors, 1u);
+  EXPECT_GT(stats.dropped_payloads, 0u);
+}
+
+// SIGKILL after some chunks: the file reads up to its last complete chunk.
+TEST(Writer, SigkillLeavesCompleteChunks) {
+  std::string dir = test::make_temp_dir();
+  for (bool mid_chunk : {false, true}) {
+    SCOPED_TRACE(mid_chunk ? "killed while writing a big chunk" : "killed between chunks");
+    std::string path = dir + (mid_chunk ? "/mid.gltrace" : "/between.gltrace");
+    int ready[2];
+    ASSERT_EQ(pipe(ready), 0);
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      std::string error;
+      auto writer = TraceWriter::open_file(path, {}, &error);
+      if (writer == nullptr) _exit(2);
+      for (int i = 0; i < 3; ++i) writer->submit(calls_payload(*writer, i * 10, 10), 10);
+      while (writer->stats().chunks < 3) std::this_thread::yield();
+      if (mid_chunk) writer->submit(blob_payload(48 << 20, 1), 1);
+      char byte = 'r';
+      if (write(ready[1], &byte, 1) != 1) _exit(3);
+      for (;;) pause();
+    }
+    close(ready[1]);
+    char byte = 0;
+    ASSERT_EQ(read(ready[0], &byte, 1), 1);
+    close(ready[0]);
+    if (mid_chunk) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status));
+
+    format::ChunkReader reader;
+    ASSERT_TRUE(reader.open(path)) << reader.status().message;
+    EXPECT_EQ(reader.index(), nullptr);
+    test::RecordText text;
+    format::ReadStatus read_status;
+    EXPECT_TRUE(format::read_trace(reader, text, &read_status)) << read_status.message;
+    EXPECT_FALSE(read_status.closed_cleanly);
+    EXPECT_GE(read_status.chunks, 3u);
+    EXPECT_GE(text.lines.size(), 30u);
+    if (!mid_chunk) {
+      EXPECT_EQ(read_status.state, format::ReadState::kEnd);
+      EXPECT_EQ(read_status.chunks, 3u);
+    }
+  }
+}
+
+// Output slower than the app: submit waits, and every wait is counted.
+TEST(Writer, FullQueueStallsAndCounts) {
+  int fds[2];
+  ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+  fcntl(fds[1], F_SETPIPE_SZ, 4096);
+  WriterOptions options;
+  options.queue_limit_bytes = 16 << 10;
+  options.zstd_level = 0;
+  std::string error;
+  auto writer = TraceWriter::from_fd(fds[1], options, &error);
+  ASSERT_NE(writer, nullptr) << error;
+  std::vector<uint8_t> received;
+  std::thread host([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // nobody reads for a moment
+    received = read_until_eof(fds[0]);
+    close(fds[0]);
+  });
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 40; ++i) writer->submit(blob_payload(4000, i), 1);
+  auto submitting = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(writer->close(&error)) << error;
+  host.join();
+  TraceWriter::Stats stats = writer->stats();
+  EXPECT_GT(stats.stall_count, 0u);
+  EXPECT_GT(stats.stall_ns, 100'000'000u);  // most of the reader's 300 ms
+  EXPECT_LE(stats.stall_ns,
+            static_cast<uint64_t>(
+                std::chrono::duration_cast<std::chrono::nanoseconds>(submitting).count()));
+  EXPECT_EQ(stats.dropped_payloads, 0u);
+  test::Decoded d = test::decode_memory(received);
+  ASSERT_TRUE(d.ok) << d.status.message;
+  EXPECT_EQ(d.lines.size(), 40u);  // nothing dropped
+}
+
+// Over 64 MiB: split between records; a single record over it cannot be stored.
+TEST(Writer, OversizedPayloads) {
+  std::string path = test::make_temp_dir() + "/big.gltrace";
+  WriterOptions options;
+  options.zstd_level = 0;
+  std::string error;
+  auto writer = TraceWriter::open_file(path, options, &error);
+  ASSERT_NE(writer, nullptr) << error;
+  StderrCapture capture;
+  wire::Encoder e;
+  std::string data(40 << 20, 'x');
+  test::encode_blob(e, 1, data);
+  test::encode_blob(e, 2, data);
+  test::encode_frame(e, 0, 0);
+  writer->submit(Payload::from_encoder(e), 3);
+  data.resize((64 << 20) + 1);
+  test::encode_blob(e, 3, data);
+  test::encode_frame(e, 1, 1);
+  writer->submit(Payload::from_encoder(e), 2);
+  ASSERT_TRUE(writer->close(&error)) << error;
+  std::string logged = capture.text();
+  std::regex expected("gltrace: warning: trace output to " + path +
+                      ": dropped a 6710[0-9]{4}-byte record, over the 64 MiB chunk limit\n");
+  EXPECT_TRUE(std::regex_search(logged, expected)) << logged;
+  TraceWriter::Stats stats = writer->stats();
+  EXPECT_EQ(stats.dropped_records, 1u);
+  EXPECT_EQ(stats.records, 4u);
+
+  format::ChunkReader reader;
+  ASSERT_TRUE(reader.open(path));
+  std::vector<uint32_t> counts;
+  format::ChunkView chunk;
+  while (reader.next(&chunk)) counts.push_back(chunk.record_count);
+  EXPECT_TRUE(reader.status().ok()) << reader.status().message;
+  EXPECT_EQ(counts, (std::vector<uint32_t>{1, 2, 1}));
+}
+
+// A child forked while tracing must not touch the parent's writer.
+TEST(Writer, ForkedChildIsInert) {
+  std::string path = test::make_temp_dir() + "/fork.gltrace";
+  std::string error;
+  auto writer = TraceWriter::open_file(path, {}, &error);
+  ASSERT_NE(writer, nullptr);
+  writer->submit(calls_payload(*writer, 0, 5), 5);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    writer->submit(calls_payload(*writer, 100, 5), 5);
+    std::string child_error;
+    bool closed = writer->close(&child_error);
+    writer.reset();  // the destructor must not join the parent's thread
+    _exit(!closed && child_error == "the trace writer belongs to the parent process" ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  writer->submit(calls_payload(*writer, 5, 5), 5);
+  ASSERT_TRUE(writer->close(&error)) << error;
+  test::Decoded d = test::decode_memory(test::read_bytes(path));
+  ASSERT_TRUE(d.ok) << d.status.message;
+  EXPECT_EQ(d.lines.size(), 10u);
+}
+
+// A host that stops reading must not hold the app at exit forever.
+TEST(Writer, StuckPeerDoesNotHangClose) {
+  std::string path = test::make_temp_dir() + "/stuck.sock";
+  Listener listener(path);
+  WriterOptions options;
+  options.close_timeout_ms = 200;
+  options.zstd_level = 0;
+  std::string error;
+  auto writer = TraceWriter::connect_unix_socket(path, options, &error);
+  ASSERT_NE(writer, nullptr) << error;
+  int host = listener.accept_one();  // never reads
+  StderrCapture capture;
+  for (int i = 0; i < 8; ++i) writer->submit(blob_payload(1 << 20, i), 1);
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(writer->close(&error));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  std::string logged = capture.text();
+  EXPECT_NE(logged.find("stuck for 200 ms at close, disconnecting"), std::string::npos) << logged;
+  close(host);
+}
+
+}  // namespace
+}  // namespace gltrace
