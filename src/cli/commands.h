@@ -14,7 +14,8 @@ namespace gltrace::cli {
   X(trace, "run an app and record every EGL/GLES call it makes to a trace file") \
   X(info, "what a trace holds: process, contexts, frames, calls, bytes")         \
   X(dump, "every call of a trace as readable text")                              \
-  X(stats, "time per function and per frame")
+  X(stats, "time per function and per frame")                                    \
+  X(export, "a trace as a Chrome/Perfetto JSON timeline")
 
 // Exit statuses shared by all commands.
 inline constexpr int kExitOk = 0;

@@ -11,15 +11,21 @@
 namespace gltrace::cli {
 
 const char kUsage_trace[] =
-    "usage: gltrace trace -o FILE [--layers L1:L2:...] [--dropin] [--loader-debug] [--]\n"
-    "                     APP [ARGS...]\n"
+    "usage: gltrace trace [-o FILE] [--mode MODE] [--layers L1:L2:...] [--dropin]\n"
+    "                     [--loader-debug] [--] APP [ARGS...]\n"
     "\n"
     "Runs APP with the trace layer below any other layers and records every EGL\n"
     "and GLES call to FILE. In FILE, %p is replaced by the process id and %n by\n"
     "the process name (useful when APP starts several GL processes).\n"
     "\n"
     "options:\n"
-    "  -o, --output FILE  the trace file to write (required)\n"
+    "  -o, --output FILE  the output (required in full and systrace modes; the\n"
+    "                     log and error modes write to stderr without it)\n"
+    "  --mode MODE        full: every call, binary trace (default)\n"
+    "                     log: every call as a readable line\n"
+    "                     error: glGetError after every GL call; errors reported\n"
+    "                            with the call and a call stack (the app still sees them)\n"
+    "                     systrace: Chrome/Perfetto JSON timeline, one slice per call\n"
     "  --layers L1:L2     more layers, above the trace layer\n"
     "  --dropin, --loader-debug  as for `gltrace run`\n";
 
@@ -45,6 +51,7 @@ int cmd_trace(const std::vector<std::string>& args) {
     }
   }
   std::string output;
+  std::string mode = "full";
   LaunchOptions options;
   int status = parse_launch_options(kName, args, &options,
                                     [&](const std::vector<std::string>& a, size_t* i) {
@@ -55,6 +62,12 @@ int cmd_trace(const std::vector<std::string>& args) {
                                         output = a[++*i];
                                         return kExitOk;
                                       }
+                                      if (arg == "--mode") {
+                                        if (*i + 1 >= a.size())
+                                          return usage_error(kName, "--mode needs a value");
+                                        mode = a[++*i];
+                                        return kExitOk;
+                                      }
                                       if (arg.compare(0, 9, "--output=") == 0) {
                                         output = arg.substr(9);
                                         return kExitOk;
@@ -62,9 +75,13 @@ int cmd_trace(const std::vector<std::string>& args) {
                                       return -1;
                                     });
   if (status != kExitOk) return status;
-  if (output.empty()) return usage_error(kName, "missing -o FILE");
+  if (mode != "full" && mode != "log" && mode != "error" && mode != "systrace")
+    return usage_error(kName, "unknown --mode '" + mode + "' (full, log, error, systrace)");
+  if (output.empty() && (mode == "full" || mode == "systrace"))
+    return usage_error(kName, "missing -o FILE");
   // The app may change its working directory (piglit does): make it absolute.
-  options.env.emplace_back("GLTRACE_TRACE_FILE", absolute(output));
+  options.env.emplace_back("GLTRACE_TRACE_FILE", output.empty() ? "" : absolute(output));
+  options.env.emplace_back("GLTRACE_TRACE_MODE", mode);
   options.layers = options.layers ? *options.layers + ":libGLES_trace.so" : "libGLES_trace.so";
   return launch_app(kName, options);
 }

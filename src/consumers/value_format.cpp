@@ -1,10 +1,13 @@
 #include "consumers/value_format.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 #include "gltrace/api/enums.h"
 
@@ -19,6 +22,19 @@ void appendf(std::string& out, const char* fmt, ...) {
   int n = vsnprintf(buffer, sizeof buffer, fmt, args);
   va_end(args);
   if (n > 0) out.append(buffer, std::min<size_t>(static_cast<size_t>(n), sizeof buffer - 1));
+}
+
+template <typename T>
+void append_number(std::string& out, T value) {
+  char buffer[32];
+  auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, result.ptr);
+}
+
+void append_hex(std::string& out, uint64_t value) {
+  char buffer[24] = {'0', 'x'};
+  auto result = std::to_chars(buffer + 2, buffer + sizeof buffer, value, 16);
+  out.append(buffer, result.ptr);
 }
 
 bool type_is(const char* type, const char* name) {
@@ -39,7 +55,7 @@ void append_enum(std::string& out, uint64_t value, const char* group) {
   if (name != nullptr)
     out += name;
   else
-    appendf(out, "0x%" PRIx64, value);
+    append_hex(out, value);
 }
 
 void append_bitfield(std::string& out, uint64_t value, const char* group) {
@@ -57,7 +73,7 @@ void append_bitfield(std::string& out, uint64_t value, const char* group) {
     if (name != nullptr && strstr(name, "_BIT") != nullptr)
       out += name;
     else
-      appendf(out, "0x%x", mask);
+      append_hex(out, mask);
   }
 }
 
@@ -94,20 +110,56 @@ void append_bytes(std::string& out, std::string_view data) {
   out += data.size() > 16 ? " ...>" : ">";
 }
 
+enum class IntKind : uint8_t { kSigned, kUnsigned, kEnum, kBitfield, kBoolean, kHandle };
+
+IntKind classify(const char* type) {
+  if (type_is(type, "GLenum") || type_is(type, "EGLenum")) return IntKind::kEnum;
+  if (type_is(type, "GLbitfield")) return IntKind::kBitfield;
+  if (type_is(type, "GLboolean") || type_is(type, "EGLBoolean")) return IntKind::kBoolean;
+  if (is_handle_type(type) || type_is(type, "GLsync")) return IntKind::kHandle;
+  return IntKind::kUnsigned;  // signedness comes from the value's kind
+}
+
+// Classifying a type is string work: done once per parameter, not per value.
+IntKind kind_of(const api::ParamInfo* param, const char* type) {
+  if (param == nullptr) return classify(type);
+  static std::mutex mutex;
+  static std::vector<std::pair<const api::ParamInfo*, IntKind>> cache;
+  static thread_local const api::ParamInfo* last_param = nullptr;
+  static thread_local IntKind last_kind = IntKind::kUnsigned;
+  if (param == last_param) return last_kind;
+  // ParamInfo arrays are static: their addresses index a small sorted cache.
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = std::lower_bound(cache.begin(), cache.end(), param,
+                             [](const auto& e, const api::ParamInfo* p) { return e.first < p; });
+  if (it == cache.end() || it->first != param) it = cache.insert(it, {param, classify(type)});
+  last_param = param;
+  last_kind = it->second;
+  return it->second;
+}
+
 void append_integer(std::string& out, uint64_t u, int64_t s, bool is_signed,
                     const api::ParamInfo* param, const char* type, const char* ret_group) {
   const char* group = param != nullptr ? param->group : ret_group;
-  if (type_is(type, "GLenum") || type_is(type, "EGLenum")) return append_enum(out, u, group);
-  if (type_is(type, "GLbitfield")) return append_bitfield(out, u, group);
-  if (type_is(type, "GLboolean") || type_is(type, "EGLBoolean")) {
-    out += u == 0 ? "GL_FALSE" : u == 1 ? "GL_TRUE" : std::to_string(u);
-    return;
+  switch (kind_of(param, type)) {
+    case IntKind::kEnum:
+      return append_enum(out, u, group);
+    case IntKind::kBitfield:
+      return append_bitfield(out, u, group);
+    case IntKind::kBoolean:
+      if (u <= 1)
+        out += u == 0 ? "GL_FALSE" : "GL_TRUE";
+      else
+        append_number(out, u);
+      return;
+    case IntKind::kHandle:
+      return append_hex(out, u);
+    default:
+      if (is_signed)
+        append_number(out, s);
+      else
+        append_number(out, u);
   }
-  if (is_handle_type(type) || type_is(type, "GLsync")) return appendf(out, "0x%" PRIx64, u);
-  if (is_signed)
-    appendf(out, "%" PRId64, s);
-  else
-    appendf(out, "%" PRIu64, u);
 }
 
 }  // namespace
@@ -128,16 +180,16 @@ void format_value(std::string& out, const format::Value& value, const api::Param
                      ret_group);
       break;
     case ValueKind::kF32:
-      appendf(out, "%g", static_cast<double>(value.f32));
+      append_number(out, value.f32);
       break;
     case ValueKind::kF64:
-      appendf(out, "%g", value.f64);
+      append_number(out, value.f64);
       break;
     case ValueKind::kPointer:
       if (value.pointer == 0)
         out += "NULL";
       else
-        appendf(out, "0x%" PRIx64, value.pointer);
+        append_hex(out, value.pointer);
       break;
     case ValueKind::kData:
       append_bytes(out, value.bytes);
@@ -173,7 +225,7 @@ void format_value(std::string& out, const format::Value& value, const api::Param
         if (!first) out += ", ";
         first = false;
       };
-      for (float f : value.floats) sep(), appendf(out, "%g", static_cast<double>(f));
+      for (float f : value.floats) sep(), append_number(out, f);
       for (int64_t s : value.sints)
         sep(), append_integer(out, static_cast<uint64_t>(s), s, true, param, type, ret_group);
       for (uint64_t u : value.uints)

@@ -407,6 +407,24 @@ EGLBoolean trace_eglSwapBuffersWithDamageEXT(EGLDisplay dpy, EGLSurface surface,
       rects, n_rects, true);
 }
 
+GLenum trace_glGetError() {
+  CallRecorder rec(api::kFn_glGetError);
+  // Error mode read the error already; the app still gets it, once.
+  ThreadState* thread = recording() ? thread_state() : nullptr;
+  GLenum result;
+  if (thread != nullptr && thread->pending_gl_error != 0) {
+    result = thread->pending_gl_error;
+    thread->pending_gl_error = 0;
+  } else {
+    result = NEXT(glGetError)();
+  }
+  if (rec.finish()) {
+    rec.ret().uint_value(result);
+    rec.commit();
+  }
+  return result;
+}
+
 void trace_glShaderSource(GLuint shader, GLsizei count, const GLchar* const* string,
                           const GLint* length) {
   CallRecorder rec(api::kFn_glShaderSource);

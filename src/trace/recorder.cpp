@@ -3,6 +3,7 @@
 #include <EGL/egl.h>
 
 #include "format/schema.h"
+#include "trace/modes.h"
 #include "trace/session.h"
 
 namespace gltrace::trace {
@@ -202,6 +203,7 @@ CallRecorder::CallRecorder(uint32_t function)
 bool CallRecorder::finish() {
   uint64_t end = now_ns();
   if (!recording()) return false;
+  duration_ = end - start_;
   thread_ = thread_state();
   seq_ = next_seq();
   context_ = thread_->context;
@@ -232,7 +234,10 @@ void CallRecorder::set_context(uint32_t context_index) { context_ = context_inde
 void CallRecorder::commit() {
   wire::Encoder& call = thread_->call;
   if (context_ != 0) call.uint_field(schema::call::kContext, context_);
-  append_record(thread_, schema::record::kCall, call.data(), call.size());
+  if (mode() == Mode::kFull)
+    append_record(thread_, schema::record::kCall, call.data(), call.size());
+  else
+    text_mode_call(thread_, function_, seq_, trace_time(start_), duration_);
 }
 
 }  // namespace gltrace::trace

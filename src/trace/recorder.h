@@ -94,6 +94,7 @@ class CallRecorder {
   uint32_t function_;
   ThreadState* thread_;
   uint64_t start_;
+  uint64_t duration_ = 0;
   uint64_t seq_;
   uint32_t context_;
 };

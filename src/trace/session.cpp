@@ -4,14 +4,17 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include "common/log.h"
 #include "common/process.h"
 #include "format/schema.h"
 #include "format/writer.h"
+#include "trace/modes.h"
 #include "trace/recorder.h"
 
 namespace gltrace::trace {
@@ -151,7 +154,7 @@ void append_record(ThreadState* thread, uint32_t kind, const uint8_t* body, size
 
 uint64_t store_blob(ThreadState* thread, const void* data, size_t size) {
   uint64_t id = hash_bytes(data, size);
-  if (thread->blobs.insert(id).second) {
+  if (mode() == Mode::kFull && thread->blobs.insert(id).second) {
     wire::Encoder& out = thread->payload;
     // Record{blob = Blob{id, data}} written in place: no copy of the data.
     size_t blob_size = 1 + 8 + 1 + wire::varint_size(size) + size;
@@ -181,6 +184,11 @@ void flush_thread(ThreadState* thread) {
 void end_frame(ThreadState* thread, uint64_t swap_seq) {
   Session& s = session();
   uint64_t number = s.frames.fetch_add(1);
+  if (mode() != Mode::kFull) {
+    text_mode_frame(thread, number, trace_time(now_ns()));
+    thread->frame_started = true;
+    return;
+  }
   wire::Encoder body;
   body.uint_field(schema::frame::kNumber, number);
   body.uint_field(schema::frame::kSeq, swap_seq);
@@ -207,6 +215,23 @@ void start_session() {
   const char* pattern = env_get("GLTRACE_TRACE_FILE");
   const char* socket = env_get("GLTRACE_TRACE_SOCKET");
   std::string error;
+  Mode trace_mode = Mode::kFull;
+  const char* mode_env = env_get("GLTRACE_TRACE_MODE");
+  if (mode_env != nullptr && *mode_env != '\0' && !parse_mode(mode_env, &trace_mode))
+    GLTRACE_LOG_WARN("unknown GLTRACE_TRACE_MODE '%s' (full, log, error, systrace): using full",
+                     mode_env);
+  if (trace_mode != Mode::kFull) {
+    s.output = pattern != nullptr && *pattern != '\0' ? expand_output_pattern(pattern) : "";
+    s.start_ns = now_ns();
+    if (!open_text_output(trace_mode, s.output.c_str(), static_cast<uint32_t>(getpid()),
+                          process_name().c_str())) {
+      GLTRACE_LOG_ERROR("cannot open %s for the %s mode: %s", s.output.c_str(),
+                        mode_name(trace_mode), strerror(errno));
+      return;
+    }
+    s.recording.store(true);
+    return;
+  }
   format::WriterOptions options;
   if (const char* level = env_get("GLTRACE_ZSTD_LEVEL")) options.zstd_level = atoi(level);
   if (socket != nullptr && *socket != '\0') {
@@ -247,7 +272,9 @@ void start_session() {
 
 void end_session() {
   Session& s = session();
-  if (!s.recording.exchange(false) || s.writer == nullptr) return;
+  if (!s.recording.exchange(false)) return;
+  if (mode() != Mode::kFull) return close_text_output();
+  if (s.writer == nullptr) return;
   std::lock_guard<std::mutex> lock(s.mutex);
   ThreadState* last = nullptr;
   for (ThreadState* thread : s.threads) {

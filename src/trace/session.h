@@ -23,8 +23,9 @@ struct ThreadState {
   std::unordered_set<uint64_t> blobs;            // blob ids already in this thread's records
   std::vector<format::FrameStart> frame_starts;  // frames whose first call is in `payload`
   uint64_t last_flush_ns = 0;
-  bool frame_started = true;     // the next call starts a frame
-  void* context_data = nullptr;  // the trace layer's state of `context_data_index`
+  uint32_t pending_gl_error = 0;  // error mode: an error the app has not read yet
+  bool frame_started = true;      // the next call starts a frame
+  void* context_data = nullptr;   // the trace layer's state of `context_data_index`
   uint32_t context_data_index = 0;
 };
 

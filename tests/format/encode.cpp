@@ -1,5 +1,7 @@
 #include "encode.h"
 
+#include <string>
+
 #include "format/schema.h"
 
 namespace gltrace::test {

@@ -7,6 +7,7 @@
 #include "format/schema.h"
 #include "format/wire.h"
 #include "record_text.h"
+#include "support/subprocess.h"
 #include "test_trace.h"
 
 namespace gltrace {

@@ -129,6 +129,65 @@ TEST(Trace, DumpFilters) {
   EXPECT_EQ(gltrace({"dump", "--calls", "x", trace}).exit_code, 2);
 }
 
+TEST(TraceModes, ErrorModeReportsTheProvokedErrorAndTheAppStillSeesIt) {
+  ProcessResult r = gltrace({"trace", "--mode", "error", "--", build_bin("gltrace-demo"),
+                             "--frames", "2", "--provoke-error"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;  // the demo exits 1 if it did not see the error
+  EXPECT_NE(r.out.find("demo: provoked GL error 0x0500 seen by app"), std::string::npos);
+  EXPECT_EQ(count_occurrences(r.err, "gltrace: error: GL error GL_INVALID_ENUM after call "), 1u)
+      << r.err;
+  EXPECT_NE(r.err.find("glEnable(cap = 0xffff)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("    at "), std::string::npos) << "a call stack";
+  // Without the provoked error, error mode is silent.
+  r = gltrace({"trace", "--mode", "error", "--", build_bin("gltrace-demo"), "--frames", "2"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err.find("GL error"), std::string::npos) << r.err;
+}
+
+TEST(TraceModes, LogModeWritesEveryCallAsText) {
+  std::string dir = make_temp_dir();
+  EnvChanges env = clean_env();
+  env["GLTRACE_COUNT_DIR"] = dir + "/counts";
+  fs::create_directory(dir + "/counts");
+  ProcessResult r = gltrace(
+      {"trace", "--mode", "log", "-o", dir + "/log.txt", "--layers", "libGLES_layer_counting.so",
+       "--", build_bin("gltrace-demo"), "--frames", "3", "--verify"},
+      env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string log = read_text_file(dir + "/log.txt");
+  EXPECT_EQ(dumped_calls(log), read_counts(dir + "/counts")["total"]);
+  EXPECT_NE(log.find("glDrawElements(mode = GL_TRIANGLES"), std::string::npos);
+  EXPECT_EQ(count_occurrences(log, "// end of frame"), 3u);
+}
+
+TEST(TraceModes, SystraceModeAndExportWriteATimeline) {
+  std::string dir = make_temp_dir();
+  ProcessResult r = gltrace({"trace", "--mode", "systrace", "-o", dir + "/timeline.json", "--",
+                             build_bin("gltrace-demo"), "--frames", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(
+      gltrace({"trace", "-o", dir + "/t.gltrace", "--", build_bin("gltrace-demo"), "--frames", "3"})
+          .exit_code,
+      0);
+  ASSERT_EQ(
+      gltrace({"export", "--perfetto", "-o", dir + "/export.json", dir + "/t.gltrace"}).exit_code,
+      0);
+  // Both are JSON arrays of trace events; python's json module checks the syntax.
+  for (const char* file : {"/timeline.json", "/export.json"}) {
+    ProcessResult check =
+        run_process({"/usr/bin/python3", "-c",
+                     "import json,sys; e=json.load(open(sys.argv[1])); "
+                     "print(sum(x['ph']=='X' for x in e), sum(x['ph']=='i' for x in e))",
+                     dir + file});
+    ASSERT_EQ(check.exit_code, 0) << check.err;
+    std::istringstream counts(check.out);
+    int slices = 0, frames = 0;
+    counts >> slices >> frames;
+    EXPECT_GT(slices, 700) << file;
+    EXPECT_EQ(frames, 3) << file;
+  }
+}
+
 TEST(Trace, SigkilledAppLeavesAReadableTrace) {
   std::string trace = make_temp_dir() + "/killed.gltrace";
   EnvChanges env = clean_env();

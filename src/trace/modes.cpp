@@ -1,0 +1,192 @@
+#include "trace/modes.h"
+
+#include <execinfo.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "common/log.h"
+#include "consumers/trace_events.h"
+#include "consumers/value_format.h"
+#include "format/records.h"
+#include "format/schema.h"
+#include "gltrace/api/enums.h"
+#include "gltrace/api/functions.h"
+#include "gltrace/api/pfn.h"
+#include "trace/recorder.h"
+#include "trace/session.h"
+
+namespace gltrace::trace {
+namespace {
+
+namespace schema = gltrace::schema;
+
+Mode g_mode = Mode::kFull;
+std::mutex g_text_mutex;
+FILE* g_text = nullptr;
+consumers::TraceEventWriter* g_events = nullptr;
+uint32_t g_pid = 0;
+
+// Turns the thread's encoded Call back into text with the dumper's formatter.
+class LineFormatter : public format::Consumer {
+ public:
+  void on_call(const format::Call& call) override {
+    line.clear();
+    line += std::to_string(call.seq);
+    line += ' ';
+    consumers::format_call(line, call, blobs_);
+  }
+  std::string line;
+
+ private:
+  consumers::BlobSizes blobs_;
+};
+
+struct ThreadFormatter {
+  format::RecordDecoder decoder;
+  wire::Encoder chunk;
+  LineFormatter formatter;
+};
+
+const std::string& format_call_text(ThreadState* thread) {
+  static thread_local ThreadFormatter* f = new ThreadFormatter();
+  f->chunk.clear();
+  size_t record = f->chunk.begin_nested(schema::chunk::kRecords);
+  f->chunk.bytes_field(schema::record::kCall, thread->call.data(), thread->call.size());
+  f->chunk.end_nested(record);
+  f->formatter.line.clear();
+  if (!f->decoder.decode_chunk({f->chunk.data(), f->chunk.size()}, f->formatter))
+    f->formatter.line = "<cannot format call: " + f->decoder.error() + ">";
+  return f->formatter.line;
+}
+
+void report_gl_error(ThreadState* thread, uint32_t error) {
+  const char* name = api::enum_name(error, "ErrorCode");
+  std::string message = "GL error ";
+  message += name != nullptr ? name : std::to_string(error);
+  message += " after call " + format_call_text(thread);
+  void* frames[32];
+  int n = backtrace(frames, 32);
+  char** symbols = backtrace_symbols(frames, n);
+  // Skip the frames of the trace layer and the interposer.
+  for (int i = 0; i < n && symbols != nullptr; ++i) {
+    if (strstr(symbols[i], "libGLES_trace.so") != nullptr ||
+        strstr(symbols[i], "libgltrace.so") != nullptr)
+      continue;
+    message += "\n    at ";
+    message += symbols[i];
+  }
+  free(symbols);
+  std::lock_guard<std::mutex> lock(g_text_mutex);
+  GLTRACE_LOG_ERROR("%s", message.c_str());
+}
+
+}  // namespace
+
+Mode mode() { return g_mode; }
+
+bool parse_mode(const char* name, Mode* mode) {
+  static const struct {
+    const char* name;
+    Mode mode;
+  } kModes[] = {{"full", Mode::kFull},
+                {"1", Mode::kFull},
+                {"log", Mode::kLog},
+                {"error", Mode::kError},
+                {"systrace", Mode::kSystrace}};
+  for (const auto& m : kModes)
+    if (strcmp(name, m.name) == 0) return *mode = m.mode, true;
+  *mode = Mode::kFull;
+  return false;
+}
+
+const char* mode_name(Mode mode) {
+  switch (mode) {
+    case Mode::kFull:
+      return "full";
+    case Mode::kLog:
+      return "log";
+    case Mode::kError:
+      return "error";
+    case Mode::kSystrace:
+      return "systrace";
+  }
+  return "?";
+}
+
+bool open_text_output(Mode mode, const char* path, uint32_t pid, const char* process_name) {
+  g_mode = mode;
+  g_pid = pid;
+  if (path == nullptr || *path == '\0' || strcmp(path, "-") == 0) {
+    g_text = stderr;
+  } else {
+    g_text = fopen(path, "w");
+    if (g_text == nullptr) return false;
+    setvbuf(g_text, nullptr, _IOFBF, 1 << 16);
+  }
+  if (mode == Mode::kSystrace) {
+    g_events = new consumers::TraceEventWriter(g_text);
+    g_events->begin(pid, process_name);
+  }
+  return true;
+}
+
+void close_text_output() {
+  std::lock_guard<std::mutex> lock(g_text_mutex);
+  if (g_text == nullptr) return;
+  if (g_events != nullptr) g_events->end();
+  if (g_text != stderr)
+    fclose(g_text);
+  else
+    fflush(stderr);
+  g_text = nullptr;
+}
+
+void text_mode_call(ThreadState* thread, uint32_t function, uint64_t seq, uint64_t start_ns,
+                    uint64_t duration_ns) {
+  switch (g_mode) {
+    case Mode::kLog: {
+      const std::string& line = format_call_text(thread);
+      std::lock_guard<std::mutex> lock(g_text_mutex);
+      if (g_text == nullptr) return;
+      fwrite(line.data(), 1, line.size(), g_text);
+      fputc('\n', g_text);
+      return;
+    }
+    case Mode::kError: {
+      if (api::kFunctionInfo[function].api != api::Api::kGles || function == api::kFn_glGetError ||
+          thread->context == 0 || thread->pending_gl_error != 0)
+        return;
+      auto get_error = reinterpret_cast<PFN_gltrace_glGetError>(next_function(api::kFn_glGetError));
+      uint32_t error = get_error();
+      if (error == 0) return;
+      // The app's own glGetError still gets it (see trace_glGetError).
+      thread->pending_gl_error = error;
+      report_gl_error(thread, error);
+      return;
+    }
+    case Mode::kSystrace: {
+      static thread_local uint64_t tid = static_cast<uint64_t>(syscall(SYS_gettid));
+      std::lock_guard<std::mutex> lock(g_text_mutex);
+      if (g_events == nullptr) return;
+      g_events->slice(g_pid, tid, api::kFunctionInfo[function].name, start_ns, duration_ns, seq,
+                      thread->context);
+      return;
+    }
+    case Mode::kFull:
+      return;
+  }
+}
+
+void text_mode_frame(ThreadState* /*thread*/, uint64_t number, uint64_t time_ns) {
+  std::lock_guard<std::mutex> lock(g_text_mutex);
+  if (g_mode == Mode::kSystrace && g_events != nullptr)
+    g_events->frame(g_pid, static_cast<uint64_t>(syscall(SYS_gettid)), number, time_ns);
+  else if (g_mode == Mode::kLog && g_text != nullptr)
+    fprintf(g_text, "// end of frame %llu\n", static_cast<unsigned long long>(number));
+}
+
+}  // namespace gltrace::trace
