@@ -46,9 +46,9 @@ struct ChunkReader::Impl {
   Source source = Source::kNone;
   std::span<const uint8_t> memory;
   int fd = -1;
-  uint64_t size = 0;         // of a file or memory buffer
-  uint64_t stream_pos = 0;   // bytes consumed from a stream
-  uint64_t pos = 0;          // the next chunk's offset
+  uint64_t size = 0;        // of a file or memory buffer
+  uint64_t stream_pos = 0;  // bytes consumed from a stream
+  uint64_t pos = 0;         // the next chunk's offset
   ReadStatus status;
   Index index;
   bool has_index = false;
@@ -98,15 +98,14 @@ struct ChunkReader::Impl {
       return nullptr;
     }
     if (source == Source::kStream && offset != stream_pos) {
-      set(ReadState::kIoError, offset, "cannot seek in a stream (at %" PRIu64 ", asked %" PRIu64 ")",
-          stream_pos, offset);
+      set(ReadState::kIoError, offset,
+          "cannot seek in a stream (at %" PRIu64 ", asked %" PRIu64 ")", stream_pos, offset);
       return nullptr;
     }
     while (*got < n) {
-      ssize_t r = source == Source::kFile
-                      ? pread(fd, into->data.get() + *got, n - *got,
-                              static_cast<off_t>(offset + *got))
-                      : read(fd, into->data.get() + *got, n - *got);
+      ssize_t r = source == Source::kFile ? pread(fd, into->data.get() + *got, n - *got,
+                                                  static_cast<off_t>(offset + *got))
+                                          : read(fd, into->data.get() + *got, n - *got);
       if (r < 0 && errno == EINTR) continue;
       if (r < 0) {
         set(ReadState::kIoError, offset + *got, "read error at offset %" PRIu64 ": %s",
@@ -131,8 +130,8 @@ struct ChunkReader::Impl {
     uint32_t version = get_u32(h + 8);
     if (version != kFormatVersion) {
       return set(ReadState::kCorrupt, 8,
-                 "unsupported format version %" PRIu32 " at offset 8 (this gltrace reads version %" PRIu32
-                 ")",
+                 "unsupported format version %" PRIu32
+                 " at offset 8 (this gltrace reads version %" PRIu32 ")",
                  version, kFormatVersion);
     }
     uint32_t flags = get_u32(h + 12);

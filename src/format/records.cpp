@@ -160,20 +160,40 @@ struct RecordDecoder::Scratch {
     while (m.r.next(&f, &t)) {
       bool ok = true;
       switch (f) {
-        case s::header::kFormatVersion: ok = u32(m, f, t, &header.format_version); break;
-        case s::header::kPid: ok = u32(m, f, t, &header.pid); break;
-        case s::header::kProcessName: ok = str(m, f, t, &header.process_name); break;
-        case s::header::kCommandLine: ok = str(m, f, t, &header.command_line); break;
-        case s::header::kClockDomain: ok = str(m, f, t, &header.clock_domain); break;
-        case s::header::kStartTimeNs: ok = u64(m, f, t, &header.start_time_ns); break;
-        case s::header::kMode: ok = str(m, f, t, &header.mode); break;
-        case s::header::kCaptureOptions: ok = str(m, f, t, &header.capture_options); break;
+        case s::header::kFormatVersion:
+          ok = u32(m, f, t, &header.format_version);
+          break;
+        case s::header::kPid:
+          ok = u32(m, f, t, &header.pid);
+          break;
+        case s::header::kProcessName:
+          ok = str(m, f, t, &header.process_name);
+          break;
+        case s::header::kCommandLine:
+          ok = str(m, f, t, &header.command_line);
+          break;
+        case s::header::kClockDomain:
+          ok = str(m, f, t, &header.clock_domain);
+          break;
+        case s::header::kStartTimeNs:
+          ok = u64(m, f, t, &header.start_time_ns);
+          break;
+        case s::header::kMode:
+          ok = str(m, f, t, &header.mode);
+          break;
+        case s::header::kCaptureOptions:
+          ok = str(m, f, t, &header.capture_options);
+          break;
         case s::header::kMidRun:
           ok = u64(m, f, t, &v);
           header.mid_run = v != 0;
           break;
-        case s::header::kDriver: ok = str(m, f, t, &header.driver); break;
-        default: m.r.skip(t); break;
+        case s::header::kDriver:
+          ok = str(m, f, t, &header.driver);
+          break;
+        default:
+          m.r.skip(t);
+          break;
       }
       if (!ok) return false;
     }
@@ -188,10 +208,18 @@ struct RecordDecoder::Scratch {
     while (m.r.next(&f, &t)) {
       bool ok = true;
       switch (f) {
-        case s::thread::kIndex: ok = u32(m, f, t, &thread.index); break;
-        case s::thread::kTid: ok = u64(m, f, t, &thread.tid); break;
-        case s::thread::kName: ok = str(m, f, t, &thread.name); break;
-        default: m.r.skip(t); break;
+        case s::thread::kIndex:
+          ok = u32(m, f, t, &thread.index);
+          break;
+        case s::thread::kTid:
+          ok = u64(m, f, t, &thread.tid);
+          break;
+        case s::thread::kName:
+          ok = str(m, f, t, &thread.name);
+          break;
+        default:
+          m.r.skip(t);
+          break;
       }
       if (!ok) return false;
     }
@@ -211,11 +239,21 @@ struct RecordDecoder::Scratch {
     while (m.r.next(&f, &t)) {
       bool ok = true;
       switch (f) {
-        case s::context::kIndex: ok = u32(m, f, t, &context.index); break;
-        case s::context::kHandle: ok = u64(m, f, t, &context.handle); break;
-        case s::context::kDisplay: ok = u64(m, f, t, &context.display); break;
-        case s::context::kConfig: ok = u64(m, f, t, &context.config); break;
-        case s::context::kShareContext: ok = u64(m, f, t, &context.share_context); break;
+        case s::context::kIndex:
+          ok = u32(m, f, t, &context.index);
+          break;
+        case s::context::kHandle:
+          ok = u64(m, f, t, &context.handle);
+          break;
+        case s::context::kDisplay:
+          ok = u64(m, f, t, &context.display);
+          break;
+        case s::context::kConfig:
+          ok = u64(m, f, t, &context.config);
+          break;
+        case s::context::kShareContext:
+          ok = u64(m, f, t, &context.share_context);
+          break;
         case s::context::kClientVersion:
           ok = u64(m, f, t, &v);
           context.client_version = static_cast<int32_t>(v);
@@ -223,12 +261,24 @@ struct RecordDecoder::Scratch {
         case s::context::kConfigAttribs:
           ok = ints<int64_t, false>(m, f, t, &context.config_attribs);
           break;
-        case s::context::kGlVendor: ok = str(m, f, t, &context.gl_vendor); break;
-        case s::context::kGlRenderer: ok = str(m, f, t, &context.gl_renderer); break;
-        case s::context::kGlVersion: ok = str(m, f, t, &context.gl_version); break;
-        case s::context::kSurfaceWidth: ok = u32(m, f, t, &context.surface_width); break;
-        case s::context::kSurfaceHeight: ok = u32(m, f, t, &context.surface_height); break;
-        default: m.r.skip(t); break;
+        case s::context::kGlVendor:
+          ok = str(m, f, t, &context.gl_vendor);
+          break;
+        case s::context::kGlRenderer:
+          ok = str(m, f, t, &context.gl_renderer);
+          break;
+        case s::context::kGlVersion:
+          ok = str(m, f, t, &context.gl_version);
+          break;
+        case s::context::kSurfaceWidth:
+          ok = u32(m, f, t, &context.surface_width);
+          break;
+        case s::context::kSurfaceHeight:
+          ok = u32(m, f, t, &context.surface_height);
+          break;
+        default:
+          m.r.skip(t);
+          break;
       }
       if (!ok) return false;
     }
@@ -306,7 +356,9 @@ struct RecordDecoder::Scratch {
           set_kind(v, ValueKind::kArray);
           ok = sub(m, f, t, &nested) && decode_array(nested, v);
           break;
-        default: m.r.skip(t); break;
+        default:
+          m.r.skip(t);
+          break;
       }
       if (!ok) return false;
     }
@@ -320,9 +372,15 @@ struct RecordDecoder::Scratch {
     while (m.r.next(&f, &t)) {
       bool ok = true;
       switch (f) {
-        case s::unknown::kPointer: ok = u64(m, f, t, &v->pointer); break;
-        case s::unknown::kReason: ok = str(m, f, t, &v->bytes); break;
-        default: m.r.skip(t); break;
+        case s::unknown::kPointer:
+          ok = u64(m, f, t, &v->pointer);
+          break;
+        case s::unknown::kReason:
+          ok = str(m, f, t, &v->bytes);
+          break;
+        default:
+          m.r.skip(t);
+          break;
       }
       if (!ok) return false;
     }
@@ -352,10 +410,18 @@ struct RecordDecoder::Scratch {
     while (m.r.next(&f, &t)) {
       bool ok = true;
       switch (f) {
-        case s::array::kSints: ok = ints<int64_t, true>(m, f, t, &v->sints); break;
-        case s::array::kUints: ok = ints<uint64_t, false>(m, f, t, &v->uints); break;
-        case s::array::kFloats: ok = floats(m, f, t, &v->floats); break;
-        default: m.r.skip(t); break;
+        case s::array::kSints:
+          ok = ints<int64_t, true>(m, f, t, &v->sints);
+          break;
+        case s::array::kUints:
+          ok = ints<uint64_t, false>(m, f, t, &v->uints);
+          break;
+        case s::array::kFloats:
+          ok = floats(m, f, t, &v->floats);
+          break;
+        default:
+          m.r.skip(t);
+          break;
       }
       if (!ok) return false;
     }
@@ -381,13 +447,27 @@ struct RecordDecoder::Scratch {
     while (m.r.next(&f, &t)) {
       bool ok = true;
       switch (f) {
-        case s::client_array::kIndex: ok = u32(m, f, t, &a->index); break;
-        case s::client_array::kFirst: ok = u64(m, f, t, &a->first); break;
-        case s::client_array::kStride: ok = u32(m, f, t, &a->stride); break;
-        case s::client_array::kPointer: ok = u64(m, f, t, &a->pointer); break;
-        case s::client_array::kData: ok = str(m, f, t, &a->data); break;
-        case s::client_array::kBlob: ok = fixed64(m, f, t, &a->blob); break;
-        default: m.r.skip(t); break;
+        case s::client_array::kIndex:
+          ok = u32(m, f, t, &a->index);
+          break;
+        case s::client_array::kFirst:
+          ok = u64(m, f, t, &a->first);
+          break;
+        case s::client_array::kStride:
+          ok = u32(m, f, t, &a->stride);
+          break;
+        case s::client_array::kPointer:
+          ok = u64(m, f, t, &a->pointer);
+          break;
+        case s::client_array::kData:
+          ok = str(m, f, t, &a->data);
+          break;
+        case s::client_array::kBlob:
+          ok = fixed64(m, f, t, &a->blob);
+          break;
+        default:
+          m.r.skip(t);
+          break;
       }
       if (!ok) return false;
     }
@@ -402,11 +482,21 @@ struct RecordDecoder::Scratch {
     while (m.r.next(&f, &t)) {
       bool ok = true;
       switch (f) {
-        case s::buffer_write::kTarget: ok = u32(m, f, t, &w->target); break;
-        case s::buffer_write::kOffset: ok = u64(m, f, t, &w->offset); break;
-        case s::buffer_write::kData: ok = str(m, f, t, &w->data); break;
-        case s::buffer_write::kBlob: ok = fixed64(m, f, t, &w->blob); break;
-        default: m.r.skip(t); break;
+        case s::buffer_write::kTarget:
+          ok = u32(m, f, t, &w->target);
+          break;
+        case s::buffer_write::kOffset:
+          ok = u64(m, f, t, &w->offset);
+          break;
+        case s::buffer_write::kData:
+          ok = str(m, f, t, &w->data);
+          break;
+        case s::buffer_write::kBlob:
+          ok = fixed64(m, f, t, &w->blob);
+          break;
+        default:
+          m.r.skip(t);
+          break;
       }
       if (!ok) return false;
     }
@@ -426,14 +516,30 @@ struct RecordDecoder::Scratch {
     while (m.r.next(&f, &t)) {
       bool ok = true;
       switch (f) {
-        case s::call::kFunction: ok = u32(m, f, t, &call.function); break;
-        case s::call::kThread: ok = u32(m, f, t, &call.thread); break;
-        case s::call::kContext: ok = u32(m, f, t, &call.context); break;
-        case s::call::kSeq: ok = u64(m, f, t, &call.seq); break;
-        case s::call::kStartNs: ok = u64(m, f, t, &call.start_ns); break;
-        case s::call::kDurationNs: ok = u64(m, f, t, &call.duration_ns); break;
-        case s::call::kThreadTimeNs: ok = u64(m, f, t, &call.thread_time_ns); break;
-        case s::call::kGlError: ok = u32(m, f, t, &call.gl_error); break;
+        case s::call::kFunction:
+          ok = u32(m, f, t, &call.function);
+          break;
+        case s::call::kThread:
+          ok = u32(m, f, t, &call.thread);
+          break;
+        case s::call::kContext:
+          ok = u32(m, f, t, &call.context);
+          break;
+        case s::call::kSeq:
+          ok = u64(m, f, t, &call.seq);
+          break;
+        case s::call::kStartNs:
+          ok = u64(m, f, t, &call.start_ns);
+          break;
+        case s::call::kDurationNs:
+          ok = u64(m, f, t, &call.duration_ns);
+          break;
+        case s::call::kThreadTimeNs:
+          ok = u64(m, f, t, &call.thread_time_ns);
+          break;
+        case s::call::kGlError:
+          ok = u32(m, f, t, &call.gl_error);
+          break;
         case s::call::kArgs: {
           Value* v = nullptr;
           ok = sub(m, f, t, &nested) && (v = next_slot(m, &args, &nargs, "args")) != nullptr &&
@@ -458,7 +564,9 @@ struct RecordDecoder::Scratch {
                decode_buffer_write(nested, w);
           break;
         }
-        default: m.r.skip(t); break;
+        default:
+          m.r.skip(t);
+          break;
       }
       if (!ok) return false;
     }
@@ -478,9 +586,15 @@ struct RecordDecoder::Scratch {
     while (m.r.next(&f, &t)) {
       bool ok = true;
       switch (f) {
-        case s::blob::kId: ok = fixed64(m, f, t, &blob.id); break;
-        case s::blob::kData: ok = str(m, f, t, &blob.data); break;
-        default: m.r.skip(t); break;
+        case s::blob::kId:
+          ok = fixed64(m, f, t, &blob.id);
+          break;
+        case s::blob::kData:
+          ok = str(m, f, t, &blob.data);
+          break;
+        default:
+          m.r.skip(t);
+          break;
       }
       if (!ok) return false;
     }
@@ -495,12 +609,24 @@ struct RecordDecoder::Scratch {
     while (m.r.next(&f, &t)) {
       bool ok = true;
       switch (f) {
-        case s::frame::kNumber: ok = u64(m, f, t, &frame.number); break;
-        case s::frame::kSeq: ok = u64(m, f, t, &frame.seq); break;
-        case s::frame::kThread: ok = u32(m, f, t, &frame.thread); break;
-        case s::frame::kContext: ok = u32(m, f, t, &frame.context); break;
-        case s::frame::kTimeNs: ok = u64(m, f, t, &frame.time_ns); break;
-        default: m.r.skip(t); break;
+        case s::frame::kNumber:
+          ok = u64(m, f, t, &frame.number);
+          break;
+        case s::frame::kSeq:
+          ok = u64(m, f, t, &frame.seq);
+          break;
+        case s::frame::kThread:
+          ok = u32(m, f, t, &frame.thread);
+          break;
+        case s::frame::kContext:
+          ok = u32(m, f, t, &frame.context);
+          break;
+        case s::frame::kTimeNs:
+          ok = u64(m, f, t, &frame.time_ns);
+          break;
+        default:
+          m.r.skip(t);
+          break;
       }
       if (!ok) return false;
     }
@@ -515,14 +641,30 @@ struct RecordDecoder::Scratch {
     while (m.r.next(&f, &t)) {
       bool ok = true;
       switch (f) {
-        case s::image::kFrame: ok = u64(m, f, t, &image.frame); break;
-        case s::image::kSeq: ok = u64(m, f, t, &image.seq); break;
-        case s::image::kWidth: ok = u32(m, f, t, &image.width); break;
-        case s::image::kHeight: ok = u32(m, f, t, &image.height); break;
-        case s::image::kBlob: ok = fixed64(m, f, t, &image.blob); break;
-        case s::image::kOrigin: ok = str(m, f, t, &image.origin); break;
-        case s::image::kContext: ok = u32(m, f, t, &image.context); break;
-        default: m.r.skip(t); break;
+        case s::image::kFrame:
+          ok = u64(m, f, t, &image.frame);
+          break;
+        case s::image::kSeq:
+          ok = u64(m, f, t, &image.seq);
+          break;
+        case s::image::kWidth:
+          ok = u32(m, f, t, &image.width);
+          break;
+        case s::image::kHeight:
+          ok = u32(m, f, t, &image.height);
+          break;
+        case s::image::kBlob:
+          ok = fixed64(m, f, t, &image.blob);
+          break;
+        case s::image::kOrigin:
+          ok = str(m, f, t, &image.origin);
+          break;
+        case s::image::kContext:
+          ok = u32(m, f, t, &image.context);
+          break;
+        default:
+          m.r.skip(t);
+          break;
       }
       if (!ok) return false;
     }
@@ -537,16 +679,30 @@ struct RecordDecoder::Scratch {
     while (m.r.next(&f, &t)) {
       bool ok = true;
       switch (f) {
-        case s::stats::kCalls: ok = u64(m, f, t, &stats.calls); break;
-        case s::stats::kFrames: ok = u64(m, f, t, &stats.frames); break;
-        case s::stats::kBytesUncompressed: ok = u64(m, f, t, &stats.bytes_uncompressed); break;
-        case s::stats::kStallCount: ok = u64(m, f, t, &stats.stall_count); break;
-        case s::stats::kStallNs: ok = u64(m, f, t, &stats.stall_ns); break;
-        case s::stats::kBlobs: ok = u64(m, f, t, &stats.blobs); break;
+        case s::stats::kCalls:
+          ok = u64(m, f, t, &stats.calls);
+          break;
+        case s::stats::kFrames:
+          ok = u64(m, f, t, &stats.frames);
+          break;
+        case s::stats::kBytesUncompressed:
+          ok = u64(m, f, t, &stats.bytes_uncompressed);
+          break;
+        case s::stats::kStallCount:
+          ok = u64(m, f, t, &stats.stall_count);
+          break;
+        case s::stats::kStallNs:
+          ok = u64(m, f, t, &stats.stall_ns);
+          break;
+        case s::stats::kBlobs:
+          ok = u64(m, f, t, &stats.blobs);
+          break;
         case s::stats::kBlobBytesDeduplicated:
           ok = u64(m, f, t, &stats.blob_bytes_deduplicated);
           break;
-        default: m.r.skip(t); break;
+        default:
+          m.r.skip(t);
+          break;
       }
       if (!ok) return false;
     }
@@ -598,7 +754,8 @@ struct RecordDecoder::Scratch {
           if (!decode_stats(nested)) return false;
           consumer.on_stats(stats);
           break;
-        default: break;
+        default:
+          break;
       }
     }
     return finish(m);
@@ -641,10 +798,18 @@ struct RecordDecoder::Scratch {
       while (e.r.next(&f, &t)) {
         bool ok = true;
         switch (f) {
-          case s::index_entry::kFrame: ok = u64(e, f, t, &entry.frame); break;
-          case s::index_entry::kChunkOffset: ok = u64(e, f, t, &entry.chunk_offset); break;
-          case s::index_entry::kSeq: ok = u64(e, f, t, &entry.seq); break;
-          default: e.r.skip(t); break;
+          case s::index_entry::kFrame:
+            ok = u64(e, f, t, &entry.frame);
+            break;
+          case s::index_entry::kChunkOffset:
+            ok = u64(e, f, t, &entry.chunk_offset);
+            break;
+          case s::index_entry::kSeq:
+            ok = u64(e, f, t, &entry.seq);
+            break;
+          default:
+            e.r.skip(t);
+            break;
         }
         if (!ok) return false;
       }

@@ -64,13 +64,13 @@ enum class ValueKind : uint32_t {
 
 struct Value {
   ValueKind kind = ValueKind::kNone;
-  int64_t sint = 0;        // kSint
-  uint64_t uint = 0;       // kUint
-  float f32 = 0;           // kF32
-  double f64 = 0;          // kF64
-  uint64_t pointer = 0;    // kPointer; kUnknown: Unknown.pointer
-  uint64_t blob = 0;       // kBlob: Blob.id
-  std::string_view bytes;  // kData, kText; kUnknown: Unknown.reason
+  int64_t sint = 0;                       // kSint
+  uint64_t uint = 0;                      // kUint
+  float f32 = 0;                          // kF32
+  double f64 = 0;                         // kF64
+  uint64_t pointer = 0;                   // kPointer; kUnknown: Unknown.pointer
+  uint64_t blob = 0;                      // kBlob: Blob.id
+  std::string_view bytes;                 // kData, kText; kUnknown: Unknown.reason
   std::vector<std::string_view> strings;  // kStrings
   std::vector<int64_t> sints;             // kArray
   std::vector<uint64_t> uints;            // kArray
@@ -192,8 +192,7 @@ class RecordDecoder {
   // False on malformed data; error() says what and names error_offset().
   bool decode_chunk(std::span<const uint8_t> payload, Consumer& consumer);
   // An Index message; at most max_entries entries.
-  bool decode_index(std::span<const uint8_t> payload, Index* index,
-                    size_t max_entries = SIZE_MAX);
+  bool decode_index(std::span<const uint8_t> payload, Index* index, size_t max_entries = SIZE_MAX);
 
   const std::string& error() const { return error_; }
   size_t error_offset() const { return error_offset_; }  // byte in the payload

@@ -16,8 +16,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
-#include <cstddef>
 #include <condition_variable>
+#include <cstddef>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -224,7 +224,10 @@ bool write_chunk(WriterState& s, const uint8_t* raw, size_t raw_size, uint32_t r
   }
   s.offset += kChunkHeaderSize + stored_size;
   s.bytes_written += kChunkHeaderSize + stored_size;
-  s.stored_bytes += stored_size;
+  if ((flags & kChunkIndexFlag) == 0) {
+    s.stored_bytes += stored_size;
+    s.chunks++;
+  }
   return true;
 }
 
@@ -253,8 +256,9 @@ void write_split(WriterState& s, const uint8_t* data, size_t size) {
       s.dropped_records++;
       if (!s.warned_oversized) {
         s.warned_oversized = true;
-        GLTRACE_LOG_WARN("trace output to %s: dropped a %zu-byte record, over the 64 MiB chunk limit",
-                         s.name.c_str(), end - piece_end);
+        GLTRACE_LOG_WARN(
+            "trace output to %s: dropped a %zu-byte record, over the 64 MiB chunk limit",
+            s.name.c_str(), end - piece_end);
       }
       piece_start = piece_end = end;
       continue;
@@ -283,7 +287,6 @@ void write_payload(WriterState& s, const Payload& payload, uint32_t record_count
     write_split(s, payload.data(), payload.size());
     if (s.failed) return;
   }
-  s.chunks++;
   // A split payload's frames point at its first chunk: a seek lands at or before them.
   for (const FrameStart& f : s.frames) {
     if (s.index.size() >= kMaxIndexEntries) break;
@@ -566,42 +569,43 @@ bool TraceWriter::close(std::string* error) noexcept {
   }
   std::lock_guard close_lock(s.close_mu);
   if (!s.closed) try {
-    std::unique_lock lock(s.mu);
-    s.closing = true;
-    s.work_cv.notify_all();
-    auto finished = [&] { return s.done; };
-    bool done = true;
-    if (s.options.close_timeout_ms <= 0) {
-      s.done_cv.wait(lock, finished);
-    } else {
-      done = s.done_cv.wait_for(lock, std::chrono::milliseconds(s.options.close_timeout_ms),
-                                finished);
-      if (!done && s.kind == OutputKind::kSocket) {
-        // A peer that stopped reading: cut it off so the blocked send fails.
-        GLTRACE_LOG_WARN("trace output to %s: stuck for %d ms at close, disconnecting",
-                         s.name.c_str(), s.options.close_timeout_ms);
-        shutdown(s.fd, SHUT_RDWR);
-        done = s.done_cv.wait_for(lock, std::chrono::seconds(2), finished);
+      std::unique_lock lock(s.mu);
+      s.closing = true;
+      s.work_cv.notify_all();
+      auto finished = [&] { return s.done; };
+      bool done = true;
+      if (s.options.close_timeout_ms <= 0) {
+        s.done_cv.wait(lock, finished);
+      } else {
+        done = s.done_cv.wait_for(lock, std::chrono::milliseconds(s.options.close_timeout_ms),
+                                  finished);
+        if (!done && s.kind == OutputKind::kSocket) {
+          // A peer that stopped reading: cut it off so the blocked send fails.
+          GLTRACE_LOG_WARN("trace output to %s: stuck for %d ms at close, disconnecting",
+                           s.name.c_str(), s.options.close_timeout_ms);
+          shutdown(s.fd, SHUT_RDWR);
+          done = s.done_cv.wait_for(lock, std::chrono::seconds(2), finished);
+        }
       }
+      lock.unlock();
+      if (done) {
+        s.thread.join();
+        s.close_ok = !s.failed;
+        std::lock_guard relock(s.mu);
+        s.close_error = s.failure;
+      } else {
+        GLTRACE_LOG_ERROR(
+            "trace output to %s: stuck at close for %d ms, giving up; the trace "
+            "ends at its last complete chunk",
+            s.name.c_str(), s.options.close_timeout_ms);
+        s.thread.detach();  // it owns a reference to the state
+        s.close_ok = false;
+        s.close_error = "trace output to " + s.name + " stuck at close";
+      }
+      s.closed = true;
+    } catch (...) {  // only the messages allocate; the outcome stands without them
+      s.closed = true;
     }
-    lock.unlock();
-    if (done) {
-      s.thread.join();
-      s.close_ok = !s.failed;
-      std::lock_guard relock(s.mu);
-      s.close_error = s.failure;
-    } else {
-      GLTRACE_LOG_ERROR("trace output to %s: stuck at close for %d ms, giving up; the trace "
-                        "ends at its last complete chunk",
-                        s.name.c_str(), s.options.close_timeout_ms);
-      s.thread.detach();  // it owns a reference to the state
-      s.close_ok = false;
-      s.close_error = "trace output to " + s.name + " stuck at close";
-    }
-    s.closed = true;
-  } catch (...) {  // only the messages allocate; the outcome stands without them
-    s.closed = true;
-  }
   if (error != nullptr && !s.close_ok) {
     try {
       *error = s.close_error;

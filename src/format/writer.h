@@ -71,7 +71,7 @@ class TraceWriter {
   // Takes ownership of fd: a regular file (written from its current offset,
   // which should be 0, index and footer included), a pipe or a socket.
   static std::unique_ptr<TraceWriter> from_fd(int fd, const WriterOptions& options,
-                                               std::string* error);
+                                              std::string* error);
 
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;

@@ -2,12 +2,13 @@
 // seed) through the reader and decoder, so every build exercises hostile
 // input, not only the fuzzer's. Crashes and sanitizer reports fail the test;
 // every error must name an offset.
+#include "hostile.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "format/container.h"
-#include "hostile.h"
 #include "support/subprocess.h"
 #include "test_trace.h"
 
@@ -24,9 +25,8 @@ std::vector<uint8_t> trace(int chunks, int level) {
 
 void mutate(std::vector<uint8_t>& bytes, std::mt19937_64& rng) {
   auto pick = [&](size_t n) { return static_cast<size_t>(rng() % (n == 0 ? 1 : n)); };
-  static const uint32_t kInteresting[] = {0,          1,          0x7f,       0x80,
-                                          0xff,       0xffff,     0x7fffffff, 0xffffffff,
-                                          64u << 20,  (64u << 20) + 1, 16,   24};
+  static const uint32_t kInteresting[] = {
+      0, 1, 0x7f, 0x80, 0xff, 0xffff, 0x7fffffff, 0xffffffff, 64u << 20, (64u << 20) + 1, 16, 24};
   int edits = 1 + static_cast<int>(rng() % 4);
   for (int e = 0; e < edits && !bytes.empty(); ++e) {
     size_t at = pick(bytes.size());

@@ -3,14 +3,13 @@
 #include "format/reader.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstring>
 #include <new>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "format/container.h"
 #include "format/crc32.h"
@@ -19,7 +18,8 @@
 #include "test_trace.h"
 
 // The largest array the code under test asks for with new (nothrow), which is
-// how the reader allocates its chunk buffers.
+// how the reader allocates its chunk buffers. Every array form is replaced, so
+// allocation and release always pair up (the sanitizers check that).
 static std::atomic<size_t> g_largest_nothrow_array{0};
 
 void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
@@ -28,16 +28,22 @@ void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
   }
   return malloc(size == 0 ? 1 : size);
 }
+void* operator new[](std::size_t size) {
+  void* p = malloc(size == 0 ? 1 : size);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
 void operator delete[](void* p) noexcept { free(p); }
 void operator delete[](void* p, std::size_t) noexcept { free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { free(p); }
 
 namespace gltrace {
 namespace {
 
 using format::ChunkReader;
 using format::ReadState;
-using test::Decoded;
 using test::decode_memory;
+using test::Decoded;
 
 std::vector<uint8_t> small_trace(int chunks = 3, int level = 1) {
   std::string path = test::make_temp_dir() + "/small.gltrace";
@@ -191,8 +197,8 @@ TEST(Reader, HugeChunkClaimIsRefusedBeforeAllocating) {
   test::RecordText text;
   format::ReadStatus status;
   EXPECT_FALSE(format::read_trace(reader, text, &status));
-  EXPECT_EQ(status.message, "chunk at offset " + std::to_string(second) +
-                                " claims raw size 4294967295 > 64 MiB");
+  EXPECT_EQ(status.message,
+            "chunk at offset " + std::to_string(second) + " claims raw size 4294967295 > 64 MiB");
   EXPECT_LT(g_largest_nothrow_array.load(), size_t{1} << 20);
 
   std::vector<uint8_t> stored_claim = bytes;
@@ -336,8 +342,9 @@ TEST(Reader, RecordErrorNamesChunkAndByte) {
   format::put_u32(bytes.data() + first + 16, format::crc32(payload, stored));
   Decoded d = decode_memory(bytes);
   EXPECT_FALSE(d.ok);
-  EXPECT_EQ(d.status.message, "chunk at offset 16, byte 0: Chunk field 1 has wire type 1, "
-                              "expected 2");
+  EXPECT_EQ(d.status.message,
+            "chunk at offset 16, byte 0: Chunk field 1 has wire type 1, "
+            "expected 2");
 }
 
 // A pipe is read front to back: no index, same records.

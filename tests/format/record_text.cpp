@@ -35,17 +35,31 @@ std::string value_text(const format::Value& v) {
   using format::ValueKind;
   std::string out;
   switch (v.kind) {
-    case ValueKind::kNone: out = "none"; break;
-    case ValueKind::kSint: add(out, "sint:%" PRId64, v.sint); break;
-    case ValueKind::kUint: add(out, "uint:%" PRIu64, v.uint); break;
-    case ValueKind::kF32: add(out, "f32:%g", static_cast<double>(v.f32)); break;
-    case ValueKind::kF64: add(out, "f64:%g", v.f64); break;
-    case ValueKind::kPointer: add(out, "pointer:0x%" PRIx64, v.pointer); break;
+    case ValueKind::kNone:
+      out = "none";
+      break;
+    case ValueKind::kSint:
+      add(out, "sint:%" PRId64, v.sint);
+      break;
+    case ValueKind::kUint:
+      add(out, "uint:%" PRIu64, v.uint);
+      break;
+    case ValueKind::kF32:
+      add(out, "f32:%g", static_cast<double>(v.f32));
+      break;
+    case ValueKind::kF64:
+      add(out, "f64:%g", v.f64);
+      break;
+    case ValueKind::kPointer:
+      add(out, "pointer:0x%" PRIx64, v.pointer);
+      break;
     case ValueKind::kData:
       out = "data:";
       add_bytes(out, v.bytes);
       break;
-    case ValueKind::kBlob: add(out, "blob:%016" PRIx64, v.blob); break;
+    case ValueKind::kBlob:
+      add(out, "blob:%016" PRIx64, v.blob);
+      break;
     case ValueKind::kText:
       out = "text:";
       add_bytes(out, v.bytes);
@@ -156,8 +170,8 @@ void RecordText::on_blob(const format::Blob& b) {
 
 void RecordText::on_frame(const format::Frame& f) {
   std::string line;
-  add(line, "frame %" PRIu64 " seq=%" PRIu64 " thread=%u context=%u time=%" PRIu64, f.number,
-      f.seq, f.thread, f.context, f.time_ns);
+  add(line, "frame %" PRIu64 " seq=%" PRIu64 " thread=%u context=%u time=%" PRIu64, f.number, f.seq,
+      f.thread, f.context, f.time_ns);
   lines.push_back(line);
 }
 

@@ -93,7 +93,8 @@ Fields parse_schema_header(const std::string& text) {
 
 TEST(Schema, MirrorsTheProto) {
   Fields proto = parse_proto(test::read_text_file(test::source_path("proto/trace.proto")));
-  Fields header = parse_schema_header(test::read_text_file(test::source_path("src/format/schema.h")));
+  Fields header =
+      parse_schema_header(test::read_text_file(test::source_path("src/format/schema.h")));
   ASSERT_GT(proto.size(), 50u);
   for (const auto& [name, number] : proto) {
     auto it = header.find(name);
@@ -119,11 +120,16 @@ TEST(Schema, ParsedNumbersAreTheCompiledOnes) {
 TEST(Schema, ValueKindsAreTheOneofFieldNumbers) {
   using format::ValueKind;
   const std::pair<ValueKind, uint32_t> kinds[] = {
-      {ValueKind::kSint, schema::value::kSint},       {ValueKind::kUint, schema::value::kUint},
-      {ValueKind::kF32, schema::value::kF32},         {ValueKind::kF64, schema::value::kF64},
-      {ValueKind::kPointer, schema::value::kPointer}, {ValueKind::kData, schema::value::kData},
-      {ValueKind::kBlob, schema::value::kBlob},       {ValueKind::kText, schema::value::kText},
-      {ValueKind::kUnknown, schema::value::kUnknown}, {ValueKind::kStrings, schema::value::kStrings},
+      {ValueKind::kSint, schema::value::kSint},
+      {ValueKind::kUint, schema::value::kUint},
+      {ValueKind::kF32, schema::value::kF32},
+      {ValueKind::kF64, schema::value::kF64},
+      {ValueKind::kPointer, schema::value::kPointer},
+      {ValueKind::kData, schema::value::kData},
+      {ValueKind::kBlob, schema::value::kBlob},
+      {ValueKind::kText, schema::value::kText},
+      {ValueKind::kUnknown, schema::value::kUnknown},
+      {ValueKind::kStrings, schema::value::kStrings},
       {ValueKind::kArray, schema::value::kArray},
   };
   for (auto [kind, field] : kinds) EXPECT_EQ(static_cast<uint32_t>(kind), field);

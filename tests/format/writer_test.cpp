@@ -3,6 +3,7 @@
 #include "format/writer.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -16,8 +17,6 @@
 #include <regex>
 #include <set>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "format/reader.h"
 #include "format/schema.h"
@@ -36,7 +35,9 @@ using format::WriterOptions;
 // Collects what the round trip checks: each thread's calls, and which chunk held each seq.
 struct Collector : format::Consumer {
   void on_chunk(uint64_t offset, uint32_t /*records*/) override { chunk = offset; }
-  void on_header(const format::Header& h) override { headers.push_back(std::string(h.process_name)); }
+  void on_header(const format::Header& h) override {
+    headers.push_back(std::string(h.process_name));
+  }
   void on_thread(const format::Thread& t) override { thread_names[t.index] = std::string(t.name); }
   void on_call(const format::Call& c) override {
     calls[c.thread].push_back(c.seq);
@@ -209,22 +210,54 @@ TEST(Writer, RoundTripFromTwoThreads) {
   }
 }
 
+// What acquire_buffer() hands out, once the writer thread has given it back.
+Payload recycled_buffer(TraceWriter& writer) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    Payload p = writer.acquire_buffer();
+    if (p.data() != nullptr || std::chrono::steady_clock::now() > deadline) return p;
+    std::this_thread::yield();
+  }
+}
+
+Payload calls_in(Payload buffer, uint64_t first, int records) {
+  wire::Encoder e;
+  buffer.give_to(e);
+  for (int i = 0; i < records; ++i) test::encode_call(e, 0, first + i, 1);
+  return Payload::from_encoder(e);
+}
+
 TEST(Writer, BuffersAreRecycled) {
   std::string path = test::make_temp_dir() + "/recycle.gltrace";
   std::string error;
   auto writer = TraceWriter::open_file(path, {}, &error);
   ASSERT_NE(writer, nullptr) << error;
-  std::set<const uint8_t*> buffers;
-  for (int i = 0; i < 200; ++i) {
-    Payload p = calls_payload(*writer, i * 10, 10);
-    buffers.insert(p.data());
-    writer->submit(std::move(p), 10);
-    // Give the writer thread time to hand the buffer back now and then.
-    if (i % 20 == 0)
-      while (writer->stats().chunks < static_cast<uint64_t>(i + 1)) std::this_thread::yield();
+  // One payload at a time: the same buffer comes back every time.
+  Payload first = calls_in({}, 0, 10);
+  const uint8_t* buffer = first.data();
+  writer->submit(std::move(first), 10);
+  for (uint64_t i = 1; i <= 50; ++i) {
+    Payload p = recycled_buffer(*writer);
+    ASSERT_EQ(p.data(), buffer) << i;
+    EXPECT_EQ(p.size(), 0u);
+    writer->submit(calls_in(std::move(p), i * 10, 10), 10);
   }
+  // A burst of ten: all ten buffers come back (the pool keeps up to 16).
+  std::vector<Payload> burst;
+  burst.push_back(recycled_buffer(*writer));
+  for (int i = 1; i < 10; ++i) burst.emplace_back();
+  for (int i = 0; i < 10; ++i) writer->submit(calls_in(std::move(burst[i]), 1000 + i * 10, 10), 10);
+  std::set<const uint8_t*> returned;
+  for (int i = 0; i < 10; ++i) {
+    Payload p = recycled_buffer(*writer);
+    ASSERT_NE(p.data(), nullptr);
+    EXPECT_GE(p.capacity(), 4096u);
+    returned.insert(p.data());
+  }
+  EXPECT_EQ(returned.size(), 10u);
+  EXPECT_EQ(writer->acquire_buffer().data(), nullptr);  // the pool is empty now
   EXPECT_TRUE(writer->close(&error)) << error;
-  EXPECT_LE(buffers.size(), 20u);  // 200 payloads in a handful of buffers
+  EXPECT_EQ(writer->stats().chunks, 61u);
 }
 
 TEST(Writer, CloseIsIdempotentAndLaterSubmitsAreDropped) {
@@ -247,7 +280,8 @@ TEST(Writer, CloseIsIdempotentAndLaterSubmitsAreDropped) {
 TEST(Writer, OpenErrors) {
   std::string error;
   EXPECT_EQ(TraceWriter::open_file("/nonexistent/dir/x.gltrace", {}, &error), nullptr);
-  EXPECT_EQ(error, "cannot create trace file /nonexistent/dir/x.gltrace: No such file or directory");
+  EXPECT_EQ(error,
+            "cannot create trace file /nonexistent/dir/x.gltrace: No such file or directory");
   std::string socket = test::make_temp_dir() + "/nobody-listens";
   EXPECT_EQ(TraceWriter::connect_unix_socket(socket, {}, &error), nullptr);
   EXPECT_EQ(error, "cannot connect to " + socket + ": No such file or directory");
@@ -259,7 +293,7 @@ TEST(Writer, OpenErrors) {
 
 // The socket stream is the file format without index: ChunkReader reads it.
 TEST(Writer, UnixSocket) {
-  for (std::string path :
+  for (const std::string& path :
        {test::make_temp_dir() + "/trace.sock", "@gltrace-test-" + std::to_string(getpid())}) {
     SCOPED_TRACE(path);
     Listener listener(path);
@@ -429,6 +463,7 @@ TEST(Writer, OversizedPayloads) {
   EXPECT_TRUE(std::regex_search(logged, expected)) << logged;
   TraceWriter::Stats stats = writer->stats();
   EXPECT_EQ(stats.dropped_records, 1u);
+  EXPECT_EQ(stats.chunks, 3u);
   EXPECT_EQ(stats.records, 4u);
 
   format::ChunkReader reader;
