@@ -153,9 +153,9 @@ int write_all(const WriterState& s, iovec* iov, int count) {
 // The output is lost from byte `at` on: one message, then everything is dropped.
 void fail(WriterState& s, int error, uint64_t at) {
   if (s.failed.exchange(true)) return;
-  // A file keeps exactly its complete chunks.
-  if (s.kind == OutputKind::kFile && ftruncate(s.fd, static_cast<off_t>(at)) != 0) {
-  }
+  // A file keeps exactly its complete chunks (if this fails too, the partial
+  // chunk stays and readers report the trace as cut short there).
+  if (s.kind == OutputKind::kFile) (void)!ftruncate(s.fd, static_cast<off_t>(at));
   char message[1024];
   snprintf(message, sizeof message,
            "trace output to %s failed at byte %" PRIu64 ": %s; the %" PRIu64
@@ -417,6 +417,17 @@ std::shared_ptr<WriterState> start(int fd, std::string name, const WriterOptions
   return state;
 }
 
+// Factories do not throw either: a failure to allocate is an error like any other.
+template <typename F>
+std::unique_ptr<TraceWriter> no_throw(std::string* error, F&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    if (error != nullptr) *error = e.what();
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 TraceWriter::TraceWriter(std::shared_ptr<WriterState> state) : state_(std::move(state)) {}
@@ -429,53 +440,71 @@ TraceWriter::~TraceWriter() {
 std::unique_ptr<TraceWriter> TraceWriter::open_file(const std::string& path,
                                                     const WriterOptions& options,
                                                     std::string* error) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    if (error != nullptr) *error = errno_message("cannot create trace file " + path);
-    return nullptr;
-  }
-  auto state = start(fd, path, options, error);
-  return state == nullptr ? nullptr : std::unique_ptr<TraceWriter>(new TraceWriter(state));
+  return no_throw(error, [&]() -> std::unique_ptr<TraceWriter> {
+    // 0600: a trace holds what the app drew and uploaded.
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      if (error != nullptr) *error = errno_message("cannot create trace file " + path);
+      return nullptr;
+    }
+    auto state = start(fd, path, options, error);
+    return state == nullptr ? nullptr : std::unique_ptr<TraceWriter>(new TraceWriter(state));
+  });
 }
 
 std::unique_ptr<TraceWriter> TraceWriter::connect_unix_socket(const std::string& socket_path,
                                                               const WriterOptions& options,
                                                               std::string* error) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (socket_path.empty() || socket_path.size() >= sizeof addr.sun_path) {
-    if (error != nullptr) *error = "bad socket path '" + socket_path + "' (empty or too long)";
-    return nullptr;
-  }
-  memcpy(addr.sun_path, socket_path.data(), socket_path.size());
-  auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + socket_path.size());
-  if (socket_path[0] == '@') {
-    addr.sun_path[0] = '\0';  // "@name": Linux's abstract namespace, no NUL at the end
-  } else {
-    length += 1;
-  }
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    if (error != nullptr) *error = errno_message("cannot create a socket");
-    return nullptr;
-  }
-  int rc;
-  do {
-    rc = connect(fd, reinterpret_cast<const sockaddr*>(&addr), length);
-  } while (rc != 0 && errno == EINTR);
-  if (rc != 0) {
-    if (error != nullptr) *error = errno_message("cannot connect to " + socket_path);
-    ::close(fd);
-    return nullptr;
-  }
-  auto state = start(fd, socket_path, options, error);
-  return state == nullptr ? nullptr : std::unique_ptr<TraceWriter>(new TraceWriter(state));
+  return no_throw(error, [&]() -> std::unique_ptr<TraceWriter> {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (socket_path.empty() || socket_path.size() >= sizeof addr.sun_path) {
+      if (error != nullptr) *error = "bad socket path '" + socket_path + "' (empty or too long)";
+      return nullptr;
+    }
+    memcpy(addr.sun_path, socket_path.data(), socket_path.size());
+    auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + socket_path.size());
+    if (socket_path[0] == '@') {
+      addr.sun_path[0] = '\0';  // "@name": Linux's abstract namespace, no NUL at the end
+    } else {
+      length += 1;
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      if (error != nullptr) *error = errno_message("cannot create a socket");
+      return nullptr;
+    }
+    int rc;
+    do {
+      rc = connect(fd, reinterpret_cast<const sockaddr*>(&addr), length);
+    } while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+      if (error != nullptr) *error = errno_message("cannot connect to " + socket_path);
+      ::close(fd);
+      return nullptr;
+    }
+    // The trace holds the app's data: only a host of the same user (or root) gets it.
+    ucred peer{};
+    socklen_t peer_size = sizeof peer;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_size) != 0 ||
+        (peer.uid != geteuid() && peer.uid != 0)) {
+      if (error != nullptr)
+        *error = "refusing to send the trace to " + socket_path + ": its listener is uid " +
+                 std::to_string(peer.uid) + ", not this user";
+      ::close(fd);
+      return nullptr;
+    }
+    auto state = start(fd, socket_path, options, error);
+    return state == nullptr ? nullptr : std::unique_ptr<TraceWriter>(new TraceWriter(state));
+  });
 }
 
 std::unique_ptr<TraceWriter> TraceWriter::from_fd(int fd, const WriterOptions& options,
                                                   std::string* error) {
-  auto state = start(fd, "fd " + std::to_string(fd), options, error);
-  return state == nullptr ? nullptr : std::unique_ptr<TraceWriter>(new TraceWriter(state));
+  return no_throw(error, [&]() -> std::unique_ptr<TraceWriter> {
+    auto state = start(fd, "fd " + std::to_string(fd), options, error);
+    return state == nullptr ? nullptr : std::unique_ptr<TraceWriter>(new TraceWriter(state));
+  });
 }
 
 Payload TraceWriter::acquire_buffer() noexcept {

@@ -60,11 +60,12 @@ class TraceWriter {
     uint64_t dropped_records = 0;   // single records over the 64 MiB chunk limit
   };
 
-  // The trace goes to a new (truncated) file, mode 0644.
+  // The trace goes to a new (truncated) file, mode 0600.
   static std::unique_ptr<TraceWriter> open_file(const std::string& path,
                                                 const WriterOptions& options, std::string* error);
-  // Connects to a listening AF_UNIX stream socket; the stream is the file
-  // format without index and footer.
+  // Connects to a listening AF_UNIX stream socket ("@name": abstract
+  // namespace) whose listener runs as this user or root (SO_PEERCRED); the
+  // stream is the file format without index and footer.
   static std::unique_ptr<TraceWriter> connect_unix_socket(const std::string& socket_path,
                                                           const WriterOptions& options,
                                                           std::string* error);
@@ -79,7 +80,9 @@ class TraceWriter {
 
   // A recycled buffer (empty, maybe with capacity) to encode the next payload into.
   Payload acquire_buffer() noexcept;
-  // Queues a serialized Chunk: records, each as field-1 tag + length + Record.
+  // Queues a serialized Chunk: whole records, each as field-1 tag + length +
+  // Record bytes; record_count goes into the chunk header. frames: the frames
+  // whose first call is in this payload, for the index.
   void submit(Payload payload, uint32_t record_count,
               std::span<const FrameStart> frames = {}) noexcept;
   // True once the output failed; later payloads are dropped.

@@ -85,10 +85,7 @@ int64_t type_size(GLenum type) {
     case GL_HALF_FLOAT:
     case GL_HALF_FLOAT_OES:
       return 2;
-    case GL_INT_2_10_10_10_REV:
-    case GL_UNSIGNED_INT_2_10_10_10_REV:
-      return 4;  // whole vertex
-    default:
+    default:  // 32-bit types, and the packed 2_10_10_10 ones (a whole vertex)
       return 4;
   }
 }

@@ -105,7 +105,7 @@ void ValueWriter::typed_array(const void* p, int64_t count, size_t element_size,
             uint8_t v;
             memcpy(&v, e, 1);
             u = v;
-            s = static_cast<int8_t>(v);
+            s = static_cast<int64_t>(v) - (v >= 0x80 ? 256 : 0);  // sign-extend
             break;
           }
           case 2: {
@@ -142,13 +142,12 @@ void ValueWriter::typed_array(const void* p, int64_t count, size_t element_size,
 template <typename T>
 void ValueWriter::array_value(const T* p, int64_t count) {
   int kind;
+  // Doubles have no packed field: their bytes are kept instead.
   if constexpr (std::is_same_v<T, float>)
     kind = kFloats;
   else if constexpr (std::is_floating_point_v<T>)
     kind = kBytes;
-  else if constexpr (std::is_pointer_v<T>)
-    kind = kUints;
-  else if constexpr (std::is_signed_v<T>)
+  else if constexpr (std::is_signed_v<T> && !std::is_pointer_v<T>)
     kind = kSints;
   else
     kind = kUints;

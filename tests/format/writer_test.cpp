@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -275,6 +276,9 @@ TEST(Writer, CloseIsIdempotentAndLaterSubmitsAreDropped) {
   test::Decoded d = test::decode_memory(test::read_bytes(path));
   EXPECT_TRUE(d.ok);
   EXPECT_EQ(d.lines.size(), 3u);
+  struct stat st {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);  // private: it holds the app's data
 }
 
 TEST(Writer, OpenErrors) {
@@ -354,6 +358,65 @@ TEST(Writer, DeadPeer) {
   TraceWriter::Stats stats = writer->stats();
   EXPECT_EQ(stats.write_errors, 1u);
   EXPECT_GT(stats.dropped_payloads, 0u);
+}
+
+// A pipe whose reader is gone: EPIPE, one error, and no SIGPIPE kills the app.
+TEST(Writer, ClosedPipeDoesNotRaiseSigpipe) {
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    signal(SIGPIPE, SIG_DFL);
+    int fds[2];
+    if (pipe(fds) != 0) _exit(2);
+    close(fds[0]);
+    std::string error;
+    auto writer = TraceWriter::from_fd(fds[1], {}, &error);
+    if (writer == nullptr) _exit(3);
+    for (int i = 0; i < 10; ++i) writer->submit(calls_payload(*writer, i * 10, 10), 10);
+    bool closed = writer->close(&error);
+    _exit(!closed && writer->failed() && error.find("Broken pipe") != std::string::npos ? 0 : 4);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_FALSE(WIFSIGNALED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// The trace layer closes the writer from an atexit handler or a library
+// destructor: the trace is finished there, index and footer included.
+TEST(Writer, CloseAtExit) {
+  // Not make_temp_dir(): the child's exit() would run its cleanup too.
+  char dir[] = "/tmp/gltrace-atexit-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string path = std::string(dir) + "/atexit.gltrace";
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    static TraceWriter* writer = nullptr;  // left alive on purpose: other threads may still submit
+    std::string error;
+    writer = TraceWriter::open_file(path, {}, &error).release();
+    if (writer == nullptr) _exit(2);
+    atexit([] { writer->close(); });
+    std::thread app_thread([] {
+      for (int i = 0; i < 1000; ++i) writer->submit(calls_payload(*writer, i * 10, 10), 10);
+    });
+    for (int i = 0; i < 3; ++i) writer->submit(calls_payload(*writer, 100000 + i, 1), 1);
+    app_thread.detach();  // still submitting while the process exits
+    exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  format::ChunkReader reader;
+  ASSERT_TRUE(reader.open(path)) << reader.status().message;
+  EXPECT_NE(reader.index(), nullptr) << reader.index_error();
+  test::RecordText text;
+  format::ReadStatus read_status;
+  ASSERT_TRUE(format::read_trace(reader, text, &read_status)) << read_status.message;
+  EXPECT_TRUE(read_status.closed_cleanly);
+  EXPECT_GE(read_status.chunks, 3u);
+  unlink(path.c_str());
+  rmdir(dir);
 }
 
 // SIGKILL after some chunks: the file reads up to its last complete chunk.
