@@ -15,7 +15,8 @@ namespace gltrace::cli {
   X(info, "what a trace holds: process, contexts, frames, calls, bytes")         \
   X(dump, "every call of a trace as readable text")                              \
   X(stats, "time per function and per frame")                                    \
-  X(export, "a trace as a Chrome/Perfetto JSON timeline")
+  X(export, "a trace as a Chrome/Perfetto JSON timeline")                        \
+  X(frames, "the framebuffers a trace captured, as PNG files")
 
 // Exit statuses shared by all commands.
 inline constexpr int kExitOk = 0;

@@ -26,6 +26,8 @@ const char kUsage_trace[] =
     "                     error: glGetError after every GL call; errors reported\n"
     "                            with the call and a call stack (the app still sees them)\n"
     "                     systrace: Chrome/Perfetto JSON timeline, one slice per call\n"
+    "  --framebuffer swap read the framebuffer back at every eglSwapBuffers and\n"
+    "                     store it in the trace (see `gltrace frames`)\n"
     "  --layers L1:L2     more layers, above the trace layer\n"
     "  --dropin, --loader-debug  as for `gltrace run`\n";
 
@@ -53,27 +55,31 @@ int cmd_trace(const std::vector<std::string>& args) {
   std::string output;
   std::string mode = "full";
   LaunchOptions options;
-  int status = parse_launch_options(kName, args, &options,
-                                    [&](const std::vector<std::string>& a, size_t* i) {
-                                      const std::string& arg = a[*i];
-                                      if (arg == "-o" || arg == "--output") {
-                                        if (*i + 1 >= a.size())
-                                          return usage_error(kName, arg + " needs a file name");
-                                        output = a[++*i];
-                                        return kExitOk;
-                                      }
-                                      if (arg == "--mode") {
-                                        if (*i + 1 >= a.size())
-                                          return usage_error(kName, "--mode needs a value");
-                                        mode = a[++*i];
-                                        return kExitOk;
-                                      }
-                                      if (arg.compare(0, 9, "--output=") == 0) {
-                                        output = arg.substr(9);
-                                        return kExitOk;
-                                      }
-                                      return -1;
-                                    });
+  int status = parse_launch_options(
+      kName, args, &options, [&](const std::vector<std::string>& a, size_t* i) {
+        const std::string& arg = a[*i];
+        if (arg == "-o" || arg == "--output") {
+          if (*i + 1 >= a.size()) return usage_error(kName, arg + " needs a file name");
+          output = a[++*i];
+          return kExitOk;
+        }
+        if (arg == "--framebuffer") {
+          if (*i + 1 >= a.size() || a[*i + 1] != "swap")
+            return usage_error(kName, "--framebuffer takes: swap");
+          options.env.emplace_back("GLTRACE_CAPTURE_FRAMEBUFFER", a[++*i]);
+          return kExitOk;
+        }
+        if (arg == "--mode") {
+          if (*i + 1 >= a.size()) return usage_error(kName, "--mode needs a value");
+          mode = a[++*i];
+          return kExitOk;
+        }
+        if (arg.compare(0, 9, "--output=") == 0) {
+          output = arg.substr(9);
+          return kExitOk;
+        }
+        return -1;
+      });
   if (status != kExitOk) return status;
   if (mode != "full" && mode != "log" && mode != "error" && mode != "systrace")
     return usage_error(kName, "unknown --mode '" + mode + "' (full, log, error, systrace)");

@@ -176,6 +176,17 @@ struct ChunkReader::Impl {
       *payload = std::span<const uint8_t>(stored, header.stored_size);
       return true;
     }
+    // The frame header says its size too: a mismatch is caught before the
+    // buffer is sized for the claim.
+    unsigned long long declared = ZSTD_getFrameContentSize(stored, header.stored_size);
+    if (declared != ZSTD_CONTENTSIZE_ERROR && declared != ZSTD_CONTENTSIZE_UNKNOWN &&
+        declared != header.raw_size) {
+      snprintf(message, sizeof message,
+               "chunk at offset %" PRIu64
+               " holds a zstd frame of %llu bytes, its header says %" PRIu32,
+               offset, declared, header.raw_size);
+      return *error = message, false;
+    }
     if (!raw_buffer.reserve(header.raw_size)) {
       snprintf(message, sizeof message, "out of memory for chunk at offset %" PRIu64, offset);
       return *error = message, false;

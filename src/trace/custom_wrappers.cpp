@@ -14,6 +14,7 @@
 #include "format/schema.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/trace_decls.h"
+#include "trace/modes.h"
 #include "trace/recorder.h"
 #include "trace/session.h"
 
@@ -49,6 +50,7 @@ struct Mapping {
 };
 
 struct ContextState {
+  int client_version = 2;
   uint32_t client_mask = 0;  // attributes pointing into client memory
   ClientAttrib attribs[kMaxAttribs];
   std::vector<Mapping> mappings;
@@ -143,9 +145,60 @@ void write_context_record(ThreadState* thread, uint32_t index, EGLDisplay displa
   append_record(thread, schema::record::kContext, body.data(), body.size());
 }
 
+// Reads the back buffer about to be presented into an Image record, leaving
+// every binding and pack parameter it touches as the app had it.
+void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface surface) {
+  EGLint width = 0, height = 0;
+  NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &width);
+  NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &height);
+  if (width <= 0 || height <= 0 || thread->context == 0) return;
+  bool es3 = context_state(thread)->client_version >= 3;
+  GLint draw_fb = driver_integer(GL_FRAMEBUFFER_BINDING);
+  GLint read_fb = es3 ? driver_integer(GL_READ_FRAMEBUFFER_BINDING) : draw_fb;
+  GLint pack_buffer = es3 ? driver_integer(GL_PIXEL_PACK_BUFFER_BINDING) : 0;
+  GLint alignment = driver_integer(GL_PACK_ALIGNMENT);
+  GLint row_length = es3 ? driver_integer(GL_PACK_ROW_LENGTH) : 0;
+  GLint skip_pixels = es3 ? driver_integer(GL_PACK_SKIP_PIXELS) : 0;
+  GLint skip_rows = es3 ? driver_integer(GL_PACK_SKIP_ROWS) : 0;
+  NEXT(glBindFramebuffer)(es3 ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER, 0);
+  if (pack_buffer != 0) NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, 0);
+  NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, 1);
+  if (es3) {
+    NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, 0);
+    NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, 0);
+    NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, 0);
+  }
+  thread->pixels.resize(static_cast<size_t>(width) * static_cast<size_t>(height) * 4);
+  NEXT(glReadPixels)(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, thread->pixels.data());
+  NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, alignment);
+  if (es3) {
+    NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, row_length);
+    NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, skip_pixels);
+    NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, skip_rows);
+    if (pack_buffer != 0)
+      NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer));
+    NEXT(glBindFramebuffer)(GL_READ_FRAMEBUFFER, static_cast<GLuint>(read_fb));
+  } else {
+    NEXT(glBindFramebuffer)(GL_FRAMEBUFFER, static_cast<GLuint>(draw_fb));
+  }
+  uint64_t blob = store_blob(thread, thread->pixels.data(), thread->pixels.size());
+  wire::Encoder body;
+  body.uint_field(schema::image::kFrame, frames_completed());
+  body.uint_field(schema::image::kSeq, thread->last_seq);
+  body.uint_field(schema::image::kWidth, static_cast<uint64_t>(width));
+  body.uint_field(schema::image::kHeight, static_cast<uint64_t>(height));
+  body.fixed64_field(schema::image::kBlob, blob);
+  body.string_field(schema::image::kOrigin, "swap");
+  body.uint_field(schema::image::kContext, thread->context);
+  append_record(thread, schema::record::kImage, body.data(), body.size());
+}
+
 template <typename Swap>
 EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface surface,
                        const EGLint* rects, EGLint n_rects, bool with_damage) {
+  // The back buffer is undefined after the swap: read it before.
+  if (recording() && mode() == Mode::kFull && capture_framebuffer_on_swap())
+    capture_framebuffer(thread_state(), display, surface);
   CallRecorder rec(id);
   EGLBoolean result = call();
   if (rec.finish()) {
@@ -371,6 +424,10 @@ EGLBoolean trace_eglMakeCurrent(EGLDisplay dpy, EGLSurface draw, EGLSurface read
       }
       thread->context = index;
       rec.set_context(index);
+      EGLint version = 0;
+      if (ctx != EGL_NO_CONTEXT &&
+          NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_VERSION, &version))
+        context_state(thread)->client_version = version;
     }
     rec.args().uint_value(handle_bits(dpy));
     rec.args().uint_value(handle_bits(draw));

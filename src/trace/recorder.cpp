@@ -205,6 +205,7 @@ bool CallRecorder::finish() {
   duration_ = end - start_;
   thread_ = thread_state();
   seq_ = next_seq();
+  thread_->last_seq = seq_;
   context_ = thread_->context;
   if (thread_->frame_started) {  // the first call of a frame, for the index
     thread_->frame_started = false;

@@ -42,6 +42,7 @@ struct Session {
   std::vector<ThreadState*> threads;
   std::unordered_map<uint64_t, uint32_t> contexts;
   std::string output;
+  bool framebuffer_on_swap = false;
 };
 
 // Never destroyed: app threads may still call GL while the process exits.
@@ -119,6 +120,8 @@ void write_thread_record(ThreadState* thread) {
 bool recording() { return session().recording.load(std::memory_order_relaxed); }
 
 uint64_t next_seq() { return session().seq.fetch_add(1, std::memory_order_relaxed); }
+
+bool capture_framebuffer_on_swap() { return session().framebuffer_on_swap; }
 
 uint64_t frames_completed() { return session().frames.load(std::memory_order_relaxed); }
 
@@ -232,6 +235,8 @@ void start_session() {
     s.recording.store(true);
     return;
   }
+  const char* framebuffer = env_get("GLTRACE_CAPTURE_FRAMEBUFFER");
+  s.framebuffer_on_swap = framebuffer != nullptr && strcmp(framebuffer, "swap") == 0;
   format::WriterOptions options;
   if (const char* level = env_get("GLTRACE_ZSTD_LEVEL")) options.zstd_level = atoi(level);
   if (socket != nullptr && *socket != '\0') {
@@ -261,6 +266,7 @@ void start_session() {
   body.string_field(schema::header::kClockDomain, "CLOCK_MONOTONIC");
   body.uint_field(schema::header::kStartTimeNs, s.start_ns);
   body.string_field(schema::header::kMode, "full");
+  if (s.framebuffer_on_swap) body.string_field(schema::header::kCaptureOptions, "framebuffer=swap");
   wire::Encoder record;
   record.tag(schema::chunk::kRecords, wire::kLengthDelimited);
   record.raw_varint(1 + wire::varint_size(body.size()) + body.size());

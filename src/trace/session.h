@@ -24,6 +24,8 @@ struct ThreadState {
   std::vector<format::FrameStart> frame_starts;  // frames whose first call is in `payload`
   uint64_t last_flush_ns = 0;
   uint32_t pending_gl_error = 0;  // error mode: an error the app has not read yet
+  uint64_t last_seq = 0;          // the thread's latest recorded call
+  std::vector<uint8_t> pixels;    // framebuffer read-back scratch
   bool frame_started = true;      // the next call starts a frame
   void* context_data = nullptr;   // the trace layer's state of `context_data_index`
   uint32_t context_data_index = 0;
@@ -60,6 +62,9 @@ void end_frame(ThreadState* thread, uint64_t swap_seq);
 // The index of the context with this EGLContext value; `created` tells
 // whether it is new (its Context record still to be written by the caller).
 uint32_t context_index(uint64_t handle, bool* created);
+
+// The capture option "framebuffer on eglSwapBuffers" (GLTRACE_CAPTURE_FRAMEBUFFER=swap).
+bool capture_framebuffer_on_swap();
 
 // Opens the output named by the environment and writes the Header. Called
 // from AndroidGLESLayer_Initialize.

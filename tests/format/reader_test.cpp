@@ -331,6 +331,16 @@ TEST(Reader, DecompressionErrorNamesTheChunk) {
   EXPECT_FALSE(d.ok);
   EXPECT_EQ(d.status.message, "chunk at offset " + std::to_string(second) +
                                   " does not decompress: zstd: Unknown frame descriptor");
+
+  // A raw size that disagrees with the frame's own (the CRC does not cover the header).
+  std::vector<uint8_t> resized = small_trace(3, 1);
+  uint32_t raw = format::get_u32(resized.data() + second + 12);
+  format::put_u32(resized.data() + second + 12, raw + 1000);
+  d = decode_memory(resized);
+  EXPECT_FALSE(d.ok);
+  EXPECT_EQ(d.status.message, "chunk at offset " + std::to_string(second) +
+                                  " holds a zstd frame of " + std::to_string(raw) +
+                                  " bytes, its header says " + std::to_string(raw + 1000));
 }
 
 TEST(Reader, RecordErrorNamesChunkAndByte) {

@@ -188,6 +188,39 @@ TEST(TraceModes, SystraceModeAndExportWriteATimeline) {
   }
 }
 
+TEST(Trace, FramebufferCaptureOnSwapMatchesWhatTheAppRendered) {
+  std::string dir = make_temp_dir();
+  std::string trace = dir + "/fb.gltrace";
+  ProcessResult traced =
+      gltrace({"trace", "--framebuffer", "swap", "-o", trace, "--", build_bin("gltrace-demo"),
+               "--frames", "3", "--verify", "--dump-frame", "2", dir + "/app-frame2.ppm"});
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  ProcessResult native = run_process({build_bin("gltrace-demo"), "--frames", "3"}, clean_env());
+  EXPECT_EQ(demo_crc(traced.out), demo_crc(native.out)) << "the read-back changed the rendering";
+  ProcessResult frames = gltrace({"frames", "-o", dir + "/png", trace});
+  ASSERT_EQ(frames.exit_code, 0) << frames.err;
+  EXPECT_NE(frames.out.find("3 frames written"), std::string::npos) << frames.out;
+  // The PNG of frame 2 holds exactly the pixels the app read back itself.
+  ProcessResult compare = run_process(
+      {"/usr/bin/python3", "-c",
+       "import sys, zlib, struct\n"
+       "png = open(sys.argv[1], 'rb').read()\n"
+       "w, h = struct.unpack('>II', png[16:24])\n"
+       "pos, idat = 8, b''\n"
+       "while pos < len(png):\n"
+       "  n, = struct.unpack('>I', png[pos:pos+4]); kind = png[pos+4:pos+8]\n"
+       "  if kind == b'IDAT': idat += png[pos+8:pos+8+n]\n"
+       "  pos += 12 + n\n"
+       "raw = zlib.decompress(idat)\n"
+       "rgb = b''.join(bytes(b for i, b in enumerate(raw[y*(w*4+1)+1:(y+1)*(w*4+1)]) if i % 4 != 3)"
+       " for y in range(h))\n"
+       "ppm = open(sys.argv[2], 'rb').read()\n"
+       "print('same' if ppm.endswith(rgb) and len(ppm) - len(rgb) < 20 else 'different', w, h)\n",
+       dir + "/png/frame-000002.png", dir + "/app-frame2.ppm"});
+  ASSERT_EQ(compare.exit_code, 0) << compare.err;
+  EXPECT_EQ(compare.out, "same 320 240\n");
+}
+
 TEST(Trace, SigkilledAppLeavesAReadableTrace) {
   std::string trace = make_temp_dir() + "/killed.gltrace";
   EnvChanges env = clean_env();

@@ -1,0 +1,124 @@
+// `gltrace frames`: the framebuffers a trace captured, as PNG files.
+#include <sys/stat.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <unordered_map>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/trace_input.h"
+#include "consumers/png.h"
+
+namespace gltrace::cli {
+
+const char kUsage_frames[] =
+    "usage: gltrace frames -o DIR [--frames N-M] TRACE\n"
+    "\n"
+    "Writes every framebuffer TRACE captured (gltrace trace --framebuffer swap)\n"
+    "to DIR/frame-NNNNNN.png. Reads the trace twice, keeping in memory only the\n"
+    "images still to be written.\n";
+
+namespace {
+
+constexpr char kName[] = "frames";
+
+struct Wanted {
+  uint64_t frame;
+  uint32_t width, height;
+};
+
+// Pass 1: which blobs hold which frames.
+class ImageIndex : public format::Consumer {
+ public:
+  ImageIndex(uint64_t first, uint64_t last) : first_(first), last_(last) {}
+  void on_image(const format::Image& image) override {
+    if (image.frame >= first_ && image.frame <= last_)
+      wanted[image.blob].push_back({image.frame, image.width, image.height});
+  }
+  std::unordered_map<uint64_t, std::vector<Wanted>> wanted;
+
+ private:
+  uint64_t first_, last_;
+};
+
+// Pass 2: write each wanted blob as it goes by.
+class PngWriter : public format::Consumer {
+ public:
+  PngWriter(std::unordered_map<uint64_t, std::vector<Wanted>> wanted, std::string dir)
+      : wanted_(std::move(wanted)), dir_(std::move(dir)) {}
+  void on_blob(const format::Blob& blob) override {
+    auto it = wanted_.find(blob.id);
+    if (it == wanted_.end()) return;
+    for (const Wanted& w : it->second) {
+      if (blob.data.size() != uint64_t{w.width} * w.height * 4) {
+        fprintf(stderr, "gltrace frames: frame %" PRIu64 ": image size does not match %ux%u\n",
+                w.frame, w.width, w.height);
+        ++errors;
+        continue;
+      }
+      char name[64];
+      snprintf(name, sizeof name, "/frame-%06" PRIu64 ".png", w.frame);
+      std::string error;
+      if (consumers::write_png(dir_ + name, w.width, w.height,
+                               reinterpret_cast<const uint8_t*>(blob.data.data()), &error))
+        ++written;
+      else
+        fprintf(stderr, "gltrace frames: %s\n", error.c_str()), ++errors;
+    }
+    wanted_.erase(it);
+  }
+  size_t written = 0, errors = 0;
+
+ private:
+  std::unordered_map<uint64_t, std::vector<Wanted>> wanted_;
+  std::string dir_;
+};
+
+}  // namespace
+
+int cmd_frames(const std::vector<std::string>& args) {
+  std::string path, dir;
+  uint64_t first = 0, last = UINT64_MAX;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") {
+      fputs(kUsage_frames, stdout);
+      return kExitOk;
+    } else if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) {
+      dir = args[++i];
+    } else if (args[i] == "--frames" && i + 1 < args.size()) {
+      if (!parse_range(args[++i], &first, &last))
+        return usage_error(kName, "--frames needs a range like 2-5");
+    } else if (args[i][0] == '-') {
+      return usage_error(kName, "unknown option '" + args[i] + "'");
+    } else {
+      path = args[i];
+    }
+  }
+  if (path.empty() || dir.empty()) return usage_error(kName, "need -o DIR and TRACE");
+  mkdir(dir.c_str(), 0755);
+  ImageIndex index(first, last);
+  {
+    format::ChunkReader reader;
+    if (!open_trace(kName, path, &reader)) return kExitFailure;
+    format::ReadStatus status;
+    bool ok = format::read_trace(reader, index, &status);
+    if (int s = finish_reading(kName, path, ok, status); s != kExitOk) return s;
+  }
+  if (index.wanted.empty()) {
+    fprintf(stderr,
+            "gltrace frames: %s holds no framebuffer images (trace with --framebuffer swap)\n",
+            path.c_str());
+    return kExitFailure;
+  }
+  PngWriter writer(std::move(index.wanted), dir);
+  format::ChunkReader reader;
+  if (!open_trace(kName, path, &reader)) return kExitFailure;
+  format::ReadStatus status;
+  bool ok = format::read_trace(reader, writer, &status);
+  printf("%zu frames written to %s\n", writer.written, dir.c_str());
+  int s = finish_reading(kName, path, ok, status);
+  return s != kExitOk ? s : writer.errors != 0 ? kExitFailure : kExitOk;
+}
+
+}  // namespace gltrace::cli
