@@ -11,7 +11,7 @@ packages=(
   # the real driver every test runs against: Mesa llvmpipe
   libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri
   # tests: GoogleTest, Xvfb for X11 apps, glmark2 as a real app
-  libgtest-dev xvfb xauth glmark2-es2-x11
+  libgtest-dev xvfb xauth glmark2-es2-x11 piglit
   # checks
   clang-format clang-tidy
   # trace format: zstd chunks; protoc decodes records in tests; libFuzzer (clang)

@@ -26,11 +26,11 @@ echo "clang-tidy: clean"
 echo "== sanitizers: ASan + UBSan build and suite"
 tools/build.sh "$root/build-asan" -DGLTRACE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 # The instrumented interposer is preloaded ahead of the instrumented apps;
-# Mesa's own allocations at exit are not ours to report; glmark2 is not
-# instrumented, so it runs in the main suite only.
+# Mesa's own allocations at exit are not ours to report; glmark2 and piglit
+# are not instrumented, so they run in the main suite only.
 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir "$root/build-asan" -j"$jobs" --output-on-failure -E 'Glmark2' | tail -n 6
+  ctest --test-dir "$root/build-asan" -j"$jobs" --output-on-failure -E 'Glmark2|piglit' | tail -n 6
 
 echo "== test suite"
 ctest --test-dir "$root/build" -j"$jobs" --output-on-failure
