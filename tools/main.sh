@@ -20,6 +20,17 @@ GLTRACE_COUNT_DIR="$counts" "$gltrace" run \
 echo "-- what the counting layer saw (top 12 functions):"
 sort -k2 -n -r "$counts"/libGLES_layer_counting.so.* | head -n 12 | sed 's/^/   /'
 
+echo
+echo "== gltrace-demo traced (full mode, framebuffer at every swap)"
+trace="$counts/demo.gltrace"
+"$gltrace" trace --framebuffer swap -o "$trace" -- "$build/bin/gltrace-demo" --frames 30 --verify
+"$gltrace" info "$trace" | sed 's/^/   /'
+echo "-- frame 1, draw calls and uniforms only (gltrace dump --frames 1 --function ...):"
+"$gltrace" dump --frames 1 --function '^glDraw|^glUniform4fv' "$trace" | head -n 8 | cut -c1-150 | sed 's/^/   /'
+echo "-- where the time went (gltrace stats):"
+"$gltrace" stats --frames-max 3 "$trace" | head -n 8 | sed 's/^/   /'
+"$gltrace" frames -o "$counts/frames" --frames 29 "$trace" | sed 's/^/   /'
+
 if command -v glmark2-es2 >/dev/null && command -v Xvfb >/dev/null; then
   echo
   echo "== glmark2-es2 (a real app: dlopen + eglGetProcAddress) through counting -> passive, under Xvfb"
@@ -35,4 +46,9 @@ if command -v glmark2-es2 >/dev/null && command -v Xvfb >/dev/null; then
     grep -E "^\[|Score|gles-layer|gltrace" | sort | uniq -c | sed 's/^/   /'
   echo "-- what the counting layer saw in glmark2 (top 12 functions):"
   sort -k2 -n -r "$counts"/libGLES_layer_counting.so.* | head -n 12 | sed 's/^/   /'
+  echo
+  echo "== glmark2-es2 traced (shading and refract scenes)"
+  DISPLAY="$display" "$gltrace" trace -o "$counts/glmark2.gltrace" -- \
+    glmark2-es2 -b shading:duration=1 -b refract:duration=1 -s 320x240 | grep -E "^\[|Score" | sed 's/^/   /'
+  "$gltrace" info "$counts/glmark2.gltrace" | grep -E "calls|frames|file size|compression" | sed 's/^/   /'
 fi
