@@ -32,5 +32,9 @@ ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$root/build-asan" -j"$jobs" --output-on-failure -E 'Glmark2|piglit' | tail -n 6
 
+echo "== fuzzing the trace reader (libFuzzer, 30 s)"
+tools/fuzz.sh 30 "$root/build-fuzz" 2>&1 | grep -E "^(Done|stat::number_of_executed_units|==[0-9]+==ERROR)" || true
+test -z "$(ls -A "$root/build-fuzz/artifacts" 2>/dev/null)" || { echo "fuzzer found a crash: $root/build-fuzz/artifacts"; exit 1; }
+
 echo "== test suite"
 ctest --test-dir "$root/build" -j"$jobs" --output-on-failure

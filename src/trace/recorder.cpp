@@ -14,8 +14,9 @@ namespace schema = gltrace::schema;
 // Pointer data at least this large is stored once as a Blob and referred to
 // by its hash: repeated uploads (same texture, same uniform block) cost 9 bytes.
 constexpr size_t kInlineLimit = 256;
-// What a single pointer argument may capture; more is recorded as Unknown.
-constexpr int64_t kMaxCapture = int64_t{1} << 30;
+// What a single pointer argument may capture (a record must stay under the
+// container's 64 MiB chunk limit); more is recorded as Unknown.
+constexpr int64_t kMaxCapture = int64_t{60} << 20;
 
 enum ArrayKind { kUints, kSints, kFloats, kBytes };
 
@@ -71,7 +72,7 @@ void ValueWriter::text_value(const char* s, int64_t max_length) {
 
 void ValueWriter::bytes_value(const void* p, int64_t size) {
   if (p == nullptr || size < 0) return pointer_value(p);
-  if (size > kMaxCapture) return unknown_value(p, "larger than the 1 GiB capture limit");
+  if (size > kMaxCapture) return unknown_value(p, "larger than the 60 MiB capture limit");
   size_t n = static_cast<size_t>(size);
   size_t m = call_->begin_nested(field_);
   if (n >= kInlineLimit)
@@ -84,7 +85,7 @@ void ValueWriter::bytes_value(const void* p, int64_t size) {
 void ValueWriter::typed_array(const void* p, int64_t count, size_t element_size, int kind) {
   if (p == nullptr || count < 0) return pointer_value(p);
   if (count > kMaxCapture / static_cast<int64_t>(element_size))
-    return unknown_value(p, "larger than the 1 GiB capture limit");
+    return unknown_value(p, "larger than the 60 MiB capture limit");
   size_t bytes = static_cast<size_t>(count) * element_size;
   if (kind == kBytes || bytes >= kInlineLimit) return bytes_value(p, static_cast<int64_t>(bytes));
   size_t m = call_->begin_nested(field_);

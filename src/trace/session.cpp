@@ -298,10 +298,8 @@ void end_session() {
     append_record(last, schema::record::kStats, body.data(), body.size());
     flush_thread(last);
   }
-  std::string error;
   format::TraceWriter::Stats ws = s.writer->stats();
-  if (!s.writer->close(&error))
-    GLTRACE_LOG_ERROR("closing trace %s: %s", s.output.c_str(), error.c_str());
+  s.writer->close();  // it logs its own failure
   if (ws.stall_count != 0)
     GLTRACE_LOG_WARN("trace %s: the app waited for the writer %llu times (%.1f ms in all)",
                      s.output.c_str(), static_cast<unsigned long long>(ws.stall_count),
