@@ -58,6 +58,13 @@ struct RecordDecoder::Scratch {
   Value ret;
   std::vector<ClientArray> client_arrays;
   std::vector<BufferWrite> buffer_writes;
+  // Calls are delta-coded against the previous call of their thread in the
+  // same chunk (proto/trace.proto, Call): what that call had.
+  struct ThreadPosition {
+    uint64_t start_ns = 0;
+    uint64_t seq = 0;
+  };
+  std::vector<std::pair<uint32_t, ThreadPosition>> positions;
 
   bool fail(size_t offset, const char* fmt, ...) __attribute__((format(printf, 3, 4))) {
     char why[256];
@@ -509,6 +516,8 @@ struct RecordDecoder::Scratch {
     size_t narrays = 0;
     size_t nwrites = 0;
     bool has_ret = false;
+    bool has_seq = false, has_start = false;
+    uint64_t seq_delta = 0, start_delta = 0;
     Msg m(bytes, offset_of(bytes), "Call");
     uint32_t f = 0;
     WireType t{};
@@ -527,9 +536,17 @@ struct RecordDecoder::Scratch {
           break;
         case s::call::kSeq:
           ok = u64(m, f, t, &call.seq);
+          has_seq = true;
           break;
         case s::call::kStartNs:
           ok = u64(m, f, t, &call.start_ns);
+          has_start = true;
+          break;
+        case s::call::kSeqDelta:
+          ok = u64(m, f, t, &seq_delta);
+          break;
+        case s::call::kStartDeltaNs:
+          ok = u64(m, f, t, &start_delta);
           break;
         case s::call::kDurationNs:
           ok = u64(m, f, t, &call.duration_ns);
@@ -571,6 +588,7 @@ struct RecordDecoder::Scratch {
       if (!ok) return false;
     }
     if (!finish(m)) return false;
+    resolve_deltas(&call, has_seq, seq_delta, has_start, start_delta);
     call.args = std::span<const Value>(args.data(), nargs);
     call.ret = has_ret ? &ret : nullptr;
     call.client_arrays = std::span<const ClientArray>(client_arrays.data(), narrays);
@@ -761,8 +779,23 @@ struct RecordDecoder::Scratch {
     return finish(m);
   }
 
+  // Absolute fields win; delta fields count from the thread's previous call
+  // in this chunk.
+  void resolve_deltas(Call* c, bool has_seq, uint64_t seq_delta, bool has_start,
+                      uint64_t start_delta) {
+    ThreadPosition* previous = nullptr;
+    for (auto& [thread, position] : positions)
+      if (thread == c->thread) previous = &position;
+    if (!has_seq && previous != nullptr) c->seq = previous->seq + 1 + seq_delta;
+    if (!has_start && previous != nullptr) c->start_ns = previous->start_ns + start_delta;
+    if (previous == nullptr)
+      positions.push_back({c->thread, {}}), previous = &positions.back().second;
+    *previous = {c->start_ns, c->seq};
+  }
+
   bool decode_chunk(std::span<const uint8_t> bytes, Consumer& consumer) {
     payload = bytes.data();
+    positions.clear();  // every chunk decodes on its own (seeking)
     Msg m(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), 0, "Chunk");
     uint32_t f = 0;
     WireType t{};

@@ -70,6 +70,8 @@ inline constexpr uint32_t kRet = 9;
 inline constexpr uint32_t kGlError = 10;
 inline constexpr uint32_t kClientArrays = 11;
 inline constexpr uint32_t kBufferWrites = 12;
+inline constexpr uint32_t kSeqDelta = 13;
+inline constexpr uint32_t kStartDeltaNs = 14;
 }  // namespace call
 
 namespace client_array {

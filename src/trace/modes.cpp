@@ -51,11 +51,11 @@ struct ThreadFormatter {
   LineFormatter formatter;
 };
 
-const std::string& format_call_text(ThreadState* thread) {
+const std::string& format_call_text(const wire::Encoder& call) {
   static thread_local ThreadFormatter* f = new ThreadFormatter();
   f->chunk.clear();
   size_t record = f->chunk.begin_nested(schema::chunk::kRecords);
-  f->chunk.bytes_field(schema::record::kCall, thread->call.data(), thread->call.size());
+  f->chunk.bytes_field(schema::record::kCall, call.data(), call.size());
   f->chunk.end_nested(record);
   f->formatter.line.clear();
   if (!f->decoder.decode_chunk({f->chunk.data(), f->chunk.size()}, f->formatter))
@@ -63,11 +63,11 @@ const std::string& format_call_text(ThreadState* thread) {
   return f->formatter.line;
 }
 
-void report_gl_error(ThreadState* thread, uint32_t error) {
+void report_gl_error(const wire::Encoder& call, uint32_t error) {
   const char* name = api::enum_name(error, "ErrorCode");
   std::string message = "GL error ";
   message += name != nullptr ? name : std::to_string(error);
-  message += " after call " + format_call_text(thread);
+  message += " after call " + format_call_text(call);
   void* frames[32];
   int n = backtrace(frames, 32);
   char** symbols = backtrace_symbols(frames, n);
@@ -145,11 +145,11 @@ void close_text_output() {
   g_text = nullptr;
 }
 
-void text_mode_call(ThreadState* thread, uint32_t function, uint64_t seq, uint64_t start_ns,
-                    uint64_t duration_ns) {
+void text_mode_call(ThreadState* thread, const wire::Encoder& call, uint32_t function, uint64_t seq,
+                    uint64_t start_ns, uint64_t duration_ns) {
   switch (g_mode) {
     case Mode::kLog: {
-      const std::string& line = format_call_text(thread);
+      const std::string& line = format_call_text(call);
       std::lock_guard<std::mutex> lock(g_text_mutex);
       if (g_text == nullptr) return;
       fwrite(line.data(), 1, line.size(), g_text);
@@ -165,7 +165,7 @@ void text_mode_call(ThreadState* thread, uint32_t function, uint64_t seq, uint64
       if (error == 0) return;
       // The app's own glGetError still gets it (see trace_glGetError).
       thread->pending_gl_error = error;
-      report_gl_error(thread, error);
+      report_gl_error(call, error);
       return;
     }
     case Mode::kSystrace: {

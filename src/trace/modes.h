@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "format/wire.h"
+
 namespace gltrace::trace {
 
 struct ThreadState;
@@ -25,9 +27,9 @@ const char* mode_name(Mode mode);
 bool open_text_output(Mode mode, const char* path, uint32_t pid, const char* process_name);
 void close_text_output();
 
-// A finished call (its Call body in the thread's call encoder) in a text mode.
-void text_mode_call(ThreadState* thread, uint32_t function, uint64_t seq, uint64_t start_ns,
-                    uint64_t duration_ns);
+// A finished call (`call`: its whole Call message) in a text mode.
+void text_mode_call(ThreadState* thread, const wire::Encoder& call, uint32_t function, uint64_t seq,
+                    uint64_t start_ns, uint64_t duration_ns);
 // The end of a frame in a text mode.
 void text_mode_frame(ThreadState* thread, uint64_t number, uint64_t time_ns);
 

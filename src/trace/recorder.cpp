@@ -212,14 +212,7 @@ bool CallRecorder::finish() {
     thread_->frame_started = false;
     thread_->frame_starts.push_back({frames_completed(), seq_});
   }
-  wire::Encoder& call = thread_->call;
-  call.clear();
-  call.uint_field(schema::call::kFunction, function_);
-  call.uint_field(schema::call::kThread, thread_->index);
-  // Filled in by commit(): the context may change (eglMakeCurrent).
-  call.uint_field(schema::call::kSeq, seq_);
-  call.uint_field(schema::call::kStartNs, trace_time(start_));
-  call.uint_field(schema::call::kDurationNs, end - start_);
+  thread_->call.clear();
   return true;
 }
 
@@ -233,12 +226,34 @@ wire::Encoder& CallRecorder::call_encoder() { return thread_->call; }
 void CallRecorder::set_context(uint32_t context_index) { context_ = context_index; }
 
 void CallRecorder::commit() {
-  wire::Encoder& call = thread_->call;
-  if (context_ != 0) call.uint_field(schema::call::kContext, context_);
-  if (mode() == Mode::kFull)
-    append_record(thread_, schema::record::kCall, call.data(), call.size());
-  else
-    text_mode_call(thread_, function_, seq_, trace_time(start_), duration_);
+  // The head is written last: a record appended meanwhile (a context, a blob)
+  // may have sent the payload to the writer, and deltas are per chunk.
+  ThreadState* t = thread_;
+  wire::Encoder& head = t->call_head;
+  head.clear();
+  head.uint_field(schema::call::kFunction, function_);
+  head.uint_field(schema::call::kThread, t->index);
+  if (context_ != 0) head.uint_field(schema::call::kContext, context_);
+  uint64_t start = trace_time(start_);
+  if (mode() == Mode::kFull && t->chunk_has_call) {
+    uint64_t seq_delta = seq_ - t->chunk_last_seq - 1;
+    if (seq_delta != 0) head.uint_field(schema::call::kSeqDelta, seq_delta);
+    head.uint_field(schema::call::kStartDeltaNs, start - t->chunk_last_start);
+  } else {
+    head.uint_field(schema::call::kSeq, seq_);
+    head.uint_field(schema::call::kStartNs, start);
+  }
+  head.uint_field(schema::call::kDurationNs, duration_);
+  if (mode() == Mode::kFull) {
+    t->chunk_has_call = true;
+    t->chunk_last_seq = seq_;
+    t->chunk_last_start = start;
+    append_record(t, schema::record::kCall, head.data(), head.size(), &t->call);
+  } else {
+    // Text modes decode the call right away: head and arguments together.
+    head.raw(t->call.data(), t->call.size());
+    text_mode_call(t, head, function_, seq_, start, duration_);
+  }
 }
 
 }  // namespace gltrace::trace

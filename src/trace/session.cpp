@@ -144,12 +144,17 @@ ThreadState* thread_state() {
   return thread;
 }
 
-void append_record(ThreadState* thread, uint32_t kind, const uint8_t* body, size_t size) {
+void append_record(ThreadState* thread, uint32_t kind, const uint8_t* body, size_t size,
+                   const wire::Encoder* tail) {
   wire::Encoder& out = thread->payload;
+  size_t message_size = size + (tail != nullptr ? tail->size() : 0);
   out.tag(schema::chunk::kRecords, wire::kLengthDelimited);
   out.raw_varint(wire::varint_size((uint64_t{kind} << 3) | wire::kLengthDelimited) +
-                 wire::varint_size(size) + size);
-  out.bytes_field(kind, body, size);
+                 wire::varint_size(message_size) + message_size);
+  out.tag(kind, wire::kLengthDelimited);
+  out.raw_varint(message_size);
+  out.raw(body, size);
+  if (tail != nullptr) out.raw(tail->data(), tail->size());
   ++thread->records;
   if (kind == schema::record::kCall) session().calls.fetch_add(1, std::memory_order_relaxed);
   if (out.size() >= kFlushBytes) flush_thread(thread);
@@ -179,6 +184,7 @@ void flush_thread(ThreadState* thread) {
   s.writer->submit(format::Payload::from_encoder(thread->payload), thread->records,
                    thread->frame_starts);
   thread->records = 0;
+  thread->chunk_has_call = false;
   thread->frame_starts.clear();
   thread->last_flush_ns = now_ns();
   s.writer->acquire_buffer().give_to(thread->payload);

@@ -19,7 +19,11 @@ struct ThreadState {
   uint32_t context = 0;   // index of the context current on this thread
   wire::Encoder payload;  // records waiting for the writer (Chunk content)
   uint32_t records = 0;
-  wire::Encoder call;                            // the Call being recorded
+  wire::Encoder call;           // the Call being recorded: arguments and the rest
+  wire::Encoder call_head;      // its function, thread, order and time fields
+  bool chunk_has_call = false;  // a call of this thread is in `payload` (deltas)
+  uint64_t chunk_last_seq = 0;
+  uint64_t chunk_last_start = 0;
   std::unordered_set<uint64_t> blobs;            // blob ids already in this thread's records
   std::vector<format::FrameStart> frame_starts;  // frames whose first call is in `payload`
   uint64_t last_flush_ns = 0;
@@ -47,8 +51,10 @@ uint64_t frames_completed();
 // Trace time of a clock value.
 uint64_t trace_time(uint64_t clock_ns);
 
-// Appends one Record (field `kind` of Record, with `body`) to the thread's payload.
-void append_record(ThreadState* thread, uint32_t kind, const uint8_t* body, size_t size);
+// Appends one Record (field `kind` of Record, with `body`, and `tail` after
+// it if given) to the thread's payload.
+void append_record(ThreadState* thread, uint32_t kind, const uint8_t* body, size_t size,
+                   const wire::Encoder* tail = nullptr);
 
 // Stores `data` as a Blob record unless this thread already wrote it; returns its id.
 uint64_t store_blob(ThreadState* thread, const void* data, size_t size);

@@ -164,6 +164,45 @@ TEST(Records, EveryRecordKind) {
 }
 
 // Fields and record kinds from a newer gltrace are skipped, of every wire type.
+// Later calls of a thread in a chunk carry deltas; every chunk resolves on its own.
+TEST(Records, DeltaCodedCallsResolvePerThreadAndChunk) {
+  struct Seen : format::Consumer {
+    std::vector<std::pair<uint64_t, uint64_t>> calls;  // seq, start
+    void on_call(const format::Call& c) override { calls.push_back({c.seq, c.start_ns}); }
+  };
+  auto call = [](wire::Encoder& e, uint32_t thread, bool absolute, uint64_t seq, uint64_t start) {
+    size_t r = e.begin_nested(s::chunk::kRecords);
+    size_t c = e.begin_nested(s::record::kCall);
+    e.uint_field(s::call::kThread, thread);
+    if (absolute) {
+      e.uint_field(s::call::kSeq, seq);
+      e.uint_field(s::call::kStartNs, start);
+    } else {
+      if (seq != 0) e.uint_field(s::call::kSeqDelta, seq);
+      e.uint_field(s::call::kStartDeltaNs, start);
+    }
+    e.end_nested(c);
+    e.end_nested(r);
+  };
+  wire::Encoder e;
+  call(e, 1, true, 10, 1000);  // thread 1: seq 10 at 1000
+  call(e, 2, true, 11, 1005);  // thread 2: seq 11
+  call(e, 1, false, 1, 20);    // thread 1: 10 + 1 + 1 = 12, 1020
+  call(e, 1, false, 0, 5);     // thread 1: 13, 1025
+  call(e, 2, false, 0, 100);   // thread 2: 12 ... deltas of its own
+  Seen seen;
+  RecordDecoder decoder;
+  ASSERT_TRUE(decoder.decode_chunk({e.data(), e.size()}, seen)) << decoder.error();
+  EXPECT_EQ(seen.calls, (std::vector<std::pair<uint64_t, uint64_t>>{
+                            {10, 1000}, {11, 1005}, {12, 1020}, {13, 1025}, {12, 1105}}));
+  // A new chunk starts afresh: a delta with no earlier call counts from 0.
+  wire::Encoder next;
+  call(next, 1, false, 0, 7);
+  Seen again;
+  ASSERT_TRUE(decoder.decode_chunk({next.data(), next.size()}, again));
+  EXPECT_EQ(again.calls, (std::vector<std::pair<uint64_t, uint64_t>>{{0, 0}}));
+}
+
 TEST(Records, UnknownFieldsAreSkipped) {
   wire::Encoder e;
   auto unknowns = [&] {
