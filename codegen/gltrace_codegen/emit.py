@@ -216,20 +216,37 @@ def enums_cpp(enums):
     out += ["};", "", "// Sorted by group name, then value.", "const GroupNamed kByGroup[] = {"]
     for (g, value) in sorted(grouped):
         out.append(f"    {{\"{g}\", 0x{value:X}u, \"{grouped[(g, value)][1]}\"}},")
+    groups = sorted({g for (g, _) in grouped})
+    out += ["};", "", "// Each group's range in kByGroup, sorted by name.",
+            "struct GroupRange { const char* name; uint32_t begin, end; };",
+            "const GroupRange kGroups[] = {"]
+    keys = sorted(grouped)
+    for g in groups:
+        begin = next(i for i, k in enumerate(keys) if k[0] == g)
+        end = begin + sum(1 for k in keys if k[0] == g)
+        out.append(f"    {{\"{g}\", {begin}u, {end}u}},")
     out += ["};", "", "}  // namespace", "",
-            "const char* enum_name(uint32_t value, const char* group) {",
-            "  if (group != nullptr && *group != '\\0') {",
-            "    auto it = std::lower_bound(std::begin(kByGroup), std::end(kByGroup), value,",
-            "        [&](const GroupNamed& e, uint32_t v) {",
-            "          int c = strcmp(e.group, group);",
-            "          return c < 0 || (c == 0 && e.value < v);",
-            "        });",
-            "    if (it != std::end(kByGroup) && strcmp(it->group, group) == 0 && it->value == value)",
-            "      return it->name;",
+            "int32_t enum_group(const char* group) {",
+            "  if (group == nullptr || *group == '\\0') return -1;",
+            "  auto it = std::lower_bound(std::begin(kGroups), std::end(kGroups), group,",
+            "      [](const GroupRange& g, const char* name) { return strcmp(g.name, name) < 0; });",
+            "  return it != std::end(kGroups) && strcmp(it->name, group) == 0",
+            "             ? static_cast<int32_t>(it - std::begin(kGroups)) : -1;",
+            "}", "",
+            "const char* enum_name_in(uint32_t value, int32_t group) {",
+            "  if (group >= 0 && group < static_cast<int32_t>(std::size(kGroups))) {",
+            "    const GroupNamed* begin = kByGroup + kGroups[group].begin;",
+            "    const GroupNamed* end = kByGroup + kGroups[group].end;",
+            "    auto it = std::lower_bound(begin, end, value,",
+            "        [](const GroupNamed& e, uint32_t v) { return e.value < v; });",
+            "    if (it != end && it->value == value) return it->name;",
             "  }",
             "  auto it = std::lower_bound(std::begin(kByValue), std::end(kByValue), value,",
             "      [](const Named& e, uint32_t v) { return e.value < v; });",
             "  return it != std::end(kByValue) && it->value == value ? it->name : nullptr;",
+            "}", "",
+            "const char* enum_name(uint32_t value, const char* group) {",
+            "  return enum_name_in(value, enum_group(group));",
             "}", "", "}  // namespace gltrace::api", ""]
     return "\n".join(out)
 
@@ -240,4 +257,8 @@ def enums_h():
                       "// The name of a GLES enum value (nullptr if none), preferring the",
                       "// parameter's registry group (ParamInfo::group) when given.",
                       "const char* enum_name(uint32_t value, const char* group = nullptr);", "",
+                      "// The same in two steps, for callers that look up many values of",
+                      "// one group: its index (-1 for none or unknown), then names.",
+                      "int32_t enum_group(const char* group);",
+                      "const char* enum_name_in(uint32_t value, int32_t group);", "",
                       "}  // namespace gltrace::api", ""])

@@ -49,16 +49,16 @@ bool is_handle_type(const char* type) {
          !type_is(type, "EGLBoolean") && !type_is(type, "EGLenum") && !type_is(type, "EGLAttrib");
 }
 
-void append_enum(std::string& out, uint64_t value, const char* group) {
+void append_enum(std::string& out, uint64_t value, int32_t group) {
   const char* name =
-      value <= 0xffffffffu ? api::enum_name(static_cast<uint32_t>(value), group) : nullptr;
+      value <= 0xffffffffu ? api::enum_name_in(static_cast<uint32_t>(value), group) : nullptr;
   if (name != nullptr)
     out += name;
   else
     append_hex(out, value);
 }
 
-void append_bitfield(std::string& out, uint64_t value, const char* group) {
+void append_bitfield(std::string& out, uint64_t value, int32_t group) {
   if (value == 0) {
     out += "0";
     return;
@@ -69,7 +69,7 @@ void append_bitfield(std::string& out, uint64_t value, const char* group) {
     if ((value & mask) == 0) continue;
     if (!first) out += " | ";
     first = false;
-    const char* name = api::enum_name(mask, group);
+    const char* name = api::enum_name_in(mask, group);
     if (name != nullptr && strstr(name, "_BIT") != nullptr)
       out += name;
     else
@@ -120,32 +120,38 @@ IntKind classify(const char* type) {
   return IntKind::kUnsigned;  // signedness comes from the value's kind
 }
 
-// Classifying a type is string work: done once per parameter, not per value.
-IntKind kind_of(const api::ParamInfo* param, const char* type) {
-  if (param == nullptr) return classify(type);
+struct ParamFormat {
+  IntKind kind;
+  int32_t group;  // api::enum_group of the parameter's group
+};
+
+// Classifying a type and finding its enum group is string work: done once
+// per parameter (ParamInfo arrays are static), not per value.
+ParamFormat format_of(const api::ParamInfo* param, const char* type, const char* ret_group) {
+  if (param == nullptr) return {classify(type), api::enum_group(ret_group)};
   static std::mutex mutex;
-  static std::vector<std::pair<const api::ParamInfo*, IntKind>> cache;
+  static std::vector<std::pair<const api::ParamInfo*, ParamFormat>> cache;
   static thread_local const api::ParamInfo* last_param = nullptr;
-  static thread_local IntKind last_kind = IntKind::kUnsigned;
-  if (param == last_param) return last_kind;
-  // ParamInfo arrays are static: their addresses index a small sorted cache.
+  static thread_local ParamFormat last{IntKind::kUnsigned, -1};
+  if (param == last_param) return last;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = std::lower_bound(cache.begin(), cache.end(), param,
                              [](const auto& e, const api::ParamInfo* p) { return e.first < p; });
-  if (it == cache.end() || it->first != param) it = cache.insert(it, {param, classify(type)});
+  if (it == cache.end() || it->first != param)
+    it = cache.insert(it, {param, {classify(type), api::enum_group(param->group)}});
   last_param = param;
-  last_kind = it->second;
-  return it->second;
+  last = it->second;
+  return last;
 }
 
 void append_integer(std::string& out, uint64_t u, int64_t s, bool is_signed,
                     const api::ParamInfo* param, const char* type, const char* ret_group) {
-  const char* group = param != nullptr ? param->group : ret_group;
-  switch (kind_of(param, type)) {
+  ParamFormat f = format_of(param, type, ret_group);
+  switch (f.kind) {
     case IntKind::kEnum:
-      return append_enum(out, u, group);
+      return append_enum(out, u, f.group);
     case IntKind::kBitfield:
-      return append_bitfield(out, u, group);
+      return append_bitfield(out, u, f.group);
     case IntKind::kBoolean:
       if (u <= 1)
         out += u == 0 ? "GL_FALSE" : "GL_TRUE";
