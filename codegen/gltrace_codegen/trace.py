@@ -55,6 +55,10 @@ COMPSIZE_HANDLED = {
 
 _TRAILING_CONST = re.compile(r"\bconst\b")
 
+# Texture uploads: their data pointer is an offset when a pixel-unpack buffer
+# is bound, and capturing the data can be switched off.
+_TEXTURE_UPLOAD = re.compile(r"^gl(Compressed)?Tex(Sub)?Image[123]D")
+
 
 def _base(ptype):
     """Pointee type name without qualifiers, and the pointer depth."""
@@ -142,6 +146,8 @@ def value_call(f, p):
     if base in TEXT_BASES:
         return f"text_value({v}, {count})"
     if base == "void":
+        if _TEXTURE_UPLOAD.match(f.name):
+            count = f"gltrace::trace::texture_data_size({count})"
         return f"bytes_value({v}, {count})"
     if base in UINT | SINT | FLOAT | DOUBLE | HANDLE:
         return f"array_value({v}, {count})"

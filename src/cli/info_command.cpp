@@ -30,6 +30,9 @@ class InfoCollector : public format::Consumer {
     printf("format:       version %u, clock %.*s, mode %.*s%s\n", h.format_version,
            static_cast<int>(h.clock_domain.size()), h.clock_domain.data(),
            static_cast<int>(h.mode.size()), h.mode.data(), h.mid_run ? ", started mid-run" : "");
+    if (!h.capture_options.empty())
+      printf("capture:      %.*s\n", static_cast<int>(h.capture_options.size()),
+             h.capture_options.data());
   }
   void on_thread(const format::Thread& t) override {
     printf("thread %u:     tid %" PRIu64 " \"%.*s\"\n", t.index, t.tid,

@@ -28,6 +28,10 @@ const char kUsage_trace[] =
     "                     systrace: Chrome/Perfetto JSON timeline, one slice per call\n"
     "  --framebuffer swap read the framebuffer back at every eglSwapBuffers and\n"
     "                     store it in the trace (see `gltrace frames`)\n"
+    "  --no-texture-data  record texture uploads without their pixels (smaller\n"
+    "                     traces; such traces do not replay textures)\n"
+    "  --thread-time      also record each call's thread CPU time (a system call\n"
+    "                     per call)\n"
     "  --layers L1:L2     more layers, above the trace layer\n"
     "  --dropin, --loader-debug  as for `gltrace run`\n";
 
@@ -67,6 +71,12 @@ int cmd_trace(const std::vector<std::string>& args) {
           if (*i + 1 >= a.size() || a[*i + 1] != "swap")
             return usage_error(kName, "--framebuffer takes: swap");
           options.env.emplace_back("GLTRACE_CAPTURE_FRAMEBUFFER", a[++*i]);
+          return kExitOk;
+        }
+        if (arg == "--no-texture-data" || arg == "--thread-time") {
+          options.env.emplace_back(
+              arg == "--thread-time" ? "GLTRACE_THREAD_TIME" : "GLTRACE_TEXTURE_DATA",
+              arg == "--thread-time" ? "1" : "0");
           return kExitOk;
         }
         if (arg == "--mode") {

@@ -9,6 +9,7 @@
 #include "gltrace/api/functions.h"
 #include "gltrace/api/trace_decls.h"
 #include "trace/recorder.h"
+#include "trace/session.h"
 
 namespace gltrace::trace {
 namespace {
@@ -148,6 +149,12 @@ int64_t pack_image_size(uint32_t format, uint32_t type, int64_t width, int64_t h
   PixelStore store{driver_integer(GL_PACK_ALIGNMENT),   driver_integer(GL_PACK_ROW_LENGTH), 0,
                    driver_integer(GL_PACK_SKIP_PIXELS), driver_integer(GL_PACK_SKIP_ROWS),  0};
   return image_size(store, format, type, width, height, 1);
+}
+
+int64_t texture_data_size(int64_t size) {
+  if (size < 0) return size;
+  if (driver_integer(GL_PIXEL_UNPACK_BUFFER_BINDING) != 0) return -1;
+  return capture_texture_data() ? size : kTextureDataNotCaptured;
 }
 
 int64_t compsize_glTexImage2D_pixels(GLenum, GLint, GLint, GLsizei width, GLsizei height, GLint,

@@ -18,4 +18,10 @@ int64_t unpack_image_size(uint32_t format, uint32_t type, int64_t width, int64_t
                           int64_t depth);
 int64_t pack_image_size(uint32_t format, uint32_t type, int64_t width, int64_t height);
 
+// The size to record for a texture upload's data: `size`, or -1 when a
+// pixel-unpack buffer is bound (the pointer is an offset), or
+// kTextureDataNotCaptured when texture data capture is off.
+inline constexpr int64_t kTextureDataNotCaptured = -2;
+int64_t texture_data_size(int64_t size);
+
 }  // namespace gltrace::trace

@@ -3,6 +3,7 @@
 #include <EGL/egl.h>
 
 #include "format/schema.h"
+#include "trace/compsize.h"
 #include "trace/modes.h"
 #include "trace/session.h"
 
@@ -71,6 +72,8 @@ void ValueWriter::text_value(const char* s, int64_t max_length) {
 }
 
 void ValueWriter::bytes_value(const void* p, int64_t size) {
+  if (size == kTextureDataNotCaptured && p != nullptr)
+    return unknown_value(p, "texture data not captured (capture option)");
   if (p == nullptr || size < 0) return pointer_value(p);
   if (size > kMaxCapture) return unknown_value(p, "larger than the 60 MiB capture limit");
   size_t n = static_cast<size_t>(size);
@@ -197,13 +200,24 @@ void ValueWriter::strings_value(const char* const* strings, int32_t count, const
   call_->end_nested(m);
 }
 
+namespace {
+uint64_t thread_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+}  // namespace
+
 CallRecorder::CallRecorder(uint32_t function)
-    : function_(function), thread_(nullptr), start_(now_ns()), seq_(0), context_(0) {}
+    : function_(function), thread_(nullptr), start_(now_ns()), seq_(0), context_(0) {
+  if (capture_thread_time()) thread_start_ = thread_cpu_ns();
+}
 
 bool CallRecorder::finish() {
   uint64_t end = now_ns();
   if (!recording()) return false;
   duration_ = end - start_;
+  if (capture_thread_time()) thread_time_ = thread_cpu_ns() - thread_start_;
   thread_ = thread_state();
   seq_ = next_seq();
   thread_->last_seq = seq_;
@@ -244,6 +258,7 @@ void CallRecorder::commit() {
     head.uint_field(schema::call::kStartNs, start);
   }
   head.uint_field(schema::call::kDurationNs, duration_);
+  if (thread_time_ != 0) head.uint_field(schema::call::kThreadTimeNs, thread_time_);
   if (mode() == Mode::kFull) {
     t->chunk_has_call = true;
     t->chunk_last_seq = seq_;

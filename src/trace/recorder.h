@@ -95,6 +95,8 @@ class CallRecorder {
   ThreadState* thread_;
   uint64_t start_;
   uint64_t duration_ = 0;
+  uint64_t thread_start_ = 0;  // thread CPU time, when asked for (a system call)
+  uint64_t thread_time_ = 0;
   uint64_t seq_;
   uint32_t context_;
 };

@@ -43,7 +43,11 @@ struct Session {
   std::unordered_map<uint64_t, uint32_t> contexts;
   std::string output;
   bool framebuffer_on_swap = false;
+  bool texture_data = true;
 };
+
+// Read on every call: plain globals, set once before recording starts.
+bool g_thread_time = false;
 
 // Never destroyed: app threads may still call GL while the process exits.
 Session& session() {
@@ -122,6 +126,8 @@ bool recording() { return session().recording.load(std::memory_order_relaxed); }
 uint64_t next_seq() { return session().seq.fetch_add(1, std::memory_order_relaxed); }
 
 bool capture_framebuffer_on_swap() { return session().framebuffer_on_swap; }
+bool capture_texture_data() { return session().texture_data; }
+bool capture_thread_time() { return g_thread_time; }
 
 uint64_t frames_completed() { return session().frames.load(std::memory_order_relaxed); }
 
@@ -243,6 +249,10 @@ void start_session() {
   }
   const char* framebuffer = env_get("GLTRACE_CAPTURE_FRAMEBUFFER");
   s.framebuffer_on_swap = framebuffer != nullptr && strcmp(framebuffer, "swap") == 0;
+  const char* texture_data = env_get("GLTRACE_TEXTURE_DATA");
+  s.texture_data = texture_data == nullptr || strcmp(texture_data, "0") != 0;
+  const char* thread_time = env_get("GLTRACE_THREAD_TIME");
+  g_thread_time = thread_time != nullptr && strcmp(thread_time, "1") == 0;
   format::WriterOptions options;
   if (const char* level = env_get("GLTRACE_ZSTD_LEVEL")) options.zstd_level = atoi(level);
   if (socket != nullptr && *socket != '\0') {
@@ -272,7 +282,11 @@ void start_session() {
   body.string_field(schema::header::kClockDomain, "CLOCK_MONOTONIC");
   body.uint_field(schema::header::kStartTimeNs, s.start_ns);
   body.string_field(schema::header::kMode, "full");
-  if (s.framebuffer_on_swap) body.string_field(schema::header::kCaptureOptions, "framebuffer=swap");
+  std::string options_text = std::string("framebuffer=") +
+                             (s.framebuffer_on_swap ? "swap" : "off") +
+                             " texture-data=" + (s.texture_data ? "on" : "off") +
+                             " thread-time=" + (g_thread_time ? "on" : "off");
+  body.string_field(schema::header::kCaptureOptions, options_text);
   wire::Encoder record;
   record.tag(schema::chunk::kRecords, wire::kLengthDelimited);
   record.raw_varint(1 + wire::varint_size(body.size()) + body.size());

@@ -69,8 +69,12 @@ void end_frame(ThreadState* thread, uint64_t swap_seq);
 // whether it is new (its Context record still to be written by the caller).
 uint32_t context_index(uint64_t handle, bool* created);
 
-// The capture option "framebuffer on eglSwapBuffers" (GLTRACE_CAPTURE_FRAMEBUFFER=swap).
+// Capture options, fixed at start: framebuffer on eglSwapBuffers
+// (GLTRACE_CAPTURE_FRAMEBUFFER=swap), texture data (GLTRACE_TEXTURE_DATA=0
+// turns it off), thread CPU time of each call (GLTRACE_THREAD_TIME=1).
 bool capture_framebuffer_on_swap();
+bool capture_texture_data();
+bool capture_thread_time();
 
 // Opens the output named by the environment and writes the Header. Called
 // from AndroidGLESLayer_Initialize.

@@ -221,6 +221,28 @@ TEST(Trace, FramebufferCaptureOnSwapMatchesWhatTheAppRendered) {
   EXPECT_EQ(compare.out, "same 320 240\n");
 }
 
+TEST(Trace, CaptureOptionsThreadTimeAndNoTextureData) {
+  std::string dir = make_temp_dir();
+  ASSERT_EQ(gltrace({"trace", "--thread-time", "--no-texture-data", "-o", dir + "/t.gltrace", "--",
+                     build_bin("gltrace-demo"), "--frames", "2", "--verify"})
+                .exit_code,
+            0);
+  ProcessResult info = gltrace({"info", dir + "/t.gltrace"});
+  EXPECT_NE(info.out.find("capture:      framebuffer=off texture-data=off thread-time=on"),
+            std::string::npos)
+      << info.out;
+  ProcessResult dump = gltrace({"dump", "--function", "^glTexImage2D$", dir + "/t.gltrace"});
+  EXPECT_NE(dump.out.find("size unknown: texture data not captured"), std::string::npos)
+      << dump.out;
+  ProcessResult stats = gltrace({"stats", dir + "/t.gltrace"});
+  // glCompileShader burns CPU on this thread: its thread time is not zero.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      stats.out, m, std::regex(R"(glCompileShader\s+\d+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\S+))")))
+      << stats.out;
+  EXPECT_GT(std::stod(m[1].str()), 0.0) << stats.out;
+}
+
 TEST(Trace, SigkilledAppLeavesAReadableTrace) {
   std::string trace = make_temp_dir() + "/killed.gltrace";
   EnvChanges env = clean_env();
