@@ -54,7 +54,8 @@ def main():
     write_if_changed(os.path.join(api, "functions.h"), emit.functions_h(functions, limit))
     write_if_changed(os.path.join(api, "pfn.h"), emit.pfn_h(functions))
     write_if_changed(os.path.join(out, "functions.cpp"), emit.functions_cpp(functions, limit))
-    write_if_changed(os.path.join(out, "enums.cpp"), emit.enums_cpp(registry.read_gl.enums))
+    write_if_changed(os.path.join(out, "enums.cpp"), emit.enums_cpp(registry.read_gl.enums,
+                                   registry.read_egl_enums(args.egl_header)))
     write_if_changed(os.path.join(api, "enums.h"), emit.enums_h())
     write_if_changed(os.path.join(out, "entry_points.cpp"),
                      emit.entry_points_cpp(functions, HANDWRITTEN_EXPORTS))

@@ -195,7 +195,7 @@ def layer_wrappers_inc(functions):
     return "\n".join(out)
 
 
-def enums_cpp(enums):
+def enums_cpp(enums, egl_enums=()):
     """enum_name(value, group): the name of a GL enum value, preferring the
     parameter's registry group, then core names, then KHR/OES/EXT ones."""
     best = {}
@@ -216,6 +216,14 @@ def enums_cpp(enums):
     out += ["};", "", "// Sorted by group name, then value.", "const GroupNamed kByGroup[] = {"]
     for (g, value) in sorted(grouped):
         out.append(f"    {{\"{g}\", 0x{value:X}u, \"{grouped[(g, value)][1]}\"}},")
+    egl_best = {}
+    for value, name in egl_enums:
+        if value >= 0x3000:  # below are booleans and small counts, not names
+            egl_best.setdefault(value, name)
+    out += ["};", "", "// EGL enums (0x3000 on), from the EGL headers' #defines.",
+            "const Named kEglByValue[] = {"]
+    for value in sorted(egl_best):
+        out.append(f"    {{0x{value:X}u, \"{egl_best[value]}\"}},")
     groups = sorted({g for (g, _) in grouped})
     out += ["};", "", "// Each group's range in kByGroup, sorted by name.",
             "struct GroupRange { const char* name; uint32_t begin, end; };",
@@ -247,6 +255,11 @@ def enums_cpp(enums):
             "}", "",
             "const char* enum_name(uint32_t value, const char* group) {",
             "  return enum_name_in(value, enum_group(group));",
+            "}", "",
+            "const char* egl_enum_name(uint32_t value) {",
+            "  auto it = std::lower_bound(std::begin(kEglByValue), std::end(kEglByValue), value,",
+            "      [](const Named& e, uint32_t v) { return e.value < v; });",
+            "  return it != std::end(kEglByValue) && it->value == value ? it->name : nullptr;",
             "}", "", "}  // namespace gltrace::api", ""]
     return "\n".join(out)
 
@@ -261,4 +274,6 @@ def enums_h():
                       "// one group: its index (-1 for none or unknown), then names.",
                       "int32_t enum_group(const char* group);",
                       "const char* enum_name_in(uint32_t value, int32_t group);", "",
+                      "// The name of an EGL enum value (0x3000 and up), nullptr if none.",
+                      "const char* egl_enum_name(uint32_t value);", "",
                       "}  // namespace gltrace::api", ""])

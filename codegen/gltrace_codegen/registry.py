@@ -131,3 +131,18 @@ def read_egl(paths):
                 functions.append(Function(name=name, api="egl", ret=ret.strip(), params=params,
                                           origins=[path.rsplit("/", 1)[-1]]))
     return functions
+
+
+_EGL_DEFINE = re.compile(r"^#define\s+(EGL_\w+)\s+(0x[0-9A-Fa-f]+|\d+)\s*$")
+
+
+def read_egl_enums(paths):
+    """(value, name) of the EGL enum #defines, first definition of a value first."""
+    enums = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                m = _EGL_DEFINE.match(line.strip())
+                if m and not m.group(1).endswith(("_VERSION", "_VERSION_1_0", "_VERSION_1_1")):
+                    enums.append((int(m.group(2), 0), m.group(1)))
+    return enums

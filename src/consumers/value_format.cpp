@@ -110,12 +110,21 @@ void append_bytes(std::string& out, std::string_view data) {
   out += data.size() > 16 ? " ...>" : ">";
 }
 
-enum class IntKind : uint8_t { kSigned, kUnsigned, kEnum, kBitfield, kBoolean, kHandle };
+enum class IntKind : uint8_t {
+  kSigned,
+  kUnsigned,
+  kEnum,
+  kBitfield,
+  kBoolean,
+  kEglBoolean,
+  kHandle
+};
 
 IntKind classify(const char* type) {
   if (type_is(type, "GLenum") || type_is(type, "EGLenum")) return IntKind::kEnum;
   if (type_is(type, "GLbitfield")) return IntKind::kBitfield;
-  if (type_is(type, "GLboolean") || type_is(type, "EGLBoolean")) return IntKind::kBoolean;
+  if (type_is(type, "GLboolean")) return IntKind::kBoolean;
+  if (type_is(type, "EGLBoolean")) return IntKind::kEglBoolean;
   if (is_handle_type(type) || type_is(type, "GLsync")) return IntKind::kHandle;
   return IntKind::kUnsigned;  // signedness comes from the value's kind
 }
@@ -155,6 +164,12 @@ void append_integer(std::string& out, uint64_t u, int64_t s, bool is_signed,
     case IntKind::kBoolean:
       if (u <= 1)
         out += u == 0 ? "GL_FALSE" : "GL_TRUE";
+      else
+        append_number(out, u);
+      return;
+    case IntKind::kEglBoolean:
+      if (u <= 1)
+        out += u == 0 ? "EGL_FALSE" : "EGL_TRUE";
       else
         append_number(out, u);
       return;
@@ -242,6 +257,42 @@ void format_value(std::string& out, const format::Value& value, const api::Param
   }
 }
 
+// EGL parameters whose integers are EGL enums, and attribute lists (pairs).
+bool is_egl_enum_param(const char* name) {
+  static const char* const kNames[] = {"attribute", "name", "platform",   "api",   "buffer",
+                                       "engine",    "type", "objectType", "target"};
+  for (const char* n : kNames)
+    if (strcmp(name, n) == 0) return true;
+  return false;
+}
+
+void append_egl_enum(std::string& out, uint64_t value) {
+  const char* name =
+      value <= 0xffffffffu ? api::egl_enum_name(static_cast<uint32_t>(value)) : nullptr;
+  if (name != nullptr)
+    out += name;
+  else
+    append_number(out, value);
+}
+
+// {EGL_RED_SIZE, 8, ..., EGL_NONE}
+bool append_egl_attrib_list(std::string& out, const format::Value& value) {
+  if (value.kind != format::ValueKind::kArray || value.floats.size() != 0) return false;
+  out += '{';
+  size_t n = value.sints.size() + value.uints.size();
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t v = i < value.sints.size() ? static_cast<uint64_t>(value.sints[i])
+                                        : value.uints[i - value.sints.size()];
+    if (i != 0) out += ", ";
+    if (i % 2 == 0)
+      append_egl_enum(out, v);
+    else
+      append_number(out, static_cast<int64_t>(v));
+  }
+  out += '}';
+  return true;
+}
+
 void format_call(std::string& out, const format::Call& call, const BlobSizes& blobs) {
   const api::FunctionInfo* info =
       call.function < api::kFunctionIdLimit && api::kFunctionInfo[call.function].name != nullptr
@@ -260,6 +311,17 @@ void format_call(std::string& out, const format::Call& call, const BlobSizes& bl
     if (param != nullptr) {
       out += param->name;
       out += " = ";
+    }
+    if (info != nullptr && info->api == api::Api::kEgl && param != nullptr) {
+      const format::Value& v = call.args[i];
+      bool integer = v.kind == format::ValueKind::kSint || v.kind == format::ValueKind::kUint;
+      if (integer && is_egl_enum_param(param->name)) {
+        append_egl_enum(
+            out, v.kind == format::ValueKind::kSint ? static_cast<uint64_t>(v.sint) : v.uint);
+        continue;
+      }
+      if (strcmp(param->len, "EGL_NONE-terminated") == 0 && append_egl_attrib_list(out, v))
+        continue;
     }
     format_value(out, call.args[i], param, param != nullptr ? param->type : nullptr, blobs);
   }

@@ -93,6 +93,8 @@ TEST(Trace, DemoIsRecordedCallForCallAndRendersTheSame) {
   EXPECT_NE(dump.out.find("glTexImage2D(target = GL_TEXTURE_2D"), std::string::npos);
   EXPECT_NE(dump.out.find("bytes>)"), std::string::npos);  // the texture as a blob
   EXPECT_NE(dump.out.find("glGetError() = GL_NO_ERROR"), std::string::npos);
+  EXPECT_NE(dump.out.find("eglBindAPI(api = EGL_OPENGL_ES_API) = EGL_TRUE"), std::string::npos);
+  EXPECT_NE(dump.out.find("attrib_list = {EGL_SURFACE_TYPE, "), std::string::npos);
   EXPECT_NE(dump.out.find("glGenTextures(n = 1, textures = {"), std::string::npos);
   EXPECT_NE(dump.out.find("// context 1: EGLContext"), std::string::npos);
   EXPECT_NE(dump.out.find("// end of frame 4"), std::string::npos);
