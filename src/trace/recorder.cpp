@@ -216,9 +216,15 @@ CallRecorder::CallRecorder(uint32_t function)
 bool CallRecorder::finish() {
   uint64_t end = now_ns();
   if (!recording()) return false;
+  ThreadState* thread = thread_state();
+  thread->busy.store(true);
+  if (!recording()) {  // end_session began meanwhile: it owns the payload now
+    thread->busy.store(false);
+    return false;
+  }
   duration_ = end - start_;
   if (capture_thread_time()) thread_time_ = thread_cpu_ns() - thread_start_;
-  thread_ = thread_state();
+  thread_ = thread;
   seq_ = next_seq();
   thread_->last_seq = seq_;
   context_ = thread_->context;
@@ -269,6 +275,7 @@ void CallRecorder::commit() {
     head.raw(t->call.data(), t->call.size());
     text_mode_call(t, head, function_, seq_, start, duration_);
   }
+  t->busy.store(false, std::memory_order_release);
 }
 
 }  // namespace gltrace::trace

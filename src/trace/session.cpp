@@ -198,6 +198,12 @@ void flush_thread(ThreadState* thread) {
 
 void end_frame(ThreadState* thread, uint64_t swap_seq) {
   Session& s = session();
+  thread->busy.store(true);
+  if (!recording()) return thread->busy.store(false);
+  struct Done {
+    ThreadState* t;
+    ~Done() { t->busy.store(false, std::memory_order_release); }
+  } done{thread};
   uint64_t number = s.frames.fetch_add(1);
   if (mode() != Mode::kFull) {
     text_mode_frame(thread, number, trace_time(now_ns()));
@@ -304,6 +310,10 @@ void end_session() {
   std::lock_guard<std::mutex> lock(s.mutex);
   ThreadState* last = nullptr;
   for (ThreadState* thread : s.threads) {
+    // A thread in the middle of a call finishes it first (bounded: a thread
+    // stuck in a driver call for a second loses that call).
+    for (int i = 0; i < 1000 && thread->busy.load(std::memory_order_acquire); ++i) usleep(1000);
+    if (thread->busy.load(std::memory_order_acquire)) continue;
     flush_thread(thread);
     last = thread;
   }

@@ -1,6 +1,7 @@
 // The trace session: output, global call order, threads and contexts.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -15,6 +16,10 @@ namespace gltrace::trace {
 
 // Per-thread capture state. Only its own thread touches it, except at exit.
 struct ThreadState {
+  // Set while the thread appends to `payload`: end_session waits for it to
+  // clear before taking the payload (the app may still draw on another
+  // thread while it exits).
+  std::atomic<bool> busy{false};
   uint32_t index = 0;
   uint32_t context = 0;   // index of the context current on this thread
   wire::Encoder payload;  // records waiting for the writer (Chunk content)
