@@ -1,9 +1,11 @@
-// Per-call cost of the interposer and of one layer, on a call-heavy loop.
+// Per-call cost of the interposer, of one layer and of tracing, on a
+// call-heavy loop.
 //
 //   gltrace-bench-calls [--calls N] [--reps R]
 //
 // Runs itself four times: natively, under the interposer with no layer, with
-// one pass-through layer, and with the counting layer; each child times N
+// one pass-through layer, with the counting layer and with the trace layer
+// recording every call (full mode); each child times N
 // calls of glGetError (Mesa's cheapest entry point) and reports the best of R
 // repetitions in ns/call. The differences are what gltrace adds per call.
 #include <EGL/egl.h>
@@ -120,6 +122,10 @@ int main(int argc, char** argv) {
   };
   std::string preload = "LD_PRELOAD=" + lib + "/libgltrace.so";
   std::string layer_path = "GLTRACE_LAYER_PATH=" + lib + "/layers";
+  char trace_dir[] = "/tmp/gltrace-bench-XXXXXX";
+  if (mkdtemp(trace_dir) == nullptr) return 2;
+  std::string trace_path = std::string(trace_dir) + "/calls.gltrace";
+  std::string trace_file = "GLTRACE_TRACE_FILE=" + trace_path;
   struct Case {
     const char* name;
     std::vector<std::string> env;
@@ -129,8 +135,9 @@ int main(int argc, char** argv) {
       {"interposer + pass-through layer",
        with({preload, layer_path, "DEBUG_GLES_LAYERS=libGLES_layer_passthrough.so"})},
       {"interposer + counting layer",
-       with({preload, layer_path, "DEBUG_GLES_LAYERS=libGLES_layer_counting.so",
-             "GLTRACE_COUNT_DIR=/dev/null/none"})},
+       with({preload, layer_path, "DEBUG_GLES_LAYERS=libGLES_layer_counting.so"})},
+      {"interposer + trace layer (full)",
+       with({preload, layer_path, "DEBUG_GLES_LAYERS=libGLES_trace.so", trace_file})},
   };
   printf("per-call cost of glGetError, best of %d x %ld calls (ns/call)\n", reps, calls);
   double base = -1;
@@ -143,5 +150,7 @@ int main(int argc, char** argv) {
     if (base < 0) base = ns;
     printf("  %-34s %7.2f ns/call   (+%.2f ns)\n", c.name, ns, ns - base);
   }
+  unlink(trace_path.c_str());
+  rmdir(trace_dir);
   return 0;
 }

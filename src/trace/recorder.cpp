@@ -2,6 +2,9 @@
 
 #include <EGL/egl.h>
 
+#include <cstdio>
+#include <cstring>
+
 #include "format/schema.h"
 #include "trace/compsize.h"
 #include "trace/modes.h"
@@ -23,34 +26,38 @@ enum ArrayKind { kUints, kSints, kFloats, kBytes };
 
 }  // namespace
 
+// Scalars: the Value's length is known up front, so it is written directly
+// (no nested-message gap to close): the hot path of every call.
 void ValueWriter::uint_value(uint64_t v) {
-  size_t m = call_->begin_nested(field_);
+  call_->tag(field_, wire::kLengthDelimited);
+  call_->raw_varint(1 + wire::varint_size(v));
   call_->uint_field(schema::value::kUint, v);
-  call_->end_nested(m);
 }
 
 void ValueWriter::sint_value(int64_t v) {
-  size_t m = call_->begin_nested(field_);
-  call_->sint_field(schema::value::kSint, v);
-  call_->end_nested(m);
+  uint64_t z = wire::zigzag(v);
+  call_->tag(field_, wire::kLengthDelimited);
+  call_->raw_varint(1 + wire::varint_size(z));
+  call_->uint_field(schema::value::kSint, z);
 }
 
 void ValueWriter::f32_value(float v) {
-  size_t m = call_->begin_nested(field_);
+  call_->tag(field_, wire::kLengthDelimited);
+  call_->raw_varint(5);
   call_->float_field(schema::value::kF32, v);
-  call_->end_nested(m);
 }
 
 void ValueWriter::f64_value(double v) {
-  size_t m = call_->begin_nested(field_);
+  call_->tag(field_, wire::kLengthDelimited);
+  call_->raw_varint(9);
   call_->double_field(schema::value::kF64, v);
-  call_->end_nested(m);
 }
 
 void ValueWriter::pointer_value(const void* p) {
-  size_t m = call_->begin_nested(field_);
-  call_->uint_field(schema::value::kPointer, reinterpret_cast<uintptr_t>(p));
-  call_->end_nested(m);
+  uint64_t v = reinterpret_cast<uintptr_t>(p);
+  call_->tag(field_, wire::kLengthDelimited);
+  call_->raw_varint(1 + wire::varint_size(v));
+  call_->uint_field(schema::value::kPointer, v);
 }
 
 void ValueWriter::unknown_value(const void* p, const char* reason) {
@@ -207,6 +214,35 @@ uint64_t thread_cpu_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 }  // namespace
+
+TscClock g_tsc_clock;
+
+void calibrate_tsc_clock() {
+#if defined(__x86_64__)
+  FILE* cpuinfo = fopen("/proc/cpuinfo", "r");
+  if (cpuinfo == nullptr) return;
+  char line[4096];
+  bool constant = false, nonstop = false;
+  while (fgets(line, sizeof line, cpuinfo) != nullptr && strncmp(line, "flags", 5) != 0) {
+  }
+  constant = strstr(line, " constant_tsc") != nullptr;
+  nonstop = strstr(line, " nonstop_tsc") != nullptr;
+  fclose(cpuinfo);
+  if (!constant || !nonstop) return;
+  // 5 ms against CLOCK_MONOTONIC: the rate is then good to ~1e-6.
+  uint64_t ns0 = monotonic_ns(), tsc0 = __builtin_ia32_rdtsc();
+  uint64_t ns1 = ns0, tsc1 = tsc0;
+  while (ns1 - ns0 < 5000000) {
+    ns1 = monotonic_ns();
+    tsc1 = __builtin_ia32_rdtsc();
+  }
+  if (tsc1 <= tsc0) return;
+  g_tsc_clock.ns_per_tick = static_cast<double>(ns1 - ns0) / static_cast<double>(tsc1 - tsc0);
+  g_tsc_clock.tsc0 = tsc1;
+  g_tsc_clock.ns0 = ns1;
+  g_tsc_clock.usable = true;
+#endif
+}
 
 CallRecorder::CallRecorder(uint32_t function)
     : function_(function), thread_(nullptr), start_(now_ns()), seq_(0), context_(0) {

@@ -233,6 +233,7 @@ uint32_t context_index(uint64_t handle, bool* created) {
 
 void start_session() {
   Session& s = session();
+  calibrate_tsc_clock();
   const char* pattern = env_get("GLTRACE_TRACE_FILE");
   const char* socket = env_get("GLTRACE_TRACE_SOCKET");
   std::string error;
