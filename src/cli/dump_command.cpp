@@ -73,6 +73,7 @@ int cmd_dump(const std::vector<std::string>& args) {
   consumers::Dumper dumper(stdout, std::move(filter));
   format::ReadStatus status;
   bool ok = format::read_trace(reader, dumper, &status);
+  dumper.flush();
   fflush(stdout);
   return finish_reading(kName, path, ok, status);
 }

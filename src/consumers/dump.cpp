@@ -1,23 +1,34 @@
 #include "consumers/dump.h"
 
+#include <charconv>
 #include <cinttypes>
 
 #include "gltrace/api/functions.h"
 
 namespace gltrace::consumers {
 
+void Dumper::flush() {
+  fwrite(line_.data(), 1, line_.size(), out_);
+  line_.clear();
+}
+
+Dumper::~Dumper() { flush(); }
+
 void Dumper::on_header(const format::Header& h) {
+  flush();
   fprintf(out_, "// gltrace trace, format %u: %.*s (pid %u)%s\n", h.format_version,
           static_cast<int>(h.command_line.size()), h.command_line.data(), h.pid,
           h.mid_run ? ", started mid-run" : "");
 }
 
 void Dumper::on_thread(const format::Thread& t) {
+  flush();
   fprintf(out_, "// thread %u: tid %" PRIu64 " \"%.*s\"\n", t.index, t.tid,
           static_cast<int>(t.name.size()), t.name.data());
 }
 
 void Dumper::on_context(const format::Context& c) {
+  flush();
   fprintf(out_, "// context %u: EGLContext 0x%" PRIx64 ", ES %d, %ux%u, %.*s\n", c.index, c.handle,
           c.client_version, c.surface_width, c.surface_height,
           static_cast<int>(c.gl_renderer.size()), c.gl_renderer.data());
@@ -34,8 +45,9 @@ void Dumper::on_call(const format::Call& call) {
         call.function < api::kFunctionIdLimit ? api::kFunctionInfo[call.function].name : nullptr;
     if (name == nullptr || !std::regex_search(name, *filter_.function)) return;
   }
-  line_.clear();
-  line_ += std::to_string(call.seq);
+  char number[24];
+  auto end = std::to_chars(number, number + sizeof number, call.seq).ptr;
+  line_.append(number, end);
   line_ += ' ';
   if (filter_.timing) {
     char timing[64];
@@ -46,11 +58,13 @@ void Dumper::on_call(const format::Call& call) {
   format_call(line_, call, blobs_);
   if (call.gl_error != 0) line_ += "  // error " + std::to_string(call.gl_error);
   line_ += '\n';
-  fwrite(line_.data(), 1, line_.size(), out_);
+  // Lines collect in one buffer, written 64 KiB at a time.
+  if (line_.size() >= 65536) flush();
   ++printed_;
 }
 
 void Dumper::on_frame(const format::Frame& frame) {
+  flush();
   if (frame_selected())
     fprintf(out_, "// end of frame %" PRIu64 " (%.3f s)\n", frame.number,
             static_cast<double>(frame.time_ns) / 1e9);
@@ -59,6 +73,7 @@ void Dumper::on_frame(const format::Frame& frame) {
 }
 
 void Dumper::on_stats(const format::Stats& s) {
+  flush();
   fprintf(out_,
           "// end of trace: %" PRIu64 " calls, %" PRIu64 " frames, writer stalls %" PRIu64
           " (%.1f ms)\n",

@@ -23,6 +23,11 @@ struct DumpFilter {
 class Dumper : public format::Consumer {
  public:
   Dumper(FILE* out, DumpFilter filter) : out_(out), filter_(std::move(filter)) {}
+  ~Dumper() override;
+  Dumper(const Dumper&) = delete;
+  Dumper& operator=(const Dumper&) = delete;
+  // Writes the lines collected so far.
+  void flush();
 
   void on_header(const format::Header& header) override;
   void on_thread(const format::Thread& thread) override;
