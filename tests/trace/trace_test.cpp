@@ -245,6 +245,41 @@ TEST(Trace, CaptureOptionsThreadTimeAndNoTextureData) {
   EXPECT_GT(std::stod(m[1].str()), 0.0) << stats.out;
 }
 
+// Each mode on a real app: glmark2's "shading" scene under Xvfb.
+TEST(TraceModes, EveryModeWorksOnAGlmark2Scene) {
+  if (access("/usr/bin/glmark2-es2", X_OK) != 0) GTEST_SKIP() << "glmark2-es2 not installed";
+  XvfbServer xvfb;
+  ASSERT_FALSE(xvfb.display().empty());
+  EnvChanges env = clean_env();
+  env["DISPLAY"] = xvfb.display();
+  std::string dir = make_temp_dir();
+  auto run = [&](const std::string& mode, const std::string& output) {
+    std::vector<std::string> args = {"trace", "--mode", mode};
+    if (!output.empty()) args.insert(args.end(), {"-o", output});
+    args.insert(args.end(),
+                {"--", "/usr/bin/glmark2-es2", "-b", "shading:duration=0.3", "-s", "160x120"});
+    ProcessResult r = gltrace(args, env);
+    EXPECT_EQ(r.exit_code, 0) << mode << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find("glmark2 Score"), std::string::npos) << mode;
+    return r;
+  };
+  run("full", dir + "/full.gltrace");
+  EXPECT_EQ(gltrace({"info", dir + "/full.gltrace"}).exit_code, 0);
+  run("log", dir + "/log.txt");
+  std::string log = read_text_file(dir + "/log.txt");
+  EXPECT_GT(dumped_calls(log, "glDrawArrays") + dumped_calls(log, "glDrawElements"), 10u);
+  EXPECT_GT(count_occurrences(log, "// end of frame"), 5u);
+  ProcessResult error = run("error", "");
+  EXPECT_EQ(error.err.find("GL error"), std::string::npos) << "glmark2 makes no GL errors";
+  run("systrace", dir + "/timeline.json");
+  ProcessResult check = run_process(
+      {"/usr/bin/python3", "-c",
+       "import json,sys; e=json.load(open(sys.argv[1])); print(sum(x['ph']=='i' for x in e))",
+       dir + "/timeline.json"});
+  ASSERT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_GT(std::stoi(check.out), 5) << "frames in the timeline";
+}
+
 TEST(Trace, SigkilledAppLeavesAReadableTrace) {
   std::string trace = make_temp_dir() + "/killed.gltrace";
   EnvChanges env = clean_env();
