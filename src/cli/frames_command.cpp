@@ -15,9 +15,9 @@ namespace gltrace::cli {
 const char kUsage_frames[] =
     "usage: gltrace frames -o DIR [--frames N-M] TRACE\n"
     "\n"
-    "Writes every framebuffer TRACE captured (gltrace trace --framebuffer swap)\n"
-    "to DIR/frame-NNNNNN.png. Reads the trace twice, keeping in memory only the\n"
-    "images still to be written.\n";
+    "Writes every framebuffer TRACE captured (gltrace trace --framebuffer ...):\n"
+    "DIR/frame-NNNNNN.png at swaps, DIR/frame-NNNNNN-call-SEQ.png after draws.\n"
+    "Reads the trace twice, keeping in memory only the images still to be written.\n";
 
 namespace {
 
@@ -25,7 +25,9 @@ constexpr char kName[] = "frames";
 
 struct Wanted {
   uint64_t frame;
+  uint64_t seq;
   uint32_t width, height;
+  bool after_draw;  // origin "draw": several per frame
 };
 
 // Pass 1: which blobs hold which frames.
@@ -34,7 +36,8 @@ class ImageIndex : public format::Consumer {
   ImageIndex(uint64_t first, uint64_t last) : first_(first), last_(last) {}
   void on_image(const format::Image& image) override {
     if (image.frame >= first_ && image.frame <= last_)
-      wanted[image.blob].push_back({image.frame, image.width, image.height});
+      wanted[image.blob].push_back(
+          {image.frame, image.seq, image.width, image.height, image.origin == "draw"});
   }
   std::unordered_map<uint64_t, std::vector<Wanted>> wanted;
 
@@ -58,7 +61,10 @@ class PngWriter : public format::Consumer {
         continue;
       }
       char name[64];
-      snprintf(name, sizeof name, "/frame-%06" PRIu64 ".png", w.frame);
+      if (w.after_draw)
+        snprintf(name, sizeof name, "/frame-%06" PRIu64 "-call-%08" PRIu64 ".png", w.frame, w.seq);
+      else
+        snprintf(name, sizeof name, "/frame-%06" PRIu64 ".png", w.frame);
       std::string error;
       if (consumers::write_png(dir_ + name, w.width, w.height,
                                reinterpret_cast<const uint8_t*>(blob.data.data()), &error))

@@ -26,8 +26,9 @@ const char kUsage_trace[] =
     "                     error: glGetError after every GL call; errors reported\n"
     "                            with the call and a call stack (the app still sees them)\n"
     "                     systrace: Chrome/Perfetto JSON timeline, one slice per call\n"
-    "  --framebuffer swap read the framebuffer back at every eglSwapBuffers and\n"
-    "                     store it in the trace (see `gltrace frames`)\n"
+    "  --framebuffer WHEN read the framebuffer back and store it in the trace\n"
+    "                     (see `gltrace frames`): swap (at every eglSwapBuffers),\n"
+    "                     draw (after every draw call: slow), or swap,draw\n"
     "  --no-texture-data  record texture uploads without their pixels (smaller\n"
     "                     traces; such traces do not replay textures)\n"
     "  --thread-time      also record each call's thread CPU time (a system call\n"
@@ -68,8 +69,9 @@ int cmd_trace(const std::vector<std::string>& args) {
           return kExitOk;
         }
         if (arg == "--framebuffer") {
-          if (*i + 1 >= a.size() || a[*i + 1] != "swap")
-            return usage_error(kName, "--framebuffer takes: swap");
+          if (*i + 1 >= a.size() ||
+              (a[*i + 1] != "swap" && a[*i + 1] != "draw" && a[*i + 1] != "swap,draw"))
+            return usage_error(kName, "--framebuffer takes swap, draw or swap,draw");
           options.env.emplace_back("GLTRACE_CAPTURE_FRAMEBUFFER", a[++*i]);
           return kExitOk;
         }

@@ -145,13 +145,16 @@ void write_context_record(ThreadState* thread, uint32_t index, EGLDisplay displa
   append_record(thread, schema::record::kContext, body.data(), body.size());
 }
 
-// Reads the back buffer about to be presented into an Image record, leaving
-// every binding and pack parameter it touches as the app had it.
-void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface surface) {
-  EGLint width = 0, height = 0;
-  NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &width);
-  NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &height);
+// Reads a framebuffer region into an Image record. Every binding and pack
+// parameter it touches is put back, and GL errors stay the app's: one the app
+// had not read yet is kept for its next glGetError, and one the read-back
+// itself raised (an unreadable attachment format) is dropped.
+void read_framebuffer(ThreadState* thread, GLint source_fb, GLint x, GLint y, GLsizei width,
+                      GLsizei height, const char* origin) {
   if (width <= 0 || height <= 0 || thread->context == 0) return;
+  GLenum app_error = NEXT(glGetError)();
+  if (app_error != GL_NO_ERROR && thread->pending_gl_error == 0)
+    thread->pending_gl_error = app_error;
   bool es3 = context_state(thread)->client_version >= 3;
   GLint draw_fb = driver_integer(GL_FRAMEBUFFER_BINDING);
   GLint read_fb = es3 ? driver_integer(GL_READ_FRAMEBUFFER_BINDING) : draw_fb;
@@ -160,7 +163,8 @@ void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface sur
   GLint row_length = es3 ? driver_integer(GL_PACK_ROW_LENGTH) : 0;
   GLint skip_pixels = es3 ? driver_integer(GL_PACK_SKIP_PIXELS) : 0;
   GLint skip_rows = es3 ? driver_integer(GL_PACK_SKIP_ROWS) : 0;
-  NEXT(glBindFramebuffer)(es3 ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER, 0);
+  NEXT(glBindFramebuffer)
+  (es3 ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER, static_cast<GLuint>(source_fb));
   if (pack_buffer != 0) NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, 0);
   NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, 1);
   if (es3) {
@@ -169,7 +173,8 @@ void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface sur
     NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, 0);
   }
   thread->pixels.resize(static_cast<size_t>(width) * static_cast<size_t>(height) * 4);
-  NEXT(glReadPixels)(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, thread->pixels.data());
+  NEXT(glReadPixels)(x, y, width, height, GL_RGBA, GL_UNSIGNED_BYTE, thread->pixels.data());
+  bool read_ok = NEXT(glGetError)() == GL_NO_ERROR;
   NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, alignment);
   if (es3) {
     NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, row_length);
@@ -181,6 +186,7 @@ void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface sur
   } else {
     NEXT(glBindFramebuffer)(GL_FRAMEBUFFER, static_cast<GLuint>(draw_fb));
   }
+  if (!read_ok) return;
   uint64_t blob = store_blob(thread, thread->pixels.data(), thread->pixels.size());
   wire::Encoder body;
   body.uint_field(schema::image::kFrame, frames_completed());
@@ -188,9 +194,26 @@ void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface sur
   body.uint_field(schema::image::kWidth, static_cast<uint64_t>(width));
   body.uint_field(schema::image::kHeight, static_cast<uint64_t>(height));
   body.fixed64_field(schema::image::kBlob, blob);
-  body.string_field(schema::image::kOrigin, "swap");
+  body.string_field(schema::image::kOrigin, origin);
   body.uint_field(schema::image::kContext, thread->context);
   append_record(thread, schema::record::kImage, body.data(), body.size());
+}
+
+// The back buffer about to be presented.
+void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface surface) {
+  EGLint width = 0, height = 0;
+  NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &width);
+  NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &height);
+  read_framebuffer(thread, 0, 0, 0, width, height, "swap");
+}
+
+// What a draw call just rendered: the bound draw framebuffer, in the viewport.
+void capture_after_draw(ThreadState* thread) {
+  if (mode() != Mode::kFull || !capture_framebuffer_on_draw()) return;
+  GLint viewport[4] = {0, 0, 0, 0};
+  NEXT(glGetIntegerv)(GL_VIEWPORT, viewport);
+  read_framebuffer(thread, driver_integer(GL_FRAMEBUFFER_BINDING), viewport[0], viewport[1],
+                   viewport[2], viewport[3], "draw");
 }
 
 template <typename Swap>
@@ -523,6 +546,7 @@ void trace_glDrawArrays(GLenum mode, GLint first, GLsizei count) {
     rec.args().sint_value(count);
     record_client_arrays(rec, first, count, 1);
     rec.commit();
+    capture_after_draw(rec.thread());
   }
 }
 
@@ -536,6 +560,7 @@ void trace_glDrawArraysInstanced(GLenum mode, GLint first, GLsizei count, GLsize
     rec.args().sint_value(instances);
     record_client_arrays(rec, first, count, instances);
     rec.commit();
+    capture_after_draw(rec.thread());
   }
 }
 
@@ -555,6 +580,7 @@ void trace_glDrawArraysInstanced(GLenum mode, GLint first, GLsizei count, GLsize
       base_vertex;                                                                  \
       record_element_client_arrays(rec, indices, count, type, BASE, INSTANCES);     \
       rec.commit();                                                                 \
+      capture_after_draw(rec.thread());                                             \
     }                                                                               \
   }
 

@@ -43,6 +43,7 @@ struct Session {
   std::unordered_map<uint64_t, uint32_t> contexts;
   std::string output;
   bool framebuffer_on_swap = false;
+  bool framebuffer_on_draw = false;
   bool texture_data = true;
 };
 
@@ -126,6 +127,7 @@ bool recording() { return session().recording.load(std::memory_order_relaxed); }
 uint64_t next_seq() { return session().seq.fetch_add(1, std::memory_order_relaxed); }
 
 bool capture_framebuffer_on_swap() { return session().framebuffer_on_swap; }
+bool capture_framebuffer_on_draw() { return session().framebuffer_on_draw; }
 bool capture_texture_data() { return session().texture_data; }
 bool capture_thread_time() { return g_thread_time; }
 
@@ -255,7 +257,9 @@ void start_session() {
     return;
   }
   const char* framebuffer = env_get("GLTRACE_CAPTURE_FRAMEBUFFER");
-  s.framebuffer_on_swap = framebuffer != nullptr && strcmp(framebuffer, "swap") == 0;
+  std::string framebuffer_list = framebuffer != nullptr ? std::string(",") + framebuffer + "," : "";
+  s.framebuffer_on_swap = framebuffer_list.find(",swap,") != std::string::npos;
+  s.framebuffer_on_draw = framebuffer_list.find(",draw,") != std::string::npos;
   const char* texture_data = env_get("GLTRACE_TEXTURE_DATA");
   s.texture_data = texture_data == nullptr || strcmp(texture_data, "0") != 0;
   const char* thread_time = env_get("GLTRACE_THREAD_TIME");
@@ -290,7 +294,10 @@ void start_session() {
   body.uint_field(schema::header::kStartTimeNs, s.start_ns);
   body.string_field(schema::header::kMode, "full");
   std::string options_text = std::string("framebuffer=") +
-                             (s.framebuffer_on_swap ? "swap" : "off") +
+                             (s.framebuffer_on_swap && s.framebuffer_on_draw ? "swap,draw"
+                              : s.framebuffer_on_swap                        ? "swap"
+                              : s.framebuffer_on_draw                        ? "draw"
+                                                                             : "off") +
                              " texture-data=" + (s.texture_data ? "on" : "off") +
                              " thread-time=" + (g_thread_time ? "on" : "off");
   body.string_field(schema::header::kCaptureOptions, options_text);

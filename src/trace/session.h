@@ -74,10 +74,11 @@ void end_frame(ThreadState* thread, uint64_t swap_seq);
 // whether it is new (its Context record still to be written by the caller).
 uint32_t context_index(uint64_t handle, bool* created);
 
-// Capture options, fixed at start: framebuffer on eglSwapBuffers
-// (GLTRACE_CAPTURE_FRAMEBUFFER=swap), texture data (GLTRACE_TEXTURE_DATA=0
-// turns it off), thread CPU time of each call (GLTRACE_THREAD_TIME=1).
+// Capture options, fixed at start: framebuffer on eglSwapBuffers and/or
+// after each draw call (GLTRACE_CAPTURE_FRAMEBUFFER=swap, draw or swap,draw), texture data
+// (GLTRACE_TEXTURE_DATA=0 turns it off), thread CPU time of each call (GLTRACE_THREAD_TIME=1).
 bool capture_framebuffer_on_swap();
+bool capture_framebuffer_on_draw();
 bool capture_texture_data();
 bool capture_thread_time();
 

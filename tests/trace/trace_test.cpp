@@ -280,6 +280,25 @@ TEST(TraceModes, EveryModeWorksOnAGlmark2Scene) {
   EXPECT_GT(std::stoi(check.out), 5) << "frames in the timeline";
 }
 
+TEST(Trace, FramebufferAfterEachDraw) {
+  std::string dir = make_temp_dir();
+  std::string trace = dir + "/draw.gltrace";
+  ProcessResult traced = gltrace({"trace", "--framebuffer", "draw", "-o", trace, "--",
+                                  build_bin("gltrace-demo"), "--frames", "2", "--verify"});
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  ProcessResult native = run_process({build_bin("gltrace-demo"), "--frames", "2"}, clean_env());
+  EXPECT_EQ(demo_crc(traced.out), demo_crc(native.out)) << "the read-backs changed the rendering";
+  ProcessResult dump = gltrace({"dump", "--function", "^glDraw", trace});
+  size_t draws = dumped_calls(dump.out);
+  ASSERT_GT(draws, 40u);
+  ProcessResult frames = gltrace({"frames", "-o", dir + "/png", trace});
+  ASSERT_EQ(frames.exit_code, 0) << frames.err;
+  size_t pngs = 0;
+  for (const auto& entry : fs::directory_iterator(dir + "/png"))
+    pngs += entry.path().filename().string().find("-call-") != std::string::npos;
+  EXPECT_EQ(pngs, draws) << "one image after every draw call";
+}
+
 TEST(Trace, SigkilledAppLeavesAReadableTrace) {
   std::string trace = make_temp_dir() + "/killed.gltrace";
   EnvChanges env = clean_env();
