@@ -72,7 +72,7 @@ int cmd_dump(const std::vector<std::string>& args) {
   if (!open_trace(kName, path, &reader)) return kExitFailure;
   consumers::Dumper dumper(stdout, std::move(filter));
   format::ReadStatus status;
-  bool ok = format::read_trace(reader, dumper, &status);
+  bool ok = format::read_trace_prefetched(reader, dumper, &status);
   dumper.flush();
   fflush(stdout);
   return finish_reading(kName, path, ok, status);

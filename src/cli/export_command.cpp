@@ -78,7 +78,7 @@ int cmd_export(const std::vector<std::string>& args) {
   }
   Exporter exporter(out);
   format::ReadStatus status;
-  bool ok = format::read_trace(reader, exporter, &status);
+  bool ok = format::read_trace_prefetched(reader, exporter, &status);
   exporter.finish();
   if (out != stdout) fclose(out);
   return finish_reading(kName, path, ok, status);

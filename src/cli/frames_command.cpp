@@ -108,7 +108,7 @@ int cmd_frames(const std::vector<std::string>& args) {
     format::ChunkReader reader;
     if (!open_trace(kName, path, &reader)) return kExitFailure;
     format::ReadStatus status;
-    bool ok = format::read_trace(reader, index, &status);
+    bool ok = format::read_trace_prefetched(reader, index, &status);
     if (int s = finish_reading(kName, path, ok, status); s != kExitOk) return s;
   }
   if (index.wanted.empty()) {
@@ -121,7 +121,7 @@ int cmd_frames(const std::vector<std::string>& args) {
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
   format::ReadStatus status;
-  bool ok = format::read_trace(reader, writer, &status);
+  bool ok = format::read_trace_prefetched(reader, writer, &status);
   printf("%zu frames written to %s\n", writer.written, dir.c_str());
   int s = finish_reading(kName, path, ok, status);
   return s != kExitOk ? s : writer.errors != 0 ? kExitFailure : kExitOk;

@@ -77,7 +77,7 @@ int cmd_info(const std::vector<std::string>& args) {
   if (!open_trace(kName, path, &reader)) return kExitFailure;
   InfoCollector info;
   format::ReadStatus status;
-  bool ok = format::read_trace(reader, info, &status);
+  bool ok = format::read_trace_prefetched(reader, info, &status);
   struct stat st {};
   uint64_t file_bytes = stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   printf("calls:        %" PRIu64 "\n", info.calls);

@@ -38,7 +38,7 @@ int cmd_stats(const std::vector<std::string>& args) {
   if (!open_trace(kName, path, &reader)) return kExitFailure;
   consumers::StatsCollector stats;
   format::ReadStatus status;
-  bool ok = format::read_trace(reader, stats, &status);
+  bool ok = format::read_trace_prefetched(reader, stats, &status);
   int exit_status = finish_reading(kName, path, ok, status);
   stats.print(stdout, max_frames);
   return exit_status;

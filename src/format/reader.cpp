@@ -8,10 +8,14 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <condition_variable>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <thread>
+#include <vector>
 
 #include "format/container.h"
 #include "format/crc32.h"
@@ -393,6 +397,81 @@ bool read_trace(ChunkReader& reader, Consumer& consumer, ReadStatus* status) {
       }
       return false;
     }
+  }
+  if (status != nullptr) *status = reader.status();
+  return consumer.stop_requested() || reader.status().ok();
+}
+
+bool read_trace_prefetched(ChunkReader& reader, Consumer& consumer, ReadStatus* status) {
+  struct Slot {
+    std::vector<uint8_t> payload;
+    uint64_t offset = 0;
+    uint32_t record_count = 0;
+  };
+  constexpr size_t kSlots = 4;
+  Slot slots[kSlots];
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t produced = 0, consumed = 0;
+  bool done = false, stop = false;
+  std::thread prefetch([&] {
+    ChunkView chunk;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return stop || produced - consumed < kSlots; });
+        if (stop) break;
+      }
+      if (!reader.next(&chunk)) break;
+      Slot& slot = slots[produced % kSlots];  // not in use: consumed lags by < kSlots
+      slot.payload.assign(chunk.payload.begin(), chunk.payload.end());
+      slot.offset = chunk.offset;
+      slot.record_count = chunk.record_count;
+      std::lock_guard<std::mutex> lock(mutex);
+      ++produced;
+      changed.notify_all();
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+    changed.notify_all();
+  });
+  RecordDecoder decoder;
+  bool ok = true;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return done || produced > consumed; });
+      if (produced == consumed) break;  // done, and nothing left
+    }
+    Slot& slot = slots[consumed % kSlots];
+    consumer.on_chunk(slot.offset, slot.record_count);
+    if (!decoder.decode_chunk(slot.payload, consumer)) {
+      ok = false;
+      if (status != nullptr) {
+        char where[96];
+        snprintf(where, sizeof where, "chunk at offset %" PRIu64 ", byte %zu: ", slot.offset,
+                 decoder.error_offset());
+        status->message = where + decoder.error();
+        status->offset = slot.offset;
+      }
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    ++consumed;
+    if (!ok || consumer.stop_requested()) stop = true;
+    changed.notify_all();
+    if (stop) break;
+  }
+  prefetch.join();
+  if (!ok) {
+    if (status != nullptr) {
+      std::string message = status->message;
+      uint64_t offset = status->offset;
+      *status = reader.status();
+      status->state = ReadState::kCorrupt;
+      status->message = message;
+      status->offset = offset;
+    }
+    return false;
   }
   if (status != nullptr) *status = reader.status();
   return consumer.stop_requested() || reader.status().ok();

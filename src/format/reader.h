@@ -77,4 +77,9 @@ class ChunkReader {
 // the chunk offset and the byte inside the chunk in status->message.
 bool read_trace(ChunkReader& reader, Consumer& consumer, ReadStatus* status);
 
+// The same, with reading and decompression on a second thread, ahead of the
+// decoding and the consumer on this one (a few chunks of memory more). The
+// reader must not be used by anyone else until it returns.
+bool read_trace_prefetched(ChunkReader& reader, Consumer& consumer, ReadStatus* status);
+
 }  // namespace gltrace::format

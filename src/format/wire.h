@@ -163,6 +163,7 @@ class Reader {
     return true;
   }
   uint64_t varint() {
+    if (p_ != end_ && *p_ < 0x80) return *p_++;  // most keys and values: one byte
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (p_ == end_) return fail("truncated varint"), 0;
