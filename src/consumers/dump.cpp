@@ -47,7 +47,7 @@ void Dumper::on_call(const format::Call& call) {
   }
   char number[24];
   auto end = std::to_chars(number, number + sizeof number, call.seq).ptr;
-  line_.append(number, end);
+  line_.append(number, static_cast<size_t>(end - number));
   line_ += ' ';
   if (filter_.timing) {
     char timing[64];

@@ -35,18 +35,18 @@ void append_number(std::string& out, T value) {
     if (value >= -1e6 && value <= 1e6 && value == static_cast<T>(static_cast<int32_t>(value)) &&
         !(value == 0 && std::signbit(value))) {
       auto result = std::to_chars(buffer, buffer + sizeof buffer, static_cast<int32_t>(value));
-      out.append(buffer, result.ptr);
+      out.append(buffer, static_cast<size_t>(result.ptr - buffer));
       return;
     }
   }
   auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  out.append(buffer, result.ptr);
+  out.append(buffer, static_cast<size_t>(result.ptr - buffer));
 }
 
 void append_hex(std::string& out, uint64_t value) {
   char buffer[24] = {'0', 'x'};
   auto result = std::to_chars(buffer + 2, buffer + sizeof buffer, value, 16);
-  out.append(buffer, result.ptr);
+  out.append(buffer, static_cast<size_t>(result.ptr - buffer));
 }
 
 bool type_is(const char* type, const char* name) {
@@ -305,25 +305,46 @@ bool append_egl_attrib_list(std::string& out, const format::Value& value) {
   return true;
 }
 
+// "glName(" and each parameter's ", name = ", built once per function: the
+// dumper's hot loop then appends known-length strings.
+struct CallText {
+  std::string open;
+  std::vector<std::string> params;
+};
+
+const CallText& call_text(uint32_t function) {
+  static const std::vector<CallText> texts = [] {
+    std::vector<CallText> all(api::kFunctionIdLimit);
+    for (uint32_t id = 0; id < api::kFunctionIdLimit; ++id) {
+      const api::FunctionInfo& info = api::kFunctionInfo[id];
+      if (info.name == nullptr) continue;
+      all[id].open = std::string(info.name) + "(";
+      for (uint32_t i = 0; i < info.param_count; ++i)
+        all[id].params.push_back((i != 0 ? ", " : "") + std::string(info.params[i].name) + " = ");
+    }
+    return all;
+  }();
+  return texts[function];
+}
+
 void format_call(std::string& out, const format::Call& call, const BlobSizes& blobs) {
   const api::FunctionInfo* info =
       call.function < api::kFunctionIdLimit && api::kFunctionInfo[call.function].name != nullptr
           ? &api::kFunctionInfo[call.function]
           : nullptr;
+  const CallText* text = info != nullptr ? &call_text(call.function) : nullptr;
   if (info == nullptr) {
     appendf(out, "<unknown function %u>(", call.function);
   } else {
-    out += info->name;
-    out += '(';
+    out += text->open;
   }
   for (size_t i = 0; i < call.args.size(); ++i) {
-    if (i != 0) out += ", ";
     const api::ParamInfo* param =
         info != nullptr && i < info->param_count ? &info->params[i] : nullptr;
-    if (param != nullptr) {
-      out += param->name;
-      out += " = ";
-    }
+    if (param != nullptr)
+      out += text->params[i];
+    else if (i != 0)
+      out += ", ";
     if (info != nullptr && info->api == api::Api::kEgl && param != nullptr) {
       const format::Value& v = call.args[i];
       bool integer = v.kind == format::ValueKind::kSint || v.kind == format::ValueKind::kUint;

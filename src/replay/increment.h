@@ -1,0 +1,56 @@
+// What the replay engine replays: timestamped increments from a source. The
+// engine never looks inside an increment's payload, so it knows nothing of GL
+// (or of surfaces): a source makes increments, an Executor runs them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace gltrace::replay {
+
+// The source's data for one increment (a decoded call, a buffer update...).
+// Executors downcast it. It must own what it needs: it outlives the source's
+// read position and is destroyed on whichever engine thread drops it last.
+struct IncrementPayload {
+  virtual ~IncrementPayload() = default;
+};
+
+struct Increment {
+  // The source's number for it (a call number), shown to the user and used by
+  // `call N`; it should grow through a pass.
+  uint64_t index = 0;
+  // Recorded time in ns, any clock: only differences matter, the first
+  // increment of a pass is time 0.
+  uint64_t timestamp_ns = 0;
+  // What it acts on (a context, a surface, a recorded thread): increments of
+  // one target execute in order, on one thread with ExecuteOn::kTargetThread.
+  uint32_t target = 0;
+  // eglSwapBuffers, or a VSync: ends a frame; frames are counted by these and
+  // the manual `n` steps to the next one.
+  bool ends_frame = false;
+  std::unique_ptr<IncrementPayload> payload;
+};
+
+enum class SourceResult { kIncrement, kEnd, kError };
+
+// Where increments come from, in order. Called from one thread at a time
+// (the replay's calling thread between increments, or ReadAheadSource's
+// reader): keep next() cheap, the slow decoding belongs in Executor::prepare().
+class IncrementSource {
+ public:
+  virtual ~IncrementSource() = default;
+
+  // kIncrement fills *out; kEnd at the end of the trace; kError (with *error,
+  // e.g. "truncated record at offset 1234") when the trace is damaged: the
+  // engine replays what came before and stops with that message.
+  virtual SourceResult next(Increment* out, std::string* error) = 0;
+
+  // Back to the first increment, for loop mode. The default cannot.
+  virtual bool rewind(std::string* error) {
+    *error = "this source cannot rewind, so it cannot loop";
+    return false;
+  }
+};
+
+}  // namespace gltrace::replay
