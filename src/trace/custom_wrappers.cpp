@@ -49,11 +49,24 @@ struct Mapping {
   GLbitfield access;
 };
 
+// A framebuffer read-back in flight: glReadPixels into a pixel-pack buffer,
+// a fence, and the copy out one frame later, so the app does not wait for
+// the GPU at every swap.
+struct PendingRead {
+  GLuint buffer = 0;  // the pack buffer (a name of ours in the app's namespace)
+  GLsync fence = nullptr;
+  size_t capacity = 0;
+  bool in_flight = false;
+  uint64_t frame = 0, seq = 0;
+  GLsizei width = 0, height = 0;
+};
+
 struct ContextState {
   int client_version = 2;
   uint32_t client_mask = 0;  // attributes pointing into client memory
   ClientAttrib attribs[kMaxAttribs];
   std::vector<Mapping> mappings;
+  PendingRead pending_read;
 };
 
 std::mutex g_contexts_mutex;
@@ -145,6 +158,20 @@ void write_context_record(ThreadState* thread, uint32_t index, EGLDisplay displa
   append_record(thread, schema::record::kContext, body.data(), body.size());
 }
 
+void write_image(ThreadState* thread, uint64_t frame, uint64_t seq, GLsizei width, GLsizei height,
+                 const void* pixels, const char* origin) {
+  uint64_t blob = store_blob(thread, pixels, static_cast<size_t>(width) * height * 4);
+  wire::Encoder body;
+  body.uint_field(schema::image::kFrame, frame);
+  body.uint_field(schema::image::kSeq, seq);
+  body.uint_field(schema::image::kWidth, static_cast<uint64_t>(width));
+  body.uint_field(schema::image::kHeight, static_cast<uint64_t>(height));
+  body.fixed64_field(schema::image::kBlob, blob);
+  body.string_field(schema::image::kOrigin, origin);
+  body.uint_field(schema::image::kContext, thread->context);
+  append_record(thread, schema::record::kImage, body.data(), body.size());
+}
+
 // Reads a framebuffer region into an Image record. Every binding and pack
 // parameter it touches is put back, and GL errors stay the app's: one the app
 // had not read yet is kept for its next glGetError, and one the read-back
@@ -186,25 +213,9 @@ void read_framebuffer(ThreadState* thread, GLint source_fb, GLint x, GLint y, GL
   } else {
     NEXT(glBindFramebuffer)(GL_FRAMEBUFFER, static_cast<GLuint>(draw_fb));
   }
-  if (!read_ok) return;
-  uint64_t blob = store_blob(thread, thread->pixels.data(), thread->pixels.size());
-  wire::Encoder body;
-  body.uint_field(schema::image::kFrame, frames_completed());
-  body.uint_field(schema::image::kSeq, thread->last_seq);
-  body.uint_field(schema::image::kWidth, static_cast<uint64_t>(width));
-  body.uint_field(schema::image::kHeight, static_cast<uint64_t>(height));
-  body.fixed64_field(schema::image::kBlob, blob);
-  body.string_field(schema::image::kOrigin, origin);
-  body.uint_field(schema::image::kContext, thread->context);
-  append_record(thread, schema::record::kImage, body.data(), body.size());
-}
-
-// The back buffer about to be presented.
-void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface surface) {
-  EGLint width = 0, height = 0;
-  NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &width);
-  NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &height);
-  read_framebuffer(thread, 0, 0, 0, width, height, "swap");
+  if (read_ok)
+    write_image(thread, frames_completed(), thread->last_seq, width, height, thread->pixels.data(),
+                origin);
 }
 
 // What a draw call just rendered: the bound draw framebuffer, in the viewport.
@@ -214,6 +225,86 @@ void capture_after_draw(ThreadState* thread) {
   NEXT(glGetIntegerv)(GL_VIEWPORT, viewport);
   read_framebuffer(thread, driver_integer(GL_FRAMEBUFFER_BINDING), viewport[0], viewport[1],
                    viewport[2], viewport[3], "draw");
+}
+
+// Copies a finished asynchronous read-back into the trace. Needs its
+// context current; restores the pack-buffer binding.
+void complete_pending_read(ThreadState* thread) {
+  PendingRead& read = context_state(thread)->pending_read;
+  if (!read.in_flight) return;
+  read.in_flight = false;
+  NEXT(glClientWaitSync)(read.fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_C(1000000000));
+  NEXT(glDeleteSync)(read.fence);
+  read.fence = nullptr;
+  GLint pack_buffer = driver_integer(GL_PIXEL_PACK_BUFFER_BINDING);
+  NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, read.buffer);
+  size_t bytes = static_cast<size_t>(read.width) * read.height * 4;
+  const void* pixels = NEXT(glMapBufferRange)(GL_PIXEL_PACK_BUFFER, 0,
+                                              static_cast<GLsizeiptr>(bytes), GL_MAP_READ_BIT);
+  if (pixels != nullptr) {
+    write_image(thread, read.frame, read.seq, read.width, read.height, pixels, "swap");
+    NEXT(glUnmapBuffer)(GL_PIXEL_PACK_BUFFER);
+  }
+  NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer));
+  NEXT(glGetError)();  // nothing of ours reaches the app
+}
+
+// ES 3: starts reading the back buffer into a pack buffer; the pixels are
+// written to the trace at the next swap (or when the context is released).
+bool start_async_read(ThreadState* thread, GLsizei width, GLsizei height) {
+  ContextState* state = context_state(thread);
+  if (state->client_version < 3 || width <= 0 || height <= 0) return false;
+  complete_pending_read(thread);
+  GLenum app_error = NEXT(glGetError)();
+  if (app_error != GL_NO_ERROR && thread->pending_gl_error == 0)
+    thread->pending_gl_error = app_error;
+  PendingRead& read = state->pending_read;
+  GLint read_fb = driver_integer(GL_READ_FRAMEBUFFER_BINDING);
+  GLint pack_buffer = driver_integer(GL_PIXEL_PACK_BUFFER_BINDING);
+  GLint alignment = driver_integer(GL_PACK_ALIGNMENT);
+  GLint row_length = driver_integer(GL_PACK_ROW_LENGTH);
+  GLint skip_pixels = driver_integer(GL_PACK_SKIP_PIXELS);
+  GLint skip_rows = driver_integer(GL_PACK_SKIP_ROWS);
+  if (read.buffer == 0) NEXT(glGenBuffers)(1, &read.buffer);
+  NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, read.buffer);
+  size_t bytes = static_cast<size_t>(width) * height * 4;
+  if (read.capacity != bytes) {
+    NEXT(glBufferData)
+    (GL_PIXEL_PACK_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_STREAM_READ);
+    read.capacity = bytes;
+  }
+  NEXT(glBindFramebuffer)(GL_READ_FRAMEBUFFER, 0);
+  NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, 1);
+  NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, 0);
+  NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, 0);
+  NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, 0);
+  NEXT(glReadPixels)(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  bool ok = NEXT(glGetError)() == GL_NO_ERROR;
+  if (ok) {
+    read.fence = NEXT(glFenceSync)(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    read.in_flight = read.fence != nullptr;
+    read.frame = frames_completed();
+    read.seq = thread->last_seq;
+    read.width = width;
+    read.height = height;
+  }
+  NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, alignment);
+  NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, row_length);
+  NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, skip_pixels);
+  NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, skip_rows);
+  NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer));
+  NEXT(glBindFramebuffer)(GL_READ_FRAMEBUFFER, static_cast<GLuint>(read_fb));
+  return ok;
+}
+
+// The back buffer about to be presented: asynchronously on ES 3, else now.
+void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface surface) {
+  if (thread->context == 0) return;
+  EGLint width = 0, height = 0;
+  NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &width);
+  NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &height);
+  if (!start_async_read(thread, width, height))
+    read_framebuffer(thread, 0, 0, 0, width, height, "swap");
 }
 
 template <typename Swap>
@@ -434,6 +525,9 @@ void traced_attrib_pointer(uint32_t id, Call call, GLuint index, GLint size, GLe
 // --- the wrappers ------------------------------------------------------------
 
 EGLBoolean trace_eglMakeCurrent(EGLDisplay dpy, EGLSurface draw, EGLSurface read, EGLContext ctx) {
+  // A read-back in flight needs the context that is still current.
+  if (recording() && mode() == Mode::kFull && thread_state()->context != 0)
+    complete_pending_read(thread_state());
   CallRecorder rec(api::kFn_eglMakeCurrent);
   EGLBoolean result = NEXT(eglMakeCurrent)(dpy, draw, read, ctx);
   if (rec.finish()) {
