@@ -29,7 +29,9 @@ struct ReplayStats {
   uint64_t max_lateness_frame = 0;  // frame number (within its pass) of the latest one
   double mean_lateness_ns = 0;
 
-  double frames_per_second() const { return seconds > 0 ? static_cast<double>(frames) / seconds : 0; }
+  double frames_per_second() const {
+    return seconds > 0 ? static_cast<double>(frames) / seconds : 0;
+  }
   double calls_per_second() const {
     return seconds > 0 ? static_cast<double>(increments) / seconds : 0;
   }

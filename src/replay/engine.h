@@ -1,0 +1,145 @@
+// The threads behind the replay's main loop: the bounded pool that prepares
+// increments ahead of time (lowest index first), the per-target execution
+// threads, the per-target scheduler, and the record of an execute() failure.
+// The main loop (replayer.cpp) decides when each increment starts; this
+// carries it out. Internal to the engine.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <queue>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "replay/event.h"
+#include "replay/executor.h"
+#include "replay/increment.h"
+#include "replay/options.h"
+#include "replay/target_scheduler.h"
+
+namespace gltrace::replay {
+
+// One increment on its way through the engine. What the main loop reads is
+// copied out of the Increment when the source returns it, so prepare() and
+// execute() may change the Increment without racing the main thread.
+struct Slot {
+  Slot(uint64_t seq_in, Increment increment_in)
+      : seq(seq_in),
+        index(increment_in.index),
+        timestamp_ns(static_cast<int64_t>(increment_in.timestamp_ns)),
+        target(increment_in.target),
+        ends_frame(increment_in.ends_frame),
+        increment(std::move(increment_in)) {}
+
+  const uint64_t seq;  // the engine's order, across loop passes
+  const uint64_t index;
+  const int64_t timestamp_ns;
+  const uint32_t target;
+  const bool ends_frame;
+  Increment increment;
+  Event event;
+};
+using SlotPtr = std::shared_ptr<Slot>;
+
+// Runs an executor call, turning an exception that escapes it into an error
+// message, so no failure path can end a thread (and the process).
+template <typename Fn>
+bool guarded(Fn&& fn, std::string* error) {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    *error = std::string("exception: ") + e.what();
+  } catch (...) {
+    *error = "unknown exception";
+  }
+  return false;
+}
+
+class Engine {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // wake_fd (an eventfd) is written when an execute() fails on another thread.
+  Engine(Executor& executor, const ReplayOptions& options, int wake_fd);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Main thread, in index order: a new increment for the threads.
+  void dispatch(const SlotPtr& slot);
+
+  // Main thread, at the increment's time: starts it, or runs it when
+  // executing on the main thread. kOk: it runs (or ran; *started_at is when
+  // it began; an execute() failure shows in failed()). kFailed: its
+  // preparation failed (the slot's event says why). kGaveUp: give_up() said
+  // so before anything started; call again.
+  Event::Wait start(const SlotPtr& slot, const Event::GiveUp& give_up,
+                    Clock::time_point* started_at);
+
+  // Main thread: waits until every started increment has finished executing
+  // (or failed). The prompt, loop restarts and error reports come after it.
+  void drain();
+
+  // Main thread, after drain(): runs fn on the target's execution thread.
+  void run_on_target(uint32_t target, const std::function<void()>& fn);
+
+  // An execute() failed (on any thread); failure() has the index and message
+  // of the earliest one (drain() first to be sure of it).
+  bool failed() const { return failed_.load(); }
+  void failure(uint64_t* index, std::string* message) const;
+
+  // Main thread: no more increments start; waiters on the given slots are
+  // cancelled, and every thread is joined once the started ones have
+  // finished. Idempotent.
+  void stop(const std::deque<SlotPtr>& pending);
+
+ private:
+  struct Lane;
+  struct LaterFirst {
+    bool operator()(const SlotPtr& a, const SlotPtr& b) const { return a->seq > b->seq; }
+  };
+
+  void prepare(Slot& slot);
+  void execute(Slot& slot);
+  void enqueue_prepare(const SlotPtr& slot);
+  void worker_main();
+  void lane_main(Lane& lane);
+  void record_failure(uint64_t index, std::string message);
+  Lane& lane(uint32_t target);
+
+  Executor& executor_;
+  const ExecuteOn mode_;
+  const bool inline_prepare_;
+  const bool one_per_target_;
+  const int wake_fd_;
+  TargetScheduler<SlotPtr> scheduler_;
+
+  std::mutex pool_mutex_;
+  std::condition_variable pool_cv_;
+  std::priority_queue<SlotPtr, std::vector<SlotPtr>, LaterFirst> pool_queue_;
+  bool pool_stop_ = false;
+  std::vector<std::thread> workers_;
+
+  std::map<uint32_t, std::unique_ptr<Lane>> lanes_;  // main thread only
+
+  std::atomic<bool> failed_{false};
+  std::atomic<bool> joining_{false};  // stop() is ending the threads
+  mutable std::mutex state_mutex_;
+  std::condition_variable state_cv_;
+  uint64_t started_ = 0;   // main thread writes, under state_mutex_
+  uint64_t finished_ = 0;  // finished executing, failed or not
+  uint64_t failed_index_ = 0;
+  std::string failed_message_;
+  bool stopped_ = false;
+};
+
+}  // namespace gltrace::replay

@@ -1,0 +1,483 @@
+// The engine with a synthetic trace: order with any number of workers and
+// any execution thread, absolute deadlines, -n, loops, the per-target
+// scheduler, and every failure path ending the replay (never hanging it).
+#include "replay/replayer.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "replay/read_ahead_source.h"
+#include "synthetic.h"
+#include "test_util.h"
+
+namespace gltrace::replay {
+namespace {
+
+using test::Spec;
+using test::SyntheticExecutor;
+using test::SyntheticSource;
+using test::uniform_trace;
+using test::within;
+using Clock = std::chrono::steady_clock;
+
+ReplayOptions fast_options(ExecuteOn mode = ExecuteOn::kMainThread, int threads = 3) {
+  ReplayOptions options;
+  options.wait = false;
+  options.threads = threads;
+  options.execute_on = mode;
+  options.handle_sigint = false;
+  return options;
+}
+
+ReplayStatus replay_guarded(IncrementSource& source, Executor& executor,
+                            const ReplayOptions& options, ReplayStats* stats = nullptr) {
+  ReplayStatus status;
+  within(std::chrono::seconds(20), "replay", [&] {
+    Replayer replayer(source, executor, options);
+    status = replayer.replay();
+    if (stats != nullptr) *stats = replayer.stats();
+  });
+  return status;
+}
+
+std::vector<uint64_t> iota(uint64_t count, uint64_t first = 0) {
+  std::vector<uint64_t> values(count);
+  for (uint64_t i = 0; i < count; ++i) values[i] = first + i;
+  return values;
+}
+
+// A mix of slow and fast preparations and executions, the same every run.
+std::vector<Spec> mixed_trace(size_t count, uint32_t targets) {
+  std::vector<Spec> specs = uniform_trace(count, 1'000'000, 4, targets);
+  uint32_t state = 12345;
+  for (Spec& spec : specs) {
+    state = state * 1103515245u + 12345u;
+    static const uint32_t kPrepareUs[] = {0, 0, 0, 0, 200, 1500};
+    spec.prepare_us = kPrepareUs[(state >> 16) % 6];
+    spec.execute_us = (state >> 8) % 3 == 0 ? 50 : 0;
+  }
+  return specs;
+}
+
+const char* mode_name(ExecuteOn mode) {
+  switch (mode) {
+    case ExecuteOn::kMainThread:
+      return "Main";
+    case ExecuteOn::kTargetThread:
+      return "Target";
+    case ExecuteOn::kWorker:
+      return "Worker";
+  }
+  return "?";
+}
+
+class OrderTest : public ::testing::TestWithParam<std::tuple<ExecuteOn, int>> {};
+
+TEST_P(OrderTest, EveryIncrementInOrderPerTarget) {
+  // Not a structured binding: the lambda below captures them.
+  const ExecuteOn mode = std::get<0>(GetParam());
+  const int threads = std::get<1>(GetParam());
+  const size_t kCount = 240;
+  SyntheticSource source(mixed_trace(kCount, 3));
+  SyntheticExecutor executor;
+  executor.expect_one_per_target = mode == ExecuteOn::kWorker;
+  std::thread::id replay_thread;
+  ReplayStatus status;
+  within(std::chrono::seconds(20), "ordered replay", [&] {
+    replay_thread = std::this_thread::get_id();
+    Replayer replayer(source, executor, fast_options(mode, threads));
+    status = replayer.replay();
+  });
+  ASSERT_EQ(status.result, ReplayResult::kFinished) << status.message;
+  std::vector<test::Executed> executed = executor.executed();
+  ASSERT_EQ(executed.size(), kCount);
+  std::map<uint32_t, uint64_t> last;
+  std::map<uint32_t, std::set<std::thread::id>> threads_of;
+  for (const test::Executed& e : executed) {
+    auto it = last.find(e.target);
+    if (it != last.end()) {
+      EXPECT_LT(it->second, e.index) << "target " << e.target;
+    }
+    last[e.target] = e.index;
+    threads_of[e.target].insert(e.thread);
+  }
+  // Without workers each target's thread prepares its own increments.
+  int preparers = threads > 0 ? threads : mode == ExecuteOn::kTargetThread ? 3 : 1;
+  EXPECT_LE(executor.max_concurrent_prepares(), preparers);
+  if (mode == ExecuteOn::kMainThread) {
+    EXPECT_EQ(executor.executed_indices(), iota(kCount));  // globally in order
+    for (auto& [target, ids] : threads_of) EXPECT_EQ(ids, std::set{replay_thread});
+  }
+  if (mode == ExecuteOn::kTargetThread) {
+    std::set<std::thread::id> all;
+    for (auto& [target, ids] : threads_of) {
+      ASSERT_EQ(ids.size(), 1u) << "target " << target << " ran on several threads";
+      EXPECT_NE(*ids.begin(), replay_thread);
+      all.insert(*ids.begin());
+    }
+    EXPECT_EQ(all.size(), 3u);  // a thread per target
+    std::vector<uint32_t> exited = executor.exited_targets();
+    std::sort(exited.begin(), exited.end());
+    EXPECT_EQ(exited, (std::vector<uint32_t>{0, 1, 2}));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ModesAndThreads, OrderTest,
+    ::testing::Values(std::tuple{ExecuteOn::kMainThread, 0}, std::tuple{ExecuteOn::kMainThread, 1},
+                      std::tuple{ExecuteOn::kMainThread, 3}, std::tuple{ExecuteOn::kMainThread, 8},
+                      std::tuple{ExecuteOn::kTargetThread, 0},
+                      std::tuple{ExecuteOn::kTargetThread, 1},
+                      std::tuple{ExecuteOn::kTargetThread, 3},
+                      std::tuple{ExecuteOn::kTargetThread, 8}, std::tuple{ExecuteOn::kWorker, 1},
+                      std::tuple{ExecuteOn::kWorker, 3}, std::tuple{ExecuteOn::kWorker, 8}),
+    [](const auto& info) {
+      return std::string(mode_name(std::get<0>(info.param))) + "Threads" +
+             std::to_string(std::get<1>(info.param));
+    });
+
+TEST(Replayer, OnePerTargetInEveryMode) {
+  // The seed's BufferQueueScheduler promise: a target's next increment is
+  // prepared only once its previous one has executed (the executor fails
+  // the replay otherwise).
+  for (ExecuteOn mode : {ExecuteOn::kMainThread, ExecuteOn::kTargetThread, ExecuteOn::kWorker}) {
+    SyntheticSource source(mixed_trace(120, 2));
+    SyntheticExecutor executor;
+    executor.expect_one_per_target = true;
+    ReplayOptions options = fast_options(mode);
+    options.one_per_target = true;
+    ReplayStatus status = replay_guarded(source, executor, options);
+    EXPECT_EQ(status.result, ReplayResult::kFinished) << mode_name(mode) << status.message;
+    std::vector<uint64_t> ran = executor.executed_indices();
+    std::sort(ran.begin(), ran.end());
+    EXPECT_EQ(ran, iota(120)) << mode_name(mode);
+  }
+}
+
+TEST(Replayer, TwoTargetsSlowAndFastKeepTheirOwnOrder) {
+  // Target 0 is slow to prepare and to run, target 1 fast, interleaved over
+  // 60 ms of recorded time: each target's increments still run in order.
+  std::vector<Spec> specs = uniform_trace(120, 500'000, 10, 2);
+  for (Spec& spec : specs) {
+    if (spec.target == 0) {
+      spec.prepare_us = 2000;
+      spec.execute_us = 300;
+    }
+  }
+  for (ExecuteOn mode : {ExecuteOn::kTargetThread, ExecuteOn::kWorker}) {
+    SyntheticSource source(specs);
+    SyntheticExecutor executor;
+    ReplayOptions options = fast_options(mode, 2);
+    options.wait = true;
+    ReplayStatus status = replay_guarded(source, executor, options);
+    EXPECT_EQ(status.result, ReplayResult::kFinished) << mode_name(mode) << status.message;
+    std::map<uint32_t, std::vector<uint64_t>> per_target;
+    for (const test::Executed& e : executor.executed()) per_target[e.target].push_back(e.index);
+    ASSERT_EQ(per_target[0].size(), 60u);
+    ASSERT_EQ(per_target[1].size(), 60u);
+    EXPECT_TRUE(std::is_sorted(per_target[0].begin(), per_target[0].end()));
+    EXPECT_TRUE(std::is_sorted(per_target[1].begin(), per_target[1].end()));
+  }
+}
+
+// The engine's own timing: absolute deadlines from the first timestamp. The
+// only timed assertion in the suite: 1% of the duration plus scheduler slack.
+TEST(Replayer, ATwoSecondTraceTakesTwoSeconds) {
+  const uint64_t kDuration = 2'000'000'000;
+  SyntheticSource source(uniform_trace(200, kDuration / 199, 10));
+  SyntheticExecutor executor;
+  ReplayOptions options = fast_options();
+  options.wait = true;
+  std::vector<FrameTiming> frames;
+  options.on_frame = [&](const FrameTiming& timing) { frames.push_back(timing); };
+  ReplayStats stats;
+  Clock::time_point start = Clock::now();
+  ReplayStatus status = replay_guarded(source, executor, options, &stats);
+  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  ASSERT_EQ(status.result, ReplayResult::kFinished) << status.message;
+  EXPECT_NEAR(elapsed, 2.0, 0.02 + 0.02) << "1% of 2 s plus 20 ms of scheduler slack";
+  EXPECT_EQ(stats.increments, 200u);
+  EXPECT_EQ(stats.frames, 20u);
+  EXPECT_EQ(stats.timed_frames, 20u);
+  ASSERT_EQ(frames.size(), 20u);
+  EXPECT_TRUE(frames[0].timed);
+  EXPECT_EQ(frames[19].frame, 19u);
+  EXPECT_EQ(frames[19].index, 199u);
+  EXPECT_GE(stats.max_lateness_ns, 0);
+  EXPECT_GE(static_cast<double>(stats.max_lateness_ns), stats.mean_lateness_ns);
+  EXPECT_GT(stats.frames_per_second(), 0);
+  EXPECT_GT(stats.calls_per_second(), stats.frames_per_second());
+}
+
+TEST(Replayer, IgnoringTimestampsRunsAsFastAsItCan) {
+  SyntheticSource source(uniform_trace(200, 2'000'000'000 / 199, 10));
+  SyntheticExecutor executor;
+  std::vector<FrameTiming> frames;
+  ReplayOptions options = fast_options();
+  options.on_frame = [&](const FrameTiming& timing) { frames.push_back(timing); };
+  ReplayStats stats;
+  Clock::time_point start = Clock::now();
+  ReplayStatus status = replay_guarded(source, executor, options, &stats);
+  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  ASSERT_EQ(status.result, ReplayResult::kFinished) << status.message;
+  EXPECT_LT(elapsed, 0.5);  // the recorded 2 s do not matter
+  EXPECT_EQ(stats.increments, 200u);
+  EXPECT_EQ(stats.timed_frames, 0u);  // lateness means nothing with -n
+  ASSERT_EQ(frames.size(), 20u);
+  EXPECT_FALSE(frames[0].timed);
+}
+
+TEST(Replayer, LoopsRunTheTraceAgain) {
+  SyntheticSource source(uniform_trace(50, 1000, 5));
+  SyntheticExecutor executor;
+  ReplayOptions options = fast_options();
+  options.loops = 2;
+  ReplayStats stats;
+  ReplayStatus status = replay_guarded(source, executor, options, &stats);
+  ASSERT_EQ(status.result, ReplayResult::kFinished) << status.message;
+  std::vector<uint64_t> expected = iota(50);
+  expected.insert(expected.end(), expected.begin(), expected.end());
+  EXPECT_EQ(executor.executed_indices(), expected);
+  EXPECT_EQ(executor.restarts(), 1);
+  EXPECT_EQ(source.rewinds, 1);
+  EXPECT_EQ(stats.passes, 2u);
+  EXPECT_EQ(stats.frames, 20u);
+}
+
+TEST(Replayer, LoopForeverUntilStopped) {
+  SyntheticSource source(uniform_trace(20, 1000, 5));
+  SyntheticExecutor executor;
+  ReplayOptions options = fast_options();
+  options.loops = 0;  // -l
+  ReplayStatus status;
+  ReplayStats stats;
+  within(std::chrono::seconds(20), "looping replay", [&] {
+    Replayer replayer(source, executor, options);
+    std::thread stopper([&] {
+      while (executor.restarts() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      replayer.stop();
+    });
+    status = replayer.replay();
+    stats = replayer.stats();
+    stopper.join();
+  });
+  EXPECT_EQ(status.result, ReplayResult::kQuit) << status.message;
+  EXPECT_GE(stats.passes, 3u);
+  EXPECT_GE(source.rewinds, 3);
+}
+
+TEST(Replayer, ASourceThatCannotRewindCannotLoop) {
+  SyntheticSource source(uniform_trace(10, 1000));
+  source.can_rewind = false;
+  SyntheticExecutor executor;
+  ReplayOptions options = fast_options();
+  options.loops = 2;
+  ReplayStatus status = replay_guarded(source, executor, options);
+  EXPECT_EQ(status.result, ReplayResult::kSourceError);
+  EXPECT_EQ(status.message, "cannot loop: synthetic source cannot rewind");
+  EXPECT_EQ(executor.executed_indices(), iota(10));
+}
+
+TEST(Replayer, EmptyTrace) {
+  SyntheticSource source({});
+  SyntheticExecutor executor;
+  ReplayOptions options = fast_options();
+  options.loops = 0;  // an empty trace must not loop forever
+  ReplayStatus status = replay_guarded(source, executor, options);
+  EXPECT_EQ(status.result, ReplayResult::kFinished);
+  EXPECT_EQ(status.message, "the trace has no increments");
+}
+
+TEST(Replayer, BadOptionsAndASecondReplay) {
+  SyntheticSource source(uniform_trace(3, 1000));
+  SyntheticExecutor executor;
+  ReplayStatus status = replay_guarded(source, executor, fast_options(ExecuteOn::kWorker, 0));
+  EXPECT_EQ(status.result, ReplayResult::kBadOptions);
+  status = replay_guarded(source, executor, fast_options(ExecuteOn::kMainThread, -1));
+  EXPECT_EQ(status.result, ReplayResult::kBadOptions);
+  Replayer replayer(source, executor, fast_options());
+  EXPECT_EQ(replayer.replay().result, ReplayResult::kFinished);
+  EXPECT_EQ(replayer.replay().result, ReplayResult::kBadOptions);
+}
+
+TEST(Replayer, TheSeedsConstructor) {
+  SyntheticSource source(uniform_trace(30, 1000, 3));
+  SyntheticExecutor executor;
+  ReplayStatus status;
+  within(std::chrono::seconds(20), "seed constructor", [&] {
+    Replayer replayer(source, executor, /*replay_manually=*/false, /*num_threads=*/2,
+                      /*wait=*/false);
+    status = replayer.replay();
+  });
+  EXPECT_EQ(status.result, ReplayResult::kFinished) << status.message;
+  EXPECT_EQ(executor.executed_indices(), iota(30));
+}
+
+// Failure paths, in every execution mode: the replay stops at the failed
+// increment with its index and message, having run everything before it.
+class FailureTest : public ::testing::TestWithParam<ExecuteOn> {};
+
+TEST_P(FailureTest, PrepareFailureStopsBeforeTheIncrement) {
+  std::vector<Spec> specs = mixed_trace(150, 3);
+  specs[57].fail_prepare = true;
+  SyntheticSource source(specs);
+  SyntheticExecutor executor;
+  ReplayStatus status = replay_guarded(source, executor, fast_options(GetParam()));
+  EXPECT_EQ(status.result, ReplayResult::kPrepareError);
+  EXPECT_EQ(status.index, 57u);
+  EXPECT_EQ(status.message, "call 57: prepare failed: synthetic prepare failure");
+  std::vector<uint64_t> ran = executor.executed_indices();
+  std::sort(ran.begin(), ran.end());
+  EXPECT_EQ(ran, iota(57));
+}
+
+TEST_P(FailureTest, ExecuteFailureStopsTheReplay) {
+  std::vector<Spec> specs = mixed_trace(150, 3);
+  specs[57].fail_execute = true;
+  SyntheticSource source(specs);
+  SyntheticExecutor executor;
+  ReplayStatus status = replay_guarded(source, executor, fast_options(GetParam()));
+  EXPECT_EQ(status.result, ReplayResult::kExecuteError);
+  EXPECT_EQ(status.index, 57u);
+  EXPECT_EQ(status.message, "call 57: execute failed: synthetic execute failure");
+  std::vector<uint64_t> ran = executor.executed_indices();
+  std::sort(ran.begin(), ran.end());
+  ASSERT_GE(ran.size(), 57u);
+  EXPECT_EQ(std::vector<uint64_t>(ran.begin(), ran.begin() + 57), iota(57));
+  EXPECT_EQ(std::count(ran.begin(), ran.end(), 57u), 0);
+  if (GetParam() == ExecuteOn::kMainThread) {
+    EXPECT_EQ(ran, iota(57));
+  }
+}
+
+TEST_P(FailureTest, ExceptionsAreFailuresToo) {
+  std::vector<Spec> specs = uniform_trace(40, 1000);
+  specs[10].throw_prepare = true;
+  SyntheticSource source(specs);
+  SyntheticExecutor executor;
+  ReplayStatus status = replay_guarded(source, executor, fast_options(GetParam()));
+  EXPECT_EQ(status.result, ReplayResult::kPrepareError);
+  EXPECT_EQ(status.message, "call 10: prepare failed: exception: synthetic prepare exception");
+
+  specs[10].throw_prepare = false;
+  specs[20].throw_execute = true;
+  SyntheticSource source2(specs);
+  SyntheticExecutor executor2;
+  status = replay_guarded(source2, executor2, fast_options(GetParam()));
+  EXPECT_EQ(status.result, ReplayResult::kExecuteError);
+  EXPECT_EQ(status.message, "call 20: execute failed: exception: synthetic execute exception");
+}
+
+TEST_P(FailureTest, PrepareFailureWithoutWorkers) {
+  if (GetParam() == ExecuteOn::kWorker) GTEST_SKIP() << "kWorker needs workers";
+  std::vector<Spec> specs = uniform_trace(30, 1000);
+  specs[3].fail_prepare = true;
+  SyntheticSource source(specs);
+  SyntheticExecutor executor;
+  ReplayStatus status = replay_guarded(source, executor, fast_options(GetParam(), 0));
+  EXPECT_EQ(status.result, ReplayResult::kPrepareError);
+  EXPECT_EQ(status.index, 3u);
+  EXPECT_EQ(executor.executed_indices(), iota(3));
+}
+
+TEST_P(FailureTest, TruncatedTraceStopsAfterTheLastGoodIncrement) {
+  SyntheticSource source(mixed_trace(200, 2), /*error_after=*/120);
+  SyntheticExecutor executor;
+  ReplayStatus status = replay_guarded(source, executor, fast_options(GetParam()));
+  EXPECT_EQ(status.result, ReplayResult::kSourceError);
+  EXPECT_EQ(status.index, 119u);
+  EXPECT_EQ(status.message, "trace error after call 119: truncated record at offset 1920");
+  std::vector<uint64_t> ran = executor.executed_indices();
+  std::sort(ran.begin(), ran.end());
+  EXPECT_EQ(ran, iota(120));
+}
+
+TEST_P(FailureTest, TimedReplayFailsPromptlyToo) {
+  // A failure while the main thread sleeps towards a deadline seconds away.
+  std::vector<Spec> specs = uniform_trace(6, 100'000'000);
+  specs.push_back({specs.back().timestamp_ns + 30'000'000'000ull, 0});  // 30 s later
+  specs[5].fail_execute = true;
+  specs[5].execute_us = 20'000;
+  SyntheticSource source(specs);
+  SyntheticExecutor executor;
+  ReplayOptions options = fast_options(GetParam());
+  options.wait = true;
+  Clock::time_point start = Clock::now();
+  ReplayStatus status = replay_guarded(source, executor, options);
+  EXPECT_EQ(status.result, ReplayResult::kExecuteError);
+  EXPECT_EQ(status.index, 5u);
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(10));
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, FailureTest,
+                         ::testing::Values(ExecuteOn::kMainThread, ExecuteOn::kTargetThread,
+                                           ExecuteOn::kWorker),
+                         [](const auto& info) { return std::string(mode_name(info.param)); });
+
+TEST(Replayer, DamagedBeforeTheFirstIncrement) {
+  SyntheticSource source(uniform_trace(5, 1000), 0);
+  SyntheticExecutor executor;
+  ReplayStatus status = replay_guarded(source, executor, fast_options());
+  EXPECT_EQ(status.result, ReplayResult::kSourceError);
+  EXPECT_FALSE(status.index);
+  EXPECT_EQ(status.message, "trace error before the first increment: truncated record at offset 0");
+}
+
+TEST(ReadAheadSource, SameIncrementsErrorAndRewind) {
+  SyntheticSource inner(uniform_trace(300, 1000, 7), /*error_after=*/250);
+  ReadAheadSource source(inner, 16);
+  SyntheticExecutor executor;
+  ReplayStatus status = replay_guarded(source, executor, fast_options());
+  EXPECT_EQ(status.result, ReplayResult::kSourceError);
+  EXPECT_EQ(status.message, "trace error after call 249: truncated record at offset 4000");
+  EXPECT_EQ(executor.executed_indices(), iota(250));
+
+  SyntheticSource inner2(uniform_trace(40, 1000, 7));
+  ReadAheadSource source2(inner2, 4);
+  SyntheticExecutor executor2;
+  ReplayOptions options = fast_options();
+  options.loops = 3;
+  status = replay_guarded(source2, executor2, options);
+  EXPECT_EQ(status.result, ReplayResult::kFinished) << status.message;
+  EXPECT_EQ(executor2.executed_indices().size(), 120u);
+  EXPECT_EQ(inner2.rewinds, 2);
+}
+
+void custom_handler(int) {}
+
+TEST(Replayer, TheCallersSigintHandlerIsBackAfterwards) {
+  struct sigaction custom = {};
+  custom.sa_handler = custom_handler;
+  struct sigaction saved;
+  ASSERT_EQ(sigaction(SIGINT, &custom, &saved), 0);
+  // During the replay the engine's handler is in place.
+  class Probe : public SyntheticExecutor {
+   public:
+    bool execute(Increment& increment, std::string* error) override {
+      struct sigaction now;
+      sigaction(SIGINT, nullptr, &now);
+      if (now.sa_handler == custom_handler) replaced = false;
+      return SyntheticExecutor::execute(increment, error);
+    }
+    bool replaced = true;
+  } executor;
+  SyntheticSource source(uniform_trace(5, 1000));
+  ReplayOptions options = fast_options();
+  options.handle_sigint = true;
+  ReplayStatus status = replay_guarded(source, executor, options);
+  EXPECT_EQ(status.result, ReplayResult::kFinished);
+  EXPECT_TRUE(executor.replaced);
+  struct sigaction after;
+  sigaction(SIGINT, nullptr, &after);
+  EXPECT_EQ(after.sa_handler, custom_handler);
+  sigaction(SIGINT, &saved, nullptr);
+}
+
+}  // namespace
+}  // namespace gltrace::replay
