@@ -30,7 +30,7 @@ tools/build.sh "$root/build-asan" -DGLTRACE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 # are not instrumented, so they run in the main suite only.
 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir "$root/build-asan" -j"$jobs" --output-on-failure -E 'Glmark2|piglit' | tail -n 6
+  ctest --test-dir "$root/build-asan" -j"$jobs" --output-on-failure -E 'Glmark2|piglit' | grep -E 'tests passed|tests failed|Failed|Timeout'
 
 echo "== fuzzing the trace reader (libFuzzer, 30 s)"
 tools/fuzz.sh 30 "$root/build-fuzz" 2>&1 | grep -E "^(Done|stat::number_of_executed_units|==[0-9]+==ERROR)" || true
