@@ -11,7 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from gltrace_codegen import emit, ids, registry, trace  # noqa: E402
+from gltrace_codegen import emit, ids, registry, replay, trace  # noqa: E402
 
 # Exports written by hand: they do more than jump through the table.
 HANDWRITTEN_EXPORTS = {"eglGetProcAddress"}
@@ -65,6 +65,9 @@ def main():
     wrappers, decls = trace.trace_wrappers_inc(functions)
     write_if_changed(os.path.join(api, "trace_wrappers.inc"), wrappers)
     write_if_changed(os.path.join(api, "trace_decls.h"), decls)
+    replay_calls, replay_decls = replay.replay_calls_inc(functions)
+    write_if_changed(os.path.join(api, "replay_calls.inc"), replay_calls)
+    write_if_changed(os.path.join(api, "replay_decls.h"), replay_decls)
     print(f"gltrace codegen: {len(egl_functions)} EGL + {len(gl_functions)} GLES functions, "
           f"id limit {limit}")
 

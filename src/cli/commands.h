@@ -16,7 +16,8 @@ namespace gltrace::cli {
   X(dump, "every call of a trace as readable text")                              \
   X(stats, "time per function and per frame")                                    \
   X(export, "a trace as a Chrome/Perfetto JSON timeline")                        \
-  X(frames, "the framebuffers a trace captured, as PNG files")
+  X(frames, "the framebuffers a trace captured, as PNG files")                   \
+  X(replay, "re-execute a trace's GL calls, timed or stepped; compare frames")
 
 // Exit statuses shared by all commands.
 inline constexpr int kExitOk = 0;

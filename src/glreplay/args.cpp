@@ -1,0 +1,474 @@
+#include "glreplay/args.h"
+
+#define GL_GLES_PROTOTYPES 0
+#include <GLES3/gl32.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "gltrace/api/functions.h"
+#include "gltrace/api/pfn.h"
+
+namespace gltrace::glreplay {
+
+using format::ValueKind;
+
+namespace {
+
+// Outputs larger than this are refused: a hostile trace must not make the
+// replay allocate without bound (the generator states the same limit).
+constexpr size_t kMaxOutputBytes = size_t{256} << 20;
+// Outputs get at least this much scratch: a driver may write a little more
+// than the trace saw (another driver's longer strings, a larger pname table).
+constexpr size_t kMinOutputBytes = 256;
+
+template <typename Pfn>
+Pfn real(Session& s, uint32_t id) {
+  return reinterpret_cast<Pfn>(s.proc(id));
+}
+#define REAL(name) real<PFN_gltrace_##name>(session_, api::kFn_##name)
+
+GLint real_integer(Session& s, GLenum pname) {
+  GLint value = 0;
+  auto fn = real<PFN_gltrace_glGetIntegerv>(s, api::kFn_glGetIntegerv);
+  if (fn != nullptr) fn(pname, &value);
+  return value;
+}
+
+}  // namespace
+
+void* Arena::get(size_t size) {
+  size = std::max<size_t>(size, 16);
+  if (used_ == blocks_.size()) {
+    blocks_.emplace_back();
+    sizes_.push_back(0);
+  }
+  if (sizes_[used_] < size) {
+    blocks_[used_] = std::make_unique<uint8_t[]>(size);
+    sizes_[used_] = size;
+  }
+  void* p = blocks_[used_++].get();
+  memset(p, 0, size);
+  return p;
+}
+
+Args::Args(Session& session, const Call& call, Arena& arena)
+    : session_(session), call_(call), arena_(arena) {}
+
+std::string Args::name_of(size_t i) const {
+  const api::FunctionInfo& info = api::kFunctionInfo[call_.function];
+  if (info.name != nullptr && i < info.param_count)
+    return std::string("argument ") + info.params[i].name;
+  return "argument " + std::to_string(i);
+}
+
+void Args::fail(const std::string& message) {
+  if (error_.empty()) error_ = message;
+}
+
+bool Args::missing() {
+  fail("the driver has no such function");
+  return false;
+}
+
+Zero Args::unsupported(size_t i, const char* what) {
+  fail(name_of(i) + ": cannot replay a " + what);
+  return {};
+}
+
+const Value* Args::need(size_t i) {
+  if (i < call_.args.size()) return &call_.args[i];
+  fail(name_of(i) + " is missing from the trace");
+  return nullptr;
+}
+
+void Args::not_captured(size_t i, const Value& v) {
+  std::string reason = v.bytes != nullptr ? *v.bytes : "unknown";
+  fail(name_of(i) + " was not captured (" + reason + ")");
+}
+
+// --- scalars ---------------------------------------------------------------------
+
+uint64_t Args::u(size_t i) {
+  const Value* v = need(i);
+  if (v == nullptr) return 0;
+  switch (v->kind) {
+    case ValueKind::kUint:
+      return v->uint;
+    case ValueKind::kSint:
+      return static_cast<uint64_t>(v->sint);
+    case ValueKind::kF32:
+      return static_cast<uint64_t>(static_cast<int64_t>(v->f32));
+    case ValueKind::kF64:
+      return static_cast<uint64_t>(static_cast<int64_t>(v->f64));
+    case ValueKind::kPointer:
+      return v->pointer;
+    case ValueKind::kNone:
+      return 0;
+    default:
+      fail(name_of(i) + " was recorded as data, not a number");
+      return 0;
+  }
+}
+
+int64_t Args::s(size_t i) {
+  const Value* v = need(i);
+  if (v != nullptr && v->kind == ValueKind::kSint) return v->sint;
+  return static_cast<int64_t>(u(i));
+}
+
+float Args::f(size_t i) {
+  const Value* v = need(i);
+  if (v != nullptr && v->kind == ValueKind::kF32) return v->f32;
+  if (v != nullptr && v->kind == ValueKind::kF64) return static_cast<float>(v->f64);
+  if (v != nullptr && v->kind == ValueKind::kSint) return static_cast<float>(v->sint);
+  return static_cast<float>(u(i));
+}
+
+double Args::d(size_t i) {
+  const Value* v = need(i);
+  if (v != nullptr && v->kind == ValueKind::kF64) return v->f64;
+  if (v != nullptr && v->kind == ValueKind::kF32) return v->f32;
+  if (v != nullptr && v->kind == ValueKind::kSint) return static_cast<double>(v->sint);
+  return static_cast<double>(u(i));
+}
+
+uint64_t Args::raw_handle(size_t i) {
+  const Value* v = need(i);
+  if (v == nullptr) return 0;
+  if (v->kind == ValueKind::kPointer || v->kind == ValueKind::kUnknown) return v->pointer;
+  return u(i);
+}
+
+uint64_t Args::name(size_t i, ObjectClass cls) { return session_.map_name(cls, u(i)); }
+
+int64_t Args::uniform_location(size_t i, int program_index) {
+  int64_t location = s(i);
+  uint64_t program =
+      program_index >= 0 ? u(static_cast<size_t>(program_index)) : session_.current().program;
+  return session_.uniform_location(program, location);
+}
+
+int64_t Args::attrib_location(size_t i) { return session_.attrib_location(s(i)); }
+
+// --- input pointers --------------------------------------------------------------
+
+const char* Args::text(size_t i) {
+  const Value* v = need(i);
+  if (v == nullptr) return nullptr;
+  switch (v->kind) {
+    case ValueKind::kText:
+    case ValueKind::kData:
+      return v->bytes->c_str();
+    case ValueKind::kPointer:
+      return reinterpret_cast<const char*>(static_cast<uintptr_t>(v->pointer));
+    case ValueKind::kUnknown:
+      not_captured(i, *v);
+      return nullptr;
+    default:
+      fail(name_of(i) + ": a string was expected");
+      return nullptr;
+  }
+}
+
+const char* const* Args::strings(size_t i) {
+  const Value* v = need(i);
+  if (v == nullptr) return nullptr;
+  if (v->kind == ValueKind::kPointer && v->pointer == 0) return nullptr;
+  if (v->kind == ValueKind::kUnknown) {
+    not_captured(i, *v);
+    return nullptr;
+  }
+  if (v->kind != ValueKind::kStrings) {
+    fail(name_of(i) + ": strings were expected");
+    return nullptr;
+  }
+  auto** out = static_cast<const char**>(arena_.get(sizeof(const char*) * (v->strings.size() + 1)));
+  for (size_t k = 0; k < v->strings.size(); ++k) out[k] = v->strings[k].c_str();
+  return out;
+}
+
+const void* Args::bytes(size_t i) {
+  const Value* v = need(i);
+  if (v == nullptr) return nullptr;
+  switch (v->kind) {
+    case ValueKind::kData:
+    case ValueKind::kText:
+      return v->bytes->data();
+    case ValueKind::kPointer:
+      // An offset into a bound buffer (or null): the same number works here.
+      return reinterpret_cast<const void*>(static_cast<uintptr_t>(v->pointer));
+    case ValueKind::kNone:
+      return nullptr;
+    case ValueKind::kUnknown:
+      not_captured(i, *v);
+      return nullptr;
+    default:
+      fail(name_of(i) + ": data was expected");
+      return nullptr;
+  }
+}
+
+const void* Args::bound_offset(size_t i, uint32_t binding) {
+  const Value* v = need(i);
+  if (v != nullptr && v->kind == ValueKind::kUnknown && real_integer(session_, binding) != 0)
+    return reinterpret_cast<const void*>(static_cast<uintptr_t>(v->pointer));
+  return bytes(i);
+}
+
+size_t Args::element_count(size_t i, size_t element_size) const {
+  const Value* v = value(i);
+  if (v == nullptr) return 0;
+  if (v->kind == ValueKind::kArray)
+    return std::max({v->sints.size(), v->uints.size(), v->floats.size()});
+  if (v->kind == ValueKind::kData && element_size != 0) return v->bytes->size() / element_size;
+  return 0;
+}
+
+std::vector<uint64_t> Args::recorded_handles(size_t i) const {
+  std::vector<uint64_t> out;
+  const Value* v = value(i);
+  if (v == nullptr) return out;
+  if (v->kind == ValueKind::kArray) {
+    out = v->uints;
+    for (int64_t s : v->sints) out.push_back(static_cast<uint64_t>(s));
+  } else if (v->kind == ValueKind::kData) {
+    // Raw elements: 8-byte handles, or 4-byte GL names.
+    const std::string& b = *v->bytes;
+    bool names = api::kFunctionInfo[call_.function].api == api::Api::kGles;
+    size_t size = names ? 4 : 8;
+    for (size_t k = 0; k + size <= b.size(); k += size) {
+      uint64_t e = 0;
+      memcpy(&e, b.data() + k, size);
+      out.push_back(e);
+    }
+  }
+  return out;
+}
+
+const void* Args::typed_array(size_t i, size_t element_size, Kind kind) {
+  const Value* v = need(i);
+  if (v == nullptr) return nullptr;
+  switch (v->kind) {
+    case ValueKind::kArray: {
+      size_t n = element_count(i, element_size);
+      auto* out = static_cast<uint8_t*>(arena_.get(n * element_size));
+      for (size_t k = 0; k < n; ++k) {
+        uint8_t* e = out + k * element_size;
+        // Elements come back as the kind the recorder wrote (by the C type);
+        // each is stored in the parameter's type.
+        auto put_int = [&](uint64_t bits) { memcpy(e, &bits, std::min<size_t>(element_size, 8)); };
+        auto put_float = [&](double x) {
+          if (kind == Kind::kFloat) {
+            auto f = static_cast<float>(x);
+            memcpy(e, &f, 4);
+          } else if (kind == Kind::kDouble) {
+            memcpy(e, &x, 8);
+          } else {
+            put_int(static_cast<uint64_t>(static_cast<int64_t>(x)));
+          }
+        };
+        if (k < v->floats.size())
+          put_float(v->floats[k]);
+        else if (k < v->sints.size())
+          kind == Kind::kFloat || kind == Kind::kDouble
+              ? put_float(static_cast<double>(v->sints[k]))
+              : put_int(static_cast<uint64_t>(v->sints[k]));
+        else if (k < v->uints.size())
+          kind == Kind::kFloat || kind == Kind::kDouble
+              ? put_float(static_cast<double>(v->uints[k]))
+              : put_int(v->uints[k]);
+      }
+      return out;
+    }
+    case ValueKind::kData: {
+      const std::string& b = *v->bytes;
+      // Raw elements; copied when the string's buffer is not aligned for them.
+      if (reinterpret_cast<uintptr_t>(b.data()) % std::min<size_t>(element_size, 8) == 0)
+        return b.data();
+      void* out = arena_.get(b.size());
+      memcpy(out, b.data(), b.size());
+      return out;
+    }
+    case ValueKind::kPointer:
+      return reinterpret_cast<const void*>(static_cast<uintptr_t>(v->pointer));
+    case ValueKind::kNone:
+      return nullptr;
+    case ValueKind::kUnknown:
+      not_captured(i, *v);
+      return nullptr;
+    default:
+      fail(name_of(i) + ": an array was expected");
+      return nullptr;
+  }
+}
+
+void* Args::output(size_t i, size_t element_size, int64_t min_count) {
+  const Value* v = need(i);
+  if (v == nullptr) return nullptr;
+  size_t recorded = 0;
+  switch (v->kind) {
+    case ValueKind::kPointer:
+      // Null, or an offset into a bound buffer (glReadPixels into a PBO).
+      return reinterpret_cast<void*>(static_cast<uintptr_t>(v->pointer));
+    case ValueKind::kUnknown:
+    case ValueKind::kNone:
+      return nullptr;
+    case ValueKind::kArray:
+      recorded = element_count(i, element_size) * element_size;
+      break;
+    case ValueKind::kData:
+      recorded = v->bytes->size();
+      break;
+    case ValueKind::kText:
+      recorded = v->bytes->size() + 1;
+      break;
+    case ValueKind::kStrings:
+      for (const std::string& s : v->strings) recorded += s.size() + 1;
+      break;
+    default:
+      break;
+  }
+  if (min_count < 0) min_count = 0;
+  if (static_cast<uint64_t>(min_count) > kMaxOutputBytes / element_size) {
+    fail(name_of(i) + ": an output of " + std::to_string(min_count) + " elements is too large");
+    return nullptr;
+  }
+  size_t size =
+      std::max({recorded, static_cast<size_t>(min_count) * element_size, kMinOutputBytes});
+  return arena_.get(size);
+}
+
+// --- definitions -----------------------------------------------------------------
+
+uint64_t Args::ret_u() const {
+  const Value& v = call_.ret;
+  switch (v.kind) {
+    case ValueKind::kUint:
+      return v.uint;
+    case ValueKind::kSint:
+      return static_cast<uint64_t>(v.sint);
+    case ValueKind::kPointer:
+      return v.pointer;
+    default:
+      return 0;
+  }
+}
+
+int64_t Args::ret_s() const {
+  return call_.ret.kind == ValueKind::kSint ? call_.ret.sint : static_cast<int64_t>(ret_u());
+}
+
+void Args::define_name(ObjectClass cls, uint64_t replayed) {
+  session_.define_name(cls, ret_u(), replayed);
+}
+
+void Args::define_uniform_location(size_t program_index, int64_t replayed) {
+  int64_t recorded = ret_s();
+  if (recorded >= 0) session_.define_uniform_location(u(program_index), recorded, replayed);
+}
+
+void Args::define_attrib_location(size_t program_index, int64_t replayed) {
+  int64_t recorded = ret_s();
+  if (recorded >= 0) session_.define_attrib_location(u(program_index), recorded, replayed);
+}
+
+void Args::use_program(size_t i) { session_.current().program = u(i); }
+
+void Args::forget_program(size_t i) { session_.forget_program(u(i)); }
+
+// --- client memory ------------------------------------------------------------------
+
+const void* Args::vertex_pointer(size_t i, uint32_t index, int32_t size, uint32_t type,
+                                 uint8_t normalized, int32_t stride, bool integer) {
+  (void)stride;
+  const void* pointer = bytes(i);
+  if (index >= kMaxAttribs || pointer == nullptr) return pointer;
+  // Only VAO 0 with no array buffer reads client memory: the recorded value
+  // is then an address in the traced process, meaningless here.
+  if (real_integer(session_, GL_VERTEX_ARRAY_BINDING) != 0 ||
+      real_integer(session_, GL_ARRAY_BUFFER_BINDING) != 0)
+    return pointer;
+  VertexPointer& p = session_.current().pointers[index];
+  p.size = size;
+  p.type = type;
+  p.normalized = normalized != 0;
+  p.integer = integer;
+  p.data.reset();
+  return nullptr;
+}
+
+bool Args::set_client_arrays() {
+  if (call_.client_arrays.empty()) return true;
+  auto pointer = REAL(glVertexAttribPointer);
+  auto ipointer = REAL(glVertexAttribIPointer);
+  auto bind = REAL(glBindBuffer);
+  if (pointer == nullptr || bind == nullptr) return missing();
+  GLint array_buffer = real_integer(session_, GL_ARRAY_BUFFER_BINDING);
+  if (array_buffer != 0) bind(GL_ARRAY_BUFFER, 0);
+  ContextState& context = session_.current();
+  for (const ClientArray& a : call_.client_arrays) {
+    auto index = static_cast<uint32_t>(session_.attrib_location(a.index));
+    if (a.data == nullptr) {
+      fail("the client array of attribute " + std::to_string(a.index) +
+           " is missing from the trace");
+      continue;
+    }
+    if (index >= kMaxAttribs) continue;
+    VertexPointer& p = context.pointers[index];
+    p.data = a.data;
+    // Vertex `first` is at the copy's start: vertex 0 would be before it.
+    auto base = reinterpret_cast<uintptr_t>(a.data->data()) - a.first * a.stride;
+    const void* address = reinterpret_cast<const void*>(base);
+    auto stride = static_cast<GLsizei>(a.stride);
+    if (p.integer && ipointer != nullptr)
+      ipointer(index, p.size, p.type, stride, address);
+    else
+      pointer(index, p.size, p.type, p.normalized ? GL_TRUE : GL_FALSE, stride, address);
+  }
+  if (array_buffer != 0) bind(GL_ARRAY_BUFFER, static_cast<GLuint>(array_buffer));
+  return ok();
+}
+
+// --- mapped buffers -------------------------------------------------------------------
+
+void Args::remember_mapping(uint32_t target, void* pointer, int64_t offset, int64_t length) {
+  std::vector<Mapping>& mappings = session_.current().mappings;
+  std::erase_if(mappings, [&](const Mapping& m) { return m.target == target; });
+  if (pointer == nullptr) return;
+  if (length < 0) {  // glMapBufferOES: the whole buffer
+    GLint size = 0;
+    auto query = REAL(glGetBufferParameteriv);
+    if (query != nullptr) query(target, GL_BUFFER_SIZE, &size);
+    length = size;
+  }
+  mappings.push_back({target, static_cast<uint8_t*>(pointer), offset, length});
+}
+
+void Args::write_mapped_buffer(uint32_t target) {
+  for (const BufferWrite& w : call_.buffer_writes) {
+    if (w.target != target) continue;
+    if (w.data == nullptr) {
+      fail("the data written to a mapped buffer is missing from the trace");
+      continue;
+    }
+    const Mapping* mapping = nullptr;
+    for (const Mapping& m : session_.current().mappings)
+      if (m.target == target) mapping = &m;
+    auto begin = static_cast<int64_t>(w.offset);
+    auto size = static_cast<int64_t>(w.data->size());
+    if (mapping == nullptr || begin < mapping->offset ||
+        begin + size > mapping->offset + mapping->length) {
+      fail("the replay has no mapping of the buffer range the app wrote");
+      continue;
+    }
+    memcpy(mapping->pointer + (begin - mapping->offset), w.data->data(), w.data->size());
+  }
+}
+
+void Args::forget_mapping(uint32_t target) {
+  std::erase_if(session_.current().mappings, [&](const Mapping& m) { return m.target == target; });
+}
+
+}  // namespace gltrace::glreplay

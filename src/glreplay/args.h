@@ -1,0 +1,182 @@
+// Turns one recorded call's Values back into C arguments, for the generated
+// replay functions (gltrace/api/replay_calls.inc) and the hand-written ones.
+// Each accessor takes the parameter's index; a value that cannot be turned
+// into the argument (not captured, wrong kind) records the first failure,
+// which the caller sees through ok() before it calls the driver. Memory it
+// hands out (converted arrays, output scratch) lives until the next call.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "glreplay/call.h"
+#include "glreplay/session.h"
+
+namespace gltrace::glreplay {
+
+// Scratch memory reused from call to call (its blocks keep their capacity).
+class Arena {
+ public:
+  // `size` zeroed bytes, 16-byte aligned.
+  void* get(size_t size);
+  void reset() { used_ = 0; }
+
+ private:
+  std::vector<std::unique_ptr<uint8_t[]>> blocks_;
+  std::vector<size_t> sizes_;
+  size_t used_ = 0;
+};
+
+// Converts to any argument type as its zero: what a failed conversion passes
+// (the call is not made anyway).
+struct Zero {
+  template <typename T>
+  operator T() const {  // NOLINT(google-explicit-constructor): converts by design
+    return T{};
+  }
+};
+
+class Args {
+ public:
+  Args(Session& session, const Call& call, Arena& arena);
+
+  const Call& call() const { return call_; }
+  Session& session() { return session_; }
+  size_t size() const { return call_.args.size(); }
+  const Value* value(size_t i) const { return i < call_.args.size() ? &call_.args[i] : nullptr; }
+
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  // Keeps the first failure.
+  void fail(const std::string& message);
+  bool missing();  // the driver lacks the function
+  Zero unsupported(size_t i, const char* what);
+
+  // Scalars, from whichever numeric kind was recorded.
+  uint64_t u(size_t i);
+  int64_t s(size_t i);
+  float f(size_t i);
+  double d(size_t i);
+
+  // Remapped scalars.
+  uint64_t name(size_t i, ObjectClass cls);
+  int64_t uniform_location(size_t i, int program_index);
+  int64_t attrib_location(size_t i);
+  template <typename T>
+  T handle(size_t i, HandleKind kind) {
+    uint64_t bits = session_.map_handle(kind, raw_handle(i), &scratch_error_);
+    if (!scratch_error_.empty()) fail(name_of(i) + ": " + scratch_error_);
+    if constexpr (std::is_pointer_v<T>)
+      return reinterpret_cast<T>(static_cast<uintptr_t>(bits));
+    else
+      return static_cast<T>(bits);
+  }
+  // The recorded handle value (no mapping).
+  uint64_t raw_handle(size_t i);
+
+  // Input pointers.
+  const char* text(size_t i);
+  const char* const* strings(size_t i);
+  const void* bytes(size_t i);
+  // A draw's indices or indirect commands: data, or an offset into the
+  // buffer bound at `binding` (a glGet pname) when the trace recorded only
+  // the pointer (a size it could not compute).
+  const void* bound_offset(size_t i, uint32_t binding);
+  template <typename T>
+  const T* array(size_t i) {
+    return static_cast<const T*>(typed_array(i, sizeof(T), kind_of<T>()));
+  }
+  template <typename T>
+  const T* names(size_t i, ObjectClass cls) {
+    const T* in = array<T>(i);
+    size_t n = element_count(i, sizeof(T));
+    if (in == nullptr || n == 0) return in;
+    T* out = static_cast<T*>(arena_.get(n * sizeof(T)));
+    for (size_t k = 0; k < n; ++k)
+      out[k] = static_cast<T>(session_.map_name(cls, static_cast<uint64_t>(in[k])));
+    return out;
+  }
+  // Elements the recorded array or data of parameter i holds.
+  size_t element_count(size_t i, size_t element_size) const;
+  // The recorded handles of an array parameter (EGLConfig lists).
+  std::vector<uint64_t> recorded_handles(size_t i) const;
+
+  // Output pointers: zeroed scratch at least as large as the trace recorded
+  // and as min_count elements; null where the trace passed null (or the
+  // output was not captured); an offset where it was one.
+  template <typename T>
+  T* out(size_t i, int64_t min_count) {
+    return static_cast<T*>(output(i, sizeof(T), min_count));
+  }
+
+  // --- what calls define or change --------------------------------------------
+  template <typename T>
+  void define_names(size_t i, ObjectClass cls, const T* replayed) {
+    if (replayed == nullptr) return;
+    std::vector<uint64_t> recorded = recorded_handles(i);
+    for (size_t k = 0; k < recorded.size(); ++k)
+      session_.define_name(cls, recorded[k], static_cast<uint64_t>(replayed[k]));
+  }
+  void define_name(ObjectClass cls, uint64_t replayed);
+  template <typename T>
+  void define_handle(HandleKind kind, T replayed) {
+    uint64_t bits;
+    if constexpr (std::is_pointer_v<T>)
+      bits = reinterpret_cast<uintptr_t>(replayed);
+    else
+      bits = static_cast<uint64_t>(replayed);
+    session_.define_handle(kind, ret_u(), bits);
+  }
+  void define_uniform_location(size_t program_index, int64_t replayed);
+  void define_attrib_location(size_t program_index, int64_t replayed);
+  void use_program(size_t i);
+  void forget_program(size_t i);
+
+  // Vertex arrays in client memory (VAO 0): the pointer a
+  // glVertexAttrib[I]Pointer passes, remembering the attribute's format.
+  const void* vertex_pointer(size_t i, uint32_t index, int32_t size, uint32_t type,
+                             uint8_t normalized, int32_t stride, bool integer);
+  // Before a draw: points the attributes the trace recorded client data for
+  // at the replay's copy of it.
+  bool set_client_arrays();
+
+  // Mapped buffers.
+  void remember_mapping(uint32_t target, void* pointer, int64_t offset, int64_t length);
+  void write_mapped_buffer(uint32_t target);
+  void forget_mapping(uint32_t target);
+
+  // The recorded return value.
+  uint64_t ret_u() const;
+  int64_t ret_s() const;
+
+ private:
+  enum class Kind { kUint, kSint, kFloat, kDouble };
+  template <typename T>
+  static constexpr Kind kind_of() {
+    if constexpr (std::is_same_v<T, float>)
+      return Kind::kFloat;
+    else if constexpr (std::is_floating_point_v<T>)
+      return Kind::kDouble;
+    else if constexpr (std::is_signed_v<T>)
+      return Kind::kSint;
+    else
+      return Kind::kUint;
+  }
+  const void* typed_array(size_t i, size_t element_size, Kind kind);
+  void* output(size_t i, size_t element_size, int64_t min_count);
+  std::string name_of(size_t i) const;
+  const Value* need(size_t i);
+  void not_captured(size_t i, const Value& v);
+
+  Session& session_;
+  const Call& call_;
+  Arena& arena_;
+  std::string error_;
+  std::string scratch_error_;
+};
+
+}  // namespace gltrace::glreplay

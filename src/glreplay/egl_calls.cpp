@@ -1,0 +1,270 @@
+// The EGL calls replayed by hand (the generator's CUSTOM list): the replay
+// has its own display, chooses its own configs, makes pbuffers (or its own
+// windows) for the app's windows, and ends frames.
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "glreplay/args.h"
+#include "glreplay/trace_source.h"
+#include "gltrace/api/functions.h"
+#include "gltrace/api/pfn.h"
+#include "gltrace/api/replay_decls.h"
+
+namespace gltrace::glreplay {
+
+namespace {
+
+template <typename Pfn>
+Pfn real(Session& s, uint32_t id) {
+  return reinterpret_cast<Pfn>(s.proc(id));
+}
+#define REAL(name) real<PFN_gltrace_##name>(s, api::kFn_##name)
+
+std::string egl_error(Session& s) {
+  auto get_error = REAL(eglGetError);
+  char text[32];
+  snprintf(text, sizeof text, "EGL error 0x%04x", get_error != nullptr ? get_error() : 0);
+  return text;
+}
+
+EGLDisplay display(Session& s, Args& a) {
+  std::string error;
+  EGLDisplay dpy = s.display(&error);
+  if (dpy == EGL_NO_DISPLAY) a.fail(error);
+  return dpy;
+}
+
+// The recorded call failed too: the replay's failure is no news.
+bool recorded_false(const Args& a) { return a.call().has_ret && a.ret_u() == 0; }
+
+// Window surface attributes a pbuffer also takes (the others, such as
+// EGL_RENDER_BUFFER, only fit windows).
+template <typename T>
+std::vector<EGLint> window_attribs(const T* list, bool x11) {
+  std::vector<EGLint> out;
+  for (const T* p = list; p != nullptr && p[0] != EGL_NONE && out.size() < 64; p += 2) {
+    if (x11 || p[0] == EGL_GL_COLORSPACE || p[0] == EGL_VG_COLORSPACE ||
+        p[0] == EGL_VG_ALPHA_FORMAT) {
+      out.push_back(static_cast<EGLint>(p[0]));
+      out.push_back(static_cast<EGLint>(p[1]));
+    }
+  }
+  return out;
+}
+
+template <typename T>
+bool window_surface(Session& s, Args& a) {
+  if (display(s, a) == EGL_NO_DISPLAY) return false;
+  uint64_t recorded = a.ret_u();
+  if (recorded == 0) return true;  // it failed when traced
+  auto surface = std::make_unique<SurfaceState>();
+  surface->window = true;
+  surface->config = a.raw_handle(1);
+  surface->attribs = window_attribs(a.array<T>(3), s.options().x11);
+  if (!a.ok()) return false;
+  // Made at its first use: its size is in the trace's context record then.
+  s.add_surface(recorded, std::move(surface));
+  return true;
+}
+
+bool list_configs(Session& s, Args& a, const std::vector<EGLint>* attribs, bool same_request,
+                  size_t configs_index) {
+  EGLDisplay dpy = display(s, a);
+  if (dpy == EGL_NO_DISPLAY) return false;
+  auto choose = REAL(eglChooseConfig);
+  auto get = REAL(eglGetConfigs);
+  if ((attribs != nullptr ? choose == nullptr : get == nullptr)) return a.missing();
+  auto list = [&](EGLConfig* out, EGLint size, EGLint* count) {
+    return attribs != nullptr ? choose(dpy, attribs->data(), out, size, count)
+                              : get(dpy, out, size, count);
+  };
+  // The whole list, whatever the app asked for: a recorded config is
+  // resolved against it.
+  EGLint count = 0;
+  if (!list(nullptr, 0, &count)) {
+    if (!recorded_false(a)) a.fail("failed: " + egl_error(s));
+    return a.ok();
+  }
+  auto configs = std::make_shared<ConfigList>();
+  configs->same_request = same_request;
+  configs->asked = static_cast<size_t>(std::max<int64_t>(a.s(configs_index + 1), 0));
+  configs->replayed.resize(static_cast<size_t>(std::clamp<EGLint>(count, 0, 65536)));
+  list(configs->replayed.data(), static_cast<EGLint>(configs->replayed.size()), &count);
+  configs->replayed.resize(static_cast<size_t>(std::max<EGLint>(count, 0)));
+  const Value* num_config = a.value(configs_index + 2);
+  if (num_config != nullptr && num_config->kind == format::ValueKind::kArray &&
+      !num_config->sints.empty())
+    configs->recorded_count = static_cast<size_t>(std::max<int64_t>(num_config->sints[0], 0));
+  // The app picks from the list by position (or by asking): position k of
+  // the recorded list is position k of the replay's, when the lists agree.
+  std::vector<uint64_t> recorded = a.recorded_handles(configs_index);
+  for (size_t k = 0; k < recorded.size(); ++k) {
+    ConfigInfo& info = s.config_info(recorded[k]);
+    info.listed = k < configs->replayed.size() ? configs->replayed[k] : nullptr;
+    info.list = configs;
+  }
+  return a.ok();
+}
+
+}  // namespace
+
+bool custom_eglGetDisplay(Session& s, Args& a) { return display(s, a) != EGL_NO_DISPLAY; }
+bool custom_eglGetPlatformDisplay(Session& s, Args& a) { return display(s, a) != EGL_NO_DISPLAY; }
+bool custom_eglGetPlatformDisplayEXT(Session& s, Args& a) {
+  return display(s, a) != EGL_NO_DISPLAY;
+}
+// The display is initialized when it is opened, once.
+bool custom_eglInitialize(Session& s, Args& a) { return display(s, a) != EGL_NO_DISPLAY; }
+
+bool custom_eglChooseConfig(Session& s, Args& a) {
+  const EGLint* app = a.array<EGLint>(1);
+  if (!a.ok()) return false;
+  std::vector<EGLint> attribs = s.config_attribs(app);
+  return list_configs(s, a, &attribs, s.same_surface_type(app), 2);
+}
+
+// Every config of the display: the same list only on the same platform,
+// which a count cannot tell; the app's knowledge of its choice decides.
+bool custom_eglGetConfigs(Session& s, Args& a) { return list_configs(s, a, nullptr, false, 1); }
+
+// Not run: what the app learnt is what matters, to choose a replay config
+// of the same format.
+bool custom_eglGetConfigAttrib(Session& s, Args& a) {
+  if (recorded_false(a)) return true;
+  const Value* value = a.value(3);
+  if (value == nullptr || value->kind != format::ValueKind::kArray || value->sints.empty())
+    return true;
+  s.config_info(a.raw_handle(1)).known[static_cast<EGLint>(a.s(2))] =
+      static_cast<EGLint>(value->sints[0]);
+  return true;
+}
+
+bool custom_eglCreateWindowSurface(Session& s, Args& a) { return window_surface<EGLint>(s, a); }
+bool custom_eglCreatePlatformWindowSurface(Session& s, Args& a) {
+  return window_surface<EGLAttrib>(s, a);
+}
+bool custom_eglCreatePlatformWindowSurfaceEXT(Session& s, Args& a) {
+  return window_surface<EGLint>(s, a);
+}
+
+bool custom_eglCreatePbufferSurface(Session& s, Args& a) {
+  EGLDisplay dpy = display(s, a);
+  std::string error;
+  EGLConfig config = s.config(a.raw_handle(1), &error);
+  if (!error.empty()) a.fail(error);
+  const EGLint* attribs = a.array<EGLint>(2);
+  if (!a.ok()) return false;
+  auto create = REAL(eglCreatePbufferSurface);
+  if (create == nullptr) return a.missing();
+  auto surface = std::make_unique<SurfaceState>();
+  surface->config = a.raw_handle(1);
+  surface->surface = create(dpy, config, attribs);
+  if (surface->surface == EGL_NO_SURFACE) {
+    if (!recorded_false(a)) a.fail("failed: " + egl_error(s));
+    return a.ok();
+  }
+  s.add_surface(a.ret_u(), std::move(surface));
+  return true;
+}
+
+bool custom_eglCreateContext(Session& s, Args& a) {
+  EGLDisplay dpy = display(s, a);
+  std::string error;
+  EGLConfig config = s.config(a.raw_handle(1), &error);
+  if (!error.empty()) a.fail(error);
+  uint64_t share_recorded = a.raw_handle(2);
+  ContextState* share = share_recorded != 0 ? s.context_state(share_recorded) : nullptr;
+  if (share_recorded != 0 && share == nullptr)
+    a.fail("argument share_context: unknown context " + std::to_string(share_recorded));
+  const EGLint* attribs = a.array<EGLint>(3);
+  if (!a.ok()) return false;
+  auto create = REAL(eglCreateContext);
+  auto query = REAL(eglQueryContext);
+  if (create == nullptr || query == nullptr) return a.missing();
+  EGLContext context =
+      create(dpy, config, share != nullptr ? share->context : EGL_NO_CONTEXT, attribs);
+  if (context == EGL_NO_CONTEXT) {
+    if (!recorded_false(a)) a.fail("failed: " + egl_error(s));
+    return a.ok();
+  }
+  auto state = std::make_shared<ContextState>();
+  state->context = context;
+  state->recorded = a.ret_u();
+  state->group = share != nullptr ? share->group : std::make_shared<ShareGroup>();
+  EGLint version = 0;
+  if (query(dpy, context, EGL_CONTEXT_CLIENT_VERSION, &version)) state->client_version = version;
+  uint64_t recorded = state->recorded;
+  s.add_context(recorded, std::move(state));
+  return true;
+}
+
+bool custom_eglMakeCurrent(Session& s, Args& a) {
+  EGLDisplay dpy = display(s, a);
+  uint64_t recorded_draw = a.raw_handle(1), recorded_read = a.raw_handle(2);
+  uint64_t recorded_context = a.raw_handle(3);
+  // The trace's context record of this context holds the size its window
+  // had when it was first made current.
+  std::optional<ContextInfo> hint = s.info().context(a.call().context);
+  std::string draw_error, read_error;
+  EGLSurface draw = s.surface(recorded_draw, hint.has_value() ? &*hint : nullptr, &draw_error);
+  if (!draw_error.empty()) a.fail("argument draw: " + draw_error);
+  EGLSurface read = s.surface(recorded_read, hint.has_value() ? &*hint : nullptr, &read_error);
+  if (!read_error.empty()) a.fail("argument read: " + read_error);
+  ContextState* context = recorded_context != 0 ? s.context_state(recorded_context) : nullptr;
+  if (recorded_context != 0 && context == nullptr) a.fail("argument ctx: unknown context");
+  if (!a.ok()) return false;
+  auto make_current = REAL(eglMakeCurrent);
+  if (make_current == nullptr) return a.missing();
+  if (!make_current(dpy, draw, read, context != nullptr ? context->context : EGL_NO_CONTEXT)) {
+    if (!recorded_false(a)) a.fail("failed: " + egl_error(s));
+    return a.ok();
+  }
+  s.make_current(recorded_context, recorded_draw, draw);
+  return true;
+}
+
+bool custom_eglDestroyContext(Session& s, Args& a) {
+  s.destroy_context(a.raw_handle(1));
+  return true;
+}
+
+bool custom_eglDestroySurface(Session& s, Args& a) {
+  s.destroy_surface(a.raw_handle(1));
+  return true;
+}
+
+namespace {
+
+bool swap(Session& s, Args& a, bool with_damage) {
+  EGLDisplay dpy = display(s, a);
+  EGLSurface surface = a.handle<EGLSurface>(1, HandleKind::kSurface);
+  const EGLint* rects = with_damage ? a.array<EGLint>(2) : nullptr;
+  auto n_rects = with_damage ? static_cast<EGLint>(a.s(3)) : 0;
+  if (!a.ok()) return false;
+  auto plain = REAL(eglSwapBuffers);
+  if (plain == nullptr) return a.missing();
+  s.before_swap();
+  EGLBoolean ok;
+  auto damage_khr = REAL(eglSwapBuffersWithDamageKHR);
+  auto damage_ext = REAL(eglSwapBuffersWithDamageEXT);
+  uint32_t id = a.call().function;
+  if (with_damage && id == api::kFn_eglSwapBuffersWithDamageKHR && damage_khr != nullptr)
+    ok = damage_khr(dpy, surface, rects, n_rects);
+  else if (with_damage && id == api::kFn_eglSwapBuffersWithDamageEXT && damage_ext != nullptr)
+    ok = damage_ext(dpy, surface, rects, n_rects);
+  else
+    ok = plain(dpy, surface);
+  s.next_frame();
+  if (!ok && !recorded_false(a)) a.fail("failed: " + egl_error(s));
+  return a.ok();
+}
+
+}  // namespace
+
+bool custom_eglSwapBuffers(Session& s, Args& a) { return swap(s, a, false); }
+bool custom_eglSwapBuffersWithDamageKHR(Session& s, Args& a) { return swap(s, a, true); }
+bool custom_eglSwapBuffersWithDamageEXT(Session& s, Args& a) { return swap(s, a, true); }
+
+}  // namespace gltrace::glreplay

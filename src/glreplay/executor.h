@@ -1,0 +1,62 @@
+// The replay engine's Executor for GL calls: runs each Call through its
+// generated or hand-written replay function, reports calls that cannot be
+// replayed ("call N: ..."), and at each swap reads the frame back for
+// --compare and --snapshot.
+//
+// prepare() is left to the engine's default (nothing): the source already
+// copies each call into its owned form, and the conversions need the
+// session's maps as they are when the call executes. Everything runs on the
+// thread that executes increments (the main thread by default).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "glreplay/args.h"
+#include "glreplay/compare.h"
+#include "glreplay/session.h"
+#include "replay/executor.h"
+
+namespace gltrace::glreplay {
+
+struct ExecutorOptions {
+  bool compare = false;
+  int threshold = 0;  // largest channel difference still counted as equal
+  // Frames to write as PNG files to snapshot_dir, first and last.
+  std::optional<std::pair<uint64_t, uint64_t>> snapshot_frames;
+  std::string snapshot_dir;
+};
+
+class GlExecutor : public replay::Executor {
+ public:
+  GlExecutor(Session& session, ExecutorOptions options);
+
+  bool execute(replay::Increment& increment, std::string* error) override;
+  std::string describe(uint32_t target) override;
+  bool snapshot(uint32_t target, const std::string& path, std::string* error) override;
+  bool restart(std::string* error) override;
+
+  // After the replay: compares the frames whose trace image came last.
+  void finish();
+  const FrameComparer& comparer() const { return comparer_; }
+  uint64_t snapshots_written() const { return snapshots_; }
+  uint64_t calls() const { return calls_; }
+
+ private:
+  void on_swap(uint64_t frame);
+  void print_reports();
+
+  Session& session_;
+  ExecutorOptions options_;
+  Arena arena_;
+  FrameComparer comparer_;
+  size_t reports_printed_ = 0;
+  uint64_t pass_ = 1;
+  uint64_t snapshots_ = 0;
+  uint64_t calls_ = 0;
+  uint64_t last_seq_ = 0;
+};
+
+}  // namespace gltrace::glreplay

@@ -1,0 +1,46 @@
+// The replayer's command line, shared by `gltrace replay` and the `glreplay`
+// executable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gltrace::glreplay {
+
+// The usage text, for a program name given as a string literal.
+// clang-format off
+#define GLTRACE_GLREPLAY_USAGE(PROGRAM) \
+  "usage: " PROGRAM " [OPTIONS] TRACE\n"                                                  \
+  "\n"                                                                                    \
+  "Replays the EGL/GLES calls of TRACE (a .gltrace file) on this machine's driver,\n"     \
+  "headless by default (EGL surfaceless platform: the app's windows become pbuffers\n"    \
+  "of the recorded size), at the recorded times unless -n.\n"                             \
+  "\n"                                                                                    \
+  "  --compare[=T]      compare every frame with the framebuffer the trace captured\n"    \
+  "                     (gltrace trace --framebuffer swap); T is the largest channel\n"   \
+  "                     difference still counted as equal (default 0: exact); exit 1\n"   \
+  "                     if a frame differs\n"                                             \
+  "  --snapshot FRAMES  write frames N, N-M, N- or all as PNG files to -o DIR\n"          \
+  "  -o DIR             where --snapshot writes (created if missing)\n"                   \
+  "  --benchmark        as fast as possible (-n), no checks; prints frames/s, calls/s\n"  \
+  "  --x11              replay into X11 windows ($DISPLAY) instead of pbuffers\n"         \
+  "  --stop-on-error    stop at the first call that cannot be replayed\n"                 \
+  "                     (default: report it as 'call N: ...' and go on)\n"                \
+  "replay engine options:\n"                                                              \
+  "  -m                 start paused, in manual mode\n"                                   \
+  "  -t N               N threads prepare calls ahead (default 0: calls need no\n"        \
+  "                     preparing; threads only add a handshake per call)\n"              \
+  "  -s TIMESTAMP       switch to manual mode at TIMESTAMP (trace ns; 1.5s, 200ms)\n"     \
+  "  -n                 ignore timestamps: replay as fast as possible\n"                  \
+  "  -l                 loop forever\n"                                                   \
+  "  -h, --help         this help\n"                                                      \
+  "Ctrl-C enters manual mode (`h` there lists its commands); a second one exits.\n"       \
+  "Exit status: 0 replayed (and every frame matched), 1 a call could not be\n"            \
+  "replayed, a frame differs or the trace is damaged, 2 bad usage.\n"
+// clang-format on
+
+// Runs a replay; args are the words after the program name. Returns the
+// exit status.
+int run_replay(const std::vector<std::string>& args, const std::string& program, const char* usage);
+
+}  // namespace gltrace::glreplay

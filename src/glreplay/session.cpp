@@ -1,0 +1,514 @@
+#include "glreplay/session.h"
+
+#define GL_GLES_PROTOTYPES 0
+#include <GLES3/gl32.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "glreplay/trace_source.h"
+#include "gltrace/api/functions.h"
+#include "gltrace/api/pfn.h"
+
+namespace gltrace::glreplay {
+
+namespace {
+
+template <typename Pfn>
+Pfn real(Driver& d, uint32_t id) {
+  return reinterpret_cast<Pfn>(d.proc(id));
+}
+#define REAL(name) real<PFN_gltrace_##name>(driver_, api::kFn_##name)
+
+constexpr bool is_container(ObjectClass cls) { return cls >= ObjectClass::kFramebuffer; }
+
+std::string hex(uint64_t value) {
+  char text[24];
+  snprintf(text, sizeof text, "0x%" PRIx64, value);
+  return text;
+}
+
+// The attributes that make two configs' framebuffers the same format.
+constexpr EGLint kFormatAttribs[] = {EGL_BUFFER_SIZE,  EGL_RED_SIZE,       EGL_GREEN_SIZE,
+                                     EGL_BLUE_SIZE,    EGL_ALPHA_SIZE,     EGL_DEPTH_SIZE,
+                                     EGL_STENCIL_SIZE, EGL_SAMPLE_BUFFERS, EGL_SAMPLES};
+
+bool is_format_attrib(EGLint name) {
+  for (EGLint a : kFormatAttribs)
+    if (a == name) return true;
+  return false;
+}
+
+}  // namespace
+
+Session::Session(SessionOptions options, std::shared_ptr<TraceInfo> info)
+    : options_(std::move(options)), info_(std::move(info)) {
+  none_.group = std::make_shared<ShareGroup>();
+}
+
+Session::~Session() = default;
+
+bool Session::init(std::string* error) {
+  std::string warning;
+  if (!driver_.load(error, &warning)) return false;
+  if (!warning.empty())
+    fprintf(stderr, "%s: warning: %s\n", options_.program.c_str(), warning.c_str());
+  // Opened now, so a missing display is one clear error before any call.
+  return display(error) != EGL_NO_DISPLAY;
+}
+
+EGLDisplay Session::display(std::string* error) {
+  if (display_ != EGL_NO_DISPLAY || display_failed_) {
+    if (display_failed_ && error != nullptr) *error = "the replay has no EGL display";
+    return display_;
+  }
+  std::string why;
+  auto get_platform = REAL(eglGetPlatformDisplay);
+  auto get_platform_ext = REAL(eglGetPlatformDisplayEXT);
+  EGLenum platform = options_.x11 ? EGL_PLATFORM_X11_KHR : EGL_PLATFORM_SURFACELESS_MESA;
+  void* native = EGL_DEFAULT_DISPLAY;
+  if (options_.x11 && !x11_.open(&why)) {
+    display_failed_ = true;
+  } else {
+    if (options_.x11) native = x11_.display();
+    if (get_platform != nullptr)
+      display_ = get_platform(platform, native, nullptr);
+    else if (get_platform_ext != nullptr)
+      display_ = get_platform_ext(platform, native, nullptr);
+    EGLint major = 0, minor = 0;
+    auto initialize = REAL(eglInitialize);
+    if (display_ == EGL_NO_DISPLAY || initialize == nullptr ||
+        !initialize(display_, &major, &minor)) {
+      why =
+          std::string("cannot open the ") + (options_.x11 ? "X11" : "surfaceless") + " EGL display";
+      display_ = EGL_NO_DISPLAY;
+      display_failed_ = true;
+    }
+  }
+  if (display_failed_ && error != nullptr) *error = why;
+  return display_;
+}
+
+// --- names and handles ------------------------------------------------------------
+
+uint64_t Session::map_name(ObjectClass cls, uint64_t recorded) {
+  ContextState& c = current();
+  auto index = static_cast<size_t>(cls);
+  return is_container(cls) ? c.names[index].get(recorded) : c.group->names[index].get(recorded);
+}
+
+void Session::define_name(ObjectClass cls, uint64_t recorded, uint64_t replayed) {
+  if (recorded == 0) return;
+  ContextState& c = current();
+  auto index = static_cast<size_t>(cls);
+  (is_container(cls) ? c.names[index] : c.group->names[index]).set(recorded, replayed);
+}
+
+uint64_t Session::map_handle(HandleKind kind, uint64_t recorded, std::string* error) {
+  error->clear();
+  switch (kind) {
+    case HandleKind::kDisplay:
+      return reinterpret_cast<uintptr_t>(display(error));
+    case HandleKind::kSurface:
+      return reinterpret_cast<uintptr_t>(surface(recorded, nullptr, error));
+    case HandleKind::kContext: {
+      if (recorded == 0) return 0;
+      ContextState* c = context_state(recorded);
+      if (c == nullptr) *error = "unknown context " + hex(recorded);
+      return c != nullptr ? reinterpret_cast<uintptr_t>(c->context) : 0;
+    }
+    case HandleKind::kConfig:
+      return reinterpret_cast<uintptr_t>(config(recorded, error));
+    case HandleKind::kEglSync:
+      return egl_syncs_.get(recorded);
+    case HandleKind::kImage:
+      return images_.get(recorded);
+    case HandleKind::kSync:
+      return current().group->names[static_cast<size_t>(ObjectClass::kSync)].get(recorded);
+    case HandleKind::kRaw:
+      return recorded;
+  }
+  return recorded;
+}
+
+void Session::define_handle(HandleKind kind, uint64_t recorded, uint64_t replayed) {
+  if (recorded == 0) return;
+  if (kind == HandleKind::kEglSync)
+    egl_syncs_.set(recorded, replayed);
+  else if (kind == HandleKind::kImage)
+    images_.set(recorded, replayed);
+  else if (kind == HandleKind::kSync)
+    define_name(ObjectClass::kSync, recorded, replayed);
+}
+
+void Session::forget_handle(HandleKind kind, uint64_t recorded) {
+  if (kind == HandleKind::kEglSync) egl_syncs_.erase(recorded);
+  if (kind == HandleKind::kImage) images_.erase(recorded);
+}
+
+// --- configs ----------------------------------------------------------------------
+
+EGLint Session::surface_bit() const { return options_.x11 ? EGL_WINDOW_BIT : EGL_PBUFFER_BIT; }
+
+std::vector<EGLint> Session::config_attribs(const EGLint* app_list) const {
+  std::vector<EGLint> out;
+  for (const EGLint* a = app_list; a != nullptr && a[0] != EGL_NONE && out.size() < 256; a += 2) {
+    // Native windows and visuals are the traced process's; the replay's
+    // surfaces are pbuffers (or its own windows).
+    if (a[0] == EGL_SURFACE_TYPE || a[0] == EGL_NATIVE_RENDERABLE ||
+        a[0] == EGL_NATIVE_VISUAL_TYPE || a[0] == EGL_NATIVE_VISUAL_ID || a[0] == EGL_CONFIG_ID)
+      continue;
+    out.push_back(a[0]);
+    out.push_back(a[1]);
+  }
+  out.push_back(EGL_SURFACE_TYPE);
+  out.push_back(surface_bit());
+  out.push_back(EGL_NONE);
+  return out;
+}
+
+bool Session::same_surface_type(const EGLint* app_list) const {
+  EGLint app = EGL_WINDOW_BIT;  // EGL's default
+  for (const EGLint* a = app_list; a != nullptr && a[0] != EGL_NONE; a += 2)
+    if (a[0] == EGL_SURFACE_TYPE) app = a[1];
+  return app == surface_bit();
+}
+
+bool Session::config_matches(EGLConfig config, const std::map<EGLint, EGLint>& known) {
+  auto get = REAL(eglGetConfigAttrib);
+  if (get == nullptr) return true;
+  EGLint value = 0;
+  if (!get(display_, config, EGL_SURFACE_TYPE, &value) || (value & surface_bit()) == 0)
+    return false;
+  for (const auto& [name, want] : known) {
+    if (!is_format_attrib(name)) continue;
+    if (!get(display_, config, name, &value) || value != want) return false;
+  }
+  return true;
+}
+
+EGLConfig Session::resolve_config(ConfigInfo& info, std::string* error) {
+  EGLDisplay dpy = display(error);
+  if (dpy == EGL_NO_DISPLAY) return nullptr;
+  // The same list (the same platform and driver): position k is the config
+  // the app was given, unless what it learnt about it says otherwise.
+  if (info.list != nullptr) {
+    const ConfigList& list = *info.list;
+    bool same_list =
+        list.same_request && std::min(list.replayed.size(), list.asked) == list.recorded_count;
+    if (same_list && info.listed != nullptr && config_matches(info.listed, info.known))
+      return info.chosen = info.listed;
+    // Another list (the replay's surfaces are other than the app's): the
+    // first config, in the order the app saw, with what the app knew of its
+    // choice. Unknown attributes then take the list's order (fewest samples
+    // first).
+    if (!info.known.empty()) {
+      for (EGLConfig c : list.replayed)
+        if (config_matches(c, info.known)) return info.chosen = c;
+    } else if (info.listed != nullptr) {
+      return info.chosen = info.listed;  // nothing known: its position is all there is
+    }
+  }
+  auto get_configs = REAL(eglGetConfigs);
+  EGLint count = 0;
+  if (get_configs != nullptr && get_configs(dpy, nullptr, 0, &count) && count > 0) {
+    std::vector<EGLConfig> all(static_cast<size_t>(count));
+    get_configs(dpy, all.data(), count, &count);
+    auto get = REAL(eglGetConfigAttrib);
+    for (EGLint k = 0; k < count && info.chosen == nullptr; ++k) {
+      EGLint renderable = 0;
+      if (get != nullptr && get(dpy, all[k], EGL_RENDERABLE_TYPE, &renderable) &&
+          (renderable & EGL_OPENGL_ES2_BIT) != 0 && config_matches(all[k], info.known))
+        info.chosen = all[k];
+    }
+    if (info.chosen == nullptr) {
+      info.chosen = info.listed != nullptr ? info.listed : all[0];
+      std::string known;
+      for (const auto& [name, value] : info.known)
+        if (is_format_attrib(name))
+          known += " " + hex(static_cast<uint64_t>(name)) + "=" + std::to_string(value);
+      report("no replay EGL config has the recorded config's format (" + known +
+             " ); using another one: pixels may differ");
+    }
+  }
+  if (info.chosen == nullptr && error != nullptr) *error = "no EGL config";
+  return info.chosen;
+}
+
+EGLConfig Session::config(uint64_t recorded, std::string* error) {
+  if (recorded == 0) return nullptr;
+  ConfigInfo& info = configs_[recorded];
+  if (info.chosen != nullptr) return info.chosen;
+  return resolve_config(info, error);
+}
+
+// --- surfaces -----------------------------------------------------------------------
+
+SurfaceState* Session::surface_state(uint64_t recorded) {
+  auto it = surfaces_.find(recorded);
+  return it != surfaces_.end() ? it->second.get() : nullptr;
+}
+
+void Session::add_surface(uint64_t recorded, std::unique_ptr<SurfaceState> surface) {
+  surfaces_[recorded] = std::move(surface);
+}
+
+EGLSurface Session::surface(uint64_t recorded, const ContextInfo* size_hint, std::string* error) {
+  if (recorded == 0) return EGL_NO_SURFACE;
+  SurfaceState* s = surface_state(recorded);
+  if (s == nullptr) {
+    *error = "unknown surface " + hex(recorded);
+    return EGL_NO_SURFACE;
+  }
+  if (s->surface != EGL_NO_SURFACE || !s->window) return s->surface;
+  // An app window, made now that its size is known: the context record of
+  // its first eglMakeCurrent holds it.
+  std::optional<ContextInfo> fallback;
+  if (size_hint == nullptr || size_hint->surface_width == 0) {
+    fallback = info_->last_sized_context();
+    size_hint = fallback.has_value() ? &*fallback : nullptr;
+  }
+  if (size_hint == nullptr) {
+    *error = "the trace holds no size for window surface " + hex(recorded);
+    return EGL_NO_SURFACE;
+  }
+  s->width = size_hint->surface_width;
+  s->height = size_hint->surface_height;
+  EGLConfig config = this->config(s->config, error);
+  if (config == nullptr) return EGL_NO_SURFACE;
+  EGLDisplay dpy = display(error);
+  std::vector<EGLint> attribs;
+  if (options_.x11) {
+    EGLint visual = 0;
+    auto get = REAL(eglGetConfigAttrib);
+    if (get != nullptr) get(dpy, config, EGL_NATIVE_VISUAL_ID, &visual);
+    if (!x11_.create_window(s->width, s->height, visual, &s->x_window, error))
+      return EGL_NO_SURFACE;
+    attribs = s->attribs;
+    attribs.push_back(EGL_NONE);
+    auto create = REAL(eglCreateWindowSurface);
+    if (create != nullptr)
+      s->surface =
+          create(dpy, config, static_cast<EGLNativeWindowType>(s->x_window.window), attribs.data());
+  } else {
+    attribs = {EGL_WIDTH, static_cast<EGLint>(s->width), EGL_HEIGHT,
+               static_cast<EGLint>(s->height)};
+    attribs.insert(attribs.end(), s->attribs.begin(), s->attribs.end());
+    attribs.push_back(EGL_NONE);
+    auto create = REAL(eglCreatePbufferSurface);
+    if (create != nullptr) s->surface = create(dpy, config, attribs.data());
+  }
+  if (s->surface == EGL_NO_SURFACE) {
+    auto get_error = REAL(eglGetError);
+    char message[96];
+    snprintf(message, sizeof message, "cannot make a %ux%u %s for window surface ", s->width,
+             s->height, options_.x11 ? "window" : "pbuffer");
+    *error = message + hex(recorded) +
+             (get_error != nullptr ? " (EGL error " + hex(static_cast<uint64_t>(get_error())) + ")"
+                                   : "");
+  }
+  return s->surface;
+}
+
+void Session::destroy_surface(uint64_t recorded) {
+  auto it = surfaces_.find(recorded);
+  if (it == surfaces_.end()) return;
+  auto destroy = REAL(eglDestroySurface);
+  if (it->second->surface != EGL_NO_SURFACE && destroy != nullptr)
+    destroy(display_, it->second->surface);
+  if (it->second->x_window.window != 0) x11_.destroy_window(&it->second->x_window);
+  surfaces_.erase(it);
+}
+
+// --- contexts -----------------------------------------------------------------------
+
+ContextState* Session::context_state(uint64_t recorded) {
+  auto it = contexts_.find(recorded);
+  return it != contexts_.end() ? it->second.get() : nullptr;
+}
+
+void Session::add_context(uint64_t recorded, std::shared_ptr<ContextState> context) {
+  contexts_[recorded] = std::move(context);
+}
+
+void Session::destroy_context(uint64_t recorded) {
+  auto it = contexts_.find(recorded);
+  if (it == contexts_.end()) return;
+  auto destroy = REAL(eglDestroyContext);
+  if (destroy != nullptr) destroy(display_, it->second->context);
+  contexts_.erase(it);  // current_ keeps it while it is current, as EGL does
+}
+
+void Session::make_current(uint64_t recorded_context, uint64_t recorded_draw, EGLSurface draw) {
+  auto it = contexts_.find(recorded_context);
+  current_ = it != contexts_.end() ? it->second : nullptr;
+  current_draw_ = current_ != nullptr ? recorded_draw : 0;
+  current_surface_ = current_ != nullptr ? draw : EGL_NO_SURFACE;
+}
+
+ContextState& Session::current() { return current_ != nullptr ? *current_ : none_; }
+
+// --- locations ------------------------------------------------------------------------
+
+int64_t Session::uniform_location(uint64_t recorded_program, int64_t recorded_location) {
+  if (recorded_location < 0) return recorded_location;
+  auto& uniforms = current().group->uniforms;
+  auto program = uniforms.find(recorded_program);
+  if (program == uniforms.end()) return recorded_location;
+  auto it = program->second.find(recorded_location);
+  return it != program->second.end() ? it->second : recorded_location;
+}
+
+void Session::define_uniform_location(uint64_t recorded_program, int64_t recorded,
+                                      int64_t replayed) {
+  current().group->uniforms[recorded_program][recorded] = replayed;
+}
+
+int64_t Session::attrib_location(int64_t recorded) {
+  if (recorded < 0) return recorded;
+  ContextState& c = current();
+  // The current program's answers first, then the last ones of any program.
+  auto program = c.group->attributes.find(c.program);
+  if (program != c.group->attributes.end()) {
+    auto it = program->second.find(recorded);
+    if (it != program->second.end()) return it->second;
+  }
+  auto it = c.attributes.find(recorded);
+  return it != c.attributes.end() ? it->second : recorded;
+}
+
+void Session::define_attrib_location(uint64_t recorded_program, int64_t recorded,
+                                     int64_t replayed) {
+  current().group->attributes[recorded_program][recorded] = replayed;
+  current().attributes[recorded] = replayed;
+}
+
+void Session::forget_program(uint64_t recorded_program) {
+  current().group->uniforms.erase(recorded_program);
+  current().group->attributes.erase(recorded_program);
+}
+
+// --- messages ---------------------------------------------------------------------------
+
+void Session::report(const std::string& message) {
+  ++errors_;
+  if (errors_ <= options_.max_messages) {
+    if (call_ != nullptr)
+      fprintf(stderr, "%s: call %" PRIu64 ": %s\n", options_.program.c_str(), call_->seq,
+              message.c_str());
+    else
+      fprintf(stderr, "%s: %s\n", options_.program.c_str(), message.c_str());
+  } else if (errors_ == options_.max_messages + 1) {
+    fprintf(stderr, "%s: more errors: only counted from now on\n", options_.program.c_str());
+  }
+}
+
+// --- frames -------------------------------------------------------------------------------
+
+bool Session::read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, uint32_t* height,
+                               std::string* error) {
+  if (current_ == nullptr || current_surface_ == EGL_NO_SURFACE) {
+    *error = "no context and surface are current";
+    return false;
+  }
+  auto query = REAL(eglQuerySurface);
+  auto get = REAL(glGetIntegerv);
+  auto bind_fb = REAL(glBindFramebuffer);
+  auto bind_buffer = REAL(glBindBuffer);
+  auto store = REAL(glPixelStorei);
+  auto read = REAL(glReadPixels);
+  auto get_error = REAL(glGetError);
+  if (query == nullptr || get == nullptr || bind_fb == nullptr || bind_buffer == nullptr ||
+      store == nullptr || read == nullptr || get_error == nullptr) {
+    *error = "the driver lacks a function to read the framebuffer";
+    return false;
+  }
+  EGLint w = 0, h = 0;
+  query(display_, current_surface_, EGL_WIDTH, &w);
+  query(display_, current_surface_, EGL_HEIGHT, &h);
+  if (w <= 0 || h <= 0) {
+    *error = "the current surface has no size";
+    return false;
+  }
+  auto integer = [&](GLenum pname) {
+    GLint value = 0;
+    get(pname, &value);
+    return value;
+  };
+  // As the trace layer reads it: framebuffer 0, RGBA8, tightly packed; every
+  // binding and pack parameter it touches is put back.
+  while (get_error() != GL_NO_ERROR) {
+  }
+  bool es3 = current_->client_version >= 3;
+  GLint draw_fb = integer(GL_FRAMEBUFFER_BINDING);
+  GLint read_fb = es3 ? integer(GL_READ_FRAMEBUFFER_BINDING) : draw_fb;
+  GLint pack_buffer = es3 ? integer(GL_PIXEL_PACK_BUFFER_BINDING) : 0;
+  GLint alignment = integer(GL_PACK_ALIGNMENT);
+  GLint row_length = es3 ? integer(GL_PACK_ROW_LENGTH) : 0;
+  GLint skip_pixels = es3 ? integer(GL_PACK_SKIP_PIXELS) : 0;
+  GLint skip_rows = es3 ? integer(GL_PACK_SKIP_ROWS) : 0;
+  bind_fb(es3 ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER, 0);
+  if (pack_buffer != 0) bind_buffer(GL_PIXEL_PACK_BUFFER, 0);
+  store(GL_PACK_ALIGNMENT, 1);
+  if (es3) {
+    store(GL_PACK_ROW_LENGTH, 0);
+    store(GL_PACK_SKIP_PIXELS, 0);
+    store(GL_PACK_SKIP_ROWS, 0);
+  }
+  pixels->assign(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, 0);
+  read(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels->data());
+  GLenum read_error = get_error();
+  store(GL_PACK_ALIGNMENT, alignment);
+  if (es3) {
+    store(GL_PACK_ROW_LENGTH, row_length);
+    store(GL_PACK_SKIP_PIXELS, skip_pixels);
+    store(GL_PACK_SKIP_ROWS, skip_rows);
+    if (pack_buffer != 0) bind_buffer(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer));
+    bind_fb(GL_READ_FRAMEBUFFER, static_cast<GLuint>(read_fb));
+  } else {
+    bind_fb(GL_FRAMEBUFFER, static_cast<GLuint>(draw_fb));
+  }
+  if (read_error != GL_NO_ERROR) {
+    *error = "glReadPixels failed: GL error " + hex(read_error);
+    return false;
+  }
+  *width = static_cast<uint32_t>(w);
+  *height = static_cast<uint32_t>(h);
+  return true;
+}
+
+// --- teardown -----------------------------------------------------------------------------
+
+void Session::reset() {
+  if (display_ != EGL_NO_DISPLAY) {
+    auto make_current = REAL(eglMakeCurrent);
+    if (make_current != nullptr)
+      make_current(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  }
+  current_.reset();
+  current_draw_ = 0;
+  current_surface_ = EGL_NO_SURFACE;
+  while (!contexts_.empty()) destroy_context(contexts_.begin()->first);
+  while (!surfaces_.empty()) destroy_surface(surfaces_.begin()->first);
+  configs_.clear();
+  egl_syncs_.clear();
+  images_.clear();
+  none_ = ContextState{};
+  none_.group = std::make_shared<ShareGroup>();
+  frame_ = 0;
+}
+
+void Session::shutdown() {
+  reset();
+  if (display_ != EGL_NO_DISPLAY) {
+    auto terminate = REAL(eglTerminate);
+    auto release = REAL(eglReleaseThread);
+    if (terminate != nullptr) terminate(display_);
+    if (release != nullptr) release();
+    display_ = EGL_NO_DISPLAY;
+  }
+  x11_.close();
+}
+
+}  // namespace gltrace::glreplay

@@ -1,0 +1,269 @@
+// The replay's state: the real driver, the replay's EGL display, surfaces
+// and contexts, and every map from a recorded handle, object name or
+// location to the replay's own. Used by the generated calls (through Args)
+// and the hand-written EGL calls; runs on the executing thread only.
+#pragma once
+
+// No prototypes: every EGL function is the driver's, reached through Driver.
+#ifndef EGL_EGL_PROTOTYPES
+#define EGL_EGL_PROTOTYPES 0
+#endif
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "glreplay/call.h"
+#include "glreplay/driver.h"
+#include "glreplay/x11.h"
+
+namespace gltrace::glreplay {
+
+class TraceInfo;
+
+// GL object namespaces, from the registry's class= (programs and shaders
+// share one).
+enum class ObjectClass : uint8_t {
+  kBuffer,
+  kTexture,
+  kProgram,
+  kRenderbuffer,
+  kSampler,
+  kSync,  // GLsync: pointers, shared like the others
+  // Container objects: per context, not shared.
+  kFramebuffer,
+  kVertexArray,
+  kTransformFeedback,
+  kQuery,
+  kProgramPipeline,
+  kCount,
+};
+
+enum class HandleKind : uint8_t {
+  kDisplay,
+  kSurface,
+  kContext,
+  kConfig,
+  kEglSync,
+  kImage,
+  kSync,
+  kRaw
+};
+
+// Recorded value -> replay value; what was never defined maps to itself
+// (GL names an app did not generate, 0).
+class NameMap {
+ public:
+  uint64_t get(uint64_t recorded) const {
+    if (recorded == 0) return 0;
+    auto it = map_.find(recorded);
+    return it != map_.end() ? it->second : recorded;
+  }
+  void set(uint64_t recorded, uint64_t replayed) { map_[recorded] = replayed; }
+  void erase(uint64_t recorded) { map_.erase(recorded); }
+  bool contains(uint64_t recorded) const { return map_.count(recorded) != 0; }
+  void clear() { map_.clear(); }
+
+ private:
+  std::unordered_map<uint64_t, uint64_t> map_;
+};
+
+using LocationMap = std::unordered_map<int64_t, int64_t>;
+
+// What contexts created sharing with each other have in common.
+struct ShareGroup {
+  NameMap names[static_cast<size_t>(ObjectClass::kCount)];
+  // recorded program -> recorded location -> replay location.
+  std::unordered_map<uint64_t, LocationMap> uniforms;
+  std::unordered_map<uint64_t, LocationMap> attributes;
+};
+
+inline constexpr int kMaxAttribs = 32;
+
+// The app's last glVertexAttrib[I]Pointer of an attribute of VAO 0, for
+// client arrays: a draw's recorded data is pointed at with these.
+struct VertexPointer {
+  int32_t size = 4;
+  uint32_t type = 0x1406;  // GL_FLOAT
+  bool normalized = false;
+  bool integer = false;
+  Bytes data;  // the client array now pointed at, kept alive
+};
+
+struct Mapping {
+  uint32_t target = 0;
+  uint8_t* pointer = nullptr;
+  int64_t offset = 0;
+  int64_t length = 0;
+};
+
+struct ContextState {
+  EGLContext context = EGL_NO_CONTEXT;
+  uint64_t recorded = 0;
+  int client_version = 2;
+  std::shared_ptr<ShareGroup> group;
+  NameMap names[static_cast<size_t>(ObjectClass::kCount)];  // containers only
+  uint64_t program = 0;                                     // recorded, glUseProgram
+  LocationMap attributes;  // the last glGetAttribLocation answers, any program
+  VertexPointer pointers[kMaxAttribs];
+  std::vector<Mapping> mappings;
+};
+
+struct SurfaceState {
+  EGLSurface surface = EGL_NO_SURFACE;
+  bool window = false;          // an app window: made at first use, of the recorded size
+  uint64_t config = 0;          // recorded
+  std::vector<EGLint> attribs;  // kept for a window made later
+  uint32_t width = 0, height = 0;
+  X11Window x_window;
+};
+
+// One eglChooseConfig / eglGetConfigs answer: the replay's whole list, and
+// how long the recorded one was.
+struct ConfigList {
+  std::vector<EGLConfig> replayed;
+  size_t asked = 0;  // the app's config_size
+  size_t recorded_count = 0;
+  // The replay asked for what the app asked (the same surface type): the
+  // lists are the same when the platform is.
+  bool same_request = false;
+};
+
+// A recorded EGLConfig: the replay config at its position in the list it
+// came from, and what the app learnt about it (eglGetConfigAttrib answers),
+// to check the two agree.
+struct ConfigInfo {
+  EGLConfig listed = nullptr;
+  std::shared_ptr<const ConfigList> list;
+  std::map<EGLint, EGLint> known;
+  EGLConfig chosen = nullptr;  // once resolved
+};
+
+struct SessionOptions {
+  bool x11 = false;  // X11 windows instead of pbuffers
+  bool stop_on_error = false;
+  size_t max_messages = 50;          // error lines printed before they are only counted
+  std::string program = "glreplay";  // prefixes messages
+};
+
+class Session {
+ public:
+  Session(SessionOptions options, std::shared_ptr<TraceInfo> info);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Loads the driver. False with *error.
+  bool init(std::string* error);
+
+  void* proc(uint32_t id) { return driver_.proc(id); }
+  const SessionOptions& options() const { return options_; }
+  TraceInfo& info() { return *info_; }
+
+  // The call being replayed (for messages and size hints).
+  const Call* call() const { return call_; }
+  void set_call(const Call* call) { call_ = call; }
+
+  // The replay's display, opened and initialized at first use; EGL_NO_DISPLAY
+  // with *error when that fails.
+  EGLDisplay display(std::string* error = nullptr);
+
+  // --- handles -----------------------------------------------------------------
+  uint64_t map_name(ObjectClass cls, uint64_t recorded);
+  void define_name(ObjectClass cls, uint64_t recorded, uint64_t replayed);
+  uint64_t map_handle(HandleKind kind, uint64_t recorded, std::string* error);
+  void define_handle(HandleKind kind, uint64_t recorded, uint64_t replayed);
+  void forget_handle(HandleKind kind, uint64_t recorded);
+
+  // The replay config for a recorded one (the one it was listed as, unless
+  // what the app learnt about it says otherwise).
+  EGLConfig config(uint64_t recorded, std::string* error);
+  ConfigInfo& config_info(uint64_t recorded) { return configs_[recorded]; }
+  // What an eglChooseConfig asks for, made to fit the replay's surfaces.
+  std::vector<EGLint> config_attribs(const EGLint* app_list) const;
+  // Whether config_attribs(app_list) asks for the surface type the app did.
+  bool same_surface_type(const EGLint* app_list) const;
+
+  // Surfaces: window ones are made at first use, sized from the trace.
+  SurfaceState* surface_state(uint64_t recorded);
+  EGLSurface surface(uint64_t recorded, const ContextInfo* size_hint, std::string* error);
+  void add_surface(uint64_t recorded, std::unique_ptr<SurfaceState> surface);
+  void destroy_surface(uint64_t recorded);
+
+  // Contexts.
+  ContextState* context_state(uint64_t recorded);
+  void add_context(uint64_t recorded, std::shared_ptr<ContextState> context);
+  void destroy_context(uint64_t recorded);
+  void make_current(uint64_t recorded_context, uint64_t recorded_draw, EGLSurface draw);
+  // The current context's state (a placeholder when none is current).
+  ContextState& current();
+  bool has_current() const { return current_ != nullptr; }
+  uint64_t current_draw() const { return current_draw_; }
+
+  // Uniform and attribute locations.
+  int64_t uniform_location(uint64_t recorded_program, int64_t recorded_location);
+  void define_uniform_location(uint64_t recorded_program, int64_t recorded, int64_t replayed);
+  int64_t attrib_location(int64_t recorded);
+  void define_attrib_location(uint64_t recorded_program, int64_t recorded, int64_t replayed);
+  void forget_program(uint64_t recorded_program);
+
+  // --- errors --------------------------------------------------------------------
+  // "call N: message" on stderr (the first max_messages of them) and counted.
+  void report(const std::string& message);
+  uint64_t errors() const { return errors_; }
+
+  // --- frames --------------------------------------------------------------------
+  uint64_t frame() const { return frame_; }
+  // Called at each swap before the buffers are swapped (their content is
+  // undefined after), with the frame number it ends.
+  void set_swap_hook(std::function<void(uint64_t frame)> hook) { swap_hook_ = std::move(hook); }
+  void before_swap() {
+    if (swap_hook_) swap_hook_(frame_);
+  }
+  void next_frame() { ++frame_; }
+  // Reads the current draw surface (RGBA8, bottom row first); false when it
+  // cannot. The GL state it touches is put back.
+  bool read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, uint32_t* height,
+                        std::string* error);
+
+  // Ends every context and surface and forgets every map (loop passes).
+  void reset();
+  // As reset(), and the display too.
+  void shutdown();
+
+ private:
+  EGLConfig resolve_config(ConfigInfo& info, std::string* error);
+  bool config_matches(EGLConfig config, const std::map<EGLint, EGLint>& known);
+  EGLint surface_bit() const;
+
+  SessionOptions options_;
+  std::shared_ptr<TraceInfo> info_;
+  Driver driver_;
+  const Call* call_ = nullptr;
+
+  EGLDisplay display_ = EGL_NO_DISPLAY;
+  bool display_failed_ = false;
+  X11Display x11_;
+
+  std::unordered_map<uint64_t, ConfigInfo> configs_;
+  std::unordered_map<uint64_t, std::unique_ptr<SurfaceState>> surfaces_;
+  std::unordered_map<uint64_t, std::shared_ptr<ContextState>> contexts_;
+  NameMap egl_syncs_;
+  NameMap images_;
+  std::shared_ptr<ContextState> current_;
+  uint64_t current_draw_ = 0;
+  EGLSurface current_surface_ = EGL_NO_SURFACE;
+  ContextState none_;  // GL calls with no context current land here
+
+  uint64_t frame_ = 0;
+  uint64_t errors_ = 0;
+  std::function<void(uint64_t)> swap_hook_;
+};
+
+}  // namespace gltrace::glreplay

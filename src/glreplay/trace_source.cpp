@@ -1,0 +1,269 @@
+#include "glreplay/trace_source.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <utility>
+
+#include "gltrace/api/functions.h"
+
+namespace gltrace::glreplay {
+
+using format::ValueKind;
+
+// --- TraceInfo -----------------------------------------------------------------
+
+void TraceInfo::add_context(ContextInfo context) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (context.surface_width != 0 && context.surface_height != 0) last_sized_ = context;
+  contexts_[context.index] = std::move(context);
+}
+
+std::optional<ContextInfo> TraceInfo::context(uint32_t index) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = contexts_.find(index);
+  if (it == contexts_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<ContextInfo> TraceInfo::last_sized_context() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_sized_;
+}
+
+void TraceInfo::add_image(uint64_t frame, FrameImage image) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  images_[frame] = std::move(image);
+}
+
+std::optional<FrameImage> TraceInfo::take_image(uint64_t frame) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = images_.find(frame);
+  if (it == images_.end()) return std::nullopt;
+  FrameImage image = std::move(it->second);
+  images_.erase(it);
+  ever_had_images_ = true;
+  return image;
+}
+
+bool TraceInfo::has_images() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return ever_had_images_ || !images_.empty();
+}
+
+// --- the decoder's consumer ------------------------------------------------------
+
+// Copies each decoded record out of the chunk buffer into what outlives it.
+class TraceSource::Collector : public format::Consumer {
+ public:
+  Collector(TraceInfo& info, const SourceOptions& options, std::deque<replay::Increment>& out)
+      : info_(info), options_(options), out_(out) {}
+
+  void on_header(const format::Header& header) override { info_.set_mid_run(header.mid_run); }
+
+  void on_blob(const format::Blob& blob) override {
+    blobs_[blob.id] = std::make_shared<const std::string>(blob.data);
+  }
+
+  void on_context(const format::Context& c) override {
+    ContextInfo info;
+    info.index = c.index;
+    info.handle = c.handle;
+    info.client_version = c.client_version;
+    info.config_attribs = c.config_attribs;
+    info.surface_width = c.surface_width;
+    info.surface_height = c.surface_height;
+    info_.add_context(std::move(info));
+  }
+
+  void on_image(const format::Image& image) override {
+    auto it = blobs_.find(image.blob);
+    if (it == blobs_.end()) return;
+    // Images after draws are several per frame; --compare checks swaps.
+    if (options_.keep_images && image.origin != "draw" &&
+        it->second->size() == uint64_t{image.width} * image.height * 4)
+      info_.add_image(image.frame, FrameImage{image.width, image.height, it->second});
+  }
+
+  void on_call(const format::Call& c) override {
+    if (error.has_value()) return;
+    if (!first_thread_.has_value()) first_thread_ = c.thread;
+    if (c.thread != *first_thread_) {
+      char message[160];
+      snprintf(message, sizeof message,
+               "call %" PRIu64
+               ": made by a second thread (trace thread %u); multi-threaded traces "
+               "cannot be replayed yet",
+               c.seq, c.thread);
+      error = message;
+      request_stop();
+      return;
+    }
+    auto call = std::make_unique<Call>();
+    call->function = c.function;
+    call->thread = c.thread;
+    call->context = c.context;
+    call->seq = c.seq;
+    call->args.reserve(c.args.size());
+    for (const format::Value& v : c.args) call->args.push_back(copy(v));
+    if (c.ret != nullptr) {
+      call->ret = copy(*c.ret);
+      call->has_ret = true;
+    }
+    for (const format::ClientArray& a : c.client_arrays)
+      call->client_arrays.push_back({a.index, a.first, a.stride, bytes(a.data, a.blob)});
+    for (const format::BufferWrite& w : c.buffer_writes)
+      call->buffer_writes.push_back({w.target, w.offset, bytes(w.data, w.blob)});
+
+    replay::Increment increment;
+    increment.index = c.seq;
+    increment.timestamp_ns = c.start_ns;
+    increment.target = c.context;
+    increment.ends_frame = c.function == api::kFn_eglSwapBuffers ||
+                           c.function == api::kFn_eglSwapBuffersWithDamageKHR ||
+                           c.function == api::kFn_eglSwapBuffersWithDamageEXT;
+    increment.payload = std::move(call);
+    out_.push_back(std::move(increment));
+  }
+
+  std::optional<std::string> error;
+
+ private:
+  // Inline bytes or a blob's; null when the blob is not in the trace.
+  Bytes bytes(std::string_view data, uint64_t blob) {
+    if (blob == 0) return std::make_shared<const std::string>(data);
+    auto it = blobs_.find(blob);
+    return it != blobs_.end() ? it->second : nullptr;
+  }
+
+  Value copy(const format::Value& v) {
+    Value out;
+    out.kind = v.kind;
+    switch (v.kind) {
+      case ValueKind::kSint:
+        out.sint = v.sint;
+        break;
+      case ValueKind::kUint:
+        out.uint = v.uint;
+        break;
+      case ValueKind::kF32:
+        out.f32 = v.f32;
+        break;
+      case ValueKind::kF64:
+        out.f64 = v.f64;
+        break;
+      case ValueKind::kPointer:
+        out.pointer = v.pointer;
+        break;
+      case ValueKind::kData:
+      case ValueKind::kText:
+        out.bytes = std::make_shared<const std::string>(v.bytes);
+        break;
+      case ValueKind::kBlob: {
+        auto it = blobs_.find(v.blob);
+        if (it != blobs_.end()) {
+          out.kind = ValueKind::kData;
+          out.bytes = it->second;
+        } else {
+          char reason[64];
+          snprintf(reason, sizeof reason, "blob %016" PRIx64 " is missing from the trace", v.blob);
+          out.kind = ValueKind::kUnknown;
+          out.bytes = std::make_shared<const std::string>(reason);
+        }
+        break;
+      }
+      case ValueKind::kUnknown:
+        out.pointer = v.pointer;
+        out.bytes = std::make_shared<const std::string>(v.bytes);
+        break;
+      case ValueKind::kStrings:
+        out.strings.assign(v.strings.begin(), v.strings.end());
+        break;
+      case ValueKind::kArray:
+        out.sints = v.sints;
+        out.uints = v.uints;
+        out.floats = v.floats;
+        break;
+      case ValueKind::kNone:
+        break;
+    }
+    return out;
+  }
+
+  TraceInfo& info_;
+  const SourceOptions& options_;
+  std::deque<replay::Increment>& out_;
+  // Every blob read so far: a call may refer to any earlier one. Shared with
+  // the calls that use them, so a blob lives as long as either needs it.
+  std::unordered_map<uint64_t, Bytes> blobs_;
+  std::optional<uint32_t> first_thread_;
+};
+
+// --- TraceSource -----------------------------------------------------------------
+
+TraceSource::TraceSource(std::shared_ptr<TraceInfo> info, SourceOptions options)
+    : info_(std::move(info)), options_(options) {}
+
+TraceSource::~TraceSource() = default;
+
+bool TraceSource::open(const std::string& path, std::string* error) {
+  path_ = path;
+  reader_ = std::make_unique<format::ChunkReader>();
+  decoder_ = std::make_unique<format::RecordDecoder>();
+  pending_.clear();
+  deferred_error_.reset();
+  ended_ = false;
+  calls_ = 0;
+  // A fresh consumer: one that met an error has asked the decoder to stop.
+  collector_ = std::make_unique<Collector>(*info_, options_, pending_);
+  if (!reader_->open(path)) {
+    *error = path + ": " + reader_->status().message;
+    return false;
+  }
+  return true;
+}
+
+// Decodes chunks until an increment is pending, the trace ends or fails.
+bool TraceSource::fill() {
+  format::ChunkView chunk;
+  while (pending_.empty() && !ended_ && !deferred_error_.has_value()) {
+    if (!reader_->next(&chunk)) {
+      ended_ = true;
+      const format::ReadStatus& status = reader_->status();
+      // A cut-short trace replays up to its damage and then stops, as a
+      // corrupt one does: the replay is not the whole recording.
+      if (status.state != format::ReadState::kEnd) deferred_error_ = status.message;
+      break;
+    }
+    if (!decoder_->decode_chunk(chunk.payload, *collector_)) {
+      char where[96];
+      snprintf(where, sizeof where, "chunk at offset %" PRIu64 ", byte %zu: ", chunk.offset,
+               decoder_->error_offset());
+      deferred_error_ = where + decoder_->error();
+    } else if (collector_->error.has_value()) {
+      deferred_error_ = *collector_->error;
+    }
+  }
+  return !pending_.empty();
+}
+
+replay::SourceResult TraceSource::next(replay::Increment* out, std::string* error) {
+  if (reader_ == nullptr) {
+    *error = "no trace is open";
+    return replay::SourceResult::kError;
+  }
+  if (fill()) {
+    *out = std::move(pending_.front());
+    pending_.pop_front();
+    ++calls_;
+    return replay::SourceResult::kIncrement;
+  }
+  if (deferred_error_.has_value()) {
+    *error = path_ + ": " + *deferred_error_;
+    return replay::SourceResult::kError;
+  }
+  return replay::SourceResult::kEnd;
+}
+
+bool TraceSource::rewind(std::string* error) { return open(path_, error); }
+
+}  // namespace gltrace::glreplay

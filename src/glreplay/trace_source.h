@@ -1,0 +1,90 @@
+// The replay's source: reads a .gltrace front to back and makes one
+// Increment per Call (index = seq, timestamp = start_ns, target = context
+// index, ends_frame = eglSwapBuffers*), whose payload is a glreplay::Call.
+// What the executor needs besides calls (contexts' surface sizes, the
+// framebuffer images to compare with) goes to a shared TraceInfo.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "format/reader.h"
+#include "glreplay/call.h"
+#include "replay/increment.h"
+
+namespace gltrace::glreplay {
+
+// What the replay knows of the trace besides its calls: filled by the source
+// as it reads (on the read-ahead thread), read by the executor. Thread-safe.
+class TraceInfo {
+ public:
+  void add_context(ContextInfo context);
+  std::optional<ContextInfo> context(uint32_t index) const;
+  // The latest context record (in file order) with a surface size.
+  std::optional<ContextInfo> last_sized_context() const;
+
+  void add_image(uint64_t frame, FrameImage image);
+  // The image of a frame, which the TraceInfo then forgets (it is big).
+  std::optional<FrameImage> take_image(uint64_t frame);
+  // Whether the trace had any image (taken or not).
+  bool has_images() const;
+
+  // The capture began after the app's first frame (Header.mid_run).
+  void set_mid_run(bool mid_run) { mid_run_ = mid_run; }
+  bool mid_run() const { return mid_run_; }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<uint32_t, ContextInfo> contexts_;
+  std::optional<ContextInfo> last_sized_;
+  std::unordered_map<uint64_t, FrameImage> images_;
+  bool ever_had_images_ = false;
+  std::atomic<bool> mid_run_{false};
+};
+
+struct SourceOptions {
+  // Keep the trace's swap images (for --compare); otherwise they are dropped.
+  bool keep_images = false;
+};
+
+class TraceSource : public replay::IncrementSource {
+ public:
+  TraceSource(std::shared_ptr<TraceInfo> info, SourceOptions options);
+  ~TraceSource() override;
+  TraceSource(const TraceSource&) = delete;
+  TraceSource& operator=(const TraceSource&) = delete;
+
+  // False with *error when the file is no readable trace.
+  bool open(const std::string& path, std::string* error);
+
+  replay::SourceResult next(replay::Increment* out, std::string* error) override;
+  bool rewind(std::string* error) override;
+
+  // Calls read so far (in this pass).
+  uint64_t calls() const { return calls_; }
+
+ private:
+  class Collector;
+  bool fill();
+
+  std::shared_ptr<TraceInfo> info_;
+  SourceOptions options_;
+  std::string path_;
+  std::unique_ptr<format::ChunkReader> reader_;
+  std::unique_ptr<format::RecordDecoder> decoder_;
+  std::unique_ptr<Collector> collector_;
+  std::deque<replay::Increment> pending_;
+  // A problem met while decoding: reported once what came before it is out.
+  std::optional<std::string> deferred_error_;
+  bool ended_ = false;
+  uint64_t calls_ = 0;
+};
+
+}  // namespace gltrace::glreplay
