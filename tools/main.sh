@@ -18,7 +18,7 @@ GLTRACE_COUNT_DIR="$counts" "$gltrace" run \
   --layers libGLES_layer_passive.so:libGLES_layer_active.so:libGLES_layer_counting.so \
   -- "$build/bin/gltrace-demo" --frames 60 --verify
 echo "-- what the counting layer saw (top 12 functions):"
-sort -k2 -n -r "$counts"/libGLES_layer_counting.so.* | head -n 12 | sed 's/^/   /'
+sort -k2 -n -r "$counts"/libGLES_layer_counting.so.* | head -n 12 | sed 's/^/   /' || true  # head closes the pipe early
 
 echo
 echo "== gltrace-demo traced (full mode, framebuffer at every swap)"
@@ -26,10 +26,12 @@ trace="$counts/demo.gltrace"
 "$gltrace" trace --framebuffer swap -o "$trace" -- "$build/bin/gltrace-demo" --frames 30 --verify
 "$gltrace" info "$trace" | sed 's/^/   /'
 echo "-- frame 1, draw calls and uniforms only (gltrace dump --frames 1 --function ...):"
-"$gltrace" dump --frames 1 --function '^glDraw|^glUniform4fv' "$trace" | head -n 8 | cut -c1-150 | sed 's/^/   /'
+"$gltrace" dump --frames 1 --function '^glDraw|^glUniform4fv' "$trace" | head -n 8 | cut -c1-150 | sed 's/^/   /' || true  # head closes the pipe early
 echo "-- where the time went (gltrace stats):"
-"$gltrace" stats --frames-max 3 "$trace" | head -n 8 | sed 's/^/   /'
+"$gltrace" stats --frames-max 3 "$trace" | head -n 8 | sed 's/^/   /' || true  # head closes the pipe early
 "$gltrace" frames -o "$counts/frames" --frames 29 "$trace" | sed 's/^/   /'
+echo "-- replayed headless, every frame compared with the captured one (gltrace replay --compare):"
+"$gltrace" replay --compare "$trace" 2>&1 | tail -n 4 | sed 's/^/   /'
 
 if command -v glmark2-es2 >/dev/null && command -v Xvfb >/dev/null; then
   echo
@@ -39,16 +41,17 @@ if command -v glmark2-es2 >/dev/null && command -v Xvfb >/dev/null; then
   xvfb_pid=$!
   trap 'kill $xvfb_pid 2>/dev/null; rm -rf "$counts"' EXIT
   sleep 1
-  rm -f "$counts"/*
+  rm -f "$counts"/libGLES_layer_counting.so.*
   DISPLAY="$display" GLTRACE_COUNT_DIR="$counts" "$gltrace" run \
     --layers libGLES_layer_counting.so:libGLES_layer_passive.so \
     -- glmark2-es2 -b build:duration=1 -b texture:duration=1 -s 320x240 2>&1 |
     grep -E "^\[|Score|gles-layer|gltrace" | sort | uniq -c | sed 's/^/   /'
   echo "-- what the counting layer saw in glmark2 (top 12 functions):"
-  sort -k2 -n -r "$counts"/libGLES_layer_counting.so.* | head -n 12 | sed 's/^/   /'
+  sort -k2 -n -r "$counts"/libGLES_layer_counting.so.* | head -n 12 | sed 's/^/   /' || true  # head closes the pipe early
   echo
-  echo "== glmark2-es2 traced (shading and refract scenes)"
-  DISPLAY="$display" "$gltrace" trace -o "$counts/glmark2.gltrace" -- \
+  echo "== glmark2-es2 traced (shading and refract scenes), then replayed headless and compared"
+  DISPLAY="$display" "$gltrace" trace --framebuffer swap -o "$counts/glmark2.gltrace" -- \
     glmark2-es2 -b shading:duration=1 -b refract:duration=1 -s 320x240 | grep -E "^\[|Score" | sed 's/^/   /'
   "$gltrace" info "$counts/glmark2.gltrace" | grep -E "calls|frames|file size|compression" | sed 's/^/   /'
+  "$gltrace" replay --compare "$counts/glmark2.gltrace" 2>&1 | tail -n 4 | sed 's/^/   /'
 fi
