@@ -11,3 +11,6 @@ if command -v apitrace >/dev/null; then
 else
   echo "apitrace not installed: skipping the comparison (apt-get install apitrace)"
 fi
+if command -v eglretrace >/dev/null; then
+  python3 "$root/bench/replay_vs_eglretrace.py" "$root/build"
+fi
