@@ -14,7 +14,7 @@ void ReadAheadSource::reader_main() {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      cv_.wait(lock, [this] { return stop_ || queue_.size() < capacity_; });
+      has_room_.wait(lock, [this] { return stop_ || queue_.size() < capacity_; });
       if (stop_) return;
     }
     Increment increment;
@@ -30,6 +30,7 @@ void ReadAheadSource::reader_main() {
       error = "unknown exception";
     }
     std::lock_guard<std::mutex> lock(mutex_);
+    bool was_empty = queue_.empty();
     if (result == SourceResult::kIncrement) {
       queue_.push_back(std::move(increment));
     } else {
@@ -37,7 +38,7 @@ void ReadAheadSource::reader_main() {
       final_ = result;
       final_error_ = std::move(error);
     }
-    cv_.notify_all();
+    if (was_empty || finished_) not_empty_.notify_all();
     if (finished_) return;
   }
 }
@@ -45,11 +46,12 @@ void ReadAheadSource::reader_main() {
 SourceResult ReadAheadSource::next(Increment* out, std::string* error) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (!reader_.joinable()) reader_ = std::thread([this] { reader_main(); });
-  cv_.wait(lock, [this] { return !queue_.empty() || finished_; });
+  not_empty_.wait(lock, [this] { return !queue_.empty() || finished_; });
   if (!queue_.empty()) {
     *out = std::move(queue_.front());
     queue_.pop_front();
-    cv_.notify_all();
+    // The reader sleeps while the queue is full: wake it once half is free.
+    if (queue_.size() == capacity_ / 2) has_room_.notify_all();
     return SourceResult::kIncrement;
   }
   if (final_ == SourceResult::kError) *error = final_error_;
@@ -61,7 +63,8 @@ void ReadAheadSource::stop_reader() {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
-  cv_.notify_all();
+  has_room_.notify_all();
+  not_empty_.notify_all();
   if (reader_.joinable()) reader_.join();
 }
 

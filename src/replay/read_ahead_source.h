@@ -35,7 +35,11 @@ class ReadAheadSource : public IncrementSource {
   IncrementSource& inner_;
   const size_t capacity_;
   std::mutex mutex_;
-  std::condition_variable cv_;
+  // Two conditions, signalled only at the edges (the queue was empty, or
+  // drained to half), so reader and replay hand over in bursts instead of
+  // waking each other for every increment.
+  std::condition_variable not_empty_;
+  std::condition_variable has_room_;
   std::deque<Increment> queue_;
   bool finished_ = false;  // the reader met the end or an error
   SourceResult final_ = SourceResult::kEnd;
