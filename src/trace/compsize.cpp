@@ -14,12 +14,6 @@
 namespace gltrace::trace {
 namespace {
 
-GLint driver_integer(GLenum pname) {
-  GLint value = 0;
-  reinterpret_cast<PFN_gltrace_glGetIntegerv>(next_function(api::kFn_glGetIntegerv))(pname, &value);
-  return value;
-}
-
 int64_t format_components(uint32_t format) {
   switch (format) {
     case GL_RGBA:
@@ -87,6 +81,12 @@ int64_t image_size(const PixelStore& store, uint32_t format, uint32_t type, int6
 }
 
 }  // namespace
+
+int32_t driver_integer(uint32_t pname) {
+  GLint value = 0;
+  reinterpret_cast<PFN_gltrace_glGetIntegerv>(next_function(api::kFn_glGetIntegerv))(pname, &value);
+  return value;
+}
 
 int64_t pname_count(uint32_t pname) {
   switch (pname) {

@@ -7,6 +7,9 @@
 
 namespace gltrace::trace {
 
+// glGetIntegerv(pname) of the driver below the trace layer (never recorded).
+int32_t driver_integer(uint32_t pname);
+
 // How many values glGet*/gl*Parameter* read or write for pname; 1 when the
 // pname is not in the table (never more than the app's buffer holds).
 int64_t pname_count(uint32_t pname);

@@ -14,6 +14,7 @@
 #include "format/schema.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/trace_decls.h"
+#include "trace/compsize.h"
 #include "trace/modes.h"
 #include "trace/recorder.h"
 #include "trace/session.h"
@@ -82,12 +83,6 @@ ContextState* context_state(ThreadState* thread) {
   thread->context_data = state.get();
   thread->context_data_index = thread->context;
   return state.get();
-}
-
-GLint driver_integer(GLenum pname) {
-  GLint value = 0;
-  NEXT(glGetIntegerv)(pname, &value);
-  return value;
 }
 
 int64_t type_size(GLenum type) {

@@ -8,6 +8,7 @@
 #include <regex>
 #include <sstream>
 
+#include "support/apps.h"
 #include "support/subprocess.h"
 #include "support/xvfb.h"
 
@@ -46,24 +47,7 @@ EnvChanges layer_env(const std::string& layers, Mode mode = Mode::kPreload,
   return env;
 }
 
-// Reads the counting layer's report: function name -> calls.
-std::map<std::string, uint64_t> read_counts(const std::string& dir, const std::string& layer) {
-  std::map<std::string, uint64_t> counts;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().filename().string().rfind(layer + ".", 0) != 0) continue;
-    std::ifstream in(entry.path());
-    std::string name;
-    uint64_t n;
-    while (in >> name >> n) counts[name] += n;
-  }
-  return counts;
-}
-
-std::string demo_crc(const ProcessResult& r) {
-  std::smatch m;
-  static const std::regex kCrc("final crc (0x[0-9a-f]+)");
-  return std::regex_search(r.out, m, kCrc) ? m[1].str() : "";
-}
+std::string demo_crc(const ProcessResult& r) { return demo_final_crc(r.out); }
 
 const std::string& native_demo_crc() {
   static const std::string crc = [] {
@@ -131,7 +115,7 @@ TEST_P(EveryKindOfApp, GoesThroughTheChain) {
   EXPECT_NE(r.out.find(": OK"), std::string::npos) << r.out;
   // The seed layer below the counting layer was reached.
   EXPECT_EQ(lines_with(r.err, "gles-layer-passive: eglChooseConfig enter").size(), 1u) << r.err;
-  auto seen = read_counts(counts, "libGLES_layer_counting.so");
+  auto seen = read_layer_counts(counts, "libGLES_layer_counting.so");
   for (const char* fn : {"eglInitialize", "eglChooseConfig", "eglMakeCurrent", "glClear",
                          "glReadPixels", "glCompileShader", "glDrawArrays"})
     EXPECT_GE(seen[fn], 1u) << fn << " not seen by the counting layer (" << app.probe << ")";
@@ -326,7 +310,7 @@ TEST(Loader, Glmark2RunsItsDefaultBenchmarkThroughTwoLayers) {
       run_process({"/usr/bin/glmark2-es2", "-b", ":duration=0.1", "-s", "160x120"}, env, 240);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("glmark2 Score:"), std::string::npos) << r.out;
-  auto seen = read_counts(counts, "libGLES_layer_counting.so");
+  auto seen = read_layer_counts(counts, "libGLES_layer_counting.so");
   // glmark2 resolves everything through dlopen + eglGetProcAddress (glad).
   EXPECT_GE(seen["eglGetProcAddress"], 100u);
   EXPECT_GE(seen["eglSwapBuffers"], 30u);

@@ -10,6 +10,7 @@
 #include <regex>
 #include <sstream>
 
+#include "support/apps.h"
 #include "support/subprocess.h"
 #include "support/xvfb.h"
 
@@ -26,27 +27,10 @@ EnvChanges clean_env() {
           {"GLTRACE_SYSTEM_SETTINGS", "/nonexistent"}};
 }
 
-std::string demo_crc(const std::string& out) {
-  std::smatch m;
-  static const std::regex kCrc("final crc (0x[0-9a-f]+)");
-  return std::regex_search(out, m, kCrc) ? m[1].str() : "";
-}
-
 ProcessResult gltrace(const std::vector<std::string>& args, const EnvChanges& env = clean_env()) {
   std::vector<std::string> argv = {build_bin("gltrace")};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv, env, 300);
-}
-
-std::map<std::string, uint64_t> read_counts(const std::string& dir) {
-  std::map<std::string, uint64_t> counts;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    std::ifstream in(entry.path());
-    std::string name;
-    uint64_t n;
-    while (in >> name >> n) counts[name] += n;
-  }
-  return counts;
 }
 
 // Call lines of a dump: "SEQ name(...)".
@@ -74,12 +58,12 @@ TEST(Trace, DemoIsRecordedCallForCallAndRendersTheSame) {
                                   "--", build_bin("gltrace-demo"), "--frames", "5", "--verify"},
                                  env);
   ASSERT_EQ(traced.exit_code, 0) << traced.err;
-  EXPECT_EQ(demo_crc(traced.out), demo_crc(native.out));
+  EXPECT_EQ(demo_final_crc(traced.out), demo_final_crc(native.out));
   EXPECT_EQ(traced.err.find("gltrace: error"), std::string::npos) << traced.err;
 
   ProcessResult dump = gltrace({"dump", trace});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
-  auto counts = read_counts(dir);
+  auto counts = read_layer_counts(dir);
   ASSERT_GT(counts["total"], 1000u);
   EXPECT_EQ(dumped_calls(dump.out), counts["total"]) << "the dump must show every call";
   EXPECT_EQ(dumped_calls(dump.out, "eglSwapBuffers"), 5u);
@@ -157,7 +141,7 @@ TEST(TraceModes, LogModeWritesEveryCallAsText) {
       env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string log = read_text_file(dir + "/log.txt");
-  EXPECT_EQ(dumped_calls(log), read_counts(dir + "/counts")["total"]);
+  EXPECT_EQ(dumped_calls(log), read_layer_counts(dir + "/counts")["total"]);
   EXPECT_NE(log.find("glDrawElements(mode = GL_TRIANGLES"), std::string::npos);
   EXPECT_EQ(count_occurrences(log, "// end of frame"), 3u);
 }
@@ -198,7 +182,8 @@ TEST(Trace, FramebufferCaptureOnSwapMatchesWhatTheAppRendered) {
                "--frames", "3", "--verify", "--dump-frame", "2", dir + "/app-frame2.ppm"});
   ASSERT_EQ(traced.exit_code, 0) << traced.err;
   ProcessResult native = run_process({build_bin("gltrace-demo"), "--frames", "3"}, clean_env());
-  EXPECT_EQ(demo_crc(traced.out), demo_crc(native.out)) << "the read-back changed the rendering";
+  EXPECT_EQ(demo_final_crc(traced.out), demo_final_crc(native.out))
+      << "the read-back changed the rendering";
   ProcessResult frames = gltrace({"frames", "-o", dir + "/png", trace});
   ASSERT_EQ(frames.exit_code, 0) << frames.err;
   EXPECT_NE(frames.out.find("3 frames written"), std::string::npos) << frames.out;
@@ -287,7 +272,8 @@ TEST(Trace, FramebufferAfterEachDraw) {
                                   build_bin("gltrace-demo"), "--frames", "2", "--verify"});
   ASSERT_EQ(traced.exit_code, 0) << traced.err;
   ProcessResult native = run_process({build_bin("gltrace-demo"), "--frames", "2"}, clean_env());
-  EXPECT_EQ(demo_crc(traced.out), demo_crc(native.out)) << "the read-backs changed the rendering";
+  EXPECT_EQ(demo_final_crc(traced.out), demo_final_crc(native.out))
+      << "the read-backs changed the rendering";
   ProcessResult dump = gltrace({"dump", "--function", "^glDraw", trace});
   size_t draws = dumped_calls(dump.out);
   ASSERT_GT(draws, 40u);

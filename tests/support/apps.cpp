@@ -1,0 +1,29 @@
+#include "support/apps.h"
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+namespace gltrace::test {
+
+std::string demo_final_crc(const std::string& demo_stdout) {
+  static const std::regex kCrc("final crc (0x[0-9a-f]+)");
+  std::smatch m;
+  return std::regex_search(demo_stdout, m, kCrc) ? m[1].str() : "";
+}
+
+std::map<std::string, uint64_t> read_layer_counts(const std::string& dir,
+                                                  const std::string& layer) {
+  std::map<std::string, uint64_t> counts;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    // Reports are named LAYER.PID.
+    if (!layer.empty() && entry.path().filename().string().rfind(layer + ".", 0) != 0) continue;
+    std::ifstream in(entry.path());
+    std::string name;
+    uint64_t n;
+    while (in >> name >> n) counts[name] += n;
+  }
+  return counts;
+}
+
+}  // namespace gltrace::test
