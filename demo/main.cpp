@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "egl_target.h"
@@ -27,6 +28,7 @@ struct Options {
   int width = 320, height = 240;
   demo::Platform platform = demo::Platform::kSurfaceless;
   bool checksum = false, verify = false, provoke_error = false, realtime = false;
+  int fps = 0;  // 0: as fast as it can
   int dump_frame = -1;
   std::string dump_file;
 };
@@ -42,6 +44,7 @@ void usage(FILE* out) {
       "  --verify              check known pixels of the last frame; exit 1 on mismatch\n"
       "  --provoke-error       make one GL_INVALID_ENUM and check the app sees it\n"
       "  --realtime            animate by wall clock instead of frame index\n"
+      "  --fps N               at most N frames per second (pixels stay frame-indexed)\n"
       "  -h, --help            this text\n"
       "exit status: 0 ok, 1 check failed, 2 usage or EGL/GL setup error\n",
       out);
@@ -98,6 +101,11 @@ bool parse_args(int argc, char** argv, Options* o) {
       o->verify = true;
     } else if (a == "--provoke-error") {
       o->provoke_error = true;
+    } else if (a == "--fps" && has_value) {
+      if (!parse_int(argv[++i], 1, 1000, &o->fps)) {
+        std::fprintf(stderr, "demo: bad --fps '%s'\n", argv[i]);
+        return false;
+      }
     } else if (a == "--realtime") {
       o->realtime = true;
     } else {
@@ -231,6 +239,9 @@ int main(int argc, char** argv) {
         status = kExitFailure;
       }
     }
+    if (opt.fps != 0)  // paced at absolute deadlines: no drift
+      std::this_thread::sleep_until(start + std::chrono::microseconds(1000000LL * (frame + 1) /
+                                                                       opt.fps));
     if (!eglSwapBuffers(egl.display, egl.surface)) {
       EGLint error = eglGetError();
       std::fprintf(stderr, "demo: eglSwapBuffers failed in frame %d: %s (0x%04x)\n", frame,

@@ -17,7 +17,11 @@ namespace gltrace::cli {
   X(stats, "time per function and per frame")                                    \
   X(export, "a trace as a Chrome/Perfetto JSON timeline")                        \
   X(frames, "the framebuffers a trace captured, as PNG files")                   \
-  X(replay, "re-execute a trace's GL calls, timed or stepped; compare frames")
+  X(replay, "re-execute a trace's GL calls, timed or stepped; compare frames")   \
+  X(ps, "list the traceable processes of this user")                             \
+  X(attach, "start tracing a running traceable process, streaming to a file")    \
+  X(detach, "stop tracing a process (its attach finishes the trace)")            \
+  X(options, "change a running capture's options")
 
 // Exit statuses shared by all commands.
 inline constexpr int kExitOk = 0;

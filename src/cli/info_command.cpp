@@ -52,7 +52,14 @@ class InfoCollector : public format::Consumer {
     ++blobs;
     blob_bytes += b.data.size();
   }
-  void on_frame(const format::Frame&) override { ++frames; }
+  void on_frame(const format::Frame& f) override {
+    if (f.has_app_frame) {
+      if (frames == 0) first_app_frame = f.app_frame;
+      last_app_frame = f.app_frame;
+      app_frames = true;
+    }
+    ++frames;
+  }
   void on_image(const format::Image&) override { ++images; }
   void on_stats(const format::Stats& s) override {
     have_stats = true;
@@ -60,6 +67,8 @@ class InfoCollector : public format::Consumer {
   }
 
   uint64_t chunks = 0, calls = 0, frames = 0, blobs = 0, blob_bytes = 0, images = 0, last_ns = 0;
+  uint64_t first_app_frame = 0, last_app_frame = 0;
+  bool app_frames = false;  // live traces number frames as the app does
   bool have_stats = false;
   format::Stats stats;
 };
@@ -83,6 +92,8 @@ int cmd_info(const std::vector<std::string>& args) {
   printf("calls:        %" PRIu64 "\n", info.calls);
   printf("frames:       %" PRIu64 "%s\n", info.frames,
          reader.index() != nullptr ? " (indexed)" : "");
+  if (info.app_frames)
+    printf("app frames:   %" PRIu64 "..%" PRIu64 "\n", info.first_app_frame, info.last_app_frame);
   printf("duration:     %.3f s\n", static_cast<double>(info.last_ns) / 1e9);
   printf("blobs:        %" PRIu64 " (%.1f MB)\n", info.blobs,
          static_cast<double>(info.blob_bytes) / 1e6);

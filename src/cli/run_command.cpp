@@ -18,7 +18,9 @@
 namespace gltrace::cli {
 
 const char kUsage_run[] =
-    "usage: gltrace run [--layers L1:L2:...] [--dropin] [--loader-debug] [--] APP [ARGS...]\n"
+    "usage: gltrace run [--layers L1:L2:...] [--dropin] [--loader-debug]\n"
+    "                   [--traceable[=MODE]] [--control-socket NAME] [--control-tcp PORT]\n"
+    "                   [--] APP [ARGS...]\n"
     "\n"
     "Runs APP with the gltrace loader active. gltrace replaces itself with APP,\n"
     "so the exit status is APP's (127 when APP cannot be executed).\n"
@@ -30,6 +32,14 @@ const char kUsage_run[] =
     "  --dropin         put the drop-in libEGL.so.1/libGLESv2.so.2 on LD_LIBRARY_PATH\n"
     "                   instead of preloading libgltrace.so\n"
     "  --loader-debug   log every loader decision to stderr (GLTRACE_LOADER_DEBUG=1)\n"
+    "  --traceable[=MODE]  make APP traceable: it runs untraced until a host\n"
+    "                   attaches (gltrace ps, attach); MODE (full, log, error,\n"
+    "                   systrace; default full) is what an attach records unless it\n"
+    "                   says otherwise. Sets GLTRACE_LIVE; the settings\n"
+    "                   debug.gltrace.trace / .proc / .start do the same persistently\n"
+    "  --control-socket NAME  the control socket's file name (GLTRACE_CONTROL_SOCKET)\n"
+    "  --control-tcp PORT     also listen on 127.0.0.1:PORT (0: any), with a token\n"
+    "                   printed at start (GLTRACE_CONTROL_TCP)\n"
     "\n"
     "The bundled layers directory is prepended to GLTRACE_LAYER_PATH.\n";
 
@@ -150,7 +160,24 @@ int cmd_run(const std::vector<std::string>& args) {
     }
   }
   LaunchOptions options;
-  int status = parse_launch_options(kName, args, &options, nullptr);
+  int status = parse_launch_options(
+      kName, args, &options, [&](const std::vector<std::string>& a, size_t* i) {
+        const std::string& arg = a[*i];
+        if (arg == "--traceable" || arg.compare(0, 12, "--traceable=") == 0) {
+          std::string mode = arg.size() > 12 ? arg.substr(12) : "full";
+          if (mode != "full" && mode != "log" && mode != "error" && mode != "systrace")
+            return usage_error(kName, "unknown mode '" + mode + "' (full, log, error, systrace)");
+          options.env.emplace_back("GLTRACE_LIVE", mode);
+          return kExitOk;
+        }
+        if (arg == "--control-socket" || arg == "--control-tcp") {
+          if (*i + 1 >= a.size()) return usage_error(kName, arg + " needs a value");
+          options.env.emplace_back(
+              arg == "--control-tcp" ? "GLTRACE_CONTROL_TCP" : "GLTRACE_CONTROL_SOCKET", a[++*i]);
+          return kExitOk;
+        }
+        return -1;
+      });
   return status != kExitOk ? status : launch_app(kName, options);
 }
 

@@ -57,6 +57,7 @@ void Dumper::on_call(const format::Call& call) {
   }
   format_call(line_, call, blobs_);
   if (call.gl_error != 0) line_ += "  // error " + std::to_string(call.gl_error);
+  if (call.synthetic) line_ += "  // synthetic: what was current when tracing started";
   line_ += '\n';
   // Lines collect in one buffer, written 64 KiB at a time.
   if (line_.size() >= 65536) flush();
@@ -65,7 +66,10 @@ void Dumper::on_call(const format::Call& call) {
 
 void Dumper::on_frame(const format::Frame& frame) {
   flush();
-  if (frame_selected())
+  if (frame_selected() && frame.has_app_frame)
+    fprintf(out_, "// end of frame %" PRIu64 " (app frame %" PRIu64 ", %.3f s)\n", frame.number,
+            frame.app_frame, static_cast<double>(frame.time_ns) / 1e9);
+  else if (frame_selected())
     fprintf(out_, "// end of frame %" PRIu64 " (%.3f s)\n", frame.number,
             static_cast<double>(frame.time_ns) / 1e9);
   frame_ = frame.number + 1;

@@ -53,6 +53,11 @@ void set_chain_builder(ChainBuilder* builder) { g_builder = builder; }
 
 void set_thread_table(const Table* table) { gltrace_thread_table = table; }
 
+void set_global_table(const Table* table) {
+  if (g_ready.load(std::memory_order_acquire))
+    __atomic_store_n(&gltrace_global_table, table, __ATOMIC_RELEASE);
+}
+
 const Table* bootstrap_table() {
   if (!g_ready.load(std::memory_order_acquire)) {
     // A layer that calls EGL/GL from its AndroidGLESLayer_Initialize reaches

@@ -41,4 +41,7 @@ inline const Table* current_table() {
 // The calling thread's own table (nullptr: follow the global one).
 void set_thread_table(const Table* table);
 
+// The table of threads without one of their own (after initialization).
+void set_global_table(const Table* table);
+
 }  // namespace gltrace::dispatch

@@ -557,6 +557,12 @@ struct RecordDecoder::Scratch {
         case s::call::kGlError:
           ok = u32(m, f, t, &call.gl_error);
           break;
+        case s::call::kSynthetic: {
+          uint32_t v = 0;
+          ok = u32(m, f, t, &v);
+          call.synthetic = v != 0;
+          break;
+        }
         case s::call::kArgs: {
           Value* v = nullptr;
           ok = sub(m, f, t, &nested) && (v = next_slot(m, &args, &nargs, "args")) != nullptr &&
@@ -641,6 +647,10 @@ struct RecordDecoder::Scratch {
           break;
         case s::frame::kTimeNs:
           ok = u64(m, f, t, &frame.time_ns);
+          break;
+        case s::frame::kAppFrame:
+          ok = u64(m, f, t, &frame.app_frame);
+          frame.has_app_frame = ok;
           break;
         default:
           m.r.skip(t);

@@ -108,6 +108,7 @@ struct Call {
   uint32_t gl_error = 0;
   std::span<const ClientArray> client_arrays;
   std::span<const BufferWrite> buffer_writes;
+  bool synthetic = false;
 };
 
 struct Blob {
@@ -121,6 +122,8 @@ struct Frame {
   uint32_t thread = 0;
   uint32_t context = 0;
   uint64_t time_ns = 0;
+  uint64_t app_frame = 0;  // live tracing: the app's own frame number
+  bool has_app_frame = false;
 };
 
 struct Image {

@@ -72,6 +72,7 @@ inline constexpr uint32_t kClientArrays = 11;
 inline constexpr uint32_t kBufferWrites = 12;
 inline constexpr uint32_t kSeqDelta = 13;
 inline constexpr uint32_t kStartDeltaNs = 14;
+inline constexpr uint32_t kSynthetic = 15;
 }  // namespace call
 
 namespace client_array {
@@ -130,6 +131,7 @@ inline constexpr uint32_t kSeq = 2;
 inline constexpr uint32_t kThread = 3;
 inline constexpr uint32_t kContext = 4;
 inline constexpr uint32_t kTimeNs = 5;
+inline constexpr uint32_t kAppFrame = 6;
 }  // namespace frame
 
 namespace image {

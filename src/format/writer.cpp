@@ -360,10 +360,9 @@ void run(WriterState& s) {
       }
       s.space_cv.notify_all();
     }
-    if (!s.failed && s.kind == OutputKind::kFile) {
+    if (!s.failed && (s.kind == OutputKind::kFile || s.options.stream_index))
       write_index_and_footer(s);
-      if (!s.failed && fsync(s.fd) != 0) fail(s, errno, s.offset);
-    }
+    if (!s.failed && s.kind == OutputKind::kFile && fsync(s.fd) != 0) fail(s, errno, s.offset);
   } catch (...) {  // out of memory in the index or the queue: end the trace here
     fail(s, ENOMEM, s.offset);
   }

@@ -37,6 +37,9 @@ struct WriterOptions {
   size_t queue_limit_bytes = size_t{64} << 20;  // submit() waits above this
   size_t pooled_buffers = 16;                   // recycled payload buffers kept
   int close_timeout_ms = 10000;                 // <= 0: wait forever
+  // Pipes and sockets get the index and footer too (a host that stores the
+  // stream as it comes then has a complete file).
+  bool stream_index = false;
 };
 
 // A frame whose first call is in a submitted payload (for the index).

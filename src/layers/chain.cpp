@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <set>
 
 #include "common/log.h"
@@ -10,6 +11,7 @@
 #include "gltrace/api/pfn.h"
 #include "layers/discovery.h"
 #include "layers/layer_list.h"
+#include "settings/live_config.h"
 
 namespace gltrace::layers {
 namespace {
@@ -32,6 +34,32 @@ void* layer_function(PFNANDROIDGLESLAYERGETPROCADDRESSPROC gpa, const char* name
   return function != nullptr ? function : next;  // nullptr: the layer does not care
 }
 
+// The live layer's two tables, for the host functions it calls.
+const dispatch::Table* g_live_idle = nullptr;
+const dispatch::Table* g_live_active = nullptr;
+std::atomic<bool> g_live_default_active{false};
+
+void live_use_active(int active) {
+  dispatch::set_thread_table(active != 0 ? g_live_active : g_live_idle);
+}
+
+void live_set_default(int active) {
+  g_live_default_active.store(active != 0);
+  if (g_live_idle != nullptr) dispatch::set_global_table(active != 0 ? g_live_active : g_live_idle);
+}
+
+const GltraceLiveHost kLiveHost = {GLTRACE_LIVE_HOST_VERSION, &live_use_active, &live_set_default};
+
+constexpr char kTraceLayerName[] = "libGLES_trace.so";
+
+// The trace layer installed with the interposer: <its dir>/layers/.
+std::string bundled_trace_layer() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&live_use_active), &info) == 0 || info.dli_fname == nullptr)
+    return "";
+  return dirname_of(info.dli_fname) + "/layers/" + kTraceLayerName;
+}
+
 }  // namespace
 
 const dispatch::Table* LayerChain::build(const dispatch::Table& driver) {
@@ -51,7 +79,7 @@ const dispatch::Table* LayerChain::build(const dispatch::Table& driver) {
   GLTRACE_LOADER_DEBUG("process %s%s: layer list from %s: %zu layer(s)", process_name().c_str(),
                        context.secure ? " (secure: environment and user settings ignored)" : "",
                        list.source.c_str(), list.names.size());
-  if (list.names.empty()) return &driver;
+  if (list.names.empty()) return build_live(context, &driver);
 
   std::vector<SearchDir> dirs = search_dirs(context);
   std::vector<Layer> loaded;  // top first, as listed
@@ -116,7 +144,71 @@ const dispatch::Table* LayerChain::build(const dispatch::Table& driver) {
   std::string chain;
   for (auto it = layers_.rbegin(); it != layers_.rend(); ++it) chain += it->name + " -> ";
   GLTRACE_LOADER_DEBUG("layer chain (app first): %sdriver", chain.c_str());
-  return next;
+  return build_live(context, next);
+}
+
+const dispatch::Table* LayerChain::build_live(const SearchContext& context,
+                                              const dispatch::Table* top) {
+  settings::LiveConfig config =
+      settings::choose_live_config(context.settings, &env_get, process_name());
+  if (!config.enabled) {
+    if (!config.error.empty()) GLTRACE_LOG_WARN("live tracing off: %s", config.error.c_str());
+    return top;
+  }
+  GLTRACE_LOADER_DEBUG("process %s is traceable (%s mode, from %s)", process_name().c_str(),
+                       config.mode.c_str(), config.source.c_str());
+  for (const Layer& layer : layers_) {
+    if (basename_of(layer.path) == kTraceLayerName) {
+      GLTRACE_LOG_WARN("live tracing off: the trace layer is already in the layer list");
+      return top;
+    }
+  }
+  FoundLayer found = find_layer(kTraceLayerName, search_dirs(context));
+  if (found.path.empty()) {
+    std::string bundled = bundled_trace_layer();
+    std::string why = bundled.empty() ? "not installed" : untrusted_reason(bundled, false);
+    if (!why.empty()) {
+      GLTRACE_LOG_ERROR("live tracing off: %s: %s; %s", kTraceLayerName, found.error.c_str(),
+                        why.c_str());
+      return top;
+    }
+    found.path = bundled;
+  }
+  void* handle = dispatch::real_dlopen(found.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  auto initialize = handle == nullptr ? nullptr
+                                      : reinterpret_cast<PFNGLTRACELIVELAYERINITIALIZEPROC>(
+                                            dlsym(handle, "GltraceLiveLayer_Initialize"));
+  live_.get_proc_address = handle == nullptr
+                               ? nullptr
+                               : reinterpret_cast<PFNANDROIDGLESLAYERGETPROCADDRESSPROC>(
+                                     dlsym(handle, "AndroidGLESLayer_GetProcAddress"));
+  live_.get_idle_proc_address = handle == nullptr
+                                    ? nullptr
+                                    : reinterpret_cast<PFNGLTRACELIVELAYERGETIDLEPROCADDRESSPROC>(
+                                          dlsym(handle, "GltraceLiveLayer_GetIdleProcAddress"));
+  if (initialize == nullptr || live_.get_proc_address == nullptr ||
+      live_.get_idle_proc_address == nullptr) {
+    GLTRACE_LOG_ERROR("live tracing off: %s is not a live layer (%s)", found.path.c_str(),
+                      handle == nullptr ? dlerror() : "missing GltraceLiveLayer_* exports");
+    live_.get_proc_address = nullptr;
+    return top;
+  }
+  live_.active = std::make_unique<dispatch::Table>();
+  live_.idle = std::make_unique<dispatch::Table>(*top);
+  for (uint32_t id = 0; id < api::kFunctionIdLimit; ++id) {
+    const char* name = api::kFunctionInfo[id].name;
+    if (name == nullptr) continue;
+    live_.active->entries[id] = layer_function(live_.get_proc_address, name, top->entries[id]);
+    void* idle =
+        live_.get_idle_proc_address(name, reinterpret_cast<EGLFuncPointer>(top->entries[id]));
+    if (idle != nullptr) live_.idle->entries[id] = idle;
+  }
+  g_live_idle = live_.idle.get();
+  g_live_active = live_.active.get();
+  initialize(const_cast<dispatch::Table*>(top), &get_next_layer_proc_address, &kLiveHost);
+  GLTRACE_LOADER_DEBUG("live layer %s on top of the chain; threads start %s", found.path.c_str(),
+                       g_live_default_active.load() ? "tracing" : "idle");
+  return g_live_default_active.load() ? g_live_active : g_live_idle;
 }
 
 void LayerChain::add_dynamic(uint32_t slot, const char* name, void* driver_function) {
@@ -124,6 +216,10 @@ void LayerChain::add_dynamic(uint32_t slot, const char* name, void* driver_funct
   for (auto& layer : layers_) {
     next = layer_function(layer.get_proc_address, name, next);
     layer.table->entries[slot] = next;
+  }
+  if (live_.active != nullptr) {
+    live_.idle->entries[slot] = next;
+    live_.active->entries[slot] = layer_function(live_.get_proc_address, name, next);
   }
 }
 

@@ -15,6 +15,7 @@
 #include "gltrace/api/functions.h"
 #include "gltrace/api/trace_decls.h"
 #include "trace/compsize.h"
+#include "trace/live.h"
 #include "trace/modes.h"
 #include "trace/recorder.h"
 #include "trace/session.h"
@@ -70,9 +71,11 @@ struct ContextState {
   PendingRead pending_read;
 };
 
+// Per session (contexts are numbered per session). A map a new session
+// replaces is kept, not freed: a thread may still hold one of its states.
+using ContextStates = std::unordered_map<uint32_t, std::unique_ptr<ContextState>>;
 std::mutex g_contexts_mutex;
-std::unordered_map<uint32_t, std::unique_ptr<ContextState>>* g_contexts =
-    new std::unordered_map<uint32_t, std::unique_ptr<ContextState>>();
+ContextStates* g_contexts = new ContextStates();
 
 ContextState* context_state(ThreadState* thread) {
   if (thread->context_data != nullptr && thread->context_data_index == thread->context)
@@ -155,6 +158,8 @@ void write_context_record(ThreadState* thread, uint32_t index, EGLDisplay displa
 
 void write_image(ThreadState* thread, uint64_t frame, uint64_t seq, GLsizei width, GLsizei height,
                  const void* pixels, const char* origin) {
+  AppendGuard guard(thread);  // read-backs happen outside any call's window
+  if (!guard.ok()) return;
   uint64_t blob = store_blob(thread, pixels, static_cast<size_t>(width) * height * 4);
   wire::Encoder body;
   body.uint_field(schema::image::kFrame, frame);
@@ -298,7 +303,8 @@ void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface sur
   EGLint width = 0, height = 0;
   NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &width);
   NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &height);
-  if (!start_async_read(thread, width, height))
+  // The last frame of a capture is read now: nothing completes it later.
+  if (last_frame_of_session() || !start_async_read(thread, width, height))
     read_framebuffer(thread, 0, 0, 0, width, height, "swap");
 }
 
@@ -321,6 +327,7 @@ EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface su
     rec.commit();
     end_frame(rec.thread(), rec.seq());
   }
+  live_switch_point(true);
   return result;
 }
 
@@ -515,7 +522,51 @@ void traced_attrib_pointer(uint32_t id, Call call, GLuint index, GLint size, GLe
   }
 }
 
+// Records an eglMakeCurrent that bound `ctx` (a context new to the trace
+// gets its Context record first).
+void record_make_current(CallRecorder& rec, EGLDisplay dpy, EGLSurface draw, EGLSurface read,
+                         EGLContext ctx, EGLBoolean result) {
+  ThreadState* thread = rec.thread();
+  if (result) {
+    uint32_t index = 0;
+    if (ctx != EGL_NO_CONTEXT) {
+      bool created = false;
+      index = context_index(handle_bits(ctx), &created);
+      if (created) write_context_record(thread, index, dpy, ctx, draw);
+    }
+    thread->context = index;
+    rec.set_context(index);
+    EGLint version = 0;
+    if (ctx != EGL_NO_CONTEXT &&
+        NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_VERSION, &version))
+      context_state(thread)->client_version = version;
+  }
+  rec.args().uint_value(handle_bits(dpy));
+  rec.args().uint_value(handle_bits(draw));
+  rec.args().uint_value(handle_bits(read));
+  rec.args().uint_value(handle_bits(ctx));
+  rec.ret().uint_value(result);
+  rec.commit();
+}
+
 }  // namespace
+
+void reset_context_states() {
+  std::lock_guard<std::mutex> lock(g_contexts_mutex);
+  g_contexts = new ContextStates();
+}
+
+void record_current_binding() {
+  EGLDisplay dpy = NEXT(eglGetCurrentDisplay)();
+  EGLContext ctx = NEXT(eglGetCurrentContext)();
+  EGLSurface draw = NEXT(eglGetCurrentSurface)(EGL_DRAW);
+  EGLSurface read = NEXT(eglGetCurrentSurface)(EGL_READ);
+  thread_state();  // joins the session
+  CallRecorder rec(api::kFn_eglMakeCurrent);
+  if (!rec.finish()) return;
+  rec.set_synthetic();
+  record_make_current(rec, dpy, draw, read, ctx, EGL_TRUE);
+}
 
 // --- the wrappers ------------------------------------------------------------
 
@@ -525,29 +576,8 @@ EGLBoolean trace_eglMakeCurrent(EGLDisplay dpy, EGLSurface draw, EGLSurface read
     complete_pending_read(thread_state());
   CallRecorder rec(api::kFn_eglMakeCurrent);
   EGLBoolean result = NEXT(eglMakeCurrent)(dpy, draw, read, ctx);
-  if (rec.finish()) {
-    ThreadState* thread = rec.thread();
-    if (result) {
-      uint32_t index = 0;
-      if (ctx != EGL_NO_CONTEXT) {
-        bool created = false;
-        index = context_index(handle_bits(ctx), &created);
-        if (created) write_context_record(thread, index, dpy, ctx, draw);
-      }
-      thread->context = index;
-      rec.set_context(index);
-      EGLint version = 0;
-      if (ctx != EGL_NO_CONTEXT &&
-          NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_VERSION, &version))
-        context_state(thread)->client_version = version;
-    }
-    rec.args().uint_value(handle_bits(dpy));
-    rec.args().uint_value(handle_bits(draw));
-    rec.args().uint_value(handle_bits(read));
-    rec.args().uint_value(handle_bits(ctx));
-    rec.ret().uint_value(result);
-    rec.commit();
-  }
+  if (rec.finish()) record_make_current(rec, dpy, draw, read, ctx, result);
+  live_switch_point(false);
   return result;
 }
 

@@ -1,9 +1,13 @@
-// libGLES_trace.so: an ordinary GLES layer (usually the last, nearest the
-// driver) that records every EGL/GLES call passing through it.
+// libGLES_trace.so: a GLES layer that records every EGL/GLES call passing
+// through it. Loaded as an ordinary layer (usually the last, nearest the
+// driver) it records from the start; loaded as a live layer (top of the
+// chain, two tables) it records when a host attaches (trace/live.h).
 #include "trace/layer.h"
 
 #include "gltrace/api/functions.h"
 #include "gltrace/gles_layer.h"
+#include "gltrace/live_layer.h"
+#include "trace/live.h"
 #include "trace/recorder.h"
 #include "trace/session.h"
 
@@ -12,7 +16,7 @@ namespace {
 
 void* g_next[api::kFunctionIdLimit];
 
-__attribute__((destructor)) void finish_trace() { end_session(); }
+__attribute__((destructor)) void finish_trace() { live_shutdown(); }
 
 }  // namespace
 
@@ -33,5 +37,21 @@ extern "C" __attribute__((visibility("default"))) void* AndroidGLESLayer_GetProc
   if (id == api::kInvalidFunction || next == nullptr || wrapper == nullptr)
     return reinterpret_cast<void*>(next);
   trace::g_next[id] = reinterpret_cast<void*>(next);
-  return wrapper;
+  void* live = trace::live_active_function(id);
+  return live != nullptr ? live : wrapper;
+}
+
+extern "C" __attribute__((visibility("default"))) void GltraceLiveLayer_Initialize(
+    void* /*layer_id*/, PFNEGLGETNEXTLAYERPROCADDRESSPROC /*get_next_layer_proc_address*/,
+    const GltraceLiveHost* host) {
+  gltrace::trace::live_initialize(host);
+}
+
+extern "C" __attribute__((visibility("default"))) void* GltraceLiveLayer_GetIdleProcAddress(
+    const char* name, EGLFuncPointer next) {
+  using namespace gltrace;
+  api::FunctionId id = api::find_function(name);
+  if (id == api::kInvalidFunction || next == nullptr) return nullptr;
+  trace::g_next[id] = reinterpret_cast<void*>(next);
+  return trace::live_idle_function(id);
 }

@@ -87,6 +87,7 @@ void report_gl_error(const wire::Encoder& call, uint32_t error) {
 }  // namespace
 
 Mode mode() { return g_mode; }
+void set_mode(Mode mode) { g_mode = mode; }
 
 bool parse_mode(const char* name, Mode* mode) {
   static const struct {
@@ -117,21 +118,36 @@ const char* mode_name(Mode mode) {
   return "?";
 }
 
-bool open_text_output(Mode mode, const char* path, uint32_t pid, const char* process_name) {
+namespace {
+bool start_text_output(Mode mode, FILE* out, uint32_t pid, const char* process_name) {
+  std::lock_guard<std::mutex> lock(g_text_mutex);
   g_mode = mode;
   g_pid = pid;
-  if (path == nullptr || *path == '\0' || strcmp(path, "-") == 0) {
-    g_text = stderr;
-  } else {
-    g_text = fopen(path, "w");
-    if (g_text == nullptr) return false;
-    setvbuf(g_text, nullptr, _IOFBF, 1 << 16);
-  }
+  g_text = out;
+  if (out != stderr) setvbuf(g_text, nullptr, _IOFBF, 1 << 16);
+  delete g_events;
+  g_events = nullptr;
   if (mode == Mode::kSystrace) {
     g_events = new consumers::TraceEventWriter(g_text);
     g_events->begin(pid, process_name);
   }
   return true;
+}
+}  // namespace
+
+bool open_text_output(Mode mode, const char* path, uint32_t pid, const char* process_name) {
+  FILE* out =
+      path == nullptr || *path == '\0' || strcmp(path, "-") == 0 ? stderr : fopen(path, "w");
+  return out != nullptr && start_text_output(mode, out, pid, process_name);
+}
+
+bool open_text_output_fd(Mode mode, int fd, uint32_t pid, const char* process_name) {
+  FILE* out = fdopen(fd, "w");
+  if (out == nullptr) {
+    close(fd);
+    return false;
+  }
+  return start_text_output(mode, out, pid, process_name);
 }
 
 void close_text_output() {

@@ -19,12 +19,15 @@ struct ThreadState;
 enum class Mode { kFull, kLog, kError, kSystrace };
 
 Mode mode();
+void set_mode(Mode mode);
 // Parses GLTRACE_TRACE_MODE; false (and full) for an unknown name.
 bool parse_mode(const char* name, Mode* mode);
 const char* mode_name(Mode mode);
 
 // Opens the text output of a text mode ("" or "-": stderr). Returns false on failure.
 bool open_text_output(Mode mode, const char* path, uint32_t pid, const char* process_name);
+// The same on a file descriptor (owned from here on).
+bool open_text_output_fd(Mode mode, int fd, uint32_t pid, const char* process_name);
 void close_text_output();
 
 // A finished call (`call`: its whole Call message) in a text mode.

@@ -301,6 +301,7 @@ void CallRecorder::commit() {
   }
   head.uint_field(schema::call::kDurationNs, duration_);
   if (thread_time_ != 0) head.uint_field(schema::call::kThreadTimeNs, thread_time_);
+  if (synthetic_) head.bool_field(schema::call::kSynthetic, true);
   if (mode() == Mode::kFull) {
     t->chunk_has_call = true;
     t->chunk_last_seq = seq_;

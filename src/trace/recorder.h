@@ -109,6 +109,8 @@ class CallRecorder {
   wire::Encoder& call_encoder();
   // The call made a different context current (eglMakeCurrent).
   void set_context(uint32_t context_index);
+  // Not a call the app made just now (live tracing's eglMakeCurrent at join).
+  void set_synthetic() { synthetic_ = true; }
   // Appends the call to the thread's records.
   void commit();
 
@@ -121,6 +123,7 @@ class CallRecorder {
   uint64_t thread_time_ = 0;
   uint64_t seq_;
   uint32_t context_;
+  bool synthetic_ = false;
 };
 
 }  // namespace gltrace::trace

@@ -31,24 +31,33 @@ constexpr size_t kFrameFlushBytes = 64 * 1024;
 constexpr uint64_t kFlushIntervalNs = 100'000'000;
 
 struct Session {
-  std::unique_ptr<format::TraceWriter> writer;
+  // App threads read it without the lock; a closed writer is kept alive (a
+  // thread may still be in submit()), and later ones replace it.
+  std::atomic<format::TraceWriter*> writer{nullptr};
+  std::vector<std::unique_ptr<format::TraceWriter>> writers;  // owned, never freed
   std::atomic<bool> recording{false};
+  std::atomic<bool> stop_pending{false};
+  std::atomic<uint32_t> generation{0};  // sessions begun so far
+  std::atomic<bool> live{false};
   uint64_t start_ns = 0;
+  uint64_t max_frames = 0;
   std::atomic<uint64_t> seq{0};
   std::atomic<uint64_t> frames{0};
   std::atomic<uint64_t> calls{0};
+  std::atomic<uint64_t> app_frames{0};
   std::atomic<uint32_t> thread_count{0};
-  std::mutex mutex;  // threads, contexts
-  std::vector<ThreadState*> threads;
+  std::mutex mutex;                   // threads, contexts, session start and end
+  std::vector<ThreadState*> threads;  // every thread that ever recorded
   std::unordered_map<uint64_t, uint32_t> contexts;
   std::string output;
-  bool framebuffer_on_swap = false;
-  bool framebuffer_on_draw = false;
-  bool texture_data = true;
+  // Read on every call: relaxed atomics, changed while recording only by a
+  // live host's "options" request.
+  std::atomic<bool> framebuffer_on_swap{false};
+  std::atomic<bool> framebuffer_on_draw{false};
+  std::atomic<bool> texture_data{true};
+  std::atomic<bool> thread_time{false};
+  format::TraceWriter::Stats last_stats;  // of the session that ended last
 };
-
-// Read on every call: plain globals, set once before recording starts.
-bool g_thread_time = false;
 
 // Never destroyed: app threads may still call GL while the process exits.
 Session& session() {
@@ -122,31 +131,87 @@ void write_thread_record(ThreadState* thread) {
 
 }  // namespace
 
-bool recording() { return session().recording.load(std::memory_order_relaxed); }
+bool recording() {
+  Session& s = session();
+  if (!s.recording.load(std::memory_order_relaxed)) return false;
+  if (!s.live.load(std::memory_order_relaxed)) return true;
+  ThreadState* thread = t_thread;
+  return thread != nullptr && thread->generation == s.generation.load(std::memory_order_relaxed);
+}
+
+bool session_on() { return session().recording.load(std::memory_order_relaxed); }
+
+AppendGuard::AppendGuard(ThreadState* thread) : thread_(thread) {
+  thread->busy.store(true);
+  ok_ = recording();  // end_session owns the payload once recording is off
+  if (!ok_) thread->busy.store(false, std::memory_order_release);
+}
+
+AppendGuard::~AppendGuard() {
+  if (ok_) thread_->busy.store(false, std::memory_order_release);
+}
 
 uint64_t next_seq() { return session().seq.fetch_add(1, std::memory_order_relaxed); }
 
-bool capture_framebuffer_on_swap() { return session().framebuffer_on_swap; }
-bool capture_framebuffer_on_draw() { return session().framebuffer_on_draw; }
-bool capture_texture_data() { return session().texture_data; }
-bool capture_thread_time() { return g_thread_time; }
+bool capture_framebuffer_on_swap() {
+  return session().framebuffer_on_swap.load(std::memory_order_relaxed);
+}
+bool capture_framebuffer_on_draw() {
+  return session().framebuffer_on_draw.load(std::memory_order_relaxed);
+}
+bool capture_texture_data() { return session().texture_data.load(std::memory_order_relaxed); }
+bool capture_thread_time() { return session().thread_time.load(std::memory_order_relaxed); }
+
+CaptureOptions capture_options() {
+  return {capture_framebuffer_on_swap(), capture_framebuffer_on_draw(), capture_texture_data(),
+          capture_thread_time()};
+}
+
+void set_capture_options(const CaptureOptions& options) {
+  Session& s = session();
+  s.framebuffer_on_swap.store(options.framebuffer_on_swap);
+  s.framebuffer_on_draw.store(options.framebuffer_on_draw);
+  s.texture_data.store(options.texture_data);
+  s.thread_time.store(options.thread_time);
+}
 
 uint64_t frames_completed() { return session().frames.load(std::memory_order_relaxed); }
+
+bool last_frame_of_session() {
+  Session& s = session();
+  return s.max_frames != 0 && frames_completed() + 1 >= s.max_frames;
+}
+
+uint64_t app_frames() { return session().app_frames.load(std::memory_order_relaxed); }
+void count_app_frame() { session().app_frames.fetch_add(1, std::memory_order_relaxed); }
 
 uint64_t trace_time(uint64_t clock_ns) { return clock_ns - session().start_ns; }
 
 ThreadState* thread_state() {
-  ThreadState* thread = t_thread;
-  if (thread != nullptr) return thread;
-  thread = new ThreadState();  // owned by the session's list, never freed
   Session& s = session();
-  thread->index = s.thread_count.fetch_add(1) + 1;
-  {
+  uint32_t generation = s.generation.load(std::memory_order_relaxed);
+  ThreadState* thread = t_thread;
+  if (thread != nullptr && thread->generation == generation) return thread;
+  if (thread == nullptr) {
+    thread = new ThreadState();  // owned by the session's list, never freed
+    thread->frame_starts.reserve(256);
     std::lock_guard<std::mutex> lock(s.mutex);
     s.threads.push_back(thread);
+    t_thread = thread;
   }
-  t_thread = thread;
-  thread->frame_starts.reserve(256);
+  // New in this session: what the last one left was flushed by end_session.
+  thread->generation = generation;
+  thread->index = s.thread_count.fetch_add(1) + 1;
+  thread->context = 0;
+  thread->payload.clear();
+  thread->records = 0;
+  thread->chunk_has_call = false;
+  thread->blobs.clear();
+  thread->frame_starts.clear();
+  thread->pending_gl_error = 0;
+  thread->frame_started = true;
+  thread->context_data = nullptr;
+  thread->context_data_index = 0;
   thread->last_flush_ns = now_ns();
   write_thread_record(thread);
   return thread;
@@ -188,14 +253,15 @@ uint64_t store_blob(ThreadState* thread, const void* data, size_t size) {
 
 void flush_thread(ThreadState* thread) {
   Session& s = session();
-  if (thread->records == 0 || s.writer == nullptr) return;
-  s.writer->submit(format::Payload::from_encoder(thread->payload), thread->records,
-                   thread->frame_starts);
+  format::TraceWriter* writer = s.writer.load(std::memory_order_acquire);
+  if (thread->records == 0 || writer == nullptr) return;
+  writer->submit(format::Payload::from_encoder(thread->payload), thread->records,
+                 thread->frame_starts);
   thread->records = 0;
   thread->chunk_has_call = false;
   thread->frame_starts.clear();
   thread->last_flush_ns = now_ns();
-  s.writer->acquire_buffer().give_to(thread->payload);
+  writer->acquire_buffer().give_to(thread->payload);
 }
 
 void end_frame(ThreadState* thread, uint64_t swap_seq) {
@@ -218,10 +284,17 @@ void end_frame(ThreadState* thread, uint64_t swap_seq) {
   body.uint_field(schema::frame::kThread, thread->index);
   body.uint_field(schema::frame::kContext, thread->context);
   body.uint_field(schema::frame::kTimeNs, trace_time(now_ns()));
+  if (s.live) body.uint_field(schema::frame::kAppFrame, app_frames());
   append_record(thread, schema::record::kFrame, body.data(), body.size());
-  if (thread->payload.size() >= kFrameFlushBytes ||
-      now_ns() - thread->last_flush_ns >= kFlushIntervalNs)
+  if (s.max_frames != 0 && number + 1 >= s.max_frames) {
+    // The last frame asked for: stop here; the control thread finishes.
     flush_thread(thread);
+    s.recording.store(false);
+    s.stop_pending.store(true);
+  } else if (thread->payload.size() >= kFrameFlushBytes ||
+             now_ns() - thread->last_flush_ns >= kFlushIntervalNs) {
+    flush_thread(thread);
+  }
   thread->frame_started = true;
 }
 
@@ -233,58 +306,49 @@ uint32_t context_index(uint64_t handle, bool* created) {
   return it->second;
 }
 
-void start_session() {
+bool begin_session(SessionOptions options, std::string* error) {
   Session& s = session();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.recording.load() || s.stop_pending.load() || s.writer.load() != nullptr) {
+    *error = "a capture is already running in this process";
+    return false;
+  }
   calibrate_tsc_clock();
-  const char* pattern = env_get("GLTRACE_TRACE_FILE");
-  const char* socket = env_get("GLTRACE_TRACE_SOCKET");
-  std::string error;
-  Mode trace_mode = Mode::kFull;
-  const char* mode_env = env_get("GLTRACE_TRACE_MODE");
-  if (mode_env != nullptr && *mode_env != '\0' && !parse_mode(mode_env, &trace_mode))
-    GLTRACE_LOG_WARN("unknown GLTRACE_TRACE_MODE '%s' (full, log, error, systrace): using full",
-                     mode_env);
-  if (trace_mode != Mode::kFull) {
-    s.output = pattern != nullptr && *pattern != '\0' ? expand_output_pattern(pattern) : "";
-    s.start_ns = now_ns();
-    if (!open_text_output(trace_mode, s.output.c_str(), static_cast<uint32_t>(getpid()),
-                          process_name().c_str())) {
-      GLTRACE_LOG_ERROR("cannot open %s for the %s mode: %s", s.output.c_str(),
-                        mode_name(trace_mode), strerror(errno));
-      return;
+  s.live = options.live;
+  s.max_frames = options.max_frames;
+  s.output = options.output;
+  s.seq = 0;
+  s.frames = 0;
+  s.calls = 0;
+  s.thread_count = 0;
+  s.contexts.clear();
+  set_capture_options(options.capture);
+  s.start_ns = now_ns();
+  s.generation.fetch_add(1);
+  reset_context_states();
+  if (options.mode != Mode::kFull) {
+    bool opened = options.text_fd >= 0
+                      ? open_text_output_fd(options.mode, options.text_fd,
+                                            static_cast<uint32_t>(getpid()), process_name().c_str())
+                      : open_text_output(options.mode, s.output.c_str(),
+                                         static_cast<uint32_t>(getpid()), process_name().c_str());
+    if (!opened) {
+      *error = "cannot open " + s.output + " for the " + mode_name(options.mode) +
+               " mode: " + strerror(errno);
+      return false;
     }
     s.recording.store(true);
-    return;
+    return true;
   }
-  const char* framebuffer = env_get("GLTRACE_CAPTURE_FRAMEBUFFER");
-  std::string framebuffer_list = framebuffer != nullptr ? std::string(",") + framebuffer + "," : "";
-  s.framebuffer_on_swap = framebuffer_list.find(",swap,") != std::string::npos;
-  s.framebuffer_on_draw = framebuffer_list.find(",draw,") != std::string::npos;
-  const char* texture_data = env_get("GLTRACE_TEXTURE_DATA");
-  s.texture_data = texture_data == nullptr || strcmp(texture_data, "0") != 0;
-  const char* thread_time = env_get("GLTRACE_THREAD_TIME");
-  g_thread_time = thread_time != nullptr && strcmp(thread_time, "1") == 0;
-  format::WriterOptions options;
-  if (const char* level = env_get("GLTRACE_ZSTD_LEVEL")) options.zstd_level = atoi(level);
-  if (socket != nullptr && *socket != '\0') {
-    s.output = socket;
-    s.writer = format::TraceWriter::connect_unix_socket(socket, options, &error);
-  } else if (pattern != nullptr && *pattern != '\0') {
-    s.output = expand_output_pattern(pattern);
-    s.writer = format::TraceWriter::open_file(s.output, options, &error);
-  } else {
-    GLTRACE_LOG_ERROR(
-        "trace layer loaded without an output: set GLTRACE_TRACE_FILE (or use "
-        "gltrace trace -o FILE); calls pass through unrecorded");
-    return;
+  set_mode(Mode::kFull);
+  if (options.writer == nullptr) {
+    *error = "no trace output";
+    return false;
   }
-  if (s.writer == nullptr) {
-    GLTRACE_LOG_ERROR("cannot open trace output %s: %s; calls pass through unrecorded",
-                      s.output.c_str(), error.c_str());
-    return;
-  }
-  s.start_ns = now_ns();
+  format::TraceWriter* writer = options.writer.get();
+  s.writers.push_back(std::move(options.writer));
   // The header goes straight to the writer, ahead of every thread's records.
+  CaptureOptions capture = capture_options();
   wire::Encoder body;
   body.uint_field(schema::header::kFormatVersion, 1);
   body.uint_field(schema::header::kPid, static_cast<uint64_t>(getpid()));
@@ -293,31 +357,110 @@ void start_session() {
   body.string_field(schema::header::kClockDomain, "CLOCK_MONOTONIC");
   body.uint_field(schema::header::kStartTimeNs, s.start_ns);
   body.string_field(schema::header::kMode, "full");
-  std::string options_text = std::string("framebuffer=") +
-                             (s.framebuffer_on_swap && s.framebuffer_on_draw ? "swap,draw"
-                              : s.framebuffer_on_swap                        ? "swap"
-                              : s.framebuffer_on_draw                        ? "draw"
-                                                                             : "off") +
-                             " texture-data=" + (s.texture_data ? "on" : "off") +
-                             " thread-time=" + (g_thread_time ? "on" : "off");
+  std::string options_text =
+      std::string("framebuffer=") +
+      (capture.framebuffer_on_swap && capture.framebuffer_on_draw ? "swap,draw"
+       : capture.framebuffer_on_swap                              ? "swap"
+       : capture.framebuffer_on_draw                              ? "draw"
+                                                                  : "off") +
+      " texture-data=" + (capture.texture_data ? "on" : "off") +
+      " thread-time=" + (capture.thread_time ? "on" : "off");
   body.string_field(schema::header::kCaptureOptions, options_text);
+  if (options.mid_run) body.bool_field(schema::header::kMidRun, true);
   wire::Encoder record;
   record.tag(schema::chunk::kRecords, wire::kLengthDelimited);
   record.raw_varint(1 + wire::varint_size(body.size()) + body.size());
   record.bytes_field(schema::record::kHeader, body.data(), body.size());
-  s.writer->submit(format::Payload::from_encoder(record), 1, {});
+  writer->submit(format::Payload::from_encoder(record), 1, {});
+  s.writer.store(writer, std::memory_order_release);
   s.recording.store(true);
   GLTRACE_LOADER_DEBUG("trace layer: recording to %s", s.output.c_str());
+  return true;
+}
+
+void start_session() {
+  const char* pattern = env_get("GLTRACE_TRACE_FILE");
+  const char* socket = env_get("GLTRACE_TRACE_SOCKET");
+  SessionOptions options;
+  const char* mode_env = env_get("GLTRACE_TRACE_MODE");
+  if (mode_env != nullptr && *mode_env != '\0' && !parse_mode(mode_env, &options.mode))
+    GLTRACE_LOG_WARN("unknown GLTRACE_TRACE_MODE '%s' (full, log, error, systrace): using full",
+                     mode_env);
+  std::string error;
+  if (options.mode != Mode::kFull) {
+    options.output = pattern != nullptr && *pattern != '\0' ? expand_output_pattern(pattern) : "";
+    if (!begin_session(std::move(options), &error)) GLTRACE_LOG_ERROR("%s", error.c_str());
+    return;
+  }
+  const char* framebuffer = env_get("GLTRACE_CAPTURE_FRAMEBUFFER");
+  std::string framebuffer_list = framebuffer != nullptr ? std::string(",") + framebuffer + "," : "";
+  options.capture.framebuffer_on_swap = framebuffer_list.find(",swap,") != std::string::npos;
+  options.capture.framebuffer_on_draw = framebuffer_list.find(",draw,") != std::string::npos;
+  const char* texture_data = env_get("GLTRACE_TEXTURE_DATA");
+  options.capture.texture_data = texture_data == nullptr || strcmp(texture_data, "0") != 0;
+  const char* thread_time = env_get("GLTRACE_THREAD_TIME");
+  options.capture.thread_time = thread_time != nullptr && strcmp(thread_time, "1") == 0;
+  format::WriterOptions writer_options;
+  if (const char* level = env_get("GLTRACE_ZSTD_LEVEL")) writer_options.zstd_level = atoi(level);
+  if (socket != nullptr && *socket != '\0') {
+    options.output = socket;
+    options.writer = format::TraceWriter::connect_unix_socket(socket, writer_options, &error);
+  } else if (pattern != nullptr && *pattern != '\0') {
+    options.output = expand_output_pattern(pattern);
+    options.writer = format::TraceWriter::open_file(options.output, writer_options, &error);
+  } else {
+    GLTRACE_LOG_ERROR(
+        "trace layer loaded without an output: set GLTRACE_TRACE_FILE (or use "
+        "gltrace trace -o FILE); calls pass through unrecorded");
+    return;
+  }
+  if (options.writer == nullptr) {
+    GLTRACE_LOG_ERROR("cannot open trace output %s: %s; calls pass through unrecorded",
+                      options.output.c_str(), error.c_str());
+    return;
+  }
+  if (!begin_session(std::move(options), &error)) GLTRACE_LOG_ERROR("%s", error.c_str());
+}
+
+bool session_stop_pending() { return session().stop_pending.load(); }
+
+SessionStats session_stats() {
+  Session& s = session();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  SessionStats st;
+  st.on = s.recording.load() || s.stop_pending.load();
+  st.number = s.generation.load();
+  st.frames = s.frames.load();
+  st.calls = s.calls.load();
+  format::TraceWriter* writer = s.writer.load();
+  format::TraceWriter::Stats ws = writer != nullptr ? writer->stats() : s.last_stats;
+  st.bytes = ws.bytes_written;
+  st.stalls = ws.stall_count;
+  st.stall_ns = ws.stall_ns;
+  st.output_failed = writer != nullptr && writer->failed();
+  st.output = s.output;
+  return st;
 }
 
 void end_session() {
   Session& s = session();
-  if (!s.recording.exchange(false)) return;
-  if (mode() != Mode::kFull) return close_text_output();
-  if (s.writer == nullptr) return;
+  bool was_recording = s.recording.exchange(false);
+  if (!was_recording && !s.stop_pending.load()) return;
+  if (mode() != Mode::kFull) {
+    close_text_output();
+    s.stop_pending.store(false);
+    return;
+  }
   std::lock_guard<std::mutex> lock(s.mutex);
+  format::TraceWriter* writer = s.writer.load();
+  if (writer == nullptr) {
+    s.stop_pending.store(false);
+    return;
+  }
+  uint32_t generation = s.generation.load();
   ThreadState* last = nullptr;
   for (ThreadState* thread : s.threads) {
+    if (thread->generation != generation) continue;
     // A thread in the middle of a call finishes it first (bounded: a thread
     // stuck in a driver call for a second loses that call).
     for (int i = 0; i < 1000 && thread->busy.load(std::memory_order_acquire); ++i) usleep(1000);
@@ -326,7 +469,7 @@ void end_session() {
     last = thread;
   }
   if (last != nullptr) {
-    format::TraceWriter::Stats ws = s.writer->stats();
+    format::TraceWriter::Stats ws = writer->stats();
     wire::Encoder body;
     body.uint_field(schema::stats::kCalls, s.calls.load());
     body.uint_field(schema::stats::kFrames, s.frames.load());
@@ -336,8 +479,11 @@ void end_session() {
     append_record(last, schema::record::kStats, body.data(), body.size());
     flush_thread(last);
   }
-  format::TraceWriter::Stats ws = s.writer->stats();
-  s.writer->close();  // it logs its own failure
+  writer->close();  // it logs its own failure
+  format::TraceWriter::Stats ws = writer->stats();
+  s.last_stats = ws;
+  s.writer.store(nullptr, std::memory_order_release);
+  s.stop_pending.store(false);
   if (ws.stall_count != 0)
     GLTRACE_LOG_WARN("trace %s: the app waited for the writer %llu times (%.1f ms in all)",
                      s.output.c_str(), static_cast<unsigned long long>(ws.stall_count),

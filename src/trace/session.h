@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -11,11 +12,15 @@
 
 #include "format/wire.h"
 #include "format/writer.h"
+#include "trace/modes.h"
 
 namespace gltrace::trace {
 
 // Per-thread capture state. Only its own thread touches it, except at exit.
 struct ThreadState {
+  // The session these fields belong to (a thread's state is reset when it
+  // first records in a new one; live tracing starts several per process).
+  uint32_t generation = 0;
   // Set while the thread appends to `payload`: end_session waits for it to
   // clear before taking the payload (the app may still draw on another
   // thread while it exits).
@@ -40,18 +45,41 @@ struct ThreadState {
   uint32_t context_data_index = 0;
 };
 
-// The calling thread's state, created (and its Thread record written) on
-// first use. Never null.
+// The calling thread's state in the current session, created or reset (and
+// its Thread record written) on first use. Never null.
 ThreadState* thread_state();
 
-// True while calls are being recorded.
+// True while this thread's calls are recorded: a session is on and, in live
+// tracing, the thread has joined it at a switch point (see live.h).
 bool recording();
+
+// True while a session records (some threads may not have joined yet).
+bool session_on();
+
+// Holds a thread's payload for records written outside a call's recording
+// window (framebuffer read-backs): ok() is false when recording stopped, and
+// the records must then not be written.
+class AppendGuard {
+ public:
+  explicit AppendGuard(ThreadState* thread);
+  ~AppendGuard();
+  AppendGuard(const AppendGuard&) = delete;
+  AppendGuard& operator=(const AppendGuard&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  ThreadState* thread_;
+  bool ok_;
+};
 
 // The next value of the global call order.
 uint64_t next_seq();
 
 // Frames ended so far (the number of the frame in progress).
 uint64_t frames_completed();
+
+// The frame in progress is the last one the session records (max_frames).
+bool last_frame_of_session();
 
 // Trace time of a clock value.
 uint64_t trace_time(uint64_t clock_ns);
@@ -74,19 +102,72 @@ void end_frame(ThreadState* thread, uint64_t swap_seq);
 // whether it is new (its Context record still to be written by the caller).
 uint32_t context_index(uint64_t handle, bool* created);
 
-// Capture options, fixed at start: framebuffer on eglSwapBuffers and/or
-// after each draw call (GLTRACE_CAPTURE_FRAMEBUFFER=swap, draw or swap,draw), texture data
-// (GLTRACE_TEXTURE_DATA=0 turns it off), thread CPU time of each call (GLTRACE_THREAD_TIME=1).
+// Capture options: framebuffer on eglSwapBuffers and/or after each draw
+// call, texture data, thread CPU time of each call. Live tracing may change
+// them while a session runs.
+struct CaptureOptions {
+  bool framebuffer_on_swap = false;
+  bool framebuffer_on_draw = false;
+  bool texture_data = true;
+  bool thread_time = false;
+};
 bool capture_framebuffer_on_swap();
 bool capture_framebuffer_on_draw();
 bool capture_texture_data();
 bool capture_thread_time();
+CaptureOptions capture_options();
+void set_capture_options(const CaptureOptions& options);
 
-// Opens the output named by the environment and writes the Header. Called
-// from AndroidGLESLayer_Initialize.
+struct SessionOptions {
+  Mode mode = Mode::kFull;
+  CaptureOptions capture;
+  // Full mode: the trace goes here (owned). Text modes: text_fd (owned), or
+  // output as a path ("" or "-": stderr) when text_fd is -1.
+  std::unique_ptr<format::TraceWriter> writer;
+  int text_fd = -1;
+  std::string output;       // a name for messages (and the text path)
+  bool live = false;        // threads record only after they joined at a switch point
+  bool mid_run = false;     // the app ran (and maybe drew) before this session
+  uint64_t max_frames = 0;  // live: stop after this many frames (0: no limit)
+};
+
+// Starts a session: the Header, then recording. False (with *error) if one
+// is already on or the output cannot be used.
+bool begin_session(SessionOptions options, std::string* error);
+
+// Starts the session the environment asks for (GLTRACE_TRACE_FILE,
+// GLTRACE_TRACE_SOCKET, GLTRACE_TRACE_MODE, GLTRACE_CAPTURE_FRAMEBUFFER,
+// GLTRACE_TEXTURE_DATA=0, GLTRACE_THREAD_TIME=1). Called from
+// AndroidGLESLayer_Initialize when the trace layer is an ordinary layer.
 void start_session();
 
-// Flushes every thread and closes the output (process exit).
+// Stops recording, flushes every thread and finishes the output (index,
+// footer). Idempotent; also at process exit.
 void end_session();
+
+// A live session reached its max_frames on an app thread: recording stopped,
+// and the control thread is to call end_session() (no I/O on the app thread).
+bool session_stop_pending();
+
+struct SessionStats {
+  bool on = false;
+  uint64_t number = 0;  // sessions begun in this process
+  uint64_t frames = 0;
+  uint64_t calls = 0;
+  uint64_t bytes = 0;
+  uint64_t stalls = 0;
+  uint64_t stall_ns = 0;
+  bool output_failed = false;
+  std::string output;
+};
+SessionStats session_stats();
+
+// Forgets the trace layer's per-context state (custom_wrappers.cpp): a new
+// session numbers contexts anew.
+void reset_context_states();
+
+// Live tracing: the app's swaps so far (Frame.app_frame of the next frame).
+uint64_t app_frames();
+void count_app_frame();
 
 }  // namespace gltrace::trace

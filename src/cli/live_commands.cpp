@@ -1,0 +1,466 @@
+// Live tracing from the host: `gltrace ps`, `attach`, `detach`, `options`.
+// They talk to the control server inside a traceable app (src/control).
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "cli/commands.h"
+#include "control/client.h"
+#include "format/container.h"
+
+namespace gltrace::cli {
+
+const char kUsage_ps[] =
+    "usage: gltrace ps\n"
+    "\n"
+    "Lists this user's traceable processes (started with `gltrace run --traceable`\n"
+    "or with the debug.gltrace.trace setting): pid, name, state (idle, tracing,\n"
+    "finishing), the mode an attach records by default, frames the app drew, and\n"
+    "the control socket. Sockets nobody answers on (a process that died) are\n"
+    "listed as stale.\n";
+
+const char kUsage_attach[] =
+    "usage: gltrace attach PID|NAME -o FILE [--mode MODE] [--framebuffer WHEN]\n"
+    "                      [--no-texture-data] [--thread-time] [--frames N | --duration S]\n"
+    "                      [--tcp HOST:PORT --token TOKEN] [--zstd-level N]\n"
+    "\n"
+    "Starts tracing a running traceable process and streams the trace to FILE.\n"
+    "Each thread of the app switches to tracing at its next eglSwapBuffers or\n"
+    "eglMakeCurrent; the trace is marked as started mid-run. Tracing stops after\n"
+    "N frames, after S seconds, on Ctrl-C, on `gltrace detach`, or when the app\n"
+    "exits; FILE is then complete (index and footer) and the app keeps running.\n"
+    "If this command is killed, the app stops tracing within a frame.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE  where the trace goes (the mode's text for log, error\n"
+    "                     and systrace)\n"
+    "  --mode MODE        full, log, error or systrace (default: the app's setting)\n"
+    "  --framebuffer WHEN swap, draw, swap,draw or off: framebuffer read-backs\n"
+    "  --no-texture-data  texture uploads without their pixels\n"
+    "  --thread-time      each call's thread CPU time\n"
+    "  --frames N         stop after N frames\n"
+    "  --duration S       stop after S seconds\n"
+    "  --tcp HOST:PORT    the app's TCP listener (`gltrace run --control-tcp`),\n"
+    "                     with --token TOKEN as it printed at start\n"
+    "  --quiet            no progress line\n";
+
+const char kUsage_detach[] =
+    "usage: gltrace detach PID|NAME [--tcp HOST:PORT --token TOKEN]\n"
+    "\n"
+    "Stops the capture running in a traceable process. The attach that started\n"
+    "it writes the end of the trace and exits; the app keeps running.\n";
+
+const char kUsage_options[] =
+    "usage: gltrace options PID|NAME [--framebuffer WHEN] [--texture-data on|off]\n"
+    "                       [--thread-time on|off] [--tcp HOST:PORT --token TOKEN]\n"
+    "\n"
+    "Changes the capture options of a traceable process, also while it traces,\n"
+    "and prints them. Without options, prints them.\n";
+
+namespace {
+
+volatile sig_atomic_t g_interrupted = 0;
+
+void on_interrupt(int) { g_interrupted = 1; }
+
+double seconds_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+struct Target {
+  std::string what;  // PID or NAME
+  control::Endpoint endpoint;
+};
+
+// Parses the options every live command shares; -1 for one it does not know.
+int parse_target_option(const char* command, const std::vector<std::string>& args, size_t* i,
+                        Target* target) {
+  const std::string& arg = args[*i];
+  if (arg == "--tcp" || arg == "--token") {
+    if (*i + 1 >= args.size()) return usage_error(command, arg + " needs a value");
+    const std::string& value = args[++*i];
+    if (arg == "--token") {
+      target->endpoint.token = value;
+      return kExitOk;
+    }
+    std::string error;
+    if (!control::parse_tcp_endpoint(value, &target->endpoint, &error))
+      return usage_error(command, error);
+    return kExitOk;
+  }
+  if (!arg.empty() && arg[0] != '-' && target->what.empty()) {
+    target->what = arg;
+    return kExitOk;
+  }
+  return -1;
+}
+
+// Fills in the Unix socket for a PID or NAME; false after printing why.
+bool resolve(const char* command, Target* target) {
+  if (target->endpoint.tcp_port > 0) {
+    if (target->endpoint.token.empty()) {
+      fprintf(stderr, "gltrace %s: --tcp needs --token (the app printed it at start)\n", command);
+      return false;
+    }
+    return true;
+  }
+  if (target->what.empty()) {
+    usage_error(command, "missing PID or NAME");
+    return false;
+  }
+  std::string error;
+  target->endpoint.unix_path = control::find_process_socket(target->what, &error);
+  if (target->endpoint.unix_path.empty()) {
+    fprintf(stderr, "gltrace %s: %s\n", command, error.c_str());
+    return false;
+  }
+  return true;
+}
+
+bool parse_framebuffer(const std::string& value, control::CaptureOptions* options) {
+  if (value != "swap" && value != "draw" && value != "swap,draw" && value != "off") return false;
+  options->framebuffer_on_swap = value == "swap" || value == "swap,draw";
+  options->framebuffer_on_draw = value == "draw" || value == "swap,draw";
+  return true;
+}
+
+std::string describe(const control::CaptureOptions& o) {
+  auto flag = [](const std::optional<bool>& v) { return v && *v ? "on" : "off"; };
+  bool swap = o.framebuffer_on_swap && *o.framebuffer_on_swap;
+  bool draw = o.framebuffer_on_draw && *o.framebuffer_on_draw;
+  return std::string("framebuffer=") +
+         (swap && draw ? "swap,draw"
+          : swap       ? "swap"
+          : draw       ? "draw"
+                       : "off") +
+         " texture-data=" + flag(o.texture_data) + " thread-time=" + flag(o.thread_time);
+}
+
+constexpr char kAttach[] = "attach";
+
+// Streams the data channel into the output until it closes, sending Stop
+// when asked to and printing progress from status replies.
+class AttachLoop {
+ public:
+  AttachLoop(int control_fd, int data_fd, int out_fd, double duration, bool progress)
+      : control_fd_(control_fd),
+        data_fd_(data_fd),
+        out_fd_(out_fd),
+        deadline_(duration > 0 ? seconds_now() + duration : 0),
+        progress_(progress) {}
+
+  // False after printing why (the output failed).
+  bool run() {
+    double next_status = seconds_now() + 0.5;
+    while (data_fd_ >= 0) {
+      if (!stop_sent_ && (g_interrupted != 0 || (deadline_ > 0 && seconds_now() >= deadline_)))
+        send(control::Command::kStop);
+      if (seconds_now() >= next_status && control_fd_ >= 0) {
+        send(control::Command::kGetStatus);
+        next_status = seconds_now() + 0.5;
+      }
+      pollfd fds[2] = {{data_fd_, POLLIN, 0}, {control_fd_, POLLIN, 0}};
+      int ready = poll(fds, control_fd_ >= 0 ? 2 : 1, 100);
+      if (ready < 0 && errno != EINTR) break;
+      if (ready <= 0) continue;
+      if (fds[0].revents != 0 && !copy_data()) return false;
+      if (control_fd_ >= 0 && fds[1].revents != 0) read_replies();
+    }
+    if (progress_) fputc('\n', stderr);
+    return true;
+  }
+
+  uint64_t bytes() const { return bytes_; }
+  const control::Status& status() const { return status_; }
+  bool stop_sent() const { return stop_sent_; }
+
+ private:
+  void send(control::Command command) {
+    control::Request request;
+    request.id = next_id_++;
+    request.command = command;
+    std::string error;
+    if (!control::send_message(control_fd_, control::encode(request), &error)) {
+      close(control_fd_);
+      control_fd_ = -1;
+    }
+    if (command == control::Command::kStop) stop_sent_ = true;
+  }
+
+  bool copy_data() {
+    uint8_t buffer[1 << 16];
+    ssize_t n = read(data_fd_, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) return true;
+    if (n <= 0) {  // the capture ended (or the app went away)
+      close(data_fd_);
+      data_fd_ = -1;
+      return true;
+    }
+    for (ssize_t done = 0; done < n;) {
+      ssize_t w = write(out_fd_, buffer + done, static_cast<size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        fprintf(stderr, "\ngltrace attach: cannot write the trace: %s\n", strerror(errno));
+        return false;
+      }
+      done += w;
+    }
+    bytes_ += static_cast<uint64_t>(n);
+    return true;
+  }
+
+  void read_replies() {
+    uint8_t buffer[4096];
+    ssize_t n = recv(control_fd_, buffer, sizeof buffer, 0);
+    if (n <= 0) {
+      close(control_fd_);
+      control_fd_ = -1;
+      return;
+    }
+    reader_.append(buffer, static_cast<size_t>(n));
+    std::vector<uint8_t> message;
+    while (reader_.next(&message) == control::FrameReader::Result::kMessage) {
+      control::Reply reply;
+      std::string error;
+      if (!control::decode(message.data(), message.size(), &reply, &error)) continue;
+      if (!reply.ok && !reply.error.empty())
+        fprintf(stderr, "\ngltrace attach: the app says: %s\n", reply.error.c_str());
+      if (reply.status) status_ = *reply.status;
+      if (progress_)
+        fprintf(stderr, "\rframes %" PRIu64 "  calls %" PRIu64 "  %.1f MB  stalls %" PRIu64 "   ",
+                status_.frames, status_.calls, static_cast<double>(bytes_) / 1e6, status_.stalls);
+    }
+  }
+
+  int control_fd_;
+  int data_fd_;
+  int out_fd_;
+  double deadline_;
+  bool progress_;
+  bool stop_sent_ = false;
+  uint64_t next_id_ = 1000;
+  uint64_t bytes_ = 0;
+  control::FrameReader reader_;
+  control::Status status_;
+};
+
+// True when the file ends with the container's footer (a finished trace).
+bool has_footer(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char tail[format::kFooterSize];
+  off_t size = lseek(fd, 0, SEEK_END);
+  bool ok = size >= static_cast<off_t>(format::kFooterSize) &&
+            pread(fd, tail, sizeof tail, size - static_cast<off_t>(sizeof tail)) ==
+                static_cast<ssize_t>(sizeof tail) &&
+            memcmp(tail, format::kFooterMagic, 8) == 0;
+  close(fd);
+  return ok;
+}
+
+}  // namespace
+
+int cmd_ps(const std::vector<std::string>& args) {
+  if (!args.empty()) {
+    if (args[0] == "--help" || args[0] == "-h") {
+      fputs(kUsage_ps, stdout);
+      return kExitOk;
+    }
+    return usage_error("ps", "takes no arguments");
+  }
+  std::string error;
+  std::vector<control::ProcessEntry> entries = control::list_processes(&error);
+  if (!error.empty() && entries.empty()) {
+    fprintf(stderr, "gltrace ps: %s\n", error.c_str());
+    return kExitFailure;
+  }
+  printf("%-8s %-20s %-10s %-9s %-10s %s\n", "PID", "NAME", "STATE", "MODE", "FRAMES", "SOCKET");
+  for (const auto& e : entries) {
+    if (!e.reachable) {
+      printf("%-8s %-20s %-10s %-9s %-10s %s\n", "-", "-", "stale", "-", "-",
+             e.socket_path.c_str());
+      continue;
+    }
+    printf("%-8u %-20s %-10s %-9s %-10" PRIu64 " %s\n", e.status.pid, e.status.process_name.c_str(),
+           e.status.state.c_str(), e.status.mode.c_str(), e.status.app_frames,
+           e.socket_path.c_str());
+  }
+  return kExitOk;
+}
+
+int cmd_attach(const std::vector<std::string>& args) {
+  Target target;
+  std::string output;
+  control::Request start;
+  start.command = control::Command::kStart;
+  double duration = 0;
+  bool quiet = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      fputs(kUsage_attach, stdout);
+      return kExitOk;
+    }
+    bool has_value = i + 1 < args.size();
+    if ((arg == "-o" || arg == "--output") && has_value) {
+      output = args[++i];
+    } else if (arg == "--mode" && has_value) {
+      start.mode = args[++i];
+    } else if (arg == "--framebuffer" && has_value) {
+      if (!parse_framebuffer(args[++i], &start.options))
+        return usage_error(kAttach, "--framebuffer takes swap, draw, swap,draw or off");
+    } else if (arg == "--no-texture-data") {
+      start.options.texture_data = false;
+    } else if (arg == "--thread-time") {
+      start.options.thread_time = true;
+    } else if (arg == "--quiet") {
+      quiet = true;
+    } else if ((arg == "--frames" || arg == "--duration" || arg == "--zstd-level") && has_value) {
+      char* end = nullptr;
+      double v = strtod(args[++i].c_str(), &end);
+      if (end == args[i].c_str() || *end != '\0' || v <= 0 || v > 1e9)
+        return usage_error(kAttach, arg + " takes a positive number");
+      if (arg == "--frames") start.max_frames = static_cast<uint64_t>(v);
+      if (arg == "--duration") duration = v;
+      if (arg == "--zstd-level") start.zstd_level = static_cast<int32_t>(v);
+    } else {
+      int status = parse_target_option(kAttach, args, &i, &target);
+      if (status == -1) return usage_error(kAttach, "unknown option or argument '" + arg + "'");
+      if (status != kExitOk) return status;
+    }
+  }
+  if (output.empty()) return usage_error(kAttach, "missing -o FILE");
+  if (!resolve(kAttach, &target)) return kExitFailure;
+
+  std::string error;
+  control::Status status;
+  auto client = control::Client::connect(target.endpoint, "gltrace attach", &error, &status);
+  if (client == nullptr) {
+    fprintf(stderr, "gltrace attach: %s\n", error.c_str());
+    return kExitFailure;
+  }
+  if (status.state != "idle") {
+    fprintf(stderr, "gltrace attach: %s (pid %u) is already %s\n", status.process_name.c_str(),
+            status.pid, status.state.c_str());
+    return kExitFailure;
+  }
+  int out_fd = open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out_fd < 0) {
+    fprintf(stderr, "gltrace attach: cannot create %s: %s\n", output.c_str(), strerror(errno));
+    return kExitFailure;
+  }
+  int data_fd = control::open_data_channel(target.endpoint, &error);
+  control::Reply reply;
+  if (data_fd < 0 || !client->call(start, &reply, &error)) {
+    fprintf(stderr, "gltrace attach: cannot start tracing %s (pid %u): %s\n",
+            status.process_name.c_str(), status.pid, error.c_str());
+    if (data_fd >= 0) close(data_fd);
+    close(out_fd);
+    unlink(output.c_str());
+    return kExitFailure;
+  }
+  fprintf(stderr, "gltrace attach: tracing %s (pid %u) from app frame %" PRIu64 " to %s%s\n",
+          status.process_name.c_str(), status.pid,
+          reply.status ? reply.status->app_frames : uint64_t{0}, output.c_str(),
+          isatty(STDIN_FILENO) != 0 ? "; Ctrl-C stops" : "");
+  struct sigaction action {};
+  action.sa_handler = &on_interrupt;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  AttachLoop loop(client->fd(), data_fd, out_fd, duration, !quiet && isatty(STDERR_FILENO) != 0);
+  bool ok = loop.run();
+  if (close(out_fd) != 0) ok = false;
+  // The capture's final figures.
+  control::Request get_status;
+  get_status.command = control::Command::kGetStatus;
+  control::Status final_status = loop.status();
+  if (client->call(get_status, &reply, &error) && reply.status) final_status = *reply.status;
+  bool complete = has_footer(output);
+  fprintf(
+      stderr,
+      "gltrace attach: %" PRIu64 " frames, %" PRIu64 " calls, %.2f MB, %" PRIu64
+      " writer stalls -> %s%s\n",
+      final_status.frames, final_status.calls, static_cast<double>(loop.bytes()) / 1e6,
+      final_status.stalls, output.c_str(),
+      complete ? "" : " (cut short: the app or its connection went away; readable up to there)");
+  return ok && complete ? kExitOk : kExitFailure;
+}
+
+int cmd_detach(const std::vector<std::string>& args) {
+  Target target;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") {
+      fputs(kUsage_detach, stdout);
+      return kExitOk;
+    }
+    int status = parse_target_option("detach", args, &i, &target);
+    if (status == -1) return usage_error("detach", "unknown option or argument '" + args[i] + "'");
+    if (status != kExitOk) return status;
+  }
+  if (!resolve("detach", &target)) return kExitFailure;
+  std::string error;
+  auto client = control::Client::connect(target.endpoint, "gltrace detach", &error);
+  control::Request stop;
+  stop.command = control::Command::kStop;
+  control::Reply reply;
+  if (client == nullptr || !client->call(stop, &reply, &error)) {
+    fprintf(stderr, "gltrace detach: %s\n", error.c_str());
+    return kExitFailure;
+  }
+  if (reply.status)
+    printf("stopped: %" PRIu64 " frames, %" PRIu64 " calls\n", reply.status->frames,
+           reply.status->calls);
+  return kExitOk;
+}
+
+int cmd_options(const std::vector<std::string>& args) {
+  Target target;
+  control::Request request;
+  request.command = control::Command::kSetOptions;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      fputs(kUsage_options, stdout);
+      return kExitOk;
+    }
+    bool has_value = i + 1 < args.size();
+    if (arg == "--framebuffer" && has_value) {
+      if (!parse_framebuffer(args[++i], &request.options))
+        return usage_error("options", "--framebuffer takes swap, draw, swap,draw or off");
+    } else if ((arg == "--texture-data" || arg == "--thread-time") && has_value) {
+      const std::string& v = args[++i];
+      if (v != "on" && v != "off") return usage_error("options", arg + " takes on or off");
+      (arg == "--texture-data" ? request.options.texture_data : request.options.thread_time) =
+          v == "on";
+    } else {
+      int status = parse_target_option("options", args, &i, &target);
+      if (status == -1) return usage_error("options", "unknown option or argument '" + arg + "'");
+      if (status != kExitOk) return status;
+    }
+  }
+  if (!resolve("options", &target)) return kExitFailure;
+  std::string error;
+  auto client = control::Client::connect(target.endpoint, "gltrace options", &error);
+  control::Reply reply;
+  if (client == nullptr || !client->call(request, &reply, &error)) {
+    fprintf(stderr, "gltrace options: %s\n", error.c_str());
+    return kExitFailure;
+  }
+  if (reply.status)
+    printf("%s (%s)\n", describe(reply.status->options).c_str(), reply.status->state.c_str());
+  return kExitOk;
+}
+
+}  // namespace gltrace::cli

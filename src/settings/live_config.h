@@ -1,0 +1,43 @@
+// Per-process live tracing: the analogue of Android's debug.egl.trace,
+// debug.egl.debug_proc and debug.egl.debug_portname. Plain logic: the loader
+// and the trace layer both decide from the same settings and environment.
+#pragma once
+
+#include <string>
+
+#include "settings/settings.h"
+
+namespace gltrace::settings {
+
+// Setting names; the environment variable in parentheses wins over each.
+inline constexpr char kLiveTrace[] = "debug.gltrace.trace";    // (GLTRACE_LIVE) mode
+inline constexpr char kLiveProc[] = "debug.gltrace.proc";      // (GLTRACE_LIVE_PROC)
+inline constexpr char kLiveStart[] = "debug.gltrace.start";    // (GLTRACE_LIVE_START)
+inline constexpr char kLiveSocket[] = "debug.gltrace.socket";  // (GLTRACE_CONTROL_SOCKET)
+inline constexpr char kLiveTcp[] = "debug.gltrace.tcp";        // (GLTRACE_CONTROL_TCP)
+
+struct LiveConfig {
+  bool enabled = false;      // this process is traceable
+  std::string mode = "off";  // full, log, error, systrace (what a start records)
+  bool start_now = false;    // record from the first call, else wait for a host
+  std::string socket_name;   // control socket name ("" = gltrace-PID)
+  int tcp_port = -1;         // loopback TCP listener port (0 = any), -1 = none
+  std::string source;        // where the decision came from, for the log
+  std::string error;         // a value that was ignored, and why
+};
+
+// A lookup of an environment variable (nullptr when unset or not trusted).
+using EnvLookup = const char* (*)(const char* name);
+
+// mode: off (default), full, log, error or systrace.
+// proc: the executable names it applies to, ':'-separated; a name ending in
+//   '*' is a prefix; empty or unset: every process.
+// start: "attach" (default: traceable, idle until a host attaches) or "now".
+// socket: a plain file name under $XDG_RUNTIME_DIR/gltrace.
+// tcp: a port number (0..65535) for a 127.0.0.1 listener with a token.
+LiveConfig choose_live_config(const Values& values, EnvLookup env, const std::string& process_name);
+
+// True when process_name matches the ':'-separated list (names or prefix*).
+bool process_matches(const std::string& list, const std::string& process_name);
+
+}  // namespace gltrace::settings

@@ -1,0 +1,271 @@
+#include "trace/live.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+#include "common/log.h"
+#include "common/process.h"
+#include "control/server.h"
+#include "gltrace/api/functions.h"
+#include "gltrace/api/pfn.h"
+#include "settings/live_config.h"
+#include "trace/layer.h"
+#include "trace/modes.h"
+#include "trace/recorder.h"
+#include "trace/session.h"
+
+namespace gltrace::trace {
+namespace {
+
+template <api::FunctionId kId, typename Pfn>
+Pfn next() {
+  return reinterpret_cast<Pfn>(next_function(kId));
+}
+#define NEXT(name) next<api::kFn_##name, PFN_gltrace_##name>()
+
+const GltraceLiveHost* g_host = nullptr;
+settings::LiveConfig g_config;
+
+// This thread's table: pinned once it passed a switch point (until then it
+// follows the default table).
+__thread bool t_pinned __attribute__((tls_model("initial-exec"))) = false;
+__thread bool t_active __attribute__((tls_model("initial-exec"))) = false;
+
+control::CaptureOptions to_wire(const CaptureOptions& o) {
+  control::CaptureOptions w;
+  w.framebuffer_on_swap = o.framebuffer_on_swap;
+  w.framebuffer_on_draw = o.framebuffer_on_draw;
+  w.texture_data = o.texture_data;
+  w.thread_time = o.thread_time;
+  return w;
+}
+
+CaptureOptions merged(CaptureOptions base, const control::CaptureOptions& w) {
+  if (w.framebuffer_on_swap) base.framebuffer_on_swap = *w.framebuffer_on_swap;
+  if (w.framebuffer_on_draw) base.framebuffer_on_draw = *w.framebuffer_on_draw;
+  if (w.texture_data) base.texture_data = *w.texture_data;
+  if (w.thread_time) base.thread_time = *w.thread_time;
+  return base;
+}
+
+class LiveController final : public control::Controller {
+ public:
+  control::Status status() override {
+    SessionStats st = session_stats();
+    control::Status out;
+    out.pid = static_cast<uint32_t>(getpid());
+    out.process_name = process_name();
+    out.state = session_on() ? "tracing" : st.on ? "finishing" : "idle";
+    out.mode = g_config.mode;
+    out.session = st.number;
+    out.frames = st.frames;
+    out.calls = st.calls;
+    out.bytes = st.bytes;
+    out.stalls = st.stalls;
+    out.stall_ns = st.stall_ns;
+    out.app_frames = app_frames();
+    out.options = to_wire(capture_options());
+    out.output = st.output;
+    return out;
+  }
+
+  bool start(const control::Request& request, int data_fd, std::string* error) override {
+    SessionOptions options;
+    std::string mode = request.mode.empty() ? g_config.mode : request.mode;
+    if (!parse_mode(mode.c_str(), &options.mode)) {
+      close(data_fd);
+      *error = "unknown mode '" + mode + "' (full, log, error, systrace)";
+      return false;
+    }
+    options.capture = merged(CaptureOptions(), request.options);
+    options.output = "host connection";
+    options.live = true;
+    options.mid_run = true;
+    options.max_frames = request.max_frames;
+    if (options.mode == Mode::kFull) {
+      format::WriterOptions writer;
+      if (request.zstd_level > 0) writer.zstd_level = request.zstd_level;
+      writer.stream_index = true;  // the host stores a complete file
+      options.writer = format::TraceWriter::from_fd(data_fd, writer, error);
+      if (options.writer == nullptr) return false;
+    } else {
+      options.text_fd = data_fd;
+    }
+    if (!begin_session(std::move(options), error)) return false;
+    GLTRACE_LOG_INFO(
+        "live tracing started (%s mode): threads join at their next swap or "
+        "make-current",
+        mode.c_str());
+    return true;
+  }
+
+  bool stop(std::string* error) override {
+    if (!session_stats().on) {
+      *error = "not tracing";
+      return false;
+    }
+    end_session();
+    GLTRACE_LOG_INFO("live tracing stopped");
+    return true;
+  }
+
+  bool set_options(const control::CaptureOptions& options, std::string* /*error*/) override {
+    set_capture_options(merged(capture_options(), options));
+    return true;
+  }
+
+  void host_gone() override {
+    if (!session_stats().on) return;
+    end_session();
+    GLTRACE_LOG_WARN("live tracing stopped: the host closed its connection");
+  }
+
+  void tick() override {
+    if (session_stop_pending()) {
+      end_session();
+      GLTRACE_LOG_INFO("live tracing stopped after the frames asked for");
+    } else if (session_on() && session_stats().output_failed) {
+      end_session();
+      GLTRACE_LOG_WARN("live tracing stopped: the trace output failed");
+    }
+  }
+};
+
+std::mutex g_server_mutex;
+LiveController* g_controller = nullptr;
+control::Server* g_server = nullptr;
+bool g_server_tried = false;
+
+void start_control_server() {
+  std::lock_guard<std::mutex> lock(g_server_mutex);
+  if (g_server_tried) return;
+  g_server_tried = true;
+  std::string error;
+  std::string dir = control::socket_directory(&error);
+  if (dir.empty()) {
+    GLTRACE_LOG_ERROR("live tracing: no control socket: %s", error.c_str());
+    return;
+  }
+  control::ServerOptions options;
+  options.socket_path =
+      dir + "/" +
+      (g_config.socket_name.empty() ? "gltrace-" + std::to_string(getpid()) + ".sock"
+                                    : g_config.socket_name);
+  options.tcp_port = g_config.tcp_port;
+  options.uid = getuid();
+  g_controller = new LiveController();  // never destroyed: the thread may outlive exit
+  std::unique_ptr<control::Server> server = control::Server::start(g_controller, options, &error);
+  if (server == nullptr) {
+    GLTRACE_LOG_ERROR("live tracing: %s", error.c_str());
+    return;
+  }
+  g_server = server.release();
+  GLTRACE_LOG_INFO("traceable (%s): control socket %s", g_config.mode.c_str(),
+                   g_server->socket_path().c_str());
+  if (g_server->tcp_port() >= 0)
+    GLTRACE_LOG_INFO("control also on 127.0.0.1:%d, token %s", g_server->tcp_port(),
+                     g_server->token().c_str());
+}
+
+EGLBoolean idle_eglInitialize(EGLDisplay display, EGLint* major, EGLint* minor) {
+  EGLBoolean result = NEXT(eglInitialize)(display, major, minor);
+  start_control_server();
+  return result;
+}
+
+EGLBoolean active_eglInitialize(EGLDisplay display, EGLint* major, EGLint* minor) {
+  auto traced = reinterpret_cast<PFN_gltrace_eglInitialize>(trace_wrapper(api::kFn_eglInitialize));
+  EGLBoolean result = traced(display, major, minor);
+  start_control_server();
+  return result;
+}
+
+EGLBoolean idle_eglMakeCurrent(EGLDisplay display, EGLSurface draw, EGLSurface read,
+                               EGLContext context) {
+  EGLBoolean result = NEXT(eglMakeCurrent)(display, draw, read, context);
+  live_switch_point(false);
+  return result;
+}
+
+EGLBoolean idle_eglSwapBuffers(EGLDisplay display, EGLSurface surface) {
+  EGLBoolean result = NEXT(eglSwapBuffers)(display, surface);
+  live_switch_point(true);
+  return result;
+}
+
+EGLBoolean idle_eglSwapBuffersWithDamageKHR(EGLDisplay display, EGLSurface surface,
+                                            const EGLint* rects, EGLint n_rects) {
+  EGLBoolean result = NEXT(eglSwapBuffersWithDamageKHR)(display, surface, rects, n_rects);
+  live_switch_point(true);
+  return result;
+}
+
+EGLBoolean idle_eglSwapBuffersWithDamageEXT(EGLDisplay display, EGLSurface surface,
+                                            const EGLint* rects, EGLint n_rects) {
+  EGLBoolean result = NEXT(eglSwapBuffersWithDamageEXT)(display, surface, rects, n_rects);
+  live_switch_point(true);
+  return result;
+}
+
+}  // namespace
+
+void live_initialize(const GltraceLiveHost* host) {
+  std::string errors;
+  settings::Values values = settings::load_effective(&errors);
+  g_config = settings::choose_live_config(values, &env_get, process_name());
+  if (!g_config.error.empty()) GLTRACE_LOG_WARN("live tracing: %s", g_config.error.c_str());
+  if (!g_config.enabled) g_config.mode = "full";  // loaded on purpose by the loader anyway
+  g_host = host;
+  if (g_config.start_now) {
+    // Every thread records from its first call, as with the ordinary layer.
+    g_host->set_default(1);
+    start_session();
+  }
+}
+
+void* live_idle_function(uint32_t id) {
+  switch (id) {
+    case api::kFn_eglInitialize:
+      return reinterpret_cast<void*>(&idle_eglInitialize);
+    case api::kFn_eglMakeCurrent:
+      return reinterpret_cast<void*>(&idle_eglMakeCurrent);
+    case api::kFn_eglSwapBuffers:
+      return reinterpret_cast<void*>(&idle_eglSwapBuffers);
+    case api::kFn_eglSwapBuffersWithDamageKHR:
+      return reinterpret_cast<void*>(&idle_eglSwapBuffersWithDamageKHR);
+    case api::kFn_eglSwapBuffersWithDamageEXT:
+      return reinterpret_cast<void*>(&idle_eglSwapBuffersWithDamageEXT);
+    default:
+      return nullptr;
+  }
+}
+
+void* live_active_function(uint32_t id) {
+  return id == api::kFn_eglInitialize ? reinterpret_cast<void*>(&active_eglInitialize) : nullptr;
+}
+
+void live_switch_point(bool swap) {
+  if (g_host == nullptr) return;
+  if (swap) count_app_frame();
+  bool active = session_on();
+  if (!t_pinned || t_active != active) {
+    g_host->use_active(active ? 1 : 0);
+    t_active = active;
+    t_pinned = true;
+  }
+  if (active && !recording()) record_current_binding();
+}
+
+void live_shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(g_server_mutex);
+    if (g_server != nullptr) g_server->shutdown();
+  }
+  end_session();
+}
+
+}  // namespace gltrace::trace

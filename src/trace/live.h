@@ -1,0 +1,36 @@
+// Live tracing: the trace layer loaded as a live layer (include/gltrace/
+// live_layer.h). Threads switch between the idle and the trace table at
+// their switch points, eglSwapBuffers and eglMakeCurrent, as the seed's
+// libGLES_trace did; a control server (src/control) starts and stops
+// captures for a host tool.
+#pragma once
+
+#include <cstdint>
+
+#include "gltrace/live_layer.h"
+
+namespace gltrace::trace {
+
+// Called from GltraceLiveLayer_Initialize.
+void live_initialize(const GltraceLiveHost* host);
+
+// The idle table's function for `id` (a switch point), or nullptr.
+void* live_idle_function(uint32_t id);
+// The active table's function for `id` when it is not the plain trace
+// wrapper (eglInitialize also starts the control server), or nullptr.
+void* live_active_function(uint32_t id);
+
+// After eglSwapBuffers (swap = true) or eglMakeCurrent returned on this
+// thread, in either table: joins or leaves the capture. A no-op when the
+// trace layer is an ordinary layer.
+void live_switch_point(bool swap);
+
+// Records, as a synthetic eglMakeCurrent, what is current on this thread
+// now: the first call a thread records when it joins a capture
+// (custom_wrappers.cpp, which knows contexts).
+void record_current_binding();
+
+// Stops the control server and finishes a running capture (process exit).
+void live_shutdown();
+
+}  // namespace gltrace::trace
