@@ -240,8 +240,8 @@ int main(int argc, char** argv) {
       }
     }
     if (opt.fps != 0)  // paced at absolute deadlines: no drift
-      std::this_thread::sleep_until(start + std::chrono::microseconds(1000000LL * (frame + 1) /
-                                                                       opt.fps));
+      std::this_thread::sleep_until(start +
+                                    std::chrono::microseconds(1000000LL * (frame + 1) / opt.fps));
     if (!eglSwapBuffers(egl.display, egl.surface)) {
       EGLint error = eglGetError();
       std::fprintf(stderr, "demo: eglSwapBuffers failed in frame %d: %s (0x%04x)\n", frame,

@@ -52,10 +52,11 @@ const char kUsage_attach[] =
     "  --duration S       stop after S seconds\n"
     "  --tcp HOST:PORT    the app's TCP listener (`gltrace run --control-tcp`),\n"
     "                     with --token TOKEN as it printed at start\n"
+    "  --socket PATH      the app's control socket, instead of PID or NAME\n"
     "  --quiet            no progress line\n";
 
 const char kUsage_detach[] =
-    "usage: gltrace detach PID|NAME [--tcp HOST:PORT --token TOKEN]\n"
+    "usage: gltrace detach PID|NAME|--socket PATH [--tcp HOST:PORT --token TOKEN]\n"
     "\n"
     "Stops the capture running in a traceable process. The attach that started\n"
     "it writes the end of the trace and exits; the app keeps running.\n";
@@ -88,11 +89,15 @@ struct Target {
 int parse_target_option(const char* command, const std::vector<std::string>& args, size_t* i,
                         Target* target) {
   const std::string& arg = args[*i];
-  if (arg == "--tcp" || arg == "--token") {
+  if (arg == "--tcp" || arg == "--token" || arg == "--socket") {
     if (*i + 1 >= args.size()) return usage_error(command, arg + " needs a value");
     const std::string& value = args[++*i];
     if (arg == "--token") {
       target->endpoint.token = value;
+      return kExitOk;
+    }
+    if (arg == "--socket") {
+      target->endpoint.unix_path = value;
       return kExitOk;
     }
     std::string error;
@@ -116,6 +121,7 @@ bool resolve(const char* command, Target* target) {
     }
     return true;
   }
+  if (!target->endpoint.unix_path.empty()) return true;
   if (target->what.empty()) {
     usage_error(command, "missing PID or NAME");
     return false;

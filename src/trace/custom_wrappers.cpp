@@ -304,8 +304,12 @@ void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface sur
   NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &width);
   NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &height);
   // The last frame of a capture is read now: nothing completes it later.
-  if (last_frame_of_session() || !start_async_read(thread, width, height))
+  if (last_frame_of_session()) {
+    complete_pending_read(thread);
     read_framebuffer(thread, 0, 0, 0, width, height, "swap");
+  } else if (!start_async_read(thread, width, height)) {
+    read_framebuffer(thread, 0, 0, 0, width, height, "swap");
+  }
 }
 
 template <typename Swap>

@@ -30,8 +30,16 @@ void remove_temp_dirs() {
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv, const EnvChanges& env,
-                          int timeout_seconds, const std::string& cwd) {
+namespace {
+
+// The child's argv and environment as exec wants them (owning the strings).
+struct ExecArgs {
+  std::vector<std::string> strings;
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+};
+
+ExecArgs make_exec_args(const std::vector<std::string>& argv, const EnvChanges& env) {
   std::map<std::string, std::string> merged;
   for (char** e = environ; *e != nullptr; ++e) {
     const char* eq = strchr(*e, '=');
@@ -43,15 +51,23 @@ ProcessResult run_process(const std::vector<std::string>& argv, const EnvChanges
     else
       merged.erase(name);
   }
-  std::vector<std::string> env_strings;
-  for (const auto& [name, value] : merged) env_strings.push_back(name + "=" + value);
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = argv;
-  std::vector<char*> argp;
-  for (auto& s : args) argp.push_back(s.data());
-  argp.push_back(nullptr);
+  ExecArgs args;
+  args.strings = argv;
+  for (const auto& [name, value] : merged) args.strings.push_back(name + "=" + value);
+  for (size_t i = 0; i < args.strings.size(); ++i)
+    (i < argv.size() ? args.argv : args.envp).push_back(args.strings[i].data());
+  args.argv.push_back(nullptr);
+  args.envp.push_back(nullptr);
+  return args;
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, const EnvChanges& env,
+                          int timeout_seconds, const std::string& cwd) {
+  ExecArgs exec_args = make_exec_args(argv, env);
+  std::vector<char*>& argp = exec_args.argv;
+  std::vector<char*>& envp = exec_args.envp;
 
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
@@ -102,6 +118,66 @@ ProcessResult run_process(const std::vector<std::string>& argv, const EnvChanges
   waitpid(pid, &status, 0);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.term_signal = WTERMSIG(status);
+  return result;
+}
+
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const EnvChanges& env,
+                                     const std::string& out_path, const std::string& err_path)
+    : out_path_(out_path), err_path_(err_path) {
+  ExecArgs args = make_exec_args(argv, env);
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    setpgid(0, 0);
+    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0 || err < 0) _exit(126);
+    dup2(out, 1);
+    dup2(err, 2);
+    execve(args.argv[0], args.argv.data(), args.envp.data());
+    fprintf(stderr, "exec %s: %s\n", args.argv[0], strerror(errno));
+    _exit(127);
+  }
+}
+
+BackgroundProcess::~BackgroundProcess() {
+  if (pid_ > 0 && !done_) {
+    kill(-pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+void BackgroundProcess::signal(int sig) {
+  if (!done_) kill(pid_, sig);
+}
+
+bool BackgroundProcess::running() {
+  if (done_) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) {
+    done_ = true;
+    status_ = status;
+  }
+  return !done_;
+}
+
+ProcessResult BackgroundProcess::wait(int timeout_seconds) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  ProcessResult result;
+  while (running()) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      result.timed_out = true;
+      kill(-pid_, SIGKILL);
+      waitpid(pid_, &status_, 0);
+      done_ = true;
+      break;
+    }
+    usleep(10000);
+  }
+  if (WIFEXITED(status_)) result.exit_code = WEXITSTATUS(status_);
+  if (WIFSIGNALED(status_)) result.term_signal = WTERMSIG(status_);
+  result.out = read_text_file(out_path_);
+  result.err = read_text_file(err_path_);
   return result;
 }
 

@@ -22,6 +22,30 @@ using EnvChanges = std::map<std::string, std::optional<std::string>>;
 ProcessResult run_process(const std::vector<std::string>& argv, const EnvChanges& env = {},
                           int timeout_seconds = 120, const std::string& cwd = "");
 
+// A child running in the background, its output going to files (readable
+// while it runs). The destructor kills it (and its process group) if needed.
+class BackgroundProcess {
+ public:
+  BackgroundProcess(const std::vector<std::string>& argv, const EnvChanges& env,
+                    const std::string& out_path, const std::string& err_path);
+  ~BackgroundProcess();
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+
+  int pid() const { return pid_; }
+  void signal(int sig);
+  bool running();
+  // Waits for the exit (killing it after the timeout) and reads its output.
+  ProcessResult wait(int timeout_seconds = 120);
+
+ private:
+  int pid_ = -1;
+  bool done_ = false;
+  int status_ = 0;
+  std::string out_path_;
+  std::string err_path_;
+};
+
 // Paths of the build tree, from compile definitions set by tests/CMakeLists.txt.
 std::string build_bin(const std::string& name);        // build/bin/NAME
 std::string build_lib(const std::string& relative);    // build/lib/gltrace/RELATIVE
