@@ -187,5 +187,228 @@ TEST(LiveTrace, AttachTwiceToARunningDemo) {
         << "trace frame " << frame;
 }
 
+// Killing the host mid-capture stops tracing at once; the app goes on, and
+// what reached the file reads up to its last complete chunk.
+TEST(LiveTrace, KilledHostStopsTracingAndTheAppSurvives) {
+  Env env;
+  auto demo = start_traceable(env, "demo",
+                              {build_bin("gltrace-demo"), "--frames", std::to_string(kDemoFrames),
+                               "--fps", "100", "--checksum"});
+  ASSERT_TRUE(wait_for_socket(env.socket(demo->pid()), *demo));
+  std::string trace = env.dir + "/killed.gltrace";
+  BackgroundProcess attach(
+      {build_bin("gltrace"), "attach", std::to_string(demo->pid()), "-o", trace, "--quiet"},
+      env.vars, env.dir + "/attach.out", env.dir + "/attach.err");
+  // Wait until frames reached the file: the writer gets them every ~100 ms
+  // (if the attach came before the demo's first eglMakeCurrent, the first
+  // bytes are its setup: textures and shaders).
+  for (int i = 0; i < 500; ++i) {
+    struct stat st {};
+    if (stat(trace.c_str(), &st) == 0 && st.st_size > 20000) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  std::this_thread::sleep_for(500ms);
+  attach.signal(SIGKILL);
+  attach.wait();
+  // Idle again well before the app ends (it draws for 3 s at 100 fps).
+  std::string state;
+  for (int i = 0; i < 100 && state != "idle"; ++i) {
+    std::this_thread::sleep_for(20ms);
+    ProcessResult ps = gltrace(env, {"ps"});
+    std::smatch m;
+    if (std::regex_search(ps.out, m, std::regex(std::to_string(demo->pid()) + R"(\s+\S+\s+(\w+))")))
+      state = m[1];
+  }
+  EXPECT_EQ(state, "idle");
+  ProcessResult app = demo->wait();
+  ASSERT_EQ(app.exit_code, 0) << app.err;
+  EXPECT_NE(app.err.find("the host closed its connection"), std::string::npos) << app.err;
+  EXPECT_EQ(demo_frame_crcs(app.out), native_demo_crcs());
+  TraceContent t = read_trace_file(trace);
+  EXPECT_TRUE(t.ok) << t.status.message;
+  EXPECT_GT(t.app_frames.size(), 0u);
+  EXPECT_GT(t.calls, 200u);
+}
+
+// A malformed, oversized or unknown message gets an error reply; the app
+// does not notice, and a real attach works afterwards.
+TEST(LiveTrace, BadControlMessagesGetErrorReplies) {
+  Env env;
+  auto demo =
+      start_traceable(env, "demo", {build_bin("gltrace-demo"), "--frames", "150", "--fps", "100"});
+  std::string socket_path = env.socket(demo->pid());
+  ASSERT_TRUE(wait_for_socket(socket_path, *demo));
+  auto connect_control = [&] {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    snprintf(address.sun_path, sizeof address.sun_path, "%s", socket_path.c_str());
+    EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    return fd;
+  };
+  auto exchange = [&](int fd, const std::vector<uint8_t>& message, control::Reply* reply) {
+    std::string error;
+    EXPECT_TRUE(control::send_message(fd, message, &error)) << error;
+    control::FrameReader reader;
+    std::vector<uint8_t> bytes;
+    if (!control::receive_message(fd, &reader, &bytes, 5000, &error)) return false;
+    return control::decode(bytes.data(), bytes.size(), reply, &error);
+  };
+  int fd = connect_control();
+  control::Reply reply;
+  // Not protobuf at all.
+  ASSERT_TRUE(exchange(fd, {0xff, 0xff, 0xff, 0x07, 0x01}, &reply));
+  EXPECT_FALSE(reply.ok);
+  EXPECT_NE(reply.error.find("malformed"), std::string::npos) << reply.error;
+  // A version from the future.
+  control::Request request;
+  request.version = 99;
+  request.command = control::Command::kGetStatus;
+  ASSERT_TRUE(exchange(fd, control::encode(request), &reply));
+  EXPECT_FALSE(reply.ok);
+  EXPECT_NE(reply.error.find("version 99"), std::string::npos) << reply.error;
+  // A command this app does not know (field 99) is no command.
+  std::vector<uint8_t> unknown = control::encode(control::Request());
+  unknown.insert(unknown.end(), {0x9a, 0x06, 0x00});  // field 99, empty message
+  ASSERT_TRUE(exchange(fd, unknown, &reply));
+  EXPECT_FALSE(reply.ok);
+  EXPECT_NE(reply.error.find("unknown"), std::string::npos) << reply.error;
+  // Start without a data channel.
+  request = control::Request();
+  request.command = control::Command::kStart;
+  ASSERT_TRUE(exchange(fd, control::encode(request), &reply));
+  EXPECT_FALSE(reply.ok);
+  EXPECT_NE(reply.error.find("data channel"), std::string::npos) << reply.error;
+  // The connection still works.
+  request.command = control::Command::kGetStatus;
+  ASSERT_TRUE(exchange(fd, control::encode(request), &reply));
+  EXPECT_TRUE(reply.ok);
+  ASSERT_TRUE(reply.status.has_value());
+  EXPECT_EQ(reply.status->state, "idle");
+  // Oversized: an error, then the connection is closed.
+  std::vector<uint8_t> huge(control::kMaxMessageSize + 1, 0);
+  ASSERT_TRUE(exchange(fd, huge, &reply));
+  EXPECT_FALSE(reply.ok);
+  EXPECT_NE(reply.error.find("larger than"), std::string::npos) << reply.error;
+  close(fd);
+
+  std::string trace = env.dir + "/after.gltrace";
+  ProcessResult a = gltrace(
+      env, {"attach", std::to_string(demo->pid()), "-o", trace, "--frames", "3", "--quiet"});
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(read_trace_file(trace).app_frames.size(), 3u);
+  ProcessResult app = demo->wait();
+  EXPECT_EQ(app.exit_code, 0) << app.err;
+  EXPECT_NE(app.out.find("final crc " + native_demo_crcs().at(149)), std::string::npos) << app.out;
+}
+
+// SO_PEERCRED: a peer of another uid is refused even when it can reach the
+// socket (here the test opens the directory to everyone on purpose).
+TEST(LiveTrace, PeerOfAnotherUidIsRefused) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to run a client as another user (setpriv)";
+  if (access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "setpriv not installed";
+  Env env;
+  auto demo =
+      start_traceable(env, "demo", {build_bin("gltrace-demo"), "--frames", "100", "--fps", "100"});
+  std::string socket_path = env.socket(demo->pid());
+  ASSERT_TRUE(wait_for_socket(socket_path, *demo));
+  for (const std::string& path : {env.dir, env.runtime, env.runtime + "/gltrace"})
+    chmod(path.c_str(), 0755);
+  chmod(socket_path.c_str(), 0777);
+  ProcessResult other =
+      run_process({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                   build_bin("gltrace"), "detach", "--socket", socket_path},
+                  env.vars);
+  EXPECT_NE(other.exit_code, 0);
+  EXPECT_NE(other.err.find("refused: peer uid 65534"), std::string::npos) << other.err;
+  ProcessResult app = demo->wait();
+  EXPECT_EQ(app.exit_code, 0) << app.err;
+  EXPECT_NE(app.err.find("refused a connection from uid 65534"), std::string::npos) << app.err;
+}
+
+// The loopback TCP listener: the token printed at start lets a host in; a
+// wrong one does not.
+TEST(LiveTrace, TcpListenerNeedsTheToken) {
+  Env env;
+  auto demo =
+      start_traceable(env, "demo", {build_bin("gltrace-demo"), "--frames", "150", "--fps", "100"},
+                      {"--control-tcp", "0"});
+  ASSERT_TRUE(wait_for_socket(env.socket(demo->pid()), *demo));
+  std::smatch m;
+  std::string err;
+  for (int i = 0; i < 100; ++i) {
+    err = read_text_file(env.dir + "/demo.err");
+    if (std::regex_search(err, m, std::regex(R"(127\.0\.0\.1:(\d+), token ([0-9a-f]{32}))"))) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_EQ(m.size(), 3u) << err;
+  std::string endpoint = "127.0.0.1:" + m[1].str();
+  std::string token = m[2];
+  ProcessResult wrong =
+      gltrace(env, {"detach", "--tcp", endpoint, "--token", std::string(32, '0')});
+  EXPECT_NE(wrong.exit_code, 0);
+  EXPECT_NE(wrong.err.find("token"), std::string::npos) << wrong.err;
+  std::string trace = env.dir + "/tcp.gltrace";
+  ProcessResult a = gltrace(env, {"attach", "--tcp", endpoint, "--token", token, "-o", trace,
+                                  "--frames", "3", "--quiet"});
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(read_trace_file(trace).app_frames.size(), 3u);
+  EXPECT_EQ(demo->wait().exit_code, 0);
+}
+
+// Two threads, two contexts: each joins at its own swap or make-current,
+// and both record frames.
+TEST(LiveTrace, TwoThreadsBothSwitch) {
+  Env env;
+  auto app = start_traceable(env, "two",
+                             {build_bin("gltrace-two-threads"), "--frames", "200", "--fps", "100"});
+  ASSERT_TRUE(wait_for_socket(env.socket(app->pid()), *app));
+  std::this_thread::sleep_for(100ms);
+  std::string trace = env.dir + "/two.gltrace";
+  ProcessResult a = gltrace(
+      env, {"attach", std::to_string(app->pid()), "-o", trace, "--frames", "20", "--quiet"});
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  ProcessResult r = app->wait();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  TraceContent t = read_trace_file(trace);
+  ASSERT_TRUE(t.ok) << t.status.message;
+  EXPECT_EQ(t.frames_per_thread.size(), 2u) << "both threads recorded frames";
+  EXPECT_EQ(t.synthetic_calls, 2u) << "one synthetic eglMakeCurrent per thread";
+  for (auto [thread, function] : t.first_function_per_thread)
+    EXPECT_EQ(function, static_cast<uint32_t>(api::kFn_eglMakeCurrent)) << "thread " << thread;
+}
+
+// The glmark2 check of the capture issue, by attaching to a running glmark2.
+TEST(LiveTrace, AttachToRunningGlmark2) {
+  if (access("/usr/bin/glmark2-es2", X_OK) != 0) GTEST_SKIP() << "glmark2-es2 not installed";
+  XvfbServer xvfb;
+  ASSERT_FALSE(xvfb.display().empty());
+  Env env;
+  auto glmark2 = start_traceable(env, "glmark2",
+                                 {"/usr/bin/glmark2-es2", "-b", "shading:duration=4", "-b",
+                                  "build:duration=4", "-s", "160x120"},
+                                 {}, {{"DISPLAY", xvfb.display()}});
+  ASSERT_TRUE(wait_for_socket(env.socket(glmark2->pid()), *glmark2));
+  std::this_thread::sleep_for(500ms);
+  std::string trace = env.dir + "/glmark2.gltrace";
+  ProcessResult a = gltrace(env, {"attach", "glmark2-es2", "-o", trace, "--frames", "30",
+                                  "--framebuffer", "swap", "--quiet"});
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  ProcessResult r = glmark2->wait();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("glmark2 Score"), std::string::npos) << r.out;
+  TraceContent t = read_trace_file(trace);
+  ASSERT_TRUE(t.ok) << t.status.message;
+  EXPECT_TRUE(t.status.closed_cleanly);
+  EXPECT_EQ(t.app_frames.size(), 30u);
+  EXPECT_EQ(t.images.size(), 30u);
+  ProcessResult dump = gltrace(env, {"dump", trace});
+  EXPECT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_GE(count_occurrences(dump.out, "glDraw"), 30u);
+  EXPECT_EQ(count_occurrences(dump.out, "\n"),
+            t.calls + count_occurrences(dump.out, "\n//") + (dump.out.rfind("//", 0) == 0 ? 1 : 0))
+      << "every call dumped";
+}
+
 }  // namespace
 }  // namespace gltrace::test
