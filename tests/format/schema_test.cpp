@@ -108,6 +108,25 @@ TEST(Schema, MirrorsTheProto) {
     EXPECT_TRUE(proto.count(name) != 0) << "schema.h has " << name << ", the proto does not";
 }
 
+// The control protocol's field numbers (src/control/schema.h), the same way.
+TEST(Schema, ControlSchemaMirrorsTheProto) {
+  Fields proto = parse_proto(test::read_text_file(test::source_path("proto/control.proto")));
+  Fields header =
+      parse_schema_header(test::read_text_file(test::source_path("src/control/schema.h")));
+  ASSERT_GT(proto.size(), 20u);
+  for (const auto& [name, number] : proto) {
+    auto it = header.find(name);
+    if (it == header.end()) {
+      ADD_FAILURE() << "control/schema.h lacks " << name << " = " << number;
+    } else {
+      EXPECT_EQ(it->second, number) << name;
+    }
+  }
+  for (const auto& [name, number] : header)
+    EXPECT_TRUE(proto.count(name) != 0)
+        << "control/schema.h has " << name << ", the proto does not";
+}
+
 // The parsed text is what the compiler sees.
 TEST(Schema, ParsedNumbersAreTheCompiledOnes) {
   Fields proto = parse_proto(test::read_text_file(test::source_path("proto/trace.proto")));
