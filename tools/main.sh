@@ -33,6 +33,20 @@ echo "-- where the time went (gltrace stats):"
 echo "-- replayed headless, every frame compared with the captured one (gltrace replay --compare):"
 "$gltrace" replay --compare "$trace" 2>&1 | tail -n 4 | sed 's/^/   /'
 
+echo
+echo "== live tracing: gltrace-demo runs traceable and idle; gltrace attaches twice, detaches"
+"$gltrace" run --traceable -- "$build/bin/gltrace-demo" --frames 240 --fps 60 --verify \
+  >"$counts/live.out" 2>"$counts/live.err" &
+live_pid=$!
+for _ in $(seq 100); do [ -S "$XDG_RUNTIME_DIR/gltrace/gltrace-$live_pid.sock" ] && break; sleep 0.05; done
+"$gltrace" ps | sed 's/^/   /'
+"$gltrace" attach "$live_pid" -o "$counts/live1.gltrace" --frames 10 2>&1 | sed 's/^/   /'
+sleep 0.5
+"$gltrace" attach "$live_pid" -o "$counts/live2.gltrace" --frames 5 --framebuffer swap 2>&1 | sed 's/^/   /'
+wait "$live_pid"
+tail -n 1 "$counts/live.out" | sed 's/^/   /'
+"$gltrace" info "$counts/live2.gltrace" | grep -E "format|calls|frames|images" | sed 's/^/   /'
+
 if command -v glmark2-es2 >/dev/null && command -v Xvfb >/dev/null; then
   echo
   echo "== glmark2-es2 (a real app: dlopen + eglGetProcAddress) through counting -> passive, under Xvfb"
