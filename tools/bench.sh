@@ -14,3 +14,4 @@ fi
 if command -v eglretrace >/dev/null; then
   python3 "$root/bench/replay_vs_eglretrace.py" "$root/build"
 fi
+python3 "$root/bench/replay_timing.py" "$root/build"

@@ -26,15 +26,15 @@ ImageDiff compare_images(const uint8_t* a, uint32_t a_width, uint32_t a_height, 
   return diff;
 }
 
-void FrameComparer::add(uint64_t frame, uint32_t width, uint32_t height,
+void FrameComparer::add(uint64_t frame, uint64_t key, uint32_t width, uint32_t height,
                         std::vector<uint8_t> pixels) {
-  pending_[frame] = Pending{width, height, std::move(pixels)};
+  pending_[frame] = Pending{key, width, height, std::move(pixels)};
   poll();
 }
 
 void FrameComparer::poll() {
   for (auto it = pending_.begin(); it != pending_.end();) {
-    std::optional<FrameImage> traced = lookup_(it->first);
+    std::optional<FrameImage> traced = lookup_(it->second.key);
     if (!traced.has_value()) {
       ++it;
       continue;

@@ -1,7 +1,8 @@
 // Comparing the replay's frames with the framebuffers the trace captured
 // (RGBA8, bottom row first). A trace image may be read later than the swap
 // it belongs to (ES 3 captures asynchronously), so replayed frames wait
-// until their image is there, matched by frame number.
+// until their image is there, matched by a key (the seq of the swapping
+// thread's last call before the swap: see TraceInfo::add_image).
 #pragma once
 
 #include <cstdint>
@@ -27,12 +28,14 @@ ImageDiff compare_images(const uint8_t* a, uint32_t a_width, uint32_t a_height, 
 
 class FrameComparer {
  public:
-  // `lookup` takes the trace's image of a frame (null when not there yet).
-  using Lookup = std::function<std::optional<FrameImage>(uint64_t frame)>;
+  // `lookup` takes the trace's image with a key (null when not there yet).
+  using Lookup = std::function<std::optional<FrameImage>(uint64_t key)>;
   FrameComparer(int threshold, Lookup lookup) : threshold_(threshold), lookup_(std::move(lookup)) {}
 
-  // A replayed frame; compared now or once its trace image has been read.
-  void add(uint64_t frame, uint32_t width, uint32_t height, std::vector<uint8_t> pixels);
+  // A replayed frame (numbered for the reports) and its image's key;
+  // compared now or once its trace image has been read.
+  void add(uint64_t frame, uint64_t key, uint32_t width, uint32_t height,
+           std::vector<uint8_t> pixels);
   // Compares every waiting frame whose image is there now.
   void poll();
   // At the end: compares what can be, and counts the frames the trace has
@@ -47,6 +50,7 @@ class FrameComparer {
 
  private:
   struct Pending {
+    uint64_t key;
     uint32_t width, height;
     std::vector<uint8_t> pixels;
   };

@@ -14,7 +14,7 @@ GlExecutor::GlExecutor(Session& session, ExecutorOptions options)
     : session_(session),
       options_(std::move(options)),
       comparer_(options_.threshold,
-                [&session](uint64_t frame) { return session.info().take_image(frame); }) {
+                [&session](uint64_t seq) { return session.info().take_image(seq); }) {
   session_.set_swap_hook([this](uint64_t frame) { on_swap(frame); });
 }
 
@@ -26,6 +26,9 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   }
   ++calls_;
   last_seq_ = call->seq;
+  uint64_t& thread_last = thread_last_seq_[call->thread];
+  swap_image_key_ = thread_last;
+  thread_last = call->seq;
   session_.set_call(call);
   if (calls_ == 1 && session_.info().mid_run())
     fprintf(stderr,
@@ -86,7 +89,7 @@ void GlExecutor::on_swap(uint64_t frame) {
       session_.report(error);
   }
   if (compare) {
-    comparer_.add(frame, width, height, std::move(pixels));
+    comparer_.add(frame, swap_image_key_, width, height, std::move(pixels));
     print_reports();
   }
 }
@@ -104,14 +107,19 @@ void GlExecutor::finish() {
 }
 
 std::string GlExecutor::describe(uint32_t target) {
-  char line[160];
-  snprintf(line, sizeof line, "trace context %u; frame %" PRIu64 "; last call %" PRIu64 "%s",
-           target, session_.frame(), last_seq_,
-           session_.has_current() ? "" : "; no context is current");
-  return line;
+  session_.set_thread(target);
+  auto it = thread_last_seq_.find(target);
+  char line[200];
+  snprintf(line, sizeof line, "trace thread %u; frame %" PRIu64 "; its last call %" PRIu64, target,
+           session_.frame(), it != thread_last_seq_.end() ? it->second : 0);
+  std::string text = line;
+  if (!session_.has_current()) return text + "; no context is current";
+  snprintf(line, sizeof line, "; current context 0x%" PRIx64, session_.current_context());
+  return text + line;
 }
 
-bool GlExecutor::snapshot(uint32_t /*target*/, const std::string& path, std::string* error) {
+bool GlExecutor::snapshot(uint32_t target, const std::string& path, std::string* error) {
+  session_.set_thread(target);
   std::vector<uint8_t> pixels;
   uint32_t width = 0, height = 0;
   if (!session_.read_framebuffer(&pixels, &width, &height, error)) return false;
@@ -121,8 +129,11 @@ bool GlExecutor::snapshot(uint32_t /*target*/, const std::string& path, std::str
 bool GlExecutor::restart(std::string* /*error*/) {
   // Everything the pass created goes; the next pass makes it again.
   session_.reset();
+  thread_last_seq_.clear();
   ++pass_;
   return true;
 }
+
+void GlExecutor::thread_exiting(uint32_t /*target*/) { session_.release_thread(); }
 
 }  // namespace gltrace::glreplay

@@ -5,14 +5,17 @@
 //
 // prepare() is left to the engine's default (nothing): the source already
 // copies each call into its owned form, and the conversions need the
-// session's maps as they are when the call executes. Everything runs on the
-// thread that executes increments (the main thread by default).
+// session's maps as they are when the call executes. Targets are recorded
+// threads: each runs on a replay thread of its own (the first on the main
+// thread), one call at a time in recorded order (kTargetThreadInOrder), so
+// this class needs no lock either.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "glreplay/args.h"
 #include "glreplay/compare.h"
@@ -37,6 +40,7 @@ class GlExecutor : public replay::Executor {
   std::string describe(uint32_t target) override;
   bool snapshot(uint32_t target, const std::string& path, std::string* error) override;
   bool restart(std::string* error) override;
+  void thread_exiting(uint32_t target) override;
 
   // After the replay: compares the frames whose trace image came last.
   void finish();
@@ -57,6 +61,10 @@ class GlExecutor : public replay::Executor {
   uint64_t snapshots_ = 0;
   uint64_t calls_ = 0;
   uint64_t last_seq_ = 0;
+  // Per recorded thread, its last call's seq: a swap's trace image is keyed
+  // by the call before it on its thread.
+  std::unordered_map<uint32_t, uint64_t> thread_last_seq_;
+  uint64_t swap_image_key_ = 0;  // for the swap running now
 };
 
 }  // namespace gltrace::glreplay

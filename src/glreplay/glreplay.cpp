@@ -155,6 +155,9 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
   if (!error.empty()) return usage_error(program, usage, error);
   if (front.benchmark) options.wait = false;
   if (!sets_threads(args)) options.threads = 0;
+  // Each recorded thread on a thread of its own, in recorded order: a
+  // thread's calls may use what another's made (a share group's objects).
+  options.execute_on = replay::ExecuteOn::kTargetThreadInOrder;
   if (front.snapshot && mkdir(front.executor.snapshot_dir.c_str(), 0755) != 0 && errno != EEXIST) {
     fprintf(stderr, "%s: cannot create %s: %s\n", program.c_str(),
             front.executor.snapshot_dir.c_str(), strerror(errno));
@@ -200,8 +203,8 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
            stats.frames, stats.increments, stats.seconds, stats.frames_per_second(),
            stats.calls_per_second());
   } else {
-    printf("replayed %" PRIu64 " calls, %" PRIu64 " frames in %.3f s\n", stats.increments,
-           stats.frames, stats.seconds);
+    printf("replayed %" PRIu64 " calls, %" PRIu64 " frames in %.3f s (recorded: %.3f s)\n",
+           stats.increments, stats.frames, stats.seconds, stats.recorded_seconds);
   }
   if (stats.timed_frames != 0)
     printf("timing: frames were %.2f ms late on average, at most %.2f ms (frame %" PRIu64 ")\n",

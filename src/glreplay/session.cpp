@@ -45,15 +45,25 @@ bool is_format_attrib(EGLint name) {
 Session::Session(SessionOptions options, std::shared_ptr<TraceInfo> info)
     : options_(std::move(options)), info_(std::move(info)) {
   none_.group = std::make_shared<ShareGroup>();
+  bound_ = &bindings_[thread_];
 }
 
 Session::~Session() = default;
+
+void Session::set_thread(uint32_t thread) {
+  thread_ = thread;
+  bound_ = &bindings_[thread];
+}
 
 bool Session::init(std::string* error) {
   std::string warning;
   if (!driver_.load(error, &warning)) return false;
   if (!warning.empty())
     fprintf(stderr, "%s: warning: %s\n", options_.program.c_str(), warning.c_str());
+  // Resolved now: release_thread() runs on several threads at once and must
+  // only read the driver's table.
+  driver_.proc(api::kFn_eglMakeCurrent);
+  driver_.proc(api::kFn_eglReleaseThread);
   // Opened now, so a missing display is one clear error before any call.
   return display(error) != EGL_NO_DISPLAY;
 }
@@ -337,17 +347,18 @@ void Session::destroy_context(uint64_t recorded) {
   if (it == contexts_.end()) return;
   auto destroy = REAL(eglDestroyContext);
   if (destroy != nullptr) destroy(display_, it->second->context);
-  contexts_.erase(it);  // current_ keeps it while it is current, as EGL does
+  contexts_.erase(it);  // a binding keeps it while it is current, as EGL does
 }
 
 void Session::make_current(uint64_t recorded_context, uint64_t recorded_draw, EGLSurface draw) {
   auto it = contexts_.find(recorded_context);
-  current_ = it != contexts_.end() ? it->second : nullptr;
-  current_draw_ = current_ != nullptr ? recorded_draw : 0;
-  current_surface_ = current_ != nullptr ? draw : EGL_NO_SURFACE;
+  Binding& b = *bound_;
+  b.context = it != contexts_.end() ? it->second : nullptr;
+  b.draw = b.context != nullptr ? recorded_draw : 0;
+  b.surface = b.context != nullptr ? draw : EGL_NO_SURFACE;
 }
 
-ContextState& Session::current() { return current_ != nullptr ? *current_ : none_; }
+ContextState& Session::current() { return bound_->context != nullptr ? *bound_->context : none_; }
 
 // --- locations ------------------------------------------------------------------------
 
@@ -408,7 +419,8 @@ void Session::report(const std::string& message) {
 
 bool Session::read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, uint32_t* height,
                                std::string* error) {
-  if (current_ == nullptr || current_surface_ == EGL_NO_SURFACE) {
+  const Binding& bound = *bound_;
+  if (bound.context == nullptr || bound.surface == EGL_NO_SURFACE) {
     *error = "no context and surface are current";
     return false;
   }
@@ -425,8 +437,8 @@ bool Session::read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, ui
     return false;
   }
   EGLint w = 0, h = 0;
-  query(display_, current_surface_, EGL_WIDTH, &w);
-  query(display_, current_surface_, EGL_HEIGHT, &h);
+  query(display_, bound.surface, EGL_WIDTH, &w);
+  query(display_, bound.surface, EGL_HEIGHT, &h);
   if (w <= 0 || h <= 0) {
     *error = "the current surface has no size";
     return false;
@@ -440,7 +452,7 @@ bool Session::read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, ui
   // binding and pack parameter it touches is put back.
   while (get_error() != GL_NO_ERROR) {
   }
-  bool es3 = current_->client_version >= 3;
+  bool es3 = bound.context->client_version >= 3;
   GLint draw_fb = integer(GL_FRAMEBUFFER_BINDING);
   GLint read_fb = es3 ? integer(GL_READ_FRAMEBUFFER_BINDING) : draw_fb;
   GLint pack_buffer = es3 ? integer(GL_PIXEL_PACK_BUFFER_BINDING) : 0;
@@ -480,15 +492,24 @@ bool Session::read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, ui
 
 // --- teardown -----------------------------------------------------------------------------
 
+void Session::release_thread() {
+  auto make_current = REAL(eglMakeCurrent);
+  auto release = REAL(eglReleaseThread);
+  if (display_ != EGL_NO_DISPLAY && make_current != nullptr)
+    make_current(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  if (release != nullptr) release();
+}
+
 void Session::reset() {
   if (display_ != EGL_NO_DISPLAY) {
     auto make_current = REAL(eglMakeCurrent);
     if (make_current != nullptr)
       make_current(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   }
-  current_.reset();
-  current_draw_ = 0;
-  current_surface_ = EGL_NO_SURFACE;
+  // Contexts current on other replay threads are destroyed once those
+  // threads release them (EGL defers it); their bindings go now.
+  bindings_.clear();
+  bound_ = &bindings_[thread_];
   while (!contexts_.empty()) destroy_context(contexts_.begin()->first);
   while (!surfaces_.empty()) destroy_surface(surfaces_.begin()->first);
   configs_.clear();

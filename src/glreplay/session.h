@@ -1,7 +1,10 @@
 // The replay's state: the real driver, the replay's EGL display, surfaces
 // and contexts, and every map from a recorded handle, object name or
 // location to the replay's own. Used by the generated calls (through Args)
-// and the hand-written EGL calls; runs on the executing thread only.
+// and the hand-written EGL calls. Each recorded thread replays on a thread
+// of its own, one call at a time in recorded order (the engine's
+// kTargetThreadInOrder), so the maps need no lock; what EGL keeps per thread
+// (the current context and surface) is kept per recorded thread here.
 #pragma once
 
 // No prototypes: every EGL function is the driver's, reached through Driver.
@@ -166,9 +169,16 @@ class Session {
   const SessionOptions& options() const { return options_; }
   TraceInfo& info() { return *info_; }
 
-  // The call being replayed (for messages and size hints).
+  // The call being replayed (for messages and size hints); its thread's
+  // current context becomes current().
   const Call* call() const { return call_; }
-  void set_call(const Call* call) { call_ = call; }
+  void set_call(const Call* call) {
+    call_ = call;
+    if (call != nullptr && call->thread != thread_) set_thread(call->thread);
+  }
+  // The recorded thread running now (on its own replay thread), for what
+  // runs outside a call (snapshots, the manual console's info).
+  void set_thread(uint32_t thread);
 
   // The replay's display, opened and initialized at first use; EGL_NO_DISPLAY
   // with *error when that fails.
@@ -203,8 +213,10 @@ class Session {
   void make_current(uint64_t recorded_context, uint64_t recorded_draw, EGLSurface draw);
   // The current context's state (a placeholder when none is current).
   ContextState& current();
-  bool has_current() const { return current_ != nullptr; }
-  uint64_t current_draw() const { return current_draw_; }
+  bool has_current() const { return bound_->context != nullptr; }
+  uint64_t current_draw() const { return bound_->draw; }
+  // The recorded context current on the running thread (0 for none).
+  uint64_t current_context() const { return bound_->context ? bound_->context->recorded : 0; }
 
   // Uniform and attribute locations.
   int64_t uniform_location(uint64_t recorded_program, int64_t recorded_location);
@@ -232,6 +244,11 @@ class Session {
   bool read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, uint32_t* height,
                         std::string* error);
 
+  // On a replay thread that ends: releases its current context there (EGL
+  // keeps a context current on a thread until that thread lets it go). Safe
+  // on several threads at once: it touches no map.
+  void release_thread();
+
   // Ends every context and surface and forgets every map (loop passes).
   void reset();
   // As reset(), and the display too.
@@ -256,10 +273,16 @@ class Session {
   std::unordered_map<uint64_t, std::shared_ptr<ContextState>> contexts_;
   NameMap egl_syncs_;
   NameMap images_;
-  std::shared_ptr<ContextState> current_;
-  uint64_t current_draw_ = 0;
-  EGLSurface current_surface_ = EGL_NO_SURFACE;
-  ContextState none_;  // GL calls with no context current land here
+  // What a recorded thread has current.
+  struct Binding {
+    std::shared_ptr<ContextState> context;
+    uint64_t draw = 0;  // recorded
+    EGLSurface surface = EGL_NO_SURFACE;
+  };
+  std::unordered_map<uint32_t, Binding> bindings_;  // by recorded thread
+  uint32_t thread_ = 0;
+  Binding* bound_ = nullptr;  // bindings_[thread_] (nodes do not move)
+  ContextState none_;         // GL calls with no context current land here
 
   uint64_t frame_ = 0;
   uint64_t errors_ = 0;

@@ -1,5 +1,6 @@
 #include "glreplay/trace_source.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <utility>
@@ -30,14 +31,14 @@ std::optional<ContextInfo> TraceInfo::last_sized_context() const {
   return last_sized_;
 }
 
-void TraceInfo::add_image(uint64_t frame, FrameImage image) {
+void TraceInfo::add_image(uint64_t seq, FrameImage image) {
   std::lock_guard<std::mutex> lock(mutex_);
-  images_[frame] = std::move(image);
+  images_[seq] = std::move(image);
 }
 
-std::optional<FrameImage> TraceInfo::take_image(uint64_t frame) {
+std::optional<FrameImage> TraceInfo::take_image(uint64_t seq) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = images_.find(frame);
+  auto it = images_.find(seq);
   if (it == images_.end()) return std::nullopt;
   FrameImage image = std::move(it->second);
   images_.erase(it);
@@ -81,23 +82,10 @@ class TraceSource::Collector : public format::Consumer {
     // Images after draws are several per frame; --compare checks swaps.
     if (options_.keep_images && image.origin != "draw" &&
         it->second->size() == uint64_t{image.width} * image.height * 4)
-      info_.add_image(image.frame, FrameImage{image.width, image.height, it->second});
+      info_.add_image(image.seq, FrameImage{image.width, image.height, it->second});
   }
 
   void on_call(const format::Call& c) override {
-    if (error.has_value()) return;
-    if (!first_thread_.has_value()) first_thread_ = c.thread;
-    if (c.thread != *first_thread_) {
-      char message[160];
-      snprintf(message, sizeof message,
-               "call %" PRIu64
-               ": made by a second thread (trace thread %u); multi-threaded traces "
-               "cannot be replayed yet",
-               c.seq, c.thread);
-      error = message;
-      request_stop();
-      return;
-    }
     auto call = std::make_unique<Call>();
     call->function = c.function;
     call->thread = c.thread;
@@ -117,16 +105,53 @@ class TraceSource::Collector : public format::Consumer {
     replay::Increment increment;
     increment.index = c.seq;
     increment.timestamp_ns = c.start_ns;
-    increment.target = c.context;
+    // Each recorded thread is replayed on a thread of its own, with its own
+    // current context.
+    increment.target = c.thread;
     increment.ends_frame = c.function == api::kFn_eglSwapBuffers ||
                            c.function == api::kFn_eglSwapBuffersWithDamageKHR ||
                            c.function == api::kFn_eglSwapBuffersWithDamageEXT;
     increment.payload = std::move(call);
-    out_.push_back(std::move(increment));
+    push(std::move(increment));
   }
 
-  std::optional<std::string> error;
+  // Every call held back, in seq order (at the end of the trace, or at its
+  // damage: what is missing will not come).
+  void release_all() { release(true); }
 
+ private:
+  // Calls leave in seq order. Seqs count every call of every thread from 0,
+  // and each thread's calls reach the file in order, in chunks of their own:
+  // a call whose predecessors have all come out goes out at once (always so
+  // with one thread); the others wait, per thread, for the calls before them.
+  void push(replay::Increment increment) {
+    if (held_ == 0 && increment.index == expected_) {
+      ++expected_;
+      out_.push_back(std::move(increment));
+      return;
+    }
+    held_by_thread_[increment.target].push_back(std::move(increment));
+    ++held_;
+    release(false);
+  }
+
+  void release(bool all) {
+    while (held_ > 0) {
+      std::deque<replay::Increment>* first = nullptr;
+      for (auto& [thread, calls] : held_by_thread_)
+        if (!calls.empty() && (first == nullptr || calls.front().index < first->front().index))
+          first = &calls;
+      // A gap in the seqs (a call of a thread whose chunk comes later) holds
+      // everything after it back.
+      if (!all && first->front().index > expected_) return;
+      expected_ = std::max(expected_, first->front().index + 1);
+      out_.push_back(std::move(first->front()));
+      first->pop_front();
+      --held_;
+    }
+  }
+
+ public:
  private:
   // Inline bytes or a blob's; null when the blob is not in the trace.
   Bytes bytes(std::string_view data, uint64_t blob) {
@@ -195,7 +220,10 @@ class TraceSource::Collector : public format::Consumer {
   // Every blob read so far: a call may refer to any earlier one. Shared with
   // the calls that use them, so a blob lives as long as either needs it.
   std::unordered_map<uint64_t, Bytes> blobs_;
-  std::optional<uint32_t> first_thread_;
+  // Calls waiting for earlier ones of other threads, per thread (in order).
+  std::map<uint32_t, std::deque<replay::Increment>> held_by_thread_;
+  size_t held_ = 0;
+  uint64_t expected_ = 0;  // the seq that goes out next
 };
 
 // --- TraceSource -----------------------------------------------------------------
@@ -232,6 +260,7 @@ bool TraceSource::fill() {
       // A cut-short trace replays up to its damage and then stops, as a
       // corrupt one does: the replay is not the whole recording.
       if (status.state != format::ReadState::kEnd) deferred_error_ = status.message;
+      collector_->release_all();
       break;
     }
     if (!decoder_->decode_chunk(chunk.payload, *collector_)) {
@@ -239,8 +268,7 @@ bool TraceSource::fill() {
       snprintf(where, sizeof where, "chunk at offset %" PRIu64 ", byte %zu: ", chunk.offset,
                decoder_->error_offset());
       deferred_error_ = where + decoder_->error();
-    } else if (collector_->error.has_value()) {
-      deferred_error_ = *collector_->error;
+      collector_->release_all();
     }
   }
   return !pending_.empty();

@@ -1,6 +1,8 @@
 // The replay's source: reads a .gltrace front to back and makes one
-// Increment per Call (index = seq, timestamp = start_ns, target = context
-// index, ends_frame = eglSwapBuffers*), whose payload is a glreplay::Call.
+// Increment per Call (index = seq, timestamp = start_ns, target = the
+// recorded thread, ends_frame = eglSwapBuffers*), whose payload is a
+// glreplay::Call, in seq order: each thread's calls reach the file in its own
+// chunks, so calls of several threads are merged back into recorded order.
 // What the executor needs besides calls (contexts' surface sizes, the
 // framebuffer images to compare with) goes to a shared TraceInfo.
 #pragma once
@@ -30,9 +32,12 @@ class TraceInfo {
   // The latest context record (in file order) with a surface size.
   std::optional<ContextInfo> last_sized_context() const;
 
-  void add_image(uint64_t frame, FrameImage image);
-  // The image of a frame, which the TraceInfo then forgets (it is big).
-  std::optional<FrameImage> take_image(uint64_t frame);
+  // A swap's image, by the seq of the last call its thread made before that
+  // swap (Image.seq): unique, unlike frame numbers, which threads swapping
+  // at the same time may both read.
+  void add_image(uint64_t seq, FrameImage image);
+  // The image of that swap, which the TraceInfo then forgets (it is big).
+  std::optional<FrameImage> take_image(uint64_t seq);
   // Whether the trace had any image (taken or not).
   bool has_images() const;
 

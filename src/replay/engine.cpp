@@ -37,7 +37,8 @@ Engine::Engine(Executor& executor, const ReplayOptions& options, int wake_fd)
 Engine::~Engine() { stop({}); }
 
 void Engine::dispatch(const SlotPtr& slot) {
-  if (mode_ == ExecuteOn::kTargetThread) {
+  if (mode_ == ExecuteOn::kTargetThreadInOrder && !main_target_) main_target_ = slot->target;
+  if (mode_ != ExecuteOn::kWorker && !on_main(slot->target)) {
     Lane& target_lane = lane(slot->target);
     {
       std::lock_guard<std::mutex> lock(target_lane.mutex);
@@ -180,7 +181,7 @@ void Engine::lane_main(Lane& lane) {
 Event::Wait Engine::start(const SlotPtr& slot, const Event::GiveUp& give_up,
                           Clock::time_point* started_at) {
   Event::Wait wait;
-  if (mode_ == ExecuteOn::kMainThread) {
+  if (on_main(slot->target)) {
     if (inline_prepare_ && !slot->event.is_prepared() && !slot->event.failed()) prepare(*slot);
     wait = slot->event.wait_prepared(give_up);
     if (wait != Event::Wait::kOk) return wait;
@@ -198,6 +199,8 @@ Event::Wait Engine::start(const SlotPtr& slot, const Event::GiveUp& give_up,
     std::lock_guard<std::mutex> lock(state_mutex_);
     ++started_;
   }
+  // In recorded order: the next increment may depend on what this one does.
+  if (wait == Event::Wait::kOk && mode_ == ExecuteOn::kTargetThreadInOrder) drain();
   return wait;
 }
 
@@ -208,7 +211,7 @@ void Engine::drain() {
 
 void Engine::run_on_target(uint32_t target, const std::function<void()>& fn) {
   auto it = lanes_.find(target);
-  if (mode_ != ExecuteOn::kTargetThread || it == lanes_.end()) {
+  if (it == lanes_.end()) {
     fn();  // the main thread is the target's execution thread (or it has none yet)
     return;
   }

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <queue>
 #include <string>
 #include <thread>
@@ -115,6 +116,11 @@ class Engine {
   void lane_main(Lane& lane);
   void record_failure(uint64_t index, std::string message);
   Lane& lane(uint32_t target);
+  // Whether the target's increments run on the main thread.
+  bool on_main(uint32_t target) const {
+    return mode_ == ExecuteOn::kMainThread ||
+           (mode_ == ExecuteOn::kTargetThreadInOrder && target == main_target_);
+  }
 
   Executor& executor_;
   const ExecuteOn mode_;
@@ -130,6 +136,8 @@ class Engine {
   std::vector<std::thread> workers_;
 
   std::map<uint32_t, std::unique_ptr<Lane>> lanes_;  // main thread only
+  // kTargetThreadInOrder: the first target dispatched, run on the main thread.
+  std::optional<uint32_t> main_target_;
 
   std::atomic<bool> failed_{false};
   std::atomic<bool> joining_{false};  // stop() is ending the threads

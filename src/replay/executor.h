@@ -27,11 +27,12 @@ class Executor {
 
   // The time-critical part, at the increment's time, after its prepare().
   // Increments of one target run in index order on that target's execution
-  // thread; on the main thread (the default) all of them run in index order.
+  // thread; on the main thread (the default) all of them run in index order,
+  // and with ExecuteOn::kTargetThreadInOrder too, each on its target's thread.
   virtual bool execute(Increment& increment, std::string* error) = 0;
 
   // Manual-mode hooks. They run on the target's execution thread (the main
-  // thread unless ExecuteOn::kTargetThread; the main thread for kWorker),
+  // thread unless ExecuteOn::kTargetThread[InOrder]; the main thread for kWorker),
   // while no increment runs on that target and every earlier one has finished.
   // `info`: a line or two about the target (e.g. the current context).
   virtual std::string describe(uint32_t /*target*/) { return {}; }
@@ -46,8 +47,10 @@ class Executor {
   // (a GL replayer destroys what the pass created). A failure ends the replay.
   virtual bool restart(std::string* /*error*/) { return true; }
 
-  // On a kTargetThread thread just before it ends (with the replay), so
-  // what is bound to that thread (a current GL context) can be released there.
+  // On a target's own thread (kTargetThread[InOrder]) just before it ends
+  // (with the replay), so what is bound to that thread (a current GL
+  // context) can be released there. Threads end side by side: this may run
+  // on several at once. Never called for the main thread.
   virtual void thread_exiting(uint32_t /*target*/) {}
 };
 

@@ -24,7 +24,8 @@ struct Increment {
   // increment of a pass is time 0.
   uint64_t timestamp_ns = 0;
   // What it acts on (a context, a surface, a recorded thread): increments of
-  // one target execute in order, on one thread with ExecuteOn::kTargetThread.
+  // one target execute in order, on one thread with ExecuteOn::kTargetThread
+  // (and kTargetThreadInOrder).
   uint32_t target = 0;
   // eglSwapBuffers, or a VSync: ends a frame; frames are counted by these and
   // the manual `n` steps to the next one.

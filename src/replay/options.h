@@ -26,6 +26,13 @@ enum class ExecuteOn {
   // as the recorded threads did. The main thread still starts each increment
   // at its time, in index order, and waits until its thread really runs it.
   kTargetThread,
+  // A thread per target as kTargetThread, but in the recorded order across
+  // targets: each increment has finished before the next one, of any target,
+  // starts. For recorded threads that depend on each other (one uses what
+  // another made: a GL trace's threads sharing objects). The first target's
+  // increments run on the main thread itself, so a one-target trace costs no
+  // thread switch, as with kMainThread.
+  kTargetThreadInOrder,
   // The seed's way: the worker that prepared an increment executes it once
   // the main thread signals it; one increment per target is in flight at a
   // time (one_per_target is implied). Needs threads >= 1.

@@ -382,6 +382,9 @@ void Session::account(const Slot& slot, Clock::time_point started) {
   last_index_ = slot.index;
   last_target_ = slot.target;
   last_ts_ = slot.timestamp_ns;
+  if (pass_ == 1)
+    stats.recorded_seconds =
+        std::max(stats.recorded_seconds, static_cast<double>(slot.timestamp_ns - pass_t0_) / 1e9);
   clock_ = std::max(clock_, slot.timestamp_ns);
   clock_moved_ = false;
   if (goal_.kind == GoalKind::kSteps && goal_.n > 0) --goal_.n;

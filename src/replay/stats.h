@@ -23,6 +23,9 @@ struct ReplayStats {
   uint64_t frames = 0;      // frame-ending increments executed
   uint64_t passes = 0;      // completed passes of the trace
   double seconds = 0;       // spent replaying; time waiting at the manual prompt is not counted
+  // The recorded time the increments run span (the last timestamp of the
+  // first pass minus its first): what a timed replay's `seconds` should be.
+  double recorded_seconds = 0;
 
   uint64_t timed_frames = 0;  // frames whose lateness counts
   int64_t max_lateness_ns = 0;

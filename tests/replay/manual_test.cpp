@@ -209,6 +209,33 @@ TEST(ManualMode, HooksRunOnTheTargetsThread) {
   EXPECT_EQ(hooks[1], target0);
 }
 
+TEST(ManualMode, HooksRunOnTheTargetsThreadInOrder) {
+  // In recorded order, the two targets run on two threads (the first on the
+  // replay's own): info and snap reach the last call's target on its thread.
+  SyntheticSource source(uniform_trace(20, 1000, 5, 2));
+  SyntheticExecutor executor;
+  std::string snap = ::gltrace::test::make_temp_dir() + "/t.png";
+  test::ConsoleRun run =
+      run_with_console(source, executor, manual_options(ExecuteOn::kTargetThreadInOrder),
+                       "ni 4\ninfo\nsnap " + snap + "\nq\n");
+  EXPECT_EQ(run.status.result, ReplayResult::kQuit) << run.status.message;
+  EXPECT_NE(run.transcript.find("target 1: synthetic target 1"), std::string::npos)
+      << run.transcript;
+  EXPECT_NE(run.transcript.find("saved " + snap + " (target 1)"), std::string::npos);
+  std::vector<test::Executed> executed = executor.executed();
+  ASSERT_EQ(executed.size(), 4u);
+  std::thread::id target0 = executed[0].thread, target1 = executed[1].thread;
+  for (const test::Executed& e : executed) {
+    EXPECT_EQ(e.index, &e - executed.data());  // in recorded order
+    EXPECT_EQ(e.thread, e.target == 0 ? target0 : target1);
+  }
+  EXPECT_NE(target0, target1);
+  std::vector<std::thread::id> hooks = executor.hook_threads();
+  ASSERT_EQ(hooks.size(), 2u);
+  EXPECT_EQ(hooks[0], target1);
+  EXPECT_EQ(hooks[1], target1);
+}
+
 TEST(ManualMode, InterruptFromAnotherThread) {
   // interrupt() is the library's Ctrl-C: the prompt shows at the current time.
   std::vector<test::Spec> specs = uniform_trace(400, 5'000'000, 10);  // 2 s

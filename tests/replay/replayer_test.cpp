@@ -71,6 +71,8 @@ const char* mode_name(ExecuteOn mode) {
       return "Main";
     case ExecuteOn::kTargetThread:
       return "Target";
+    case ExecuteOn::kTargetThreadInOrder:
+      return "TargetInOrder";
     case ExecuteOn::kWorker:
       return "Worker";
   }
@@ -108,7 +110,10 @@ TEST_P(OrderTest, EveryIncrementInOrderPerTarget) {
     threads_of[e.target].insert(e.thread);
   }
   // Without workers each target's thread prepares its own increments.
-  int preparers = threads > 0 ? threads : mode == ExecuteOn::kTargetThread ? 3 : 1;
+  int preparers = threads > 0                               ? threads
+                  : mode == ExecuteOn::kTargetThread        ? 3
+                  : mode == ExecuteOn::kTargetThreadInOrder ? 3
+                                                            : 1;
   EXPECT_LE(executor.max_concurrent_prepares(), preparers);
   if (mode == ExecuteOn::kMainThread) {
     EXPECT_EQ(executor.executed_indices(), iota(kCount));  // globally in order
@@ -126,17 +131,33 @@ TEST_P(OrderTest, EveryIncrementInOrderPerTarget) {
     std::sort(exited.begin(), exited.end());
     EXPECT_EQ(exited, (std::vector<uint32_t>{0, 1, 2}));
   }
+  if (mode == ExecuteOn::kTargetThreadInOrder) {
+    EXPECT_EQ(executor.executed_indices(), iota(kCount));  // globally in order
+    EXPECT_EQ(executor.max_concurrent_executes(), 1);
+    // The first target on the replay's own thread, each other on its own.
+    std::set<std::thread::id> all;
+    for (auto& [target, ids] : threads_of) {
+      ASSERT_EQ(ids.size(), 1u) << "target " << target << " ran on several threads";
+      EXPECT_EQ(*ids.begin() == replay_thread, target == 0) << "target " << target;
+      all.insert(*ids.begin());
+    }
+    EXPECT_EQ(all.size(), 3u);
+    std::vector<uint32_t> exited = executor.exited_targets();
+    std::sort(exited.begin(), exited.end());
+    EXPECT_EQ(exited, (std::vector<uint32_t>{1, 2}));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     ModesAndThreads, OrderTest,
-    ::testing::Values(std::tuple{ExecuteOn::kMainThread, 0}, std::tuple{ExecuteOn::kMainThread, 1},
-                      std::tuple{ExecuteOn::kMainThread, 3}, std::tuple{ExecuteOn::kMainThread, 8},
-                      std::tuple{ExecuteOn::kTargetThread, 0},
-                      std::tuple{ExecuteOn::kTargetThread, 1},
-                      std::tuple{ExecuteOn::kTargetThread, 3},
-                      std::tuple{ExecuteOn::kTargetThread, 8}, std::tuple{ExecuteOn::kWorker, 1},
-                      std::tuple{ExecuteOn::kWorker, 3}, std::tuple{ExecuteOn::kWorker, 8}),
+    ::testing::Values(
+        std::tuple{ExecuteOn::kMainThread, 0}, std::tuple{ExecuteOn::kMainThread, 1},
+        std::tuple{ExecuteOn::kMainThread, 3}, std::tuple{ExecuteOn::kMainThread, 8},
+        std::tuple{ExecuteOn::kTargetThread, 0}, std::tuple{ExecuteOn::kTargetThread, 1},
+        std::tuple{ExecuteOn::kTargetThread, 3}, std::tuple{ExecuteOn::kTargetThread, 8},
+        std::tuple{ExecuteOn::kTargetThreadInOrder, 0},
+        std::tuple{ExecuteOn::kTargetThreadInOrder, 3}, std::tuple{ExecuteOn::kWorker, 1},
+        std::tuple{ExecuteOn::kWorker, 3}, std::tuple{ExecuteOn::kWorker, 8}),
     [](const auto& info) {
       return std::string(mode_name(std::get<0>(info.param))) + "Threads" +
              std::to_string(std::get<1>(info.param));
@@ -146,7 +167,8 @@ TEST(Replayer, OnePerTargetInEveryMode) {
   // The seed's BufferQueueScheduler promise: a target's next increment is
   // prepared only once its previous one has executed (the executor fails
   // the replay otherwise).
-  for (ExecuteOn mode : {ExecuteOn::kMainThread, ExecuteOn::kTargetThread, ExecuteOn::kWorker}) {
+  for (ExecuteOn mode : {ExecuteOn::kMainThread, ExecuteOn::kTargetThread,
+                         ExecuteOn::kTargetThreadInOrder, ExecuteOn::kWorker}) {
     SyntheticSource source(mixed_trace(120, 2));
     SyntheticExecutor executor;
     executor.expect_one_per_target = true;
@@ -228,7 +250,8 @@ TEST(Replayer, IgnoringTimestampsRunsAsFastAsItCan) {
   ASSERT_EQ(status.result, ReplayResult::kFinished) << status.message;
   EXPECT_LT(elapsed, 0.5);  // the recorded 2 s do not matter
   EXPECT_EQ(stats.increments, 200u);
-  EXPECT_EQ(stats.timed_frames, 0u);  // lateness means nothing with -n
+  EXPECT_EQ(stats.timed_frames, 0u);               // lateness means nothing with -n
+  EXPECT_NEAR(stats.recorded_seconds, 2.0, 1e-6);  // what a timed replay would take
   ASSERT_EQ(frames.size(), 20u);
   EXPECT_FALSE(frames[0].timed);
 }
@@ -248,6 +271,7 @@ TEST(Replayer, LoopsRunTheTraceAgain) {
   EXPECT_EQ(source.rewinds, 1);
   EXPECT_EQ(stats.passes, 2u);
   EXPECT_EQ(stats.frames, 20u);
+  EXPECT_NEAR(stats.recorded_seconds, 49e-6, 1e-12);  // one pass's span
 }
 
 TEST(Replayer, LoopForeverUntilStopped) {
@@ -417,7 +441,7 @@ TEST_P(FailureTest, TimedReplayFailsPromptlyToo) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, FailureTest,
                          ::testing::Values(ExecuteOn::kMainThread, ExecuteOn::kTargetThread,
-                                           ExecuteOn::kWorker),
+                                           ExecuteOn::kTargetThreadInOrder, ExecuteOn::kWorker),
                          [](const auto& info) { return std::string(mode_name(info.param)); });
 
 TEST(Replayer, DamagedBeforeTheFirstIncrement) {

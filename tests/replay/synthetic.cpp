@@ -88,8 +88,13 @@ bool SyntheticExecutor::execute(Increment& increment, std::string* error) {
       return false;
     }
   }
+  int now = concurrent_executes_.fetch_add(1) + 1;
+  int seen = max_concurrent_executes_.load();
+  while (now > seen && !max_concurrent_executes_.compare_exchange_weak(seen, now)) {
+  }
   if (payload.spec.execute_us > 0)
     std::this_thread::sleep_for(std::chrono::microseconds(payload.spec.execute_us));
+  concurrent_executes_.fetch_sub(1);
   while (payload.spec.hang_execute) std::this_thread::sleep_for(std::chrono::seconds(1));
   if (payload.spec.throw_execute) throw std::runtime_error("synthetic execute exception");
   if (payload.spec.fail_execute) {

@@ -82,6 +82,8 @@ class SyntheticExecutor : public Executor {
   std::vector<Executed> executed() const;
   std::vector<uint64_t> executed_indices() const;
   int max_concurrent_prepares() const { return max_concurrent_prepares_.load(); }
+  // The most execute() calls that ran at the same time.
+  int max_concurrent_executes() const { return max_concurrent_executes_.load(); }
   int restarts() const { return restarts_.load(); }
   // Threads the hooks ran on, and the thread_exiting() calls.
   std::vector<std::thread::id> hook_threads() const;
@@ -98,6 +100,8 @@ class SyntheticExecutor : public Executor {
   std::vector<std::string> snapshots_;
   std::atomic<int> concurrent_prepares_{0};
   std::atomic<int> max_concurrent_prepares_{0};
+  std::atomic<int> concurrent_executes_{0};
+  std::atomic<int> max_concurrent_executes_{0};
   std::atomic<int> restarts_{0};
 };
 
