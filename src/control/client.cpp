@@ -94,10 +94,16 @@ Client::~Client() { close(fd_); }
 
 bool Client::call(Request request, Reply* reply, std::string* error, int timeout_ms) {
   request.id = next_id_++;
-  if (!send_message(fd_, encode(request), error)) return false;
+  std::string send_error;
+  bool sent = send_message(fd_, encode(request), &send_error);
   std::vector<uint8_t> message;
   for (;;) {
-    if (!receive_message(fd_, &reader_, &message, timeout_ms, error)) return false;
+    // A refused peer may find the connection closed before it could send:
+    // the refusal is still there to read.
+    if (!receive_message(fd_, &reader_, &message, sent ? timeout_ms : 1000, error)) {
+      if (!sent) *error = send_error;
+      return false;
+    }
     if (!decode(message.data(), message.size(), reply, error)) return false;
     // A refusal at accept has id 0; anything else answers this request.
     if (reply->id == request.id || reply->id == 0) break;

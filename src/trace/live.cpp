@@ -141,6 +141,7 @@ control::Server* g_server = nullptr;
 bool g_server_tried = false;
 
 void start_control_server() {
+  if (g_host == nullptr) return;  // an ordinary layer: no live control
   std::lock_guard<std::mutex> lock(g_server_mutex);
   if (g_server_tried) return;
   g_server_tried = true;

@@ -71,6 +71,19 @@ bool wait_for_socket(const std::string& path, BackgroundProcess& app) {
   return false;
 }
 
+// Waits until the app has drawn `frames` frames (gltrace ps's FRAMES column).
+bool wait_for_app_frames(const Env& env, int pid, uint64_t frames) {
+  std::regex row(std::to_string(pid) + R"(\s+\S+\s+\S+\s+\S+\s+(\d+))");
+  for (int i = 0; i < 500; ++i) {
+    std::vector<std::string> argv = {build_bin("gltrace"), "ps"};
+    ProcessResult ps = run_process(argv, env.vars, 30);
+    std::smatch m;
+    if (std::regex_search(ps.out, m, row) && std::stoull(m[1]) >= frames) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
 // What a trace holds, read with the format library.
 struct TraceContent : format::Consumer {
   format::ReadStatus status;
@@ -195,19 +208,14 @@ TEST(LiveTrace, KilledHostStopsTracingAndTheAppSurvives) {
                               {build_bin("gltrace-demo"), "--frames", std::to_string(kDemoFrames),
                                "--fps", "100", "--checksum"});
   ASSERT_TRUE(wait_for_socket(env.socket(demo->pid()), *demo));
+  ASSERT_TRUE(wait_for_app_frames(env, demo->pid(), 5));  // in its frame loop
   std::string trace = env.dir + "/killed.gltrace";
   BackgroundProcess attach(
       {build_bin("gltrace"), "attach", std::to_string(demo->pid()), "-o", trace, "--quiet"},
       env.vars, env.dir + "/attach.out", env.dir + "/attach.err");
-  // Wait until frames reached the file: the writer gets them every ~100 ms
-  // (if the attach came before the demo's first eglMakeCurrent, the first
-  // bytes are its setup: textures and shaders).
-  for (int i = 0; i < 500; ++i) {
-    struct stat st {};
-    if (stat(trace.c_str(), &st) == 0 && st.st_size > 20000) break;
-    std::this_thread::sleep_for(10ms);
-  }
-  std::this_thread::sleep_for(500ms);
+  // Wait until frames reached the file (the writer gets them every ~100 ms).
+  for (int i = 0; i < 500 && read_trace_file(trace).app_frames.size() < 3; ++i)
+    std::this_thread::sleep_for(20ms);
   attach.signal(SIGKILL);
   attach.wait();
   // Idle again well before the app ends (it draws for 3 s at 100 fps).
@@ -408,6 +416,40 @@ TEST(LiveTrace, AttachToRunningGlmark2) {
   EXPECT_EQ(count_occurrences(dump.out, "\n"),
             t.calls + count_occurrences(dump.out, "\n//") + (dump.out.rfind("//", 0) == 0 ? 1 : 0))
       << "every call dumped";
+}
+
+// start=now: recording from the first call (a complete, replayable trace),
+// stopped by gltrace detach while the app runs on; attachable again later.
+TEST(LiveTrace, StartNowThenDetachThenAttach) {
+  Env env;
+  std::string first = env.dir + "/now.gltrace";
+  auto demo = start_traceable(env, "demo",
+                              {build_bin("gltrace-demo"), "--frames", "200", "--fps", "100"}, {},
+                              {{"GLTRACE_LIVE_START", "now"},
+                               {"GLTRACE_TRACE_FILE", first},
+                               {"GLTRACE_CAPTURE_FRAMEBUFFER", "swap"}});
+  ASSERT_TRUE(wait_for_socket(env.socket(demo->pid()), *demo));
+  ASSERT_TRUE(wait_for_app_frames(env, demo->pid(), 10));
+  ProcessResult d = gltrace(env, {"detach", std::to_string(demo->pid())});
+  EXPECT_EQ(d.exit_code, 0) << d.err;
+  std::string second = env.dir + "/again.gltrace";
+  ProcessResult a = gltrace(
+      env, {"attach", std::to_string(demo->pid()), "-o", second, "--frames", "3", "--quiet"});
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(demo->wait().exit_code, 0);
+  TraceContent t1 = read_trace_file(first);
+  ASSERT_TRUE(t1.ok) << t1.status.message;
+  EXPECT_TRUE(t1.status.closed_cleanly);
+  EXPECT_FALSE(t1.mid_run) << "recorded from the first call";
+  EXPECT_GE(t1.images.size(), 9u) << gltrace(env, {"info", first}).out;
+  // Replayable from its first call; only the last frame's asynchronous
+  // read-back may be missing (the stop came before the next swap).
+  ProcessResult replay = gltrace(env, {"replay", "--compare", first});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find(" 0 differ"), std::string::npos) << replay.out;
+  TraceContent t2 = read_trace_file(second);
+  EXPECT_TRUE(t2.mid_run);
+  EXPECT_EQ(t2.app_frames.size(), 3u);
 }
 
 }  // namespace
