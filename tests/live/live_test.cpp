@@ -452,5 +452,32 @@ TEST(LiveTrace, StartNowThenDetachThenAttach) {
   EXPECT_EQ(t2.app_frames.size(), 3u);
 }
 
+// gltrace options changes a running capture: framebuffers from then on.
+TEST(LiveTrace, OptionsChangeWhileTracing) {
+  Env env;
+  auto demo =
+      start_traceable(env, "demo", {build_bin("gltrace-demo"), "--frames", "300", "--fps", "100"});
+  ASSERT_TRUE(wait_for_socket(env.socket(demo->pid()), *demo));
+  std::string trace = env.dir + "/options.gltrace";
+  BackgroundProcess attach(
+      {build_bin("gltrace"), "attach", std::to_string(demo->pid()), "-o", trace, "--quiet"},
+      env.vars, env.dir + "/attach.out", env.dir + "/attach.err");
+  for (int i = 0; i < 500 && read_trace_file(trace).app_frames.size() < 3; ++i)
+    std::this_thread::sleep_for(20ms);
+  ProcessResult o = gltrace(env, {"options", std::to_string(demo->pid()), "--framebuffer", "swap"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("framebuffer=swap"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("(tracing)"), std::string::npos) << o.out;
+  std::this_thread::sleep_for(300ms);
+  ProcessResult d = gltrace(env, {"detach", std::to_string(demo->pid())});
+  EXPECT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_EQ(attach.wait().exit_code, 0);
+  EXPECT_EQ(demo->wait().exit_code, 0);
+  TraceContent t = read_trace_file(trace);
+  ASSERT_TRUE(t.ok) << t.status.message;
+  EXPECT_GT(t.images.size(), 0u) << "framebuffers after the change";
+  EXPECT_LT(t.images.size(), t.app_frames.size()) << "none before it";
+}
+
 }  // namespace
 }  // namespace gltrace::test
