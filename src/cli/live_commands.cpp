@@ -16,7 +16,7 @@
 
 #include "cli/commands.h"
 #include "control/client.h"
-#include "format/container.h"
+#include "format/reader.h"
 
 namespace gltrace::cli {
 
@@ -262,18 +262,10 @@ class AttachLoop {
   control::Status status_;
 };
 
-// True when the file ends with the container's footer (a finished trace).
-bool has_footer(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char tail[format::kFooterSize];
-  off_t size = lseek(fd, 0, SEEK_END);
-  bool ok = size >= static_cast<off_t>(format::kFooterSize) &&
-            pread(fd, tail, sizeof tail, size - static_cast<off_t>(sizeof tail)) ==
-                static_cast<ssize_t>(sizeof tail) &&
-            memcmp(tail, format::kFooterMagic, 8) == 0;
-  close(fd);
-  return ok;
+// True when the trace was finished: its footer points to a valid index.
+bool finished_trace(const std::string& path) {
+  format::ChunkReader reader;
+  return reader.open(path) && reader.index() != nullptr;
 }
 
 }  // namespace
@@ -393,7 +385,7 @@ int cmd_attach(const std::vector<std::string>& args) {
   get_status.command = control::Command::kGetStatus;
   control::Status final_status = loop.status();
   if (client->call(get_status, &reply, &error) && reply.status) final_status = *reply.status;
-  bool complete = has_footer(output);
+  bool complete = finished_trace(output);
   fprintf(
       stderr,
       "gltrace attach: %" PRIu64 " frames, %" PRIu64 " calls, %.2f MB, %" PRIu64

@@ -17,6 +17,7 @@
 #include "trace/compsize.h"
 #include "trace/live.h"
 #include "trace/modes.h"
+#include "trace/next.h"
 #include "trace/recorder.h"
 #include "trace/session.h"
 
@@ -24,13 +25,6 @@ namespace gltrace::trace {
 namespace {
 
 namespace schema = gltrace::schema;
-using api::FunctionId;
-
-template <FunctionId kId, typename Pfn>
-Pfn next() {
-  return reinterpret_cast<Pfn>(next_function(kId));
-}
-#define NEXT(name) next<api::kFn_##name, PFN_gltrace_##name>()
 
 constexpr int kMaxAttribs = 32;
 

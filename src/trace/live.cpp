@@ -15,17 +15,12 @@
 #include "settings/live_config.h"
 #include "trace/layer.h"
 #include "trace/modes.h"
+#include "trace/next.h"
 #include "trace/recorder.h"
 #include "trace/session.h"
 
 namespace gltrace::trace {
 namespace {
-
-template <api::FunctionId kId, typename Pfn>
-Pfn next() {
-  return reinterpret_cast<Pfn>(next_function(kId));
-}
-#define NEXT(name) next<api::kFn_##name, PFN_gltrace_##name>()
 
 const GltraceLiveHost* g_host = nullptr;
 settings::LiveConfig g_config;
