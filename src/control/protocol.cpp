@@ -265,7 +265,15 @@ bool decode(const uint8_t* data, size_t size, Request* q, std::string* error) {
     if (!expect(r, type, wire::kLengthDelimited)) break;
     std::string_view body = r.bytes();
     if (!r.ok()) break;
-    q->command = command;  // a oneof: the last one wins
+    if (command != q->command) {
+      // A oneof: the last member wins and clears what an earlier one set
+      // (the same member again merges, as protobuf does).
+      Request cleared;
+      cleared.version = q->version;
+      cleared.id = q->id;
+      *q = cleared;
+      q->command = command;
+    }
     bool ok = true;
     if (command == Command::kHello) ok = decode_hello(body, q, error);
     if (command == Command::kStart) ok = decode_start(body, q, error);

@@ -58,6 +58,35 @@ TEST(ControlProtocol, ReplyWithStatusRoundTrips) {
   EXPECT_EQ(back.status->options.thread_time, std::optional<bool>(true));
 }
 
+// Found by the fuzzer: a Hello then a Start in one message kept the Hello's
+// token under the Start, which no encoder could write back.
+TEST(ControlProtocol, ALaterCommandClearsAnEarlierOnesFields) {
+  Request hello;
+  hello.command = Command::kHello;
+  hello.token = "secret";
+  Request start;
+  start.command = Command::kStart;
+  start.max_frames = 4;
+  std::vector<uint8_t> bytes = encode(hello);
+  std::vector<uint8_t> second = encode(start);
+  bytes.insert(bytes.end(), second.begin(), second.end());
+  Request back;
+  std::string error;
+  ASSERT_TRUE(decode(bytes.data(), bytes.size(), &back, &error)) << error;
+  EXPECT_EQ(back.command, Command::kStart);
+  EXPECT_EQ(back.max_frames, 4u);
+  EXPECT_EQ(back.token, "") << "the Hello's token must not survive";
+  // The same command twice merges, as protobuf does.
+  Request start_mode;
+  start_mode.command = Command::kStart;
+  start_mode.mode = "log";
+  second = encode(start_mode);
+  bytes.insert(bytes.end(), second.begin(), second.end());
+  ASSERT_TRUE(decode(bytes.data(), bytes.size(), &back, &error)) << error;
+  EXPECT_EQ(back.max_frames, 4u);
+  EXPECT_EQ(back.mode, "log");
+}
+
 TEST(ControlProtocol, MalformedRequestsSayWhere) {
   Request q;
   std::string error;

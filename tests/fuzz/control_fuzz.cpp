@@ -23,8 +23,11 @@ void round_trip(const gltrace::control::Request& q) {
   check(gltrace::control::decode(bytes.data(), bytes.size(), &again, &error));
   check(again.id == q.id && again.command == q.command && again.token == q.token &&
         again.client == q.client && again.max_frames == q.max_frames && again.mode == q.mode &&
+        again.zstd_level == q.zstd_level &&
         again.options.framebuffer_on_swap == q.options.framebuffer_on_swap &&
-        again.options.texture_data == q.options.texture_data);
+        again.options.framebuffer_on_draw == q.options.framebuffer_on_draw &&
+        again.options.texture_data == q.options.texture_data &&
+        again.options.thread_time == q.options.thread_time);
 }
 
 }  // namespace
