@@ -84,7 +84,7 @@ const Value* Args::need(size_t i) {
 }
 
 void Args::not_captured(size_t i, const Value& v) {
-  std::string reason = v.bytes != nullptr ? *v.bytes : "unknown";
+  std::string reason = v.bytes.empty() ? "unknown" : std::string(v.bytes);
   fail(name_of(i) + " was not captured (" + reason + ")");
 }
 
@@ -160,7 +160,7 @@ const char* Args::text(size_t i) {
   switch (v->kind) {
     case ValueKind::kText:
     case ValueKind::kData:
-      return v->bytes->c_str();
+      return v->bytes.data();
     case ValueKind::kPointer:
       return reinterpret_cast<const char*>(static_cast<uintptr_t>(v->pointer));
     case ValueKind::kUnknown:
@@ -185,7 +185,7 @@ const char* const* Args::strings(size_t i) {
     return nullptr;
   }
   auto** out = static_cast<const char**>(arena_.get(sizeof(const char*) * (v->strings.size() + 1)));
-  for (size_t k = 0; k < v->strings.size(); ++k) out[k] = v->strings[k].c_str();
+  for (size_t k = 0; k < v->strings.size(); ++k) out[k] = v->strings[k].data();
   return out;
 }
 
@@ -195,7 +195,7 @@ const void* Args::bytes(size_t i) {
   switch (v->kind) {
     case ValueKind::kData:
     case ValueKind::kText:
-      return v->bytes->data();
+      return v->bytes.data();
     case ValueKind::kPointer:
       // An offset into a bound buffer (or null): the same number works here.
       return reinterpret_cast<const void*>(static_cast<uintptr_t>(v->pointer));
@@ -222,7 +222,7 @@ size_t Args::element_count(size_t i, size_t element_size) const {
   if (v == nullptr) return 0;
   if (v->kind == ValueKind::kArray)
     return std::max({v->sints.size(), v->uints.size(), v->floats.size()});
-  if (v->kind == ValueKind::kData && element_size != 0) return v->bytes->size() / element_size;
+  if (v->kind == ValueKind::kData && element_size != 0) return v->bytes.size() / element_size;
   return 0;
 }
 
@@ -231,11 +231,11 @@ std::vector<uint64_t> Args::recorded_handles(size_t i) const {
   const Value* v = value(i);
   if (v == nullptr) return out;
   if (v->kind == ValueKind::kArray) {
-    out = v->uints;
+    out.assign(v->uints.begin(), v->uints.end());
     for (int64_t s : v->sints) out.push_back(static_cast<uint64_t>(s));
   } else if (v->kind == ValueKind::kData) {
     // Raw elements: 8-byte handles, or 4-byte GL names.
-    const std::string& b = *v->bytes;
+    std::string_view b = v->bytes;
     bool names = api::kFunctionInfo[call_.function].api == api::Api::kGles;
     size_t size = names ? 4 : 8;
     for (size_t k = 0; k + size <= b.size(); k += size) {
@@ -283,7 +283,7 @@ const void* Args::typed_array(size_t i, size_t element_size, Kind kind) {
       return out;
     }
     case ValueKind::kData: {
-      const std::string& b = *v->bytes;
+      std::string_view b = v->bytes;
       // Raw elements; copied when the string's buffer is not aligned for them.
       if (reinterpret_cast<uintptr_t>(b.data()) % std::min<size_t>(element_size, 8) == 0)
         return b.data();
@@ -319,13 +319,13 @@ void* Args::output(size_t i, size_t element_size, int64_t min_count) {
       recorded = element_count(i, element_size) * element_size;
       break;
     case ValueKind::kData:
-      recorded = v->bytes->size();
+      recorded = v->bytes.size();
       break;
     case ValueKind::kText:
-      recorded = v->bytes->size() + 1;
+      recorded = v->bytes.size() + 1;
       break;
     case ValueKind::kStrings:
-      for (const std::string& s : v->strings) recorded += s.size() + 1;
+      for (std::string_view s : v->strings) recorded += s.size() + 1;
       break;
     default:
       break;

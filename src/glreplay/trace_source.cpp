@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
+#include <new>
 #include <utility>
 
 #include "gltrace/api/functions.h"
@@ -91,10 +93,16 @@ class TraceSource::Collector : public format::Consumer {
     call->thread = c.thread;
     call->context = c.context;
     call->seq = c.seq;
-    call->args.reserve(c.args.size());
-    for (const format::Value& v : c.args) call->args.push_back(copy(v));
+    // All the call's values in one piece of CallMemory, sized first.
+    size_t size = round16(sizeof(Value) * c.args.size());
+    for (const format::Value& v : c.args) size += extra_size(v);
+    if (c.ret != nullptr) size += extra_size(*c.ret);
+    Carver carve{static_cast<std::byte*>(allocate(size, call.get()))};
+    auto* args = static_cast<Value*>(carve.take(sizeof(Value) * c.args.size()));
+    for (size_t i = 0; i < c.args.size(); ++i) new (&args[i]) Value(copy(c.args[i], carve, *call));
+    call->args = {args, c.args.size()};
     if (c.ret != nullptr) {
-      call->ret = copy(*c.ret);
+      call->ret = copy(*c.ret, carve, *call);
       call->has_ret = true;
     }
     for (const format::ClientArray& a : c.client_arrays)
@@ -151,7 +159,6 @@ class TraceSource::Collector : public format::Consumer {
     }
   }
 
- public:
  private:
   // Inline bytes or a blob's; null when the blob is not in the trace.
   Bytes bytes(std::string_view data, uint64_t blob) {
@@ -160,7 +167,69 @@ class TraceSource::Collector : public format::Consumer {
     return it != blobs_.end() ? it->second : nullptr;
   }
 
-  Value copy(const format::Value& v) {
+  static constexpr size_t round16(size_t n) { return (n + 15) & ~size_t{15}; }
+  static constexpr size_t kMissingBlobReason = 64;
+
+  // Hands out consecutive 16-byte aligned pieces of memory already sized.
+  struct Carver {
+    std::byte* next;
+    void* take(size_t size) {
+      void* at = next;
+      next += round16(size);
+      return at;
+    }
+  };
+
+  // Memory for one call's values, in the current CallMemory or a new one.
+  void* allocate(size_t size, Call* call) {
+    void* at = memory_ ? memory_->allocate(size, 16) : nullptr;
+    if (at == nullptr) {
+      memory_ = std::make_shared<CallMemory>(std::max(kMemoryBlock, size));
+      at = memory_->allocate(size, 16);
+    }
+    call->memory = memory_;
+    return at;
+  }
+
+  // What copy() takes from the carver for v.
+  size_t extra_size(const format::Value& v) const {
+    switch (v.kind) {
+      case ValueKind::kData:
+      case ValueKind::kText:
+      case ValueKind::kUnknown:
+        return round16(v.bytes.size() + 1);
+      case ValueKind::kStrings: {
+        size_t size = round16(sizeof(std::string_view) * v.strings.size());
+        for (std::string_view text : v.strings) size += round16(text.size() + 1);
+        return size;
+      }
+      case ValueKind::kArray:
+        return round16(sizeof(int64_t) * v.sints.size()) +
+               round16(sizeof(uint64_t) * v.uints.size()) +
+               round16(sizeof(float) * v.floats.size());
+      case ValueKind::kBlob:
+        return blobs_.count(v.blob) != 0 ? 0 : kMissingBlobReason;
+      default:
+        return 0;
+    }
+  }
+
+  // Bytes followed by a NUL (text is used as a C string).
+  static std::string_view text_copy(std::string_view text, Carver& carve) {
+    auto* out = static_cast<char*>(carve.take(text.size() + 1));
+    if (!text.empty()) memcpy(out, text.data(), text.size());
+    out[text.size()] = '\0';
+    return {out, text.size()};
+  }
+
+  template <typename T>
+  static std::span<const T> array_copy(const std::vector<T>& in, Carver& carve) {
+    auto* out = static_cast<T*>(carve.take(sizeof(T) * in.size()));
+    if (!in.empty()) memcpy(out, in.data(), sizeof(T) * in.size());
+    return {out, in.size()};
+  }
+
+  Value copy(const format::Value& v, Carver& carve, Call& call) {
     Value out;
     out.kind = v.kind;
     switch (v.kind) {
@@ -181,32 +250,38 @@ class TraceSource::Collector : public format::Consumer {
         break;
       case ValueKind::kData:
       case ValueKind::kText:
-        out.bytes = std::make_shared<const std::string>(v.bytes);
+        out.bytes = text_copy(v.bytes, carve);
         break;
       case ValueKind::kBlob: {
         auto it = blobs_.find(v.blob);
         if (it != blobs_.end()) {
           out.kind = ValueKind::kData;
-          out.bytes = it->second;
+          out.bytes = *it->second;  // std::string: NUL-terminated, malloc-aligned
+          call.blobs.push_back(it->second);
         } else {
-          char reason[64];
+          char reason[kMissingBlobReason];
           snprintf(reason, sizeof reason, "blob %016" PRIx64 " is missing from the trace", v.blob);
           out.kind = ValueKind::kUnknown;
-          out.bytes = std::make_shared<const std::string>(reason);
+          out.bytes = text_copy(reason, carve);
         }
         break;
       }
       case ValueKind::kUnknown:
         out.pointer = v.pointer;
-        out.bytes = std::make_shared<const std::string>(v.bytes);
+        out.bytes = text_copy(v.bytes, carve);
         break;
-      case ValueKind::kStrings:
-        out.strings.assign(v.strings.begin(), v.strings.end());
+      case ValueKind::kStrings: {
+        auto* strings =
+            static_cast<std::string_view*>(carve.take(sizeof(std::string_view) * v.strings.size()));
+        for (size_t k = 0; k < v.strings.size(); ++k)
+          new (&strings[k]) std::string_view(text_copy(v.strings[k], carve));
+        out.strings = {strings, v.strings.size()};
         break;
+      }
       case ValueKind::kArray:
-        out.sints = v.sints;
-        out.uints = v.uints;
-        out.floats = v.floats;
+        out.sints = array_copy(v.sints, carve);
+        out.uints = array_copy(v.uints, carve);
+        out.floats = array_copy(v.floats, carve);
         break;
       case ValueKind::kNone:
         break;
@@ -214,12 +289,15 @@ class TraceSource::Collector : public format::Consumer {
     return out;
   }
 
+  static constexpr size_t kMemoryBlock = size_t{256} << 10;
+
   TraceInfo& info_;
   const SourceOptions& options_;
   std::deque<replay::Increment>& out_;
   // Every blob read so far: a call may refer to any earlier one. Shared with
   // the calls that use them, so a blob lives as long as either needs it.
   std::unordered_map<uint64_t, Bytes> blobs_;
+  std::shared_ptr<CallMemory> memory_;  // the calls' values go here
   // Calls waiting for earlier ones of other threads, per thread (in order).
   std::map<uint32_t, std::deque<replay::Increment>> held_by_thread_;
   size_t held_ = 0;

@@ -1,7 +1,9 @@
 #include "replay/engine.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <exception>
 #include <future>
 #include <utility>
@@ -68,17 +70,19 @@ void Engine::prepare(Slot& slot) {
   }
 }
 
-void Engine::execute(Slot& slot) {
+void Engine::execute(Slot& slot, bool counted) {
   // Once started, an increment runs even after another one failed: the
   // main thread starts no more, and everything before the failure ran.
   std::string error;
   bool ok = guarded([&] { return executor_.execute(slot.increment, &error); }, &error);
   if (!ok) record_failure(slot.index, error.empty() ? "execute() failed without a message" : error);
-  {
-    std::lock_guard<std::mutex> lock(state_mutex_);
-    ++finished_;
+  if (counted) {
+    {
+      std::lock_guard<std::mutex> lock(state_mutex_);
+      ++finished_;
+    }
+    state_cv_.notify_all();
   }
-  state_cv_.notify_all();
   if (!ok || !one_per_target_) return;
   // The seed's BufferQueueScheduler step: the target's next increment may be
   // prepared now that this one is done.
@@ -107,6 +111,7 @@ void Engine::failure(uint64_t* index, std::string* message) const {
 }
 
 void Engine::worker_main() {
+  pthread_setname_np(pthread_self(), "replay-prepare");
   for (;;) {
     SlotPtr slot;
     {
@@ -137,6 +142,9 @@ Engine::Lane& Engine::lane(uint32_t target) {
 }
 
 void Engine::lane_main(Lane& lane) {
+  char name[16];
+  snprintf(name, sizeof name, "replay-t%u", lane.target);
+  pthread_setname_np(pthread_self(), name);
   auto run_tasks = [&lane](std::unique_lock<std::mutex>& lock) {
     while (!lane.tasks.empty()) {
       std::function<void()> task = std::move(lane.tasks.front());
@@ -181,8 +189,20 @@ void Engine::lane_main(Lane& lane) {
 Event::Wait Engine::start(const SlotPtr& slot, const Event::GiveUp& give_up,
                           Clock::time_point* started_at) {
   Event::Wait wait;
+  if (on_main(slot->target) && inline_prepare_) {
+    // Prepared and run right here: no other thread waits on this slot, so
+    // neither its Event nor the started/finished counts are needed (a
+    // thread handshake would cost more than many a GL call).
+    std::string error;
+    if (!guarded([&] { return executor_.prepare(slot->increment, &error); }, &error)) {
+      slot->event.fail(error.empty() ? "prepare() failed without a message" : error);
+      return Event::Wait::kFailed;
+    }
+    *started_at = Clock::now();
+    execute(*slot, false);
+    return Event::Wait::kOk;
+  }
   if (on_main(slot->target)) {
-    if (inline_prepare_ && !slot->event.is_prepared() && !slot->event.failed()) prepare(*slot);
     wait = slot->event.wait_prepared(give_up);
     if (wait != Event::Wait::kOk) return wait;
     {

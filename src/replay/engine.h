@@ -110,7 +110,8 @@ class Engine {
   };
 
   void prepare(Slot& slot);
-  void execute(Slot& slot);
+  // counted: it was started with ++started_ (drain() waits for it).
+  void execute(Slot& slot, bool counted = true);
   void enqueue_prepare(const SlotPtr& slot);
   void worker_main();
   void lane_main(Lane& lane);

@@ -34,13 +34,17 @@ class ReadAheadSource : public IncrementSource {
 
   IncrementSource& inner_;
   const size_t capacity_;
+  // Increments cross in batches: the reader hands over up to kBatch at a
+  // time, the replay takes all that are there, and each wakes the other only
+  // when that one is waiting, so neither pays a lock and a wake-up per
+  // increment.
+  static constexpr size_t kBatch = 64;
   std::mutex mutex_;
-  // Two conditions, signalled only at the edges (the queue was empty, or
-  // drained to half), so reader and replay hand over in bursts instead of
-  // waking each other for every increment.
   std::condition_variable not_empty_;
   std::condition_variable has_room_;
   std::deque<Increment> queue_;
+  std::deque<Increment> taken_;  // the replay's side, no lock needed
+  bool replay_waits_ = false;
   bool finished_ = false;  // the reader met the end or an error
   SourceResult final_ = SourceResult::kEnd;
   std::string final_error_;
