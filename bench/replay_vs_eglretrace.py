@@ -41,6 +41,9 @@ def main():
     env = dict(os.environ)
     env.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp())
     env["WAFFLE_PLATFORM"] = "surfaceless_egl"  # eglretrace --headless needs it here
+    # Rasterising on the calling thread: llvmpipe's own threads would compete
+    # with the replays' for the cores and blur the difference measured.
+    env.setdefault("LP_NUM_THREADS", "0")
     tmp = tempfile.mkdtemp()
     ours, theirs = os.path.join(tmp, "demo.gltrace"), os.path.join(tmp, "demo.trace")
     subprocess.run([gltrace, "trace", "-o", ours, "--", *demo], check=True, env=env,

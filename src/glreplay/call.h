@@ -25,7 +25,7 @@ using Bytes = std::shared_ptr<const std::string>;
 class CallMemory {
  public:
   explicit CallMemory(size_t capacity)
-      : memory_(std::make_unique<std::byte[]>(capacity)), capacity_(capacity) {}
+      : memory_(std::make_unique_for_overwrite<std::byte[]>(capacity)), capacity_(capacity) {}
   // Null when it does not fit.
   void* allocate(size_t size, size_t align) {
     size_t at = (used_ + align - 1) & ~(align - 1);

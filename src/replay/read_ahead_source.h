@@ -19,7 +19,7 @@ class ReadAheadSource : public IncrementSource {
  public:
   // inner is used only from the reader thread (and by rewind() with the
   // reader stopped), so it need not be thread-safe.
-  explicit ReadAheadSource(IncrementSource& inner, size_t capacity = 256);
+  explicit ReadAheadSource(IncrementSource& inner, size_t capacity = 4096);
   // Stops the reader; waits for an inner next() under way to return.
   ~ReadAheadSource() override;
   ReadAheadSource(const ReadAheadSource&) = delete;
@@ -38,7 +38,7 @@ class ReadAheadSource : public IncrementSource {
   // time, the replay takes all that are there, and each wakes the other only
   // when that one is waiting, so neither pays a lock and a wake-up per
   // increment.
-  static constexpr size_t kBatch = 64;
+  static constexpr size_t kBatch = 256;
   std::mutex mutex_;
   std::condition_variable not_empty_;
   std::condition_variable has_room_;
