@@ -208,11 +208,15 @@ TEST(Replayer, TwoTargetsSlowAndFastKeepTheirOwnOrder) {
   }
 }
 
-// The engine's own timing: absolute deadlines from the first timestamp. The
-// only timed assertion in the suite: 1% of the duration plus scheduler slack.
-TEST(Replayer, ATwoSecondTraceTakesTwoSeconds) {
-  const uint64_t kDuration = 2'000'000'000;
-  SyntheticSource source(uniform_trace(200, kDuration / 199, 10));
+// The engine's own timing: absolute deadlines from the first timestamp, so
+// nothing runs before its time and the replay takes at least the recorded
+// span. How close it comes to that span is measured by
+// bench/replay_timing.py, not asserted here (no timed assertions in tests).
+TEST(Replayer, ATimedReplayRunsNothingEarly) {
+  const uint64_t kDuration = 500'000'000;
+  std::vector<Spec> specs = uniform_trace(200, kDuration / 199, 10);
+  const double span = static_cast<double>(specs.back().timestamp_ns - specs.front().timestamp_ns);
+  SyntheticSource source(specs);
   SyntheticExecutor executor;
   ReplayOptions options = fast_options();
   options.wait = true;
@@ -223,7 +227,8 @@ TEST(Replayer, ATwoSecondTraceTakesTwoSeconds) {
   ReplayStatus status = replay_guarded(source, executor, options, &stats);
   double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   ASSERT_EQ(status.result, ReplayResult::kFinished) << status.message;
-  EXPECT_NEAR(elapsed, 2.0, 0.02 + 0.02) << "1% of 2 s plus 20 ms of scheduler slack";
+  EXPECT_GE(elapsed * 1e9, span) << "the last increment ran before its time";
+  for (const FrameTiming& frame : frames) EXPECT_GE(frame.lateness_ns, 0) << frame.frame;
   EXPECT_EQ(stats.increments, 200u);
   EXPECT_EQ(stats.frames, 20u);
   EXPECT_EQ(stats.timed_frames, 20u);
@@ -231,27 +236,26 @@ TEST(Replayer, ATwoSecondTraceTakesTwoSeconds) {
   EXPECT_TRUE(frames[0].timed);
   EXPECT_EQ(frames[19].frame, 19u);
   EXPECT_EQ(frames[19].index, 199u);
-  EXPECT_GE(stats.max_lateness_ns, 0);
   EXPECT_GE(static_cast<double>(stats.max_lateness_ns), stats.mean_lateness_ns);
   EXPECT_GT(stats.frames_per_second(), 0);
   EXPECT_GT(stats.calls_per_second(), stats.frames_per_second());
 }
 
+// Recorded an hour apart: with -n the replay cannot wait for them (it would
+// hit the test's timeout), and still reports what a timed replay would take.
 TEST(Replayer, IgnoringTimestampsRunsAsFastAsItCan) {
-  SyntheticSource source(uniform_trace(200, 2'000'000'000 / 199, 10));
+  const uint64_t kHour = 3600'000'000'000;
+  SyntheticSource source(uniform_trace(200, kHour / 199, 10));
   SyntheticExecutor executor;
   std::vector<FrameTiming> frames;
   ReplayOptions options = fast_options();
   options.on_frame = [&](const FrameTiming& timing) { frames.push_back(timing); };
   ReplayStats stats;
-  Clock::time_point start = Clock::now();
   ReplayStatus status = replay_guarded(source, executor, options, &stats);
-  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   ASSERT_EQ(status.result, ReplayResult::kFinished) << status.message;
-  EXPECT_LT(elapsed, 0.5);  // the recorded 2 s do not matter
   EXPECT_EQ(stats.increments, 200u);
-  EXPECT_EQ(stats.timed_frames, 0u);               // lateness means nothing with -n
-  EXPECT_NEAR(stats.recorded_seconds, 2.0, 1e-6);  // what a timed replay would take
+  EXPECT_EQ(stats.timed_frames, 0u);  // lateness means nothing with -n
+  EXPECT_NEAR(stats.recorded_seconds, static_cast<double>(kHour / 199 * 199) / 1e9, 1e-6);
   ASSERT_EQ(frames.size(), 20u);
   EXPECT_FALSE(frames[0].timed);
 }
@@ -425,18 +429,17 @@ TEST_P(FailureTest, TruncatedTraceStopsAfterTheLastGoodIncrement) {
 TEST_P(FailureTest, TimedReplayFailsPromptlyToo) {
   // A failure while the main thread sleeps towards a deadline seconds away.
   std::vector<Spec> specs = uniform_trace(6, 100'000'000);
-  specs.push_back({specs.back().timestamp_ns + 30'000'000'000ull, 0});  // 30 s later
+  // An hour later: a replay that waited for it would hit the test's timeout.
+  specs.push_back({specs.back().timestamp_ns + 3600'000'000'000ull, 0});
   specs[5].fail_execute = true;
   specs[5].execute_us = 20'000;
   SyntheticSource source(specs);
   SyntheticExecutor executor;
   ReplayOptions options = fast_options(GetParam());
   options.wait = true;
-  Clock::time_point start = Clock::now();
   ReplayStatus status = replay_guarded(source, executor, options);
   EXPECT_EQ(status.result, ReplayResult::kExecuteError);
   EXPECT_EQ(status.index, 5u);
-  EXPECT_LT(Clock::now() - start, std::chrono::seconds(10));
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, FailureTest,
