@@ -159,7 +159,6 @@ class TraceSource::Collector : public format::Consumer {
     }
   }
 
- private:
   // Inline bytes or a blob's; null when the blob is not in the trace.
   Bytes bytes(std::string_view data, uint64_t blob) {
     if (blob == 0) return std::make_shared<const std::string>(data);
