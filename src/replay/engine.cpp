@@ -198,7 +198,7 @@ Event::Wait Engine::start(const SlotPtr& slot, const Event::GiveUp& give_up,
       slot->event.fail(error.empty() ? "prepare() failed without a message" : error);
       return Event::Wait::kFailed;
     }
-    *started_at = Clock::now();
+    if (started_at != nullptr) *started_at = Clock::now();
     execute(*slot, false);
     return Event::Wait::kOk;
   }
@@ -209,12 +209,12 @@ Event::Wait Engine::start(const SlotPtr& slot, const Event::GiveUp& give_up,
       std::lock_guard<std::mutex> lock(state_mutex_);
       ++started_;
     }
-    *started_at = Clock::now();
+    if (started_at != nullptr) *started_at = Clock::now();
     execute(*slot);
     return wait;
   }
   wait = slot->event.complete(give_up);
-  *started_at = Clock::now();
+  if (started_at != nullptr) *started_at = Clock::now();
   if (wait == Event::Wait::kOk) {
     std::lock_guard<std::mutex> lock(state_mutex_);
     ++started_;

@@ -79,8 +79,8 @@ class Engine {
   void dispatch(const SlotPtr& slot);
 
   // Main thread, at the increment's time: starts it, or runs it when
-  // executing on the main thread. kOk: it runs (or ran; *started_at is when
-  // it began; an execute() failure shows in failed()). kFailed: its
+  // executing on the main thread. kOk: it runs (or ran; *started_at, unless
+  // null, is when it began; an execute() failure shows in failed()). kFailed: its
   // preparation failed (the slot's event says why). kGaveUp: give_up() said
   // so before anything started; call again.
   Event::Wait start(const SlotPtr& slot, const Event::GiveUp& give_up,

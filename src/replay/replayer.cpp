@@ -289,13 +289,15 @@ ReplayStatus Session::loop() {
       continue;
     }
     if (timed() && !sleep_until(deadline(slot->timestamp_ns))) continue;
+    // Only a timed frame's lateness needs the start time (a clock read per
+    // call is a measurable share of a replay's own cost).
     Clock::time_point started;
     Event::Wait wait = engine_->start(
         slot,
         [this] {
           return presses_pending() > 0 || impl_.stop_requested.load() || engine_->failed();
         },
-        &started);
+        timed() && slot->ends_frame ? &started : nullptr);
     if (wait == Event::Wait::kFailed) {
       engine_->drain();  // an earlier increment's failure comes first
       if (engine_->failed()) return execute_failure();
