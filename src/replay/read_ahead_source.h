@@ -1,7 +1,9 @@
 // Runs another IncrementSource on a reader thread, a bounded queue ahead of
-// the replay, for sources whose next() is slow (a chunk to decompress, a
-// socket): the replay's main thread then never waits on I/O between
-// increments. Order, the end and errors come through unchanged.
+// the replay, for sources whose next() is slow (a chunk to decompress): the
+// replay's main thread then never waits on I/O between increments. Order,
+// the end and errors come through unchanged. Increments are handed over in
+// batches, so one may wait for the next kBatch - 1 to be read: right for
+// files, not for a source that blocks on a live stream.
 #pragma once
 
 #include <condition_variable>
