@@ -61,13 +61,14 @@ void Engine::enqueue_prepare(const SlotPtr& slot) {
   pool_cv_.notify_one();
 }
 
-void Engine::prepare(Slot& slot) {
+bool Engine::prepare(Slot& slot, bool signal) {
   std::string error;
   if (guarded([&] { return executor_.prepare(slot.increment, &error); }, &error)) {
-    slot.event.prepared();
-  } else {
-    slot.event.fail(error.empty() ? "prepare() failed without a message" : error);
+    if (signal) slot.event.prepared();
+    return true;
   }
+  slot.event.fail(error.empty() ? "prepare() failed without a message" : error);
+  return false;
 }
 
 void Engine::execute(Slot& slot, bool counted) {
@@ -193,11 +194,7 @@ Event::Wait Engine::start(const SlotPtr& slot, const Event::GiveUp& give_up,
     // Prepared and run right here: no other thread waits on this slot, so
     // neither its Event nor the started/finished counts are needed (a
     // thread handshake would cost more than many a GL call).
-    std::string error;
-    if (!guarded([&] { return executor_.prepare(slot->increment, &error); }, &error)) {
-      slot->event.fail(error.empty() ? "prepare() failed without a message" : error);
-      return Event::Wait::kFailed;
-    }
+    if (!prepare(*slot, false)) return Event::Wait::kFailed;
     if (started_at != nullptr) *started_at = Clock::now();
     execute(*slot, false);
     return Event::Wait::kOk;

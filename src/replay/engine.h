@@ -109,7 +109,9 @@ class Engine {
     bool operator()(const SlotPtr& a, const SlotPtr& b) const { return a->seq > b->seq; }
   };
 
-  void prepare(Slot& slot);
+  // signal: mark the slot's Event prepared (for a thread that waits on it);
+  // a failure is always recorded there.
+  bool prepare(Slot& slot, bool signal = true);
   // counted: it was started with ++started_ (drain() waits for it).
   void execute(Slot& slot, bool counted = true);
   void enqueue_prepare(const SlotPtr& slot);
