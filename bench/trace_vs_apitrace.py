@@ -16,16 +16,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
-
-def best_time(cmd, runs, env=None, stdout=subprocess.DEVNULL):
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(cmd, check=True, env=env, stdout=stdout, stderr=subprocess.DEVNULL)
-        best = min(best, time.perf_counter() - start)
-    return best
+from timing import best_time
 
 
 def main():
