@@ -45,16 +45,23 @@ def main():
                           text=True).stdout
     calls = int(re.search(r"calls:\s+(\d+)", info).group(1))
 
-    native = best_time(demo, args.runs, env)
-    ours_time = best_time([gltrace, "replay", "-n", "--benchmark", ours], args.runs, env)
-    theirs_time = best_time(["eglretrace", "-b", "--headless", theirs], args.runs, env)
-    per_call = lambda t: (t - native) * 1e9 / calls  # noqa: E731
     print(f"workload: gltrace-demo, {args.frames} frames, {calls} calls (best of {args.runs})")
-    print(f"  app itself             {native:8.3f} s")
-    print(f"  gltrace replay -n      {ours_time:8.3f} s   overhead {per_call(ours_time):8.1f} ns/call")
-    print(f"  eglretrace -b          {theirs_time:8.3f} s   overhead {per_call(theirs_time):8.1f} ns/call")
-    ratio = per_call(ours_time) / per_call(theirs_time) if per_call(theirs_time) > 0 else float("nan")
-    print(f"  overhead ratio gltrace/eglretrace: {ratio:.2f} (target <= 0.33)")
+    # glreplay keeps a 16 MiB heap pad (mallopt): the driver's per-call buffer
+    # copies no longer fault fresh pages in after each trim. The second
+    # comparison gives the app and eglretrace the same pad, so the ratio there
+    # is the replays' own per-call work and not the heap policy.
+    padded = dict(env, GLIBC_TUNABLES="glibc.malloc.top_pad=16777216")
+    for label, run_env in (("as installed", env), ("same 16 MiB heap pad for all", padded)):
+        native = best_time(demo, args.runs, run_env)
+        ours_time = best_time([gltrace, "replay", "-n", "--benchmark", ours], args.runs, run_env)
+        theirs_time = best_time(["eglretrace", "-b", "--headless", theirs], args.runs, run_env)
+        per_call = lambda t: (t - native) * 1e9 / calls  # noqa: E731
+        print(f" {label}:")
+        print(f"  app itself             {native:8.3f} s")
+        print(f"  gltrace replay -n      {ours_time:8.3f} s   overhead {per_call(ours_time):8.1f} ns/call")
+        print(f"  eglretrace -b          {theirs_time:8.3f} s   overhead {per_call(theirs_time):8.1f} ns/call")
+        ratio = per_call(ours_time) / per_call(theirs_time) if per_call(theirs_time) > 0 else float("nan")
+        print(f"  overhead ratio gltrace/eglretrace: {ratio:.2f} (target <= 0.33)")
     shutil.rmtree(tmp)
 
 
