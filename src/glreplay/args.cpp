@@ -84,7 +84,7 @@ const Value* Args::need(size_t i) {
 }
 
 void Args::not_captured(size_t i, const Value& v) {
-  std::string reason = v.bytes.empty() ? "unknown" : std::string(v.bytes);
+  std::string reason = v.size == 0 ? "unknown" : std::string(v.bytes());
   fail(name_of(i) + " was not captured (" + reason + ")");
 }
 
@@ -160,7 +160,7 @@ const char* Args::text(size_t i) {
   switch (v->kind) {
     case ValueKind::kText:
     case ValueKind::kData:
-      return v->bytes.data();
+      return static_cast<const char*>(v->data);
     case ValueKind::kPointer:
       return reinterpret_cast<const char*>(static_cast<uintptr_t>(v->pointer));
     case ValueKind::kUnknown:
@@ -184,8 +184,9 @@ const char* const* Args::strings(size_t i) {
     fail(name_of(i) + ": strings were expected");
     return nullptr;
   }
-  auto** out = static_cast<const char**>(arena_.get(sizeof(const char*) * (v->strings.size() + 1)));
-  for (size_t k = 0; k < v->strings.size(); ++k) out[k] = v->strings[k].data();
+  std::span<const std::string_view> in = v->strings();
+  auto** out = static_cast<const char**>(arena_.get(sizeof(const char*) * (in.size() + 1)));
+  for (size_t k = 0; k < in.size(); ++k) out[k] = in[k].data();
   return out;
 }
 
@@ -195,7 +196,7 @@ const void* Args::bytes(size_t i) {
   switch (v->kind) {
     case ValueKind::kData:
     case ValueKind::kText:
-      return v->bytes.data();
+      return v->data;
     case ValueKind::kPointer:
       // An offset into a bound buffer (or null): the same number works here.
       return reinterpret_cast<const void*>(static_cast<uintptr_t>(v->pointer));
@@ -220,9 +221,8 @@ const void* Args::bound_offset(size_t i, uint32_t binding) {
 size_t Args::element_count(size_t i, size_t element_size) const {
   const Value* v = value(i);
   if (v == nullptr) return 0;
-  if (v->kind == ValueKind::kArray)
-    return std::max({v->sints.size(), v->uints.size(), v->floats.size()});
-  if (v->kind == ValueKind::kData && element_size != 0) return v->bytes.size() / element_size;
+  if (v->kind == ValueKind::kArray) return v->size;
+  if (v->kind == ValueKind::kData && element_size != 0) return v->size / element_size;
   return 0;
 }
 
@@ -231,11 +231,11 @@ std::vector<uint64_t> Args::recorded_handles(size_t i) const {
   const Value* v = value(i);
   if (v == nullptr) return out;
   if (v->kind == ValueKind::kArray) {
-    out.assign(v->uints.begin(), v->uints.end());
-    for (int64_t s : v->sints) out.push_back(static_cast<uint64_t>(s));
+    for (uint64_t u : v->uints()) out.push_back(u);
+    for (int64_t s : v->sints()) out.push_back(static_cast<uint64_t>(s));
   } else if (v->kind == ValueKind::kData) {
     // Raw elements: 8-byte handles, or 4-byte GL names.
-    std::string_view b = v->bytes;
+    std::string_view b = v->bytes();
     bool names = api::kFunctionInfo[call_.function].api == api::Api::kGles;
     size_t size = names ? 4 : 8;
     for (size_t k = 0; k + size <= b.size(); k += size) {
@@ -269,21 +269,27 @@ const void* Args::typed_array(size_t i, size_t element_size, Kind kind) {
             put_int(static_cast<uint64_t>(static_cast<int64_t>(x)));
           }
         };
-        if (k < v->floats.size())
-          put_float(v->floats[k]);
-        else if (k < v->sints.size())
-          kind == Kind::kFloat || kind == Kind::kDouble
-              ? put_float(static_cast<double>(v->sints[k]))
-              : put_int(static_cast<uint64_t>(v->sints[k]));
-        else if (k < v->uints.size())
-          kind == Kind::kFloat || kind == Kind::kDouble
-              ? put_float(static_cast<double>(v->uints[k]))
-              : put_int(v->uints[k]);
+        bool to_float = kind == Kind::kFloat || kind == Kind::kDouble;
+        switch (v->elements) {
+          case Value::Elements::kFloat:
+            put_float(v->floats()[k]);
+            break;
+          case Value::Elements::kSint: {
+            int64_t x = v->sints()[k];
+            to_float ? put_float(static_cast<double>(x)) : put_int(static_cast<uint64_t>(x));
+            break;
+          }
+          case Value::Elements::kUint: {
+            uint64_t x = v->uints()[k];
+            to_float ? put_float(static_cast<double>(x)) : put_int(x);
+            break;
+          }
+        }
       }
       return out;
     }
     case ValueKind::kData: {
-      std::string_view b = v->bytes;
+      std::string_view b = v->bytes();
       // Raw elements; copied when the string's buffer is not aligned for them.
       if (reinterpret_cast<uintptr_t>(b.data()) % std::min<size_t>(element_size, 8) == 0)
         return b.data();
@@ -319,13 +325,13 @@ void* Args::output(size_t i, size_t element_size, int64_t min_count) {
       recorded = element_count(i, element_size) * element_size;
       break;
     case ValueKind::kData:
-      recorded = v->bytes.size();
+      recorded = v->size;
       break;
     case ValueKind::kText:
-      recorded = v->bytes.size() + 1;
+      recorded = v->size + 1;
       break;
     case ValueKind::kStrings:
-      for (std::string_view s : v->strings) recorded += s.size() + 1;
+      for (std::string_view s : v->strings()) recorded += s.size() + 1;
       break;
     default:
       break;

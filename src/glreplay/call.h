@@ -3,6 +3,7 @@
 // references already resolved to the blob's bytes.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -19,45 +20,89 @@ namespace gltrace::glreplay {
 // Immutable bytes, shared between calls that refer to one blob.
 using Bytes = std::shared_ptr<const std::string>;
 
-// Bump memory for the values of the calls decoded one after another: one
-// allocation for many calls instead of several per call, freed when the last
-// call using it is gone. Filled by one thread, then read-only.
+// Bump memory for the calls decoded one after another and their values: one
+// allocation for many calls instead of several per call. The maker (the
+// source's reader thread) places calls in it, then seals it; each call
+// releases it when it ends, on whichever thread; the last one frees it.
+// Counting is biased so the maker never writes the counter while calls end
+// on another core (a shared_ptr per call bounced its cache line per call).
 class CallMemory {
  public:
-  explicit CallMemory(size_t capacity)
-      : memory_(std::make_unique_for_overwrite<std::byte[]>(capacity)), capacity_(capacity) {}
-  // Null when it does not fit.
-  void* allocate(size_t size, size_t align) {
+  static CallMemory* create(size_t capacity) { return new CallMemory(capacity); }
+  CallMemory(const CallMemory&) = delete;
+  CallMemory& operator=(const CallMemory&) = delete;
+
+  // Maker: room for one call (its values included); null when it does not fit.
+  void* place(size_t size, size_t align) {
     size_t at = (used_ + align - 1) & ~(align - 1);
     if (at > capacity_ || size > capacity_ - at) return nullptr;
     used_ = at + size;
+    ++placed_;
     return memory_.get() + at;
   }
+  // Maker: no more calls; freed here if they have all ended.
+  void seal() { drop(kOpen - placed_); }
+  // A call placed here has ended.
+  void release() { drop(1); }
 
  private:
+  static constexpr int64_t kOpen = int64_t{1} << 62;  // more calls than any trace has
+
+  explicit CallMemory(size_t capacity)
+      : memory_(std::make_unique_for_overwrite<std::byte[]>(capacity)), capacity_(capacity) {}
+  ~CallMemory() = default;
+  void drop(int64_t n) {
+    if (live_.fetch_sub(n, std::memory_order_acq_rel) == n) delete this;
+  }
+
   std::unique_ptr<std::byte[]> memory_;
   size_t capacity_;
-  size_t used_ = 0;
+  size_t used_ = 0;     // maker only
+  int64_t placed_ = 0;  // maker only
+  std::atomic<int64_t> live_{kOpen};
 };
 
-// A recorded value. Its views point into the call's CallMemory (or into a
-// blob the call holds), so it is trivially destructible; bytes and each of
-// strings are followed by a NUL, and bytes are 16-byte aligned.
+// A recorded value, 32 bytes (calls are read by another core than the one
+// that made them: every cache line counts). Its data points into the call's
+// CallMemory (or into a blob the call holds), so it is trivially
+// destructible; bytes and each of strings are followed by a NUL, and bytes
+// are 16-byte aligned.
 struct Value {
+  // kArray: the type of its elements (the recorder writes one per array).
+  enum class Elements : uint8_t { kSint, kUint, kFloat };
+
   // kBlob is resolved on reading: it arrives here as kData (or kUnknown when
   // the blob is missing from the trace).
   format::ValueKind kind = format::ValueKind::kNone;
-  int64_t sint = 0;
-  uint64_t uint = 0;
-  float f32 = 0;
-  double f64 = 0;
-  uint64_t pointer = 0;    // kPointer, kUnknown
-  std::string_view bytes;  // kData, kText; kUnknown: the reason
-  std::span<const std::string_view> strings;
-  std::span<const int64_t> sints;
-  std::span<const uint64_t> uints;
-  std::span<const float> floats;
+  Elements elements = Elements::kSint;
+  union {  // by kind
+    int64_t sint = 0;
+    uint64_t uint;
+    float f32;
+    double f64;
+    uint64_t pointer;  // kPointer, kUnknown
+  };
+  // kData, kText, kUnknown (the reason): chars; kStrings: string_views;
+  // kArray: elements. `size` counts them.
+  const void* data = nullptr;
+  size_t size = 0;
+
+  std::string_view bytes() const { return {static_cast<const char*>(data), size}; }
+  std::span<const std::string_view> strings() const {
+    return {static_cast<const std::string_view*>(data), size};
+  }
+  std::span<const int64_t> sints() const { return elements_of<int64_t>(Elements::kSint); }
+  std::span<const uint64_t> uints() const { return elements_of<uint64_t>(Elements::kUint); }
+  std::span<const float> floats() const { return elements_of<float>(Elements::kFloat); }
+
+ private:
+  template <typename T>
+  std::span<const T> elements_of(Elements type) const {
+    if (kind != format::ValueKind::kArray || elements != type) return {};
+    return {static_cast<const T*>(data), size};
+  }
 };
+static_assert(sizeof(Value) == 32);
 
 struct ClientArray {
   uint32_t index = 0;
@@ -72,7 +117,9 @@ struct BufferWrite {
   Bytes data;           // null when the blob is not in the trace
 };
 
-struct Call : replay::IncrementPayload {
+// Made in the CallMemory of its values (see TraceSource), so it ends by
+// destroy(), which releases that memory last.
+struct Call final : replay::IncrementPayload {
   uint32_t function = 0;
   uint32_t thread = 0;
   uint32_t context = 0;  // the trace's Context.index current for the call
@@ -82,9 +129,15 @@ struct Call : replay::IncrementPayload {
   bool has_ret = false;
   std::vector<ClientArray> client_arrays;
   std::vector<BufferWrite> buffer_writes;
-  // What the values' views point into.
-  std::shared_ptr<const CallMemory> memory;
+  // What the values' views (and the call itself) are in.
+  CallMemory* memory = nullptr;
   std::vector<Bytes> blobs;
+
+  void destroy() override {
+    CallMemory* in = memory;
+    this->~Call();
+    in->release();
+  }
 };
 
 // A context record: what the replay needs of it (the surface size of its

@@ -95,8 +95,8 @@ bool list_configs(Session& s, Args& a, const std::vector<EGLint>* attribs, bool 
   configs->replayed.resize(static_cast<size_t>(std::max<EGLint>(count, 0)));
   const Value* num_config = a.value(configs_index + 2);
   if (num_config != nullptr && num_config->kind == format::ValueKind::kArray &&
-      !num_config->sints.empty())
-    configs->recorded_count = static_cast<size_t>(std::max<int64_t>(num_config->sints[0], 0));
+      !num_config->sints().empty())
+    configs->recorded_count = static_cast<size_t>(std::max<int64_t>(num_config->sints()[0], 0));
   // The app picks from the list by position (or by asking): position k of
   // the recorded list is position k of the replay's, when the lists agree.
   std::vector<uint64_t> recorded = a.recorded_handles(configs_index);
@@ -134,10 +134,10 @@ bool custom_eglGetConfigs(Session& s, Args& a) { return list_configs(s, a, nullp
 bool custom_eglGetConfigAttrib(Session& s, Args& a) {
   if (recorded_false(a)) return true;
   const Value* value = a.value(3);
-  if (value == nullptr || value->kind != format::ValueKind::kArray || value->sints.empty())
+  if (value == nullptr || value->kind != format::ValueKind::kArray || value->sints().empty())
     return true;
   s.config_info(a.raw_handle(1)).known[static_cast<EGLint>(a.s(2))] =
-      static_cast<EGLint>(value->sints[0]);
+      static_cast<EGLint>(value->sints()[0]);
   return true;
 }
 

@@ -60,6 +60,11 @@ class TraceSource::Collector : public format::Consumer {
  public:
   Collector(TraceInfo& info, const SourceOptions& options, std::deque<replay::Increment>& out)
       : info_(info), options_(options), out_(out) {}
+  ~Collector() override {
+    if (memory_ != nullptr) memory_->seal();
+  }
+  Collector(const Collector&) = delete;
+  Collector& operator=(const Collector&) = delete;
 
   void on_header(const format::Header& header) override { info_.set_mid_run(header.mid_run); }
 
@@ -88,16 +93,18 @@ class TraceSource::Collector : public format::Consumer {
   }
 
   void on_call(const format::Call& c) override {
-    auto call = std::make_unique<Call>();
+    // The call and all its values in one piece of CallMemory, sized first.
+    size_t size = round16(sizeof(Call)) + round16(sizeof(Value) * c.args.size());
+    for (const format::Value& v : c.args) size += extra_size(v);
+    if (c.ret != nullptr) size += extra_size(*c.ret);
+    Carver carve{static_cast<std::byte*>(place(size))};
+    replay::PayloadPtr payload(new (carve.take(sizeof(Call))) Call);
+    Call* call = static_cast<Call*>(payload.get());
+    call->memory = memory_;
     call->function = c.function;
     call->thread = c.thread;
     call->context = c.context;
     call->seq = c.seq;
-    // All the call's values in one piece of CallMemory, sized first.
-    size_t size = round16(sizeof(Value) * c.args.size());
-    for (const format::Value& v : c.args) size += extra_size(v);
-    if (c.ret != nullptr) size += extra_size(*c.ret);
-    Carver carve{static_cast<std::byte*>(allocate(size, call.get()))};
     auto* args = static_cast<Value*>(carve.take(sizeof(Value) * c.args.size()));
     for (size_t i = 0; i < c.args.size(); ++i) new (&args[i]) Value(copy(c.args[i], carve, *call));
     call->args = {args, c.args.size()};
@@ -119,7 +126,7 @@ class TraceSource::Collector : public format::Consumer {
     increment.ends_frame = c.function == api::kFn_eglSwapBuffers ||
                            c.function == api::kFn_eglSwapBuffersWithDamageKHR ||
                            c.function == api::kFn_eglSwapBuffersWithDamageEXT;
-    increment.payload = std::move(call);
+    increment.payload = std::move(payload);
     push(std::move(increment));
   }
 
@@ -179,14 +186,14 @@ class TraceSource::Collector : public format::Consumer {
     }
   };
 
-  // Memory for one call's values, in the current CallMemory or a new one.
-  void* allocate(size_t size, Call* call) {
-    void* at = memory_ ? memory_->allocate(size, 16) : nullptr;
+  // Memory for one call and its values, in memory_ (a new one if it is full).
+  void* place(size_t size) {
+    void* at = memory_ != nullptr ? memory_->place(size, 16) : nullptr;
     if (at == nullptr) {
-      memory_ = std::make_shared<CallMemory>(std::max(kMemoryBlock, size));
-      at = memory_->allocate(size, 16);
+      if (memory_ != nullptr) memory_->seal();
+      memory_ = CallMemory::create(std::max(kMemoryBlock, size));
+      at = memory_->place(size, 16);
     }
-    call->memory = memory_;
     return at;
   }
 
@@ -203,9 +210,7 @@ class TraceSource::Collector : public format::Consumer {
         return size;
       }
       case ValueKind::kArray:
-        return round16(sizeof(int64_t) * v.sints.size()) +
-               round16(sizeof(uint64_t) * v.uints.size()) +
-               round16(sizeof(float) * v.floats.size());
+        return round16(array_bytes(v));
       case ValueKind::kBlob:
         return blobs_.count(v.blob) != 0 ? 0 : kMissingBlobReason;
       default:
@@ -213,19 +218,30 @@ class TraceSource::Collector : public format::Consumer {
     }
   }
 
+  // A recorded array keeps one element type: the first the recorder used.
+  static size_t array_bytes(const format::Value& v) {
+    if (!v.floats.empty()) return sizeof(float) * v.floats.size();
+    if (!v.sints.empty()) return sizeof(int64_t) * v.sints.size();
+    return sizeof(uint64_t) * v.uints.size();
+  }
+
   // Bytes followed by a NUL (text is used as a C string).
-  static std::string_view text_copy(std::string_view text, Carver& carve) {
-    auto* out = static_cast<char*>(carve.take(text.size() + 1));
-    if (!text.empty()) memcpy(out, text.data(), text.size());
-    out[text.size()] = '\0';
-    return {out, text.size()};
+  static void text_copy(std::string_view text, Carver& carve, Value& out) {
+    auto* chars = static_cast<char*>(carve.take(text.size() + 1));
+    if (!text.empty()) memcpy(chars, text.data(), text.size());
+    chars[text.size()] = '\0';
+    out.data = chars;
+    out.size = text.size();
   }
 
   template <typename T>
-  static std::span<const T> array_copy(const std::vector<T>& in, Carver& carve) {
-    auto* out = static_cast<T*>(carve.take(sizeof(T) * in.size()));
-    if (!in.empty()) memcpy(out, in.data(), sizeof(T) * in.size());
-    return {out, in.size()};
+  static void array_copy(const std::vector<T>& in, Value::Elements type, Carver& carve,
+                         Value& out) {
+    void* elements = carve.take(sizeof(T) * in.size());
+    if (!in.empty()) memcpy(elements, in.data(), sizeof(T) * in.size());
+    out.elements = type;
+    out.data = elements;
+    out.size = in.size();
   }
 
   Value copy(const format::Value& v, Carver& carve, Call& call) {
@@ -249,38 +265,47 @@ class TraceSource::Collector : public format::Consumer {
         break;
       case ValueKind::kData:
       case ValueKind::kText:
-        out.bytes = text_copy(v.bytes, carve);
+        text_copy(v.bytes, carve, out);
         break;
       case ValueKind::kBlob: {
         auto it = blobs_.find(v.blob);
         if (it != blobs_.end()) {
           out.kind = ValueKind::kData;
-          out.bytes = *it->second;  // std::string: NUL-terminated, malloc-aligned
+          // std::string: NUL-terminated, malloc-aligned
+          out.data = it->second->data();
+          out.size = it->second->size();
           call.blobs.push_back(it->second);
         } else {
           char reason[kMissingBlobReason];
           snprintf(reason, sizeof reason, "blob %016" PRIx64 " is missing from the trace", v.blob);
           out.kind = ValueKind::kUnknown;
-          out.bytes = text_copy(reason, carve);
+          text_copy(reason, carve, out);
         }
         break;
       }
       case ValueKind::kUnknown:
         out.pointer = v.pointer;
-        out.bytes = text_copy(v.bytes, carve);
+        text_copy(v.bytes, carve, out);
         break;
       case ValueKind::kStrings: {
         auto* strings =
             static_cast<std::string_view*>(carve.take(sizeof(std::string_view) * v.strings.size()));
-        for (size_t k = 0; k < v.strings.size(); ++k)
-          new (&strings[k]) std::string_view(text_copy(v.strings[k], carve));
-        out.strings = {strings, v.strings.size()};
+        Value text;
+        for (size_t k = 0; k < v.strings.size(); ++k) {
+          text_copy(v.strings[k], carve, text);
+          new (&strings[k]) std::string_view(text.bytes());
+        }
+        out.data = strings;
+        out.size = v.strings.size();
         break;
       }
       case ValueKind::kArray:
-        out.sints = array_copy(v.sints, carve);
-        out.uints = array_copy(v.uints, carve);
-        out.floats = array_copy(v.floats, carve);
+        if (!v.floats.empty())
+          array_copy(v.floats, Value::Elements::kFloat, carve, out);
+        else if (!v.sints.empty())
+          array_copy(v.sints, Value::Elements::kSint, carve, out);
+        else
+          array_copy(v.uints, Value::Elements::kUint, carve, out);
         break;
       case ValueKind::kNone:
         break;
@@ -296,7 +321,7 @@ class TraceSource::Collector : public format::Consumer {
   // Every blob read so far: a call may refer to any earlier one. Shared with
   // the calls that use them, so a blob lives as long as either needs it.
   std::unordered_map<uint64_t, Bytes> blobs_;
-  std::shared_ptr<CallMemory> memory_;  // the calls' values go here
+  CallMemory* memory_ = nullptr;  // the calls go here; sealed when full or at the end
   // Calls waiting for earlier ones of other threads, per thread (in order).
   std::map<uint32_t, std::deque<replay::Increment>> held_by_thread_;
   size_t held_ = 0;

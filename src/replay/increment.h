@@ -13,8 +13,19 @@ namespace gltrace::replay {
 // Executors downcast it. It must own what it needs: it outlives the source's
 // read position and is destroyed on whichever engine thread drops it last.
 struct IncrementPayload {
+  // Ends the payload: `delete this`, unless the source made it in memory of
+  // its own (glreplay places a call among its values, saving a malloc and a
+  // cross-thread free per call).
+  virtual void destroy() { delete this; }
+
+ protected:
   virtual ~IncrementPayload() = default;
 };
+
+struct DestroyPayload {
+  void operator()(IncrementPayload* payload) const { payload->destroy(); }
+};
+using PayloadPtr = std::unique_ptr<IncrementPayload, DestroyPayload>;
 
 struct Increment {
   // The source's number for it (a call number), shown to the user and used by
@@ -30,7 +41,7 @@ struct Increment {
   // eglSwapBuffers, or a VSync: ends a frame; frames are counted by these and
   // the manual `n` steps to the next one.
   bool ends_frame = false;
-  std::unique_ptr<IncrementPayload> payload;
+  PayloadPtr payload;
 };
 
 enum class SourceResult { kIncrement, kEnd, kError };

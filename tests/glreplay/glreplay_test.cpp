@@ -148,7 +148,7 @@ TEST(GlreplaySource, OneIncrementPerCallInOrderAndAgainAfterRewind) {
     EXPECT_EQ(call->seq, i);
     EXPECT_EQ(call->args.size(), 3u);  // sint, uint, text: owned copies
     EXPECT_EQ(call->args[2].kind, format::ValueKind::kText);
-    EXPECT_EQ(call->args[2].bytes, "t0");
+    EXPECT_EQ(call->args[2].bytes(), "t0");
   }
   ASSERT_TRUE(source.rewind(&error)) << error;
   EXPECT_EQ(read_all(source, &error, &last).size(), 15u);

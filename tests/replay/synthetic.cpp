@@ -30,9 +30,9 @@ SourceResult SyntheticSource::next(Increment* out, std::string* error) {
   out->timestamp_ns = spec.timestamp_ns;
   out->target = spec.target;
   out->ends_frame = spec.ends_frame;
-  auto payload = std::make_unique<SyntheticPayload>();
+  auto* payload = new SyntheticPayload;
   payload->spec = spec;
-  out->payload = std::move(payload);
+  out->payload.reset(payload);
   ++position_;
   return SourceResult::kIncrement;
 }
