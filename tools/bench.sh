@@ -6,6 +6,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/tools/build.sh" "$root/build" >/dev/null
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 "$root/build/bin/gltrace-bench-calls"
+"$root/build/bin/gltrace-bench-engine"
 if command -v apitrace >/dev/null; then
   python3 "$root/bench/trace_vs_apitrace.py" "$root/build"
 else

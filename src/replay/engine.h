@@ -31,21 +31,26 @@ namespace gltrace::replay {
 
 // One increment on its way through the engine. What the main loop reads is
 // copied out of the Increment when the source returns it, so prepare() and
-// execute() may change the Increment without racing the main thread.
+// execute() may change the Increment without racing the main thread. The
+// main loop reuses a slot no other thread holds any more (reuse()).
 struct Slot {
-  Slot(uint64_t seq_in, Increment increment_in)
-      : seq(seq_in),
-        index(increment_in.index),
-        timestamp_ns(static_cast<int64_t>(increment_in.timestamp_ns)),
-        target(increment_in.target),
-        ends_frame(increment_in.ends_frame),
-        increment(std::move(increment_in)) {}
+  Slot(uint64_t seq_in, Increment increment_in) { reuse(seq_in, std::move(increment_in)); }
 
-  const uint64_t seq;  // the engine's order, across loop passes
-  const uint64_t index;
-  const int64_t timestamp_ns;
-  const uint32_t target;
-  const bool ends_frame;
+  void reuse(uint64_t seq_in, Increment increment_in) {
+    seq = seq_in;
+    index = increment_in.index;
+    timestamp_ns = static_cast<int64_t>(increment_in.timestamp_ns);
+    target = increment_in.target;
+    ends_frame = increment_in.ends_frame;
+    increment = std::move(increment_in);
+    event.reset();
+  }
+
+  uint64_t seq = 0;  // the engine's order, across loop passes
+  uint64_t index = 0;
+  int64_t timestamp_ns = 0;
+  uint32_t target = 0;
+  bool ends_frame = false;
   Increment increment;
   Event event;
 };

@@ -25,6 +25,15 @@ bool Event::wait_(std::unique_lock<std::mutex>& lock, const GiveUp& give_up, Don
   return true;
 }
 
+void Event::reset() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  state_ = State::kSettingUp;
+  prepared_ = false;
+  failed_ = false;
+  cancelled_ = false;
+  message_.clear();
+}
+
 void Event::prepared() {
   std::lock_guard<std::mutex> lock(mutex_);
   prepared_ = true;

@@ -34,6 +34,9 @@ class Event {
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
 
+  // Back to a new Event's state, for a slot used again (no one waits on it).
+  void reset();
+
   // The preparing worker: done, or failed.
   void prepared();
   void fail(std::string message);

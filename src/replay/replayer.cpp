@@ -122,6 +122,8 @@ class Session {
 
   ReplayStatus loop();
   void fill();
+  // Done with pending_.front(): its slot goes to spare_ when it can.
+  void retire_front();
   bool stops_before(const Slot& slot);
   bool sleep_until(Clock::time_point when);
   void account(const Slot& slot, Clock::time_point started);
@@ -168,6 +170,14 @@ class Session {
 
   // Read ahead of the increment due next, which is the front.
   std::deque<SlotPtr> pending_;
+  // Slots to use again: a slot (with its Event) made per increment cost more
+  // than many a GL call.
+  static constexpr size_t kSpareSlots = 64;
+  std::vector<SlotPtr> spare_;
+  // What a wait checks, made once rather than per increment.
+  const Event::GiveUp give_up_ = [this] {
+    return presses_pending() > 0 || impl_.stop_requested.load() || engine_->failed();
+  };
   uint64_t next_seq_ = 0;
   size_t lookahead_ = 1;
   bool source_done_ = false;
@@ -283,7 +293,7 @@ ReplayStatus Session::loop() {
       continue;
     }
 
-    SlotPtr slot = pending_.front();
+    const SlotPtr& slot = pending_.front();
     if (stops_before(*slot)) {
       if (auto end = manual(stop_line(), nullptr)) return *end;
       continue;
@@ -292,12 +302,8 @@ ReplayStatus Session::loop() {
     // Only a timed frame's lateness needs the start time (a clock read per
     // call is a measurable share of a replay's own cost).
     Clock::time_point started;
-    Event::Wait wait = engine_->start(
-        slot,
-        [this] {
-          return presses_pending() > 0 || impl_.stop_requested.load() || engine_->failed();
-        },
-        timed() && slot->ends_frame ? &started : nullptr);
+    Event::Wait wait =
+        engine_->start(slot, give_up_, timed() && slot->ends_frame ? &started : nullptr);
     if (wait == Event::Wait::kFailed) {
       engine_->drain();  // an earlier increment's failure comes first
       if (engine_->failed()) return execute_failure();
@@ -307,8 +313,20 @@ ReplayStatus Session::loop() {
     }
     if (wait != Event::Wait::kOk || engine_->failed()) continue;
     account(*slot, started);
-    pending_.pop_front();
+    retire_front();
   }
+}
+
+void Session::retire_front() {
+  SlotPtr slot = std::move(pending_.front());
+  pending_.pop_front();
+  // Another thread may still run it (ExecuteOn::kTargetThread).
+  if (slot.use_count() != 1 || spare_.size() >= kSpareSlots) return;
+  // No other thread holds it: what they did with it happened before their
+  // release of it (the fence pairs with that release).
+  std::atomic_thread_fence(std::memory_order_acquire);
+  slot->increment.payload.reset();
+  spare_.push_back(std::move(slot));
 }
 
 void Session::fill() {
@@ -323,7 +341,14 @@ void Session::fill() {
         },
         &error);
     if (result == SourceResult::kIncrement) {
-      auto slot = std::make_shared<Slot>(next_seq_++, std::move(increment));
+      SlotPtr slot;
+      if (spare_.empty()) {
+        slot = std::make_shared<Slot>(next_seq_++, std::move(increment));
+      } else {
+        slot = std::move(spare_.back());
+        spare_.pop_back();
+        slot->reuse(next_seq_++, std::move(increment));
+      }
       pending_.push_back(slot);
       engine_->dispatch(slot);
       continue;

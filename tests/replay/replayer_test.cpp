@@ -476,6 +476,27 @@ TEST(ReadAheadSource, SameIncrementsErrorAndRewind) {
   EXPECT_EQ(inner2.rewinds, 2);
 }
 
+// Every ring size, the smallest ones included (a batch of one, the reader
+// waiting for room at every increment), hands over every increment once, in
+// order, and the end.
+TEST(ReadAheadSource, EveryRingSizeKeepsOrder) {
+  for (size_t capacity : {1, 2, 3, 5, 64}) {
+    SyntheticSource inner(uniform_trace(2000, 1000, 3));
+    ReadAheadSource source(inner, capacity);
+    Increment increment;
+    std::string error;
+    std::vector<uint64_t> indices;
+    SourceResult result;
+    while ((result = source.next(&increment, &error)) == SourceResult::kIncrement) {
+      ASSERT_NE(increment.payload, nullptr);
+      indices.push_back(increment.index);
+    }
+    EXPECT_EQ(result, SourceResult::kEnd) << error;
+    EXPECT_EQ(indices, iota(2000)) << "capacity " << capacity;
+    EXPECT_EQ(source.next(&increment, &error), SourceResult::kEnd);
+  }
+}
+
 void custom_handler(int) {}
 
 TEST(Replayer, TheCallersSigintHandlerIsBackAfterwards) {
