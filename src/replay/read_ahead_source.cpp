@@ -72,6 +72,9 @@ void ReadAheadSource::reader_main() {
   }
   final_ = result;
   final_error_ = std::move(error);
+  // The last position before finished_: a replay that sees finished_ sees
+  // every increment too.
+  written_.store(written);
   finished_.store(true);
   publish_written(written);
 }
@@ -86,7 +89,7 @@ SourceResult ReadAheadSource::next(Increment* out, std::string* error) {
       replay_waits_.store(true);
       not_empty_.wait(lock, [&] { return finished_.load() || written_.load() != read_local_; });
       replay_waits_.store(false);
-      available_ = written_.load();  // finished_ is set before the last publication
+      available_ = written_.load();  // complete once finished_ is seen
     }
     if (read_local_ == available_) {
       if (final_ == SourceResult::kError) *error = final_error_;
