@@ -190,7 +190,7 @@ void Engine::lane_main(Lane& lane) {
 Event::Wait Engine::start(const SlotPtr& slot, const Event::GiveUp& give_up,
                           Clock::time_point* started_at) {
   Event::Wait wait;
-  if (on_main(slot->target) && inline_prepare_) {
+  if (runs_inline(slot->target)) {
     // Prepared and run right here: no other thread waits on this slot, so
     // neither its Event nor the started/finished counts are needed (a
     // thread handshake would cost more than many a GL call).

@@ -98,6 +98,10 @@ class Engine {
   // Main thread, after drain(): runs fn on the target's execution thread.
   void run_on_target(uint32_t target, const std::function<void()>& fn);
 
+  // Whether the target's increments are prepared and run by start() on the
+  // main thread, never seen by another thread.
+  bool runs_inline(uint32_t target) const { return on_main(target) && inline_prepare_; }
+
   // An execute() failed (on any thread); failure() has the index and message
   // of the earliest one (drain() first to be sure of it).
   bool failed() const { return failed_.load(); }

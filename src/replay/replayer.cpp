@@ -320,11 +320,9 @@ ReplayStatus Session::loop() {
 void Session::retire_front() {
   SlotPtr slot = std::move(pending_.front());
   pending_.pop_front();
-  // Another thread may still run it (ExecuteOn::kTargetThread).
-  if (slot.use_count() != 1 || spare_.size() >= kSpareSlots) return;
-  // No other thread holds it: what they did with it happened before their
-  // release of it (the fence pairs with that release).
-  std::atomic_thread_fence(std::memory_order_acquire);
+  // Only a slot no other thread ever saw: another may still run it
+  // (ExecuteOn::kTargetThread), and that case pays a thread handshake anyway.
+  if (!engine_->runs_inline(slot->target) || spare_.size() >= kSpareSlots) return;
   slot->increment.payload.reset();
   spare_.push_back(std::move(slot));
 }
