@@ -46,8 +46,9 @@ struct Mapping {
 };
 
 // A framebuffer read-back in flight: glReadPixels into a pixel-pack buffer,
-// a fence, and the copy out one frame later, so the app does not wait for
-// the GPU at every swap.
+// a fence, and the copy out later (when its slot is needed again, at the
+// next swap, or when the context is released), so the app does not wait for
+// the GPU at every swap or draw.
 struct PendingRead {
   GLuint buffer = 0;  // the pack buffer (a name of ours in the app's namespace)
   GLsync fence = nullptr;
@@ -55,14 +56,19 @@ struct PendingRead {
   bool in_flight = false;
   uint64_t frame = 0, seq = 0;
   GLsizei width = 0, height = 0;
+  const char* origin = "";
 };
+
+// Read-backs in flight per context: after-draw ones come several per frame.
+constexpr size_t kReadsInFlight = 4;
 
 struct ContextState {
   int client_version = 2;
   uint32_t client_mask = 0;  // attributes pointing into client memory
   ClientAttrib attribs[kMaxAttribs];
   std::vector<Mapping> mappings;
-  PendingRead pending_read;
+  PendingRead reads[kReadsInFlight];
+  size_t next_read = 0;  // reads[next_read % kReadsInFlight] is the oldest
 };
 
 // Per session (contexts are numbered per session). A map a new session
@@ -212,19 +218,9 @@ void read_framebuffer(ThreadState* thread, GLint source_fb, GLint x, GLint y, GL
                 origin);
 }
 
-// What a draw call just rendered: the bound draw framebuffer, in the viewport.
-void capture_after_draw(ThreadState* thread) {
-  if (mode() != Mode::kFull || !capture_framebuffer_on_draw()) return;
-  GLint viewport[4] = {0, 0, 0, 0};
-  NEXT(glGetIntegerv)(GL_VIEWPORT, viewport);
-  read_framebuffer(thread, driver_integer(GL_FRAMEBUFFER_BINDING), viewport[0], viewport[1],
-                   viewport[2], viewport[3], "draw");
-}
-
 // Copies a finished asynchronous read-back into the trace. Needs its
 // context current; restores the pack-buffer binding.
-void complete_pending_read(ThreadState* thread) {
-  PendingRead& read = context_state(thread)->pending_read;
+void complete_read(ThreadState* thread, PendingRead& read) {
   if (!read.in_flight) return;
   read.in_flight = false;
   NEXT(glClientWaitSync)(read.fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_C(1000000000));
@@ -236,23 +232,32 @@ void complete_pending_read(ThreadState* thread) {
   const void* pixels = NEXT(glMapBufferRange)(GL_PIXEL_PACK_BUFFER, 0,
                                               static_cast<GLsizeiptr>(bytes), GL_MAP_READ_BIT);
   if (pixels != nullptr) {
-    write_image(thread, read.frame, read.seq, read.width, read.height, pixels, "swap");
+    write_image(thread, read.frame, read.seq, read.width, read.height, pixels, read.origin);
     NEXT(glUnmapBuffer)(GL_PIXEL_PACK_BUFFER);
   }
   NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer));
   NEXT(glGetError)();  // nothing of ours reaches the app
 }
 
-// ES 3: starts reading the back buffer into a pack buffer; the pixels are
-// written to the trace at the next swap (or when the context is released).
-bool start_async_read(ThreadState* thread, GLsizei width, GLsizei height) {
+// Every read-back of the current context in flight, oldest first.
+void complete_pending_reads(ThreadState* thread) {
+  ContextState* state = context_state(thread);
+  for (size_t k = 0; k < kReadsInFlight; ++k)
+    complete_read(thread, state->reads[(state->next_read + k) % kReadsInFlight]);
+}
+
+// ES 3: starts reading a framebuffer region into a pack buffer (the oldest
+// read in flight is completed first when all are busy). Bindings and pack
+// state are put back as read_framebuffer does.
+bool start_async_read(ThreadState* thread, GLint source_fb, GLint x, GLint y, GLsizei width,
+                      GLsizei height, const char* origin) {
   ContextState* state = context_state(thread);
   if (state->client_version < 3 || width <= 0 || height <= 0) return false;
-  complete_pending_read(thread);
+  PendingRead& read = state->reads[state->next_read % kReadsInFlight];
+  complete_read(thread, read);
   GLenum app_error = NEXT(glGetError)();
   if (app_error != GL_NO_ERROR && thread->pending_gl_error == 0)
     thread->pending_gl_error = app_error;
-  PendingRead& read = state->pending_read;
   GLint read_fb = driver_integer(GL_READ_FRAMEBUFFER_BINDING);
   GLint pack_buffer = driver_integer(GL_PIXEL_PACK_BUFFER_BINDING);
   GLint alignment = driver_integer(GL_PACK_ALIGNMENT);
@@ -267,12 +272,12 @@ bool start_async_read(ThreadState* thread, GLsizei width, GLsizei height) {
     (GL_PIXEL_PACK_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_STREAM_READ);
     read.capacity = bytes;
   }
-  NEXT(glBindFramebuffer)(GL_READ_FRAMEBUFFER, 0);
+  NEXT(glBindFramebuffer)(GL_READ_FRAMEBUFFER, static_cast<GLuint>(source_fb));
   NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, 1);
   NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, 0);
   NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, 0);
   NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, 0);
-  NEXT(glReadPixels)(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  NEXT(glReadPixels)(x, y, width, height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
   bool ok = NEXT(glGetError)() == GL_NO_ERROR;
   if (ok) {
     read.fence = NEXT(glFenceSync)(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
@@ -281,6 +286,8 @@ bool start_async_read(ThreadState* thread, GLsizei width, GLsizei height) {
     read.seq = thread->last_seq;
     read.width = width;
     read.height = height;
+    read.origin = origin;
+    ++state->next_read;
   }
   NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, alignment);
   NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, row_length);
@@ -291,7 +298,23 @@ bool start_async_read(ThreadState* thread, GLsizei width, GLsizei height) {
   return ok;
 }
 
-// The back buffer about to be presented: asynchronously on ES 3, else now.
+// A region of a framebuffer: asynchronously on ES 3, else now.
+void capture_region(ThreadState* thread, GLint source_fb, GLint x, GLint y, GLsizei width,
+                    GLsizei height, const char* origin) {
+  if (!start_async_read(thread, source_fb, x, y, width, height, origin))
+    read_framebuffer(thread, source_fb, x, y, width, height, origin);
+}
+
+// What a draw call just rendered: the bound draw framebuffer, in the viewport.
+void capture_after_draw(ThreadState* thread) {
+  if (mode() != Mode::kFull || !capture_framebuffer_on_draw() || thread->context == 0) return;
+  GLint viewport[4] = {0, 0, 0, 0};
+  NEXT(glGetIntegerv)(GL_VIEWPORT, viewport);
+  capture_region(thread, driver_integer(GL_FRAMEBUFFER_BINDING), viewport[0], viewport[1],
+                 viewport[2], viewport[3], "draw");
+}
+
+// The back buffer about to be presented.
 void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface surface) {
   if (thread->context == 0) return;
   EGLint width = 0, height = 0;
@@ -299,19 +322,23 @@ void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface sur
   NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &height);
   // The last frame of a capture is read now: nothing completes it later.
   if (last_frame_of_session()) {
-    complete_pending_read(thread);
     read_framebuffer(thread, 0, 0, 0, width, height, "swap");
-  } else if (!start_async_read(thread, width, height)) {
-    read_framebuffer(thread, 0, 0, 0, width, height, "swap");
+  } else {
+    capture_region(thread, 0, 0, 0, width, height, "swap");
   }
 }
 
 template <typename Swap>
 EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface surface,
                        const EGLint* rects, EGLint n_rects, bool with_damage) {
-  // The back buffer is undefined after the swap: read it before.
-  if (recording() && mode() == Mode::kFull && capture_framebuffer_on_swap())
-    capture_framebuffer(thread_state(), display, surface);
+  if (recording() && mode() == Mode::kFull && thread_state()->context != 0) {
+    // What was read during the frame is done by now (or soon): written out
+    // here, so no more than the last swap's read is ever in flight at a
+    // capture's end.
+    complete_pending_reads(thread_state());
+    // The back buffer is undefined after the swap: read it before.
+    if (capture_framebuffer_on_swap()) capture_framebuffer(thread_state(), display, surface);
+  }
   CallRecorder rec(id);
   EGLBoolean result = call();
   if (rec.finish()) {
@@ -571,7 +598,7 @@ void record_current_binding() {
 EGLBoolean trace_eglMakeCurrent(EGLDisplay dpy, EGLSurface draw, EGLSurface read, EGLContext ctx) {
   // A read-back in flight needs the context that is still current.
   if (recording() && mode() == Mode::kFull && thread_state()->context != 0)
-    complete_pending_read(thread_state());
+    complete_pending_reads(thread_state());
   CallRecorder rec(api::kFn_eglMakeCurrent);
   EGLBoolean result = NEXT(eglMakeCurrent)(dpy, draw, read, ctx);
   if (rec.finish()) record_make_current(rec, dpy, draw, read, ctx, result);

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -268,7 +269,7 @@ TEST(TraceModes, EveryModeWorksOnAGlmark2Scene) {
 TEST(Trace, FramebufferAfterEachDraw) {
   std::string dir = make_temp_dir();
   std::string trace = dir + "/draw.gltrace";
-  ProcessResult traced = gltrace({"trace", "--framebuffer", "draw", "-o", trace, "--",
+  ProcessResult traced = gltrace({"trace", "--framebuffer", "swap,draw", "-o", trace, "--",
                                   build_bin("gltrace-demo"), "--frames", "2", "--verify"});
   ASSERT_EQ(traced.exit_code, 0) << traced.err;
   ProcessResult native = run_process({build_bin("gltrace-demo"), "--frames", "2"}, clean_env());
@@ -279,10 +280,23 @@ TEST(Trace, FramebufferAfterEachDraw) {
   ASSERT_GT(draws, 40u);
   ProcessResult frames = gltrace({"frames", "-o", dir + "/png", trace});
   ASSERT_EQ(frames.exit_code, 0) << frames.err;
+  std::map<std::string, std::string> last_draw;  // frame-N -> its last draw's PNG
   size_t pngs = 0;
-  for (const auto& entry : fs::directory_iterator(dir + "/png"))
-    pngs += entry.path().filename().string().find("-call-") != std::string::npos;
+  for (const auto& entry : fs::directory_iterator(dir + "/png")) {
+    std::string name = entry.path().filename().string();
+    size_t call = name.find("-call-");
+    if (call == std::string::npos) continue;
+    ++pngs;
+    std::string& last = last_draw[name.substr(0, call)];
+    last = std::max(last, name);
+  }
   EXPECT_EQ(pngs, draws) << "one image after every draw call";
+  // The demo's last draw of a frame fills the window: read back (in flight,
+  // on ES 3) it must show what the swap showed.
+  ASSERT_EQ(last_draw.size(), 2u);
+  for (const auto& [frame, png] : last_draw)
+    EXPECT_EQ(read_text_file(dir + "/png/" + png), read_text_file(dir + "/png/" + frame + ".png"))
+        << png;
 }
 
 TEST(Trace, SigkilledAppLeavesAReadableTrace) {
