@@ -28,9 +28,12 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   auto* call = static_cast<Call*>(increment.payload.get());
   ++calls_;
   last_seq_ = call->seq;
-  uint64_t& thread_last = thread_last_seq_[call->thread];
-  swap_image_key_ = thread_last;
-  thread_last = call->seq;
+  if (last_thread_seq_ == nullptr || call->thread != last_thread_) {
+    last_thread_ = call->thread;
+    last_thread_seq_ = &thread_last_seq_[call->thread];
+  }
+  swap_image_key_ = *last_thread_seq_;
+  *last_thread_seq_ = call->seq;
   session_.set_call(call);
   if (calls_ == 1 && session_.info().mid_run())
     fprintf(stderr,
@@ -132,6 +135,7 @@ bool GlExecutor::restart(std::string* /*error*/) {
   // Everything the pass created goes; the next pass makes it again.
   session_.reset();
   thread_last_seq_.clear();
+  last_thread_seq_ = nullptr;
   ++pass_;
   return true;
 }

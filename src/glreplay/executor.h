@@ -64,6 +64,10 @@ class GlExecutor : public replay::Executor {
   // Per recorded thread, its last call's seq: a swap's trace image is keyed
   // by the call before it on its thread.
   std::unordered_map<uint32_t, uint64_t> thread_last_seq_;
+  // The entry of the thread of the call before (calls come in runs of one
+  // thread; entries stay where they are while the map lives).
+  uint32_t last_thread_ = 0;
+  uint64_t* last_thread_seq_ = nullptr;
   uint64_t swap_image_key_ = 0;  // for the swap running now
 };
 

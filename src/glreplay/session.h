@@ -14,6 +14,7 @@
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -60,21 +61,50 @@ enum class HandleKind : uint8_t {
 };
 
 // Recorded value -> replay value; what was never defined maps to itself
-// (GL names an app did not generate, 0).
+// (GL names an app did not generate, 0). GL names are small and dense: those
+// below kDenseLimit are looked up in a vector (a hash lookup per name was a
+// visible share of a replay's own cost), the rest (EGL handles) in a map.
 class NameMap {
  public:
   uint64_t get(uint64_t recorded) const {
     if (recorded == 0) return 0;
-    auto it = map_.find(recorded);
-    return it != map_.end() ? it->second : recorded;
+    if (recorded < dense_.size()) {
+      uint64_t replayed = dense_[recorded];
+      return replayed != kUnset ? replayed : recorded;
+    }
+    if (recorded < kDenseLimit) return recorded;
+    auto it = sparse_.find(recorded);
+    return it != sparse_.end() ? it->second : recorded;
   }
-  void set(uint64_t recorded, uint64_t replayed) { map_[recorded] = replayed; }
-  void erase(uint64_t recorded) { map_.erase(recorded); }
-  bool contains(uint64_t recorded) const { return map_.count(recorded) != 0; }
-  void clear() { map_.clear(); }
+  void set(uint64_t recorded, uint64_t replayed) {
+    if (recorded >= kDenseLimit) {
+      sparse_[recorded] = replayed;
+      return;
+    }
+    if (recorded >= dense_.size())
+      dense_.resize(std::max<size_t>(recorded + 1, dense_.size() * 2), kUnset);
+    dense_[recorded] = replayed;
+  }
+  void erase(uint64_t recorded) {
+    if (recorded < dense_.size())
+      dense_[recorded] = kUnset;
+    else
+      sparse_.erase(recorded);
+  }
+  bool contains(uint64_t recorded) const {
+    if (recorded < kDenseLimit) return recorded < dense_.size() && dense_[recorded] != kUnset;
+    return sparse_.count(recorded) != 0;
+  }
+  void clear() {
+    dense_.clear();
+    sparse_.clear();
+  }
 
  private:
-  std::unordered_map<uint64_t, uint64_t> map_;
+  static constexpr uint64_t kDenseLimit = 1 << 16;  // 512 KiB at most per map
+  static constexpr uint64_t kUnset = ~uint64_t{0};
+  std::vector<uint64_t> dense_;
+  std::unordered_map<uint64_t, uint64_t> sparse_;
 };
 
 using LocationMap = std::unordered_map<int64_t, int64_t>;

@@ -26,7 +26,6 @@ bool Event::wait_(std::unique_lock<std::mutex>& lock, const GiveUp& give_up, Don
 }
 
 void Event::reset() {
-  std::lock_guard<std::mutex> lock(mutex_);
   state_ = State::kSettingUp;
   prepared_ = false;
   failed_ = false;

@@ -34,7 +34,8 @@ class Event {
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
 
-  // Back to a new Event's state, for a slot used again (no one waits on it).
+  // Back to a new Event's state, for a slot used again. No other thread may
+  // use the Event (so no lock is taken).
   void reset();
 
   // The preparing worker: done, or failed.

@@ -204,6 +204,7 @@ class Session {
   bool active_ = false;
   Clock::duration active_total_{};
   double lateness_sum_ns_ = 0;
+  int64_t recorded_span_ns_ = 0;  // of pass 1, so far
 };
 
 ReplayStatus Session::run() {
@@ -234,6 +235,7 @@ ReplayStatus Session::run() {
   watch_.reset();  // the caller's SIGINT handler is back
   ReplayStats& stats = impl_.stats;
   stats.seconds = std::chrono::duration<double>(active_total_).count();
+  stats.recorded_seconds = static_cast<double>(recorded_span_ns_) / 1e9;
   if (stats.timed_frames > 0)
     stats.mean_lateness_ns = lateness_sum_ns_ / static_cast<double>(stats.timed_frames);
   return status;
@@ -407,9 +409,7 @@ void Session::account(const Slot& slot, Clock::time_point started) {
   last_index_ = slot.index;
   last_target_ = slot.target;
   last_ts_ = slot.timestamp_ns;
-  if (pass_ == 1)
-    stats.recorded_seconds =
-        std::max(stats.recorded_seconds, static_cast<double>(slot.timestamp_ns - pass_t0_) / 1e9);
+  if (pass_ == 1) recorded_span_ns_ = std::max(recorded_span_ns_, slot.timestamp_ns - pass_t0_);
   clock_ = std::max(clock_, slot.timestamp_ns);
   clock_moved_ = false;
   if (goal_.kind == GoalKind::kSteps && goal_.n > 0) --goal_.n;
