@@ -111,6 +111,25 @@ def _len_expr(f, p, locals_):
     return " ".join(out)
 
 
+_GL_UNIFORM = "0x92E1"
+_GL_UNIFORM_BLOCK = "0x92E2"
+_GL_SHADER_STORAGE_BLOCK = "0x92E6"
+
+
+def _resource_interface(f, p):
+    """The program interface whose driver-assigned index parameter p is
+    (an expression), or None."""
+    if f.params[0].name != "program":
+        return None
+    if p.name == "uniformBlockIndex":
+        return _GL_UNIFORM_BLOCK
+    if p.name == "storageBlockIndex":
+        return _GL_SHADER_STORAGE_BLOCK
+    if p.name == "index" and f.name in ("glGetProgramResourceiv", "glGetProgramResourceName"):
+        return "static_cast<uint32_t>(p1)"  # programInterface
+    return None
+
+
 def _scalar(f, i, p, t):
     """The conversion of a scalar (or handle) parameter, or None."""
     if p.cls in CLASSES and p.cls != "sync" and t in UINT | SINT:
@@ -120,6 +139,9 @@ def _scalar(f, i, p, t):
         return f"static_cast<{t}>(a.uniform_location({i}, {program}))"
     if p.name in ("index", "attribindex") and _ATTRIB_FN.match(f.name):
         return f"static_cast<{t}>(a.attrib_location({i}))"
+    interface = _resource_interface(f, p)
+    if interface is not None:
+        return f"static_cast<{t}>(a.resource_index({i}, {interface}, 0))"
     if t in UINT:
         return f"static_cast<{t}>(a.u({i}))"
     if t in SINT:
@@ -219,6 +241,12 @@ def _generic(f):
             post.append(f"a.define_handle(HandleKind::{EGL_HANDLES[t]}, result);")
         if f.name == "glGetUniformLocation":
             post.append("a.define_uniform_location(0, result);")
+        elif f.name == "glGetUniformBlockIndex":
+            post.append(f"a.define_resource_index(0, {_GL_UNIFORM_BLOCK}, result);")
+        elif f.name == "glGetProgramResourceIndex":
+            post.append("a.define_resource_index(0, static_cast<uint32_t>(p1), result);")
+        elif f.name == "glGetProgramResourceLocation":
+            post.append(f"if (p1 == {_GL_UNIFORM}) a.define_uniform_location(0, result);")
         elif f.name == "glGetAttribLocation":
             post.append("a.define_attrib_location(0, result);")
         elif f.name in _MAP_FN:

@@ -124,6 +124,10 @@ def value_call(f, p):
     is_const = p.type.strip().startswith("const")
     if p.len == "EGL_NONE-terminated":
         return f"attrib_list_value({v})"
+    if base in TEXT_BASES and is_const and p.len in ("COMPSIZE()", f"COMPSIZE({p.name})"):
+        # The registry's way of saying NUL-terminated (glGetUniformBlockIndex,
+        # glGetProgramResourceIndex and -Location).
+        return f"text_value({v})"
     if p.len == "COMPSIZE(pname)" and f"{f.name}.{p.name}" not in COMPSIZE_HANDLED:
         # How many values a pname takes: a table, 1 when unknown (never more
         # than the app's buffer holds).

@@ -150,6 +150,10 @@ int64_t Args::uniform_location(size_t i, int program_index) {
   return session_.uniform_location(program, location);
 }
 
+uint64_t Args::resource_index(size_t i, uint32_t interface, size_t program_index) {
+  return session_.resource_index(u(program_index), interface, u(i));
+}
+
 int64_t Args::attrib_location(size_t i) { return session_.attrib_location(s(i)); }
 
 // --- input pointers --------------------------------------------------------------
@@ -373,6 +377,12 @@ void Args::define_name(ObjectClass cls, uint64_t replayed) {
 void Args::define_uniform_location(size_t program_index, int64_t replayed) {
   int64_t recorded = ret_s();
   if (recorded >= 0) session_.define_uniform_location(u(program_index), recorded, replayed);
+}
+
+void Args::define_resource_index(size_t program_index, uint32_t interface, uint64_t replayed) {
+  uint64_t recorded = ret_u();
+  if (recorded != GL_INVALID_INDEX)
+    session_.define_resource_index(u(program_index), interface, recorded, replayed);
 }
 
 void Args::define_attrib_location(size_t program_index, int64_t replayed) {

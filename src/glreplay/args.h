@@ -65,6 +65,7 @@ class Args {
   // Remapped scalars.
   uint64_t name(size_t i, ObjectClass cls);
   int64_t uniform_location(size_t i, int program_index);
+  uint64_t resource_index(size_t i, uint32_t interface, size_t program_index);
   int64_t attrib_location(size_t i);
   template <typename T>
   T handle(size_t i, HandleKind kind) {
@@ -132,6 +133,7 @@ class Args {
     session_.define_handle(kind, ret_u(), bits);
   }
   void define_uniform_location(size_t program_index, int64_t replayed);
+  void define_resource_index(size_t program_index, uint32_t interface, uint64_t replayed);
   void define_attrib_location(size_t program_index, int64_t replayed);
   void use_program(size_t i);
   void forget_program(size_t i);

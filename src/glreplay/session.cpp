@@ -395,9 +395,26 @@ void Session::define_attrib_location(uint64_t recorded_program, int64_t recorded
   current().attributes[recorded] = replayed;
 }
 
+uint64_t Session::resource_index(uint64_t recorded_program, uint32_t interface, uint64_t recorded) {
+  auto& resources = current().group->resources;
+  auto program = resources.find({recorded_program, interface});
+  if (program == resources.end()) return recorded;
+  auto it = program->second.find(static_cast<int64_t>(recorded));
+  return it != program->second.end() ? static_cast<uint64_t>(it->second) : recorded;
+}
+
+void Session::define_resource_index(uint64_t recorded_program, uint32_t interface,
+                                    uint64_t recorded, uint64_t replayed) {
+  current().group->resources[{recorded_program, interface}][static_cast<int64_t>(recorded)] =
+      static_cast<int64_t>(replayed);
+}
+
 void Session::forget_program(uint64_t recorded_program) {
-  current().group->uniforms.erase(recorded_program);
-  current().group->attributes.erase(recorded_program);
+  ShareGroup& group = *current().group;
+  group.uniforms.erase(recorded_program);
+  group.attributes.erase(recorded_program);
+  std::erase_if(group.resources,
+                [&](const auto& entry) { return entry.first.first == recorded_program; });
 }
 
 // --- messages ---------------------------------------------------------------------------

@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "glreplay/call.h"
@@ -115,6 +116,9 @@ struct ShareGroup {
   // recorded program -> recorded location -> replay location.
   std::unordered_map<uint64_t, LocationMap> uniforms;
   std::unordered_map<uint64_t, LocationMap> attributes;
+  // (recorded program, program interface) -> recorded index -> replay index:
+  // uniform and storage block indices, other program resources.
+  std::map<std::pair<uint64_t, uint32_t>, LocationMap> resources;
 };
 
 inline constexpr int kMaxAttribs = 32;
@@ -251,6 +255,12 @@ class Session {
   // Uniform and attribute locations.
   int64_t uniform_location(uint64_t recorded_program, int64_t recorded_location);
   void define_uniform_location(uint64_t recorded_program, int64_t recorded, int64_t replayed);
+  // Indices of a program's resources (GL_UNIFORM_BLOCK, GL_SHADER_STORAGE_BLOCK,
+  // any glGetProgramResourceIndex interface): another driver numbers them its
+  // own way. What was never asked for maps to itself.
+  uint64_t resource_index(uint64_t recorded_program, uint32_t interface, uint64_t recorded);
+  void define_resource_index(uint64_t recorded_program, uint32_t interface, uint64_t recorded,
+                             uint64_t replayed);
   int64_t attrib_location(int64_t recorded);
   void define_attrib_location(uint64_t recorded_program, int64_t recorded, int64_t replayed);
   void forget_program(uint64_t recorded_program);

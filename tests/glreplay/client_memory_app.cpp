@@ -3,7 +3,8 @@
 // vertex arrays and indices in client memory (VAO 0, with another buffer
 // still bound), a buffer written through glMapBufferRange with explicit
 // flushes and one through a plain map, fence syncs, a uniform array
-// element's location and attribute locations asked of the driver.
+// element's location and attribute locations asked of the driver, a uniform
+// block bound by the index the driver gave.
 //   glreplay_client_app [FRAMES]
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -53,8 +54,9 @@ const char* kFragment =
     "#version 300 es\n"
     "precision mediump float;\n"
     "in vec4 v_color;\n"
+    "uniform Tint { vec4 u_tint; };\n"
     "out vec4 o_color;\n"
-    "void main() { o_color = v_color; }\n";
+    "void main() { o_color = v_color * u_tint; }\n";
 
 }  // namespace
 
@@ -100,6 +102,14 @@ int main(int argc, char** argv) {
   GLint pos = glGetAttribLocation(program, "a_pos");
   GLint color = glGetAttribLocation(program, "a_color");
   GLint offset2 = glGetUniformLocation(program, "u_offset[2]");
+  // The block at binding 1 (0 has no buffer): a replay that bound another
+  // index would draw black.
+  GLuint tint_block = glGetUniformBlockIndex(program, "Tint");
+  glUniformBlockBinding(program, tint_block, 1);
+  GLuint tint = 0;
+  glGenBuffers(1, &tint);
+  glBindBufferBase(GL_UNIFORM_BUFFER, 1, tint);
+  glBufferData(GL_UNIFORM_BUFFER, 4 * sizeof(float), nullptr, GL_DYNAMIC_DRAW);
 
   // Positions from a buffer updated through mappings every frame.
   GLuint buffer = 0;
@@ -113,6 +123,9 @@ int main(int argc, char** argv) {
     glClearColor(0.1f, 0.2f, 0.3f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     glUniform2f(offset2, 0.1f * std::sin(t), 0.0f);
+    const float tint_value[4] = {1.0f, 0.5f + 0.1f * static_cast<float>(frame % 5), 1.0f, 1.0f};
+    glBindBuffer(GL_UNIFORM_BUFFER, tint);
+    glBufferSubData(GL_UNIFORM_BUFFER, 0, sizeof tint_value, tint_value);
 
     // 1: positions and colors in client memory; the draw reads vertices
     // 3..5 only (first = 3), with the mapped buffer still bound.

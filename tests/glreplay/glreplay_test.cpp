@@ -15,6 +15,7 @@
 #include "format/wire.h"
 #include "format/writer.h"
 #include "glreplay/compare.h"
+#include "glreplay/session.h"
 #include "glreplay/trace_source.h"
 #include "gltrace/api/functions.h"
 #include "support/subprocess.h"
@@ -129,6 +130,45 @@ std::vector<replay::Increment> read_all(glreplay::TraceSource& source, std::stri
   while ((*last = source.next(&increment, error)) == replay::SourceResult::kIncrement)
     out.push_back(std::move(increment));
   return out;
+}
+
+// GL names go through a vector, EGL handles (large) through a map: both map
+// what was defined, and anything else to itself.
+TEST(GlreplayNames, DenseAndSparseNamesMapAndForget) {
+  glreplay::NameMap names;
+  names.set(3, 70);
+  names.set(1000, 0);  // glCreateShader may fail: 0 is a real answer
+  names.set(0x7f00deadbeef, 5);
+  EXPECT_EQ(names.get(3), 70u);
+  EXPECT_EQ(names.get(1000), 0u);
+  EXPECT_EQ(names.get(0x7f00deadbeef), 5u);
+  EXPECT_EQ(names.get(4), 4u);
+  EXPECT_EQ(names.get(65535), 65535u);
+  EXPECT_EQ(names.get(0x7f00deadbeee), 0x7f00deadbeeeu);
+  EXPECT_EQ(names.get(0), 0u);
+  EXPECT_TRUE(names.contains(1000));
+  EXPECT_FALSE(names.contains(999));
+  names.erase(3);
+  names.erase(0x7f00deadbeef);
+  EXPECT_EQ(names.get(3), 3u);
+  EXPECT_FALSE(names.contains(0x7f00deadbeef));
+}
+
+// Block and resource indices are per program and per interface; a deleted
+// program's go with it.
+TEST(GlreplayNames, ResourceIndicesPerProgramAndInterface) {
+  glreplay::Session session(glreplay::SessionOptions{}, std::make_shared<glreplay::TraceInfo>());
+  constexpr uint32_t kUniformBlock = 0x92E2, kStorageBlock = 0x92E6;
+  session.define_resource_index(7, kUniformBlock, 0, 2);
+  session.define_resource_index(7, kStorageBlock, 0, 1);
+  session.define_resource_index(8, kUniformBlock, 0, 3);
+  EXPECT_EQ(session.resource_index(7, kUniformBlock, 0), 2u);
+  EXPECT_EQ(session.resource_index(7, kStorageBlock, 0), 1u);
+  EXPECT_EQ(session.resource_index(8, kUniformBlock, 0), 3u);
+  EXPECT_EQ(session.resource_index(7, kUniformBlock, 1), 1u) << "never asked: itself";
+  session.forget_program(7);
+  EXPECT_EQ(session.resource_index(7, kUniformBlock, 0), 0u);
+  EXPECT_EQ(session.resource_index(8, kUniformBlock, 0), 3u);
 }
 
 TEST(GlreplaySource, OneIncrementPerCallInOrderAndAgainAfterRewind) {
