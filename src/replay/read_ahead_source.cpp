@@ -98,7 +98,6 @@ SourceResult ReadAheadSource::next(Increment* out, std::string* error) {
   }
   Increment& slot = ring_[read_local_ % ring_.size()];
   *out = std::move(slot);
-  slot.payload.reset();
   ++read_local_;
   if (read_local_ % batch_ == 0) publish_read(read_local_);
   return SourceResult::kIncrement;
