@@ -1,6 +1,7 @@
 #include "consumers/value_format.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cinttypes>
 #include <cmath>
@@ -11,42 +12,92 @@
 #include <type_traits>
 #include <vector>
 
+#include "consumers/float_chars.h"
 #include "gltrace/api/enums.h"
+#include "gltrace/api/functions.h"
 
 namespace gltrace::consumers {
 namespace {
 
-void appendf(std::string& out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-void appendf(std::string& out, const char* fmt, ...) {
-  char buffer[128];
+// A call's text collects in a buffer on the stack and goes to the string in
+// one append, not one per piece (each a capacity check and a call into
+// libstdc++); numbers are written in place, not copied from a local buffer.
+class Text {
+ public:
+  explicit Text(std::string& out) : out_(out) {}
+  ~Text() { flush(); }
+  Text(const Text&) = delete;
+  Text& operator=(const Text&) = delete;
+
+  // Room for n chars (n <= kRoom) at the returned pointer; then done(end).
+  char* room(size_t n) {
+    if (static_cast<size_t>(end_ - p_) < n) flush();
+    return p_;
+  }
+  void done(char* end) { p_ = end; }
+
+  Text& operator+=(char c) {
+    *room(1) = c;
+    ++p_;
+    return *this;
+  }
+  Text& operator+=(std::string_view s) {
+    if (s.size() > kRoom) {
+      flush();
+      out_ += s;
+    } else {
+      char* at = room(s.size());
+      memcpy(at, s.data(), s.size());
+      p_ = at + s.size();
+    }
+    return *this;
+  }
+
+  static constexpr size_t kRoom = 512;
+
+ private:
+  void flush() {
+    out_.append(buffer_, static_cast<size_t>(p_ - buffer_));
+    p_ = buffer_;
+  }
+
+  std::string& out_;
+  char buffer_[kRoom];
+  char* p_ = buffer_;
+  char* const end_ = buffer_ + kRoom;
+};
+
+void appendf(Text& out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void appendf(Text& out, const char* fmt, ...) {
+  char* at = out.room(128);
   va_list args;
   va_start(args, fmt);
-  int n = vsnprintf(buffer, sizeof buffer, fmt, args);
+  int n = vsnprintf(at, 128, fmt, args);
   va_end(args);
-  if (n > 0) out.append(buffer, std::min<size_t>(static_cast<size_t>(n), sizeof buffer - 1));
+  if (n > 0) out.done(at + std::min(n, 127));
 }
 
 template <typename T>
-void append_number(std::string& out, T value) {
-  char buffer[32];
+void append_number(Text& out, T value) {
   if constexpr (std::is_floating_point_v<T>) {
     // Whole numbers (matrices are full of 0 and 1) print as integers: the
     // same text as the shortest round trip, and far cheaper.
     if (value >= -1e6 && value <= 1e6 && value == static_cast<T>(static_cast<int32_t>(value)) &&
-        !(value == 0 && std::signbit(value))) {
-      auto result = std::to_chars(buffer, buffer + sizeof buffer, static_cast<int32_t>(value));
-      out.append(buffer, static_cast<size_t>(result.ptr - buffer));
-      return;
-    }
+        !(value == 0 && std::signbit(value)))
+      return append_number(out, static_cast<int32_t>(value));
   }
-  auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  out.append(buffer, static_cast<size_t>(result.ptr - buffer));
+  char* at = out.room(32);
+  if constexpr (std::is_same_v<T, float>)
+    out.done(float_chars(at, value));
+  else
+    out.done(std::to_chars(at, at + 32, value).ptr);
 }
 
-void append_hex(std::string& out, uint64_t value) {
-  char buffer[24] = {'0', 'x'};
-  auto result = std::to_chars(buffer + 2, buffer + sizeof buffer, value, 16);
-  out.append(buffer, static_cast<size_t>(result.ptr - buffer));
+void append_hex(Text& out, uint64_t value) {
+  char* at = out.room(24);
+  at[0] = '0';
+  at[1] = 'x';
+  out.done(std::to_chars(at + 2, at + 24, value, 16).ptr);
 }
 
 bool type_is(const char* type, const char* name) {
@@ -61,16 +112,44 @@ bool is_handle_type(const char* type) {
          !type_is(type, "EGLBoolean") && !type_is(type, "EGLenum") && !type_is(type, "EGLAttrib");
 }
 
-void append_enum(std::string& out, uint64_t value, int32_t group) {
-  const char* name =
-      value <= 0xffffffffu ? api::enum_name_in(static_cast<uint32_t>(value), group) : nullptr;
-  if (name != nullptr)
+// The registry finds a name by binary search (and its length by strlen);
+// the first enums seen keep theirs here, as a trace repeats a few. Each slot
+// is filled once and then only read, without locks: the trace layer's log
+// mode formats on the app's threads, and a thread_local cache would not fit
+// the layer's static TLS.
+std::string_view enum_name(uint32_t value, int32_t group) {
+  struct Slot {
+    std::atomic<uint8_t> state{0};  // 0: free, 1: being filled, 2: filled
+    uint32_t value = 0;
+    int32_t group = 0;
+    std::string_view name;  // data() null: no name
+  };
+  static Slot slots[256];
+  Slot& slot = slots[(value ^ (value >> 8) ^ (static_cast<uint32_t>(group) * 37)) & 255];
+  if (slot.state.load(std::memory_order_acquire) == 2 && slot.value == value && slot.group == group)
+    return slot.name;
+  const char* found = api::enum_name_in(value, group);
+  std::string_view name = found != nullptr ? std::string_view(found) : std::string_view();
+  uint8_t free = 0;
+  if (slot.state.compare_exchange_strong(free, 1, std::memory_order_acquire)) {
+    slot.value = value;
+    slot.group = group;
+    slot.name = name;
+    slot.state.store(2, std::memory_order_release);
+  }
+  return name;
+}
+
+void append_enum(Text& out, uint64_t value, int32_t group) {
+  std::string_view name =
+      value <= 0xffffffffu ? enum_name(static_cast<uint32_t>(value), group) : std::string_view();
+  if (name.data() != nullptr)
     out += name;
   else
     append_hex(out, value);
 }
 
-void append_bitfield(std::string& out, uint64_t value, int32_t group) {
+void append_bitfield(Text& out, uint64_t value, int32_t group) {
   if (value == 0) {
     out += "0";
     return;
@@ -81,15 +160,15 @@ void append_bitfield(std::string& out, uint64_t value, int32_t group) {
     if ((value & mask) == 0) continue;
     if (!first) out += " | ";
     first = false;
-    const char* name = api::enum_name_in(mask, group);
-    if (name != nullptr && strstr(name, "_BIT") != nullptr)
+    std::string_view name = enum_name(mask, group);
+    if (name.find("_BIT") != std::string_view::npos)
       out += name;
     else
       append_hex(out, mask);
   }
 }
 
-void append_escaped(std::string& out, std::string_view s) {
+void append_escaped(Text& out, std::string_view s) {
   out += '"';
   for (char c : s) {
     switch (c) {
@@ -115,7 +194,7 @@ void append_escaped(std::string& out, std::string_view s) {
   out += '"';
 }
 
-void append_bytes(std::string& out, std::string_view data) {
+void append_bytes(Text& out, std::string_view data) {
   appendf(out, "<%zu bytes:", data.size());
   for (size_t i = 0; i < data.size() && i < 16; ++i)
     appendf(out, " %02x", static_cast<unsigned char>(data[i]));
@@ -141,33 +220,12 @@ IntKind classify(const char* type) {
   return IntKind::kUnsigned;  // signedness comes from the value's kind
 }
 
-struct ParamFormat {
-  IntKind kind;
-  int32_t group;  // api::enum_group of the parameter's group
+struct ValueFormat {
+  IntKind kind = IntKind::kUnsigned;
+  int32_t group = -1;  // api::enum_group of the value's enum group
 };
 
-// Classifying a type and finding its enum group is string work: done once
-// per parameter (ParamInfo arrays are static), not per value.
-ParamFormat format_of(const api::ParamInfo* param, const char* type, const char* ret_group) {
-  if (param == nullptr) return {classify(type), api::enum_group(ret_group)};
-  static std::mutex mutex;
-  static std::vector<std::pair<const api::ParamInfo*, ParamFormat>> cache;
-  static thread_local const api::ParamInfo* last_param = nullptr;
-  static thread_local ParamFormat last{IntKind::kUnsigned, -1};
-  if (param == last_param) return last;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = std::lower_bound(cache.begin(), cache.end(), param,
-                             [](const auto& e, const api::ParamInfo* p) { return e.first < p; });
-  if (it == cache.end() || it->first != param)
-    it = cache.insert(it, {param, {classify(type), api::enum_group(param->group)}});
-  last_param = param;
-  last = it->second;
-  return last;
-}
-
-void append_integer(std::string& out, uint64_t u, int64_t s, bool is_signed,
-                    const api::ParamInfo* param, const char* type, const char* ret_group) {
-  ParamFormat f = format_of(param, type, ret_group);
+void append_integer(Text& out, uint64_t u, int64_t s, bool is_signed, ValueFormat f) {
   switch (f.kind) {
     case IntKind::kEnum:
       return append_enum(out, u, f.group);
@@ -195,22 +253,17 @@ void append_integer(std::string& out, uint64_t u, int64_t s, bool is_signed,
   }
 }
 
-}  // namespace
-
-void format_value(std::string& out, const format::Value& value, const api::ParamInfo* param,
-                  const char* type, const BlobSizes& blobs, const char* ret_group) {
+void format_value(Text& out, const format::Value& value, ValueFormat f, const BlobSizes& blobs) {
   using format::ValueKind;
   switch (value.kind) {
     case ValueKind::kNone:
       out += "?";
       break;
     case ValueKind::kSint:
-      append_integer(out, static_cast<uint64_t>(value.sint), value.sint, true, param, type,
-                     ret_group);
+      append_integer(out, static_cast<uint64_t>(value.sint), value.sint, true, f);
       break;
     case ValueKind::kUint:
-      append_integer(out, value.uint, static_cast<int64_t>(value.uint), false, param, type,
-                     ret_group);
+      append_integer(out, value.uint, static_cast<int64_t>(value.uint), false, f);
       break;
     case ValueKind::kF32:
       append_number(out, value.f32);
@@ -240,7 +293,7 @@ void format_value(std::string& out, const format::Value& value, const api::Param
       break;
     case ValueKind::kUnknown:
       appendf(out, "<0x%" PRIx64 ", size unknown: ", value.pointer);
-      out.append(value.bytes.data(), value.bytes.size());
+      out += value.bytes;
       out += ">";
       break;
     case ValueKind::kStrings:
@@ -258,11 +311,11 @@ void format_value(std::string& out, const format::Value& value, const api::Param
         if (!first) out += ", ";
         first = false;
       };
-      for (float f : value.floats) sep(), append_number(out, f);
+      for (float v : value.floats) sep(), append_number(out, v);
       for (int64_t s : value.sints)
-        sep(), append_integer(out, static_cast<uint64_t>(s), s, true, param, type, ret_group);
+        sep(), append_integer(out, static_cast<uint64_t>(s), s, true, f);
       for (uint64_t u : value.uints)
-        sep(), append_integer(out, u, static_cast<int64_t>(u), false, param, type, ret_group);
+        sep(), append_integer(out, u, static_cast<int64_t>(u), false, f);
       out += "}";
       break;
     }
@@ -278,7 +331,7 @@ bool is_egl_enum_param(const char* name) {
   return false;
 }
 
-void append_egl_enum(std::string& out, uint64_t value) {
+void append_egl_enum(Text& out, uint64_t value) {
   const char* name =
       value <= 0xffffffffu ? api::egl_enum_name(static_cast<uint32_t>(value)) : nullptr;
   if (name != nullptr)
@@ -288,7 +341,7 @@ void append_egl_enum(std::string& out, uint64_t value) {
 }
 
 // {EGL_RED_SIZE, 8, ..., EGL_NONE}
-bool append_egl_attrib_list(std::string& out, const format::Value& value) {
+bool append_egl_attrib_list(Text& out, const format::Value& value) {
   if (value.kind != format::ValueKind::kArray || value.floats.size() != 0) return false;
   out += '{';
   size_t n = value.sints.size() + value.uints.size();
@@ -305,64 +358,86 @@ bool append_egl_attrib_list(std::string& out, const format::Value& value) {
   return true;
 }
 
-// "glName(" and each parameter's ", name = ", built once per function: the
-// dumper's hot loop then appends known-length strings.
-struct CallText {
-  std::string open;
-  std::vector<std::string> params;
+struct ParamText {
+  std::string prefix;  // ", name = "
+  ValueFormat format;
+  bool egl_enum = false;         // an EGL call's integer that names an EGL enum
+  bool egl_attrib_list = false;  // an EGL attribute list
 };
 
+// What classifying types and finding enum groups (string work) says about a
+// function, and its "glName(" and ", name = " texts: the dumper's hot loop
+// then only appends and switches.
+struct CallText {
+  std::string open;
+  std::vector<ParamText> params;
+  ValueFormat ret;
+};
+
+CallText make_call_text(const api::FunctionInfo& info) {
+  CallText text;
+  text.open = std::string(info.name) + "(";
+  for (uint32_t i = 0; i < info.param_count; ++i) {
+    const api::ParamInfo& p = info.params[i];
+    bool egl = info.api == api::Api::kEgl;
+    text.params.push_back({(i != 0 ? ", " : "") + std::string(p.name) + " = ",
+                           {classify(p.type), api::enum_group(p.group)},
+                           egl && is_egl_enum_param(p.name),
+                           egl && strcmp(p.len, "EGL_NONE-terminated") == 0});
+  }
+  text.ret = {classify(info.ret), api::enum_group(info.ret_group)};
+  return text;
+}
+
+// Made on first use: a trace calls a few dozen of the thousand functions,
+// and making them all was a tenth of dumping a short trace.
 const CallText& call_text(uint32_t function) {
-  static const std::vector<CallText> texts = [] {
-    std::vector<CallText> all(api::kFunctionIdLimit);
-    for (uint32_t id = 0; id < api::kFunctionIdLimit; ++id) {
-      const api::FunctionInfo& info = api::kFunctionInfo[id];
-      if (info.name == nullptr) continue;
-      all[id].open = std::string(info.name) + "(";
-      for (uint32_t i = 0; i < info.param_count; ++i)
-        all[id].params.push_back((i != 0 ? ", " : "") + std::string(info.params[i].name) + " = ");
+  static std::atomic<bool> made[api::kFunctionIdLimit];
+  static CallText texts[api::kFunctionIdLimit];
+  static std::mutex mutex;
+  if (!made[function].load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!made[function].load(std::memory_order_relaxed)) {
+      texts[function] = make_call_text(api::kFunctionInfo[function]);
+      made[function].store(true, std::memory_order_release);
     }
-    return all;
-  }();
+  }
   return texts[function];
 }
 
-void format_call(std::string& out, const format::Call& call, const BlobSizes& blobs) {
-  const api::FunctionInfo* info =
+}  // namespace
+
+void format_call(std::string& string, const format::Call& call, const BlobSizes& blobs) {
+  Text out(string);
+  const CallText* text =
       call.function < api::kFunctionIdLimit && api::kFunctionInfo[call.function].name != nullptr
-          ? &api::kFunctionInfo[call.function]
+          ? &call_text(call.function)
           : nullptr;
-  const CallText* text = info != nullptr ? &call_text(call.function) : nullptr;
-  if (info == nullptr) {
+  if (text == nullptr)
     appendf(out, "<unknown function %u>(", call.function);
-  } else {
+  else
     out += text->open;
-  }
   for (size_t i = 0; i < call.args.size(); ++i) {
-    const api::ParamInfo* param =
-        info != nullptr && i < info->param_count ? &info->params[i] : nullptr;
-    if (param != nullptr)
-      out += text->params[i];
-    else if (i != 0)
-      out += ", ";
-    if (info != nullptr && info->api == api::Api::kEgl && param != nullptr) {
-      const format::Value& v = call.args[i];
-      bool integer = v.kind == format::ValueKind::kSint || v.kind == format::ValueKind::kUint;
-      if (integer && is_egl_enum_param(param->name)) {
-        append_egl_enum(
-            out, v.kind == format::ValueKind::kSint ? static_cast<uint64_t>(v.sint) : v.uint);
-        continue;
-      }
-      if (strcmp(param->len, "EGL_NONE-terminated") == 0 && append_egl_attrib_list(out, v))
-        continue;
+    const format::Value& v = call.args[i];
+    const ParamText* param =
+        text != nullptr && i < text->params.size() ? &text->params[i] : nullptr;
+    if (param == nullptr) {
+      if (i != 0) out += ", ";
+      format_value(out, v, {}, blobs);
+      continue;
     }
-    format_value(out, call.args[i], param, param != nullptr ? param->type : nullptr, blobs);
+    out += param->prefix;
+    bool integer = v.kind == format::ValueKind::kSint || v.kind == format::ValueKind::kUint;
+    if (integer && param->egl_enum)
+      append_egl_enum(out,
+                      v.kind == format::ValueKind::kSint ? static_cast<uint64_t>(v.sint) : v.uint);
+    else if (!param->egl_attrib_list || !append_egl_attrib_list(out, v))
+      format_value(out, v, param->format, blobs);
   }
   out += ')';
   if (call.ret != nullptr) {
     out += " = ";
-    format_value(out, *call.ret, nullptr, info != nullptr ? info->ret : nullptr, blobs,
-                 info != nullptr ? info->ret_group : "");
+    format_value(out, *call.ret, text != nullptr ? text->ret : ValueFormat{}, blobs);
   }
 }
 

@@ -6,17 +6,11 @@
 #include <unordered_map>
 
 #include "format/records.h"
-#include "gltrace/api/functions.h"
 
 namespace gltrace::consumers {
 
 // Blob sizes seen so far, so a reference can say how big its data is.
 using BlobSizes = std::unordered_map<uint64_t, uint64_t>;
-
-// `param` describes the value's parameter (nullptr for a return value, with
-// `type` the return type and `ret_group` its enum group).
-void format_value(std::string& out, const format::Value& value, const api::ParamInfo* param,
-                  const char* type, const BlobSizes& blobs, const char* ret_group = "");
 
 // "glName(a = 1, b = GL_TRIANGLES) = result"
 void format_call(std::string& out, const format::Call& call, const BlobSizes& blobs);

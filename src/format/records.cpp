@@ -24,6 +24,14 @@ struct Msg {
   const char* name;
 };
 
+// Resets a record by copying an empty one: for `record = T{}` GCC zeroes
+// with rep stos, whose start-up cost was a sixth of decoding a call.
+template <typename T>
+void clear_record(T* record) {
+  static const T kEmpty{};
+  *record = kEmpty;
+}
+
 void reset(Value* v) {
   v->kind = ValueKind::kNone;
   v->sint = 0;
@@ -37,6 +45,29 @@ void reset(Value* v) {
   v->sints.clear();
   v->uints.clear();
   v->floats.clear();
+}
+
+// Copies a value over a pooled one; its vectors keep their memory, and the
+// common scalar values skip the calls into them.
+void assign(Value* to, const Value& from) {
+  auto copy = [](auto* to_items, const auto& from_items) {
+    if (from_items.empty())
+      to_items->clear();
+    else
+      to_items->assign(from_items.begin(), from_items.end());
+  };
+  to->kind = from.kind;
+  to->sint = from.sint;
+  to->uint = from.uint;
+  to->f32 = from.f32;
+  to->f64 = from.f64;
+  to->pointer = from.pointer;
+  to->blob = from.blob;
+  to->bytes = from.bytes;
+  copy(&to->strings, from.strings);
+  copy(&to->sints, from.sints);
+  copy(&to->uints, from.uints);
+  copy(&to->floats, from.floats);
 }
 
 }  // namespace
@@ -56,6 +87,7 @@ struct RecordDecoder::Scratch {
   Stats stats;
   std::vector<Value> args;
   Value ret;
+  RecordBatch* batch = nullptr;  // decode_chunk() into a batch
   std::vector<ClientArray> client_arrays;
   std::vector<BufferWrite> buffer_writes;
   // Calls are delta-coded against the previous call of their thread in the
@@ -159,7 +191,7 @@ struct RecordDecoder::Scratch {
   }
 
   bool decode_header(std::string_view bytes) {
-    header = Header{};
+    clear_record(&header);
     Msg m(bytes, offset_of(bytes), "Header");
     uint32_t f = 0;
     WireType t{};
@@ -208,7 +240,7 @@ struct RecordDecoder::Scratch {
   }
 
   bool decode_thread(std::string_view bytes) {
-    thread = Thread{};
+    clear_record(&thread);
     Msg m(bytes, offset_of(bytes), "Thread");
     uint32_t f = 0;
     WireType t{};
@@ -294,15 +326,39 @@ struct RecordDecoder::Scratch {
 
   // Sets the oneof member (the last one present wins, as in protobuf).
   static void set_kind(Value* v, ValueKind kind) {
-    if (v->kind != kind) {
-      ValueKind keep = kind;
-      reset(v);
-      v->kind = keep;
+    if (v->kind == kind) return;
+    if (v->kind != ValueKind::kNone) reset(v);  // kNone: nothing set yet
+    v->kind = kind;
+  }
+
+  // Most values are one integer field, which this reads without the general
+  // loop; false for anything else (and for malformed input, left to the loop).
+  static bool decode_integer_value(std::string_view bytes, Value* v) {
+    const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+    if (bytes.size() < 2 || bytes.size() > 11 || (p[0] & 7) != wire::kVarint) return false;
+    uint32_t field = p[0] >> 3;
+    if (field != s::value::kSint && field != s::value::kUint && field != s::value::kPointer)
+      return false;
+    uint64_t raw = 0;
+    for (size_t i = 1, shift = 0; i < bytes.size(); ++i, shift += 7) {
+      raw |= uint64_t{p[i] & 0x7fu} << shift;
+      if ((p[i] & 0x80) != 0) continue;
+      if (i + 1 != bytes.size()) return false;  // more fields follow
+      v->kind = static_cast<ValueKind>(field);
+      if (field == s::value::kSint)
+        v->sint = wire::unzigzag(raw);
+      else if (field == s::value::kUint)
+        v->uint = raw;
+      else
+        v->pointer = raw;
+      return true;
     }
+    return false;  // truncated
   }
 
   bool decode_value(std::string_view bytes, Value* v) {
     reset(v);
+    if (decode_integer_value(bytes, v)) return true;
     Msg m(bytes, offset_of(bytes), "Value");
     uint32_t f = 0;
     WireType t{};
@@ -435,10 +491,12 @@ struct RecordDecoder::Scratch {
     return finish(m);
   }
 
-  // Room for one more args value (or client array...): slots are reused across calls.
+  // Room for one more args value (or client array...) in pool, whose slots
+  // from `first` on are this call's: slots are reused across calls.
   template <typename T>
-  T* next_slot(const Msg& m, std::vector<T>* pool, size_t* used, const char* what) {
-    if (*used >= kMaxValuesPerCall) {
+  T* next_slot(const Msg& m, std::vector<T>* pool, size_t* used, const char* what,
+               size_t first = 0) {
+    if (*used - first >= kMaxValuesPerCall) {
       fail(m.base + m.r.offset(), "Call has more than %zu %s", kMaxValuesPerCall, what);
       return nullptr;
     }
@@ -447,7 +505,7 @@ struct RecordDecoder::Scratch {
   }
 
   bool decode_client_array(std::string_view bytes, ClientArray* a) {
-    *a = ClientArray{};
+    clear_record(a);
     Msg m(bytes, offset_of(bytes), "ClientArray");
     uint32_t f = 0;
     WireType t{};
@@ -482,7 +540,7 @@ struct RecordDecoder::Scratch {
   }
 
   bool decode_buffer_write(std::string_view bytes, BufferWrite* w) {
-    *w = BufferWrite{};
+    clear_record(w);
     Msg m(bytes, offset_of(bytes), "BufferWrite");
     uint32_t f = 0;
     WireType t{};
@@ -511,8 +569,16 @@ struct RecordDecoder::Scratch {
   }
 
   bool decode_call(std::string_view bytes) {
-    call = Call{};
-    size_t nargs = 0;
+    clear_record(&call);
+    // Args go to the unused end of a batch's value pool, where its on_call()
+    // keeps them without a copy; else to args.
+    std::vector<Value>* pool = &args;
+    size_t first_arg = 0;
+    if (batch != nullptr && !batch->overflowed()) {
+      pool = &batch->values_;
+      first_arg = batch->values_used_;
+    }
+    size_t nargs = first_arg;
     size_t narrays = 0;
     size_t nwrites = 0;
     bool has_ret = false;
@@ -565,7 +631,8 @@ struct RecordDecoder::Scratch {
         }
         case s::call::kArgs: {
           Value* v = nullptr;
-          ok = sub(m, f, t, &nested) && (v = next_slot(m, &args, &nargs, "args")) != nullptr &&
+          ok = sub(m, f, t, &nested) &&
+               (v = next_slot(m, pool, &nargs, "args", first_arg)) != nullptr &&
                decode_value(nested, v);
           break;
         }
@@ -595,7 +662,7 @@ struct RecordDecoder::Scratch {
     }
     if (!finish(m)) return false;
     resolve_deltas(&call, has_seq, seq_delta, has_start, start_delta);
-    call.args = std::span<const Value>(args.data(), nargs);
+    call.args = std::span<const Value>(pool->data() + first_arg, nargs - first_arg);
     call.ret = has_ret ? &ret : nullptr;
     call.client_arrays = std::span<const ClientArray>(client_arrays.data(), narrays);
     call.buffer_writes = std::span<const BufferWrite>(buffer_writes.data(), nwrites);
@@ -603,7 +670,7 @@ struct RecordDecoder::Scratch {
   }
 
   bool decode_blob(std::string_view bytes) {
-    blob = Blob{};
+    clear_record(&blob);
     Msg m(bytes, offset_of(bytes), "Blob");
     uint32_t f = 0;
     WireType t{};
@@ -626,7 +693,7 @@ struct RecordDecoder::Scratch {
   }
 
   bool decode_frame(std::string_view bytes) {
-    frame = Frame{};
+    clear_record(&frame);
     Msg m(bytes, offset_of(bytes), "Frame");
     uint32_t f = 0;
     WireType t{};
@@ -662,7 +729,7 @@ struct RecordDecoder::Scratch {
   }
 
   bool decode_image(std::string_view bytes) {
-    image = Image{};
+    clear_record(&image);
     Msg m(bytes, offset_of(bytes), "Image");
     uint32_t f = 0;
     WireType t{};
@@ -700,7 +767,7 @@ struct RecordDecoder::Scratch {
   }
 
   bool decode_stats(std::string_view bytes) {
-    stats = Stats{};
+    clear_record(&stats);
     Msg m(bytes, offset_of(bytes), "Stats");
     uint32_t f = 0;
     WireType t{};
@@ -880,6 +947,13 @@ bool RecordDecoder::decode_chunk(std::span<const uint8_t> payload, Consumer& con
   return ok;
 }
 
+bool RecordDecoder::decode_chunk(std::span<const uint8_t> payload, RecordBatch& batch) {
+  scratch_->batch = &batch;
+  bool ok = decode_chunk(payload, static_cast<Consumer&>(batch));
+  scratch_->batch = nullptr;
+  return ok;
+}
+
 bool RecordDecoder::decode_index(std::span<const uint8_t> payload, Index* index,
                                  size_t max_entries) {
   bool ok = false;
@@ -893,6 +967,126 @@ bool RecordDecoder::decode_index(std::span<const uint8_t> payload, Index* index,
     error_offset_ = scratch_->error_offset;
   }
   return ok;
+}
+
+RecordBatch::RecordBatch() = default;
+RecordBatch::~RecordBatch() = default;
+
+void RecordBatch::clear() {
+  order_.clear();
+  headers_.clear();
+  threads_.clear();
+  contexts_.clear();
+  calls_.clear();
+  blobs_.clear();
+  frames_.clear();
+  images_.clear();
+  stats_.clear();
+  values_used_ = 0;
+  client_arrays_.clear();
+  buffer_writes_.clear();
+  bytes_ = 0;
+  overflowed_ = false;
+  // Pooled values keep their arrays' memory: after many chunks each slot
+  // could hold the largest array it ever had. Past a bound, start afresh.
+  if (array_bytes_ > kMaxBytes) {
+    values_ = {};
+    array_bytes_ = 0;
+  }
+}
+
+// Counts what one more record takes; false (and nothing more is kept) past kMaxBytes.
+bool RecordBatch::room(size_t bytes) {
+  bytes_ += bytes + sizeof(Entry);
+  if (bytes_ > kMaxBytes) overflowed_ = true;
+  return !overflowed_;
+}
+
+template <typename T>
+void RecordBatch::keep(Kind kind, std::vector<T>* records, const T& record, size_t extra_bytes) {
+  if (!room(sizeof(T) + extra_bytes)) return;
+  order_.push_back({kind, static_cast<uint32_t>(records->size())});
+  records->push_back(record);
+}
+
+void RecordBatch::on_header(const Header& header) { keep(Kind::kHeader, &headers_, header); }
+void RecordBatch::on_thread(const Thread& thread) { keep(Kind::kThread, &threads_, thread); }
+void RecordBatch::on_context(const Context& context) {
+  keep(Kind::kContext, &contexts_, context, context.config_attribs.size() * sizeof(int64_t));
+}
+void RecordBatch::on_blob(const Blob& blob) { keep(Kind::kBlob, &blobs_, blob); }
+void RecordBatch::on_frame(const Frame& frame) { keep(Kind::kFrame, &frames_, frame); }
+void RecordBatch::on_image(const Image& image) { keep(Kind::kImage, &images_, image); }
+void RecordBatch::on_stats(const Stats& stats) { keep(Kind::kStats, &stats_, stats); }
+
+void RecordBatch::on_call(const Call& call) {
+  auto array_bytes = [](const Value& v) -> size_t {
+    if (v.kind != ValueKind::kStrings && v.kind != ValueKind::kArray) return 0;
+    return v.strings.size() * sizeof(std::string_view) + v.sints.size() * sizeof(int64_t) +
+           v.uints.size() * sizeof(uint64_t) + v.floats.size() * sizeof(float);
+  };
+  size_t arrays = 0;
+  for (const Value& v : call.args) arrays += array_bytes(v);
+  if (call.ret != nullptr) arrays += array_bytes(*call.ret);
+  array_bytes_ += arrays;  // counted even when not kept: the decoder may have filled our slots
+  size_t values = call.args.size() + (call.ret != nullptr ? 1 : 0);
+  if (!room(sizeof(CallEntry) + call.client_arrays.size_bytes() + call.buffer_writes.size_bytes() +
+            values * sizeof(Value) + arrays))
+    return;
+  CallEntry entry{call, values_used_, client_arrays_.size(), buffer_writes_.size()};
+  auto add_value = [this](const Value& v) {
+    if (values_used_ == values_.size()) values_.emplace_back();
+    assign(&values_[values_used_++], v);
+  };
+  // The decoder puts args where they belong (decode_chunk into a batch).
+  if (call.args.data() == values_.data() + values_used_)
+    values_used_ += call.args.size();
+  else
+    for (const Value& v : call.args) add_value(v);
+  if (call.ret != nullptr) add_value(*call.ret);
+  client_arrays_.insert(client_arrays_.end(), call.client_arrays.begin(), call.client_arrays.end());
+  buffer_writes_.insert(buffer_writes_.end(), call.buffer_writes.begin(), call.buffer_writes.end());
+  order_.push_back({Kind::kCall, static_cast<uint32_t>(calls_.size())});
+  calls_.push_back(entry);
+}
+
+void RecordBatch::replay(Consumer& consumer) const {
+  for (const Entry& e : order_) {
+    if (consumer.stop_requested()) return;
+    switch (e.kind) {
+      case Kind::kHeader:
+        consumer.on_header(headers_[e.index]);
+        break;
+      case Kind::kThread:
+        consumer.on_thread(threads_[e.index]);
+        break;
+      case Kind::kContext:
+        consumer.on_context(contexts_[e.index]);
+        break;
+      case Kind::kCall: {
+        const CallEntry& c = calls_[e.index];
+        Call call = c.call;
+        call.args = {values_.data() + c.first_value, c.call.args.size()};
+        if (c.call.ret != nullptr) call.ret = values_.data() + c.first_value + call.args.size();
+        call.client_arrays = {client_arrays_.data() + c.first_array, c.call.client_arrays.size()};
+        call.buffer_writes = {buffer_writes_.data() + c.first_write, c.call.buffer_writes.size()};
+        consumer.on_call(call);
+        break;
+      }
+      case Kind::kBlob:
+        consumer.on_blob(blobs_[e.index]);
+        break;
+      case Kind::kFrame:
+        consumer.on_frame(frames_[e.index]);
+        break;
+      case Kind::kImage:
+        consumer.on_image(images_[e.index]);
+        break;
+      case Kind::kStats:
+        consumer.on_stats(stats_[e.index]);
+        break;
+    }
+  }
 }
 
 }  // namespace gltrace::format

@@ -178,6 +178,73 @@ class Consumer {
   bool stop_ = false;
 };
 
+// Keeps the records it is given, to hand them on later: read_trace_prefetched
+// decodes chunks on its reading thread and delivers them on the caller's.
+// Views still point into the chunk's payload, which must outlive replay().
+// Memory is reused from one chunk to the next.
+class RecordBatch final : public Consumer {
+ public:
+  // Past about this much memory it keeps nothing more and says overflowed()
+  // (a hostile chunk of tiny records must not make it hold gigabytes).
+  static constexpr size_t kMaxBytes = size_t{16} << 20;
+
+  RecordBatch();
+  ~RecordBatch() override;
+  RecordBatch(const RecordBatch&) = delete;
+  RecordBatch& operator=(const RecordBatch&) = delete;
+
+  void clear();
+  bool overflowed() const { return overflowed_; }
+  // Delivers the kept records in order until `consumer` asks to stop.
+  void replay(Consumer& consumer) const;
+
+  void on_header(const Header& header) override;
+  void on_thread(const Thread& thread) override;
+  void on_context(const Context& context) override;
+  void on_call(const Call& call) override;
+  void on_blob(const Blob& blob) override;
+  void on_frame(const Frame& frame) override;
+  void on_image(const Image& image) override;
+  void on_stats(const Stats& stats) override;
+
+ private:
+  enum class Kind : uint8_t { kHeader, kThread, kContext, kCall, kBlob, kFrame, kImage, kStats };
+  struct Entry {
+    Kind kind;
+    uint32_t index;  // into the vector of its kind
+  };
+  // A Call's spans as offsets (the pools below move when they grow); the
+  // return value, if any, follows the args.
+  struct CallEntry {
+    Call call;
+    size_t first_value, first_array, first_write;
+  };
+  template <typename T>
+  void keep(Kind kind, std::vector<T>* records, const T& record, size_t extra_bytes = 0);
+  bool room(size_t bytes);
+
+  friend class RecordDecoder;  // decodes args straight into values_
+
+  std::vector<Entry> order_;
+  std::vector<Header> headers_;
+  std::vector<Thread> threads_;
+  std::vector<Context> contexts_;
+  std::vector<CallEntry> calls_;
+  std::vector<Blob> blobs_;
+  std::vector<Frame> frames_;
+  std::vector<Image> images_;
+  std::vector<Stats> stats_;
+  // Values are assigned over the ones of earlier chunks (their vectors keep
+  // their capacity), so only values_used_ of them are this chunk's.
+  std::vector<Value> values_;
+  size_t values_used_ = 0;
+  size_t array_bytes_ = 0;  // array elements put in values_ since it was last freed
+  std::vector<ClientArray> client_arrays_;
+  std::vector<BufferWrite> buffer_writes_;
+  size_t bytes_ = 0;
+  bool overflowed_ = false;
+};
+
 // Most args (and most client arrays, buffer writes) one Call may hold: a
 // bound on what a hostile chunk can make the decoder keep.
 inline constexpr size_t kMaxValuesPerCall = 1024;
@@ -194,6 +261,8 @@ class RecordDecoder {
 
   // False on malformed data; error() says what and names error_offset().
   bool decode_chunk(std::span<const uint8_t> payload, Consumer& consumer);
+  // The same into a batch, without copying the calls' args.
+  bool decode_chunk(std::span<const uint8_t> payload, RecordBatch& batch);
   // An Index message; at most max_entries entries.
   bool decode_index(std::span<const uint8_t> payload, Index* index, size_t max_entries = SIZE_MAX);
 

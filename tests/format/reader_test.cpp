@@ -13,6 +13,9 @@
 
 #include "format/container.h"
 #include "format/crc32.h"
+#include "format/schema.h"
+#include "format/wire.h"
+#include "format/writer.h"
 #include "record_text.h"
 #include "support/subprocess.h"
 #include "test_trace.h"
@@ -63,6 +66,23 @@ std::vector<uint64_t> chunk_offsets(const std::vector<uint8_t>& bytes) {
     at += format::kChunkHeaderSize + format::get_u32(bytes.data() + at + 8);
   }
   return offsets;
+}
+
+// read_trace_prefetched (which decodes on its second thread) ends like
+// read_trace, with the same records. After a bad record, only how far its
+// reading thread got (chunks read, the footer seen) can differ.
+void expect_prefetched_same(const std::vector<uint8_t>& bytes, const Decoded& plain) {
+  Decoded d = decode_memory(bytes, true, true);
+  EXPECT_EQ(d.opened, plain.opened);
+  EXPECT_EQ(d.ok, plain.ok);
+  EXPECT_EQ(d.lines, plain.lines);
+  EXPECT_EQ(d.status.state, plain.status.state);
+  EXPECT_EQ(d.status.message, plain.status.message);
+  EXPECT_EQ(d.status.offset, plain.status.offset);
+  if (plain.status.message.find(", byte ") == std::string::npos) {
+    EXPECT_EQ(d.status.chunks, plain.status.chunks);
+    EXPECT_EQ(d.status.closed_cleanly, plain.status.closed_cleanly);
+  }
 }
 
 TEST(Reader, CleanTraceWithIndex) {
@@ -237,6 +257,7 @@ TEST(Reader, EveryTruncationLength) {
     SCOPED_TRACE("length " + std::to_string(length));
     std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + static_cast<long>(length));
     Decoded d = decode_memory(prefix);
+    expect_prefetched_same(prefix, decode_memory(prefix, true));
     if (length == 0) {
       EXPECT_EQ(d.status.message, "empty file");
       continue;
@@ -286,6 +307,7 @@ TEST(Reader, EveryByteFlipped) {
       std::vector<uint8_t> flipped = bytes;
       flipped[i] ^= 0xff;
       Decoded d = decode_memory(flipped);
+      expect_prefetched_same(flipped, decode_memory(flipped, true));
       if (!d.opened || !d.ok) {
         ++errors;
         EXPECT_NE(d.status.message.find("offset"), std::string::npos) << d.status.message;
@@ -355,6 +377,47 @@ TEST(Reader, RecordErrorNamesChunkAndByte) {
   EXPECT_EQ(d.status.message,
             "chunk at offset 16, byte 0: Chunk field 1 has wire type 1, "
             "expected 2");
+  expect_prefetched_same(bytes, decode_memory(bytes, true));
+}
+
+// A consumer that stops before a bad record never sees its error, also when
+// the prefetcher decoded it ahead.
+TEST(Reader, StopBeforeABadRecordIsNoError) {
+  struct StopAtFrame : test::RecordText {
+    void on_frame(const format::Frame& f) override {
+      RecordText::on_frame(f);
+      if (f.number == 1) request_stop();
+    }
+  };
+  wire::Encoder e;
+  test::encode_header(e, 1, "app");
+  for (uint64_t n = 0; n < 3; ++n) test::encode_frame(e, n, n);
+  size_t bad = e.begin_nested(schema::chunk::kRecords);
+  e.fixed64_field(schema::record::kCall, 1);  // a wrong wire type
+  e.end_nested(bad);
+  std::string path = test::make_temp_dir() + "/bad.gltrace";
+  std::string error;
+  auto writer = format::TraceWriter::open_file(path, {}, &error);
+  ASSERT_NE(writer, nullptr) << error;
+  writer->submit(format::Payload::from_encoder(e), 5);
+  ASSERT_TRUE(writer->close(&error)) << error;
+  for (bool prefetched : {false, true}) {
+    SCOPED_TRACE(prefetched ? "prefetched" : "read_trace");
+    ChunkReader reader;
+    ASSERT_TRUE(reader.open(path)) << reader.status().message;
+    StopAtFrame stopping;
+    format::ReadStatus status;
+    EXPECT_TRUE(prefetched ? format::read_trace_prefetched(reader, stopping, &status)
+                           : format::read_trace(reader, stopping, &status));
+    EXPECT_EQ(stopping.lines.size(), 3u);
+    ASSERT_TRUE(reader.open(path)) << reader.status().message;
+    test::RecordText all;
+    EXPECT_FALSE(prefetched ? format::read_trace_prefetched(reader, all, &status)
+                            : format::read_trace(reader, all, &status));
+    EXPECT_EQ(all.lines.size(), 4u);
+    EXPECT_NE(status.message.find("Record field 2 has wire type 1"), std::string::npos)
+        << status.message;
+  }
 }
 
 // A pipe is read front to back: no index, same records.

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "format/schema.h"
 #include "format/wire.h"
 #include "record_text.h"
@@ -331,13 +333,15 @@ TEST(Records, ScratchValuesDoNotLeakAcrossCalls) {
   EXPECT_EQ(lines[1].find("ret="), std::string::npos) << lines[1];
 }
 
+// Asks to stop after its second record.
+struct StopAtSecond : RecordText {
+  void on_frame(const format::Frame& f) override {
+    RecordText::on_frame(f);
+    if (lines.size() == 2) request_stop();
+  }
+};
+
 TEST(Records, ConsumerCanStop) {
-  struct StopAtSecond : RecordText {
-    void on_frame(const format::Frame& f) override {
-      RecordText::on_frame(f);
-      if (lines.size() == 2) request_stop();
-    }
-  };
   wire::Encoder e;
   for (int i = 0; i < 5; ++i) test::encode_frame(e, i, i);
   RecordDecoder decoder;
@@ -370,6 +374,116 @@ TEST(Records, IndexEntries) {
 
 namespace gltrace {
 namespace {
+
+// What read_trace_prefetched does: decode into a batch, replay it later.
+// One batch decodes every chunk, as one slot of the prefetcher does.
+TEST(Records, BatchReplaysWhatTheDecoderDelivers) {
+  std::vector<std::function<void(wire::Encoder&)>> chunks = {
+      test::encode_everything,
+      [](wire::Encoder& e) {  // many calls of two threads (delta-coded), frames, blobs
+        test::encode_header(e, 7, "app");
+        for (uint64_t seq = 0; seq < 300; ++seq) {
+          test::encode_call(e, 1 + seq % 2, seq, 10 + seq % 7);
+          if (seq % 50 == 49) test::encode_frame(e, seq / 50, seq);
+          if (seq % 100 == 0) test::encode_blob(e, seq, "blob data");
+        }
+      },
+      [](wire::Encoder& e) {  // a call with more args after one with fewer, then the reverse
+        for (int n : {1, 5, 2}) {
+          record(e, s::record::kCall, [&] {
+            for (int i = 0; i < n; ++i) {
+              size_t arg = e.begin_nested(s::call::kArgs);
+              size_t list = e.begin_nested(s::value::kStrings);
+              e.string_field(s::strings::kItems, std::to_string(i));
+              e.end_nested(list);
+              e.end_nested(arg);
+            }
+          });
+        }
+      },
+      [](wire::Encoder& e) {  // good records, then too many args: an error
+        test::encode_frame(e, 0, 0);
+        test::encode_call(e, 1, 1, 3);
+        record(e, s::record::kCall, [&] {
+          for (size_t i = 0; i <= format::kMaxValuesPerCall; ++i) {
+            size_t arg = e.begin_nested(s::call::kArgs);
+            e.end_nested(arg);
+          }
+        });
+        test::encode_frame(e, 1, 2);
+      },
+      [](wire::Encoder& e) {  // a wrong wire type after a call
+        test::encode_call(e, 1, 1, 3);
+        record(e, s::record::kCall, [&] { e.fixed64_field(s::call::kFunction, 1); });
+      },
+      test::encode_everything,
+  };
+  format::RecordBatch batch;
+  RecordDecoder batch_decoder;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    SCOPED_TRACE("chunk " + std::to_string(i));
+    wire::Encoder e;
+    chunks[i](e);
+    std::string error;
+    size_t offset = 0;
+    std::vector<std::string> direct = decode(e, &error, &offset);
+    batch.clear();
+    bool ok = batch_decoder.decode_chunk(bytes_of(e), batch);
+    EXPECT_FALSE(batch.overflowed());
+    RecordText text;
+    batch.replay(text);
+    if (!ok) text.lines.push_back("ERROR");
+    EXPECT_EQ(text.lines, direct);
+    EXPECT_EQ(ok ? "" : batch_decoder.error(), error);
+    if (!ok) {
+      EXPECT_EQ(batch_decoder.error_offset(), offset);
+    }
+  }
+}
+
+// Calls given to a batch by anyone (not decoded into it) are copied.
+TEST(Records, BatchKeepsCallsOfOtherDecoders) {
+  wire::Encoder e;
+  test::encode_everything(e);
+  for (uint64_t seq = 0; seq < 20; ++seq) test::encode_call(e, 1, seq, 4);
+  format::RecordBatch batch;
+  RecordDecoder decoder;
+  ASSERT_TRUE(decoder.decode_chunk(bytes_of(e), static_cast<format::Consumer&>(batch)));
+  RecordText text;
+  batch.replay(text);
+  EXPECT_EQ(text.lines, decode(e));
+}
+
+TEST(Records, BatchStopsKeepingPastItsLimit) {
+  std::vector<format::Value> args(format::kMaxValuesPerCall);
+  format::Call call;
+  call.args = args;
+  format::RecordBatch batch;
+  size_t given = 0;
+  while (!batch.overflowed() && given < 1000) {
+    call.seq = given++;
+    batch.on_call(call);
+  }
+  EXPECT_TRUE(batch.overflowed());
+  EXPECT_LT(given * args.size() * sizeof(format::Value), 2 * format::RecordBatch::kMaxBytes);
+  RecordText text;
+  batch.replay(text);
+  EXPECT_EQ(text.lines.size(), given - 1);  // all but the one that did not fit
+  batch.clear();
+  EXPECT_FALSE(batch.overflowed());
+}
+
+// A consumer that stops during a replay gets nothing after.
+TEST(Records, BatchReplayStopsWhenAsked) {
+  wire::Encoder e;
+  for (int i = 0; i < 5; ++i) test::encode_frame(e, i, i);
+  format::RecordBatch batch;
+  RecordDecoder decoder;
+  ASSERT_TRUE(decoder.decode_chunk(bytes_of(e), batch));
+  StopAtSecond consumer;
+  batch.replay(consumer);
+  EXPECT_EQ(consumer.lines.size(), 2u);
+}
 
 // The same records, decoded straight from the encoder and through a file.
 TEST(Records, EverythingThroughTheWriter) {

@@ -44,7 +44,7 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
             static_cast<std::streamsize>(bytes.size()));
 }
 
-Decoded decode_memory(const std::vector<uint8_t>& bytes, bool with_chunks) {
+Decoded decode_memory(const std::vector<uint8_t>& bytes, bool with_chunks, bool prefetched) {
   Decoded d;
   format::ChunkReader reader;
   d.opened = reader.open_memory(bytes);
@@ -54,7 +54,8 @@ Decoded decode_memory(const std::vector<uint8_t>& bytes, bool with_chunks) {
   }
   RecordText text;
   text.with_chunks = with_chunks;
-  d.ok = format::read_trace(reader, text, &d.status);
+  d.ok = prefetched ? format::read_trace_prefetched(reader, text, &d.status)
+                    : format::read_trace(reader, text, &d.status);
   d.lines = std::move(text.lines);
   return d;
 }

@@ -27,6 +27,8 @@ struct Decoded {
   format::ReadStatus status;
   std::vector<std::string> lines;
 };
-Decoded decode_memory(const std::vector<uint8_t>& bytes, bool with_chunks = false);
+// prefetched: with read_trace_prefetched instead of read_trace.
+Decoded decode_memory(const std::vector<uint8_t>& bytes, bool with_chunks = false,
+                      bool prefetched = false);
 
 }  // namespace gltrace::test

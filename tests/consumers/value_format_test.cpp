@@ -1,0 +1,226 @@
+// The text of calls and values, as `gltrace dump` prints them: enums and
+// bitfields by name, EGL attribute lists, strings escaped, floats as
+// std::to_chars writes them, and text longer than the formatter's buffer.
+#include "consumers/value_format.h"
+
+#include <gtest/gtest.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "consumers/float_chars.h"
+#include "gltrace/api/functions.h"
+
+namespace gltrace {
+namespace {
+
+using format::Value;
+using format::ValueKind;
+
+Value sint(int64_t v) {
+  Value x;
+  x.kind = ValueKind::kSint;
+  x.sint = v;
+  return x;
+}
+Value uint(uint64_t v) {
+  Value x;
+  x.kind = ValueKind::kUint;
+  x.uint = v;
+  return x;
+}
+Value pointer(uint64_t v) {
+  Value x;
+  x.kind = ValueKind::kPointer;
+  x.pointer = v;
+  return x;
+}
+Value floats(std::vector<float> v) {
+  Value x;
+  x.kind = ValueKind::kArray;
+  x.floats = std::move(v);
+  return x;
+}
+Value sints(std::vector<int64_t> v) {
+  Value x;
+  x.kind = ValueKind::kArray;
+  x.sints = std::move(v);
+  return x;
+}
+
+std::string text_of(uint32_t function, const std::vector<Value>& args, const Value* ret = nullptr,
+                    const consumers::BlobSizes& blobs = {}) {
+  format::Call call;
+  call.function = function;
+  call.args = args;
+  call.ret = ret;
+  std::string out = "before: ";  // format_call appends
+  consumers::format_call(out, call, blobs);
+  EXPECT_EQ(out.rfind("before: ", 0), 0u);
+  return out.substr(8);
+}
+
+std::string std_text(float f) {
+  char buffer[64];
+  return std::string(buffer, std::to_chars(buffer, buffer + sizeof buffer, f).ptr);
+}
+
+std::string our_text(float f) {
+  char buffer[consumers::kFloatCharsMax];
+  return std::string(buffer, consumers::float_chars(buffer, f));
+}
+
+// Every one of the 2^32 floats was compared once (a few minutes); here a
+// sample, and the edges.
+TEST(FloatChars, SameTextAsToChars) {
+  std::vector<float> edges = {0.0f,
+                              -0.0f,
+                              1.0f,
+                              -1.0f,
+                              0.1f,
+                              1e-5f,
+                              1e-4f,
+                              1e-3f,
+                              1e4f,
+                              1e5f,
+                              1.5e5f,
+                              1.25e6f,
+                              16777216.0f,
+                              67108872.0f,
+                              0.6928184f,
+                              -0.42051283f,
+                              3.6000001f,
+                              std::numeric_limits<float>::min(),
+                              std::numeric_limits<float>::max(),
+                              std::numeric_limits<float>::denorm_min(),
+                              std::numeric_limits<float>::lowest(),
+                              std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity(),
+                              std::numeric_limits<float>::quiet_NaN()};
+  for (int e = -45; e <= 38; ++e) {
+    edges.push_back(std::pow(10.0f, static_cast<float>(e)));
+    edges.push_back(std::nextafter(std::pow(10.0f, static_cast<float>(e)), 0.0f));
+  }
+  for (int e = -149; e <= 127; ++e) edges.push_back(std::ldexp(1.0f, e));
+  for (float f : edges) EXPECT_EQ(our_text(f), std_text(f)) << f;
+  std::mt19937 random(1);
+  size_t mismatches = 0;
+  for (int i = 0; i < 1 << 21; ++i) {
+    uint32_t bits = random();
+    float f = 0;
+    memcpy(&f, &bits, sizeof f);
+    if (our_text(f) != std_text(f) && ++mismatches < 10)
+      ADD_FAILURE() << "bits " << std::hex << bits << ": " << our_text(f) << " vs " << std_text(f);
+  }
+  EXPECT_EQ(mismatches, 0u);
+}
+
+TEST(ValueFormat, FloatsAsTheShortestRoundTrip) {
+  EXPECT_EQ(text_of(api::kFn_glUniformMatrix4fv,
+                    {sint(0), sint(1), uint(0),
+                     floats({0.6928184f, 0.0f, -0.42051283f, 1e-05f, 3.6000001f, 1e6f, 1234567.0f,
+                             67108872.0f, 1e10f, -0.0f, 0.5f, 100000.0f, 1.5e-7f, 3.4028235e38f,
+                             1.0f, -2.0f})}),
+            "glUniformMatrix4fv(location = 0, count = 1, transpose = GL_FALSE, value = "
+            "{0.6928184, 0, -0.42051283, 1e-05, 3.6000001, 1000000, 1234567, 67108872, 1e+10, "
+            "-0, 0.5, 100000, 1.5e-07, 3.4028235e+38, 1, -2})");
+}
+
+TEST(ValueFormat, EnumsBitfieldsAndBooleans) {
+  EXPECT_EQ(text_of(api::kFn_glEnable, {uint(0x0BE2)}), "glEnable(cap = GL_BLEND)");
+  EXPECT_EQ(text_of(api::kFn_glEnable, {uint(0xffff)}), "glEnable(cap = 0xffff)");
+  // 0x2: a name (GL_TRIANGLES), but not a bit's.
+  EXPECT_EQ(text_of(api::kFn_glClear, {uint(0x4102)}),
+            "glClear(mask = 0x2 | GL_DEPTH_BUFFER_BIT | GL_COLOR_BUFFER_BIT)");
+  EXPECT_EQ(text_of(api::kFn_glClear, {uint(0)}), "glClear(mask = 0)");
+  Value no_error = uint(0);
+  EXPECT_EQ(text_of(api::kFn_glGetError, {}, &no_error), "glGetError() = GL_NO_ERROR");
+  Value yes = uint(1);
+  EXPECT_EQ(text_of(api::kFn_glIsEnabled, {uint(0x0B71)}, &yes),
+            "glIsEnabled(cap = GL_DEPTH_TEST) = GL_TRUE");
+  Value sync = uint(0x1234);
+  EXPECT_EQ(text_of(api::kFn_glFenceSync, {uint(0x9117), uint(0)}, &sync),
+            "glFenceSync(condition = GL_SYNC_GPU_COMMANDS_COMPLETE, flags = 0) = 0x1234");
+  // The same enums again, from the name cache.
+  EXPECT_EQ(text_of(api::kFn_glEnable, {uint(0x0BE2)}), "glEnable(cap = GL_BLEND)");
+  EXPECT_EQ(text_of(api::kFn_glIsEnabled, {uint(0x0BE2)}, &yes),
+            "glIsEnabled(cap = GL_BLEND) = GL_TRUE");
+}
+
+TEST(ValueFormat, EglEnumsAndAttributeLists) {
+  Value egl_true = uint(1);
+  EXPECT_EQ(text_of(api::kFn_eglBindAPI, {uint(0x30A0)}, &egl_true),
+            "eglBindAPI(api = EGL_OPENGL_ES_API) = EGL_TRUE");
+  Value blob;
+  blob.kind = ValueKind::kBlob;
+  blob.blob = 0xd130cab810e4b772;
+  EXPECT_EQ(
+      text_of(api::kFn_eglChooseConfig,
+              {uint(0x55aa), sints({0x3033, 4, 0x3040, 64, 0x3038}), blob, sint(128), sints({40})},
+              &egl_true, {{0xd130cab810e4b772, 320}}),
+      "eglChooseConfig(dpy = 0x55aa, attrib_list = {EGL_SURFACE_TYPE, 4, "
+      "EGL_RENDERABLE_TYPE, 64, EGL_NONE}, configs = <blob d130cab810e4b772, 320 bytes>, "
+      "config_size = 128, num_config = {40}) = EGL_TRUE");
+  EXPECT_EQ(text_of(api::kFn_eglChooseConfig, {uint(0x55aa), pointer(0), blob}, &egl_true),
+            "eglChooseConfig(dpy = 0x55aa, attrib_list = NULL, configs = <blob d130cab810e4b772>) "
+            "= EGL_TRUE");
+}
+
+TEST(ValueFormat, TextDataAndOddValues) {
+  Value source;
+  source.kind = ValueKind::kStrings;
+  source.strings = {"a\n\t\"\\\x01z", ""};
+  Value data;
+  data.kind = ValueKind::kData;
+  data.bytes =
+      std::string_view("\x00\x01\xff\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d", 17);
+  Value unknown;
+  unknown.kind = ValueKind::kUnknown;
+  unknown.pointer = 0x1000;
+  unknown.bytes = "computed size";
+  Value f64;
+  f64.kind = ValueKind::kF64;
+  f64.f64 = -2.25;
+  EXPECT_EQ(text_of(api::kFn_glShaderSource, {uint(1), sint(2), source, pointer(0)}),
+            "glShaderSource(shader = 1, count = 2, string = {\"a\\n\\t\\\"\\\\\\x01z\", \"\"}, "
+            "length = NULL)");
+  EXPECT_EQ(text_of(api::kFn_glTexImage2D, {uint(0x0DE1), sint(0), sint(32856), sint(-1), sint(64),
+                                            sint(0), uint(0x1908), uint(0x1401), data}),
+            "glTexImage2D(target = GL_TEXTURE_2D, level = 0, internalformat = 32856, width = -1, "
+            "height = 64, border = 0, format = GL_RGBA, type = GL_UNSIGNED_BYTE, pixels = <17 "
+            "bytes: 00 01 ff 10 11 12 13 14 15 16 17 18 19 1a 1b 1c ...>)");
+  // More args than parameters, an unknown function, values of no kind.
+  EXPECT_EQ(text_of(api::kFn_glEnable, {uint(0x0BE2), unknown, f64, Value{}}),
+            "glEnable(cap = GL_BLEND, <0x1000, size unknown: computed size>, -2.25, ?)");
+  Value ret = sint(-7);
+  EXPECT_EQ(text_of(5000, {sint(-1), uint(2)}, &ret), "<unknown function 5000>(-1, 2) = -7");
+}
+
+// Text much longer than the formatter's buffer, around other values.
+TEST(ValueFormat, LongText) {
+  std::string text(3000, 'x');
+  for (size_t i = 0; i < text.size(); i += 7) text[i] = '\n';
+  Value source;
+  source.kind = ValueKind::kStrings;
+  std::string part = text.substr(0, 400);
+  source.strings = {text, part, text};
+  std::vector<float> many(300, 0.25f);
+  auto escaped = [](const std::string& s) {
+    std::string out;
+    for (char c : s) out += c == '\n' ? std::string("\\n") : std::string(1, c);
+    return "\"" + out + "\"";
+  };
+  std::string quarters;
+  for (size_t i = 0; i < many.size(); ++i) quarters += i == 0 ? "0.25" : ", 0.25";
+  EXPECT_EQ(text_of(api::kFn_glShaderSource, {uint(1), sint(3), source, floats(many)}),
+            "glShaderSource(shader = 1, count = 3, string = {" + escaped(text) + ", " +
+                escaped(part) + ", " + escaped(text) + "}, length = {" + quarters + "})");
+}
+
+}  // namespace
+}  // namespace gltrace
