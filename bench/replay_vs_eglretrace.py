@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-from timing import best_time
+from timing import best_time, demo_workload
 
 
 def main():
@@ -27,14 +27,8 @@ def main():
     if shutil.which("eglretrace") is None:
         sys.exit("eglretrace is not installed (Debian package apitrace)")
     gltrace = os.path.join(args.build, "bin", "gltrace")
-    demo = [os.path.join(args.build, "bin", "gltrace-demo"), "--frames", str(args.frames),
-            "--size", "32x32"]
-    env = dict(os.environ)
-    env.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp())
+    demo, env = demo_workload(args.build, args.frames)
     env["WAFFLE_PLATFORM"] = "surfaceless_egl"  # eglretrace --headless needs it here
-    # Rasterising on the calling thread: llvmpipe's own threads would compete
-    # with the replays' for the cores and blur the difference measured.
-    env.setdefault("LP_NUM_THREADS", "0")
     tmp = tempfile.mkdtemp()
     ours, theirs = os.path.join(tmp, "demo.gltrace"), os.path.join(tmp, "demo.trace")
     subprocess.run([gltrace, "trace", "-o", ours, "--", *demo], check=True, env=env,

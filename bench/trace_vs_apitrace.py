@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """Tracing cost against apitrace, on the same workload in the same run.
 
-Runs the bundled demo (a call-heavy GLES 3 app, tiny framebuffer so the
-driver's own work is small) natively, under `gltrace trace` and under
+Runs the bundled demo natively, under `gltrace trace` and under
 `apitrace trace --api egl`, then dumps both traces. Prints per-call overhead,
 trace bytes per call and dump time, with gltrace/apitrace ratios.
 
@@ -17,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-from timing import best_time
+from timing import best_time, demo_workload
 
 
 def main():
@@ -29,10 +28,7 @@ def main():
     if shutil.which("apitrace") is None:
         sys.exit("apitrace is not installed (Debian package apitrace)")
     gltrace = os.path.join(args.build, "bin", "gltrace")
-    demo = [os.path.join(args.build, "bin", "gltrace-demo"), "--frames", str(args.frames),
-            "--size", "32x32"]
-    env = dict(os.environ)
-    env.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp())
+    demo, env = demo_workload(args.build, args.frames)
     tmp = tempfile.mkdtemp()
     ours, theirs = os.path.join(tmp, "demo.gltrace"), os.path.join(tmp, "demo.trace")
 
