@@ -32,6 +32,17 @@ ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$root/build-asan" -j"$jobs" --output-on-failure -E 'Glmark2|piglit' | grep -E 'tests passed|tests failed|Failed|Timeout'
 
+echo "== ThreadSanitizer: the threaded parts that need no GL"
+# The replay engine (worker threads, read-ahead ring, Events) and the trace
+# reader and writer (read-ahead and writer threads). Code loaded into Mesa's
+# processes would need an instrumented Mesa, so the GL tests are not here.
+cmake -S "$root" -B "$root/build-tsan" -G Ninja -DGLTRACE_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C "$root/build-tsan" replay_test format_test consumers_test >/dev/null
+for t in replay_test format_test consumers_test; do
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "$root/build-tsan/bin/$t" --gtest_brief=1 |
+    grep -E "PASSED|FAILED|SKIPPED"
+done
+
 echo "== fuzzing the trace reader (libFuzzer, 30 s)"
 tools/fuzz.sh 30 "$root/build-fuzz" 2>&1 | grep -E "^(Done|stat::number_of_executed_units|==[0-9]+==ERROR)" || true
 test -z "$(ls -A "$root/build-fuzz/artifacts" 2>/dev/null)" || { echo "fuzzer found a crash: $root/build-fuzz/artifacts"; exit 1; }
