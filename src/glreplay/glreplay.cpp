@@ -31,6 +31,7 @@ struct FrontOptions {
   bool x11 = false;
   bool stop_on_error = false;
   bool snapshot = false;
+  uint64_t blob_memory_mib = 1024;
 };
 
 bool parse_number(const std::string& text, uint64_t* out) {
@@ -91,6 +92,10 @@ std::string parse_front(const std::vector<std::string>& args, FrontOptions* o) {
       o->x11 = true;
     } else if (a == "--stop-on-error") {
       o->stop_on_error = true;
+    } else if (a == "--blob-memory") {
+      if (!has_value || !parse_number(args[++i], &o->blob_memory_mib) ||
+          o->blob_memory_mib > (uint64_t{1} << 40))
+        return "--blob-memory wants MiB";
     } else if (a.size() > 1 && a[0] == '-') {
       return "unknown option '" + a + "'";
     } else if (o->trace.empty()) {
@@ -171,7 +176,10 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
   }
 
   auto info = std::make_shared<TraceInfo>();
-  TraceSource source(info, SourceOptions{front.executor.compare});
+  SourceOptions source_options;
+  source_options.keep_images = front.executor.compare;
+  source_options.blob_memory = front.blob_memory_mib << 20;
+  TraceSource source(info, source_options);
   if (!source.open(front.trace, &error)) {
     fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
     return kExitFailure;
@@ -216,6 +224,9 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
     printf("timing: frames were %.2f ms late on average, at most %.2f ms (frame %" PRIu64 ")\n",
            stats.mean_lateness_ns / 1e6, static_cast<double>(stats.max_lateness_ns) / 1e6,
            stats.max_lateness_frame);
+  if (source.blobs_read_again() != 0)
+    printf("%" PRIu64 " blobs read again from the trace (over --blob-memory %" PRIu64 " MiB)\n",
+           source.blobs_read_again(), front.blob_memory_mib);
   if (front.snapshot)
     printf("%" PRIu64 " snapshots written to %s\n", executor.snapshots_written(),
            front.executor.snapshot_dir.c_str());

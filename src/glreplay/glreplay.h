@@ -26,6 +26,8 @@ namespace gltrace::glreplay {
   "  --x11              replay into X11 windows ($DISPLAY) instead of pbuffers\n"         \
   "  --stop-on-error    stop at the first call that cannot be replayed\n"                 \
   "                     (default: report it as 'call N: ...' and go on)\n"                \
+  "  --blob-memory MIB  blob bytes (textures, buffers) kept in memory (default 1024);\n"  \
+  "                     past that the least recently used are read again when needed\n"  \
   "replay engine options:\n"                                                              \
   "  -m                 start paused, in manual mode\n"                                   \
   "  -t N               N threads prepare calls ahead (default 0: calls need no\n"        \

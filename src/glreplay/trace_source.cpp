@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <list>
 #include <new>
 #include <utility>
 
@@ -53,13 +54,106 @@ bool TraceInfo::has_images() const {
   return ever_had_images_ || !images_.empty();
 }
 
+// --- blobs -----------------------------------------------------------------------
+
+// Every blob met so far, by id: a call may refer to any earlier one. Up to
+// blob_memory bytes stay in memory (shared with the calls using them, so a
+// blob lives as long as either needs it); past that the least recently used
+// are dropped, and read again from their chunk when needed.
+class TraceSource::BlobStore {
+ public:
+  BlobStore(std::string path, uint64_t budget, std::atomic<uint64_t>& read_again)
+      : path_(std::move(path)), budget_(budget), read_again_(read_again) {}
+
+  void add(uint64_t id, std::string_view data, uint64_t chunk_offset) {
+    Entry& e = entries_[id];
+    e.chunk_offset = chunk_offset;
+    keep(id, e, std::make_shared<const std::string>(data));
+  }
+
+  // The blob's bytes; null when the trace never had it, or reading it again failed.
+  Bytes get(uint64_t id) {
+    auto it = entries_.find(id);
+    if (it == entries_.end()) return nullptr;
+    Entry& e = it->second;
+    if (e.data != nullptr) {
+      used_.splice(used_.end(), used_, e.use);  // now the most recently used
+      return e.data;
+    }
+    Bytes data = read_again(id, e.chunk_offset);
+    if (data != nullptr) {
+      ++read_again_;
+      keep(id, e, data);
+    }
+    return data;
+  }
+
+  bool has(uint64_t id) const { return entries_.count(id) != 0; }
+
+ private:
+  struct Entry {
+    Bytes data;  // null while dropped
+    uint64_t chunk_offset = 0;
+    std::list<uint64_t>::iterator use;  // in used_, while data is kept
+  };
+
+  void keep(uint64_t id, Entry& e, Bytes data) {
+    if (e.data != nullptr) {
+      used_.erase(e.use);
+      resident_ -= e.data->size();
+    }
+    e.data = std::move(data);
+    e.use = used_.insert(used_.end(), id);
+    resident_ += e.data->size();
+    // The blob just kept stays, however big: its call needs it.
+    while (resident_ > budget_ && used_.front() != id) {
+      Entry& old = entries_[used_.front()];
+      resident_ -= old.data->size();
+      old.data.reset();
+      used_.pop_front();
+    }
+  }
+
+  // Decodes the blob's chunk again, with a reader and decoder of its own.
+  Bytes read_again(uint64_t id, uint64_t chunk_offset) {
+    struct Finder : format::Consumer {
+      uint64_t id = 0;
+      Bytes found;
+      void on_blob(const format::Blob& blob) override {
+        if (blob.id != id) return;
+        found = std::make_shared<const std::string>(blob.data);
+        request_stop();
+      }
+    } finder;
+    finder.id = id;
+    if (reader_ == nullptr) {
+      reader_ = std::make_unique<format::ChunkReader>();
+      if (!reader_->open(path_)) return nullptr;
+    }
+    format::ChunkView chunk;
+    if (!reader_->seek(chunk_offset) || !reader_->next(&chunk)) return nullptr;
+    decoder_.decode_chunk(chunk.payload, finder);
+    return finder.found;
+  }
+
+  std::string path_;
+  uint64_t budget_;
+  std::atomic<uint64_t>& read_again_;
+  std::unordered_map<uint64_t, Entry> entries_;
+  std::list<uint64_t> used_;  // ids of the kept blobs, least recently used first
+  uint64_t resident_ = 0;
+  std::unique_ptr<format::ChunkReader> reader_;
+  format::RecordDecoder decoder_;
+};
+
 // --- the decoder's consumer ------------------------------------------------------
 
 // Copies each decoded record out of the chunk buffer into what outlives it.
 class TraceSource::Collector : public format::Consumer {
  public:
-  Collector(TraceInfo& info, const SourceOptions& options, std::deque<replay::Increment>& out)
-      : info_(info), options_(options), out_(out) {}
+  Collector(TraceInfo& info, const SourceOptions& options, BlobStore& blobs,
+            std::deque<replay::Increment>& out)
+      : info_(info), options_(options), blobs_(blobs), out_(out) {}
   ~Collector() override {
     if (memory_ != nullptr) memory_->seal();
   }
@@ -68,9 +162,10 @@ class TraceSource::Collector : public format::Consumer {
 
   void on_header(const format::Header& header) override { info_.set_mid_run(header.mid_run); }
 
-  void on_blob(const format::Blob& blob) override {
-    blobs_[blob.id] = std::make_shared<const std::string>(blob.data);
-  }
+  // The offset of the chunk being decoded (where its blobs can be read again).
+  void set_chunk_offset(uint64_t offset) { chunk_offset_ = offset; }
+
+  void on_blob(const format::Blob& blob) override { blobs_.add(blob.id, blob.data, chunk_offset_); }
 
   void on_context(const format::Context& c) override {
     ContextInfo info;
@@ -84,12 +179,11 @@ class TraceSource::Collector : public format::Consumer {
   }
 
   void on_image(const format::Image& image) override {
-    auto it = blobs_.find(image.blob);
-    if (it == blobs_.end()) return;
     // Images after draws are several per frame; --compare checks swaps.
-    if (options_.keep_images && image.origin != "draw" &&
-        it->second->size() == uint64_t{image.width} * image.height * 4)
-      info_.add_image(image.seq, FrameImage{image.width, image.height, it->second});
+    if (!options_.keep_images || image.origin == "draw") return;
+    Bytes pixels = blobs_.get(image.blob);
+    if (pixels != nullptr && pixels->size() == uint64_t{image.width} * image.height * 4)
+      info_.add_image(image.seq, FrameImage{image.width, image.height, std::move(pixels)});
   }
 
   void on_call(const format::Call& c) override {
@@ -169,8 +263,7 @@ class TraceSource::Collector : public format::Consumer {
   // Inline bytes or a blob's; null when the blob is not in the trace.
   Bytes bytes(std::string_view data, uint64_t blob) {
     if (blob == 0) return std::make_shared<const std::string>(data);
-    auto it = blobs_.find(blob);
-    return it != blobs_.end() ? it->second : nullptr;
+    return blobs_.get(blob);
   }
 
   static constexpr size_t round16(size_t n) { return (n + 15) & ~size_t{15}; }
@@ -212,7 +305,7 @@ class TraceSource::Collector : public format::Consumer {
       case ValueKind::kArray:
         return round16(array_bytes(v));
       case ValueKind::kBlob:
-        return blobs_.count(v.blob) != 0 ? 0 : kMissingBlobReason;
+        return blobs_.has(v.blob) ? 0 : kMissingBlobReason;
       default:
         return 0;
     }
@@ -268,16 +361,16 @@ class TraceSource::Collector : public format::Consumer {
         text_copy(v.bytes, carve, out);
         break;
       case ValueKind::kBlob: {
-        auto it = blobs_.find(v.blob);
-        if (it != blobs_.end()) {
+        if (Bytes data = blobs_.get(v.blob)) {
           out.kind = ValueKind::kData;
           // std::string: NUL-terminated, malloc-aligned
-          out.data = it->second->data();
-          out.size = it->second->size();
-          call.blobs.push_back(it->second);
+          out.data = data->data();
+          out.size = data->size();
+          call.blobs.push_back(std::move(data));
         } else {
           char reason[kMissingBlobReason];
-          snprintf(reason, sizeof reason, "blob %016" PRIx64 " is missing from the trace", v.blob);
+          snprintf(reason, sizeof reason, "blob %016" PRIx64 " %s", v.blob,
+                   blobs_.has(v.blob) ? "could not be read again" : "is missing from the trace");
           out.kind = ValueKind::kUnknown;
           text_copy(reason, carve, out);
         }
@@ -317,10 +410,9 @@ class TraceSource::Collector : public format::Consumer {
 
   TraceInfo& info_;
   const SourceOptions& options_;
+  BlobStore& blobs_;
   std::deque<replay::Increment>& out_;
-  // Every blob read so far: a call may refer to any earlier one. Shared with
-  // the calls that use them, so a blob lives as long as either needs it.
-  std::unordered_map<uint64_t, Bytes> blobs_;
+  uint64_t chunk_offset_ = 0;
   CallMemory* memory_ = nullptr;  // the calls go here; sealed when full or at the end
   // Calls waiting for earlier ones of other threads, per thread (in order).
   std::map<uint32_t, std::deque<replay::Increment>> held_by_thread_;
@@ -344,7 +436,9 @@ bool TraceSource::open(const std::string& path, std::string* error) {
   ended_ = false;
   calls_ = 0;
   // A fresh consumer: one that met an error has asked the decoder to stop.
-  collector_ = std::make_unique<Collector>(*info_, options_, pending_);
+  collector_.reset();  // it refers to the old store
+  blobs_ = std::make_unique<BlobStore>(path, options_.blob_memory, blobs_read_again_);
+  collector_ = std::make_unique<Collector>(*info_, options_, *blobs_, pending_);
   if (!reader_->open(path)) {
     *error = path + ": " + reader_->status().message;
     return false;
@@ -365,6 +459,7 @@ bool TraceSource::fill() {
       collector_->release_all();
       break;
     }
+    collector_->set_chunk_offset(chunk.offset);
     if (!decoder_->decode_chunk(chunk.payload, *collector_)) {
       char where[96];
       snprintf(where, sizeof where, "chunk at offset %" PRIu64 ", byte %zu: ", chunk.offset,

@@ -57,6 +57,10 @@ class TraceInfo {
 struct SourceOptions {
   // Keep the trace's swap images (for --compare); otherwise they are dropped.
   bool keep_images = false;
+  // Blob bytes kept in memory for the calls still to come: past this, the
+  // least recently used are dropped and read again from the file when a
+  // later call refers to them (a long trace's textures need not all fit).
+  uint64_t blob_memory = uint64_t{1} << 30;
 };
 
 class TraceSource : public replay::IncrementSource {
@@ -74,9 +78,12 @@ class TraceSource : public replay::IncrementSource {
 
   // Calls read so far (in this pass).
   uint64_t calls() const { return calls_; }
+  // Blobs dropped for SourceOptions::blob_memory and read again (all passes).
+  uint64_t blobs_read_again() const { return blobs_read_again_.load(); }
 
  private:
   class Collector;
+  class BlobStore;
   bool fill();
 
   std::shared_ptr<TraceInfo> info_;
@@ -84,12 +91,14 @@ class TraceSource : public replay::IncrementSource {
   std::string path_;
   std::unique_ptr<format::ChunkReader> reader_;
   std::unique_ptr<format::RecordDecoder> decoder_;
+  std::unique_ptr<BlobStore> blobs_;
   std::unique_ptr<Collector> collector_;
   std::deque<replay::Increment> pending_;
   // A problem met while decoding: reported once what came before it is out.
   std::optional<std::string> deferred_error_;
   bool ended_ = false;
   uint64_t calls_ = 0;
+  std::atomic<uint64_t> blobs_read_again_{0};
 };
 
 }  // namespace gltrace::glreplay

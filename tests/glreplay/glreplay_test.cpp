@@ -256,6 +256,7 @@ TEST(GlreplayCli, BadUsageExitsTwo) {
                                              {"--snapshot", "1-2", "t.gltrace"},
                                              {"--snapshot", "x", "-o", "d", "t.gltrace"},
                                              {"--benchmark", "--compare", "t.gltrace"},
+                                             {"--blob-memory", "lots", "t.gltrace"},
                                              {"-t", "x", "t.gltrace"},
                                              {"a.gltrace", "b.gltrace"}}) {
     ProcessResult r = glreplay(args);
@@ -293,6 +294,21 @@ TEST(GlreplayDemo, EveryFrameIsPixelIdentical) {
   EXPECT_TRUE(std::regex_search(bench.out,
                                 std::regex(R"(10 frames, \d+ calls in .* frames/s, \d+ calls/s)")))
       << bench.out;
+}
+
+// With no memory for blobs, every blob a later call refers to again is read
+// back from its chunk: the frames must still match (a wrong chunk or blob
+// would upload the wrong data), and the replay says it happened.
+TEST(GlreplayDemo, BlobsBeyondTheMemoryBudgetAreReadAgain) {
+  ProcessResult r = glreplay({"-n", "--compare", "--blob-memory", "0", demo_trace()});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(compare_line(r.out).identical, 10u) << r.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"((\d+) blobs read again from the trace)")))
+      << r.out;
+  EXPECT_GT(std::stoul(m[1]), 0u);
+  ProcessResult in_memory = glreplay({"-n", "--compare", demo_trace()});
+  EXPECT_EQ(in_memory.out.find("read again"), std::string::npos) << in_memory.out;
 }
 
 // The demo animated by the wall clock: the trace holds what it drew, so any
