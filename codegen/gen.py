@@ -3,6 +3,7 @@
 
   gen.py --gl-xml gl.xml --egl-header egl.h --egl-header eglext.h \
          --ids spec/function_ids.txt --out DIR [--update-ids]
+  gen.py --proto proto/trace.proto --namespace gltrace::schema --header OUT.h
 """
 
 import argparse
@@ -11,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from gltrace_codegen import emit, ids, registry, replay, trace  # noqa: E402
+from gltrace_codegen import emit, ids, proto, registry, replay, trace  # noqa: E402
 
 # Exports written by hand: they do more than jump through the table.
 HANDWRITTEN_EXPORTS = {"eglGetProcAddress"}
@@ -30,14 +31,38 @@ def write_if_changed(path, text):
         f.write(text)
 
 
+def generate_schema(proto_path, namespace, header):
+    try:
+        parsed = proto.read(proto_path)
+    except proto.ProtoError as e:
+        sys.exit(f"gltrace codegen: {e}")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    source_name = os.path.relpath(os.path.abspath(proto_path), root)
+    if source_name.startswith(".."):
+        source_name = os.path.basename(proto_path)
+    write_if_changed(header, proto.schema_h(parsed, namespace, source_name))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--gl-xml", required=True)
-    ap.add_argument("--egl-header", action="append", required=True)
-    ap.add_argument("--ids", required=True)
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--gl-xml")
+    ap.add_argument("--egl-header", action="append")
+    ap.add_argument("--ids")
+    ap.add_argument("--out")
     ap.add_argument("--update-ids", action="store_true")
+    # A .proto's field numbers, on their own: the format and control libraries
+    # build from them without the GL registry.
+    ap.add_argument("--proto", help="a .proto file to write field-number constants for")
+    ap.add_argument("--namespace", help="C++ namespace of those constants")
+    ap.add_argument("--header", help="path of the header to write")
     args = ap.parse_args()
+    if args.proto:
+        if not args.namespace or not args.header:
+            ap.error("--proto needs --namespace and --header")
+        generate_schema(args.proto, args.namespace, args.header)
+        return
+    if not (args.gl_xml and args.egl_header and args.ids and args.out):
+        ap.error("--gl-xml, --egl-header, --ids and --out are required (or --proto)")
 
     typedefs, gl_functions = registry.read_gl(args.gl_xml)
     egl_functions = registry.read_egl(args.egl_header)
