@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-from timing import best_time, demo_workload
+from timing import best_time, demo_workload, heap_padded
 
 
 def main():
@@ -40,12 +40,10 @@ def main():
     calls = int(re.search(r"calls:\s+(\d+)", info).group(1))
 
     print(f"workload: gltrace-demo, {args.frames} frames, {calls} calls (best of {args.runs})")
-    # glreplay keeps a 16 MiB heap pad (mallopt): the driver's per-call buffer
-    # copies no longer fault fresh pages in after each trim. The second
-    # comparison gives the app and eglretrace the same pad, so the ratio there
-    # is the replays' own per-call work and not the heap policy.
-    padded = dict(env, GLIBC_TUNABLES="glibc.malloc.top_pad=16777216")
-    for label, run_env in (("as installed", env), ("same 16 MiB heap pad for all", padded)):
+    # glreplay keeps a 16 MiB heap pad (mallopt); the second comparison gives
+    # the app and eglretrace the same (see heap_padded).
+    for label, run_env in (("as installed", env),
+                           ("same 16 MiB heap pad for all", heap_padded(env))):
         native = best_time(demo, args.runs, run_env)
         ours_time = best_time([gltrace, "replay", "-n", "--benchmark", ours], args.runs, run_env)
         theirs_time = best_time(["eglretrace", "-b", "--headless", theirs], args.runs, run_env)

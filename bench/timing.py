@@ -20,6 +20,15 @@ def demo_workload(build, frames):
     return demo, env
 
 
+def heap_padded(env):
+    """env with a 16 MiB glibc heap pad. Mesa allocates and frees buffer
+    storage per call; glibc's default trims the heap top back to the kernel
+    each time, so each copy faults fresh pages in, and a tool that merely
+    changes the app's allocation pattern changes that cost (either way).
+    With the same pad for all, a comparison measures the tools' own work."""
+    return dict(env, GLIBC_TUNABLES="glibc.malloc.top_pad=16777216")
+
+
 def best_time(cmd, runs, env=None, stdout=subprocess.DEVNULL):
     best = float("inf")
     for _ in range(runs):
