@@ -58,6 +58,7 @@ struct RecordDecoder::Scratch {
   Value ret;
   std::vector<ClientArray> client_arrays;
   std::vector<BufferWrite> buffer_writes;
+  ImageSource image_source;
   // Calls are delta-coded against the previous call of their thread in the
   // same chunk (proto/trace.proto, Call): what that call had.
   struct ThreadPosition {
@@ -510,8 +511,38 @@ struct RecordDecoder::Scratch {
     return finish(m);
   }
 
+  bool decode_image_source(std::string_view bytes) {
+    image_source = ImageSource{};
+    Msg m(bytes, offset_of(bytes), "ImageSource");
+    uint32_t f = 0;
+    WireType t{};
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::image_source::kWidth:
+          ok = u32(m, f, t, &image_source.width);
+          break;
+        case s::image_source::kHeight:
+          ok = u32(m, f, t, &image_source.height);
+          break;
+        case s::image_source::kBlob:
+          ok = fixed64(m, f, t, &image_source.blob);
+          break;
+        case s::image_source::kNotCaptured:
+          ok = str(m, f, t, &image_source.not_captured);
+          break;
+        default:
+          m.r.skip(t);
+          break;
+      }
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
   bool decode_call(std::string_view bytes) {
     call = Call{};
+    bool has_image_source = false;
     size_t nargs = 0;
     size_t narrays = 0;
     size_t nwrites = 0;
@@ -587,6 +618,10 @@ struct RecordDecoder::Scratch {
                decode_buffer_write(nested, w);
           break;
         }
+        case s::call::kImageSource:
+          ok = sub(m, f, t, &nested) && decode_image_source(nested);
+          has_image_source = true;
+          break;
         default:
           m.r.skip(t);
           break;
@@ -599,6 +634,7 @@ struct RecordDecoder::Scratch {
     call.ret = has_ret ? &ret : nullptr;
     call.client_arrays = std::span<const ClientArray>(client_arrays.data(), narrays);
     call.buffer_writes = std::span<const BufferWrite>(buffer_writes.data(), nwrites);
+    call.image_source = has_image_source ? &image_source : nullptr;
     return true;
   }
 

@@ -95,6 +95,15 @@ struct BufferWrite {
   uint64_t blob = 0;      // the Blob's id (0: none)
 };
 
+// eglCreateImage*: the pixels of an image whose source a replay cannot
+// recreate, or why they were not read.
+struct ImageSource {
+  uint32_t width = 0;
+  uint32_t height = 0;
+  uint64_t blob = 0;  // the Blob's id (0: none)
+  std::string_view not_captured;
+};
+
 struct Call {
   uint32_t function = 0;
   uint32_t thread = 0;
@@ -109,6 +118,7 @@ struct Call {
   std::span<const ClientArray> client_arrays;
   std::span<const BufferWrite> buffer_writes;
   bool synthetic = false;
+  const ImageSource* image_source = nullptr;  // null when the call has none
 };
 
 struct Blob {

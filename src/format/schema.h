@@ -73,7 +73,15 @@ inline constexpr uint32_t kBufferWrites = 12;
 inline constexpr uint32_t kSeqDelta = 13;
 inline constexpr uint32_t kStartDeltaNs = 14;
 inline constexpr uint32_t kSynthetic = 15;
+inline constexpr uint32_t kImageSource = 16;
 }  // namespace call
+
+namespace image_source {
+inline constexpr uint32_t kWidth = 1;
+inline constexpr uint32_t kHeight = 2;
+inline constexpr uint32_t kBlob = 3;
+inline constexpr uint32_t kNotCaptured = 4;
+}  // namespace image_source
 
 namespace client_array {
 inline constexpr uint32_t kIndex = 1;
