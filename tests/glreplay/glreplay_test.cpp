@@ -717,7 +717,7 @@ class ImageSourceTrace {
   static Arg s(int64_t v) {
     return [v](wire::Encoder& e) { e.sint_field(schema::value::kSint, v); };
   }
-  static Arg ints(std::vector<int64_t> v) {
+  static Arg ints(const std::vector<int64_t>& v) {
     return [v](wire::Encoder& e) {
       size_t a = e.begin_nested(schema::value::kArray);
       size_t p = e.begin_nested(schema::array::kSints);
@@ -726,7 +726,7 @@ class ImageSourceTrace {
       e.end_nested(a);
     };
   }
-  static Arg uints(std::vector<uint64_t> v) {
+  static Arg uints(const std::vector<uint64_t>& v) {
     return [v](wire::Encoder& e) {
       size_t a = e.begin_nested(schema::value::kArray);
       size_t p = e.begin_nested(schema::array::kUints);
