@@ -23,6 +23,7 @@ CUSTOM = {
     "eglCreatePlatformWindowSurfaceEXT", "eglCreatePbufferSurface", "eglCreateContext",
     "eglMakeCurrent", "eglDestroyContext", "eglDestroySurface",
     "eglSwapBuffers", "eglSwapBuffersWithDamageKHR", "eglSwapBuffersWithDamageEXT",
+    "eglCreateImage", "eglCreateImageKHR",
 }
 
 # What the app asked and the replay does not need: the answers were the
@@ -39,8 +40,6 @@ UNSUPPORTED = {
     "eglCreatePixmapSurface": "pixmap surfaces are not supported yet",
     "eglCreatePlatformPixmapSurface": "pixmap surfaces are not supported yet",
     "eglCreatePlatformPixmapSurfaceEXT": "pixmap surfaces are not supported yet",
-    "eglCreateImage": "EGL images are not supported yet",
-    "eglCreateImageKHR": "EGL images are not supported yet",
     "eglCreatePbufferFromClientBuffer": "client-buffer pbuffers are not supported yet",
     "eglCopyBuffers": "copying to native pixmaps is not supported",
 }
@@ -264,6 +263,8 @@ def _generic(f):
         post.append("a.session().make_current(0, 0, EGL_NO_SURFACE);")
     if f.name == "glDeleteProgram":
         post.append("a.forget_program(0);")
+    if f.name in ("eglDestroyImage", "eglDestroyImageKHR"):
+        post.append("a.forget_handle(HandleKind::kImage, 1);")
     lines += [f"  {s}" for s in post]
     lines += ["  return true;", "}", ""]
     return "\n".join(lines)

@@ -41,6 +41,7 @@ CUSTOM = {
     "glDrawElementsInstancedBaseVertex",
     "glMapBufferRange", "glFlushMappedBufferRange", "glUnmapBuffer",
     "glMapBufferOES", "glUnmapBufferOES", "glMapBufferRangeEXT", "glFlushMappedBufferRangeEXT",
+    "eglCreateImage", "eglCreateImageKHR",
 }
 
 # COMPSIZE parameters with a hand-written size function (elements of the

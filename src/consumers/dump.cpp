@@ -58,6 +58,17 @@ void Dumper::on_call(const format::Call& call) {
   format_call(line_, call, blobs_);
   if (call.gl_error != 0) line_ += "  // error " + std::to_string(call.gl_error);
   if (call.synthetic) line_ += "  // synthetic: what was current when tracing started";
+  if (const format::ImageSource* source = call.image_source; source != nullptr) {
+    if (source->blob != 0) {
+      char text[96];
+      snprintf(text, sizeof text, "  // image source: %ux%u RGBA8 pixels (blob 0x%016" PRIx64 ")",
+               source->width, source->height, source->blob);
+      line_ += text;
+    } else {
+      line_ += "  // image source not captured: ";
+      line_.append(source->not_captured);
+    }
+  }
   line_ += '\n';
   // Lines collect in one buffer, written 64 KiB at a time.
   if (line_.size() >= 65536) flush();

@@ -216,7 +216,9 @@ IntKind classify(const char* type) {
   if (type_is(type, "GLbitfield")) return IntKind::kBitfield;
   if (type_is(type, "GLboolean")) return IntKind::kBoolean;
   if (type_is(type, "EGLBoolean")) return IntKind::kEglBoolean;
-  if (is_handle_type(type) || type_is(type, "GLsync")) return IntKind::kHandle;
+  // GLeglImageOES: an EGLImage, printed as eglCreateImage* returned it.
+  if (is_handle_type(type) || type_is(type, "GLsync") || type_is(type, "GLeglImageOES"))
+    return IntKind::kHandle;
   return IntKind::kUnsigned;  // signedness comes from the value's kind
 }
 

@@ -90,6 +90,7 @@ struct RecordDecoder::Scratch {
   RecordBatch* batch = nullptr;  // decode_chunk() into a batch
   std::vector<ClientArray> client_arrays;
   std::vector<BufferWrite> buffer_writes;
+  ImageSource image_source;
   // Calls are delta-coded against the previous call of their thread in the
   // same chunk (proto/trace.proto, Call): what that call had.
   struct ThreadPosition {
@@ -568,8 +569,38 @@ struct RecordDecoder::Scratch {
     return finish(m);
   }
 
+  bool decode_image_source(std::string_view bytes) {
+    clear_record(&image_source);
+    Msg m(bytes, offset_of(bytes), "ImageSource");
+    uint32_t f = 0;
+    WireType t{};
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      switch (f) {
+        case s::image_source::kWidth:
+          ok = u32(m, f, t, &image_source.width);
+          break;
+        case s::image_source::kHeight:
+          ok = u32(m, f, t, &image_source.height);
+          break;
+        case s::image_source::kBlob:
+          ok = fixed64(m, f, t, &image_source.blob);
+          break;
+        case s::image_source::kNotCaptured:
+          ok = str(m, f, t, &image_source.not_captured);
+          break;
+        default:
+          m.r.skip(t);
+          break;
+      }
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
   bool decode_call(std::string_view bytes) {
     clear_record(&call);
+    bool has_image_source = false;
     // Args go to the unused end of a batch's value pool, where its on_call()
     // keeps them without a copy; else to args.
     std::vector<Value>* pool = &args;
@@ -654,6 +685,10 @@ struct RecordDecoder::Scratch {
                decode_buffer_write(nested, w);
           break;
         }
+        case s::call::kImageSource:
+          ok = sub(m, f, t, &nested) && decode_image_source(nested);
+          has_image_source = true;
+          break;
         default:
           m.r.skip(t);
           break;
@@ -666,6 +701,7 @@ struct RecordDecoder::Scratch {
     call.ret = has_ret ? &ret : nullptr;
     call.client_arrays = std::span<const ClientArray>(client_arrays.data(), narrays);
     call.buffer_writes = std::span<const BufferWrite>(buffer_writes.data(), nwrites);
+    call.image_source = has_image_source ? &image_source : nullptr;
     return true;
   }
 
@@ -1033,7 +1069,8 @@ void RecordBatch::on_call(const Call& call) {
   if (!room(sizeof(CallEntry) + call.client_arrays.size_bytes() + call.buffer_writes.size_bytes() +
             values * sizeof(Value) + arrays))
     return;
-  CallEntry entry{call, values_used_, client_arrays_.size(), buffer_writes_.size()};
+  CallEntry entry{call, values_used_, client_arrays_.size(), buffer_writes_.size(),
+                  call.image_source != nullptr ? *call.image_source : ImageSource{}};
   auto add_value = [this](const Value& v) {
     if (values_used_ == values_.size()) values_.emplace_back();
     assign(&values_[values_used_++], v);
@@ -1070,6 +1107,7 @@ void RecordBatch::replay(Consumer& consumer) const {
         if (c.call.ret != nullptr) call.ret = values_.data() + c.first_value + call.args.size();
         call.client_arrays = {client_arrays_.data() + c.first_array, c.call.client_arrays.size()};
         call.buffer_writes = {buffer_writes_.data() + c.first_write, c.call.buffer_writes.size()};
+        if (c.call.image_source != nullptr) call.image_source = &c.image_source;
         consumer.on_call(call);
         break;
       }

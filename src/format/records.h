@@ -95,6 +95,15 @@ struct BufferWrite {
   uint64_t blob = 0;      // the Blob's id (0: none)
 };
 
+// eglCreateImage*: the pixels of an image whose source a replay cannot
+// recreate, or why they were not read.
+struct ImageSource {
+  uint32_t width = 0;
+  uint32_t height = 0;
+  uint64_t blob = 0;  // the Blob's id (0: none)
+  std::string_view not_captured;
+};
+
 struct Call {
   uint32_t function = 0;
   uint32_t thread = 0;
@@ -109,6 +118,7 @@ struct Call {
   std::span<const ClientArray> client_arrays;
   std::span<const BufferWrite> buffer_writes;
   bool synthetic = false;
+  const ImageSource* image_source = nullptr;  // null when the call has none
 };
 
 struct Blob {
@@ -214,10 +224,12 @@ class RecordBatch final : public Consumer {
     uint32_t index;  // into the vector of its kind
   };
   // A Call's spans as offsets (the pools below move when they grow); the
-  // return value, if any, follows the args.
+  // return value, if any, follows the args. Its image source is a copy (the
+  // decoder's points into its scratch).
   struct CallEntry {
     Call call;
     size_t first_value, first_array, first_write;
+    ImageSource image_source;
   };
   template <typename T>
   void keep(Kind kind, std::vector<T>* records, const T& record, size_t extra_bytes = 0);

@@ -132,6 +132,8 @@ class Args {
       bits = static_cast<uint64_t>(replayed);
     session_.define_handle(kind, ret_u(), bits);
   }
+  // The recorded handle of parameter i names nothing any more (eglDestroyImage).
+  void forget_handle(HandleKind kind, size_t i) { session_.forget_handle(kind, raw_handle(i)); }
   void define_uniform_location(size_t program_index, int64_t replayed);
   void define_resource_index(size_t program_index, uint32_t interface, uint64_t replayed);
   void define_attrib_location(size_t program_index, int64_t replayed);

@@ -117,6 +117,15 @@ struct BufferWrite {
   Bytes data;           // null when the blob is not in the trace
 };
 
+// eglCreateImage*: the pixels of an image whose source the replay cannot
+// recreate (not a GL object), or why the trace has none.
+struct ImageSource {
+  uint32_t width = 0;
+  uint32_t height = 0;
+  Bytes pixels;  // RGBA8, bottom row first; null when not captured
+  std::string not_captured;
+};
+
 // Made in the CallMemory of its values (see TraceSource), so it ends by
 // destroy(), which releases that memory last.
 struct Call final : replay::IncrementPayload {
@@ -129,6 +138,7 @@ struct Call final : replay::IncrementPayload {
   bool has_ret = false;
   std::vector<ClientArray> client_arrays;
   std::vector<BufferWrite> buffer_writes;
+  std::unique_ptr<const ImageSource> image_source;  // eglCreateImage* only
   // What the values' views (and the call itself) are in.
   CallMemory* memory = nullptr;
   std::vector<Bytes> blobs;

@@ -2,6 +2,9 @@
 // has its own display, chooses its own configs, makes pbuffers (or its own
 // windows) for the app's windows, and ends frames.
 
+#define GL_GLES_PROTOTYPES 0
+#include <GLES3/gl32.h>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -262,6 +265,152 @@ bool swap(Session& s, Args& a, bool with_damage) {
 }
 
 }  // namespace
+
+namespace {
+
+// Targets whose client buffer is a GL object name (the KHR names have the
+// same values).
+bool is_gl_image_target(uint64_t target) {
+  return target >= EGL_GL_TEXTURE_2D && target <= EGL_GL_RENDERBUFFER;
+}
+
+std::string hex(uint64_t value) {
+  char text[24];
+  snprintf(text, sizeof text, "0x%" PRIx64, value);
+  return text;
+}
+
+// An image of a source the replay cannot recreate (a dma-buf, a pixmap),
+// from the pixels the trace read when it was made: an EGL_GL_TEXTURE_2D
+// image of a texture of the replay's own in the current context. The
+// texture is deleted at once (the image keeps its storage); the bindings
+// and unpack state it touches are put back.
+template <typename T, typename Create>
+EGLImage image_from_pixels(Session& s, Args& a, EGLDisplay dpy, const ImageSource& source,
+                           const T* app_attribs, Create create) {
+  auto gen = REAL(glGenTextures);
+  auto del = REAL(glDeleteTextures);
+  auto bind = REAL(glBindTexture);
+  auto image = REAL(glTexImage2D);
+  auto parameter = REAL(glTexParameteri);
+  auto store = REAL(glPixelStorei);
+  auto get = REAL(glGetIntegerv);
+  auto bind_buffer = REAL(glBindBuffer);
+  if (gen == nullptr || del == nullptr || bind == nullptr || image == nullptr ||
+      parameter == nullptr || store == nullptr || get == nullptr || bind_buffer == nullptr) {
+    a.missing();
+    return EGL_NO_IMAGE;
+  }
+  if (!s.has_current()) {
+    a.fail("no context is current to hold the image's recorded pixels");
+    return EGL_NO_IMAGE;
+  }
+  if (source.pixels == nullptr || source.width == 0 || source.height == 0 ||
+      source.pixels->size() != uint64_t{source.width} * source.height * 4) {
+    a.fail("the image's recorded pixels are damaged");
+    return EGL_NO_IMAGE;
+  }
+  auto integer = [&](GLenum pname) {
+    GLint value = 0;
+    get(pname, &value);
+    return value;
+  };
+  bool es3 = s.current().client_version >= 3;
+  GLint binding = integer(GL_TEXTURE_BINDING_2D);
+  GLint unpack_buffer = es3 ? integer(GL_PIXEL_UNPACK_BUFFER_BINDING) : 0;
+  GLint alignment = integer(GL_UNPACK_ALIGNMENT);
+  GLint row_length = es3 ? integer(GL_UNPACK_ROW_LENGTH) : 0;
+  GLint skip_pixels = es3 ? integer(GL_UNPACK_SKIP_PIXELS) : 0;
+  GLint skip_rows = es3 ? integer(GL_UNPACK_SKIP_ROWS) : 0;
+  if (unpack_buffer != 0) bind_buffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  store(GL_UNPACK_ALIGNMENT, 1);
+  if (es3) {
+    store(GL_UNPACK_ROW_LENGTH, 0);
+    store(GL_UNPACK_SKIP_PIXELS, 0);
+    store(GL_UNPACK_SKIP_ROWS, 0);
+  }
+  GLuint texture = 0;
+  gen(1, &texture);
+  bind(GL_TEXTURE_2D, texture);
+  // One level, complete with these filters: an image needs a complete texture.
+  parameter(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  parameter(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  image(GL_TEXTURE_2D, 0, GL_RGBA, static_cast<GLsizei>(source.width),
+        static_cast<GLsizei>(source.height), 0, GL_RGBA, GL_UNSIGNED_BYTE, source.pixels->data());
+  // The app's EGL_IMAGE_PRESERVED is the only attribute that still means
+  // something; the others described the source that is gone.
+  std::vector<T> attribs;
+  for (const T* p = app_attribs; p != nullptr && p[0] != EGL_NONE && attribs.size() < 64; p += 2)
+    if (p[0] == EGL_IMAGE_PRESERVED) attribs.insert(attribs.end(), {p[0], p[1]});
+  attribs.push_back(EGL_NONE);
+  EGLImage result =
+      create(dpy, s.current().context, EGL_GL_TEXTURE_2D,
+             reinterpret_cast<EGLClientBuffer>(static_cast<uintptr_t>(texture)), attribs.data());
+  if (result == EGL_NO_IMAGE)
+    a.fail("cannot make an image of the recorded pixels: " + egl_error(s));
+  bind(GL_TEXTURE_2D, static_cast<GLuint>(binding));
+  del(1, &texture);
+  store(GL_UNPACK_ALIGNMENT, alignment);
+  if (es3) {
+    store(GL_UNPACK_ROW_LENGTH, row_length);
+    store(GL_UNPACK_SKIP_PIXELS, skip_pixels);
+    store(GL_UNPACK_SKIP_ROWS, skip_rows);
+  }
+  if (unpack_buffer != 0) bind_buffer(GL_PIXEL_UNPACK_BUFFER, static_cast<GLuint>(unpack_buffer));
+  return result;
+}
+
+// eglCreateImage (EGLAttrib list) and eglCreateImageKHR (EGLint list).
+template <typename T, typename Pfn>
+bool create_image(Session& s, Args& a, Pfn create) {
+  EGLDisplay dpy = display(s, a);
+  uint64_t recorded_context = a.raw_handle(1);
+  uint64_t target = a.u(2);
+  uint64_t buffer = a.raw_handle(3);
+  const T* attribs = a.array<T>(4);
+  uint64_t recorded = a.ret_u();
+  if (!a.ok()) return false;
+  if (recorded == 0) return true;  // it failed when traced: nothing will use it
+  if (create == nullptr) return a.missing();
+  EGLImage result = EGL_NO_IMAGE;
+  if (is_gl_image_target(target)) {
+    // The buffer is a texture or renderbuffer name of the recorded
+    // context's share group: the replay's name for it, in the replay's
+    // context (the attributes, level, z offset and preserved, are values).
+    ContextState* context = s.context_state(recorded_context);
+    if (context == nullptr) {
+      a.fail("argument ctx: unknown context " + hex(recorded_context));
+      return false;
+    }
+    ObjectClass cls =
+        target == EGL_GL_RENDERBUFFER ? ObjectClass::kRenderbuffer : ObjectClass::kTexture;
+    uint64_t name = context->group->names[static_cast<size_t>(cls)].get(buffer);
+    result = create(dpy, context->context, static_cast<EGLenum>(target),
+                    reinterpret_cast<EGLClientBuffer>(static_cast<uintptr_t>(name)), attribs);
+    if (result == EGL_NO_IMAGE) a.fail("failed: " + egl_error(s));
+  } else {
+    const ImageSource* source = a.call().image_source.get();
+    if (source == nullptr || source->pixels == nullptr) {
+      a.fail("the source of this image (target " + hex(target) +
+             ") is not a GL object and its pixels were not captured (" +
+             (source != nullptr ? source->not_captured : "the trace holds none") + ")");
+      return false;
+    }
+    result = image_from_pixels<T>(s, a, dpy, *source, attribs, create);
+  }
+  if (result == EGL_NO_IMAGE) return false;
+  a.define_handle(HandleKind::kImage, result);
+  return true;
+}
+
+}  // namespace
+
+bool custom_eglCreateImage(Session& s, Args& a) {
+  return create_image<EGLAttrib>(s, a, REAL(eglCreateImage));
+}
+bool custom_eglCreateImageKHR(Session& s, Args& a) {
+  return create_image<EGLint>(s, a, REAL(eglCreateImageKHR));
+}
 
 bool custom_eglSwapBuffers(Session& s, Args& a) { return swap(s, a, false); }
 bool custom_eglSwapBuffersWithDamageKHR(Session& s, Args& a) { return swap(s, a, true); }

@@ -133,6 +133,10 @@ uint64_t Session::map_handle(HandleKind kind, uint64_t recorded, std::string* er
     case HandleKind::kEglSync:
       return egl_syncs_.get(recorded);
     case HandleKind::kImage:
+      // A recorded address the replay never made (its eglCreateImage could
+      // not be replayed) must not reach the driver.
+      if (recorded != 0 && !images_.contains(recorded))
+        *error = "unknown EGL image " + hex(recorded);
       return images_.get(recorded);
     case HandleKind::kSync:
       return current().group->names[static_cast<size_t>(ObjectClass::kSync)].get(recorded);

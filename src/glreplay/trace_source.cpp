@@ -210,6 +210,19 @@ class TraceSource::Collector : public format::Consumer {
       call->client_arrays.push_back({a.index, a.first, a.stride, bytes(a.data, a.blob)});
     for (const format::BufferWrite& w : c.buffer_writes)
       call->buffer_writes.push_back({w.target, w.offset, bytes(w.data, w.blob)});
+    if (const format::ImageSource* source = c.image_source; source != nullptr) {
+      auto image = std::make_unique<ImageSource>();
+      image->width = source->width;
+      image->height = source->height;
+      if (source->blob != 0) {
+        image->pixels = bytes({}, source->blob);
+        if (image->pixels == nullptr) image->not_captured = "its pixels are missing from the trace";
+      } else {
+        image->not_captured =
+            source->not_captured.empty() ? "no reason recorded" : std::string(source->not_captured);
+      }
+      call->image_source = std::move(image);
+    }
 
     replay::Increment increment;
     increment.index = c.seq;

@@ -6,11 +6,13 @@
 #include <GLES3/gl32.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
+#include "common/process.h"
 #include "format/schema.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/trace_decls.h"
@@ -547,6 +549,164 @@ void traced_attrib_pointer(uint32_t id, Call call, GLuint index, GLint size, GLe
   }
 }
 
+// --- EGL images ----------------------------------------------------------------
+
+// Targets whose client buffer is a GL object name: a replay recreates the
+// image from its own copy of that object. (The KHR names have the same values.)
+bool is_gl_image_target(EGLenum target) {
+  return target >= EGL_GL_TEXTURE_2D && target <= EGL_GL_RENDERBUFFER;
+}
+
+// An attribute's value in an EGL attribute list (EGLint or EGLAttrib), or -1.
+template <typename T>
+int64_t attrib_value(const T* list, EGLint name) {
+  for (const T* p = list; p != nullptr && p[0] != EGL_NONE; p += 2)
+    if (p[0] == name) return static_cast<int64_t>(p[1]);
+  return -1;
+}
+
+// Reads what an EGL image holds, RGBA8, into thread->pixels: a texture of
+// ours is bound to the image, attached to a framebuffer of ours and read.
+// Every binding and pack parameter touched is put back and the app's GL
+// error kept, as read_framebuffer does. nullptr on success, else why not.
+const char* read_image_pixels(ThreadState* thread, EGLImage image, int64_t width_hint,
+                              int64_t height_hint, GLsizei* width, GLsizei* height) {
+  if (thread->context == 0) return "no context was current";
+  if (context_state(thread)->client_version < 2) return "an ES 1 context was current";
+  auto target_texture = NEXT(glEGLImageTargetTexture2DOES);
+  if (target_texture == nullptr) return "the driver has no glEGLImageTargetTexture2DOES";
+  GLenum app_error = NEXT(glGetError)();
+  if (app_error != GL_NO_ERROR && thread->pending_gl_error == 0)
+    thread->pending_gl_error = app_error;
+  int version = context_state(thread)->client_version;
+  bool es3 = version >= 3;
+  GLint texture_binding = driver_integer(GL_TEXTURE_BINDING_2D);
+  GLint draw_fb = driver_integer(GL_FRAMEBUFFER_BINDING);
+  GLint read_fb = es3 ? driver_integer(GL_READ_FRAMEBUFFER_BINDING) : draw_fb;
+  GLint pack_buffer = es3 ? driver_integer(GL_PIXEL_PACK_BUFFER_BINDING) : 0;
+  GLint alignment = driver_integer(GL_PACK_ALIGNMENT);
+  GLint row_length = es3 ? driver_integer(GL_PACK_ROW_LENGTH) : 0;
+  GLint skip_pixels = es3 ? driver_integer(GL_PACK_SKIP_PIXELS) : 0;
+  GLint skip_rows = es3 ? driver_integer(GL_PACK_SKIP_ROWS) : 0;
+  const char* failure = nullptr;
+  GLuint texture = 0, framebuffer = 0;
+  NEXT(glGenTextures)(1, &texture);
+  NEXT(glBindTexture)(GL_TEXTURE_2D, texture);
+  target_texture(GL_TEXTURE_2D, static_cast<GLeglImageOES>(image));
+  if (NEXT(glGetError)() != GL_NO_ERROR) failure = "the image cannot back a GL_TEXTURE_2D";
+  // Its size: asked of the texture where ES 3.1 can, else the attributes.
+  GLint w = static_cast<GLint>(width_hint), h = static_cast<GLint>(height_hint);
+  if (failure == nullptr && version >= 3 && NEXT(glGetTexLevelParameteriv) != nullptr) {
+    GLint qw = 0, qh = 0;
+    NEXT(glGetTexLevelParameteriv)(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &qw);
+    NEXT(glGetTexLevelParameteriv)(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &qh);
+    if (NEXT(glGetError)() == GL_NO_ERROR && qw > 0 && qh > 0) {
+      w = qw;
+      h = qh;
+    }
+  }
+  if (failure == nullptr && (w <= 0 || h <= 0 || int64_t{w} * h > (int64_t{1} << 26)))
+    failure = "the image's size is unknown";
+  if (failure == nullptr) {
+    NEXT(glGenFramebuffers)(1, &framebuffer);
+    NEXT(glBindFramebuffer)(GL_FRAMEBUFFER, framebuffer);
+    NEXT(glFramebufferTexture2D)
+    (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+    if (NEXT(glCheckFramebufferStatus)(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+      failure = "the image cannot be a color attachment";
+  }
+  if (failure == nullptr) {
+    if (pack_buffer != 0) NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, 0);
+    NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, 1);
+    if (es3) {
+      NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, 0);
+      NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, 0);
+      NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, 0);
+    }
+    thread->pixels.resize(static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
+    NEXT(glReadPixels)(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, thread->pixels.data());
+    if (NEXT(glGetError)() != GL_NO_ERROR) failure = "glReadPixels of the image failed";
+    NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, alignment);
+    if (es3) {
+      NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, row_length);
+      NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, skip_pixels);
+      NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, skip_rows);
+      if (pack_buffer != 0)
+        NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer));
+    }
+  }
+  if (es3) {
+    NEXT(glBindFramebuffer)(GL_DRAW_FRAMEBUFFER, static_cast<GLuint>(draw_fb));
+    NEXT(glBindFramebuffer)(GL_READ_FRAMEBUFFER, static_cast<GLuint>(read_fb));
+  } else {
+    NEXT(glBindFramebuffer)(GL_FRAMEBUFFER, static_cast<GLuint>(draw_fb));
+  }
+  if (framebuffer != 0) NEXT(glDeleteFramebuffers)(1, &framebuffer);
+  NEXT(glBindTexture)(GL_TEXTURE_2D, static_cast<GLuint>(texture_binding));
+  NEXT(glDeleteTextures)(1, &texture);
+  // Nothing of ours reaches the app (a failed step may have left several).
+  for (int k = 0; k < 8 && NEXT(glGetError)() != GL_NO_ERROR; ++k) {
+  }
+  *width = w;
+  *height = h;
+  return failure;
+}
+
+// Call.image_source: the image's pixels (or why not), so a replay can
+// recreate an image whose source it cannot.
+void record_image_source(CallRecorder& rec, EGLImage image, int64_t width_hint,
+                         int64_t height_hint) {
+  ThreadState* thread = rec.thread();
+  GLsizei width = 0, height = 0;
+  const char* failure = !capture_texture_data() ? "texture data capture is off"
+                                                : read_image_pixels(thread, image, width_hint,
+                                                                    height_hint, &width, &height);
+  wire::Encoder& call = rec.call_encoder();
+  size_t m = call.begin_nested(schema::call::kImageSource);
+  if (failure == nullptr) {
+    call.uint_field(schema::image_source::kWidth, static_cast<uint64_t>(width));
+    call.uint_field(schema::image_source::kHeight, static_cast<uint64_t>(height));
+    call.fixed64_field(schema::image_source::kBlob,
+                       store_blob(thread, thread->pixels.data(), thread->pixels.size()));
+  } else {
+    call.string_field(schema::image_source::kNotCaptured, failure);
+  }
+  call.end_nested(m);
+}
+
+// GLTRACE_IMAGE_PIXELS=all: images of GL objects get their pixels recorded
+// too (what each image held when it was made, for a reader of the trace).
+bool image_pixels_of_gl_objects() {
+  static const bool all = [] {
+    const char* value = env_get("GLTRACE_IMAGE_PIXELS");
+    return value != nullptr && strcmp(value, "all") == 0;
+  }();
+  return all;
+}
+
+template <typename T, typename Create>
+EGLImage traced_create_image(uint32_t id, Create create, EGLDisplay dpy, EGLContext ctx,
+                             EGLenum target, EGLClientBuffer buffer, const T* attrib_list) {
+  CallRecorder rec(id);
+  EGLImage result = create();
+  if (rec.finish()) {
+    rec.args().uint_value(handle_bits(dpy));
+    rec.args().uint_value(handle_bits(ctx));
+    rec.args().uint_value(target);
+    rec.args().uint_value(handle_bits(buffer));
+    rec.args().attrib_list_value(attrib_list);
+    rec.ret().uint_value(handle_bits(result));
+    // An image of a GL object is recreated from the replay's copy of it;
+    // any other source is gone by replay time: its pixels are kept.
+    if (result != EGL_NO_IMAGE && mode() == Mode::kFull &&
+        (!is_gl_image_target(target) || image_pixels_of_gl_objects()))
+      record_image_source(rec, result, attrib_value(attrib_list, EGL_WIDTH),
+                          attrib_value(attrib_list, EGL_HEIGHT));
+    rec.commit();
+  }
+  return result;
+}
+
 // Records an eglMakeCurrent that bound `ctx` (a context new to the trace
 // gets its Context record first).
 void record_make_current(CallRecorder& rec, EGLDisplay dpy, EGLSurface draw, EGLSurface read,
@@ -806,6 +966,22 @@ GLboolean trace_glUnmapBuffer(GLenum target) {
 }
 GLboolean trace_glUnmapBufferOES(GLenum target) {
   return traced_unmap(api::kFn_glUnmapBufferOES, NEXT(glUnmapBufferOES), target);
+}
+
+EGLImage trace_eglCreateImage(EGLDisplay dpy, EGLContext ctx, EGLenum target,
+                              EGLClientBuffer buffer, const EGLAttrib* attrib_list) {
+  return traced_create_image(
+      api::kFn_eglCreateImage,
+      [&] { return NEXT(eglCreateImage)(dpy, ctx, target, buffer, attrib_list); }, dpy, ctx, target,
+      buffer, attrib_list);
+}
+
+EGLImageKHR trace_eglCreateImageKHR(EGLDisplay dpy, EGLContext ctx, EGLenum target,
+                                    EGLClientBuffer buffer, const EGLint* attrib_list) {
+  return traced_create_image(
+      api::kFn_eglCreateImageKHR,
+      [&] { return NEXT(eglCreateImageKHR)(dpy, ctx, target, buffer, attrib_list); }, dpy, ctx,
+      target, buffer, attrib_list);
 }
 
 }  // namespace gltrace::trace

@@ -152,6 +152,8 @@ void encode_everything(wire::Encoder& e) {
       e.uint_field(s::buffer_write::kTarget, 0x8892);
       e.fixed64_field(s::buffer_write::kBlob, 0xb10b);
     });
+    nested(e, s::call::kImageSource,
+           [&] { e.string_field(s::image_source::kNotCaptured, "no context was current"); });
   });
   encode_frame(e, 0, 1);
   record(e, s::record::kImage, [&] {

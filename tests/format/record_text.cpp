@@ -158,6 +158,12 @@ void RecordText::on_call(const format::Call& c) {
     add_bytes(line, w.data);
     line += ")";
   }
+  if (c.image_source != nullptr) {
+    add(line, " image_source(%ux%u blob=%016" PRIx64 " ", c.image_source->width,
+        c.image_source->height, c.image_source->blob);
+    add_bytes(line, c.image_source->not_captured);
+    line += ")";
+  }
   lines.push_back(line);
 }
 

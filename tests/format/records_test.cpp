@@ -107,6 +107,11 @@ TEST(Records, EveryValueKind) {
     e.uint_field(s::buffer_write::kOffset, 64);
     e.fixed64_field(s::buffer_write::kBlob, 0xabc);
     e.end_nested(bw);
+    size_t is = e.begin_nested(s::call::kImageSource);
+    e.uint_field(s::image_source::kWidth, 16);
+    e.uint_field(s::image_source::kHeight, 8);
+    e.fixed64_field(s::image_source::kBlob, 0xdef);
+    e.end_nested(is);
   });
   std::vector<std::string> lines = decode(e);
   ASSERT_EQ(lines.size(), 1u);
@@ -117,7 +122,8 @@ TEST(Records, EveryValueKind) {
             "unknown:0x1000:\"computed size\",strings:[\"void main(){}\",\"\",],"
             "array:[-1,300,|7,|0.5,4,],none,) ret=uint:1 "
             "array(1 first=4 stride=12 pointer=0x5000 blob=0000000000000000 \"abc\") "
-            "write(0x8892 offset=64 blob=0000000000000abc \"\")");
+            "write(0x8892 offset=64 blob=0000000000000abc \"\") "
+            "image_source(16x8 blob=0000000000000def \"\")");
 }
 
 TEST(Records, EveryRecordKind) {

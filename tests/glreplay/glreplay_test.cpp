@@ -2,16 +2,21 @@
 // replays on Mesa, headless: traces of the bundled demo, of a small app using
 // client memory and mapped buffers, and of glmark2 (under Xvfb) are replayed
 // and every frame compared with the framebuffer the trace captured.
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
 
 #include "format/reader.h"
+#include "format/schema.h"
 #include "format/wire.h"
 #include "format/writer.h"
 #include "glreplay/compare.h"
@@ -502,6 +507,335 @@ TEST(GlreplayClientMemory, ClientArraysMappedBuffersAndSyncsReplayExactly) {
   CompareLine c = compare_line(r.out);
   EXPECT_EQ(c.identical, 4u) << r.out;
   EXPECT_EQ(c.differ, 0u) << r.out;
+}
+
+// What the EGL image app's trace holds: its image calls, and its swap images.
+class ImageCounter : public format::Consumer {
+ public:
+  void on_blob(const format::Blob& blob) override { blobs[blob.id] = std::string(blob.data); }
+  void on_call(const format::Call& call) override {
+    const char* name = api::kFunctionInfo[call.function].name;
+    if (name != nullptr && std::string_view(name).starts_with("eglCreateImage")) {
+      ++creates;
+      targets.insert(call.args.size() > 2 ? call.args[2].uint : 0);
+      if (call.image_source != nullptr) {
+        const format::ImageSource& source = *call.image_source;
+        sources.push_back(
+            {source.width, source.height, blobs[source.blob], std::string(source.not_captured)});
+      }
+    }
+  }
+  void on_image(const format::Image& image) override { frames.push_back(blobs[image.blob]); }
+  std::map<uint64_t, std::string> blobs;
+  std::vector<std::string> frames;  // RGBA8
+  std::set<uint64_t> targets;
+  size_t creates = 0;
+  struct Source {
+    uint32_t width, height;
+    std::string pixels, not_captured;
+  };
+  std::vector<Source> sources;
+};
+
+// Part of the frames' colors: a replay that drew without the images (black),
+// with a stale copy of them or with the wrong one could not match them.
+size_t distinct_colors(const std::string& rgba) {
+  std::set<uint32_t> colors;
+  for (size_t p = 0; p + 4 <= rgba.size(); p += 4) {
+    uint32_t c = 0;
+    memcpy(&c, rgba.data() + p, 4);
+    colors.insert(c);
+  }
+  return colors.size();
+}
+
+// EGL images of GL objects (2D textures by eglCreateImage and
+// eglCreateImageKHR, a cube-map face, a renderbuffer) made in one context and
+// used in another that shares nothing with it: the replay remaps the context
+// and the object names and each image handle, and every frame matches.
+TEST(GlreplayEglImages, ImagesOfGlObjectsReplayExactlyAcrossShareGroups) {
+  std::string trace = make_temp_dir() + "/images.gltrace";
+  ProcessResult traced = gltrace({"trace", "--framebuffer", "swap", "-o", trace, "--",
+                                  build_bin("glreplay_egl_image_app"), "3"});
+  ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;  // the app checks its pixels too
+  format::ChunkReader reader;
+  ASSERT_TRUE(reader.open(trace));
+  ImageCounter counter;
+  format::ReadStatus status;
+  ASSERT_TRUE(format::read_trace(reader, counter, &status)) << status.message;
+  EXPECT_EQ(counter.creates, 4u);
+  EXPECT_EQ(counter.targets, (std::set<uint64_t>{0x30B1, 0x30B3, 0x30B9}));  // 2D, +X face, RB
+  EXPECT_TRUE(counter.sources.empty());  // GL objects: no pixels needed
+  ASSERT_EQ(counter.frames.size(), 3u);
+  for (const std::string& frame : counter.frames) {
+    EXPECT_EQ(frame.size(), 64u * 64u * 4u);
+    EXPECT_GE(distinct_colors(frame), 16u);
+  }
+  // A rewrites its texture every frame; B's frames show it through the image.
+  EXPECT_NE(counter.frames[0], counter.frames[1]);
+  EXPECT_NE(counter.frames[1], counter.frames[2]);
+
+  ProcessResult r = glreplay({"-n", "--compare", trace});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  CompareLine c = compare_line(r.out);
+  EXPECT_EQ(c.identical, 3u) << r.out;
+  EXPECT_EQ(c.differ, 0u) << r.out;
+  EXPECT_EQ(c.without, 0u) << r.out;
+  EXPECT_EQ(r.err.find("glreplay:"), std::string::npos) << r.err;  // no call failed
+
+  ProcessResult dump = gltrace({"dump", "--function", "Image", trace});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_TRUE(std::regex_search(
+      dump.out,
+      std::regex(R"(eglCreateImage\(dpy = 0x[0-9a-f]+, ctx = 0x[0-9a-f]+, target = )"
+                 R"(EGL_GL_TEXTURE_2D, buffer = 1, attrib_list = \{EGL_GL_TEXTURE_LEVEL, )"
+                 R"(0, EGL_IMAGE_PRESERVED, 1, EGL_NONE\}\) = (0x[0-9a-f]+))")))
+      << dump.out;
+  EXPECT_NE(dump.out.find("target = EGL_GL_RENDERBUFFER, buffer = 1, attrib_list = NULL)"),
+            std::string::npos)
+      << dump.out;
+  // The image a texture is targeted at reads as the handle eglCreateImage returned.
+  std::smatch created;
+  ASSERT_TRUE(
+      std::regex_search(dump.out, created, std::regex(R"(eglCreateImage\(.*\) = (0x[0-9a-f]+))")));
+  EXPECT_NE(dump.out.find("glEGLImageTargetTexture2DOES(target = GL_TEXTURE_2D, image = " +
+                          created[1].str() + ")"),
+            std::string::npos)
+      << dump.out;
+}
+
+// GLTRACE_IMAGE_PIXELS=all reads the pixels of images of GL objects too:
+// the read-back that keeps an image from outside GL (none can be made here)
+// at work on real images. It leaves the app's state alone (the app checks
+// what it draws; the replay matches every frame).
+TEST(GlreplayEglImages, PixelsOfImagesOfGlObjectsOnRequest) {
+  std::string trace = make_temp_dir() + "/pixels.gltrace";
+  EnvChanges env = clean_env();
+  env["GLTRACE_IMAGE_PIXELS"] = "all";
+  ProcessResult traced = gltrace({"trace", "--framebuffer", "swap", "-o", trace, "--",
+                                  build_bin("glreplay_egl_image_app"), "3"},
+                                 env);
+  ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;
+  format::ChunkReader reader;
+  ASSERT_TRUE(reader.open(trace));
+  ImageCounter counter;
+  format::ReadStatus status;
+  ASSERT_TRUE(format::read_trace(reader, counter, &status)) << status.message;
+  ASSERT_EQ(counter.sources.size(), 4u);
+  // The first 2D texture as the app made it (egl_image_app.cpp, texel_2d of frame 0).
+  std::string texture;
+  for (int y = 0; y < 8; ++y)
+    for (int x = 0; x < 8; ++x)
+      texture += {static_cast<char>(x * 32), static_cast<char>(y * 32),
+                  static_cast<char>(x < 4 && y < 4 ? 0 : 200), static_cast<char>(255)};
+  EXPECT_EQ(counter.sources[0].width, 8u);
+  EXPECT_EQ(counter.sources[0].height, 8u);
+  EXPECT_EQ(counter.sources[0].pixels, texture);
+  EXPECT_EQ(counter.sources[1].pixels.size(), 8u * 8u * 4u);
+  // Mesa binds no GL_TEXTURE_2D to a cube face: said, not guessed.
+  EXPECT_TRUE(counter.sources[2].pixels.empty());
+  EXPECT_FALSE(counter.sources[2].not_captured.empty());
+  // The renderbuffer: its left half cleared green, its right half orange.
+  const ImageCounter::Source& rb = counter.sources[3];
+  ASSERT_EQ(rb.pixels.size(), 16u * 16u * 4u);
+  EXPECT_EQ(rb.pixels.substr(0, 4), std::string("\x33\xcc\x66\xff"));
+  EXPECT_EQ(rb.pixels.substr(15 * 4, 4), std::string("\xff\x99\x00\xff", 4));
+
+  ProcessResult r = glreplay({"-n", "--compare", trace});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(compare_line(r.out).identical, 3u) << r.out;
+}
+
+// An image whose source is not a GL object (a dma-buf here) replays from the
+// pixels the trace read when it was made. This machine's Mesa (llvmpipe, no
+// DRM device) makes no dma-buf or pixmap images, so the trace is written call
+// by call: an ES 3 context on a 4x4 pbuffer, eglCreateImageKHR of a dma-buf
+// with its ImageSource, a texture targeted at the image and blitted to the
+// window, a swap with the expected frame.
+class ImageSourceTrace {
+ public:
+  // `source`: the ImageSource pixels (empty: not captured); `frame`: the
+  // swap image the trace holds.
+  static void write(const std::string& path, const std::string& source, const std::string& frame) {
+    ImageSourceTrace t;
+    encode_header(t.e_, 1, "dmabuf");
+    encode_thread(t.e_, 1, 1, "main");
+    if (!source.empty()) encode_blob(t.e_, 0x50c, source);
+    encode_blob(t.e_, 0xf4a, frame);
+    const uint64_t dpy = 0xd15, config = 0xc0f, surface = 0x5f, context = 0xc1, image = 0x1a6e;
+    t.call(api::kFn_eglInitialize, {u(dpy), ints({}), ints({})}, u(1));
+    t.call(
+        api::kFn_eglChooseConfig,
+        {u(dpy),
+         ints({EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
+               EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8, EGL_NONE}),
+         uints({config}), s(1), ints({1})},
+        u(1));
+    t.call(api::kFn_eglCreatePbufferSurface,
+           {u(dpy), u(config), ints({EGL_WIDTH, 4, EGL_HEIGHT, 4, EGL_NONE})}, u(surface));
+    t.call(api::kFn_eglCreateContext,
+           {u(dpy), u(config), u(0), ints({EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE})}, u(context));
+    t.call(api::kFn_eglMakeCurrent, {u(dpy), u(surface), u(surface), u(context)}, u(1));
+    t.context_ = 1;
+    t.call(api::kFn_eglCreateImageKHR,
+           {u(dpy), u(0), u(EGL_LINUX_DMA_BUF_EXT), u(0),
+            ints({EGL_WIDTH, 4, EGL_HEIGHT, 4, EGL_LINUX_DRM_FOURCC_EXT, 0x34324241,
+                  EGL_DMA_BUF_PLANE0_FD_EXT, 9, EGL_DMA_BUF_PLANE0_OFFSET_EXT, 0,
+                  EGL_DMA_BUF_PLANE0_PITCH_EXT, 16, EGL_NONE})},
+           u(image), [&](wire::Encoder& e) {
+             size_t m = e.begin_nested(schema::call::kImageSource);
+             if (!source.empty()) {
+               e.uint_field(schema::image_source::kWidth, 4);
+               e.uint_field(schema::image_source::kHeight, 4);
+               e.fixed64_field(schema::image_source::kBlob, 0x50c);
+             } else {
+               e.string_field(schema::image_source::kNotCaptured, "no context was current");
+             }
+             e.end_nested(m);
+           });
+    t.call(api::kFn_glGenTextures, {s(1), uints({1})});
+    t.call(api::kFn_glBindTexture, {u(0x0DE1), u(1)});  // GL_TEXTURE_2D
+    t.call(api::kFn_glEGLImageTargetTexture2DOES, {u(0x0DE1), u(image)});
+    t.call(api::kFn_glGenFramebuffers, {s(1), uints({1})});
+    t.call(api::kFn_glBindFramebuffer, {u(0x8CA8), u(1)});  // GL_READ_FRAMEBUFFER
+    t.call(api::kFn_glFramebufferTexture2D, {u(0x8CA8), u(0x8CE0), u(0x0DE1), u(1), s(0)});
+    t.call(api::kFn_glBlitFramebuffer,
+           {s(0), s(0), s(4), s(4), s(0), s(0), s(4), s(4), u(0x4000), u(0x2600)});
+    uint64_t last = t.seq_ - 1;
+    t.call(api::kFn_eglSwapBuffers, {u(dpy), u(surface)}, u(1));
+    t.record(schema::record::kFrame, [&](wire::Encoder& e) {
+      e.uint_field(schema::frame::kNumber, 0);
+      e.uint_field(schema::frame::kSeq, t.seq_ - 1);
+      e.uint_field(schema::frame::kThread, 1);
+    });
+    t.record(schema::record::kImage, [&](wire::Encoder& e) {
+      e.uint_field(schema::image::kFrame, 0);
+      e.uint_field(schema::image::kSeq, last);
+      e.uint_field(schema::image::kWidth, 4);
+      e.uint_field(schema::image::kHeight, 4);
+      e.fixed64_field(schema::image::kBlob, 0xf4a);
+      e.string_field(schema::image::kOrigin, "swap");
+      e.uint_field(schema::image::kContext, 1);
+    });
+    t.call(api::kFn_eglDestroyImageKHR, {u(dpy), u(image)}, u(1));
+    std::string error;
+    auto writer = format::TraceWriter::open_file(path, {}, &error);
+    ASSERT_NE(writer, nullptr) << error;
+    writer->submit(format::Payload::from_encoder(t.e_), t.records_, {});
+    ASSERT_TRUE(writer->close(&error)) << error;
+  }
+
+ private:
+  using Arg = std::function<void(wire::Encoder&)>;
+  static Arg u(uint64_t v) {
+    return [v](wire::Encoder& e) { e.uint_field(schema::value::kUint, v); };
+  }
+  static Arg s(int64_t v) {
+    return [v](wire::Encoder& e) { e.sint_field(schema::value::kSint, v); };
+  }
+  static Arg ints(const std::vector<int64_t>& v) {
+    return [v](wire::Encoder& e) {
+      size_t a = e.begin_nested(schema::value::kArray);
+      size_t p = e.begin_nested(schema::array::kSints);
+      for (int64_t x : v) e.raw_varint(wire::zigzag(x));
+      e.end_nested(p);
+      e.end_nested(a);
+    };
+  }
+  static Arg uints(const std::vector<uint64_t>& v) {
+    return [v](wire::Encoder& e) {
+      size_t a = e.begin_nested(schema::value::kArray);
+      size_t p = e.begin_nested(schema::array::kUints);
+      for (uint64_t x : v) e.raw_varint(x);
+      e.end_nested(p);
+      e.end_nested(a);
+    };
+  }
+  template <typename Body>
+  void record(uint32_t kind, Body body) {
+    size_t r = e_.begin_nested(schema::chunk::kRecords);
+    size_t m = e_.begin_nested(kind);
+    body(e_);
+    e_.end_nested(m);
+    e_.end_nested(r);
+    ++records_;
+  }
+  void call(uint32_t function, std::vector<Arg> args, Arg ret = {}, Arg extra = {}) {
+    record(schema::record::kCall, [&](wire::Encoder& e) {
+      e.uint_field(schema::call::kFunction, function);
+      e.uint_field(schema::call::kThread, 1);
+      e.uint_field(schema::call::kContext, context_);
+      e.uint_field(schema::call::kSeq, seq_);
+      e.uint_field(schema::call::kStartNs, seq_ * 1000);
+      for (const Arg& arg : args) {
+        size_t m = e.begin_nested(schema::call::kArgs);
+        arg(e);
+        e.end_nested(m);
+      }
+      if (ret) {
+        size_t m = e.begin_nested(schema::call::kRet);
+        ret(e);
+        e.end_nested(m);
+      }
+      if (extra) extra(e);
+    });
+    ++seq_;
+  }
+
+  wire::Encoder e_;
+  uint64_t seq_ = 0;
+  uint32_t context_ = 0;
+  size_t records_ = 4;  // header, thread, blobs: counted roughly (a producer's hint)
+};
+
+std::string rgba_pattern(int seed) {
+  std::string p(4 * 4 * 4, '\0');
+  for (size_t i = 0; i < p.size(); ++i)
+    p[i] = static_cast<char>(i % 4 == 3 ? 255 : (i * 37 + static_cast<size_t>(seed)) % 256);
+  return p;
+}
+
+TEST(GlreplayEglImages, AnImageFromOutsideGlReplaysFromItsRecordedPixels) {
+  std::string dir = make_temp_dir();
+  std::string pixels = rgba_pattern(1);
+  ImageSourceTrace::write(dir + "/dmabuf.gltrace", pixels, pixels);
+  ProcessResult r = glreplay({"-n", "--compare", dir + "/dmabuf.gltrace"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  CompareLine c = compare_line(r.out);
+  EXPECT_EQ(c.identical, 1u) << r.out << r.err;
+  EXPECT_EQ(r.err.find("glreplay:"), std::string::npos) << r.err;  // no call failed
+  ProcessResult dump = gltrace({"dump", dir + "/dmabuf.gltrace"});
+  EXPECT_NE(dump.out.find("target = EGL_LINUX_DMA_BUF_EXT"), std::string::npos) << dump.out;
+  EXPECT_NE(dump.out.find("// image source: 4x4 RGBA8 pixels (blob 0x000000000000050c)"),
+            std::string::npos)
+      << dump.out;
+
+  // Other pixels than the frame shows: the comparison sees it.
+  ImageSourceTrace::write(dir + "/other.gltrace", rgba_pattern(2), pixels);
+  ProcessResult wrong = glreplay({"-n", "--compare", dir + "/other.gltrace"});
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.out << wrong.err;
+  EXPECT_EQ(compare_line(wrong.out).differ, 1u) << wrong.out;
+}
+
+TEST(GlreplayEglImages, AnImageWhosePixelsWereNotCapturedIsReportedNotReplayable) {
+  std::string path = make_temp_dir() + "/lost.gltrace";
+  ImageSourceTrace::write(path, "", rgba_pattern(1));
+  ProcessResult r = glreplay({"-n", path});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("call 5: cannot replay eglCreateImageKHR: the source of this image (target "
+                       "0x3270) is not a GL object and its pixels were not captured (no context "
+                       "was current)"),
+            std::string::npos)
+      << r.err;
+  // What used it fails clearly, without handing the driver a stale handle.
+  EXPECT_NE(r.err.find("cannot replay glEGLImageTargetTexture2DOES: argument image: unknown EGL "
+                       "image 0x1a6e"),
+            std::string::npos)
+      << r.err;
+  ProcessResult dump = gltrace({"dump", path});
+  EXPECT_NE(dump.out.find("// image source not captured: no context was current"),
+            std::string::npos)
+      << dump.out;
 }
 
 // glmark2-es2 on an X11 window (Xvfb), replayed headless into pbuffers.
