@@ -209,10 +209,12 @@ int main(int argc, char** argv) {
     t = opt.realtime
             ? std::chrono::duration<float>(std::chrono::steady_clock::now() - start).count()
             : frame / 60.f;
+    // The error is made before the frame's draws and read after them: a GL
+    // error stays until the app reads it, whatever a tracer does between.
+    if (opt.provoke_error && frame == 0) glEnable(0xFFFF);  // not a capability: GL_INVALID_ENUM
     scene.draw(t);
 
     if (opt.provoke_error && frame == 0) {
-      glEnable(0xFFFF);  // not a capability: GL_INVALID_ENUM
       GLenum seen = glGetError();
       if (seen == GL_INVALID_ENUM) {
         std::printf("demo: provoked GL error 0x%04X seen by app\n", seen);

@@ -174,61 +174,87 @@ void write_image(ThreadState* thread, uint64_t frame, uint64_t seq, GLsizei widt
   append_record(thread, schema::record::kImage, body.data(), body.size());
 }
 
-// Reads a framebuffer region into an Image record. Every binding and pack
-// parameter it touches is put back, and GL errors stay the app's: one the app
-// had not read yet is kept for its next glGetError, and one the read-back
-// itself raised (an unreadable attachment format) is dropped.
+// A read-back of ours inside the app's GL state. Errors stay the app's: one
+// it had not read yet is kept for its next glGetError, and ours (an
+// unreadable attachment format...) are dropped at the end. The read
+// framebuffer and pixel-pack buffer bindings and the pack parameters are
+// saved, set for a tightly packed read by prepare(), and put back.
+class ReadBackScope {
+ public:
+  explicit ReadBackScope(ThreadState* thread)
+      : es3_(context_state(thread)->client_version >= 3),
+        framebuffer_target_(es3_ ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER) {
+    GLenum app_error = NEXT(glGetError)();
+    if (app_error != GL_NO_ERROR && thread->pending_gl_error == 0)
+      thread->pending_gl_error = app_error;
+    framebuffer_ = driver_integer(es3_ ? GL_READ_FRAMEBUFFER_BINDING : GL_FRAMEBUFFER_BINDING);
+    alignment_ = driver_integer(GL_PACK_ALIGNMENT);
+    if (es3_) {
+      pack_buffer_ = driver_integer(GL_PIXEL_PACK_BUFFER_BINDING);
+      row_length_ = driver_integer(GL_PACK_ROW_LENGTH);
+      skip_pixels_ = driver_integer(GL_PACK_SKIP_PIXELS);
+      skip_rows_ = driver_integer(GL_PACK_SKIP_ROWS);
+    }
+  }
+  ~ReadBackScope() {
+    NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, alignment_);
+    if (es3_) {
+      NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, row_length_);
+      NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, skip_pixels_);
+      NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, skip_rows_);
+      NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer_));
+    }
+    NEXT(glBindFramebuffer)(framebuffer_target_, static_cast<GLuint>(framebuffer_));
+    for (int k = 0; k < 8 && NEXT(glGetError)() != GL_NO_ERROR; ++k) {
+    }
+  }
+  ReadBackScope(const ReadBackScope&) = delete;
+  ReadBackScope& operator=(const ReadBackScope&) = delete;
+
+  // Reads from `framebuffer` into `pack_buffer` (ES 3; 0: client memory),
+  // RGBA rows tightly packed.
+  void prepare(GLuint framebuffer, GLuint pack_buffer) {
+    NEXT(glBindFramebuffer)(framebuffer_target_, framebuffer);
+    NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, 1);
+    if (es3_) {
+      NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, pack_buffer);
+      NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, 0);
+      NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, 0);
+      NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, 0);
+    }
+  }
+  // Where prepare() bound the framebuffer (only the read binding on ES 3).
+  GLenum framebuffer_target() const { return framebuffer_target_; }
+
+ private:
+  bool es3_;
+  GLenum framebuffer_target_;
+  GLint framebuffer_ = 0, alignment_ = 4, pack_buffer_ = 0;
+  GLint row_length_ = 0, skip_pixels_ = 0, skip_rows_ = 0;
+};
+
+// Reads a framebuffer region into an Image record, now.
 void read_framebuffer(ThreadState* thread, GLint source_fb, GLint x, GLint y, GLsizei width,
                       GLsizei height, const char* origin) {
   if (width <= 0 || height <= 0 || thread->context == 0) return;
-  GLenum app_error = NEXT(glGetError)();
-  if (app_error != GL_NO_ERROR && thread->pending_gl_error == 0)
-    thread->pending_gl_error = app_error;
-  bool es3 = context_state(thread)->client_version >= 3;
-  GLint draw_fb = driver_integer(GL_FRAMEBUFFER_BINDING);
-  GLint read_fb = es3 ? driver_integer(GL_READ_FRAMEBUFFER_BINDING) : draw_fb;
-  GLint pack_buffer = es3 ? driver_integer(GL_PIXEL_PACK_BUFFER_BINDING) : 0;
-  GLint alignment = driver_integer(GL_PACK_ALIGNMENT);
-  GLint row_length = es3 ? driver_integer(GL_PACK_ROW_LENGTH) : 0;
-  GLint skip_pixels = es3 ? driver_integer(GL_PACK_SKIP_PIXELS) : 0;
-  GLint skip_rows = es3 ? driver_integer(GL_PACK_SKIP_ROWS) : 0;
-  NEXT(glBindFramebuffer)
-  (es3 ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER, static_cast<GLuint>(source_fb));
-  if (pack_buffer != 0) NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, 0);
-  NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, 1);
-  if (es3) {
-    NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, 0);
-    NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, 0);
-    NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, 0);
-  }
+  ReadBackScope scope(thread);
+  scope.prepare(static_cast<GLuint>(source_fb), 0);
   thread->pixels.resize(static_cast<size_t>(width) * static_cast<size_t>(height) * 4);
   NEXT(glReadPixels)(x, y, width, height, GL_RGBA, GL_UNSIGNED_BYTE, thread->pixels.data());
-  bool read_ok = NEXT(glGetError)() == GL_NO_ERROR;
-  NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, alignment);
-  if (es3) {
-    NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, row_length);
-    NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, skip_pixels);
-    NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, skip_rows);
-    if (pack_buffer != 0)
-      NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer));
-    NEXT(glBindFramebuffer)(GL_READ_FRAMEBUFFER, static_cast<GLuint>(read_fb));
-  } else {
-    NEXT(glBindFramebuffer)(GL_FRAMEBUFFER, static_cast<GLuint>(draw_fb));
-  }
-  if (read_ok)
+  if (NEXT(glGetError)() == GL_NO_ERROR)
     write_image(thread, frames_completed(), thread->last_seq, width, height, thread->pixels.data(),
                 origin);
 }
 
 // Copies a finished asynchronous read-back into the trace. Needs its
-// context current; restores the pack-buffer binding.
+// context current.
 void complete_read(ThreadState* thread, PendingRead& read) {
   if (!read.in_flight) return;
   read.in_flight = false;
+  ReadBackScope scope(thread);
   NEXT(glClientWaitSync)(read.fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_C(1000000000));
   NEXT(glDeleteSync)(read.fence);
   read.fence = nullptr;
-  GLint pack_buffer = driver_integer(GL_PIXEL_PACK_BUFFER_BINDING);
   NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, read.buffer);
   size_t bytes = static_cast<size_t>(read.width) * read.height * 4;
   const void* pixels = NEXT(glMapBufferRange)(GL_PIXEL_PACK_BUFFER, 0,
@@ -237,8 +263,6 @@ void complete_read(ThreadState* thread, PendingRead& read) {
     write_image(thread, read.frame, read.seq, read.width, read.height, pixels, read.origin);
     NEXT(glUnmapBuffer)(GL_PIXEL_PACK_BUFFER);
   }
-  NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer));
-  NEXT(glGetError)();  // nothing of ours reaches the app
 }
 
 // Every read-back of the current context in flight, oldest first.
@@ -249,55 +273,33 @@ void complete_pending_reads(ThreadState* thread) {
 }
 
 // ES 3: starts reading a framebuffer region into a pack buffer (the oldest
-// read in flight is completed first when all are busy). Bindings and pack
-// state are put back as read_framebuffer does.
+// read in flight is completed first when all are busy).
 bool start_async_read(ThreadState* thread, GLint source_fb, GLint x, GLint y, GLsizei width,
                       GLsizei height, const char* origin) {
   ContextState* state = context_state(thread);
   if (state->client_version < 3 || width <= 0 || height <= 0) return false;
   PendingRead& read = state->reads[state->next_read % kReadsInFlight];
   complete_read(thread, read);
-  GLenum app_error = NEXT(glGetError)();
-  if (app_error != GL_NO_ERROR && thread->pending_gl_error == 0)
-    thread->pending_gl_error = app_error;
-  GLint read_fb = driver_integer(GL_READ_FRAMEBUFFER_BINDING);
-  GLint pack_buffer = driver_integer(GL_PIXEL_PACK_BUFFER_BINDING);
-  GLint alignment = driver_integer(GL_PACK_ALIGNMENT);
-  GLint row_length = driver_integer(GL_PACK_ROW_LENGTH);
-  GLint skip_pixels = driver_integer(GL_PACK_SKIP_PIXELS);
-  GLint skip_rows = driver_integer(GL_PACK_SKIP_ROWS);
+  ReadBackScope scope(thread);
   if (read.buffer == 0) NEXT(glGenBuffers)(1, &read.buffer);
-  NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, read.buffer);
+  scope.prepare(static_cast<GLuint>(source_fb), read.buffer);
   size_t bytes = static_cast<size_t>(width) * height * 4;
   if (read.capacity != bytes) {
     NEXT(glBufferData)
     (GL_PIXEL_PACK_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_STREAM_READ);
     read.capacity = bytes;
   }
-  NEXT(glBindFramebuffer)(GL_READ_FRAMEBUFFER, static_cast<GLuint>(source_fb));
-  NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, 1);
-  NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, 0);
-  NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, 0);
-  NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, 0);
   NEXT(glReadPixels)(x, y, width, height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
-  bool ok = NEXT(glGetError)() == GL_NO_ERROR;
-  if (ok) {
-    read.fence = NEXT(glFenceSync)(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-    read.in_flight = read.fence != nullptr;
-    read.frame = frames_completed();
-    read.seq = thread->last_seq;
-    read.width = width;
-    read.height = height;
-    read.origin = origin;
-    ++state->next_read;
-  }
-  NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, alignment);
-  NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, row_length);
-  NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, skip_pixels);
-  NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, skip_rows);
-  NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer));
-  NEXT(glBindFramebuffer)(GL_READ_FRAMEBUFFER, static_cast<GLuint>(read_fb));
-  return ok;
+  if (NEXT(glGetError)() != GL_NO_ERROR) return false;
+  read.fence = NEXT(glFenceSync)(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  read.in_flight = read.fence != nullptr;
+  read.frame = frames_completed();
+  read.seq = thread->last_seq;
+  read.width = width;
+  read.height = height;
+  read.origin = origin;
+  ++state->next_read;
+  return true;
 }
 
 // A region of a framebuffer: asynchronously on ES 3, else now.
@@ -566,28 +568,18 @@ int64_t attrib_value(const T* list, EGLint name) {
 }
 
 // Reads what an EGL image holds, RGBA8, into thread->pixels: a texture of
-// ours is bound to the image, attached to a framebuffer of ours and read.
-// Every binding and pack parameter touched is put back and the app's GL
-// error kept, as read_framebuffer does. nullptr on success, else why not.
+// ours is bound to the image, attached to a framebuffer of ours and read
+// (the app's state put back: ReadBackScope, and the 2D texture binding).
+// nullptr on success, else why not.
 const char* read_image_pixels(ThreadState* thread, EGLImage image, int64_t width_hint,
                               int64_t height_hint, GLsizei* width, GLsizei* height) {
   if (thread->context == 0) return "no context was current";
-  if (context_state(thread)->client_version < 2) return "an ES 1 context was current";
+  int version = context_state(thread)->client_version;
+  if (version < 2) return "an ES 1 context was current";
   auto target_texture = NEXT(glEGLImageTargetTexture2DOES);
   if (target_texture == nullptr) return "the driver has no glEGLImageTargetTexture2DOES";
-  GLenum app_error = NEXT(glGetError)();
-  if (app_error != GL_NO_ERROR && thread->pending_gl_error == 0)
-    thread->pending_gl_error = app_error;
-  int version = context_state(thread)->client_version;
-  bool es3 = version >= 3;
+  ReadBackScope scope(thread);
   GLint texture_binding = driver_integer(GL_TEXTURE_BINDING_2D);
-  GLint draw_fb = driver_integer(GL_FRAMEBUFFER_BINDING);
-  GLint read_fb = es3 ? driver_integer(GL_READ_FRAMEBUFFER_BINDING) : draw_fb;
-  GLint pack_buffer = es3 ? driver_integer(GL_PIXEL_PACK_BUFFER_BINDING) : 0;
-  GLint alignment = driver_integer(GL_PACK_ALIGNMENT);
-  GLint row_length = es3 ? driver_integer(GL_PACK_ROW_LENGTH) : 0;
-  GLint skip_pixels = es3 ? driver_integer(GL_PACK_SKIP_PIXELS) : 0;
-  GLint skip_rows = es3 ? driver_integer(GL_PACK_SKIP_ROWS) : 0;
   const char* failure = nullptr;
   GLuint texture = 0, framebuffer = 0;
   NEXT(glGenTextures)(1, &texture);
@@ -609,44 +601,20 @@ const char* read_image_pixels(ThreadState* thread, EGLImage image, int64_t width
     failure = "the image's size is unknown";
   if (failure == nullptr) {
     NEXT(glGenFramebuffers)(1, &framebuffer);
-    NEXT(glBindFramebuffer)(GL_FRAMEBUFFER, framebuffer);
+    scope.prepare(framebuffer, 0);
     NEXT(glFramebufferTexture2D)
-    (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
-    if (NEXT(glCheckFramebufferStatus)(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+    (scope.framebuffer_target(), GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+    if (NEXT(glCheckFramebufferStatus)(scope.framebuffer_target()) != GL_FRAMEBUFFER_COMPLETE)
       failure = "the image cannot be a color attachment";
   }
   if (failure == nullptr) {
-    if (pack_buffer != 0) NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, 0);
-    NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, 1);
-    if (es3) {
-      NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, 0);
-      NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, 0);
-      NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, 0);
-    }
     thread->pixels.resize(static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
     NEXT(glReadPixels)(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, thread->pixels.data());
     if (NEXT(glGetError)() != GL_NO_ERROR) failure = "glReadPixels of the image failed";
-    NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, alignment);
-    if (es3) {
-      NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, row_length);
-      NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, skip_pixels);
-      NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, skip_rows);
-      if (pack_buffer != 0)
-        NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer));
-    }
-  }
-  if (es3) {
-    NEXT(glBindFramebuffer)(GL_DRAW_FRAMEBUFFER, static_cast<GLuint>(draw_fb));
-    NEXT(glBindFramebuffer)(GL_READ_FRAMEBUFFER, static_cast<GLuint>(read_fb));
-  } else {
-    NEXT(glBindFramebuffer)(GL_FRAMEBUFFER, static_cast<GLuint>(draw_fb));
   }
   if (framebuffer != 0) NEXT(glDeleteFramebuffers)(1, &framebuffer);
   NEXT(glBindTexture)(GL_TEXTURE_2D, static_cast<GLuint>(texture_binding));
   NEXT(glDeleteTextures)(1, &texture);
-  // Nothing of ours reaches the app (a failed step may have left several).
-  for (int k = 0; k < 8 && NEXT(glGetError)() != GL_NO_ERROR; ++k) {
-  }
   *width = w;
   *height = h;
   return failure;

@@ -275,6 +275,13 @@ TEST(Trace, FramebufferAfterEachDraw) {
   ProcessResult native = run_process({build_bin("gltrace-demo"), "--frames", "2"}, clean_env());
   EXPECT_EQ(demo_final_crc(traced.out), demo_final_crc(native.out))
       << "the read-backs changed the rendering";
+  // An error the app made before the draws is still its own after them: the
+  // read-backs between (and the completion of older ones) must not read it.
+  ProcessResult provoked =
+      gltrace({"trace", "--framebuffer", "swap,draw", "-o", dir + "/error.gltrace", "--",
+               build_bin("gltrace-demo"), "--frames", "2", "--provoke-error"});
+  EXPECT_EQ(provoked.exit_code, 0) << provoked.out << provoked.err;
+  EXPECT_NE(provoked.out.find("provoked GL error 0x0500 seen by app"), std::string::npos);
   ProcessResult dump = gltrace({"dump", "--function", "^glDraw", trace});
   size_t draws = dumped_calls(dump.out);
   ASSERT_GT(draws, 40u);
