@@ -42,12 +42,20 @@ def main():
     # heap under Mesa's per-call buffer copies, which moves the app's own
     # page-fault cost; with the same heap pad for all, the overhead is the
     # tracers' own work (see heap_padded).
+    # Start-up (loading the tools, opening files, calibrating clocks) is a
+    # fixed cost of some tens of ms that the per-call figure above includes;
+    # the same runs with a single frame measure it, and "per call only"
+    # subtracts it.
+    one_frame = [*demo[:-3], "1", *demo[-2:]]
     for label, run_env in (("as installed", env),
                            ("same 16 MiB heap pad for all", heap_padded(env))):
-        native = best_time(demo, args.runs, run_env)
-        traced = best_time([gltrace, "trace", "-o", ours, "--", *demo], args.runs, run_env)
-        apitraced = best_time(["apitrace", "trace", "--api", "egl", "-o", theirs, *demo],
-                              args.runs, run_env)
+        def times(tool):  # tool(output) -> the command line before the app's
+            return (best_time([*tool(""), *demo], args.runs, run_env),
+                    best_time([*tool(".1"), *one_frame], args.runs, run_env))
+        native, native_1 = times(lambda _: [])
+        traced, traced_1 = times(lambda suffix: [gltrace, "trace", "-o", ours + suffix, "--"])
+        apitraced, apitraced_1 = times(
+            lambda suffix: ["apitrace", "trace", "--api", "egl", "-o", theirs + suffix])
         over_ours, over_theirs = ns(traced - native), ns(apitraced - native)
         print(f" {label}:")
         print(f"  native                {native:8.3f} s")
@@ -55,6 +63,11 @@ def main():
         print(f"  apitrace trace        {apitraced:8.3f} s   overhead {over_theirs:8.1f} ns/call")
         ratio = over_ours / over_theirs if over_theirs > 0 else float("nan")
         print(f"  overhead ratio gltrace/apitrace: {ratio:.2f} (target <= 0.25)")
+        start_ours, start_theirs = traced_1 - native_1, apitraced_1 - native_1
+        per_ours, per_theirs = ns(traced - native - start_ours), ns(apitraced - native - start_theirs)
+        ratio = per_ours / per_theirs if per_theirs > 0 else float("nan")
+        print(f"  start-up: gltrace {start_ours * 1e3:+.0f} ms, apitrace {start_theirs * 1e3:+.0f} ms;"
+              f" per call only: {per_ours:.1f} vs {per_theirs:.1f} ns/call, ratio {ratio:.2f}")
     ours_bytes, theirs_bytes = os.path.getsize(ours), os.path.getsize(theirs)
     dump_ours = best_time([gltrace, "dump", ours], args.runs)
     dump_theirs = best_time(["apitrace", "dump", theirs], args.runs)
