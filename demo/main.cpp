@@ -209,23 +209,8 @@ int main(int argc, char** argv) {
     t = opt.realtime
             ? std::chrono::duration<float>(std::chrono::steady_clock::now() - start).count()
             : frame / 60.f;
-    // The error is made before the frame's draws and read after them: a GL
-    // error stays until the app reads it, whatever a tracer does between.
-    if (opt.provoke_error && frame == 0) glEnable(0xFFFF);  // not a capability: GL_INVALID_ENUM
     scene.draw(t);
 
-    if (opt.provoke_error && frame == 0) {
-      GLenum seen = glGetError();
-      if (seen == GL_INVALID_ENUM) {
-        std::printf("demo: provoked GL error 0x%04X seen by app\n", seen);
-      } else {
-        std::fprintf(stderr,
-                     "demo: provoked GL error NOT seen by app: glGetError returned 0x%04X, "
-                     "expected 0x0500\n",
-                     seen);
-        status = kExitFailure;
-      }
-    }
     if (GLenum error = glGetError(); error != GL_NO_ERROR) {
       std::fprintf(stderr, "demo: GL error 0x%04X in frame %d\n", error, frame);
       status = kExitFailure;
@@ -244,11 +229,27 @@ int main(int argc, char** argv) {
     if (opt.fps != 0)  // paced at absolute deadlines: no drift
       std::this_thread::sleep_until(start +
                                     std::chrono::microseconds(1000000LL * (frame + 1) / opt.fps));
+    // The error is made before the swap and read after it: a GL error stays
+    // until the app reads it, whatever a tracer does at the swap (completing
+    // read-backs of the frame's draws, reading the back buffer).
+    if (opt.provoke_error && frame == 0) glEnable(0xFFFF);  // not a capability: GL_INVALID_ENUM
     if (!eglSwapBuffers(egl.display, egl.surface)) {
       EGLint error = eglGetError();
       std::fprintf(stderr, "demo: eglSwapBuffers failed in frame %d: %s (0x%04x)\n", frame,
                    demo::egl_error_name(error), static_cast<unsigned>(error));
       status = kExitSetup;
+    }
+    if (opt.provoke_error && frame == 0) {
+      GLenum seen = glGetError();
+      if (seen == GL_INVALID_ENUM) {
+        std::printf("demo: provoked GL error 0x%04X seen by app\n", seen);
+      } else {
+        std::fprintf(stderr,
+                     "demo: provoked GL error NOT seen by app: glGetError returned 0x%04X, "
+                     "expected 0x0500\n",
+                     seen);
+        status = kExitFailure;
+      }
     }
   }
 

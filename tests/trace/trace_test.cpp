@@ -275,8 +275,8 @@ TEST(Trace, FramebufferAfterEachDraw) {
   ProcessResult native = run_process({build_bin("gltrace-demo"), "--frames", "2"}, clean_env());
   EXPECT_EQ(demo_final_crc(traced.out), demo_final_crc(native.out))
       << "the read-backs changed the rendering";
-  // An error the app made before the draws is still its own after them: the
-  // read-backs between (and the completion of older ones) must not read it.
+  // An error the app made before a swap is still its own after it: completing
+  // the frame's read-backs and reading the back buffer must not read it.
   ProcessResult provoked =
       gltrace({"trace", "--framebuffer", "swap,draw", "-o", dir + "/error.gltrace", "--",
                build_bin("gltrace-demo"), "--frames", "2", "--provoke-error"});
