@@ -43,7 +43,6 @@ struct Session {
   uint64_t max_frames = 0;
   std::atomic<uint64_t> seq{0};
   std::atomic<uint64_t> frames{0};
-  std::atomic<uint64_t> calls{0};
   std::atomic<uint64_t> app_frames{0};
   std::atomic<uint32_t> thread_count{0};
   std::mutex mutex;                   // threads, contexts, session start and end
@@ -205,6 +204,7 @@ ThreadState* thread_state() {
   thread->context = 0;
   thread->payload.clear();
   thread->records = 0;
+  thread->calls.store(0, std::memory_order_relaxed);
   thread->chunk_has_call = false;
   thread->blobs.clear();
   thread->frame_starts.clear();
@@ -229,7 +229,9 @@ void append_record(ThreadState* thread, uint32_t kind, const uint8_t* body, size
   out.raw(body, size);
   if (tail != nullptr) out.raw(tail->data(), tail->size());
   ++thread->records;
-  if (kind == schema::record::kCall) session().calls.fetch_add(1, std::memory_order_relaxed);
+  if (kind == schema::record::kCall)
+    thread->calls.store(thread->calls.load(std::memory_order_relaxed) + 1,
+                        std::memory_order_relaxed);
   if (out.size() >= kFlushBytes) flush_thread(thread);
 }
 
@@ -319,7 +321,6 @@ bool begin_session(SessionOptions options, std::string* error) {
   s.output = options.output;
   s.seq = 0;
   s.frames = 0;
-  s.calls = 0;
   s.thread_count = 0;
   s.contexts.clear();
   set_capture_options(options.capture);
@@ -424,6 +425,17 @@ void start_session() {
 
 bool session_stop_pending() { return session().stop_pending.load(); }
 
+namespace {
+// Calls recorded by the threads of the current (or last) session; s.mutex held.
+uint64_t session_calls(const Session& s) {
+  uint32_t generation = s.generation.load();
+  uint64_t calls = 0;
+  for (const ThreadState* thread : s.threads)
+    if (thread->generation == generation) calls += thread->calls.load(std::memory_order_relaxed);
+  return calls;
+}
+}  // namespace
+
 SessionStats session_stats() {
   Session& s = session();
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -431,7 +443,7 @@ SessionStats session_stats() {
   st.on = s.recording.load() || s.stop_pending.load();
   st.number = s.generation.load();
   st.frames = s.frames.load();
-  st.calls = s.calls.load();
+  st.calls = session_calls(s);
   format::TraceWriter* writer = s.writer.load();
   format::TraceWriter::Stats ws = writer != nullptr ? writer->stats() : s.last_stats;
   st.bytes = ws.bytes_written;
@@ -471,7 +483,7 @@ void end_session() {
   if (last != nullptr) {
     format::TraceWriter::Stats ws = writer->stats();
     wire::Encoder body;
-    body.uint_field(schema::stats::kCalls, s.calls.load());
+    body.uint_field(schema::stats::kCalls, session_calls(s));
     body.uint_field(schema::stats::kFrames, s.frames.load());
     body.uint_field(schema::stats::kBytesUncompressed, ws.raw_bytes);
     body.uint_field(schema::stats::kStallCount, ws.stall_count);

@@ -29,6 +29,10 @@ struct ThreadState {
   uint32_t context = 0;   // index of the context current on this thread
   wire::Encoder payload;  // records waiting for the writer (Chunk content)
   uint32_t records = 0;
+  // Calls this thread recorded in the session: written by it alone (no
+  // locked add per call on a counter all threads share), summed by
+  // session_calls().
+  std::atomic<uint64_t> calls{0};
   wire::Encoder call;           // the Call being recorded: arguments and the rest
   wire::Encoder call_head;      // its function, thread, order and time fields
   bool chunk_has_call = false;  // a call of this thread is in `payload` (deltas)
