@@ -30,6 +30,10 @@
 #include <thread>
 #include <vector>
 
+#include "apps/gles_app.h"
+
+namespace test_app = gltrace::test_app;
+
 namespace {
 
 constexpr int kExitFailure = 1;  // GL error or a pixel check failed
@@ -149,20 +153,6 @@ const char* const kFragment =
     "in vec2 v_uv;\n"
     "out vec4 o_color;\n"
     "void main() { o_color = texture(u_tex, v_uv) * u_tint; }\n";
-
-GLuint compile(GLenum type, const char* source) {
-  GLuint shader = glCreateShader(type);
-  glShaderSource(shader, 1, &source, nullptr);
-  glCompileShader(shader);
-  GLint ok = 0;
-  glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-  if (!ok) {
-    char log[1024] = {};
-    glGetShaderInfoLog(shader, sizeof log, nullptr, log);
-    std::fprintf(stderr, "two-threads: shader: %s\n", log);
-  }
-  return shader;
-}
 
 // A linked program and what thread 1 asked of it.
 struct Program {
@@ -368,7 +358,8 @@ bool link_program(GLuint vs, GLuint fs, Program* p) {
 
 // The share group's objects, made by thread 1 before thread 2 starts.
 bool create_shared_objects(Shared* s) {
-  GLuint vs = compile(GL_VERTEX_SHADER, kVertex), fs = compile(GL_FRAGMENT_SHADER, kFragment);
+  GLuint vs = test_app::compile("two-threads", GL_VERTEX_SHADER, kVertex),
+         fs = test_app::compile("two-threads", GL_FRAGMENT_SHADER, kFragment);
   bool linked = link_program(vs, fs, &s->program_a) && link_program(vs, fs, &s->program_b);
   glDeleteShader(vs);
   glDeleteShader(fs);

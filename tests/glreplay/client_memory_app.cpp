@@ -15,30 +15,17 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "apps/gles_app.h"
+
+namespace test_app = gltrace::test_app;
+
 namespace {
 
+constexpr const char* kApp = "client_app";
+
+bool check(bool ok, const char* what) { return test_app::check(ok, kApp, what); }
+
 constexpr int kSize = 96;
-
-bool check(bool ok, const char* what) {
-  if (!ok)
-    fprintf(stderr, "client_app: %s failed (EGL 0x%x, GL 0x%x)\n", what, eglGetError(),
-            glGetError());
-  return ok;
-}
-
-GLuint compile(GLenum type, const char* source) {
-  GLuint shader = glCreateShader(type);
-  glShaderSource(shader, 1, &source, nullptr);
-  glCompileShader(shader);
-  GLint ok = 0;
-  glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-  if (!ok) {
-    char log[1024];
-    glGetShaderInfoLog(shader, sizeof log, nullptr, log);
-    fprintf(stderr, "client_app: shader: %s\n", log);
-  }
-  return shader;
-}
 
 const char* kVertex =
     "#version 300 es\n"
@@ -62,29 +49,9 @@ const char* kFragment =
 
 int main(int argc, char** argv) {
   int frames = argc > 1 ? atoi(argv[1]) : 4;
-  EGLDisplay dpy =
-      eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
-  EGLint major = 0, minor = 0;
-  if (!check(eglInitialize(dpy, &major, &minor), "eglInitialize")) return 2;
-  eglBindAPI(EGL_OPENGL_ES_API);
-  const EGLint config_attribs[] = {EGL_SURFACE_TYPE,
-                                   EGL_PBUFFER_BIT,
-                                   EGL_RENDERABLE_TYPE,
-                                   EGL_OPENGL_ES3_BIT,
-                                   EGL_RED_SIZE,
-                                   8,
-                                   EGL_GREEN_SIZE,
-                                   8,
-                                   EGL_BLUE_SIZE,
-                                   8,
-                                   EGL_ALPHA_SIZE,
-                                   8,
-                                   EGL_NONE};
+  EGLDisplay dpy = EGL_NO_DISPLAY;
   EGLConfig config = nullptr;
-  EGLint count = 0;
-  if (!check(eglChooseConfig(dpy, config_attribs, &config, 1, &count) && count == 1,
-             "eglChooseConfig"))
-    return 2;
+  if (!test_app::open_surfaceless(kApp, &dpy, &config)) return 2;
   const EGLint surface_attribs[] = {EGL_WIDTH, kSize, EGL_HEIGHT, kSize, EGL_NONE};
   EGLSurface surface = eglCreatePbufferSurface(dpy, config, surface_attribs);
   const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
@@ -94,10 +61,7 @@ int main(int argc, char** argv) {
              "context setup"))
     return 2;
 
-  GLuint program = glCreateProgram();
-  glAttachShader(program, compile(GL_VERTEX_SHADER, kVertex));
-  glAttachShader(program, compile(GL_FRAGMENT_SHADER, kFragment));
-  glLinkProgram(program);
+  GLuint program = test_app::link(kApp, kVertex, kFragment);
   glUseProgram(program);
   GLint pos = glGetAttribLocation(program, "a_pos");
   GLint color = glGetAttribLocation(program, "a_color");

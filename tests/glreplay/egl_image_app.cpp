@@ -23,32 +23,19 @@
 #include <set>
 #include <vector>
 
+#include "apps/gles_app.h"
+
+namespace test_app = gltrace::test_app;
+
 namespace {
+
+constexpr const char* kApp = "egl_image_app";
+
+bool check(bool ok, const char* what) { return test_app::check(ok, kApp, what); }
 
 constexpr int kSize = 64;    // the pbuffer
 constexpr int kTexture = 8;  // the 2D texture and each cube face
 constexpr int kRenderbuffer = 16;
-
-bool check(bool ok, const char* what) {
-  if (!ok)
-    fprintf(stderr, "egl_image_app: %s failed (EGL 0x%x, GL 0x%x)\n", what, eglGetError(),
-            glGetError());
-  return ok;
-}
-
-GLuint compile(GLenum type, const char* source) {
-  GLuint shader = glCreateShader(type);
-  glShaderSource(shader, 1, &source, nullptr);
-  glCompileShader(shader);
-  GLint ok = 0;
-  glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-  if (!ok) {
-    char log[1024];
-    glGetShaderInfoLog(shader, sizeof log, nullptr, log);
-    fprintf(stderr, "egl_image_app: shader: %s\n", log);
-  }
-  return shader;
-}
 
 const char* kVertex =
     "#version 300 es\n"
@@ -96,29 +83,9 @@ bool same(const unsigned char* a, const unsigned char* b) { return memcmp(a, b, 
 
 int main(int argc, char** argv) {
   int frames = argc > 1 ? atoi(argv[1]) : 3;
-  EGLDisplay dpy =
-      eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
-  EGLint major = 0, minor = 0;
-  if (!check(eglInitialize(dpy, &major, &minor), "eglInitialize")) return 2;
-  eglBindAPI(EGL_OPENGL_ES_API);
-  const EGLint config_attribs[] = {EGL_SURFACE_TYPE,
-                                   EGL_PBUFFER_BIT,
-                                   EGL_RENDERABLE_TYPE,
-                                   EGL_OPENGL_ES3_BIT,
-                                   EGL_RED_SIZE,
-                                   8,
-                                   EGL_GREEN_SIZE,
-                                   8,
-                                   EGL_BLUE_SIZE,
-                                   8,
-                                   EGL_ALPHA_SIZE,
-                                   8,
-                                   EGL_NONE};
+  EGLDisplay dpy = EGL_NO_DISPLAY;
   EGLConfig config = nullptr;
-  EGLint count = 0;
-  if (!check(eglChooseConfig(dpy, config_attribs, &config, 1, &count) && count == 1,
-             "eglChooseConfig"))
-    return 2;
+  if (!test_app::open_surfaceless(kApp, &dpy, &config)) return 2;
   auto create_image_khr =
       reinterpret_cast<PFNEGLCREATEIMAGEKHRPROC>(eglGetProcAddress("eglCreateImageKHR"));
   auto destroy_image_khr =
@@ -204,10 +171,7 @@ int main(int argc, char** argv) {
 
   // --- context B: the users ---
   if (!check(eglMakeCurrent(dpy, surface, surface, b), "eglMakeCurrent B")) return 2;
-  GLuint program = glCreateProgram();
-  glAttachShader(program, compile(GL_VERTEX_SHADER, kVertex));
-  glAttachShader(program, compile(GL_FRAGMENT_SHADER, kFragment));
-  glLinkProgram(program);
+  GLuint program = test_app::link(kApp, kVertex, kFragment);
   glUseProgram(program);
   glUniform1i(glGetUniformLocation(program, "u_texture"), 0);
   const float quad[8] = {-1, -1, 1, -1, -1, 1, 1, 1};

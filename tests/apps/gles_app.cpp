@@ -1,0 +1,60 @@
+#include "gles_app.h"
+
+#include <cstdio>
+
+namespace gltrace::test_app {
+
+bool check(bool ok, const char* app, const char* what) {
+  if (!ok)
+    fprintf(stderr, "%s: %s failed (EGL 0x%x, GL 0x%x)\n", app, what, eglGetError(), glGetError());
+  return ok;
+}
+
+bool open_surfaceless(const char* app, EGLDisplay* display, EGLConfig* config) {
+  *display = eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+  EGLint major = 0, minor = 0;
+  if (!check(*display != EGL_NO_DISPLAY && eglInitialize(*display, &major, &minor), app,
+             "eglInitialize"))
+    return false;
+  eglBindAPI(EGL_OPENGL_ES_API);
+  const EGLint attribs[] = {EGL_SURFACE_TYPE,
+                            EGL_PBUFFER_BIT,
+                            EGL_RENDERABLE_TYPE,
+                            EGL_OPENGL_ES3_BIT,
+                            EGL_RED_SIZE,
+                            8,
+                            EGL_GREEN_SIZE,
+                            8,
+                            EGL_BLUE_SIZE,
+                            8,
+                            EGL_ALPHA_SIZE,
+                            8,
+                            EGL_NONE};
+  EGLint count = 0;
+  return check(eglChooseConfig(*display, attribs, config, 1, &count) && count == 1, app,
+               "eglChooseConfig");
+}
+
+GLuint compile(const char* app, GLenum type, const char* source) {
+  GLuint shader = glCreateShader(type);
+  glShaderSource(shader, 1, &source, nullptr);
+  glCompileShader(shader);
+  GLint ok = 0;
+  glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+  if (!ok) {
+    char log[1024] = {};
+    glGetShaderInfoLog(shader, sizeof log, nullptr, log);
+    fprintf(stderr, "%s: shader: %s\n", app, log);
+  }
+  return shader;
+}
+
+GLuint link(const char* app, const char* vertex, const char* fragment) {
+  GLuint program = glCreateProgram();
+  glAttachShader(program, compile(app, GL_VERTEX_SHADER, vertex));
+  glAttachShader(program, compile(app, GL_FRAGMENT_SHADER, fragment));
+  glLinkProgram(program);
+  return program;
+}
+
+}  // namespace gltrace::test_app

@@ -1,0 +1,24 @@
+// What the small GLES test apps share: a surfaceless EGL display with an
+// RGBA8 ES 3 pbuffer config, shader compiling, failure messages naming the app.
+#pragma once
+
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES3/gl3.h>
+
+namespace gltrace::test_app {
+
+// Prints "APP: WHAT failed (EGL 0x..., GL 0x...)" when !ok; returns ok.
+bool check(bool ok, const char* app, const char* what);
+
+// Mesa's surfaceless platform, initialized, ES bound; a config with RGBA8,
+// pbuffers and ES 3. False (and a message) when any of it fails.
+bool open_surfaceless(const char* app, EGLDisplay* display, EGLConfig* config);
+
+// A compiled shader; its log printed when it does not compile.
+GLuint compile(const char* app, GLenum type, const char* source);
+
+// A linked program of the two sources.
+GLuint link(const char* app, const char* vertex, const char* fragment);
+
+}  // namespace gltrace::test_app
