@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "glreplay/args.h"
+#include "glreplay/pixel_store.h"
 #include "glreplay/trace_source.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/pfn.h"
@@ -274,17 +275,11 @@ bool is_gl_image_target(uint64_t target) {
   return target >= EGL_GL_TEXTURE_2D && target <= EGL_GL_RENDERBUFFER;
 }
 
-std::string hex(uint64_t value) {
-  char text[24];
-  snprintf(text, sizeof text, "0x%" PRIx64, value);
-  return text;
-}
-
 // An image of a source the replay cannot recreate (a dma-buf, a pixmap),
 // from the pixels the trace read when it was made: an EGL_GL_TEXTURE_2D
 // image of a texture of the replay's own in the current context. The
-// texture is deleted at once (the image keeps its storage); the bindings
-// and unpack state it touches are put back.
+// texture is deleted at once (the image keeps its storage); the texture
+// binding and unpack state it touches are put back.
 template <typename T, typename Create>
 EGLImage image_from_pixels(Session& s, Args& a, EGLDisplay dpy, const ImageSource& source,
                            const T* app_attribs, Create create) {
@@ -315,20 +310,9 @@ EGLImage image_from_pixels(Session& s, Args& a, EGLDisplay dpy, const ImageSourc
     get(pname, &value);
     return value;
   };
-  bool es3 = s.current().client_version >= 3;
   GLint binding = integer(GL_TEXTURE_BINDING_2D);
-  GLint unpack_buffer = es3 ? integer(GL_PIXEL_UNPACK_BUFFER_BINDING) : 0;
-  GLint alignment = integer(GL_UNPACK_ALIGNMENT);
-  GLint row_length = es3 ? integer(GL_UNPACK_ROW_LENGTH) : 0;
-  GLint skip_pixels = es3 ? integer(GL_UNPACK_SKIP_PIXELS) : 0;
-  GLint skip_rows = es3 ? integer(GL_UNPACK_SKIP_ROWS) : 0;
-  if (unpack_buffer != 0) bind_buffer(GL_PIXEL_UNPACK_BUFFER, 0);
-  store(GL_UNPACK_ALIGNMENT, 1);
-  if (es3) {
-    store(GL_UNPACK_ROW_LENGTH, 0);
-    store(GL_UNPACK_SKIP_PIXELS, 0);
-    store(GL_UNPACK_SKIP_ROWS, 0);
-  }
+  PixelStoreScope unpacking(get, store, bind_buffer, s.current().client_version >= 3,
+                            PixelStoreScope::Direction::kUnpack);
   GLuint texture = 0;
   gen(1, &texture);
   bind(GL_TEXTURE_2D, texture);
@@ -350,13 +334,6 @@ EGLImage image_from_pixels(Session& s, Args& a, EGLDisplay dpy, const ImageSourc
     a.fail("cannot make an image of the recorded pixels: " + egl_error(s));
   bind(GL_TEXTURE_2D, static_cast<GLuint>(binding));
   del(1, &texture);
-  store(GL_UNPACK_ALIGNMENT, alignment);
-  if (es3) {
-    store(GL_UNPACK_ROW_LENGTH, row_length);
-    store(GL_UNPACK_SKIP_PIXELS, skip_pixels);
-    store(GL_UNPACK_SKIP_ROWS, skip_rows);
-  }
-  if (unpack_buffer != 0) bind_buffer(GL_PIXEL_UNPACK_BUFFER, static_cast<GLuint>(unpack_buffer));
   return result;
 }
 

@@ -7,6 +7,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "glreplay/pixel_store.h"
 #include "glreplay/trace_source.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/pfn.h"
@@ -23,12 +24,6 @@ Pfn real(Driver& d, uint32_t id) {
 
 constexpr bool is_container(ObjectClass cls) { return cls >= ObjectClass::kFramebuffer; }
 
-std::string hex(uint64_t value) {
-  char text[24];
-  snprintf(text, sizeof text, "0x%" PRIx64, value);
-  return text;
-}
-
 // The attributes that make two configs' framebuffers the same format.
 constexpr EGLint kFormatAttribs[] = {EGL_BUFFER_SIZE,  EGL_RED_SIZE,       EGL_GREEN_SIZE,
                                      EGL_BLUE_SIZE,    EGL_ALPHA_SIZE,     EGL_DEPTH_SIZE,
@@ -41,6 +36,12 @@ bool is_format_attrib(EGLint name) {
 }
 
 }  // namespace
+
+std::string hex(uint64_t value) {
+  char text[24];
+  snprintf(text, sizeof text, "0x%" PRIx64, value);
+  return text;
+}
 
 Session::Session(SessionOptions options, std::shared_ptr<TraceInfo> info)
     : options_(std::move(options)), info_(std::move(info)) {
@@ -476,32 +477,18 @@ bool Session::read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, ui
   bool es3 = bound.context->client_version >= 3;
   GLint draw_fb = integer(GL_FRAMEBUFFER_BINDING);
   GLint read_fb = es3 ? integer(GL_READ_FRAMEBUFFER_BINDING) : draw_fb;
-  GLint pack_buffer = es3 ? integer(GL_PIXEL_PACK_BUFFER_BINDING) : 0;
-  GLint alignment = integer(GL_PACK_ALIGNMENT);
-  GLint row_length = es3 ? integer(GL_PACK_ROW_LENGTH) : 0;
-  GLint skip_pixels = es3 ? integer(GL_PACK_SKIP_PIXELS) : 0;
-  GLint skip_rows = es3 ? integer(GL_PACK_SKIP_ROWS) : 0;
   bind_fb(es3 ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER, 0);
-  if (pack_buffer != 0) bind_buffer(GL_PIXEL_PACK_BUFFER, 0);
-  store(GL_PACK_ALIGNMENT, 1);
-  if (es3) {
-    store(GL_PACK_ROW_LENGTH, 0);
-    store(GL_PACK_SKIP_PIXELS, 0);
-    store(GL_PACK_SKIP_ROWS, 0);
+  GLenum read_error = GL_NO_ERROR;
+  {
+    PixelStoreScope packing(get, store, bind_buffer, es3, PixelStoreScope::Direction::kPack);
+    pixels->assign(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, 0);
+    read(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels->data());
+    read_error = get_error();
   }
-  pixels->assign(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, 0);
-  read(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels->data());
-  GLenum read_error = get_error();
-  store(GL_PACK_ALIGNMENT, alignment);
-  if (es3) {
-    store(GL_PACK_ROW_LENGTH, row_length);
-    store(GL_PACK_SKIP_PIXELS, skip_pixels);
-    store(GL_PACK_SKIP_ROWS, skip_rows);
-    if (pack_buffer != 0) bind_buffer(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer));
+  if (es3)
     bind_fb(GL_READ_FRAMEBUFFER, static_cast<GLuint>(read_fb));
-  } else {
+  else
     bind_fb(GL_FRAMEBUFFER, static_cast<GLuint>(draw_fb));
-  }
   if (read_error != GL_NO_ERROR) {
     *error = "glReadPixels failed: GL error " + hex(read_error);
     return false;

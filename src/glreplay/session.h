@@ -30,6 +30,9 @@
 
 namespace gltrace::glreplay {
 
+// "0x..." of a recorded value, for messages.
+std::string hex(uint64_t value);
+
 class TraceInfo;
 
 // GL object namespaces, from the registry's class= (programs and shaders
