@@ -27,6 +27,21 @@ inline constexpr size_t varint_size(uint64_t v) {
   return n;
 }
 
+// Writes v as a varint at p (up to 10 bytes); returns the end. For callers
+// that reserved the room first (Encoder::begin_write): one check per record
+// instead of one per byte written.
+inline uint8_t* put_varint(uint8_t* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<uint8_t>(v);
+  return p;
+}
+inline uint8_t* put_uint_field(uint8_t* p, uint32_t field, uint64_t v) {
+  return put_varint(put_varint(p, uint64_t{field} << 3 | kVarint), v);
+}
+
 // A growable byte buffer that keeps its memory across clear().
 class Encoder {
  public:
@@ -55,6 +70,14 @@ class Encoder {
     capacity_ = capacity;
     size_ = 0;
   }
+
+  // Room for n more bytes, and where they go; end_write() then says where
+  // the bytes written there end.
+  uint8_t* begin_write(size_t n) {
+    reserve(n);
+    return data_ + size_;
+  }
+  void end_write(const uint8_t* end) { size_ = static_cast<size_t>(end - data_); }
 
   void raw(const void* bytes, size_t n) {
     reserve(n);

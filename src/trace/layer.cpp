@@ -14,13 +14,11 @@
 namespace gltrace::trace {
 namespace {
 
-void* g_next[api::kFunctionIdLimit];
-
 __attribute__((destructor)) void finish_trace() { live_shutdown(); }
 
 }  // namespace
 
-void* next_function(uint32_t id) { return g_next[id]; }
+void* g_next_functions[api::kFunctionIdLimit];
 
 }  // namespace gltrace::trace
 
@@ -36,7 +34,7 @@ extern "C" __attribute__((visibility("default"))) void* AndroidGLESLayer_GetProc
   void* wrapper = trace::trace_wrapper(id);
   if (id == api::kInvalidFunction || next == nullptr || wrapper == nullptr)
     return reinterpret_cast<void*>(next);
-  trace::g_next[id] = reinterpret_cast<void*>(next);
+  trace::g_next_functions[id] = reinterpret_cast<void*>(next);
   void* live = trace::live_active_function(id);
   return live != nullptr ? live : wrapper;
 }
@@ -52,6 +50,6 @@ extern "C" __attribute__((visibility("default"))) void* GltraceLiveLayer_GetIdle
   using namespace gltrace;
   api::FunctionId id = api::find_function(name);
   if (id == api::kInvalidFunction || next == nullptr) return nullptr;
-  trace::g_next[id] = reinterpret_cast<void*>(next);
+  trace::g_next_functions[id] = reinterpret_cast<void*>(next);
   return trace::live_idle_function(id);
 }

@@ -20,11 +20,13 @@
 #include "trace/session.h"
 
 namespace gltrace::trace {
+
+Mode g_mode = Mode::kFull;
+
 namespace {
 
 namespace schema = gltrace::schema;
 
-Mode g_mode = Mode::kFull;
 std::mutex g_text_mutex;
 FILE* g_text = nullptr;
 consumers::TraceEventWriter* g_events = nullptr;
@@ -86,7 +88,6 @@ void report_gl_error(const wire::Encoder& call, uint32_t error) {
 
 }  // namespace
 
-Mode mode() { return g_mode; }
 void set_mode(Mode mode) { g_mode = mode; }
 
 bool parse_mode(const char* name, Mode* mode) {

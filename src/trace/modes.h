@@ -18,7 +18,8 @@ struct ThreadState;
 
 enum class Mode { kFull, kLog, kError, kSystrace };
 
-Mode mode();
+extern Mode g_mode;  // set before a session records, read by every call
+inline Mode mode() { return g_mode; }
 void set_mode(Mode mode);
 // Parses GLTRACE_TRACE_MODE; false (and full) for an unknown name.
 bool parse_mode(const char* name, Mode* mode);

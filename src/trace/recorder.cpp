@@ -26,40 +26,6 @@ enum ArrayKind { kUints, kSints, kFloats, kBytes };
 
 }  // namespace
 
-// Scalars: the Value's length is known up front, so it is written directly
-// (no nested-message gap to close): the hot path of every call.
-void ValueWriter::uint_value(uint64_t v) {
-  call_->tag(field_, wire::kLengthDelimited);
-  call_->raw_varint(1 + wire::varint_size(v));
-  call_->uint_field(schema::value::kUint, v);
-}
-
-void ValueWriter::sint_value(int64_t v) {
-  uint64_t z = wire::zigzag(v);
-  call_->tag(field_, wire::kLengthDelimited);
-  call_->raw_varint(1 + wire::varint_size(z));
-  call_->uint_field(schema::value::kSint, z);
-}
-
-void ValueWriter::f32_value(float v) {
-  call_->tag(field_, wire::kLengthDelimited);
-  call_->raw_varint(5);
-  call_->float_field(schema::value::kF32, v);
-}
-
-void ValueWriter::f64_value(double v) {
-  call_->tag(field_, wire::kLengthDelimited);
-  call_->raw_varint(9);
-  call_->double_field(schema::value::kF64, v);
-}
-
-void ValueWriter::pointer_value(const void* p) {
-  uint64_t v = reinterpret_cast<uintptr_t>(p);
-  call_->tag(field_, wire::kLengthDelimited);
-  call_->raw_varint(1 + wire::varint_size(v));
-  call_->uint_field(schema::value::kPointer, v);
-}
-
 void ValueWriter::unknown_value(const void* p, const char* reason) {
   if (p == nullptr) return pointer_value(p);
   size_t m = call_->begin_nested(field_);
@@ -207,14 +173,6 @@ void ValueWriter::strings_value(const char* const* strings, int32_t count, const
   call_->end_nested(m);
 }
 
-namespace {
-uint64_t thread_cpu_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-}  // namespace
-
 TscClock g_tsc_clock;
 
 void calibrate_tsc_clock() {
@@ -244,75 +202,66 @@ void calibrate_tsc_clock() {
 #endif
 }
 
-CallRecorder::CallRecorder(uint32_t function)
-    : function_(function), thread_(nullptr), start_(now_ns()), seq_(0), context_(0) {
-  if (capture_thread_time()) thread_start_ = thread_cpu_ns();
+void CallRecorder::note_frame_start() {
+  thread_->frame_started = false;
+  thread_->frame_starts.push_back({frames_completed(), seq_});
 }
-
-bool CallRecorder::finish() {
-  uint64_t end = now_ns();
-  if (!recording()) return false;
-  ThreadState* thread = thread_state();
-  thread->busy.store(true);
-  if (!recording()) {  // end_session began meanwhile: it owns the payload now
-    thread->busy.store(false);
-    return false;
-  }
-  duration_ = end - start_;
-  if (capture_thread_time()) thread_time_ = thread_cpu_ns() - thread_start_;
-  thread_ = thread;
-  seq_ = next_seq();
-  thread_->last_seq = seq_;
-  context_ = thread_->context;
-  if (thread_->frame_started) {  // the first call of a frame, for the index
-    thread_->frame_started = false;
-    thread_->frame_starts.push_back({frames_completed(), seq_});
-  }
-  thread_->call.clear();
-  return true;
-}
-
-ValueWriter CallRecorder::args() {
-  return ValueWriter(thread_, &thread_->call, schema::call::kArgs);
-}
-ValueWriter CallRecorder::ret() { return ValueWriter(thread_, &thread_->call, schema::call::kRet); }
-
-wire::Encoder& CallRecorder::call_encoder() { return thread_->call; }
-
-void CallRecorder::set_context(uint32_t context_index) { context_ = context_index; }
 
 void CallRecorder::commit() {
   // The head is written last: a record appended meanwhile (a context, a blob)
   // may have sent the payload to the writer, and deltas are per chunk.
   ThreadState* t = thread_;
-  wire::Encoder& head = t->call_head;
-  head.clear();
-  head.uint_field(schema::call::kFunction, function_);
-  head.uint_field(schema::call::kThread, t->index);
-  if (context_ != 0) head.uint_field(schema::call::kContext, context_);
   uint64_t start = trace_time(start_);
-  if (mode() == Mode::kFull && t->chunk_has_call) {
+  bool full = mode() == Mode::kFull;
+  uint8_t head[96];
+  uint8_t* p = head;
+  p = wire::put_uint_field(p, schema::call::kFunction, function_);
+  p = wire::put_uint_field(p, schema::call::kThread, t->index);
+  if (context_ != 0) p = wire::put_uint_field(p, schema::call::kContext, context_);
+  if (full && t->chunk_has_call) {
     uint64_t seq_delta = seq_ - t->chunk_last_seq - 1;
-    if (seq_delta != 0) head.uint_field(schema::call::kSeqDelta, seq_delta);
-    head.uint_field(schema::call::kStartDeltaNs, start - t->chunk_last_start);
+    if (seq_delta != 0) p = wire::put_uint_field(p, schema::call::kSeqDelta, seq_delta);
+    p = wire::put_uint_field(p, schema::call::kStartDeltaNs, start - t->chunk_last_start);
   } else {
-    head.uint_field(schema::call::kSeq, seq_);
-    head.uint_field(schema::call::kStartNs, start);
+    p = wire::put_uint_field(p, schema::call::kSeq, seq_);
+    p = wire::put_uint_field(p, schema::call::kStartNs, start);
   }
-  head.uint_field(schema::call::kDurationNs, duration_);
-  if (thread_time_ != 0) head.uint_field(schema::call::kThreadTimeNs, thread_time_);
-  if (synthetic_) head.bool_field(schema::call::kSynthetic, true);
-  if (mode() == Mode::kFull) {
-    t->chunk_has_call = true;
-    t->chunk_last_seq = seq_;
-    t->chunk_last_start = start;
-    append_record(t, schema::record::kCall, head.data(), head.size(), &t->call);
-  } else {
-    // Text modes decode the call right away: head and arguments together.
-    head.raw(t->call.data(), t->call.size());
-    text_mode_call(t, head, function_, seq_, start, duration_);
-  }
-  t->busy.store(false, std::memory_order_release);
+  p = wire::put_uint_field(p, schema::call::kDurationNs, duration_);
+  if (thread_time_ != 0) p = wire::put_uint_field(p, schema::call::kThreadTimeNs, thread_time_);
+  if (synthetic_) p = wire::put_uint_field(p, schema::call::kSynthetic, 1);
+  size_t head_size = static_cast<size_t>(p - head);
+  if (!full) return commit_text(head, head_size, start);
+
+  t->chunk_has_call = true;
+  t->chunk_last_seq = seq_;
+  t->chunk_last_start = start;
+  // Chunk.records = Record{call = Call{head, arguments}}, in one write.
+  static_assert(schema::chunk::kRecords < 16 && schema::record::kCall < 16);
+  size_t args_size = t->call.size();
+  size_t call_size = head_size + args_size;
+  size_t record_size = 1 + wire::varint_size(call_size) + call_size;
+  uint8_t* out = t->payload.begin_write(1 + 10 + record_size);
+  *out++ = schema::chunk::kRecords << 3 | wire::kLengthDelimited;
+  out = wire::put_varint(out, record_size);
+  *out++ = schema::record::kCall << 3 | wire::kLengthDelimited;
+  out = wire::put_varint(out, call_size);
+  memcpy(out, head, head_size);
+  if (args_size != 0) memcpy(out + head_size, t->call.data(), args_size);
+  t->payload.end_write(out + call_size);
+  ++t->records;
+  t->calls.store(t->calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  if (t->payload.size() >= kFlushBytes) flush_thread(t);
+  leave_busy(t);
+}
+
+// Text modes decode the call right away: head and arguments together.
+void CallRecorder::commit_text(const uint8_t* head, size_t head_size, uint64_t start) {
+  ThreadState* t = thread_;
+  t->call_head.clear();
+  t->call_head.raw(head, head_size);
+  t->call_head.raw(t->call.data(), t->call.size());
+  text_mode_call(t, t->call_head, function_, seq_, start, duration_);
+  leave_busy(t);
 }
 
 }  // namespace gltrace::trace

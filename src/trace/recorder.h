@@ -13,11 +13,11 @@
 #include <cstring>
 #include <type_traits>
 
+#include "format/schema.h"
 #include "format/wire.h"
+#include "trace/session.h"
 
 namespace gltrace::trace {
-
-struct ThreadState;
 
 // CLOCK_MONOTONIC read through the TSC: two clock_gettime calls per call
 // were a third of the capture cost. Calibrated once at start; used only on an
@@ -57,8 +57,15 @@ uint64_t handle_bits(T value) {
     return static_cast<uint64_t>(value);
 }
 
-// The function below the trace layer in the chain.
-void* next_function(uint32_t id);
+inline uint64_t thread_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// The functions below the trace layer in the chain, by function id (layer.cpp).
+extern void* g_next_functions[];
+inline void* next_function(uint32_t id) { return g_next_functions[id]; }
 
 // Writes Value messages (proto/trace.proto) for one repeated field of a Call.
 class ValueWriter {
@@ -66,11 +73,15 @@ class ValueWriter {
   ValueWriter(ThreadState* thread, wire::Encoder* call, uint32_t field)
       : thread_(thread), call_(call), field_(field) {}
 
-  void uint_value(uint64_t v);
-  void sint_value(int64_t v);
-  void f32_value(float v);
-  void f64_value(double v);
-  void pointer_value(const void* p);
+  // Scalars, inline: most calls record only these. The Value's length is
+  // known up front, so it is written directly (no nested-message gap).
+  void uint_value(uint64_t v) { varint_value(schema::value::kUint, v); }
+  void sint_value(int64_t v) { varint_value(schema::value::kSint, wire::zigzag(v)); }
+  void pointer_value(const void* p) {
+    varint_value(schema::value::kPointer, reinterpret_cast<uintptr_t>(p));
+  }
+  void f32_value(float v) { fixed_value(schema::value::kF32, wire::kFixed32, &v, 4); }
+  void f64_value(double v) { fixed_value(schema::value::kF64, wire::kFixed64, &v, 8); }
   void unknown_value(const void* p, const char* reason);
   // A NUL-terminated string; with max_length, at most that many bytes.
   void text_value(const char* s, int64_t max_length = -1);
@@ -86,6 +97,26 @@ class ValueWriter {
   void strings_value(const char* const* strings, int32_t count, const int32_t* lengths);
 
  private:
+  // One-byte keys and lengths below.
+  static_assert(schema::value::kUint < 16 && schema::value::kSint < 16 &&
+                schema::value::kPointer < 16 && schema::value::kF32 < 16 &&
+                schema::value::kF64 < 16);
+  void varint_value(uint32_t value_field, uint64_t v) {
+    uint8_t* p = call_->begin_write(5 + 1 + 1 + 10);
+    p = wire::put_varint(p, uint64_t{field_} << 3 | wire::kLengthDelimited);
+    uint8_t* length = p++;
+    uint8_t* end = wire::put_uint_field(p, value_field, v);
+    *length = static_cast<uint8_t>(end - p);
+    call_->end_write(end);
+  }
+  void fixed_value(uint32_t value_field, wire::WireType type, const void* bytes, size_t n) {
+    uint8_t* p = call_->begin_write(5 + 1 + 1 + 8);
+    p = wire::put_varint(p, uint64_t{field_} << 3 | wire::kLengthDelimited);
+    *p++ = static_cast<uint8_t>(1 + n);
+    *p++ = static_cast<uint8_t>(value_field << 3 | type);
+    memcpy(p, bytes, n);
+    call_->end_write(p + n);
+  }
   void typed_array(const void* p, int64_t count, size_t element_size, int kind);
 
   ThreadState* thread_;
@@ -94,35 +125,57 @@ class ValueWriter {
 };
 
 // One call being recorded: created before the driver is called, finished
-// after it returned.
+// after it returned. Inline: this is the cost of every call.
 class CallRecorder {
  public:
-  explicit CallRecorder(uint32_t function);
+  explicit CallRecorder(uint32_t function) : function_(function), start_(now_ns()) {
+    if (capture_thread_time()) [[unlikely]]
+      thread_start_ = thread_cpu_ns();
+  }
   // Ends the timing; false when nothing is to be recorded (no session).
-  bool finish();
-  ValueWriter args();
-  ValueWriter ret();
+  bool finish() {
+    uint64_t end = now_ns();
+    if (!recording()) return false;
+    ThreadState* thread = thread_state();
+    if (!enter_busy(thread)) return false;  // end_session began meanwhile
+    duration_ = end - start_;
+    if (thread_start_ != 0) [[unlikely]]
+      thread_time_ = thread_cpu_ns() - thread_start_;
+    thread_ = thread;
+    seq_ = next_seq();
+    thread->last_seq = seq_;
+    context_ = thread->context;
+    if (thread->frame_started) [[unlikely]]
+      note_frame_start();
+    thread->call.clear();
+    return true;
+  }
+  ValueWriter args() { return ValueWriter(thread_, &thread_->call, schema::call::kArgs); }
+  ValueWriter ret() { return ValueWriter(thread_, &thread_->call, schema::call::kRet); }
   ThreadState* thread() { return thread_; }
   uint64_t seq() const { return seq_; }
   // The Call's repeated field `field` (client arrays, buffer writes) is
   // written by the caller between finish() and commit().
-  wire::Encoder& call_encoder();
+  wire::Encoder& call_encoder() { return thread_->call; }
   // The call made a different context current (eglMakeCurrent).
-  void set_context(uint32_t context_index);
+  void set_context(uint32_t context_index) { context_ = context_index; }
   // Not a call the app made just now (live tracing's eglMakeCurrent at join).
   void set_synthetic() { synthetic_ = true; }
   // Appends the call to the thread's records.
   void commit();
 
  private:
+  void note_frame_start();  // the first call of a frame, for the index
+  void commit_text(const uint8_t* head, size_t head_size, uint64_t start);
+
   uint32_t function_;
-  ThreadState* thread_;
+  ThreadState* thread_ = nullptr;
   uint64_t start_;
   uint64_t duration_ = 0;
   uint64_t thread_start_ = 0;  // thread CPU time, when asked for (a system call)
   uint64_t thread_time_ = 0;
-  uint64_t seq_;
-  uint32_t context_;
+  uint64_t seq_ = 0;
+  uint32_t context_ = 0;
   bool synthetic_ = false;
 };
 

@@ -1,5 +1,6 @@
 #include "trace/session.h"
 
+#include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -22,8 +23,6 @@ namespace {
 
 namespace schema = gltrace::schema;
 
-// Past this, a thread's records go to the writer even mid-frame.
-constexpr size_t kFlushBytes = 256 * 1024;
 // At the end of a frame, records go to the writer when there are this many,
 // or when the last hand-over is this old: few, large chunks compress well
 // and cheaply, and a crash loses at most ~100 ms of calls.
@@ -35,13 +34,8 @@ struct Session {
   // thread may still be in submit()), and later ones replace it.
   std::atomic<format::TraceWriter*> writer{nullptr};
   std::vector<std::unique_ptr<format::TraceWriter>> writers;  // owned, never freed
-  std::atomic<bool> recording{false};
   std::atomic<bool> stop_pending{false};
-  std::atomic<uint32_t> generation{0};  // sessions begun so far
-  std::atomic<bool> live{false};
-  uint64_t start_ns = 0;
   uint64_t max_frames = 0;
-  std::atomic<uint64_t> seq{0};
   std::atomic<uint64_t> frames{0};
   std::atomic<uint64_t> app_frames{0};
   std::atomic<uint32_t> thread_count{0};
@@ -54,7 +48,6 @@ struct Session {
   std::atomic<bool> framebuffer_on_swap{false};
   std::atomic<bool> framebuffer_on_draw{false};
   std::atomic<bool> texture_data{true};
-  std::atomic<bool> thread_time{false};
   format::TraceWriter::Stats last_stats;  // of the session that ended last
 };
 
@@ -63,8 +56,6 @@ Session& session() {
   static auto* s = new Session();
   return *s;
 }
-
-__thread ThreadState* t_thread __attribute__((tls_model("initial-exec"))) = nullptr;
 
 // A 64-bit content hash for blob deduplication: 8 bytes a step.
 uint64_t hash_bytes(const void* data, size_t size) {
@@ -128,29 +119,32 @@ void write_thread_record(ThreadState* thread) {
   append_record(thread, schema::record::kThread, body.data(), body.size());
 }
 
+// The other side of enter_busy(): after this, a thread that marked itself
+// busy before recording stopped is seen busy, and one that marks itself
+// later sees recording stopped.
+void fence_with_app_threads() {
+  if (!g_hot.light_fence.load() ||
+      syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+// App threads may fence lightly once membarrier() can fence them (Linux 4.14+).
+void register_light_fence() {
+  if (!g_hot.light_fence.load() &&
+      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+    g_hot.light_fence.store(true);
+}
+
 }  // namespace
 
-bool recording() {
-  Session& s = session();
-  if (!s.recording.load(std::memory_order_relaxed)) return false;
-  if (!s.live.load(std::memory_order_relaxed)) return true;
-  ThreadState* thread = t_thread;
-  return thread != nullptr && thread->generation == s.generation.load(std::memory_order_relaxed);
-}
+constinit HotState g_hot;
+__thread ThreadState* t_thread __attribute__((tls_model("initial-exec"))) = nullptr;
 
-bool session_on() { return session().recording.load(std::memory_order_relaxed); }
-
-AppendGuard::AppendGuard(ThreadState* thread) : thread_(thread) {
-  thread->busy.store(true);
-  ok_ = recording();  // end_session owns the payload once recording is off
-  if (!ok_) thread->busy.store(false, std::memory_order_release);
-}
+AppendGuard::AppendGuard(ThreadState* thread) : thread_(thread), ok_(enter_busy(thread)) {}
 
 AppendGuard::~AppendGuard() {
-  if (ok_) thread_->busy.store(false, std::memory_order_release);
+  if (ok_) leave_busy(thread_);
 }
-
-uint64_t next_seq() { return session().seq.fetch_add(1, std::memory_order_relaxed); }
 
 bool capture_framebuffer_on_swap() {
   return session().framebuffer_on_swap.load(std::memory_order_relaxed);
@@ -159,7 +153,6 @@ bool capture_framebuffer_on_draw() {
   return session().framebuffer_on_draw.load(std::memory_order_relaxed);
 }
 bool capture_texture_data() { return session().texture_data.load(std::memory_order_relaxed); }
-bool capture_thread_time() { return session().thread_time.load(std::memory_order_relaxed); }
 
 CaptureOptions capture_options() {
   return {capture_framebuffer_on_swap(), capture_framebuffer_on_draw(), capture_texture_data(),
@@ -171,7 +164,7 @@ void set_capture_options(const CaptureOptions& options) {
   s.framebuffer_on_swap.store(options.framebuffer_on_swap);
   s.framebuffer_on_draw.store(options.framebuffer_on_draw);
   s.texture_data.store(options.texture_data);
-  s.thread_time.store(options.thread_time);
+  g_hot.thread_time.store(options.thread_time);
 }
 
 uint64_t frames_completed() { return session().frames.load(std::memory_order_relaxed); }
@@ -184,13 +177,10 @@ bool last_frame_of_session() {
 uint64_t app_frames() { return session().app_frames.load(std::memory_order_relaxed); }
 void count_app_frame() { session().app_frames.fetch_add(1, std::memory_order_relaxed); }
 
-uint64_t trace_time(uint64_t clock_ns) { return clock_ns - session().start_ns; }
-
-ThreadState* thread_state() {
+ThreadState* join_thread_state() {
   Session& s = session();
-  uint32_t generation = s.generation.load(std::memory_order_relaxed);
+  uint32_t generation = g_hot.generation.load(std::memory_order_relaxed);
   ThreadState* thread = t_thread;
-  if (thread != nullptr && thread->generation == generation) return thread;
   if (thread == nullptr) {
     thread = new ThreadState();  // owned by the session's list, never freed
     thread->frame_starts.reserve(256);
@@ -217,21 +207,13 @@ ThreadState* thread_state() {
   return thread;
 }
 
-void append_record(ThreadState* thread, uint32_t kind, const uint8_t* body, size_t size,
-                   const wire::Encoder* tail) {
+void append_record(ThreadState* thread, uint32_t kind, const uint8_t* body, size_t size) {
   wire::Encoder& out = thread->payload;
-  size_t message_size = size + (tail != nullptr ? tail->size() : 0);
   out.tag(schema::chunk::kRecords, wire::kLengthDelimited);
   out.raw_varint(wire::varint_size((uint64_t{kind} << 3) | wire::kLengthDelimited) +
-                 wire::varint_size(message_size) + message_size);
-  out.tag(kind, wire::kLengthDelimited);
-  out.raw_varint(message_size);
-  out.raw(body, size);
-  if (tail != nullptr) out.raw(tail->data(), tail->size());
+                 wire::varint_size(size) + size);
+  out.bytes_field(kind, body, size);
   ++thread->records;
-  if (kind == schema::record::kCall)
-    thread->calls.store(thread->calls.load(std::memory_order_relaxed) + 1,
-                        std::memory_order_relaxed);
   if (out.size() >= kFlushBytes) flush_thread(thread);
 }
 
@@ -286,12 +268,13 @@ void end_frame(ThreadState* thread, uint64_t swap_seq) {
   body.uint_field(schema::frame::kThread, thread->index);
   body.uint_field(schema::frame::kContext, thread->context);
   body.uint_field(schema::frame::kTimeNs, trace_time(now_ns()));
-  if (s.live) body.uint_field(schema::frame::kAppFrame, app_frames());
+  if (g_hot.live.load(std::memory_order_relaxed))
+    body.uint_field(schema::frame::kAppFrame, app_frames());
   append_record(thread, schema::record::kFrame, body.data(), body.size());
   if (s.max_frames != 0 && number + 1 >= s.max_frames) {
     // The last frame asked for: stop here; the control thread finishes.
     flush_thread(thread);
-    s.recording.store(false);
+    g_hot.recording.store(false);
     s.stop_pending.store(true);
   } else if (thread->payload.size() >= kFrameFlushBytes ||
              now_ns() - thread->last_flush_ns >= kFlushIntervalNs) {
@@ -311,21 +294,22 @@ uint32_t context_index(uint64_t handle, bool* created) {
 bool begin_session(SessionOptions options, std::string* error) {
   Session& s = session();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (s.recording.load() || s.stop_pending.load() || s.writer.load() != nullptr) {
+  if (g_hot.recording.load() || s.stop_pending.load() || s.writer.load() != nullptr) {
     *error = "a capture is already running in this process";
     return false;
   }
   calibrate_tsc_clock();
-  s.live = options.live;
+  register_light_fence();
+  g_hot.live = options.live;
   s.max_frames = options.max_frames;
   s.output = options.output;
-  s.seq = 0;
+  g_hot.seq = 0;
   s.frames = 0;
   s.thread_count = 0;
   s.contexts.clear();
   set_capture_options(options.capture);
-  s.start_ns = now_ns();
-  s.generation.fetch_add(1);
+  g_hot.start_ns = now_ns();
+  g_hot.generation.fetch_add(1);
   reset_context_states();
   if (options.mode != Mode::kFull) {
     bool opened = options.text_fd >= 0
@@ -338,7 +322,7 @@ bool begin_session(SessionOptions options, std::string* error) {
                " mode: " + strerror(errno);
       return false;
     }
-    s.recording.store(true);
+    g_hot.recording.store(true);
     return true;
   }
   set_mode(Mode::kFull);
@@ -356,7 +340,7 @@ bool begin_session(SessionOptions options, std::string* error) {
   body.string_field(schema::header::kProcessName, process_name());
   body.string_field(schema::header::kCommandLine, command_line());
   body.string_field(schema::header::kClockDomain, "CLOCK_MONOTONIC");
-  body.uint_field(schema::header::kStartTimeNs, s.start_ns);
+  body.uint_field(schema::header::kStartTimeNs, g_hot.start_ns);
   body.string_field(schema::header::kMode, "full");
   std::string options_text =
       std::string("framebuffer=") +
@@ -374,7 +358,7 @@ bool begin_session(SessionOptions options, std::string* error) {
   record.bytes_field(schema::record::kHeader, body.data(), body.size());
   writer->submit(format::Payload::from_encoder(record), 1, {});
   s.writer.store(writer, std::memory_order_release);
-  s.recording.store(true);
+  g_hot.recording.store(true);
   GLTRACE_LOADER_DEBUG("trace layer: recording to %s", s.output.c_str());
   return true;
 }
@@ -428,7 +412,7 @@ bool session_stop_pending() { return session().stop_pending.load(); }
 namespace {
 // Calls recorded by the threads of the current (or last) session; s.mutex held.
 uint64_t session_calls(const Session& s) {
-  uint32_t generation = s.generation.load();
+  uint32_t generation = g_hot.generation.load();
   uint64_t calls = 0;
   for (const ThreadState* thread : s.threads)
     if (thread->generation == generation) calls += thread->calls.load(std::memory_order_relaxed);
@@ -440,8 +424,8 @@ SessionStats session_stats() {
   Session& s = session();
   std::lock_guard<std::mutex> lock(s.mutex);
   SessionStats st;
-  st.on = s.recording.load() || s.stop_pending.load();
-  st.number = s.generation.load();
+  st.on = g_hot.recording.load() || s.stop_pending.load();
+  st.number = g_hot.generation.load();
   st.frames = s.frames.load();
   st.calls = session_calls(s);
   format::TraceWriter* writer = s.writer.load();
@@ -456,8 +440,9 @@ SessionStats session_stats() {
 
 void end_session() {
   Session& s = session();
-  bool was_recording = s.recording.exchange(false);
+  bool was_recording = g_hot.recording.exchange(false);
   if (!was_recording && !s.stop_pending.load()) return;
+  fence_with_app_threads();
   if (mode() != Mode::kFull) {
     close_text_output();
     s.stop_pending.store(false);
@@ -469,7 +454,7 @@ void end_session() {
     s.stop_pending.store(false);
     return;
   }
-  uint32_t generation = s.generation.load();
+  uint32_t generation = g_hot.generation.load();
   ThreadState* last = nullptr;
   for (ThreadState* thread : s.threads) {
     if (thread->generation != generation) continue;

@@ -34,7 +34,7 @@ struct ThreadState {
   // session_calls().
   std::atomic<uint64_t> calls{0};
   wire::Encoder call;           // the Call being recorded: arguments and the rest
-  wire::Encoder call_head;      // its function, thread, order and time fields
+  wire::Encoder call_head;      // text modes: the whole Call, head and arguments
   bool chunk_has_call = false;  // a call of this thread is in `payload` (deltas)
   uint64_t chunk_last_seq = 0;
   uint64_t chunk_last_start = 0;
@@ -49,16 +49,65 @@ struct ThreadState {
   uint32_t context_data_index = 0;
 };
 
+// What every call reads, kept apart from the rest of the session
+// (session.cpp) so that the hot path inlines it: constant-initialised and
+// never destroyed (app threads may call while the process exits).
+struct HotState {
+  std::atomic<bool> recording{false};
+  std::atomic<bool> live{false};         // threads record once they joined
+  std::atomic<uint32_t> generation{0};   // sessions begun so far
+  std::atomic<uint64_t> seq{0};          // the global call order
+  std::atomic<bool> thread_time{false};  // capture option
+  // Set once membarrier() can make every app thread fence: app threads then
+  // mark themselves busy with a compiler barrier only (see enter_busy).
+  std::atomic<bool> light_fence{false};
+  uint64_t start_ns = 0;  // the session's trace time 0
+};
+extern HotState g_hot;
+extern __thread ThreadState* t_thread __attribute__((tls_model("initial-exec")));
+
 // The calling thread's state in the current session, created or reset (and
 // its Thread record written) on first use. Never null.
-ThreadState* thread_state();
+ThreadState* join_thread_state();
+inline ThreadState* thread_state() {
+  ThreadState* thread = t_thread;
+  if (thread != nullptr && thread->generation == g_hot.generation.load(std::memory_order_relaxed))
+      [[likely]]
+    return thread;
+  return join_thread_state();
+}
 
 // True while this thread's calls are recorded: a session is on and, in live
 // tracing, the thread has joined it at a switch point (see live.h).
-bool recording();
+inline bool recording() {
+  if (!g_hot.recording.load(std::memory_order_relaxed)) return false;
+  if (!g_hot.live.load(std::memory_order_relaxed)) return true;
+  ThreadState* thread = t_thread;
+  return thread != nullptr &&
+         thread->generation == g_hot.generation.load(std::memory_order_relaxed);
+}
 
 // True while a session records (some threads may not have joined yet).
-bool session_on();
+inline bool session_on() { return g_hot.recording.load(std::memory_order_relaxed); }
+
+// Marks the thread as appending to its payload. False (and not marked) when
+// recording stopped: end_session owns the payload then. The store and the
+// check are ordered against end_session's (Dekker): by a full fence here, or,
+// where end_session can make every thread fence (membarrier), by a compiler
+// barrier, which keeps the fence's ~20 cycles off every call.
+inline bool enter_busy(ThreadState* thread) {
+  thread->busy.store(true, std::memory_order_relaxed);
+  if (g_hot.light_fence.load(std::memory_order_relaxed))
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  else
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (recording()) return true;
+  thread->busy.store(false, std::memory_order_release);
+  return false;
+}
+inline void leave_busy(ThreadState* thread) {
+  thread->busy.store(false, std::memory_order_release);
+}
 
 // Holds a thread's payload for records written outside a call's recording
 // window (framebuffer read-backs): ok() is false when recording stopped, and
@@ -77,7 +126,7 @@ class AppendGuard {
 };
 
 // The next value of the global call order.
-uint64_t next_seq();
+inline uint64_t next_seq() { return g_hot.seq.fetch_add(1, std::memory_order_relaxed); }
 
 // Frames ended so far (the number of the frame in progress).
 uint64_t frames_completed();
@@ -86,12 +135,13 @@ uint64_t frames_completed();
 bool last_frame_of_session();
 
 // Trace time of a clock value.
-uint64_t trace_time(uint64_t clock_ns);
+inline uint64_t trace_time(uint64_t clock_ns) { return clock_ns - g_hot.start_ns; }
 
-// Appends one Record (field `kind` of Record, with `body`, and `tail` after
-// it if given) to the thread's payload.
-void append_record(ThreadState* thread, uint32_t kind, const uint8_t* body, size_t size,
-                   const wire::Encoder* tail = nullptr);
+// Appends one Record (field `kind` of Record, with `body`) to the thread's payload.
+void append_record(ThreadState* thread, uint32_t kind, const uint8_t* body, size_t size);
+
+// Past this, a thread's records go to the writer even mid-frame.
+inline constexpr size_t kFlushBytes = 256 * 1024;
 
 // Stores `data` as a Blob record unless this thread already wrote it; returns its id.
 uint64_t store_blob(ThreadState* thread, const void* data, size_t size);
@@ -118,7 +168,7 @@ struct CaptureOptions {
 bool capture_framebuffer_on_swap();
 bool capture_framebuffer_on_draw();
 bool capture_texture_data();
-bool capture_thread_time();
+inline bool capture_thread_time() { return g_hot.thread_time.load(std::memory_order_relaxed); }
 CaptureOptions capture_options();
 void set_capture_options(const CaptureOptions& options);
 
