@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-from timing import best_time, demo_workload, heap_padded
+from timing import best_times, demo_workload, heap_padded
 
 
 def main():
@@ -44,9 +44,9 @@ def main():
     # the app and eglretrace the same (see heap_padded).
     for label, run_env in (("as installed", env),
                            ("same 16 MiB heap pad for all", heap_padded(env))):
-        native = best_time(demo, args.runs, run_env)
-        ours_time = best_time([gltrace, "replay", "-n", "--benchmark", ours], args.runs, run_env)
-        theirs_time = best_time(["eglretrace", "-b", "--headless", theirs], args.runs, run_env)
+        native, ours_time, theirs_time = best_times(
+            [demo, [gltrace, "replay", "-n", "--benchmark", ours],
+             ["eglretrace", "-b", "--headless", theirs]], args.runs, run_env)
         per_call = lambda t: (t - native) * 1e9 / calls  # noqa: E731
         print(f" {label}:")
         print(f"  app itself             {native:8.3f} s")

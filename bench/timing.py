@@ -29,10 +29,14 @@ def heap_padded(env):
     return dict(env, GLIBC_TUNABLES="glibc.malloc.top_pad=16777216")
 
 
-def best_time(cmd, runs, env=None, stdout=subprocess.DEVNULL):
-    best = float("inf")
+def best_times(cmds, runs, env=None, stdout=subprocess.DEVNULL):
+    """The best wall time of each command, the commands taking turns: the
+    machine's speed drifts (a shared VM's by 20% and more), and runs in turn
+    see the same drift, where blocks of runs of one command would not."""
+    best = [float("inf")] * len(cmds)
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(cmd, check=True, env=env, stdout=stdout, stderr=subprocess.DEVNULL)
-        best = min(best, time.perf_counter() - start)
+        for i, cmd in enumerate(cmds):
+            start = time.perf_counter()
+            subprocess.run(cmd, check=True, env=env, stdout=stdout, stderr=subprocess.DEVNULL)
+            best[i] = min(best[i], time.perf_counter() - start)
     return best

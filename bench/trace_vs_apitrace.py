@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-from timing import best_time, demo_workload, heap_padded
+from timing import best_times, demo_workload, heap_padded
 
 
 def main():
@@ -49,13 +49,12 @@ def main():
     one_frame = [*demo[:-3], "1", *demo[-2:]]
     for label, run_env in (("as installed", env),
                            ("same 16 MiB heap pad for all", heap_padded(env))):
-        def times(tool):  # tool(output) -> the command line before the app's
-            return (best_time([*tool(""), *demo], args.runs, run_env),
-                    best_time([*tool(".1"), *one_frame], args.runs, run_env))
-        native, native_1 = times(lambda _: [])
-        traced, traced_1 = times(lambda suffix: [gltrace, "trace", "-o", ours + suffix, "--"])
-        apitraced, apitraced_1 = times(
-            lambda suffix: ["apitrace", "trace", "--api", "egl", "-o", theirs + suffix])
+        tools = (lambda _: [],  # each: output suffix -> the command line before the app's
+                 lambda suffix: [gltrace, "trace", "-o", ours + suffix, "--"],
+                 lambda suffix: ["apitrace", "trace", "--api", "egl", "-o", theirs + suffix])
+        runs = [[*tool(""), *demo] for tool in tools] + [[*tool(".1"), *one_frame] for tool in tools]
+        native, traced, apitraced, native_1, traced_1, apitraced_1 = best_times(
+            runs, args.runs, run_env)
         over_ours, over_theirs = ns(traced - native), ns(apitraced - native)
         print(f" {label}:")
         print(f"  native                {native:8.3f} s")
@@ -69,8 +68,8 @@ def main():
         print(f"  start-up: gltrace {start_ours * 1e3:+.0f} ms, apitrace {start_theirs * 1e3:+.0f} ms;"
               f" per call only: {per_ours:.1f} vs {per_theirs:.1f} ns/call, ratio {ratio:.2f}")
     ours_bytes, theirs_bytes = os.path.getsize(ours), os.path.getsize(theirs)
-    dump_ours = best_time([gltrace, "dump", ours], args.runs)
-    dump_theirs = best_time(["apitrace", "dump", theirs], args.runs)
+    dump_ours, dump_theirs = best_times([[gltrace, "dump", ours], ["apitrace", "dump", theirs]],
+                                        args.runs)
     print(f"  trace size: gltrace {ours_bytes / calls:.1f} B/call, apitrace "
           f"{theirs_bytes / calls:.1f} B/call, ratio {ours_bytes / theirs_bytes:.2f} "
           f"(target <= 1; gltrace also records timing)")

@@ -7,7 +7,7 @@
 //    error line (through gltrace's log) when the output fails.
 //  - submit() does no I/O. It blocks only while the queue is over its byte
 //    limit (counted as a stall), never after a failure or close().
-//  - close() drains, writes the index and footer (files), fsyncs and closes.
+//  - close() drains, writes the index and footer (files) and closes.
 //    It is idempotent and may be called from an atexit handler or a library
 //    destructor while other threads still submit (those payloads are then
 //    dropped and counted). It gives up after close_timeout_ms if the output

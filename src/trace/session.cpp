@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include "common/log.h"
 #include "common/process.h"
@@ -121,18 +122,24 @@ void write_thread_record(ThreadState* thread) {
 
 // The other side of enter_busy(): after this, a thread that marked itself
 // busy before recording stopped is seen busy, and one that marks itself
-// later sees recording stopped.
+// later sees recording stopped. membarrier() is tried whatever light_fence
+// says: it fails (and the full fence is used) only while the registration,
+// which precedes light_fence, has not happened.
 void fence_with_app_threads() {
-  if (!g_hot.light_fence.load() ||
-      syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+  if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
-// App threads may fence lightly once membarrier() can fence them (Linux 4.14+).
+// App threads may fence lightly once membarrier() can fence them (Linux
+// 4.14+). Registering waits for an RCU grace period in a threaded process
+// (~10 ms), so a thread of its own does it; calls fence fully meanwhile.
 void register_light_fence() {
-  if (!g_hot.light_fence.load() &&
-      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
-    g_hot.light_fence.store(true);
+  static std::atomic<bool> requested{false};
+  if (requested.exchange(true)) return;
+  std::thread([] {
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+      g_hot.light_fence.store(true);
+  }).detach();
 }
 
 }  // namespace
@@ -244,18 +251,16 @@ void flush_thread(ThreadState* thread) {
   thread->records = 0;
   thread->chunk_has_call = false;
   thread->frame_starts.clear();
-  thread->last_flush_ns = now_ns();
   writer->acquire_buffer().give_to(thread->payload);
+  continue_tsc_calibration();
+  thread->last_flush_ns = now_ns();
 }
 
 void end_frame(ThreadState* thread, uint64_t swap_seq) {
   Session& s = session();
-  thread->busy.store(true);
-  if (!recording()) return thread->busy.store(false);
-  struct Done {
-    ThreadState* t;
-    ~Done() { t->busy.store(false, std::memory_order_release); }
-  } done{thread};
+  continue_tsc_calibration();
+  AppendGuard guard(thread);
+  if (!guard.ok()) return;
   uint64_t number = s.frames.fetch_add(1);
   if (mode() != Mode::kFull) {
     text_mode_frame(thread, number, trace_time(now_ns()));
@@ -298,7 +303,7 @@ bool begin_session(SessionOptions options, std::string* error) {
     *error = "a capture is already running in this process";
     return false;
   }
-  calibrate_tsc_clock();
+  start_tsc_calibration();
   register_light_fence();
   g_hot.live = options.live;
   s.max_frames = options.max_frames;
