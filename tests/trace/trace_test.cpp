@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -11,6 +12,8 @@
 #include <regex>
 #include <sstream>
 
+#include "format/reader.h"
+#include "format/records.h"
 #include "support/apps.h"
 #include "support/subprocess.h"
 #include "support/xvfb.h"
@@ -229,6 +232,53 @@ TEST(Trace, CaptureOptionsThreadTimeAndNoTextureData) {
       stats.out, m, std::regex(R"(glCompileShader\s+\d+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\S+))")))
       << stats.out;
   EXPECT_GT(std::stod(m[1].str()), 0.0) << stats.out;
+}
+
+// Call times are CLOCK_MONOTONIC (the header says so) also after the clock
+// moved to the TSC mid-run (its rate is taken some ms into the session).
+TEST(Trace, CallTimesFollowTheMonotonicClock) {
+  auto monotonic = [] {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+  };
+  std::string trace = make_temp_dir() + "/t.gltrace";
+  uint64_t before = monotonic();
+  ASSERT_EQ(gltrace({"trace", "-o", trace, "--", build_bin("gltrace-demo"), "--frames", "40",
+                     "--fps", "100"})
+                .exit_code,
+            0);
+  uint64_t after = monotonic();
+  struct Times : format::Consumer {
+    uint64_t start_time = 0, calls = 0, out_of_range = 0, backwards = 0, long_calls = 0;
+    uint64_t before = 0, after = 0;
+    std::map<uint32_t, uint64_t> last_start;  // per thread
+    std::vector<uint64_t> frames;
+    void on_header(const format::Header& h) override { start_time = h.start_time_ns; }
+    void on_call(const format::Call& c) override {
+      ++calls;
+      uint64_t start = start_time + c.start_ns;
+      if (start < before || start + c.duration_ns > after) ++out_of_range;
+      if (start < last_start[c.thread]) ++backwards;
+      last_start[c.thread] = start;
+      if (c.duration_ns > 1000000000) ++long_calls;
+    }
+    void on_frame(const format::Frame& f) override { frames.push_back(f.time_ns); }
+  } times;
+  times.before = before;
+  times.after = after;
+  format::ChunkReader reader;
+  ASSERT_TRUE(reader.open(trace));
+  format::ReadStatus status;
+  ASSERT_TRUE(format::read_trace(reader, times, &status)) << status.message;
+  EXPECT_GT(times.calls, 1000u);
+  EXPECT_EQ(times.out_of_range, 0u);
+  EXPECT_EQ(times.backwards, 0u);
+  EXPECT_EQ(times.long_calls, 0u);
+  // Paced at 100 fps from absolute deadlines: 39 intervals take at least 390
+  // ms (a TSC rate taken too low would shrink them).
+  ASSERT_EQ(times.frames.size(), 40u);
+  EXPECT_GE(times.frames.back() - times.frames.front(), 380000000u);
 }
 
 // Each mode on a real app: glmark2's "shading" scene under Xvfb.
