@@ -84,14 +84,7 @@ class Encoder {
     if (n != 0) memcpy(data_ + size_, bytes, n);
     size_ += n;
   }
-  void raw_varint(uint64_t v) {
-    reserve(10);
-    while (v >= 0x80) {
-      data_[size_++] = static_cast<uint8_t>(v | 0x80);
-      v >>= 7;
-    }
-    data_[size_++] = static_cast<uint8_t>(v);
-  }
+  void raw_varint(uint64_t v) { end_write(put_varint(begin_write(10), v)); }
   void tag(uint32_t field, WireType type) { raw_varint((uint64_t{field} << 3) | type); }
 
   // Fields are always written, also when zero: callers skip defaults they do
@@ -132,13 +125,7 @@ class Encoder {
   void end_nested(size_t mark) {
     size_t length = size_ - mark;
     uint8_t prefix[10];
-    size_t n = 0;
-    for (uint64_t v = length;;) {
-      uint8_t byte = static_cast<uint8_t>(v & 0x7f);
-      v >>= 7;
-      prefix[n++] = v != 0 ? (byte | 0x80) : byte;
-      if (v == 0) break;
-    }
+    size_t n = static_cast<size_t>(put_varint(prefix, length) - prefix);
     uint8_t* start = data_ + mark - 5;
     memcpy(start, prefix, n);
     if (n != 5) memmove(start + n, data_ + mark, length);
