@@ -21,6 +21,10 @@
 
 #include "format/reader.h"
 #include "format/records.h"
+#include "format/schema.h"
+#include "format/wire.h"
+#include "format/writer.h"
+#include "glreplay/trace_source.h"
 #include "gltrace/api/functions.h"
 #include "support/subprocess.h"
 #include "support/xvfb.h"
@@ -260,6 +264,133 @@ TEST(IdleThreads, KilledAtRandomMomentsEachTraceReplaysToItsEnd) {
     else
       EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
   }
+}
+
+// A written trace: each chunk() holds whole records, in the order given.
+class SyntheticTrace {
+ public:
+  explicit SyntheticTrace(const std::string& path) {
+    std::string error;
+    writer_ = format::TraceWriter::open_file(path, {}, &error);
+    EXPECT_NE(writer_, nullptr) << error;
+  }
+  // Calls of one thread (glFlush), by seq.
+  void calls(uint32_t thread, std::initializer_list<uint64_t> seqs) {
+    for (uint64_t seq : seqs) {
+      wire::Encoder call;
+      call.uint_field(schema::call::kFunction, api::kFn_glFlush);
+      call.uint_field(schema::call::kThread, thread);
+      call.uint_field(schema::call::kSeq, seq);
+      call.uint_field(schema::call::kStartNs, seq * 1000);
+      record(schema::record::kCall, call);
+    }
+    flush();
+  }
+  void calls_complete(uint64_t below) {
+    wire::Encoder body;
+    body.uint_field(schema::calls_complete::kBelowSeq, below);
+    record(schema::record::kCallsComplete, body);
+    flush();
+  }
+  void close() { EXPECT_TRUE(writer_->close()); }
+  // Waits until the writer wrote what it was given (the file then reads as
+  // a capture that was cut there: no index, no footer).
+  void wait_written() {
+    for (int i = 0; i < 10000 && writer_->stats().chunks < chunks_; ++i) usleep(1000);
+    EXPECT_EQ(writer_->stats().chunks, chunks_);
+  }
+
+ private:
+  void record(uint32_t kind, wire::Encoder& body) {
+    wire::Encoder record;
+    record.bytes_field(kind, body.data(), body.size());
+    chunk_.bytes_field(schema::chunk::kRecords, record.data(), record.size());
+    ++records_;
+  }
+  void flush() {
+    writer_->submit(format::Payload::from_encoder(chunk_), records_);
+    records_ = 0;
+    ++chunks_;
+  }
+  std::unique_ptr<format::TraceWriter> writer_;
+  wire::Encoder chunk_;
+  uint32_t records_ = 0;
+  uint64_t chunks_ = 0;
+};
+
+struct SourceRun {
+  std::vector<uint64_t> seqs;
+  std::vector<glreplay::SeqGap> gaps;
+};
+SourceRun run_source(const std::string& path) {
+  glreplay::TraceSource source(std::make_shared<glreplay::TraceInfo>(), {});
+  std::string error;
+  SourceRun run;
+  EXPECT_TRUE(source.open(path, &error)) << error;
+  replay::Increment increment;
+  while (source.next(&increment, &error) == replay::SourceResult::kIncrement)
+    run.seqs.push_back(increment.index);
+  run.gaps = source.gaps();
+  return run;
+}
+
+// Calls a CallsComplete record says are written and that are not there
+// were lost while tracing, even in a capture that was cut (not closed):
+// the calls after them need not wait for the end of the trace, and the gap
+// is named as such. A gap above the last CallsComplete is the cut's.
+TEST(IdleThreadsReplay, GapBelowCallsCompleteIsLostWhileTracing) {
+  std::string path = make_temp_dir() + "/gap.gltrace";
+  SyntheticTrace t(path);
+  t.calls(1, {0, 1});
+  t.calls(2, {5, 6});
+  t.calls_complete(5);
+  t.calls(1, {7});
+  t.calls(2, {10});
+  t.wait_written();
+  SourceRun run = run_source(path);
+  EXPECT_EQ(run.seqs, (std::vector<uint64_t>{0, 1, 5, 6, 7, 10}));
+  ASSERT_EQ(run.gaps.size(), 2u);
+  EXPECT_EQ(run.gaps[0].first, 2u);
+  EXPECT_EQ(run.gaps[0].last, 4u);
+  EXPECT_TRUE(run.gaps[0].while_recording);
+  EXPECT_EQ(glreplay::describe_gap(run.gaps[0]),
+            "calls 2-4 are missing from the trace (lost while tracing: see the capture's "
+            "warnings)");
+  EXPECT_EQ(run.gaps[1].first, 8u);
+  EXPECT_EQ(run.gaps[1].last, 9u);
+  EXPECT_FALSE(run.gaps[1].while_recording);
+  EXPECT_EQ(glreplay::describe_gap(run.gaps[1]),
+            "calls 8-9 are missing from the trace (lost before the capture was cut)");
+  ProcessResult info = run_process({build_bin("gltrace"), "info", path}, clean_env(), 60);
+  EXPECT_NE(info.out.find("warning:      calls 2-4 are missing from the trace (lost while "
+                          "tracing)\nwarning:      calls 8-9 are missing from the trace (lost "
+                          "before the capture was cut)"),
+            std::string::npos)
+      << info.out;
+  t.close();
+}
+
+// A trace without its first calls: replay (at the end of the trace, as
+// nothing says they are lost before) and info name them.
+TEST(IdleThreadsReplay, MissingFirstCallsAreNamed) {
+  std::string path = make_temp_dir() + "/late.gltrace";
+  {
+    SyntheticTrace t(path);
+    t.calls(2, {700, 701});
+    t.calls(2, {702});
+    t.close();
+  }
+  SourceRun run = run_source(path);
+  EXPECT_EQ(run.seqs, (std::vector<uint64_t>{700, 701, 702}));
+  ASSERT_EQ(run.gaps.size(), 1u);
+  EXPECT_EQ(run.gaps[0].first, 0u);
+  EXPECT_EQ(run.gaps[0].last, 699u);
+  ProcessResult info = run_process({build_bin("gltrace"), "info", path}, clean_env(), 60);
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("warning:      calls 0-699 are missing from the trace (lost while "
+                          "tracing)"),
+            std::string::npos)
+      << info.out;
 }
 
 }  // namespace
