@@ -3,6 +3,9 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <iterator>
+#include <map>
+#include <string>
 
 #include "cli/commands.h"
 #include "cli/trace_input.h"
@@ -47,6 +50,36 @@ class InfoCollector : public format::Consumer {
   void on_call(const format::Call& call) override {
     ++calls;
     last_ns = std::max(last_ns, call.start_ns + call.duration_ns);
+    add_seq(call.seq);
+  }
+  void on_calls_complete(const format::CallsComplete& c) override {
+    complete_below = std::max(complete_below, c.below_seq);
+  }
+
+  // Prints a warning line per run of seqs missing below the last one read.
+  void print_gaps(bool closed_cleanly) const {
+    constexpr int kMaxLines = 10;
+    int lines = 0;
+    uint64_t gaps = 0, missing = 0, next = 0;
+    for (const auto& [first, last] : seqs) {
+      if (first > next) {
+        ++gaps;
+        missing += first - next;
+        // Below a CallsComplete record, or in a trace closed cleanly, the
+        // calls were lost while recording; otherwise when the capture was cut.
+        if (++lines <= kMaxLines) {
+          std::string range = first - 1 > next ? "calls " + std::to_string(next) + "-" +
+                                                     std::to_string(first - 1) + " are"
+                                               : "call " + std::to_string(next) + " is";
+          printf("warning:      %s missing from the trace (%s)\n", range.c_str(),
+                 first <= complete_below || closed_cleanly ? "lost while tracing"
+                                                           : "lost before the capture was cut");
+        }
+      }
+      next = last + 1;
+    }
+    if (lines > kMaxLines)
+      printf("warning:      %" PRIu64 " calls missing in %" PRIu64 " gaps in all\n", missing, gaps);
   }
   void on_blob(const format::Blob& b) override {
     ++blobs;
@@ -68,9 +101,37 @@ class InfoCollector : public format::Consumer {
 
   uint64_t chunks = 0, calls = 0, frames = 0, blobs = 0, blob_bytes = 0, images = 0, last_ns = 0;
   uint64_t first_app_frame = 0, last_app_frame = 0;
+  uint64_t complete_below = 0;
+  // The seqs read, as runs [first, last]: threads' chunks interleave, so
+  // runs merge as the chunks of the other threads come.
+  std::map<uint64_t, uint64_t> seqs;
   bool app_frames = false;  // live traces number frames as the app does
   bool have_stats = false;
   format::Stats stats;
+
+ private:
+  void add_seq(uint64_t seq) {
+    auto next = seqs.upper_bound(seq);
+    if (next != seqs.begin()) {
+      auto run = std::prev(next);
+      if (seq <= run->second) return;  // seen (a damaged trace may repeat)
+      if (run->second + 1 == seq) {
+        run->second = seq;
+        if (next != seqs.end() && next->first == seq + 1) {
+          run->second = next->second;
+          seqs.erase(next);
+        }
+        return;
+      }
+    }
+    if (next != seqs.end() && next->first == seq + 1) {
+      uint64_t last = next->second;
+      seqs.erase(next);
+      seqs.emplace(seq, last);
+      return;
+    }
+    seqs.emplace(seq, seq);
+  }
 };
 
 }  // namespace
@@ -111,6 +172,7 @@ int cmd_info(const std::vector<std::string>& args) {
   if (info.have_stats)
     printf("writer stall: %" PRIu64 " times, %.1f ms\n", info.stats.stall_count,
            static_cast<double>(info.stats.stall_ns) / 1e6);
+  info.print_gaps(status.closed_cleanly);
   printf("complete:     %s\n", status.closed_cleanly ? "yes (closed cleanly)"
                                : status.state == format::ReadState::kCutShort
                                    ? "no: cut short (the app crashed or was killed)"

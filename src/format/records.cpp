@@ -85,6 +85,7 @@ struct RecordDecoder::Scratch {
   Frame frame;
   Image image;
   Stats stats;
+  CallsComplete calls_complete;
   std::vector<Value> args;
   Value ret;
   RecordBatch* batch = nullptr;  // decode_chunk() into a batch
@@ -840,6 +841,22 @@ struct RecordDecoder::Scratch {
     return finish(m);
   }
 
+  bool decode_calls_complete(std::string_view bytes) {
+    clear_record(&calls_complete);
+    Msg m(bytes, offset_of(bytes), "CallsComplete");
+    uint32_t f = 0;
+    WireType t{};
+    while (m.r.next(&f, &t)) {
+      bool ok = true;
+      if (f == s::calls_complete::kBelowSeq)
+        ok = u64(m, f, t, &calls_complete.below_seq);
+      else
+        m.r.skip(t);
+      if (!ok) return false;
+    }
+    return finish(m);
+  }
+
   // One Record: a oneof, so normally one member; each present member is delivered.
   bool decode_record(std::string_view bytes, Consumer& consumer) {
     Msg m(bytes, offset_of(bytes), "Record");
@@ -847,7 +864,8 @@ struct RecordDecoder::Scratch {
     WireType t{};
     std::string_view nested;
     while (m.r.next(&f, &t)) {
-      if (f < s::record::kHeader || f > s::record::kStats) {  // a newer record kind
+      if ((f < s::record::kHeader || f > s::record::kStats) &&
+          f != s::record::kCallsComplete) {  // a newer record kind
         m.r.skip(t);
         continue;
       }
@@ -884,6 +902,10 @@ struct RecordDecoder::Scratch {
         case s::record::kStats:
           if (!decode_stats(nested)) return false;
           consumer.on_stats(stats);
+          break;
+        case s::record::kCallsComplete:
+          if (!decode_calls_complete(nested)) return false;
+          consumer.on_calls_complete(calls_complete);
           break;
         default:
           break;
@@ -1018,6 +1040,7 @@ void RecordBatch::clear() {
   frames_.clear();
   images_.clear();
   stats_.clear();
+  calls_complete_.clear();
   values_used_ = 0;
   client_arrays_.clear();
   buffer_writes_.clear();
@@ -1054,6 +1077,9 @@ void RecordBatch::on_blob(const Blob& blob) { keep(Kind::kBlob, &blobs_, blob); 
 void RecordBatch::on_frame(const Frame& frame) { keep(Kind::kFrame, &frames_, frame); }
 void RecordBatch::on_image(const Image& image) { keep(Kind::kImage, &images_, image); }
 void RecordBatch::on_stats(const Stats& stats) { keep(Kind::kStats, &stats_, stats); }
+void RecordBatch::on_calls_complete(const CallsComplete& complete) {
+  keep(Kind::kCallsComplete, &calls_complete_, complete);
+}
 
 void RecordBatch::on_call(const Call& call) {
   auto array_bytes = [](const Value& v) -> size_t {
@@ -1122,6 +1148,9 @@ void RecordBatch::replay(Consumer& consumer) const {
         break;
       case Kind::kStats:
         consumer.on_stats(stats_[e.index]);
+        break;
+      case Kind::kCallsComplete:
+        consumer.on_calls_complete(calls_complete_[e.index]);
         break;
     }
   }

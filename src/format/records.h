@@ -156,6 +156,11 @@ struct Stats {
   uint64_t blob_bytes_deduplicated = 0;
 };
 
+// Every call with a seq below below_seq is in the chunks before this record.
+struct CallsComplete {
+  uint64_t below_seq = 0;
+};
+
 struct IndexEntry {
   uint64_t frame = 0;
   uint64_t chunk_offset = 0;
@@ -179,6 +184,7 @@ class Consumer {
   virtual void on_frame(const Frame& /*frame*/) {}
   virtual void on_image(const Image& /*image*/) {}
   virtual void on_stats(const Stats& /*stats*/) {}
+  virtual void on_calls_complete(const CallsComplete& /*complete*/) {}
 
   // From a callback: stop after the current record.
   void request_stop() { stop_ = true; }
@@ -216,9 +222,20 @@ class RecordBatch final : public Consumer {
   void on_frame(const Frame& frame) override;
   void on_image(const Image& image) override;
   void on_stats(const Stats& stats) override;
+  void on_calls_complete(const CallsComplete& complete) override;
 
  private:
-  enum class Kind : uint8_t { kHeader, kThread, kContext, kCall, kBlob, kFrame, kImage, kStats };
+  enum class Kind : uint8_t {
+    kHeader,
+    kThread,
+    kContext,
+    kCall,
+    kBlob,
+    kFrame,
+    kImage,
+    kStats,
+    kCallsComplete
+  };
   struct Entry {
     Kind kind;
     uint32_t index;  // into the vector of its kind
@@ -246,6 +263,7 @@ class RecordBatch final : public Consumer {
   std::vector<Frame> frames_;
   std::vector<Image> images_;
   std::vector<Stats> stats_;
+  std::vector<CallsComplete> calls_complete_;
   // Values are assigned over the ones of earlier chunks (their vectors keep
   // their capacity), so only values_used_ of them are this chunk's.
   std::vector<Value> values_;

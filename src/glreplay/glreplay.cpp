@@ -212,6 +212,12 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
     fprintf(stderr, "%s: %s\n", program.c_str(), status.message.c_str());
     exit_status = kExitFailure;
   }
+  // Calls lost while the capture ran make the replay unfaithful; the tail a
+  // killed capture lost only ends it early (warned, as a cut file is).
+  for (const SeqGap& gap : source.gaps()) {
+    fprintf(stderr, "%s: %s\n", program.c_str(), describe_gap(gap).c_str());
+    if (gap.while_recording) exit_status = kExitFailure;
+  }
   if (front.benchmark) {
     printf("%" PRIu64 " frames, %" PRIu64 " calls in %.3f s: %.1f frames/s, %.0f calls/s\n",
            stats.frames, stats.increments, stats.seconds, stats.frames_per_second(),

@@ -152,8 +152,8 @@ class TraceSource::BlobStore {
 class TraceSource::Collector : public format::Consumer {
  public:
   Collector(TraceInfo& info, const SourceOptions& options, BlobStore& blobs,
-            std::deque<replay::Increment>& out)
-      : info_(info), options_(options), blobs_(blobs), out_(out) {}
+            std::deque<replay::Increment>& out, std::vector<SeqGap>& gaps)
+      : info_(info), options_(options), blobs_(blobs), out_(out), gaps_(gaps) {}
   ~Collector() override {
     if (memory_ != nullptr) memory_->seal();
   }
@@ -237,9 +237,26 @@ class TraceSource::Collector : public format::Consumer {
     push(std::move(increment));
   }
 
+  // Every seq below this is in the chunks read so far: a call still
+  // missing there was lost, and the calls after it need not wait.
+  void on_calls_complete(const format::CallsComplete& complete) override {
+    if (complete.below_seq <= complete_below_) return;
+    complete_below_ = complete.below_seq;
+    release(false);
+    if (held_ == 0 && expected_ < complete_below_) {
+      // Nothing came after the lost calls yet: the gap ends at the watermark at least.
+      note_gap(expected_, complete_below_ - 1, true);
+      expected_ = complete_below_;
+    }
+  }
+
   // Every call held back, in seq order (at the end of the trace, or at its
-  // damage: what is missing will not come).
-  void release_all() { release(true); }
+  // damage: what is missing will not come). closed_cleanly: the capture
+  // ended normally, so nothing missing was cut off.
+  void release_all(bool closed_cleanly) {
+    closed_cleanly_ = closed_cleanly;
+    release(true);
+  }
 
  private:
   // Calls leave in seq order. Seqs count every call of every thread from 0,
@@ -264,13 +281,23 @@ class TraceSource::Collector : public format::Consumer {
         if (!calls.empty() && (first == nullptr || calls.front().index < first->front().index))
           first = &calls;
       // A gap in the seqs (a call of a thread whose chunk comes later) holds
-      // everything after it back.
-      if (!all && first->front().index > expected_) return;
-      expected_ = std::max(expected_, first->front().index + 1);
+      // everything after it back, unless the trace said those calls are lost.
+      uint64_t index = first->front().index;
+      if (index > expected_) {
+        if (!all && index >= complete_below_) return;
+        note_gap(expected_, index - 1, index <= complete_below_ || closed_cleanly_);
+      }
+      expected_ = std::max(expected_, index + 1);
       out_.push_back(std::move(first->front()));
       first->pop_front();
       --held_;
     }
+  }
+
+  void note_gap(uint64_t first, uint64_t last, bool while_recording) {
+    SeqGap gap{first, last, while_recording};
+    gaps_.push_back(gap);
+    fprintf(stderr, "glreplay: warning: %s\n", describe_gap(gap).c_str());
   }
 
   // Inline bytes or a blob's; null when the blob is not in the trace.
@@ -431,9 +458,21 @@ class TraceSource::Collector : public format::Consumer {
   std::map<uint32_t, std::deque<replay::Increment>> held_by_thread_;
   size_t held_ = 0;
   uint64_t expected_ = 0;  // the seq that goes out next
+  std::vector<SeqGap>& gaps_;
+  uint64_t complete_below_ = 0;  // the last CallsComplete record's
+  bool closed_cleanly_ = false;
 };
 
 // --- TraceSource -----------------------------------------------------------------
+
+std::string describe_gap(const SeqGap& gap) {
+  std::string calls = gap.first == gap.last ? "call " + std::to_string(gap.first) + " is"
+                                            : "calls " + std::to_string(gap.first) + "-" +
+                                                  std::to_string(gap.last) + " are";
+  return calls + " missing from the trace" +
+         (gap.while_recording ? " (lost while tracing: see the capture's warnings)"
+                              : " (lost before the capture was cut)");
+}
 
 TraceSource::TraceSource(std::shared_ptr<TraceInfo> info, SourceOptions options)
     : info_(std::move(info)), options_(options) {}
@@ -445,13 +484,14 @@ bool TraceSource::open(const std::string& path, std::string* error) {
   reader_ = std::make_unique<format::ChunkReader>();
   decoder_ = std::make_unique<format::RecordDecoder>();
   pending_.clear();
+  gaps_.clear();
   deferred_error_.reset();
   ended_ = false;
   calls_ = 0;
   // A fresh consumer: one that met an error has asked the decoder to stop.
   collector_.reset();  // it refers to the old store
   blobs_ = std::make_unique<BlobStore>(path, options_.blob_memory, blobs_read_again_);
-  collector_ = std::make_unique<Collector>(*info_, options_, *blobs_, pending_);
+  collector_ = std::make_unique<Collector>(*info_, options_, *blobs_, pending_, gaps_);
   if (!reader_->open(path)) {
     *error = path + ": " + reader_->status().message;
     return false;
@@ -469,7 +509,7 @@ bool TraceSource::fill() {
       // A cut-short trace replays up to its damage and then stops, as a
       // corrupt one does: the replay is not the whole recording.
       if (status.state != format::ReadState::kEnd) deferred_error_ = status.message;
-      collector_->release_all();
+      collector_->release_all(status.closed_cleanly);
       break;
     }
     collector_->set_chunk_offset(chunk.offset);
@@ -478,7 +518,7 @@ bool TraceSource::fill() {
       snprintf(where, sizeof where, "chunk at offset %" PRIu64 ", byte %zu: ", chunk.offset,
                decoder_->error_offset());
       deferred_error_ = where + decoder_->error();
-      collector_->release_all();
+      collector_->release_all(false);
     }
   }
   return !pending_.empty();

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "format/reader.h"
 #include "glreplay/call.h"
@@ -54,6 +55,18 @@ class TraceInfo {
   std::atomic<bool> mid_run_{false};
 };
 
+// Calls [first, last] (seqs) that are not in the trace.
+struct SeqGap {
+  uint64_t first = 0;
+  uint64_t last = 0;
+  // Known lost while the capture ran (below a CallsComplete record, or in a
+  // trace closed cleanly), not just the end of a capture that was cut.
+  bool while_recording = false;
+};
+
+// "calls 0-699 are missing from the trace (lost before the capture was cut)"
+std::string describe_gap(const SeqGap& gap);
+
 struct SourceOptions {
   // Keep the trace's swap images (for --compare); otherwise they are dropped.
   bool keep_images = false;
@@ -80,6 +93,10 @@ class TraceSource : public replay::IncrementSource {
   uint64_t calls() const { return calls_; }
   // Blobs dropped for SourceOptions::blob_memory and read again (all passes).
   uint64_t blobs_read_again() const { return blobs_read_again_.load(); }
+  // The seqs missing from the trace, as found so far in this pass (each is
+  // also printed to stderr when found, ahead of the calls after it). Read it
+  // once the source's reading thread is done.
+  const std::vector<SeqGap>& gaps() const { return gaps_; }
 
  private:
   class Collector;
@@ -98,6 +115,7 @@ class TraceSource : public replay::IncrementSource {
   std::optional<std::string> deferred_error_;
   bool ended_ = false;
   uint64_t calls_ = 0;
+  std::vector<SeqGap> gaps_;
   std::atomic<uint64_t> blobs_read_again_{0};
 };
 

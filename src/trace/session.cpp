@@ -1,11 +1,15 @@
 #include "trace/session.h"
 
 #include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,9 +30,15 @@ namespace schema = gltrace::schema;
 
 // At the end of a frame, records go to the writer when there are this many,
 // or when the last hand-over is this old: few, large chunks compress well
-// and cheaply, and a crash loses at most ~100 ms of calls.
+// and cheaply.
 constexpr size_t kFrameFlushBytes = 64 * 1024;
-constexpr uint64_t kFlushIntervalNs = 100'000'000;
+// A thread that does not flush itself (idle, blocked in a call, in a long
+// frame) has its records taken by the sweeper once they are this old; it
+// looks every kSweepPeriodNs, so a record waits at most kFlushIntervalNs
+// (one sweep may find the thread in a call) and a crash loses at most that
+// much of every thread.
+constexpr uint64_t kSweepPeriodNs = 25'000'000;
+constexpr uint64_t kSweepAgeNs = kFlushIntervalNs - 2 * kSweepPeriodNs;
 
 struct Session {
   // App threads read it without the lock; a closed writer is kept alive (a
@@ -50,6 +60,7 @@ struct Session {
   std::atomic<bool> framebuffer_on_draw{false};
   std::atomic<bool> texture_data{true};
   format::TraceWriter::Stats last_stats;  // of the session that ended last
+  uint64_t complete_below = 0;            // the last CallsComplete record's seq
 };
 
 // Never destroyed: app threads may still call GL while the process exits.
@@ -186,12 +197,13 @@ void count_app_frame() { session().app_frames.fetch_add(1, std::memory_order_rel
 
 ThreadState* join_thread_state() {
   Session& s = session();
+  // Under the lock the sweeper holds: it sees the thread whole or not at all.
+  std::lock_guard<std::mutex> lock(s.mutex);
   uint32_t generation = g_hot.generation.load(std::memory_order_relaxed);
   ThreadState* thread = t_thread;
   if (thread == nullptr) {
     thread = new ThreadState();  // owned by the session's list, never freed
     thread->frame_starts.reserve(256);
-    std::lock_guard<std::mutex> lock(s.mutex);
     s.threads.push_back(thread);
     t_thread = thread;
   }
@@ -209,7 +221,10 @@ ThreadState* join_thread_state() {
   thread->frame_started = true;
   thread->context_data = nullptr;
   thread->context_data_index = 0;
-  thread->last_flush_ns = now_ns();
+  thread->last_seq = 0;
+  // Its calls take seqs from here on.
+  thread->submitted_below.store(g_hot.seq.load(), std::memory_order_relaxed);
+  thread->last_flush_ns.store(now_ns(), std::memory_order_relaxed);
   write_thread_record(thread);
   return thread;
 }
@@ -252,8 +267,24 @@ void flush_thread(ThreadState* thread) {
   thread->chunk_has_call = false;
   thread->frame_starts.clear();
   writer->acquire_buffer().give_to(thread->payload);
+  // A call in progress (a record of it overflowed the payload) has last_seq.
+  thread->submitted_below.store(
+      std::max(thread->submitted_below.load(std::memory_order_relaxed), thread->last_seq),
+      std::memory_order_release);
   continue_tsc_calibration();
-  thread->last_flush_ns = now_ns();
+  thread->last_flush_ns.store(now_ns(), std::memory_order_relaxed);
+}
+
+bool enter_busy_slow(ThreadState* thread) {
+  for (;;) {
+    thread->busy.store(false, std::memory_order_release);
+    if (!recording()) return false;
+    // The sweeper is handing this thread's payload to the writer: a submit.
+    while (thread->claimed.load(std::memory_order_acquire)) sched_yield();
+    thread->busy.store(true, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (recording() && !thread->claimed.load(std::memory_order_acquire)) return true;
+  }
 }
 
 void end_frame(ThreadState* thread, uint64_t swap_seq) {
@@ -282,7 +313,7 @@ void end_frame(ThreadState* thread, uint64_t swap_seq) {
     g_hot.recording.store(false);
     s.stop_pending.store(true);
   } else if (thread->payload.size() >= kFrameFlushBytes ||
-             now_ns() - thread->last_flush_ns >= kFlushIntervalNs) {
+             now_ns() - thread->last_flush_ns.load(std::memory_order_relaxed) >= kSweepAgeNs) {
     flush_thread(thread);
   }
   thread->frame_started = true;
@@ -295,6 +326,79 @@ uint32_t context_index(uint64_t handle, bool* created) {
   *created = inserted;
   return it->second;
 }
+
+namespace {
+
+// One sweep (s.mutex held): every thread of the session is claimed, and
+// those not inside a call (not busy) are the sweeper's until released:
+// those whose records are older than kSweepAgeNs have them handed to the
+// writer. A thread in a call is left alone: its call ends soon (its
+// recording window, not the driver call, makes it busy) and the next sweep
+// takes its records. Then a CallsComplete record says which seqs are all in
+// the trace.
+void sweep(Session& s) {
+  format::TraceWriter* writer = s.writer.load();
+  if (!g_hot.recording.load() || writer == nullptr || mode() != Mode::kFull) return;
+  uint32_t generation = g_hot.generation.load();
+  bool any = false;
+  for (ThreadState* thread : s.threads) {
+    if (thread->generation != generation) continue;
+    thread->claimed.store(true, std::memory_order_relaxed);
+    any = true;
+  }
+  if (!any) return;
+  fence_with_app_threads();
+  // A claimed thread takes no seq until it is released: the seqs it takes
+  // later are at or above this.
+  uint64_t next_seq = g_hot.seq.load();
+  uint64_t complete_below = next_seq;
+  uint64_t now = now_ns();
+  for (ThreadState* thread : s.threads) {
+    if (thread->generation != generation) continue;
+    if (!thread->busy.load(std::memory_order_acquire)) {
+      if (thread->records != 0 &&
+          now - thread->last_flush_ns.load(std::memory_order_relaxed) >= kSweepAgeNs)
+        flush_thread(thread);
+      if (thread->records != 0) {
+        complete_below =
+            std::min(complete_below, thread->submitted_below.load(std::memory_order_acquire));
+      }
+    } else {
+      complete_below =
+          std::min(complete_below, thread->submitted_below.load(std::memory_order_acquire));
+    }
+    thread->claimed.store(false, std::memory_order_release);
+  }
+  if (complete_below > s.complete_below) {
+    s.complete_below = complete_below;
+    wire::Encoder body;
+    body.uint_field(schema::calls_complete::kBelowSeq, complete_below);
+    wire::Encoder record;
+    record.tag(schema::chunk::kRecords, wire::kLengthDelimited);
+    record.raw_varint(1 + wire::varint_size(body.size()) + body.size());
+    record.bytes_field(schema::record::kCallsComplete, body.data(), body.size());
+    writer->submit(format::Payload::from_encoder(record), 1, {});
+  }
+}
+
+// Started with the first full-mode session, never stopped (sessions come
+// and go in live tracing; between them a sweep does nothing).
+void start_sweeper() {
+  static std::once_flag started;
+  std::call_once(started, [] {
+    std::thread([] {
+      pthread_setname_np(pthread_self(), "gltrace-sweep");
+      Session& s = session();
+      for (;;) {
+        std::this_thread::sleep_for(std::chrono::nanoseconds(kSweepPeriodNs));
+        std::lock_guard<std::mutex> lock(s.mutex);
+        sweep(s);
+      }
+    }).detach();
+  });
+}
+
+}  // namespace
 
 bool begin_session(SessionOptions options, std::string* error) {
   Session& s = session();
@@ -311,6 +415,7 @@ bool begin_session(SessionOptions options, std::string* error) {
   g_hot.seq = 0;
   s.frames = 0;
   s.thread_count = 0;
+  s.complete_below = 0;
   s.contexts.clear();
   set_capture_options(options.capture);
   g_hot.start_ns = now_ns();
@@ -364,6 +469,7 @@ bool begin_session(SessionOptions options, std::string* error) {
   writer->submit(format::Payload::from_encoder(record), 1, {});
   s.writer.store(writer, std::memory_order_release);
   g_hot.recording.store(true);
+  start_sweeper();
   GLTRACE_LOADER_DEBUG("trace layer: recording to %s", s.output.c_str());
   return true;
 }

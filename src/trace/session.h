@@ -25,6 +25,9 @@ struct ThreadState {
   // clear before taking the payload (the app may still draw on another
   // thread while it exits).
   std::atomic<bool> busy{false};
+  // Set by the sweeper while it hands the payload of a thread that is not
+  // in a call to the writer: the thread waits for it in enter_busy().
+  std::atomic<bool> claimed{false};
   uint32_t index = 0;
   uint32_t context = 0;   // index of the context current on this thread
   wire::Encoder payload;  // records waiting for the writer (Chunk content)
@@ -40,7 +43,11 @@ struct ThreadState {
   uint64_t chunk_last_start = 0;
   std::unordered_set<uint64_t> blobs;            // blob ids already in this thread's records
   std::vector<format::FrameStart> frame_starts;  // frames whose first call is in `payload`
-  uint64_t last_flush_ns = 0;
+  // When the payload last went to the writer (the sweeper reads it unclaimed).
+  std::atomic<uint64_t> last_flush_ns{0};
+  // Every call of this thread below this seq has gone to the writer (a lower
+  // bound, for the sweeper's CallsComplete records).
+  std::atomic<uint64_t> submitted_below{0};
   uint32_t pending_gl_error = 0;  // error mode: an error the app has not read yet
   uint64_t last_seq = 0;          // the thread's latest recorded call
   std::vector<uint8_t> pixels;    // framebuffer read-back scratch
@@ -90,20 +97,24 @@ inline bool recording() {
 // True while a session records (some threads may not have joined yet).
 inline bool session_on() { return g_hot.recording.load(std::memory_order_relaxed); }
 
+bool enter_busy_slow(ThreadState* thread);
+
 // Marks the thread as appending to its payload. False (and not marked) when
-// recording stopped: end_session owns the payload then. The store and the
-// check are ordered against end_session's (Dekker): by a full fence here, or,
-// where end_session can make every thread fence (membarrier), by a compiler
-// barrier, which keeps the fence's ~20 cycles off every call.
+// recording stopped: end_session owns the payload then. While the sweeper
+// holds the payload (claimed), it waits for it (enter_busy_slow). The store
+// and the checks are ordered against end_session's and the sweeper's
+// (Dekker): by a full fence here, or, where they can make every thread fence
+// (membarrier), by a compiler barrier, which keeps the fence's ~20 cycles off
+// every call.
 inline bool enter_busy(ThreadState* thread) {
   thread->busy.store(true, std::memory_order_relaxed);
   if (g_hot.light_fence.load(std::memory_order_relaxed))
     std::atomic_signal_fence(std::memory_order_seq_cst);
   else
     std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (recording()) return true;
-  thread->busy.store(false, std::memory_order_release);
-  return false;
+  if (recording() && !thread->claimed.load(std::memory_order_acquire)) [[likely]]
+    return true;
+  return enter_busy_slow(thread);
 }
 inline void leave_busy(ThreadState* thread) {
   thread->busy.store(false, std::memory_order_release);
@@ -146,8 +157,11 @@ inline constexpr size_t kFlushBytes = 256 * 1024;
 // Stores `data` as a Blob record unless this thread already wrote it; returns its id.
 uint64_t store_blob(ThreadState* thread, const void* data, size_t size);
 
-// Hands the thread's payload to the writer (end of frame, or full).
+// Hands the thread's payload to the writer (end of frame, full, or the
+// sweeper's: a thread's records reach the writer within kFlushIntervalNs
+// whether or not it calls again).
 void flush_thread(ThreadState* thread);
+inline constexpr uint64_t kFlushIntervalNs = 100'000'000;
 
 // eglSwapBuffers returned on this thread: a Frame record, and a flush.
 void end_frame(ThreadState* thread, uint64_t swap_seq);
