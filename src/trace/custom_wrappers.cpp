@@ -71,6 +71,9 @@ struct ContextState {
   std::vector<Mapping> mappings;
   PendingRead reads[kReadsInFlight];
   size_t next_read = 0;  // reads[next_read % kReadsInFlight] is the oldest
+  // The context swapped in this session: its frames end at swaps, no longer
+  // at glFinish (see trace_glFinish).
+  bool swapped = false;
 };
 
 // Per session (contexts are numbered per session). A map a new session
@@ -335,6 +338,7 @@ void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface sur
 template <typename Swap>
 EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface surface,
                        const EGLint* rects, EGLint n_rects, bool with_damage) {
+  if (recording() && thread_state()->context != 0) context_state(thread_state())->swapped = true;
   if (recording() && mode() == Mode::kFull && thread_state()->context != 0) {
     // What was read during the frame is done by now (or soon): written out
     // here, so no more than the last swap's read is ever in flight at a
@@ -358,6 +362,44 @@ EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface su
   }
   live_switch_point(true);
   return result;
+}
+
+// --- frames of off-screen programs --------------------------------------------
+
+// What a frame ended by glFinish rendered: the bound draw framebuffer, read
+// now (glFinish has waited for the rendering already). Framebuffer 0 is read
+// whole (its surface), an FBO within the viewport, as after draws.
+void capture_finished_frame(ThreadState* thread) {
+  GLint framebuffer = driver_integer(GL_FRAMEBUFFER_BINDING);
+  GLint region[4] = {0, 0, 0, 0};
+  if (framebuffer == 0) {
+    EGLSurface surface = NEXT(eglGetCurrentSurface)(EGL_DRAW);
+    if (surface == EGL_NO_SURFACE) return;  // surfaceless: nothing to read
+    EGLDisplay display = NEXT(eglGetCurrentDisplay)();
+    NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &region[2]);
+    NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &region[3]);
+  } else {
+    NEXT(glGetIntegerv)(GL_VIEWPORT, region);
+  }
+  read_framebuffer(thread, framebuffer, region[0], region[1], region[2], region[3], "finish");
+}
+
+// A program that never presents (rendering into FBOs or pbuffers, glmark2
+// --off-screen) has no swaps to count frames by: a context that has not
+// swapped in this session ends a frame at each glFinish. Once it swaps,
+// swaps rule for it (an app's glFinish before its first swap still ends one).
+void trace_glFinish_impl() {
+  CallRecorder rec(api::kFn_glFinish);
+  NEXT(glFinish)();
+  if (!rec.finish()) return;
+  rec.commit();
+  ThreadState* thread = rec.thread();
+  if (thread->context == 0 || context_state(thread)->swapped) return;
+  if (mode() == Mode::kFull) {
+    complete_pending_reads(thread);  // the frame's after-draw images, before its end
+    if (capture_framebuffer_on_swap()) capture_finished_frame(thread);
+  }
+  end_frame(thread, rec.seq());
 }
 
 // --- client memory at draws --------------------------------------------------
@@ -893,6 +935,8 @@ TRACE_DRAW_ELEMENTS(glDrawRangeElementsBaseVertex,
                     rec.args().sint_value(basevertex))
 #undef BASE
 #undef INSTANCES
+
+void trace_glFinish() { trace_glFinish_impl(); }
 
 void* trace_glMapBufferRange(GLenum target, GLintptr offset, GLsizeiptr length, GLbitfield access) {
   return traced_map_range(api::kFn_glMapBufferRange, NEXT(glMapBufferRange), target, offset, length,
