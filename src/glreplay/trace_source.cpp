@@ -6,6 +6,7 @@
 #include <cstring>
 #include <list>
 #include <new>
+#include <unordered_set>
 #include <utility>
 
 #include "gltrace/api/functions.h"
@@ -34,24 +35,38 @@ std::optional<ContextInfo> TraceInfo::last_sized_context() const {
   return last_sized_;
 }
 
-void TraceInfo::add_image(uint64_t seq, FrameImage image) {
+void TraceInfo::add_image(const ImageKey& key, FrameImage image) {
   std::lock_guard<std::mutex> lock(mutex_);
-  images_[seq] = std::move(image);
+  images_[key] = std::move(image);
+  ever_had_images_ = true;
 }
 
-std::optional<FrameImage> TraceInfo::take_image(uint64_t seq) {
+std::optional<FrameImage> TraceInfo::take_image(const ImageKey& key) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = images_.find(seq);
+  auto it = images_.find(key);
   if (it == images_.end()) return std::nullopt;
   FrameImage image = std::move(it->second);
   images_.erase(it);
-  ever_had_images_ = true;
   return image;
 }
 
 bool TraceInfo::has_images() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return ever_had_images_ || !images_.empty();
+  return ever_had_images_;
+}
+
+void TraceInfo::add_frame(uint32_t thread, uint64_t number) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  uint64_t& read = frames_read_[thread];
+  read = std::max(read, number + 1);
+}
+
+bool TraceInfo::frame_settled(uint64_t frame, uint32_t thread) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = frames_read_.find(thread);
+  // A swap image is completed at the thread's next frame end: with the
+  // Frame record of the one after that read, its images are all in.
+  return it != frames_read_.end() && it->second > frame + 2;
 }
 
 // --- blobs -----------------------------------------------------------------------
@@ -160,7 +175,16 @@ class TraceSource::Collector : public format::Consumer {
   Collector(const Collector&) = delete;
   Collector& operator=(const Collector&) = delete;
 
-  void on_header(const format::Header& header) override { info_.set_mid_run(header.mid_run); }
+  void on_header(const format::Header& header) override {
+    info_.set_mid_run(header.mid_run);
+    if (header.capture_options.find("framebuffer=") != std::string_view::npos &&
+        header.capture_options.find("draw") != std::string_view::npos)
+      info_.set_draw_images();
+  }
+
+  void on_frame(const format::Frame& frame) override {
+    info_.add_frame(frame.thread, frame.number);
+  }
 
   // The offset of the chunk being decoded (where its blobs can be read again).
   void set_chunk_offset(uint64_t offset) { chunk_offset_ = offset; }
@@ -179,11 +203,15 @@ class TraceSource::Collector : public format::Consumer {
   }
 
   void on_image(const format::Image& image) override {
-    // Images after draws are several per frame; --compare checks swaps.
-    if (!options_.keep_images || image.origin == "draw") return;
+    if (!options_.keep_images) return;
+    std::optional<ImageOrigin> origin = parse_origin(image.origin);
+    if (!origin.has_value()) return;
+    // Live tracing may switch draw images on mid-run.
+    if (*origin == ImageOrigin::kDraw) info_.set_draw_images();
     Bytes pixels = blobs_.get(image.blob);
     if (pixels != nullptr && pixels->size() == uint64_t{image.width} * image.height * 4)
-      info_.add_image(image.seq, FrameImage{image.width, image.height, std::move(pixels)});
+      info_.add_image({image.seq, *origin},
+                      FrameImage{image.width, image.height, std::move(pixels)});
   }
 
   void on_call(const format::Call& c) override {
@@ -230,9 +258,14 @@ class TraceSource::Collector : public format::Consumer {
     // Each recorded thread is replayed on a thread of its own, with its own
     // current context.
     increment.target = c.thread;
-    increment.ends_frame = c.function == api::kFn_eglSwapBuffers ||
-                           c.function == api::kFn_eglSwapBuffersWithDamageKHR ||
-                           c.function == api::kFn_eglSwapBuffersWithDamageEXT;
+    bool swap = c.function == api::kFn_eglSwapBuffers ||
+                c.function == api::kFn_eglSwapBuffersWithDamageKHR ||
+                c.function == api::kFn_eglSwapBuffersWithDamageEXT;
+    // The trace layer's rule (docs/trace-format.md): a context that has not
+    // swapped ends a frame at glFinish.
+    if (swap) swapped_contexts_.insert(c.context);
+    increment.ends_frame = swap || (c.function == api::kFn_glFinish && c.context != 0 &&
+                                    swapped_contexts_.count(c.context) == 0);
     increment.payload = std::move(payload);
     push(std::move(increment));
   }
@@ -430,7 +463,8 @@ class TraceSource::Collector : public format::Consumer {
   // Calls waiting for earlier ones of other threads, per thread (in order).
   std::map<uint32_t, std::deque<replay::Increment>> held_by_thread_;
   size_t held_ = 0;
-  uint64_t expected_ = 0;  // the seq that goes out next
+  uint64_t expected_ = 0;                          // the seq that goes out next
+  std::unordered_set<uint32_t> swapped_contexts_;  // recorded contexts that swapped
 };
 
 // --- TraceSource -----------------------------------------------------------------
