@@ -61,14 +61,16 @@ void FrameComparer::add(ReplayedImage image) {
   poll();
 }
 
-void FrameComparer::poll() {
+void FrameComparer::poll() { resolve(false); }
+
+void FrameComparer::resolve(bool at_end) {
   // In the order added: a frame's draws are judged before its end.
   for (auto it = pending_.begin(); it != pending_.end(); it = pending_.erase(it)) {
     const ReplayedImage& image = it->second;
     std::optional<FrameImage> traced = lookup_(image.key);
     if (traced.has_value()) {
       compare(image, *traced);
-    } else if (settled_ != nullptr && settled_(image.frame, image.thread)) {
+    } else if (at_end || (settled_ != nullptr && settled_(image.frame, image.thread))) {
       ++without_image_;
     } else {
       return;
@@ -78,12 +80,7 @@ void FrameComparer::poll() {
 }
 
 void FrameComparer::finish() {
-  poll();
-  for (auto& [order, image] : pending_) {
-    ++without_image_;
-    resolved(image);
-  }
-  pending_.clear();
+  resolve(true);
   for (const auto& [frame, tally] : frames_) {
     if (tally.compared == 0)
       ++frames_without_image_;

@@ -110,6 +110,9 @@ class FrameComparer {
     std::string first_differing_function;
   };
   static size_t index(ImageOrigin origin) { return static_cast<size_t>(origin); }
+  // Compares the waiting images whose trace image is there, in order, up
+  // to the first that is not (at the end: all, the rest without one).
+  void resolve(bool at_end);
   void compare(const ReplayedImage& replayed, const FrameImage& traced);
   void resolved(const ReplayedImage& image);
 

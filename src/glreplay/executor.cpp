@@ -107,12 +107,13 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
     ++unreplayed_count_;
     ++frame_unreplayed_count_;
   }
-  if (is_draw(call->function) && session_.info().draw_images())
+  if (is_draw(call->function))
     read_image(session_.frame(), Session::ReadArea::kViewport, ImageOrigin::kDraw, call->seq);
   // An off-screen program's frame (the source applies the trace's rule).
   if (increment.ends_frame && call->function == api::kFn_glFinish) {
     read_image(session_.frame(), Session::ReadArea::kFinish, ImageOrigin::kFinish, call->seq);
-    end_frame();
+    session_.next_frame();  // a swap counts its own in the session
+    frame_ended();
   }
   return true;
 }
@@ -120,19 +121,20 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
 void GlExecutor::on_swap(uint64_t frame) {
   // The swap's trace image is keyed by its thread's call before it.
   read_image(frame, Session::ReadArea::kSurface, ImageOrigin::kSwap, swap_image_key_);
-  frame_unreplayed_.clear();
-  frame_unreplayed_count_ = 0;
+  frame_ended();
 }
 
-void GlExecutor::end_frame() {
-  session_.next_frame();
+void GlExecutor::frame_ended() {
   frame_unreplayed_.clear();
   frame_unreplayed_count_ = 0;
 }
 
 void GlExecutor::read_image(uint64_t frame, Session::ReadArea area, ImageOrigin origin,
                             uint64_t key_seq) {
-  bool compare = options_.compare && pass_ == 1;
+  // Only what the trace holds images of (snapshots are of frames).
+  TraceInfo& info = session_.info();
+  bool compare = options_.compare && pass_ == 1 &&
+                 (origin == ImageOrigin::kDraw ? info.draw_images() : info.frame_images());
   bool snap = origin != ImageOrigin::kDraw && options_.snapshot_frames.has_value() && pass_ == 1 &&
               frame >= options_.snapshot_frames->first && frame <= options_.snapshot_frames->second;
   if (!compare && !snap) return;

@@ -53,8 +53,8 @@ class GlExecutor : public replay::Executor {
 
  private:
   void on_swap(uint64_t frame);
-  // A frame ended by glFinish (a swap counts its own in the session).
-  void end_frame();
+  // After a frame's end (a swap or glFinish).
+  void frame_ended();
   // Reads `area` for the compare (an image of `origin` keyed by `key_seq`,
   // belonging to the running call) and, at a frame's end, the snapshot.
   void read_image(uint64_t frame, Session::ReadArea area, ImageOrigin origin, uint64_t key_seq);

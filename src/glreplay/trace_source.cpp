@@ -6,7 +6,6 @@
 #include <cstring>
 #include <list>
 #include <new>
-#include <unordered_set>
 #include <utility>
 
 #include "gltrace/api/functions.h"
@@ -177,9 +176,15 @@ class TraceSource::Collector : public format::Consumer {
 
   void on_header(const format::Header& header) override {
     info_.set_mid_run(header.mid_run);
-    if (header.capture_options.find("framebuffer=") != std::string_view::npos &&
-        header.capture_options.find("draw") != std::string_view::npos)
-      info_.set_draw_images();
+    // "framebuffer=swap", "framebuffer=draw" or "framebuffer=swap,draw".
+    std::string_view options = header.capture_options;
+    size_t framebuffer = options.find("framebuffer=");
+    if (framebuffer != std::string_view::npos) {
+      std::string_view when = options.substr(framebuffer + 12);
+      when = when.substr(0, when.find(' '));
+      if (when.find("swap") != std::string_view::npos) info_.set_frame_images();
+      if (when.find("draw") != std::string_view::npos) info_.set_draw_images();
+    }
   }
 
   void on_frame(const format::Frame& frame) override {
@@ -206,8 +211,11 @@ class TraceSource::Collector : public format::Consumer {
     if (!options_.keep_images) return;
     std::optional<ImageOrigin> origin = parse_origin(image.origin);
     if (!origin.has_value()) return;
-    // Live tracing may switch draw images on mid-run.
-    if (*origin == ImageOrigin::kDraw) info_.set_draw_images();
+    // Live tracing may switch captures on mid-run.
+    if (*origin == ImageOrigin::kDraw)
+      info_.set_draw_images();
+    else
+      info_.set_frame_images();
     Bytes pixels = blobs_.get(image.blob);
     if (pixels != nullptr && pixels->size() == uint64_t{image.width} * image.height * 4)
       info_.add_image({image.seq, *origin},
@@ -258,14 +266,12 @@ class TraceSource::Collector : public format::Consumer {
     // Each recorded thread is replayed on a thread of its own, with its own
     // current context.
     increment.target = c.thread;
-    bool swap = c.function == api::kFn_eglSwapBuffers ||
-                c.function == api::kFn_eglSwapBuffersWithDamageKHR ||
-                c.function == api::kFn_eglSwapBuffersWithDamageEXT;
-    // The trace layer's rule (docs/trace-format.md): a context that has not
-    // swapped ends a frame at glFinish.
-    if (swap) swapped_contexts_.insert(c.context);
-    increment.ends_frame = swap || (c.function == api::kFn_glFinish && c.context != 0 &&
-                                    swapped_contexts_.count(c.context) == 0);
+    // A glFinish ends a frame where the trace layer said so (a program that
+    // had not swapped yet).
+    increment.ends_frame = c.function == api::kFn_eglSwapBuffers ||
+                           c.function == api::kFn_eglSwapBuffersWithDamageKHR ||
+                           c.function == api::kFn_eglSwapBuffersWithDamageEXT ||
+                           (c.ends_frame && c.function == api::kFn_glFinish);
     increment.payload = std::move(payload);
     push(std::move(increment));
   }
@@ -463,8 +469,7 @@ class TraceSource::Collector : public format::Consumer {
   // Calls waiting for earlier ones of other threads, per thread (in order).
   std::map<uint32_t, std::deque<replay::Increment>> held_by_thread_;
   size_t held_ = 0;
-  uint64_t expected_ = 0;                          // the seq that goes out next
-  std::unordered_set<uint32_t> swapped_contexts_;  // recorded contexts that swapped
+  uint64_t expected_ = 0;  // the seq that goes out next
 };
 
 // --- TraceSource -----------------------------------------------------------------

@@ -1,7 +1,7 @@
 // The replay's source: reads a .gltrace front to back and makes one
 // Increment per Call (index = seq, timestamp = start_ns, target = the
-// recorded thread, ends_frame = eglSwapBuffers*, or glFinish of a context
-// that has not swapped: the trace layer's frame rule), whose payload is a
+// recorded thread, ends_frame = eglSwapBuffers*, or a glFinish the trace
+// layer marked as a frame's end), whose payload is a
 // glreplay::Call, in seq order: each thread's calls reach the file in its own
 // chunks, so calls of several threads are merged back into recorded order.
 // What the executor needs besides calls (contexts' surface sizes, the
@@ -43,8 +43,10 @@ class TraceInfo {
   std::optional<FrameImage> take_image(const ImageKey& key);
   // Whether the trace had any image (taken or not).
   bool has_images() const;
-  // Whether the trace holds images after draws (--framebuffer draw): the
-  // replay then reads its framebuffer after each draw.
+  // Whether the trace holds images at frame ends (--framebuffer swap) and
+  // after draws (--framebuffer draw): the replay reads only those back.
+  void set_frame_images() { frame_images_ = true; }
+  bool frame_images() const { return frame_images_; }
   void set_draw_images() { draw_images_ = true; }
   bool draw_images() const { return draw_images_; }
 
@@ -66,6 +68,7 @@ class TraceInfo {
   std::map<ImageKey, FrameImage> images_;
   bool ever_had_images_ = false;
   std::unordered_map<uint32_t, uint64_t> frames_read_;  // per thread: 1 + the last Frame.number
+  std::atomic<bool> frame_images_{false};
   std::atomic<bool> draw_images_{false};
   std::atomic<bool> mid_run_{false};
 };

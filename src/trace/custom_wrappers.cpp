@@ -71,9 +71,9 @@ struct ContextState {
   std::vector<Mapping> mappings;
   PendingRead reads[kReadsInFlight];
   size_t next_read = 0;  // reads[next_read % kReadsInFlight] is the oldest
-  // The context swapped in this session: its frames end at swaps, no longer
-  // at glFinish (see trace_glFinish).
-  bool swapped = false;
+  // A draw call was made since the context's last frame end (see
+  // trace_glFinish).
+  bool drew = false;
 };
 
 // Per session (contexts are numbered per session). A map a new session
@@ -81,6 +81,10 @@ struct ContextState {
 using ContextStates = std::unordered_map<uint32_t, std::unique_ptr<ContextState>>;
 std::mutex g_contexts_mutex;
 ContextStates* g_contexts = new ContextStates();
+
+// The session (generation) in which the program swapped first: from then
+// on only swaps end frames (see trace_glFinish). 0: none yet.
+std::atomic<uint32_t> g_swapped_generation{0};
 
 ContextState* context_state(ThreadState* thread) {
   if (thread->context_data != nullptr && thread->context_data_index == thread->context)
@@ -314,6 +318,7 @@ void capture_region(ThreadState* thread, GLint source_fb, GLint x, GLint y, GLsi
 
 // What a draw call just rendered: the bound draw framebuffer, in the viewport.
 void capture_after_draw(ThreadState* thread) {
+  if (thread->context != 0) context_state(thread)->drew = true;
   if (mode() != Mode::kFull || !capture_framebuffer_on_draw() || thread->context == 0) return;
   GLint viewport[4] = {0, 0, 0, 0};
   NEXT(glGetIntegerv)(GL_VIEWPORT, viewport);
@@ -338,7 +343,7 @@ void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface sur
 template <typename Swap>
 EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface surface,
                        const EGLint* rects, EGLint n_rects, bool with_damage) {
-  if (recording() && thread_state()->context != 0) context_state(thread_state())->swapped = true;
+  if (recording()) g_swapped_generation.store(g_hot.generation.load(std::memory_order_relaxed));
   if (recording() && mode() == Mode::kFull && thread_state()->context != 0) {
     // What was read during the frame is done by now (or soon): written out
     // here, so no more than the last swap's read is ever in flight at a
@@ -385,16 +390,26 @@ void capture_finished_frame(ThreadState* thread) {
 }
 
 // A program that never presents (rendering into FBOs or pbuffers, glmark2
-// --off-screen) has no swaps to count frames by: a context that has not
-// swapped in this session ends a frame at each glFinish. Once it swaps,
-// swaps rule for it (an app's glFinish before its first swap still ends one).
+// --off-screen) has no swaps to count frames by. Until the program swaps
+// for the first time in the session, a glFinish ends a frame when its
+// context drew (a glDraw* call) since its last frame end: uploads and
+// helper contexts that only wait do not make frames. The call carries
+// ends_frame, so a replay needs no rule of its own.
 void trace_glFinish_impl() {
   CallRecorder rec(api::kFn_glFinish);
   NEXT(glFinish)();
   if (!rec.finish()) return;
-  rec.commit();
   ThreadState* thread = rec.thread();
-  if (thread->context == 0 || context_state(thread)->swapped) return;
+  bool ends_frame = false;
+  if (thread->context != 0 &&
+      g_swapped_generation.load(std::memory_order_relaxed) != thread->generation) {
+    ContextState* state = context_state(thread);
+    ends_frame = state->drew;
+    state->drew = false;
+  }
+  if (ends_frame) rec.call_encoder().uint_field(schema::call::kEndsFrame, 1);
+  rec.commit();
+  if (!ends_frame) return;
   if (mode() == Mode::kFull) {
     complete_pending_reads(thread);  // the frame's after-draw images, before its end
     if (capture_framebuffer_on_swap()) capture_finished_frame(thread);
