@@ -50,6 +50,8 @@ class GlExecutor : public replay::Executor {
   const FrameComparer& comparer() const { return comparer_; }
   uint64_t snapshots_written() const { return snapshots_; }
   uint64_t calls() const { return calls_; }
+  // Replay passes begun (loop mode makes several).
+  uint64_t passes() const { return pass_; }
 
  private:
   void on_swap(uint64_t frame);

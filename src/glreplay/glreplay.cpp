@@ -249,6 +249,16 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
               program.c_str(), front.trace.c_str());
       exit_status = kExitFailure;
     }
+    // After one whole pass every trace image had its replayed one (a loop's
+    // later passes read the images again and compare nothing).
+    size_t left = info->images_left();
+    if (status.ok() && executor.passes() == 1 && left != 0) {
+      printf(
+          "compare: %zu trace images had no replayed image: the replay could not read its "
+          "framebuffer there\n",
+          left);
+      exit_status = kExitFailure;
+    }
     if (c.differing() != 0) exit_status = kExitFailure;
   }
   if (session.errors() != 0) {

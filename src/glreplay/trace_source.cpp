@@ -54,6 +54,11 @@ bool TraceInfo::has_images() const {
   return ever_had_images_;
 }
 
+size_t TraceInfo::images_left() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return images_.size();
+}
+
 void TraceInfo::add_frame(uint32_t thread, uint64_t number) {
   std::lock_guard<std::mutex> lock(mutex_);
   uint64_t& read = frames_read_[thread];

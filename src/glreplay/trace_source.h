@@ -43,6 +43,8 @@ class TraceInfo {
   std::optional<FrameImage> take_image(const ImageKey& key);
   // Whether the trace had any image (taken or not).
   bool has_images() const;
+  // Images read and not taken (yet).
+  size_t images_left() const;
   // Whether the trace holds images at frame ends (--framebuffer swap) and
   // after draws (--framebuffer draw): the replay reads only those back.
   void set_frame_images() { frame_images_ = true; }
