@@ -6,9 +6,10 @@
 // programs wait for their frame. Frames end alternately with the
 // FBO and with framebuffer 0 bound, so both ways a frame is read back are
 // exercised.
-//   gltrace-offscreen-app [--frames N] [--surfaceless]
+//   gltrace-offscreen-app [--frames N] [--surfaceless] [--swap-from F]
 // --surfaceless: no surface at all (EGL_KHR_surfaceless_context): every
-// frame ends with an FBO bound.
+// frame ends with an FBO bound. --swap-from F: from frame F on, the app also
+// swaps its pbuffer after the glFinish (as a program that starts presenting).
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES3/gl3.h>
@@ -70,15 +71,22 @@ const char* kQuadFragment =
 int main(int argc, char** argv) {
   int frames = 6;
   bool surfaceless = false;
+  int swap_from = -1;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
       frames = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--surfaceless") == 0) {
       surfaceless = true;
+    } else if (strcmp(argv[i], "--swap-from") == 0 && i + 1 < argc) {
+      swap_from = atoi(argv[++i]);
     } else {
-      fprintf(stderr, "usage: %s [--frames N] [--surfaceless]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--frames N] [--surfaceless] [--swap-from F]\n", argv[0]);
       return 2;
     }
+  }
+  if (surfaceless && swap_from >= 0) {
+    fprintf(stderr, "%s: --swap-from needs a surface\n", kApp);
+    return 2;
   }
   EGLDisplay dpy = EGL_NO_DISPLAY;
   EGLConfig config = nullptr;
@@ -186,6 +194,9 @@ int main(int argc, char** argv) {
     glBindVertexArray(vaos[1]);
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     glFinish();  // the frame's end: no swap
+    if (swap_from >= 0 && frame >= swap_from &&
+        !check(eglSwapBuffers(dpy, surface), "eglSwapBuffers"))
+      return 1;
   }
   // What the last frame made, as an off-screen program would take it.
   unsigned char pixel[4] = {};

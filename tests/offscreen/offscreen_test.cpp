@@ -133,6 +133,23 @@ TEST(Offscreen, DrawImagesAloneAreCompared) {
   EXPECT_EQ(s.images_differ + s.images_without, 0u) << r.out;
 }
 
+// Once the program swaps, swaps end its frames: the glFinish before each
+// swap no longer does. The glFinish before the first swap still did (the
+// swap is not known yet): that swap ends a frame of its own.
+TEST(Offscreen, OnceTheProgramSwapsSwapsEndItsFrames) {
+  constexpr int kSwapFrom = 2;
+  std::string trace = trace_app("swap", {"--swap-from", std::to_string(kSwapFrom)});
+  EXPECT_EQ(info_frames(trace), uint64_t{kFrames + 1});
+  ProcessResult r = gltrace({"replay", "-n", "--compare", trace});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  Summary s = summary(r.out);
+  ASSERT_TRUE(s.found) << r.out;
+  EXPECT_EQ(s.frames_identical, uint64_t{kFrames + 1}) << r.out;
+  EXPECT_EQ(s.at_finish, uint64_t{kSwapFrom + 1}) << r.out;
+  EXPECT_EQ(s.at_swaps, uint64_t{kFrames - kSwapFrom}) << r.out;
+  EXPECT_EQ(s.images_differ + s.images_without, 0u) << r.out;
+}
+
 // The pattern uploads are not in the trace (--no-texture-data): the replay
 // names each image that differs by its call, the upload it could not
 // replay, where the pixels differ, and at each frame's end its first draw
