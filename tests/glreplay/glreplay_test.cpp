@@ -748,8 +748,10 @@ TEST(GlreplayEglImages, PixelsOfImagesOfGlObjectsOnRequest) {
 class ImageSourceTrace {
  public:
   // `source`: the ImageSource pixels (empty: not captured); `frame`: the
-  // swap image the trace holds.
-  static void write(const std::string& path, const std::string& source, const std::string& frame) {
+  // swap image the trace holds; `stray_origin`: also an image of that
+  // origin after the blit, where the replay reads none.
+  static void write(const std::string& path, const std::string& source, const std::string& frame,
+                    const char* stray_origin = nullptr) {
     ImageSourceTrace t;
     encode_header(t.e_, 1, "dmabuf");
     encode_thread(t.e_, 1, 1, "main");
@@ -810,6 +812,17 @@ class ImageSourceTrace {
       e.string_field(schema::image::kOrigin, "swap");
       e.uint_field(schema::image::kContext, 1);
     });
+    if (stray_origin != nullptr) {
+      t.record(schema::record::kImage, [&](wire::Encoder& e) {
+        e.uint_field(schema::image::kFrame, 0);
+        e.uint_field(schema::image::kSeq, last);
+        e.uint_field(schema::image::kWidth, 4);
+        e.uint_field(schema::image::kHeight, 4);
+        e.fixed64_field(schema::image::kBlob, 0xf4a);
+        e.string_field(schema::image::kOrigin, stray_origin);
+        e.uint_field(schema::image::kContext, 1);
+      });
+    }
     t.call(api::kFn_eglDestroyImageKHR, {u(dpy), u(image)}, u(1));
     std::string error;
     auto writer = format::TraceWriter::open_file(path, {}, &error);
@@ -886,6 +899,19 @@ std::string rgba_pattern(int seed) {
   for (size_t i = 0; i < p.size(); ++i)
     p[i] = static_cast<char>(i % 4 == 3 ? 255 : (i * 37 + static_cast<size_t>(seed)) % 256);
   return p;
+}
+
+// A trace image the replay read nothing for (here: a glFinish image after a
+// call that is no glFinish) is not silently dropped: the compare fails.
+TEST(GlreplayCompareEnd, ATraceImageWithoutAReplayedOneFailsTheCompare) {
+  std::string dir = make_temp_dir();
+  std::string pixels = rgba_pattern(1);
+  ImageSourceTrace::write(dir + "/stray.gltrace", pixels, pixels, "finish");
+  ProcessResult r = glreplay({"-n", "--compare", dir + "/stray.gltrace"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(compare_line(r.out).identical, 1u) << r.out;
+  EXPECT_NE(r.out.find("compare: 1 trace images had no replayed image"), std::string::npos)
+      << r.out;
 }
 
 TEST(GlreplayEglImages, AnImageFromOutsideGlReplaysFromItsRecordedPixels) {
