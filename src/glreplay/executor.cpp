@@ -13,7 +13,7 @@ namespace gltrace::glreplay {
 
 namespace {
 
-// Calls of a frame that could not be replayed, listed in its image reports
+// Calls that could not be replayed, listed in a differing image's report
 // (the rest are counted).
 constexpr size_t kUnreplayedListed = 3;
 
@@ -109,7 +109,7 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   }
   if (is_draw(call->function))
     read_image(session_.frame(), Session::ReadArea::kViewport, ImageOrigin::kDraw, call->seq);
-  // An off-screen program's frame (the source applies the trace's rule).
+  // A glFinish the trace layer marked as the end of an off-screen frame.
   if (increment.ends_frame && call->function == api::kFn_glFinish) {
     read_image(session_.frame(), Session::ReadArea::kFinish, ImageOrigin::kFinish, call->seq);
     session_.next_frame();  // a swap counts its own in the session

@@ -389,34 +389,6 @@ void capture_finished_frame(ThreadState* thread) {
   read_framebuffer(thread, framebuffer, region[0], region[1], region[2], region[3], "finish");
 }
 
-// A program that never presents (rendering into FBOs or pbuffers, glmark2
-// --off-screen) has no swaps to count frames by. Until the program swaps
-// for the first time in the session, a glFinish ends a frame when its
-// context drew (a glDraw* call) since its last frame end: uploads and
-// helper contexts that only wait do not make frames. The call carries
-// ends_frame, so a replay needs no rule of its own.
-void trace_glFinish_impl() {
-  CallRecorder rec(api::kFn_glFinish);
-  NEXT(glFinish)();
-  if (!rec.finish()) return;
-  ThreadState* thread = rec.thread();
-  bool ends_frame = false;
-  if (thread->context != 0 &&
-      g_swapped_generation.load(std::memory_order_relaxed) != thread->generation) {
-    ContextState* state = context_state(thread);
-    ends_frame = state->drew;
-    state->drew = false;
-  }
-  if (ends_frame) rec.call_encoder().uint_field(schema::call::kEndsFrame, 1);
-  rec.commit();
-  if (!ends_frame) return;
-  if (mode() == Mode::kFull) {
-    complete_pending_reads(thread);  // the frame's after-draw images, before its end
-    if (capture_framebuffer_on_swap()) capture_finished_frame(thread);
-  }
-  end_frame(thread, rec.seq());
-}
-
 // --- client memory at draws --------------------------------------------------
 
 // Writes the client-side vertex arrays that vertices [first, first+count)
@@ -951,7 +923,33 @@ TRACE_DRAW_ELEMENTS(glDrawRangeElementsBaseVertex,
 #undef BASE
 #undef INSTANCES
 
-void trace_glFinish() { trace_glFinish_impl(); }
+// A program that never presents (rendering into FBOs or pbuffers, glmark2
+// --off-screen) has no swaps to count frames by. Until the program swaps
+// for the first time in the session, a glFinish ends a frame when its
+// context drew (a glDraw* call) since its last frame end: uploads and
+// helper contexts that only wait do not make frames. The call carries
+// ends_frame, so a replay needs no rule of its own.
+void trace_glFinish() {
+  CallRecorder rec(api::kFn_glFinish);
+  NEXT(glFinish)();
+  if (!rec.finish()) return;
+  ThreadState* thread = rec.thread();
+  bool ends_frame = false;
+  if (thread->context != 0 &&
+      g_swapped_generation.load(std::memory_order_relaxed) != thread->generation) {
+    ContextState* state = context_state(thread);
+    ends_frame = state->drew;
+    state->drew = false;
+  }
+  if (ends_frame) rec.call_encoder().uint_field(schema::call::kEndsFrame, 1);
+  rec.commit();
+  if (!ends_frame) return;
+  if (mode() == Mode::kFull) {
+    complete_pending_reads(thread);  // the frame's after-draw images, before its end
+    if (capture_framebuffer_on_swap()) capture_finished_frame(thread);
+  }
+  end_frame(thread, rec.seq());
+}
 
 void* trace_glMapBufferRange(GLenum target, GLintptr offset, GLsizeiptr length, GLbitfield access) {
   return traced_map_range(api::kFn_glMapBufferRange, NEXT(glMapBufferRange), target, offset, length,
