@@ -34,7 +34,7 @@ TEXT_BASES = {"GLchar", "char", "GLcharARB"}
 # Hand-written wrappers (state tracking, client memory, frames, contexts).
 CUSTOM = {
     "eglSwapBuffers", "eglSwapBuffersWithDamageKHR", "eglSwapBuffersWithDamageEXT",
-    "eglMakeCurrent", "glShaderSource", "glGetError",
+    "eglMakeCurrent", "glShaderSource", "glGetError", "glFinish",
     "glVertexAttribPointer", "glVertexAttribIPointer",
     "glDrawArrays", "glDrawArraysInstanced", "glDrawElements", "glDrawElementsInstanced",
     "glDrawRangeElements", "glDrawElementsBaseVertex", "glDrawRangeElementsBaseVertex",

@@ -16,7 +16,8 @@ const char kUsage_frames[] =
     "usage: gltrace frames -o DIR [--frames N-M] TRACE\n"
     "\n"
     "Writes every framebuffer TRACE captured (gltrace trace --framebuffer ...):\n"
-    "DIR/frame-NNNNNN.png at swaps, DIR/frame-NNNNNN-call-SEQ.png after draws.\n"
+    "DIR/frame-NNNNNN.png at frame ends (swaps, an off-screen program's glFinish),\n"
+    "DIR/frame-NNNNNN-call-SEQ.png after draws.\n"
     "Reads the trace twice, keeping in memory only the images still to be written.\n";
 
 namespace {
@@ -112,9 +113,10 @@ int cmd_frames(const std::vector<std::string>& args) {
     if (int s = finish_reading(kName, path, ok, status); s != kExitOk) return s;
   }
   if (index.wanted.empty()) {
-    fprintf(stderr,
-            "gltrace frames: %s holds no framebuffer images (trace with --framebuffer swap)\n",
-            path.c_str());
+    fprintf(
+        stderr,
+        "gltrace frames: %s holds no framebuffer images (trace with --framebuffer swap or draw)\n",
+        path.c_str());
     return kExitFailure;
   }
   PngWriter writer(std::move(index.wanted), dir);

@@ -661,6 +661,12 @@ struct RecordDecoder::Scratch {
           call.synthetic = v != 0;
           break;
         }
+        case s::call::kEndsFrame: {
+          uint32_t v = 0;
+          ok = u32(m, f, t, &v);
+          call.ends_frame = v != 0;
+          break;
+        }
         case s::call::kArgs: {
           Value* v = nullptr;
           ok = sub(m, f, t, &nested) &&

@@ -118,6 +118,7 @@ struct Call {
   std::span<const ClientArray> client_arrays;
   std::span<const BufferWrite> buffer_writes;
   bool synthetic = false;
+  bool ends_frame = false;                    // a glFinish that ended an off-screen program's frame
   const ImageSource* image_source = nullptr;  // null when the call has none
 };
 

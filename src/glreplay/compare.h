@@ -1,66 +1,135 @@
-// Comparing the replay's frames with the framebuffers the trace captured
-// (RGBA8, bottom row first). A trace image may be read later than the swap
-// it belongs to (ES 3 captures asynchronously), so replayed frames wait
-// until their image is there, matched by a key (the seq of the swapping
-// thread's last call before the swap: see TraceInfo::add_image).
+// Comparing the replay's framebuffers with the images the trace captured
+// (RGBA8, bottom row first): at swaps, after draws, and at the glFinish that
+// ends an off-screen program's frame. A trace image may be read later than
+// the call it belongs to (ES 3 captures asynchronously), so replayed images
+// wait until theirs is there, matched by a key: the seq of the call it was
+// read after (Image.seq: for a swap, its thread's last call before it) and
+// its origin.
+//
+// Each differing image is reported with what a user can act on: the call it
+// belongs to, the sizes when they differ, where the differing pixels are
+// and by how much, the calls before it that could not be replayed (when
+// more did since the last report), and at a frame's end the first draw of
+// the frame whose image differs (where the frame went wrong) or that all
+// its draws matched.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "glreplay/call.h"
 
 namespace gltrace::glreplay {
 
+// Image.origin: in the order the images of one call are read (a draw's
+// image before the swap's, which has the same seq).
+enum class ImageOrigin : uint8_t { kDraw, kSwap, kFinish };
+inline constexpr size_t kImageOrigins = 3;
+const char* origin_name(ImageOrigin origin);
+// Null for an origin this replay does not know (a newer trace's).
+std::optional<ImageOrigin> parse_origin(std::string_view name);
+
+struct ImageKey {
+  uint64_t seq = 0;
+  ImageOrigin origin = ImageOrigin::kSwap;
+  auto operator<=>(const ImageKey&) const = default;
+};
+
 struct ImageDiff {
   bool size_differs = false;
   uint64_t pixels = 0;             // pixels with a channel differing by more than the threshold
-  int max_channel_difference = 0;  // over all pixels
+  int max_channel_difference = 0;  // over those pixels
+  // Bounding box of those pixels (rows counted from the bottom), when any.
+  uint32_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 };
 
 // Pure: compares two RGBA8 images of the given sizes.
 ImageDiff compare_images(const uint8_t* a, uint32_t a_width, uint32_t a_height, const uint8_t* b,
                          uint32_t b_width, uint32_t b_height, int threshold);
 
+// An image the replay read, waiting for the trace's.
+struct ReplayedImage {
+  uint64_t frame = 0;
+  uint32_t thread = 0;   // the recorded thread that made the call
+  ImageKey key;          // its trace image
+  uint64_t call = 0;     // the call it belongs to (the swap, the draw, the glFinish)
+  std::string function;  // that call's name
+  uint32_t width = 0, height = 0;
+  std::vector<uint8_t> pixels;
+  // Calls before it that could not be replayed ("call N: why"): the first
+  // few of its frame, or of the replay when its frame has none; how many in
+  // all, and in its frame.
+  std::vector<std::string> unreplayed;
+  uint64_t unreplayed_count = 0;
+  uint64_t unreplayed_in_frame = 0;
+};
+
 class FrameComparer {
  public:
-  // `lookup` takes the trace's image with a key (null when not there yet).
-  using Lookup = std::function<std::optional<FrameImage>(uint64_t key)>;
-  FrameComparer(int threshold, Lookup lookup) : threshold_(threshold), lookup_(std::move(lookup)) {}
+  // Takes the trace's image with a key (null when not there yet).
+  using Lookup = std::function<std::optional<FrameImage>(const ImageKey& key)>;
+  // Whether the trace has been read far enough that an image of this frame
+  // and recorded thread that is not there yet never will be.
+  using Settled = std::function<bool(uint64_t frame, uint32_t thread)>;
+  FrameComparer(int threshold, Lookup lookup, Settled settled = nullptr)
+      : threshold_(threshold), lookup_(std::move(lookup)), settled_(std::move(settled)) {}
 
-  // A replayed frame (numbered for the reports) and its image's key;
-  // compared now or once its trace image has been read.
-  void add(uint64_t frame, uint64_t key, uint32_t width, uint32_t height,
-           std::vector<uint8_t> pixels);
-  // Compares every waiting frame whose image is there now.
+  // Compared now, or once its trace image is there (images are compared in
+  // the order they were added).
+  void add(ReplayedImage image);
+  // Compares every waiting image whose trace image is there now.
   void poll();
-  // At the end: compares what can be, and counts the frames the trace has
-  // no image of.
+  // At the end: compares what can be, and counts the rest as without a
+  // trace image.
   void finish();
 
-  uint64_t identical() const { return identical_; }
+  uint64_t identical(ImageOrigin origin) const { return identical_[index(origin)]; }
+  uint64_t identical() const;
   uint64_t differing() const { return differing_; }
   uint64_t without_image() const { return without_image_; }
-  // One line per differing frame, in frame order.
+  // Frames with at least one image compared: all identical, or not; and
+  // frames whose images the trace had none of.
+  uint64_t frames_identical() const { return frames_identical_; }
+  uint64_t frames_differing() const { return frames_differing_; }
+  uint64_t frames_without_image() const { return frames_without_image_; }
+  // One report per differing image (several lines), in the order compared.
   const std::vector<std::string>& reports() const { return reports_; }
 
  private:
-  struct Pending {
-    uint64_t key;
-    uint32_t width, height;
-    std::vector<uint8_t> pixels;
+  struct FrameTally {
+    uint64_t waiting = 0, compared = 0, differing = 0;
+    uint64_t draws_compared = 0;
+    bool draw_differs = false;
+    uint64_t first_differing_draw = 0;  // its call, when draw_differs
+    std::string first_differing_function;
   };
-  void compare(uint64_t frame, const Pending& replayed, const FrameImage& traced);
+  static size_t index(ImageOrigin origin) { return static_cast<size_t>(origin); }
+  // Compares the waiting images whose trace image is there, in order, up
+  // to the first that is not (at the end: all, the rest without one).
+  void resolve(bool at_end);
+  void compare(const ReplayedImage& replayed, const FrameImage& traced);
+  void resolved(const ReplayedImage& image);
 
   int threshold_;
   Lookup lookup_;
-  std::map<uint64_t, Pending> pending_;
-  uint64_t identical_ = 0, differing_ = 0, without_image_ = 0;
+  Settled settled_;
+  std::map<uint64_t, ReplayedImage> pending_;  // by the order added
+  uint64_t added_ = 0;
+  std::map<uint64_t, FrameTally> frames_;  // frames with images still waiting
+  uint64_t identical_[kImageOrigins] = {};
+  uint64_t differing_ = 0, without_image_ = 0;
+  uint64_t frames_identical_ = 0, frames_differing_ = 0, frames_without_image_ = 0;
   std::vector<std::string> reports_;
+  // Calls not replayed that a report has named so far: each report names
+  // those only when more have failed since (one failed upload spoils every
+  // later image).
+  uint64_t unreplayed_reported_ = 0;
 };
 
 }  // namespace gltrace::glreplay

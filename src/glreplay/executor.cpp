@@ -11,11 +11,41 @@
 
 namespace gltrace::glreplay {
 
+namespace {
+
+// Calls that could not be replayed, listed in a differing image's report
+// (the rest are counted).
+constexpr size_t kUnreplayedListed = 3;
+
+// The draws after which the trace layer reads the framebuffer
+// (--framebuffer draw): its hand-written draw wrappers.
+bool is_draw(uint32_t function) {
+  switch (function) {
+    case api::kFn_glDrawArrays:
+    case api::kFn_glDrawArraysInstanced:
+    case api::kFn_glDrawElements:
+    case api::kFn_glDrawElementsInstanced:
+    case api::kFn_glDrawRangeElements:
+    case api::kFn_glDrawElementsBaseVertex:
+    case api::kFn_glDrawRangeElementsBaseVertex:
+    case api::kFn_glDrawElementsInstancedBaseVertex:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 GlExecutor::GlExecutor(Session& session, ExecutorOptions options)
     : session_(session),
       options_(std::move(options)),
-      comparer_(options_.threshold,
-                [&session](uint64_t seq) { return session.info().take_image(seq); }) {
+      comparer_(
+          options_.threshold,
+          [&session](const ImageKey& key) { return session.info().take_image(key); },
+          [&session](uint64_t frame, uint32_t thread) {
+            return session.info().frame_settled(frame, thread);
+          }) {
   session_.set_swap_hook([this](uint64_t frame) { on_swap(frame); });
 }
 
@@ -34,6 +64,7 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   }
   swap_image_key_ = *last_thread_seq_;
   *last_thread_seq_ = call->seq;
+  call_ = call;
   session_.set_call(call);
   if (calls_ == 1 && session_.info().mid_run())
     fprintf(stderr,
@@ -46,7 +77,7 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   std::string message;
   switch (entry.kind) {
     case ReplayKind::kSkip:
-      return true;
+      break;
     case ReplayKind::kNone:
       message = "unknown function id " + std::to_string(call->function);
       break;
@@ -64,25 +95,58 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
       break;
     }
   }
-  if (message.empty()) return true;
-  if (session_.options().stop_on_error) {
-    *error = message;  // the engine names the call
-    return false;
+  if (!message.empty()) {
+    if (session_.options().stop_on_error) {
+      *error = message;  // the engine names the call
+      return false;
+    }
+    session_.report(message);
+    std::string listed = "call " + std::to_string(call->seq) + ": " + message;
+    if (first_unreplayed_.size() < kUnreplayedListed) first_unreplayed_.push_back(listed);
+    if (frame_unreplayed_.size() < kUnreplayedListed) frame_unreplayed_.push_back(listed);
+    ++unreplayed_count_;
+    ++frame_unreplayed_count_;
   }
-  session_.report(message);
+  if (is_draw(call->function))
+    read_image(session_.frame(), Session::ReadArea::kViewport, ImageOrigin::kDraw, call->seq);
+  // A glFinish the trace layer marked as the end of an off-screen frame.
+  if (increment.ends_frame && call->function == api::kFn_glFinish) {
+    read_image(session_.frame(), Session::ReadArea::kFinish, ImageOrigin::kFinish, call->seq);
+    session_.next_frame();  // a swap counts its own in the session
+    frame_ended();
+  }
   return true;
 }
 
 void GlExecutor::on_swap(uint64_t frame) {
-  bool compare = options_.compare && pass_ == 1;
-  bool snap = options_.snapshot_frames.has_value() && pass_ == 1 &&
+  // The swap's trace image is keyed by its thread's call before it.
+  read_image(frame, Session::ReadArea::kSurface, ImageOrigin::kSwap, swap_image_key_);
+  frame_ended();
+}
+
+void GlExecutor::frame_ended() {
+  frame_unreplayed_.clear();
+  frame_unreplayed_count_ = 0;
+}
+
+void GlExecutor::read_image(uint64_t frame, Session::ReadArea area, ImageOrigin origin,
+                            uint64_t key_seq) {
+  // Only what the trace holds images of (snapshots are of frames).
+  TraceInfo& info = session_.info();
+  bool compare = options_.compare && pass_ == 1 &&
+                 (origin == ImageOrigin::kDraw ? info.draw_images() : info.frame_images());
+  bool snap = origin != ImageOrigin::kDraw && options_.snapshot_frames.has_value() && pass_ == 1 &&
               frame >= options_.snapshot_frames->first && frame <= options_.snapshot_frames->second;
   if (!compare && !snap) return;
   std::vector<uint8_t> pixels;
   uint32_t width = 0, height = 0;
   std::string error;
-  if (!session_.read_framebuffer(&pixels, &width, &height, &error)) {
-    session_.report("frame " + std::to_string(frame) + ": cannot read the framebuffer: " + error);
+  if (!session_.read_framebuffer(&pixels, &width, &height, &error, area)) {
+    // After a draw or at a glFinish the app may have bound what RGBA8
+    // cannot read (a depth-only FBO): the trace layer skipped those too. A
+    // trace image left unread is counted at the end.
+    if (origin == ImageOrigin::kSwap)
+      session_.report("frame " + std::to_string(frame) + ": cannot read the framebuffer: " + error);
     return;
   }
   if (snap) {
@@ -94,7 +158,21 @@ void GlExecutor::on_swap(uint64_t frame) {
       session_.report(error);
   }
   if (compare) {
-    comparer_.add(frame, swap_image_key_, width, height, std::move(pixels));
+    ReplayedImage image;
+    image.frame = frame;
+    image.thread = call_->thread;
+    image.key = {key_seq, origin};
+    image.call = call_->seq;
+    image.function = call_->function < api::kFunctionIdLimit
+                         ? api::kFunctionInfo[call_->function].name
+                         : "function " + std::to_string(call_->function);
+    image.width = width;
+    image.height = height;
+    image.pixels = std::move(pixels);
+    image.unreplayed = frame_unreplayed_.empty() ? first_unreplayed_ : frame_unreplayed_;
+    image.unreplayed_count = unreplayed_count_;
+    image.unreplayed_in_frame = frame_unreplayed_count_;
+    comparer_.add(std::move(image));
     print_reports();
   }
 }

@@ -1,7 +1,9 @@
 // The replay engine's Executor for GL calls: runs each Call through its
 // generated or hand-written replay function, reports calls that cannot be
-// replayed ("call N: ..."), and at each swap reads the frame back for
-// --compare and --snapshot.
+// replayed ("call N: ..."), and reads the framebuffer back for --compare
+// and --snapshot: at each frame's end (a swap, or the glFinish that ends an
+// off-screen program's frame) and, when the trace holds images after draws,
+// after each draw.
 //
 // prepare() is left to the engine's default (nothing): the source already
 // copies each call into its owned form, and the conversions need the
@@ -16,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "glreplay/args.h"
 #include "glreplay/compare.h"
@@ -42,14 +45,21 @@ class GlExecutor : public replay::Executor {
   bool restart(std::string* error) override;
   void thread_exiting(uint32_t target) override;
 
-  // After the replay: compares the frames whose trace image came last.
+  // After the replay: compares the images whose trace image came last.
   void finish();
   const FrameComparer& comparer() const { return comparer_; }
   uint64_t snapshots_written() const { return snapshots_; }
   uint64_t calls() const { return calls_; }
+  // Replay passes begun (loop mode makes several).
+  uint64_t passes() const { return pass_; }
 
  private:
   void on_swap(uint64_t frame);
+  // After a frame's end (a swap or glFinish).
+  void frame_ended();
+  // Reads `area` for the compare (an image of `origin` keyed by `key_seq`,
+  // belonging to the running call) and, at a frame's end, the snapshot.
+  void read_image(uint64_t frame, Session::ReadArea area, ImageOrigin origin, uint64_t key_seq);
   void print_reports();
 
   Session& session_;
@@ -69,6 +79,12 @@ class GlExecutor : public replay::Executor {
   uint32_t last_thread_ = 0;
   uint64_t* last_thread_seq_ = nullptr;
   uint64_t swap_image_key_ = 0;  // for the swap running now
+  const Call* call_ = nullptr;   // the call running now
+  // Calls that could not be replayed, for the reports of differing images:
+  // the first few of the replay and of the frame in progress, how many in
+  // all and in the frame.
+  std::vector<std::string> first_unreplayed_, frame_unreplayed_;
+  uint64_t unreplayed_count_ = 0, frame_unreplayed_count_ = 0;
 };
 
 }  // namespace gltrace::glreplay

@@ -16,10 +16,11 @@ namespace gltrace::glreplay {
   "headless by default (EGL surfaceless platform: the app's windows become pbuffers\n"    \
   "of the recorded size), at the recorded times unless -n.\n"                             \
   "\n"                                                                                    \
-  "  --compare[=T]      compare every frame with the framebuffer the trace captured\n"    \
-  "                     (gltrace trace --framebuffer swap); T is the largest channel\n"   \
-  "                     difference still counted as equal (default 0: exact); exit 1\n"   \
-  "                     if a frame differs\n"                                             \
+  "  --compare[=T]      compare every framebuffer image the trace captured (gltrace\n"    \
+  "                     trace --framebuffer swap|draw|swap,draw: at frame ends, after\n"  \
+  "                     draws) with the replay's; T is the largest channel difference\n"  \
+  "                     still counted as equal (default 0: exact); exit 1 if an\n"        \
+  "                     image differs (each is reported with its call and why)\n"         \
   "  --snapshot FRAMES  write frames N, N-M, N- or all as PNG files to -o DIR\n"          \
   "  -o DIR             where --snapshot writes (created if missing)\n"                   \
   "  --benchmark        as fast as possible (-n), no checks; prints frames/s, calls/s\n"  \

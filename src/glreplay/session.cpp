@@ -440,10 +440,10 @@ void Session::report(const std::string& message) {
 // --- frames -------------------------------------------------------------------------------
 
 bool Session::read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, uint32_t* height,
-                               std::string* error) {
+                               std::string* error, ReadArea area) {
   const Binding& bound = *bound_;
-  if (bound.context == nullptr || bound.surface == EGL_NO_SURFACE) {
-    *error = "no context and surface are current";
+  if (bound.context == nullptr) {
+    *error = "no context is current";
     return false;
   }
   auto query = REAL(eglQuerySurface);
@@ -458,31 +458,41 @@ bool Session::read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, ui
     *error = "the driver lacks a function to read the framebuffer";
     return false;
   }
-  EGLint w = 0, h = 0;
-  query(display_, bound.surface, EGL_WIDTH, &w);
-  query(display_, bound.surface, EGL_HEIGHT, &h);
-  if (w <= 0 || h <= 0) {
-    *error = "the current surface has no size";
-    return false;
-  }
   auto integer = [&](GLenum pname) {
     GLint value = 0;
     get(pname, &value);
     return value;
   };
-  // As the trace layer reads it: framebuffer 0, RGBA8, tightly packed; every
-  // binding and pack parameter it touches is put back.
-  while (get_error() != GL_NO_ERROR) {
-  }
   bool es3 = bound.context->client_version >= 3;
   GLint draw_fb = integer(GL_FRAMEBUFFER_BINDING);
   GLint read_fb = es3 ? integer(GL_READ_FRAMEBUFFER_BINDING) : draw_fb;
-  bind_fb(es3 ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER, 0);
+  GLint source = 0;
+  GLint region[4] = {0, 0, 0, 0};  // x, y, width, height
+  if (area == ReadArea::kViewport || (area == ReadArea::kFinish && draw_fb != 0)) {
+    source = draw_fb;
+    get(GL_VIEWPORT, region);
+  } else {
+    if (bound.surface == EGL_NO_SURFACE) {
+      *error = "no surface is current";
+      return false;
+    }
+    query(display_, bound.surface, EGL_WIDTH, &region[2]);
+    query(display_, bound.surface, EGL_HEIGHT, &region[3]);
+  }
+  if (region[2] <= 0 || region[3] <= 0) {
+    *error = source == 0 ? "the current surface has no size" : "the viewport is empty";
+    return false;
+  }
+  // As the trace layer reads it: RGBA8, tightly packed; every binding and
+  // pack parameter it touches is put back.
+  while (get_error() != GL_NO_ERROR) {
+  }
+  bind_fb(es3 ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER, static_cast<GLuint>(source));
   GLenum read_error = GL_NO_ERROR;
   {
     PixelStoreScope packing(get, store, bind_buffer, es3, PixelStoreScope::Direction::kPack);
-    pixels->assign(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, 0);
-    read(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels->data());
+    pixels->assign(static_cast<size_t>(region[2]) * static_cast<size_t>(region[3]) * 4, 0);
+    read(region[0], region[1], region[2], region[3], GL_RGBA, GL_UNSIGNED_BYTE, pixels->data());
     read_error = get_error();
   }
   if (es3)
@@ -493,8 +503,8 @@ bool Session::read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, ui
     *error = "glReadPixels failed: GL error " + hex(read_error);
     return false;
   }
-  *width = static_cast<uint32_t>(w);
-  *height = static_cast<uint32_t>(h);
+  *width = static_cast<uint32_t>(region[2]);
+  *height = static_cast<uint32_t>(region[3]);
   return true;
 }
 

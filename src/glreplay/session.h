@@ -282,10 +282,15 @@ class Session {
     if (swap_hook_) swap_hook_(frame_);
   }
   void next_frame() { ++frame_; }
-  // Reads the current draw surface (RGBA8, bottom row first); false when it
-  // cannot. The GL state it touches is put back.
+  // What a read-back covers, as the trace layer reads it: the draw surface
+  // whole (swaps), the bound draw framebuffer within the viewport (after
+  // draws), or at a glFinish that ends a frame the surface when framebuffer
+  // 0 is bound and else the bound one within the viewport.
+  enum class ReadArea { kSurface, kViewport, kFinish };
+  // Reads it (RGBA8, bottom row first); false when it cannot. The GL state
+  // it touches is put back.
   bool read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, uint32_t* height,
-                        std::string* error);
+                        std::string* error, ReadArea area = ReadArea::kSurface);
 
   // On a replay thread that ends: releases its current context there (EGL
   // keeps a context current on a thread until that thread lets it go). Safe

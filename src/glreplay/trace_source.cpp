@@ -34,24 +34,43 @@ std::optional<ContextInfo> TraceInfo::last_sized_context() const {
   return last_sized_;
 }
 
-void TraceInfo::add_image(uint64_t seq, FrameImage image) {
+void TraceInfo::add_image(const ImageKey& key, FrameImage image) {
   std::lock_guard<std::mutex> lock(mutex_);
-  images_[seq] = std::move(image);
+  images_[key] = std::move(image);
+  ever_had_images_ = true;
 }
 
-std::optional<FrameImage> TraceInfo::take_image(uint64_t seq) {
+std::optional<FrameImage> TraceInfo::take_image(const ImageKey& key) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = images_.find(seq);
+  auto it = images_.find(key);
   if (it == images_.end()) return std::nullopt;
   FrameImage image = std::move(it->second);
   images_.erase(it);
-  ever_had_images_ = true;
   return image;
 }
 
 bool TraceInfo::has_images() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return ever_had_images_ || !images_.empty();
+  return ever_had_images_;
+}
+
+size_t TraceInfo::images_left() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return images_.size();
+}
+
+void TraceInfo::add_frame(uint32_t thread, uint64_t number) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  uint64_t& read = frames_read_[thread];
+  read = std::max(read, number + 1);
+}
+
+bool TraceInfo::frame_settled(uint64_t frame, uint32_t thread) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = frames_read_.find(thread);
+  // A swap image is completed at the thread's next frame end: with the
+  // Frame record of the one after that read, its images are all in.
+  return it != frames_read_.end() && it->second > frame + 2;
 }
 
 // --- blobs -----------------------------------------------------------------------
@@ -160,7 +179,22 @@ class TraceSource::Collector : public format::Consumer {
   Collector(const Collector&) = delete;
   Collector& operator=(const Collector&) = delete;
 
-  void on_header(const format::Header& header) override { info_.set_mid_run(header.mid_run); }
+  void on_header(const format::Header& header) override {
+    info_.set_mid_run(header.mid_run);
+    // "framebuffer=swap", "framebuffer=draw" or "framebuffer=swap,draw".
+    std::string_view options = header.capture_options;
+    size_t framebuffer = options.find("framebuffer=");
+    if (framebuffer != std::string_view::npos) {
+      std::string_view when = options.substr(framebuffer + 12);
+      when = when.substr(0, when.find(' '));
+      if (when.find("swap") != std::string_view::npos) info_.set_frame_images();
+      if (when.find("draw") != std::string_view::npos) info_.set_draw_images();
+    }
+  }
+
+  void on_frame(const format::Frame& frame) override {
+    info_.add_frame(frame.thread, frame.number);
+  }
 
   // The offset of the chunk being decoded (where its blobs can be read again).
   void set_chunk_offset(uint64_t offset) { chunk_offset_ = offset; }
@@ -179,11 +213,18 @@ class TraceSource::Collector : public format::Consumer {
   }
 
   void on_image(const format::Image& image) override {
-    // Images after draws are several per frame; --compare checks swaps.
-    if (!options_.keep_images || image.origin == "draw") return;
+    if (!options_.keep_images) return;
+    std::optional<ImageOrigin> origin = parse_origin(image.origin);
+    if (!origin.has_value()) return;
+    // Live tracing may switch captures on mid-run.
+    if (*origin == ImageOrigin::kDraw)
+      info_.set_draw_images();
+    else
+      info_.set_frame_images();
     Bytes pixels = blobs_.get(image.blob);
     if (pixels != nullptr && pixels->size() == uint64_t{image.width} * image.height * 4)
-      info_.add_image(image.seq, FrameImage{image.width, image.height, std::move(pixels)});
+      info_.add_image({image.seq, *origin},
+                      FrameImage{image.width, image.height, std::move(pixels)});
   }
 
   void on_call(const format::Call& c) override {
@@ -230,9 +271,12 @@ class TraceSource::Collector : public format::Consumer {
     // Each recorded thread is replayed on a thread of its own, with its own
     // current context.
     increment.target = c.thread;
+    // A glFinish ends a frame where the trace layer said so (a program that
+    // had not swapped yet).
     increment.ends_frame = c.function == api::kFn_eglSwapBuffers ||
                            c.function == api::kFn_eglSwapBuffersWithDamageKHR ||
-                           c.function == api::kFn_eglSwapBuffersWithDamageEXT;
+                           c.function == api::kFn_eglSwapBuffersWithDamageEXT ||
+                           (c.ends_frame && c.function == api::kFn_glFinish);
     increment.payload = std::move(payload);
     push(std::move(increment));
   }

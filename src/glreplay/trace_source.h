@@ -1,6 +1,7 @@
 // The replay's source: reads a .gltrace front to back and makes one
 // Increment per Call (index = seq, timestamp = start_ns, target = the
-// recorded thread, ends_frame = eglSwapBuffers*), whose payload is a
+// recorded thread, ends_frame = eglSwapBuffers*, or a glFinish the trace
+// layer marked as a frame's end), whose payload is a
 // glreplay::Call, in seq order: each thread's calls reach the file in its own
 // chunks, so calls of several threads are merged back into recorded order.
 // What the executor needs besides calls (contexts' surface sizes, the
@@ -20,6 +21,7 @@
 
 #include "format/reader.h"
 #include "glreplay/call.h"
+#include "glreplay/compare.h"
 #include "replay/increment.h"
 
 namespace gltrace::glreplay {
@@ -33,14 +35,30 @@ class TraceInfo {
   // The latest context record (in file order) with a surface size.
   std::optional<ContextInfo> last_sized_context() const;
 
-  // A swap's image, by the seq of the last call its thread made before that
-  // swap (Image.seq): unique, unlike frame numbers, which threads swapping
-  // at the same time may both read.
-  void add_image(uint64_t seq, FrameImage image);
-  // The image of that swap, which the TraceInfo then forgets (it is big).
-  std::optional<FrameImage> take_image(uint64_t seq);
+  // A trace image, by the seq of the call it was read after (Image.seq;
+  // for a swap, the last call its thread made before it: unique, unlike
+  // frame numbers, which threads swapping at the same time may both read)
+  // and its origin.
+  void add_image(const ImageKey& key, FrameImage image);
+  // That image, which the TraceInfo then forgets (it is big).
+  std::optional<FrameImage> take_image(const ImageKey& key);
   // Whether the trace had any image (taken or not).
   bool has_images() const;
+  // Images read and not taken (yet).
+  size_t images_left() const;
+  // Whether the trace holds images at frame ends (--framebuffer swap) and
+  // after draws (--framebuffer draw): the replay reads only those back.
+  void set_frame_images() { frame_images_ = true; }
+  bool frame_images() const { return frame_images_; }
+  void set_draw_images() { draw_images_ = true; }
+  bool draw_images() const { return draw_images_; }
+
+  // A Frame record was read: that thread's images of frames before
+  // `number` - 1 are all in (a frame's images are written by the end of the
+  // thread's next frame).
+  void add_frame(uint32_t thread, uint64_t number);
+  // Whether an image of this frame and thread not there yet never will be.
+  bool frame_settled(uint64_t frame, uint32_t thread) const;
 
   // The capture began after the app's first frame (Header.mid_run).
   void set_mid_run(bool mid_run) { mid_run_ = mid_run; }
@@ -50,8 +68,11 @@ class TraceInfo {
   mutable std::mutex mutex_;
   std::map<uint32_t, ContextInfo> contexts_;
   std::optional<ContextInfo> last_sized_;
-  std::unordered_map<uint64_t, FrameImage> images_;
+  std::map<ImageKey, FrameImage> images_;
   bool ever_had_images_ = false;
+  std::unordered_map<uint32_t, uint64_t> frames_read_;  // per thread: 1 + the last Frame.number
+  std::atomic<bool> frame_images_{false};
+  std::atomic<bool> draw_images_{false};
   std::atomic<bool> mid_run_{false};
 };
 
@@ -68,7 +89,7 @@ struct SeqGap {
 std::string describe_gap(const SeqGap& gap);
 
 struct SourceOptions {
-  // Keep the trace's swap images (for --compare); otherwise they are dropped.
+  // Keep the trace's images (for --compare); otherwise they are dropped.
   bool keep_images = false;
   // Blob bytes kept in memory for the calls still to come: past this, the
   // least recently used are dropped and read again from the file when a

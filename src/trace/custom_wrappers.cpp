@@ -71,6 +71,9 @@ struct ContextState {
   std::vector<Mapping> mappings;
   PendingRead reads[kReadsInFlight];
   size_t next_read = 0;  // reads[next_read % kReadsInFlight] is the oldest
+  // A draw call was made since the context's last frame end (see
+  // trace_glFinish).
+  bool drew = false;
 };
 
 // Per session (contexts are numbered per session). A map a new session
@@ -78,6 +81,10 @@ struct ContextState {
 using ContextStates = std::unordered_map<uint32_t, std::unique_ptr<ContextState>>;
 std::mutex g_contexts_mutex;
 ContextStates* g_contexts = new ContextStates();
+
+// The session (generation) in which the program swapped first: from then
+// on only swaps end frames (see trace_glFinish). 0: none yet.
+std::atomic<uint32_t> g_swapped_generation{0};
 
 ContextState* context_state(ThreadState* thread) {
   if (thread->context_data != nullptr && thread->context_data_index == thread->context)
@@ -311,6 +318,7 @@ void capture_region(ThreadState* thread, GLint source_fb, GLint x, GLint y, GLsi
 
 // What a draw call just rendered: the bound draw framebuffer, in the viewport.
 void capture_after_draw(ThreadState* thread) {
+  if (thread->context != 0) context_state(thread)->drew = true;
   if (mode() != Mode::kFull || !capture_framebuffer_on_draw() || thread->context == 0) return;
   GLint viewport[4] = {0, 0, 0, 0};
   NEXT(glGetIntegerv)(GL_VIEWPORT, viewport);
@@ -335,6 +343,7 @@ void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface sur
 template <typename Swap>
 EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface surface,
                        const EGLint* rects, EGLint n_rects, bool with_damage) {
+  if (recording()) g_swapped_generation.store(g_hot.generation.load(std::memory_order_relaxed));
   if (recording() && mode() == Mode::kFull && thread_state()->context != 0) {
     // What was read during the frame is done by now (or soon): written out
     // here, so no more than the last swap's read is ever in flight at a
@@ -358,6 +367,26 @@ EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface su
   }
   live_switch_point(true);
   return result;
+}
+
+// --- frames of off-screen programs --------------------------------------------
+
+// What a frame ended by glFinish rendered: the bound draw framebuffer, read
+// now (glFinish has waited for the rendering already). Framebuffer 0 is read
+// whole (its surface), an FBO within the viewport, as after draws.
+void capture_finished_frame(ThreadState* thread) {
+  GLint framebuffer = driver_integer(GL_FRAMEBUFFER_BINDING);
+  GLint region[4] = {0, 0, 0, 0};
+  if (framebuffer == 0) {
+    EGLSurface surface = NEXT(eglGetCurrentSurface)(EGL_DRAW);
+    if (surface == EGL_NO_SURFACE) return;  // surfaceless: nothing to read
+    EGLDisplay display = NEXT(eglGetCurrentDisplay)();
+    NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &region[2]);
+    NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &region[3]);
+  } else {
+    NEXT(glGetIntegerv)(GL_VIEWPORT, region);
+  }
+  read_framebuffer(thread, framebuffer, region[0], region[1], region[2], region[3], "finish");
 }
 
 // --- client memory at draws --------------------------------------------------
@@ -893,6 +922,34 @@ TRACE_DRAW_ELEMENTS(glDrawRangeElementsBaseVertex,
                     rec.args().sint_value(basevertex))
 #undef BASE
 #undef INSTANCES
+
+// A program that never presents (rendering into FBOs or pbuffers, glmark2
+// --off-screen) has no swaps to count frames by. Until the program swaps
+// for the first time in the session, a glFinish ends a frame when its
+// context drew (a glDraw* call) since its last frame end: uploads and
+// helper contexts that only wait do not make frames. The call carries
+// ends_frame, so a replay needs no rule of its own.
+void trace_glFinish() {
+  CallRecorder rec(api::kFn_glFinish);
+  NEXT(glFinish)();
+  if (!rec.finish()) return;
+  ThreadState* thread = rec.thread();
+  bool ends_frame = false;
+  if (thread->context != 0 &&
+      g_swapped_generation.load(std::memory_order_relaxed) != thread->generation) {
+    ContextState* state = context_state(thread);
+    ends_frame = state->drew;
+    state->drew = false;
+  }
+  if (ends_frame) rec.call_encoder().uint_field(schema::call::kEndsFrame, 1);
+  rec.commit();
+  if (!ends_frame) return;
+  if (mode() == Mode::kFull) {
+    complete_pending_reads(thread);  // the frame's after-draw images, before its end
+    if (capture_framebuffer_on_swap()) capture_finished_frame(thread);
+  }
+  end_frame(thread, rec.seq());
+}
 
 void* trace_glMapBufferRange(GLenum target, GLintptr offset, GLsizeiptr length, GLbitfield access) {
   return traced_map_range(api::kFn_glMapBufferRange, NEXT(glMapBufferRange), target, offset, length,

@@ -102,9 +102,23 @@ TEST(GlreplayCompare, CountsPixelsBeyondTheThreshold) {
   EXPECT_TRUE(glreplay::compare_images(a.data(), 4, 4, b.data(), 2, 8, 0).size_differs);
 }
 
+glreplay::ReplayedImage replayed(uint64_t frame, uint64_t seq, glreplay::ImageOrigin origin,
+                                 uint8_t value, const char* function = "eglSwapBuffers") {
+  glreplay::ReplayedImage image;
+  image.frame = frame;
+  image.key = {seq, origin};
+  image.call = origin == glreplay::ImageOrigin::kSwap ? seq + 1 : seq;
+  image.function = function;
+  image.width = image.height = 2;
+  image.pixels.assign(16, value);
+  return image;
+}
+
 TEST(GlreplayCompare, ImagesReadAfterTheirSwapAreMatchedByKey) {
-  std::map<uint64_t, FrameImage> trace;  // by key (a seq)
-  glreplay::FrameComparer comparer(0, [&](uint64_t key) -> std::optional<FrameImage> {
+  using glreplay::ImageKey;
+  using glreplay::ImageOrigin;
+  std::map<ImageKey, FrameImage> trace;
+  glreplay::FrameComparer comparer(0, [&](const ImageKey& key) -> std::optional<FrameImage> {
     auto it = trace.find(key);
     if (it == trace.end()) return std::nullopt;
     FrameImage image = it->second;
@@ -114,18 +128,91 @@ TEST(GlreplayCompare, ImagesReadAfterTheirSwapAreMatchedByKey) {
   auto image = [](uint8_t value) {
     return FrameImage{2, 2, std::make_shared<const std::string>(16, static_cast<char>(value))};
   };
-  comparer.add(0, 40, 2, 2, std::vector<uint8_t>(16, 1));  // its image comes later
+  comparer.add(replayed(0, 40, ImageOrigin::kSwap, 1));  // its image comes later
   EXPECT_EQ(comparer.identical() + comparer.differing(), 0u);
-  trace[40] = image(1);
-  trace[31] = image(7);  // frame 1's, made by a thread that swapped at the same time
-  comparer.add(1, 31, 2, 2, std::vector<uint8_t>(16, 1));  // compared with 0's on the way
+  trace[{40, ImageOrigin::kSwap}] = image(1);
+  trace[{31, ImageOrigin::kSwap}] =
+      image(7);  // frame 1's, made by a thread that swapped at the same time
+  trace[{31, ImageOrigin::kDraw}] = image(1);            // a draw's: same seq, another image
+  comparer.add(replayed(1, 31, ImageOrigin::kSwap, 1));  // compared with 0's on the way
   EXPECT_EQ(comparer.identical(), 1u);
   EXPECT_EQ(comparer.differing(), 1u);
   ASSERT_EQ(comparer.reports().size(), 1u);
-  EXPECT_EQ(comparer.reports()[0], "frame 1: 4 of 4 pixels differ (max channel difference 6)");
-  comparer.add(2, 50, 2, 2, std::vector<uint8_t>(16, 1));  // never in the trace
+  EXPECT_EQ(comparer.reports()[0],
+            "frame 1, image at call 32 (eglSwapBuffers, origin swap): 4 of 4 pixels differ (max "
+            "channel difference 6) within x 0-1, y 0-1");
+  comparer.add(replayed(2, 50, ImageOrigin::kSwap, 1));  // never in the trace
   comparer.finish();
   EXPECT_EQ(comparer.without_image(), 1u);
+  EXPECT_EQ(comparer.frames_identical(), 1u);
+  EXPECT_EQ(comparer.frames_differing(), 1u);
+  EXPECT_EQ(comparer.frames_without_image(), 1u);
+}
+
+// A differing frame's report says where it went wrong: the first draw whose
+// image differs, the calls that could not be replayed, the differing area.
+TEST(GlreplayCompare, AFrameEndReportNamesItsFirstDifferingDraw) {
+  using glreplay::ImageKey;
+  using glreplay::ImageOrigin;
+  std::map<ImageKey, FrameImage> trace;
+  auto image = [](uint8_t value, size_t changed_pixel) {
+    std::string pixels(16, 1);
+    if (changed_pixel < 4) pixels[changed_pixel * 4 + 2] = static_cast<char>(value);
+    return FrameImage{2, 2, std::make_shared<const std::string>(std::move(pixels))};
+  };
+  trace[{10, ImageOrigin::kDraw}] = image(1, 9);  // identical
+  trace[{12, ImageOrigin::kDraw}] = image(9, 3);  // pixel (1, 1) differs
+  trace[{14, ImageOrigin::kDraw}] = image(9, 3);
+  trace[{15, ImageOrigin::kFinish}] = image(9, 3);
+  bool settled = false;
+  glreplay::FrameComparer comparer(
+      0,
+      [&](const ImageKey& key) -> std::optional<FrameImage> {
+        auto it = trace.find(key);
+        if (it == trace.end()) return std::nullopt;
+        FrameImage found = it->second;
+        trace.erase(it);
+        return found;
+      },
+      [&](uint64_t, uint32_t) { return settled; });
+  comparer.add(replayed(0, 10, ImageOrigin::kDraw, 1, "glDrawArrays"));
+  glreplay::ReplayedImage second = replayed(0, 12, ImageOrigin::kDraw, 1, "glDrawElements");
+  second.unreplayed = {"call 11: cannot replay glTexImage2D: argument pixels was not captured"};
+  second.unreplayed_count = second.unreplayed_in_frame = 1;
+  comparer.add(second);
+  glreplay::ReplayedImage third = replayed(0, 14, ImageOrigin::kDraw, 1, "glDrawArrays");
+  third.unreplayed = second.unreplayed;
+  third.unreplayed_count = third.unreplayed_in_frame = 1;
+  comparer.add(third);
+  comparer.add(replayed(0, 15, ImageOrigin::kFinish, 1, "glFinish"));
+  ASSERT_EQ(comparer.reports().size(), 3u);
+  EXPECT_EQ(comparer.reports()[0],
+            "frame 0, image after call 12 (glDrawElements, origin draw): 1 of 4 pixels differ "
+            "(max channel difference 8) within x 1-1, y 1-1\n"
+            "  1 call before it could not be replayed (1 in this frame), among them:\n"
+            "    call 11: cannot replay glTexImage2D: argument pixels was not captured");
+  // The same failure is named once.
+  EXPECT_EQ(comparer.reports()[1],
+            "frame 0, image after call 14 (glDrawArrays, origin draw): 1 of 4 pixels differ "
+            "(max channel difference 8) within x 1-1, y 1-1");
+  EXPECT_EQ(comparer.reports()[2],
+            "frame 0, image after call 15 (glFinish, origin finish): 1 of 4 pixels differ (max "
+            "channel difference 8) within x 1-1, y 1-1\n"
+            "  the first draw of this frame whose image differs: call 12 (glDrawElements)");
+  // An image the trace lacks waits (in order) until the trace is read far
+  // enough, then counts as without one.
+  comparer.add(replayed(1, 20, ImageOrigin::kDraw, 1, "glDrawArrays"));
+  trace[{21, ImageOrigin::kFinish}] = image(1, 9);
+  comparer.add(replayed(1, 21, ImageOrigin::kFinish, 1, "glFinish"));
+  EXPECT_EQ(comparer.identical(ImageOrigin::kFinish), 0u);
+  settled = true;
+  comparer.poll();
+  EXPECT_EQ(comparer.without_image(), 1u);
+  EXPECT_EQ(comparer.identical(ImageOrigin::kFinish), 1u);
+  EXPECT_EQ(comparer.identical(ImageOrigin::kDraw), 1u);
+  comparer.finish();
+  EXPECT_EQ(comparer.frames_differing(), 1u);
+  EXPECT_EQ(comparer.frames_identical(), 1u);
 }
 
 std::vector<replay::Increment> read_all(glreplay::TraceSource& source, std::string* error,
@@ -398,7 +485,13 @@ TEST(GlreplayDemo, UncapturedDataIsReportedAndTheFramesDiffer) {
   EXPECT_NE(r.err.find("1 calls could not be replayed"), std::string::npos) << r.err;
   CompareLine c = compare_line(r.out);
   EXPECT_EQ(c.differ, 3u) << r.out;  // the texture is missing from every frame
-  EXPECT_NE(r.out.find("frame 0: "), std::string::npos) << r.out;
+  // The report names the image's call and the call that could not be replayed.
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(frame 0, image at call \d+ \(eglSwapBuffers, origin swap\): \d+ of )"
+                        R"(76800 pixels differ \(max channel difference \d+\) within x \d+-\d+, y )"
+                        R"(\d+-\d+\n  1 call before it could not be replayed \(1 in this frame\), )"
+                        R"(among them:\n    call \d+: cannot replay glTexImage2D)")))
+      << r.out;
   // --stop-on-error: the replay ends at that call.
   ProcessResult stop = glreplay({"-n", "--stop-on-error", trace});
   EXPECT_EQ(stop.exit_code, 1);
@@ -655,8 +748,10 @@ TEST(GlreplayEglImages, PixelsOfImagesOfGlObjectsOnRequest) {
 class ImageSourceTrace {
  public:
   // `source`: the ImageSource pixels (empty: not captured); `frame`: the
-  // swap image the trace holds.
-  static void write(const std::string& path, const std::string& source, const std::string& frame) {
+  // swap image the trace holds; `stray_origin`: also an image of that
+  // origin after the blit, where the replay reads none.
+  static void write(const std::string& path, const std::string& source, const std::string& frame,
+                    const char* stray_origin = nullptr) {
     ImageSourceTrace t;
     encode_header(t.e_, 1, "dmabuf");
     encode_thread(t.e_, 1, 1, "main");
@@ -717,6 +812,17 @@ class ImageSourceTrace {
       e.string_field(schema::image::kOrigin, "swap");
       e.uint_field(schema::image::kContext, 1);
     });
+    if (stray_origin != nullptr) {
+      t.record(schema::record::kImage, [&](wire::Encoder& e) {
+        e.uint_field(schema::image::kFrame, 0);
+        e.uint_field(schema::image::kSeq, last);
+        e.uint_field(schema::image::kWidth, 4);
+        e.uint_field(schema::image::kHeight, 4);
+        e.fixed64_field(schema::image::kBlob, 0xf4a);
+        e.string_field(schema::image::kOrigin, stray_origin);
+        e.uint_field(schema::image::kContext, 1);
+      });
+    }
     t.call(api::kFn_eglDestroyImageKHR, {u(dpy), u(image)}, u(1));
     std::string error;
     auto writer = format::TraceWriter::open_file(path, {}, &error);
@@ -793,6 +899,19 @@ std::string rgba_pattern(int seed) {
   for (size_t i = 0; i < p.size(); ++i)
     p[i] = static_cast<char>(i % 4 == 3 ? 255 : (i * 37 + static_cast<size_t>(seed)) % 256);
   return p;
+}
+
+// A trace image the replay read nothing for (here: a glFinish image after a
+// call that is no glFinish) is not silently dropped: the compare fails.
+TEST(GlreplayCompareEnd, ATraceImageWithoutAReplayedOneFailsTheCompare) {
+  std::string dir = make_temp_dir();
+  std::string pixels = rgba_pattern(1);
+  ImageSourceTrace::write(dir + "/stray.gltrace", pixels, pixels, "finish");
+  ProcessResult r = glreplay({"-n", "--compare", dir + "/stray.gltrace"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(compare_line(r.out).identical, 1u) << r.out;
+  EXPECT_NE(r.out.find("compare: 1 trace images had no replayed image"), std::string::npos)
+      << r.out;
 }
 
 TEST(GlreplayEglImages, AnImageFromOutsideGlReplaysFromItsRecordedPixels) {

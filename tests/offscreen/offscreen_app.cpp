@@ -1,0 +1,212 @@
+// gltrace-offscreen-app: a GLES 3 program that never swaps, as off-screen
+// renderers and benchmarks (glmark2 --off-screen) are: each frame renders a
+// turning triangle into a texture FBO, uploads a small pattern texture
+// (glTexSubImage2D), draws both textures into a second FBO (a renderbuffer)
+// or into its pbuffer, in turn, and ends with glFinish, the way such
+// programs wait for their frame. Frames end alternately with the
+// FBO and with framebuffer 0 bound, so both ways a frame is read back are
+// exercised.
+//   gltrace-offscreen-app [--frames N] [--surfaceless] [--swap-from F]
+// --surfaceless: no surface at all (EGL_KHR_surfaceless_context): every
+// frame ends with an FBO bound. --swap-from F: from frame F on, the app also
+// swaps its pbuffer after the glFinish (as a program that starts presenting).
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES3/gl3.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "apps/gles_app.h"
+
+namespace test_app = gltrace::test_app;
+
+namespace {
+
+constexpr const char* kApp = "offscreen_app";
+
+bool check(bool ok, const char* what) { return test_app::check(ok, kApp, what); }
+
+constexpr int kTextureSize = 64;
+constexpr int kPatternSize = 8;
+constexpr int kWidth = 96, kHeight = 72;  // the pbuffer and the second FBO
+
+const char* kTriangleVertex =
+    "#version 300 es\n"
+    "in vec2 a_pos;\n"
+    "in vec3 a_color;\n"
+    "uniform float u_angle;\n"
+    "out vec3 v_color;\n"
+    "void main() {\n"
+    "  float c = cos(u_angle), s = sin(u_angle);\n"
+    "  v_color = a_color;\n"
+    "  gl_Position = vec4(c * a_pos.x - s * a_pos.y, s * a_pos.x + c * a_pos.y, 0.0, 1.0);\n"
+    "}\n";
+const char* kTriangleFragment =
+    "#version 300 es\n"
+    "precision mediump float;\n"
+    "in vec3 v_color;\n"
+    "out vec4 o_color;\n"
+    "void main() { o_color = vec4(v_color, 1.0); }\n";
+const char* kQuadVertex =
+    "#version 300 es\n"
+    "in vec2 a_pos;\n"
+    "out vec2 v_uv;\n"
+    "void main() { v_uv = a_pos * 0.5 + 0.5; gl_Position = vec4(a_pos * 0.8, 0.0, 1.0); }\n";
+const char* kQuadFragment =
+    "#version 300 es\n"
+    "precision mediump float;\n"
+    "in vec2 v_uv;\n"
+    "uniform sampler2D u_texture;\n"
+    "uniform sampler2D u_pattern;\n"
+    "out vec4 o_color;\n"
+    "void main() {\n"
+    "  o_color = mix(texture(u_texture, v_uv).bgra, texture(u_pattern, v_uv), 0.25);\n"
+    "}\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int frames = 6;
+  bool surfaceless = false;
+  int swap_from = -1;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
+      frames = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--surfaceless") == 0) {
+      surfaceless = true;
+    } else if (strcmp(argv[i], "--swap-from") == 0 && i + 1 < argc) {
+      swap_from = atoi(argv[++i]);
+    } else {
+      fprintf(stderr, "usage: %s [--frames N] [--surfaceless] [--swap-from F]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (surfaceless && swap_from >= 0) {
+    fprintf(stderr, "%s: --swap-from needs a surface\n", kApp);
+    return 2;
+  }
+  EGLDisplay dpy = EGL_NO_DISPLAY;
+  EGLConfig config = nullptr;
+  if (!test_app::open_surfaceless(kApp, &dpy, &config)) return 2;
+  EGLSurface surface = EGL_NO_SURFACE;
+  if (!surfaceless) {
+    const EGLint surface_attribs[] = {EGL_WIDTH, kWidth, EGL_HEIGHT, kHeight, EGL_NONE};
+    surface = eglCreatePbufferSurface(dpy, config, surface_attribs);
+    if (!check(surface != EGL_NO_SURFACE, "eglCreatePbufferSurface")) return 1;
+  }
+  const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+  EGLContext context = eglCreateContext(dpy, config, EGL_NO_CONTEXT, context_attribs);
+  if (!check(context != EGL_NO_CONTEXT && eglMakeCurrent(dpy, surface, surface, context),
+             "eglMakeCurrent"))
+    return 1;
+
+  GLuint triangle = test_app::link(kApp, kTriangleVertex, kTriangleFragment);
+  GLuint quad = test_app::link(kApp, kQuadVertex, kQuadFragment);
+  GLint angle = glGetUniformLocation(triangle, "u_angle");
+
+  // Vertex data in buffers, one VAO per program.
+  const float triangle_data[] = {0.0f, 0.8f, 1, 0, 0, -0.7f, -0.6f, 0, 1, 0, 0.7f, -0.6f, 0, 0, 1};
+  const float quad_data[] = {-1, -1, 1, -1, -1, 1, 1, 1};
+  GLuint vaos[2], buffers[2];
+  glGenVertexArrays(2, vaos);
+  glGenBuffers(2, buffers);
+  glBindVertexArray(vaos[0]);
+  glBindBuffer(GL_ARRAY_BUFFER, buffers[0]);
+  glBufferData(GL_ARRAY_BUFFER, sizeof triangle_data, triangle_data, GL_STATIC_DRAW);
+  GLint pos = glGetAttribLocation(triangle, "a_pos");
+  GLint color = glGetAttribLocation(triangle, "a_color");
+  glVertexAttribPointer(static_cast<GLuint>(pos), 2, GL_FLOAT, GL_FALSE, 5 * sizeof(float),
+                        nullptr);
+  glVertexAttribPointer(static_cast<GLuint>(color), 3, GL_FLOAT, GL_FALSE, 5 * sizeof(float),
+                        reinterpret_cast<const void*>(2 * sizeof(float)));
+  glEnableVertexAttribArray(static_cast<GLuint>(pos));
+  glEnableVertexAttribArray(static_cast<GLuint>(color));
+  glBindVertexArray(vaos[1]);
+  glBindBuffer(GL_ARRAY_BUFFER, buffers[1]);
+  glBufferData(GL_ARRAY_BUFFER, sizeof quad_data, quad_data, GL_STATIC_DRAW);
+  GLint quad_pos = glGetAttribLocation(quad, "a_pos");
+  glVertexAttribPointer(static_cast<GLuint>(quad_pos), 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glEnableVertexAttribArray(static_cast<GLuint>(quad_pos));
+
+  // FBO 1: a texture; FBO 2: a renderbuffer.
+  GLuint texture, renderbuffer, fbos[2];
+  glGenTextures(1, &texture);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, kTextureSize, kTextureSize);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  // The pattern: texture unit 1, new content every frame.
+  GLuint pattern;
+  glGenTextures(1, &pattern);
+  glActiveTexture(GL_TEXTURE1);
+  glBindTexture(GL_TEXTURE_2D, pattern);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, kPatternSize, kPatternSize);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glActiveTexture(GL_TEXTURE0);
+  glUseProgram(quad);
+  glUniform1i(glGetUniformLocation(quad, "u_texture"), 0);
+  glUniform1i(glGetUniformLocation(quad, "u_pattern"), 1);
+  unsigned char pattern_pixels[kPatternSize * kPatternSize * 4];
+  glGenRenderbuffers(1, &renderbuffer);
+  glBindRenderbuffer(GL_RENDERBUFFER, renderbuffer);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, kWidth, kHeight);
+  glGenFramebuffers(2, fbos);
+  glBindFramebuffer(GL_FRAMEBUFFER, fbos[0]);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+  if (!check(glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE, "texture FBO"))
+    return 1;
+  glBindFramebuffer(GL_FRAMEBUFFER, fbos[1]);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, renderbuffer);
+  if (!check(glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE,
+             "renderbuffer FBO"))
+    return 1;
+
+  for (int frame = 0; frame < frames; ++frame) {
+    // Pass 1: the triangle into the texture.
+    glBindFramebuffer(GL_FRAMEBUFFER, fbos[0]);
+    glViewport(0, 0, kTextureSize, kTextureSize);
+    glClearColor(0.1f, 0.1f, 0.2f + 0.1f * static_cast<float>(frame % 5), 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glUseProgram(triangle);
+    glUniform1f(angle, 0.4f * static_cast<float>(frame));
+    glBindVertexArray(vaos[0]);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    for (int i = 0; i < kPatternSize * kPatternSize * 4; ++i)
+      pattern_pixels[i] =
+          static_cast<unsigned char>(i % 4 == 3 ? 255 : (i * 29 + frame * 71) % 256);
+    glActiveTexture(GL_TEXTURE1);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, kPatternSize, kPatternSize, GL_RGBA, GL_UNSIGNED_BYTE,
+                    pattern_pixels);
+    glActiveTexture(GL_TEXTURE0);
+    // Pass 2: both textures on a quad, into the renderbuffer FBO or the
+    // pbuffer (odd frames; surfaceless: always the FBO).
+    bool to_surface = !surfaceless && frame % 2 == 1;
+    glBindFramebuffer(GL_FRAMEBUFFER, to_surface ? 0 : fbos[1]);
+    glViewport(0, 0, kWidth, kHeight);
+    glClearColor(0.3f, 0.2f, 0.1f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glUseProgram(quad);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glBindVertexArray(vaos[1]);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    glFinish();  // the frame's end: no swap
+    if (swap_from >= 0 && frame >= swap_from &&
+        !check(eglSwapBuffers(dpy, surface), "eglSwapBuffers"))
+      return 1;
+  }
+  // What the last frame made, as an off-screen program would take it.
+  unsigned char pixel[4] = {};
+  glReadPixels(kWidth / 2, kHeight / 2, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, pixel);
+  if (!check(glGetError() == GL_NO_ERROR, "rendering")) return 1;
+  printf("%s: %d frames, center pixel %u %u %u %u\n", kApp, frames, pixel[0], pixel[1], pixel[2],
+         pixel[3]);
+  eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  eglDestroyContext(dpy, context);
+  if (surface != EGL_NO_SURFACE) eglDestroySurface(dpy, surface);
+  eglTerminate(dpy);
+  return 0;
+}
