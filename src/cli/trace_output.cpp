@@ -1,0 +1,156 @@
+#include "cli/trace_output.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "cli/trace_input.h"
+#include "common/process.h"
+#include "format/reader.h"
+#include "gltrace/api/functions.h"
+
+namespace gltrace::cli {
+namespace {
+
+constexpr uint64_t kEglOpenGlApi = 0x30A2;  // EGL_OPENGL_API
+
+bool has_pattern(const std::string& text) {
+  return text.find("%p") != std::string::npos || text.find("%n") != std::string::npos;
+}
+
+// Whether `name` matches the file-name pattern: %p one or more digits, %n one
+// or more characters (a process name), anything else itself.
+bool matches(const char* pattern, const char* name) {
+  if (pattern[0] == '%' && (pattern[1] == 'p' || pattern[1] == 'n')) {
+    bool digits = pattern[1] == 'p';
+    for (const char* end = name; *end != '\0'; ++end) {
+      if (digits && (*end < '0' || *end > '9')) return false;
+      if (matches(pattern + 2, end + 1)) return true;
+    }
+    return false;
+  }
+  if (*pattern == '\0') return *name == '\0';
+  return *pattern == *name && matches(pattern + 1, name + 1);
+}
+
+bool same_file(const OutputFile& a, const OutputFile& b) {
+  return a.device == b.device && a.inode == b.inode && a.size == b.size &&
+         a.mtime.tv_sec == b.mtime.tv_sec && a.mtime.tv_nsec == b.mtime.tv_nsec;
+}
+
+class SummaryReader : public format::Consumer {
+ public:
+  void on_call(const format::Call& call) override {
+    ++summary.calls;
+    if (call.function == api::kFn_eglBindAPI && !call.args.empty() &&
+        call.args[0].uint == kEglOpenGlApi)
+      summary.desktop_gl_through_egl = true;
+  }
+  void on_frame(const format::Frame&) override { ++summary.frames; }
+  void on_stats(const format::Stats& stats) override {
+    summary.desktop_gl_libraries = std::string(stats.desktop_gl_libraries);
+  }
+
+  TraceSummary summary;
+};
+
+}  // namespace
+
+bool check_output(const char* command, const std::string& path) {
+  std::string dir = dirname_of(path);
+  std::string name = basename_of(path);
+  auto fail = [&](const std::string& why) {
+    fprintf(stderr, "gltrace %s: cannot write the trace %s: %s\n", command, path.c_str(),
+            why.c_str());
+    return false;
+  };
+  if (has_pattern(dir)) return fail("%p and %n may appear in the file name only");
+  if (name.empty()) return fail("no file name");
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0)
+    return fail("directory " + dir + ": " + strerror(errno) + " (it is not created)");
+  if (!S_ISDIR(st.st_mode)) return fail(dir + " is not a directory");
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    return fail("directory " + dir + " is not writable: " + strerror(errno));
+  if (!has_pattern(name) && stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return fail("it is a directory");
+    if (access(path.c_str(), W_OK) != 0) return fail(strerror(errno));
+  }
+  return true;
+}
+
+std::vector<OutputFile> list_outputs(const std::string& pattern) {
+  std::vector<OutputFile> files;
+  std::string dir = dirname_of(pattern);
+  std::string name_pattern = basename_of(pattern);
+  auto add = [&](const std::string& path) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+    files.push_back({path, st.st_dev, st.st_ino, st.st_mtim, st.st_size});
+  };
+  if (!has_pattern(name_pattern)) {
+    add(pattern);
+    return files;
+  }
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return files;
+  while (const dirent* entry = readdir(d))
+    if (matches(name_pattern.c_str(), entry->d_name)) add(dir + "/" + entry->d_name);
+  closedir(d);
+  return files;
+}
+
+std::vector<std::string> written_outputs(const std::string& pattern,
+                                         const std::vector<OutputFile>& before) {
+  std::vector<std::string> written;
+  for (const OutputFile& file : list_outputs(pattern)) {
+    bool unchanged = false;
+    for (const OutputFile& old : before)
+      if (old.path == file.path && same_file(old, file)) unchanged = true;
+    if (!unchanged) written.push_back(file.path);
+  }
+  return written;
+}
+
+bool report_trace(const char* command, const std::string& path, TraceSummary* out) {
+  format::ChunkReader reader;
+  if (!open_trace(command, path, &reader)) return false;
+  SummaryReader consumer;
+  format::ReadStatus status;
+  bool ok = format::read_trace_prefetched(reader, consumer, &status);
+  if (finish_reading(command, path, ok, status) != 0) return false;
+  TraceSummary& summary = consumer.summary;
+  summary.complete = status.closed_cleanly;
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) summary.file_bytes = static_cast<uint64_t>(st.st_size);
+  fprintf(stderr, "gltrace %s: wrote %" PRIu64 " calls, %" PRIu64 " frames, %.2f MB to %s\n",
+          command, summary.calls, summary.frames, static_cast<double>(summary.file_bytes) / 1e6,
+          path.c_str());
+  if (summary.calls == 0)
+    fprintf(stderr, "gltrace %s: warning: %s: no EGL/GLES call was recorded\n", command,
+            path.c_str());
+  else if (summary.frames == 0)
+    fprintf(stderr,
+            "gltrace %s: warning: %s: no frames (no eglSwapBuffers returned while tracing): "
+            "the calls are all in one unfinished frame\n",
+            command, path.c_str());
+  if (summary.desktop_gl_through_egl)
+    fprintf(stderr,
+            "gltrace %s: warning: the app uses desktop OpenGL through EGL "
+            "(eglBindAPI(EGL_OPENGL_API)): its GL calls are not traced\n",
+            command);
+  if (!summary.desktop_gl_libraries.empty())
+    fprintf(stderr,
+            "gltrace %s: warning: the process loaded %s (GLX or desktop OpenGL): gltrace "
+            "traces EGL and OpenGL ES only, so GLX and desktop GL calls are not in the trace\n",
+            command, summary.desktop_gl_libraries.c_str());
+  if (out != nullptr) *out = summary;
+  return true;
+}
+
+}  // namespace gltrace::cli
