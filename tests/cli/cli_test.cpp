@@ -1,0 +1,175 @@
+// gltrace trace and attach report what they wrote and warn about what they
+// could not trace; dump, info and the dumper's enum names on real traces of
+// gltrace-cli-app (Mesa llvmpipe, surfaceless).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include "support/subprocess.h"
+
+namespace gltrace::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Env {
+  std::string dir = make_temp_dir();
+  std::string runtime = dir + "/run";
+  EnvChanges vars;
+  Env() {
+    mkdir(runtime.c_str(), 0700);
+    vars = {{"DEBUG_GLES_LAYERS", std::nullopt},  {"LD_PRELOAD", std::nullopt},
+            {"GLTRACE_LAYER_PATH", std::nullopt}, {"GLTRACE_TRACE_FILE", std::nullopt},
+            {"GLTRACE_LIVE", std::nullopt},       {"XDG_CONFIG_HOME", dir + "/config"},
+            {"XDG_RUNTIME_DIR", runtime},         {"GLTRACE_SYSTEM_SETTINGS", "/nonexistent"}};
+  }
+};
+
+ProcessResult gltrace(const Env& env, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {build_bin("gltrace")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv, env.vars, 300);
+}
+
+// `gltrace trace -o OUTPUT -- gltrace-cli-app APP_ARGS...`
+ProcessResult trace_app(const Env& env, const std::string& output,
+                        const std::vector<std::string>& app_args) {
+  std::vector<std::string> args = {"trace", "-o", output, "--", build_bin("gltrace-cli-app")};
+  args.insert(args.end(), app_args.begin(), app_args.end());
+  return gltrace(env, args);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(TraceCommand, MissingOutputDirectoryFailsBeforeTheAppRuns) {
+  Env env;
+  std::string marker = env.dir + "/app-ran";
+  ProcessResult r = gltrace(env, {"trace", "-o", env.dir + "/missing/x.gltrace", "--", "/bin/sh",
+                                  "-c", "touch " + marker});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "missing: No such file or directory")) << r.err;
+  EXPECT_FALSE(contains(r.err, "tracing to")) << r.err;
+  EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the app ran";
+  EXPECT_NE(access((env.dir + "/missing").c_str(), F_OK), 0) << "the directory was created";
+}
+
+TEST(TraceCommand, ReadOnlyDirectoryOrDirectoryOutputFails) {
+  Env env;
+  ProcessResult r = gltrace(env, {"trace", "-o", env.dir, "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "it is a directory")) << r.err;
+  r = gltrace(env, {"trace", "-o", env.dir + "/%n/x.gltrace", "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "in the file name only")) << r.err;
+  if (getuid() != 0) {  // root writes anywhere
+    std::string read_only = env.dir + "/ro";
+    mkdir(read_only.c_str(), 0500);
+    r = gltrace(env, {"trace", "-o", read_only + "/x.gltrace", "--", "/bin/true"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "is not writable")) << r.err;
+  }
+}
+
+TEST(TraceCommand, SaysWhereItTracesAndWhatItWrote) {
+  Env env;
+  std::string trace = env.dir + "/app.gltrace";
+  ProcessResult r = trace_app(env, trace, {"--frames", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "gltrace trace: tracing to " + trace + "\n")) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      r.err, m, std::regex("gltrace trace: wrote (\\d+) calls, 3 frames, [0-9.]+ MB to " + trace)))
+      << r.err;
+  EXPECT_GT(std::stoull(m[1]), 10u);
+  EXPECT_FALSE(contains(r.err, "warning")) << r.err;
+  // The same figures as info's.
+  ProcessResult info = gltrace(env, {"info", trace});
+  EXPECT_TRUE(contains(info.out, "calls:        " + m[1].str() + "\n")) << info.out;
+}
+
+TEST(TraceCommand, NoEglCallIsAnErrorAndNoFile) {
+  Env env;
+  std::string trace = env.dir + "/true.gltrace";
+  ProcessResult r = gltrace(env, {"trace", "-o", trace, "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "no trace was written to " + trace + ": the app made no EGL/GLES"))
+      << r.err;
+}
+
+TEST(TraceCommand, AppExitStatusIsPassedOn) {
+  Env env;
+  // A failing app wins over the missing trace.
+  ProcessResult r =
+      gltrace(env, {"trace", "-o", env.dir + "/x.gltrace", "--", "/bin/sh", "-c", "exit 3"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  r = gltrace(env, {"trace", "-o", env.dir + "/x.gltrace", "--", "/bin/sh", "-c", "kill -9 $$"});
+  EXPECT_EQ(r.exit_code, 128 + 9) << r.err;
+  r = gltrace(env, {"trace", "-o", env.dir + "/x.gltrace", "--", env.dir + "/no-such-app"});
+  EXPECT_EQ(r.exit_code, 127) << r.err;
+  EXPECT_TRUE(contains(r.err, "cannot execute")) << r.err;
+}
+
+TEST(TraceCommand, WarnsAboutATraceWithoutFrames) {
+  Env env;
+  std::string trace = env.dir + "/offscreen.gltrace";
+  ProcessResult r = trace_app(env, trace, {"--frames", "0"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, " calls, 0 frames, ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: " + trace + ": no frames")) << r.err;
+}
+
+TEST(TraceCommand, WarnsAboutDesktopGlLibrariesInTheProcess) {
+  Env env;
+  if (access("/usr/lib/x86_64-linux-gnu/libGL.so.1", F_OK) != 0)
+    GTEST_SKIP() << "libGL.so.1 (package libgl1) not installed";
+  std::string trace = env.dir + "/libgl.gltrace";
+  ProcessResult r = trace_app(env, trace, {"--dlopen-libgl"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: the process loaded libGL.so.1")) << r.err;
+  EXPECT_TRUE(contains(r.err, "GLX or desktop OpenGL")) << r.err;
+}
+
+TEST(TraceCommand, WarnsAboutDesktopGlThroughEgl) {
+  Env env;
+  std::string trace = env.dir + "/desktop.gltrace";
+  ProcessResult r = trace_app(env, trace, {"--bind-desktop-gl"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err,
+                       "warning: the app uses desktop OpenGL through EGL "
+                       "(eglBindAPI(EGL_OPENGL_API)): its GL calls are not traced"))
+      << r.err;
+}
+
+TEST(TraceCommand, OneLinePerProcessOfAPattern) {
+  Env env;
+  std::string app = build_bin("gltrace-cli-app");
+  // A file of the pattern that was there before is no file of this run.
+  write_text_file(env.dir + "/t-1.gltrace", "old");
+  ProcessResult r = gltrace(env, {"trace", "-o", env.dir + "/t-%p.gltrace", "--", "/bin/sh", "-c",
+                                  app + " --frames 1 && " + app + " --frames 2"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_occurrences(r.err, "gltrace trace: wrote "), 2u) << r.err;
+  EXPECT_TRUE(contains(r.err, " calls, 1 frames, ")) << r.err;
+  EXPECT_TRUE(contains(r.err, " calls, 2 frames, ")) << r.err;
+  EXPECT_FALSE(contains(r.err, "t-1.gltrace")) << r.err;
+}
+
+TEST(TraceCommand, CommandLineIsTheOneBeforeTheAppRewroteIt) {
+  Env env;
+  std::string trace = env.dir + "/argv.gltrace";
+  ProcessResult r = trace_app(env, trace, {"--rewrite-argv", "--frames", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ProcessResult info = gltrace(env, {"info", trace});
+  EXPECT_TRUE(contains(
+      info.out, "command line: " + build_bin("gltrace-cli-app") + " --rewrite-argv --frames 1\n"))
+      << info.out;
+}
+
+}  // namespace
+}  // namespace gltrace::test
