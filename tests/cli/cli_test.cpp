@@ -2,6 +2,7 @@
 // could not trace; dump, info and the dumper's enum names on real traces of
 // gltrace-cli-app (Mesa llvmpipe, surfaceless).
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -169,6 +170,75 @@ TEST(TraceCommand, CommandLineIsTheOneBeforeTheAppRewroteIt) {
   EXPECT_TRUE(contains(
       info.out, "command line: " + build_bin("gltrace-cli-app") + " --rewrite-argv --frames 1\n"))
       << info.out;
+}
+
+// Starts gltrace-cli-app traceable in the background.
+std::unique_ptr<BackgroundProcess> start_traceable(const Env& env,
+                                                   const std::vector<std::string>& app_args) {
+  std::vector<std::string> argv = {build_bin("gltrace"), "run", "--traceable", "--",
+                                   build_bin("gltrace-cli-app")};
+  argv.insert(argv.end(), app_args.begin(), app_args.end());
+  return std::make_unique<BackgroundProcess>(argv, env.vars, env.dir + "/app.out",
+                                             env.dir + "/app.err");
+}
+
+// Waits for the app's control socket (it appears at eglInitialize).
+bool wait_for_socket(const Env& env, BackgroundProcess& app) {
+  std::string path = env.runtime + "/gltrace/gltrace-" + std::to_string(app.pid()) + ".sock";
+  for (int i = 0; i < 1000 && app.running(); ++i) {
+    if (access(path.c_str(), F_OK) == 0) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+TEST(AttachCommand, SaysWhatItWroteAndWarnsAboutDesktopGl) {
+  if (access("/usr/lib/x86_64-linux-gnu/libGL.so.1", F_OK) != 0)
+    GTEST_SKIP() << "libGL.so.1 (package libgl1) not installed";
+  Env env;
+  auto app = start_traceable(env, {"--frames", "3000", "--frame-ms", "5", "--dlopen-libgl"});
+  ASSERT_TRUE(wait_for_socket(env, *app));
+  std::string trace = env.dir + "/live.gltrace";
+  ProcessResult r =
+      gltrace(env, {"attach", std::to_string(app->pid()), "-o", trace, "--frames", "3", "--quiet"});
+  app->signal(SIGTERM);
+  app->wait();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.err, std::regex("gltrace attach: wrote \\d+ calls, 3 frames, [0-9.]+ MB to " + trace)))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: the process loaded libGL.so.1")) << r.err;
+}
+
+TEST(AttachCommand, WarnsWhenNoCallWasRecorded) {
+  Env env;
+  // Initialized, then no call at all for 30 s: no thread ever joins the capture.
+  auto app = start_traceable(env, {"--init-only", "30"});
+  ASSERT_TRUE(wait_for_socket(env, *app));
+  std::string trace = env.dir + "/empty.gltrace";
+  ProcessResult r = gltrace(
+      env, {"attach", std::to_string(app->pid()), "-o", trace, "--duration", "0.5", "--quiet"});
+  app->signal(SIGTERM);
+  app->wait();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "gltrace attach: wrote 0 calls, 0 frames, ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: " + trace + ": no EGL/GLES call was recorded")) << r.err;
+}
+
+TEST(AttachCommand, MissingOutputDirectoryFailsAndTheAppStaysIdle) {
+  Env env;
+  auto app = start_traceable(env, {"--frames", "3000", "--frame-ms", "5"});
+  ASSERT_TRUE(wait_for_socket(env, *app));
+  ProcessResult r = gltrace(env, {"attach", std::to_string(app->pid()), "-o",
+                                  env.dir + "/missing/x.gltrace", "--frames", "3", "--quiet"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "missing/x.gltrace: No such file or directory")) << r.err;
+  ProcessResult ps = gltrace(env, {"ps"});
+  EXPECT_TRUE(
+      std::regex_search(ps.out, std::regex(std::to_string(app->pid()) + "\\s+\\S+\\s+idle")))
+      << ps.out;
+  app->signal(SIGTERM);
+  app->wait();
 }
 
 }  // namespace
