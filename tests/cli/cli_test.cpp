@@ -172,6 +172,80 @@ TEST(TraceCommand, CommandLineIsTheOneBeforeTheAppRewroteIt) {
       << info.out;
 }
 
+// A trace of gltrace-cli-app --frames 5 (three calls a frame after the set-up).
+class Traced : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    env_ = new Env();
+    trace_ = env_->dir + "/five.gltrace";
+    ProcessResult r = trace_app(*env_, trace_, {"--frames", "5"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  static void TearDownTestSuite() { delete env_; }
+  static ProcessResult dump(const std::vector<std::string>& options) {
+    std::vector<std::string> args = {"dump"};
+    args.insert(args.end(), options.begin(), options.end());
+    args.push_back(trace_);
+    return gltrace(*env_, args);
+  }
+  static Env* env_;
+  static std::string trace_;
+};
+Env* Traced::env_ = nullptr;
+std::string Traced::trace_;
+
+TEST_F(Traced, DumpFiltersPrintOnlyTheEndsOfFramesWithPrintedCalls) {
+  ProcessResult all = dump({});
+  EXPECT_EQ(count_occurrences(all.out, "// end of frame"), 5u) << all.out;
+  // eglQuerySurface is called once, in frame 0.
+  ProcessResult one = dump({"--function", "eglQuerySurface"});
+  EXPECT_EQ(count_occurrences(one.out, "eglQuerySurface("), 1u) << one.out;
+  EXPECT_EQ(count_occurrences(one.out, "// end of frame"), 1u) << one.out;
+  EXPECT_TRUE(contains(one.out, "// end of frame 0 ")) << one.out;
+  ProcessResult every = dump({"--function", "glClear$"});
+  EXPECT_EQ(count_occurrences(every.out, "// end of frame"), 5u) << every.out;
+  ProcessResult first_calls = dump({"--calls", "0-3"});
+  EXPECT_EQ(count_occurrences(first_calls.out, "// end of frame"), 1u) << first_calls.out;
+  ProcessResult none = dump({"--function", "glDrawArrays"});
+  EXPECT_EQ(count_occurrences(none.out, "// end of frame"), 0u) << none.out;
+  // --frames alone: every frame of the range, as before.
+  ProcessResult frames = dump({"--frames", "1-2"});
+  EXPECT_EQ(count_occurrences(frames.out, "// end of frame"), 2u) << frames.out;
+}
+
+TEST_F(Traced, DumpNamesEglEnums) {
+  ProcessResult r = dump({"--function", "^egl"});
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("eglQueryString\\(dpy = 0x[0-9a-f]+, name = "
+                                                  "EGL_VERSION\\) = \"1\\.[0-9]\"")))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "attribute = EGL_CONFIG_ID")) << r.out;
+  EXPECT_TRUE(contains(r.out, "attribute = EGL_WIDTH")) << r.out;
+  EXPECT_TRUE(contains(r.out, "attrib_list = {EGL_CONTEXT_CLIENT_VERSION, 3, EGL_NONE}")) << r.out;
+}
+
+TEST_F(Traced, InfoOnATraceCutShortKeepsCompressionAndStallLines) {
+  std::string cut = env_->dir + "/cut.gltrace";
+  // Several chunks (the app flushes every 100 ms), cut inside the last ones.
+  ProcessResult r = trace_app(*env_, cut, {"--frames", "12", "--frame-ms", "30"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct stat st {};
+  ASSERT_EQ(stat(cut.c_str(), &st), 0);
+  ASSERT_EQ(truncate(cut.c_str(), st.st_size * 2 / 3), 0);
+  ProcessResult info = gltrace(*env_, {"info", cut});
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_TRUE(contains(info.out, "complete:     no: cut short")) << info.out;
+  EXPECT_TRUE(std::regex_search(
+      info.out, std::regex("compression:  [0-9.]+x \\([0-9.]+ MB uncompressed\\), of the part "
+                           "read \\(up to the cut\\)\n")))
+      << info.out;
+  EXPECT_TRUE(contains(info.out, "writer stall: unknown (the trace was cut short")) << info.out;
+  ProcessResult whole = gltrace(*env_, {"info", trace_});
+  EXPECT_TRUE(std::regex_search(whole.out, std::regex("compression:  [0-9.]+x \\([0-9.]+ MB "
+                                                      "uncompressed\\)\n")))
+      << whole.out;
+  EXPECT_TRUE(contains(whole.out, "writer stall: 0 times")) << whole.out;
+}
+
 // Starts gltrace-cli-app traceable in the background.
 std::unique_ptr<BackgroundProcess> start_traceable(const Env& env,
                                                    const std::vector<std::string>& app_args) {
