@@ -127,12 +127,20 @@ int cmd_trace(const std::vector<std::string>& args) {
   if (!started) return app_status;
   std::vector<std::string> written = written_outputs(output, before);
   bool traced = !written.empty();
-  if (written.empty())
-    fprintf(stderr,
-            "gltrace trace: error: no trace was written to %s: the app made no EGL/GLES call "
-            "(gltrace traces EGL and OpenGL ES, not GLX or desktop OpenGL), or the trace "
-            "layer could not write the file (its message is above)\n",
-            output.c_str());
+  if (written.empty()) {
+    std::string desktop_gl = linked_desktop_gl_libraries(options.app[0]);
+    if (!desktop_gl.empty())
+      fprintf(stderr,
+              "gltrace trace: no trace was written to %s: %s links %s: it uses GLX or desktop "
+              "OpenGL, which gltrace does not trace (EGL and OpenGL ES only)\n",
+              output.c_str(), options.app[0].c_str(), desktop_gl.c_str());
+    else
+      fprintf(stderr,
+              "gltrace trace: no trace was written to %s: the app made no EGL/GLES call "
+              "(gltrace traces EGL and OpenGL ES, not GLX or desktop OpenGL), or the trace "
+              "layer could not write the file (its message is above)\n",
+              output.c_str());
+  }
   for (const std::string& file : written) {
     if (mode == "full") {
       traced = report_trace(kName, file) && traced;

@@ -32,6 +32,11 @@ std::vector<OutputFile> list_outputs(const std::string& pattern);
 std::vector<std::string> written_outputs(const std::string& pattern,
                                          const std::vector<OutputFile>& before);
 
+// The desktop OpenGL libraries (libGL.so.1, libGLX*, libOpenGL.so.0) that the
+// executable `app` (found on PATH as execvp would) links directly, space-
+// separated; "" when none, or when it is no 64-bit ELF file (a script).
+std::string linked_desktop_gl_libraries(const std::string& app);
+
 // What report_trace found.
 struct TraceSummary {
   uint64_t calls = 0;

@@ -77,14 +77,17 @@ const std::string& command_line() {
   return line;
 }
 
+bool is_desktop_gl_library(const std::string& file_name) {
+  return file_name.starts_with("libGL.so") || file_name.starts_with("libGLX") ||
+         file_name.starts_with("libOpenGL.so");
+}
+
 std::string loaded_desktop_gl_libraries() {
   std::string names;
   dl_iterate_phdr(
       [](dl_phdr_info* info, size_t, void* data) {
         std::string name = basename_of(info->dlpi_name != nullptr ? info->dlpi_name : "");
-        // Not libGLdispatch (GLVND's EGL and GLES libraries load it too).
-        if (name.starts_with("libGL.so") || name.starts_with("libGLX") ||
-            name.starts_with("libOpenGL.so")) {
+        if (is_desktop_gl_library(name)) {
           auto* out = static_cast<std::string*>(data);
           if (!out->empty()) *out += ' ';
           *out += name;

@@ -27,6 +27,11 @@ const std::string& command_line();
 // Called from a constructor of the interposer (before main).
 void remember_command_line_at_load();
 
+// Whether a library file name is one of desktop OpenGL's: libGL.so* (GLX and
+// GL), libGLX* (GLVND's GLX and its vendors), libOpenGL.so* (GLVND's GL);
+// not libGLdispatch, which GLVND's EGL and GLES libraries load too.
+bool is_desktop_gl_library(const std::string& file_name);
+
 // The desktop OpenGL libraries loaded in this process (libGL.so.1, libGLX*,
 // libOpenGL.so.0: GLX or desktop GL), as space-separated file names.
 std::string loaded_desktop_gl_libraries();

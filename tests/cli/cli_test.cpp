@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "support/subprocess.h"
+#include "support/xvfb.h"
 
 namespace gltrace::test {
 namespace {
@@ -134,6 +135,33 @@ TEST(TraceCommand, WarnsAboutDesktopGlLibrariesInTheProcess) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.err, "warning: the process loaded libGL.so.1")) << r.err;
   EXPECT_TRUE(contains(r.err, "GLX or desktop OpenGL")) << r.err;
+}
+
+TEST(TraceCommand, AGlxAppIsNamedAsSuch) {
+  Env env;
+  XvfbServer xvfb;
+  ASSERT_FALSE(xvfb.display().empty()) << "Xvfb did not start";
+  env.vars["DISPLAY"] = xvfb.display();
+  std::string app = build_bin("gltrace-cli-glx-app");
+  ProcessResult native = run_process({app}, env.vars);
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  // Its glClear by symbol is gltrace's: a trace, partial, with a warning.
+  std::string trace = env.dir + "/glx.gltrace";
+  ProcessResult r = gltrace(env, {"trace", "-o", trace, "--", app});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "gltrace-cli-glx-app: drew a frame")) << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.err, std::regex("warning: the process loaded libGL\\.so\\.1 .*libGLX.* \\(GLX or "
+                        "desktop OpenGL\\): gltrace traces EGL and OpenGL ES only")))
+      << r.err;
+  // Through glXGetProcAddress: no call reaches gltrace, no trace; it says why.
+  std::string none = env.dir + "/glx-none.gltrace";
+  r = gltrace(env, {"trace", "-o", none, "--", app, "--proc-address"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.out, "gltrace-cli-glx-app: drew a frame")) << r.out;
+  EXPECT_TRUE(contains(r.err, "no trace was written to " + none + ": " + app +
+                                  " links libGL.so.1: it uses GLX or desktop OpenGL"))
+      << r.err;
 }
 
 TEST(TraceCommand, WarnsAboutDesktopGlThroughEgl) {
