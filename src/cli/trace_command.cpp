@@ -60,6 +60,47 @@ std::string absolute(const std::string& path) {
   return std::string(cwd) + "/" + path;
 }
 
+// Runs the app, then says what it wrote to `output` (a pattern): one line per
+// file, or why there is none. Returns the exit status (see kUsage_trace).
+int run_and_report(const LaunchOptions& options, const std::string& output,
+                   const std::string& mode) {
+  std::vector<OutputFile> before = list_outputs(output);
+  fprintf(stderr, "gltrace trace: tracing to %s\n", output.c_str());
+  bool started = false;
+  int app_status = run_app_and_wait(kName, options, &started);
+  if (!started) return app_status;
+  std::vector<std::string> written = written_outputs(output, before);
+  bool traced = !written.empty();
+  if (written.empty()) {
+    std::string desktop_gl = linked_desktop_gl_libraries(options.app[0]);
+    if (!desktop_gl.empty())
+      fprintf(stderr,
+              "gltrace trace: no trace was written to %s: %s links %s: it uses GLX or desktop "
+              "OpenGL, which gltrace does not trace (EGL and OpenGL ES only)\n",
+              output.c_str(), options.app[0].c_str(), desktop_gl.c_str());
+    else
+      fprintf(stderr,
+              "gltrace trace: no trace was written to %s: the app made no EGL/GLES call "
+              "(gltrace traces EGL and OpenGL ES, not GLX or desktop OpenGL), or the trace "
+              "layer could not write the file (its message is above)\n",
+              output.c_str());
+  }
+  for (const std::string& file : written) {
+    if (mode == "full") {
+      traced = report_trace(kName, file) && traced;
+    } else {
+      struct stat st {};
+      if (stat(file.c_str(), &st) == 0)
+        fprintf(stderr, "gltrace trace: wrote %.2f MB to %s\n",
+                static_cast<double>(st.st_size) / 1e6, file.c_str());
+    }
+  }
+  // The app's own failure is passed on first: scripts that ran it without
+  // gltrace see the same status; a trace that failed fails a successful run.
+  if (app_status != kExitOk) return app_status;
+  return traced ? kExitOk : kExitFailure;
+}
+
 }  // namespace
 
 int cmd_trace(const std::vector<std::string>& args) {
@@ -120,41 +161,7 @@ int cmd_trace(const std::vector<std::string>& args) {
   options.layers = options.layers ? *options.layers + ":libGLES_trace.so" : "libGLES_trace.so";
   if (output.empty()) return launch_app(kName, options);  // text on the app's stderr
 
-  std::vector<OutputFile> before = list_outputs(output);
-  fprintf(stderr, "gltrace trace: tracing to %s\n", output.c_str());
-  bool started = false;
-  int app_status = run_app_and_wait(kName, options, &started);
-  if (!started) return app_status;
-  std::vector<std::string> written = written_outputs(output, before);
-  bool traced = !written.empty();
-  if (written.empty()) {
-    std::string desktop_gl = linked_desktop_gl_libraries(options.app[0]);
-    if (!desktop_gl.empty())
-      fprintf(stderr,
-              "gltrace trace: no trace was written to %s: %s links %s: it uses GLX or desktop "
-              "OpenGL, which gltrace does not trace (EGL and OpenGL ES only)\n",
-              output.c_str(), options.app[0].c_str(), desktop_gl.c_str());
-    else
-      fprintf(stderr,
-              "gltrace trace: no trace was written to %s: the app made no EGL/GLES call "
-              "(gltrace traces EGL and OpenGL ES, not GLX or desktop OpenGL), or the trace "
-              "layer could not write the file (its message is above)\n",
-              output.c_str());
-  }
-  for (const std::string& file : written) {
-    if (mode == "full") {
-      traced = report_trace(kName, file) && traced;
-    } else {
-      struct stat st {};
-      if (stat(file.c_str(), &st) == 0)
-        fprintf(stderr, "gltrace trace: wrote %.2f MB to %s\n",
-                static_cast<double>(st.st_size) / 1e6, file.c_str());
-    }
-  }
-  // The app's own failure is passed on first: scripts that ran it without
-  // gltrace see the same status; a trace that failed fails a successful run.
-  if (app_status != kExitOk) return app_status;
-  return traced ? kExitOk : kExitFailure;
+  return run_and_report(options, output, mode);
 }
 
 }  // namespace gltrace::cli
