@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -206,14 +207,14 @@ int run_app_and_wait(const char* command, const LaunchOptions& options, bool* st
   // Like a shell running a command: Ctrl-C and Ctrl-\ reach the app from the
   // terminal, and we stay to report; a SIGTERM or SIGHUP sent to us is passed on.
   g_app_pid = pid;
-  struct sigaction ignore {
-  }, forward{}, old_int{}, old_quit{}, old_term{}, old_hup{};
-  ignore.sa_handler = SIG_IGN;
-  forward.sa_handler = &forward_signal;
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGQUIT, &ignore, &old_quit);
-  sigaction(SIGTERM, &forward, &old_term);
-  sigaction(SIGHUP, &forward, &old_hup);
+  constexpr int kSignals[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+  struct sigaction old_actions[std::size(kSignals)];
+  for (size_t i = 0; i < std::size(kSignals); ++i) {
+    struct sigaction action {};
+    bool from_terminal = kSignals[i] == SIGINT || kSignals[i] == SIGQUIT;
+    action.sa_handler = from_terminal ? SIG_IGN : &forward_signal;
+    sigaction(kSignals[i], &action, &old_actions[i]);
+  }
   int err = 0;
   ssize_t n;
   while ((n = read(exec_error[0], &err, sizeof err)) < 0 && errno == EINTR) {
@@ -223,10 +224,7 @@ int run_app_and_wait(const char* command, const LaunchOptions& options, bool* st
   while (waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
   }
   g_app_pid = 0;
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGQUIT, &old_quit, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
-  sigaction(SIGHUP, &old_hup, nullptr);
+  for (size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &old_actions[i], nullptr);
   if (n == static_cast<ssize_t>(sizeof err)) {
     fprintf(stderr, "gltrace %s: cannot execute %s: %s\n", command, argv[0], strerror(err));
     return 127;

@@ -117,6 +117,23 @@ TEST(TraceCommand, AppExitStatusIsPassedOn) {
   EXPECT_TRUE(contains(r.err, "cannot execute")) << r.err;
 }
 
+TEST(TraceCommand, SigtermReachesTheAppAndTheTraceIsStillReported) {
+  Env env;
+  std::string trace = env.dir + "/term.gltrace";
+  BackgroundProcess traced({build_bin("gltrace"), "trace", "-o", trace, "--",
+                            build_bin("gltrace-cli-app"), "--frames", "3000", "--frame-ms", "5"},
+                           env.vars, env.dir + "/trace.out", env.dir + "/trace.err");
+  // The trace file appears at the app's first EGL call.
+  for (int i = 0; i < 1000 && access(trace.c_str(), F_OK) != 0 && traced.running(); ++i)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(access(trace.c_str(), F_OK), 0);
+  traced.signal(SIGTERM);
+  ProcessResult r = traced.wait();
+  // gltrace passed SIGTERM on, outlived the app and reported what it left.
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+  EXPECT_TRUE(contains(r.err, "gltrace trace: wrote ")) << r.err;
+}
+
 TEST(TraceCommand, WarnsAboutATraceWithoutFrames) {
   Env env;
   std::string trace = env.dir + "/offscreen.gltrace";
