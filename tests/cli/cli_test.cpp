@@ -218,7 +218,7 @@ TEST(TraceCommand, CommandLineIsTheOneBeforeTheAppRewroteIt) {
 }
 
 // A trace of gltrace-cli-app --frames 5 (three calls a frame after the set-up).
-class Traced : public ::testing::Test {
+class AnalysisCommands : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     env_ = new Env();
@@ -236,10 +236,10 @@ class Traced : public ::testing::Test {
   static Env* env_;
   static std::string trace_;
 };
-Env* Traced::env_ = nullptr;
-std::string Traced::trace_;
+Env* AnalysisCommands::env_ = nullptr;
+std::string AnalysisCommands::trace_;
 
-TEST_F(Traced, DumpFiltersPrintOnlyTheEndsOfFramesWithPrintedCalls) {
+TEST_F(AnalysisCommands, DumpFiltersPrintOnlyTheEndsOfFramesWithPrintedCalls) {
   ProcessResult all = dump({});
   EXPECT_EQ(count_occurrences(all.out, "// end of frame"), 5u) << all.out;
   // eglQuerySurface is called once, in frame 0.
@@ -258,7 +258,7 @@ TEST_F(Traced, DumpFiltersPrintOnlyTheEndsOfFramesWithPrintedCalls) {
   EXPECT_EQ(count_occurrences(frames.out, "// end of frame"), 2u) << frames.out;
 }
 
-TEST_F(Traced, DumpNamesEglEnums) {
+TEST_F(AnalysisCommands, DumpNamesEglEnums) {
   ProcessResult r = dump({"--function", "^egl"});
   EXPECT_TRUE(std::regex_search(r.out, std::regex("eglQueryString\\(dpy = 0x[0-9a-f]+, name = "
                                                   "EGL_VERSION\\) = \"1\\.[0-9]\"")))
@@ -268,7 +268,7 @@ TEST_F(Traced, DumpNamesEglEnums) {
   EXPECT_TRUE(contains(r.out, "attrib_list = {EGL_CONTEXT_CLIENT_VERSION, 3, EGL_NONE}")) << r.out;
 }
 
-TEST_F(Traced, InfoOnATraceCutShortKeepsCompressionAndStallLines) {
+TEST_F(AnalysisCommands, InfoOnATraceCutShortKeepsCompressionAndStallLines) {
   std::string cut = env_->dir + "/cut.gltrace";
   // Several chunks (the app flushes every 100 ms), cut inside the last ones.
   ProcessResult r = trace_app(*env_, cut, {"--frames", "12", "--frame-ms", "30"});
