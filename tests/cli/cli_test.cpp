@@ -124,10 +124,15 @@ TEST(TraceCommand, SigtermReachesTheAppAndTheTraceIsStillReported) {
   BackgroundProcess traced({build_bin("gltrace"), "trace", "-o", trace, "--",
                             build_bin("gltrace-cli-app"), "--frames", "3000", "--frame-ms", "5"},
                            env.vars, env.dir + "/trace.out", env.dir + "/trace.err");
-  // The trace file appears at the app's first EGL call.
-  for (int i = 0; i < 1000 && access(trace.c_str(), F_OK) != 0 && traced.running(); ++i)
+  // The trace file appears at the app's first EGL call; its writer thread
+  // then writes the file header (16 bytes) and the chunks.
+  auto file_size = [&] {
+    struct stat st {};
+    return stat(trace.c_str(), &st) == 0 ? st.st_size : 0;
+  };
+  for (int i = 0; i < 1000 && file_size() <= 16 && traced.running(); ++i)
     std::this_thread::sleep_for(10ms);
-  ASSERT_EQ(access(trace.c_str(), F_OK), 0);
+  ASSERT_GT(file_size(), 16);
   traced.signal(SIGTERM);
   ProcessResult r = traced.wait();
   // gltrace passed SIGTERM on, outlived the app and reported what it left.
