@@ -12,6 +12,8 @@ packages=(
   libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri
   # tests: GoogleTest, Xvfb for X11 apps, glmark2 as a real app
   libgtest-dev xvfb xauth glmark2-es2-x11 piglit
+  # tests: libGL.so.1 in a traced app (gltrace warns about GLX/desktop GL)
+  libgl1
   # checks
   clang-format clang-tidy
   # trace format: zstd chunks; protoc decodes records in tests; libFuzzer (clang)

@@ -143,6 +143,8 @@ def read_egl_enums(paths):
         with open(path, encoding="utf-8") as f:
             for line in f:
                 m = _EGL_DEFINE.match(line.strip())
-                if m and not m.group(1).endswith(("_VERSION", "_VERSION_1_0", "_VERSION_1_1")):
+                # EGL_EGLEXT_VERSION is the header's date, no enum; the feature
+                # macros (EGL_VERSION_1_5 1) fall below the enums' 0x3000.
+                if m and m.group(1) != "EGL_EGLEXT_VERSION":
                     enums.append((int(m.group(2), 0), m.group(1)))
     return enums

@@ -19,7 +19,11 @@ const char kUsage_dump[] =
     "  --thread N         only calls of thread N\n"
     "  --context N        only calls made with context N current\n"
     "  --function REGEX   only functions whose name matches REGEX\n"
-    "  --timing           print each call's start time, duration, thread and context\n";
+    "  --timing           print each call's start time, duration, thread and context\n"
+    "\n"
+    "With --calls, --thread, --context or --function, a frame's `// end of frame`\n"
+    "line is printed only when a call of that frame was; with --frames alone,\n"
+    "every frame's in the range is.\n";
 
 namespace {
 constexpr char kName[] = "dump";

@@ -160,18 +160,28 @@ int cmd_info(const std::vector<std::string>& args) {
          static_cast<double>(info.blob_bytes) / 1e6);
   printf("images:       %" PRIu64 "\n", info.images);
   printf("chunks:       %" PRIu64 "\n", status.chunks);
-  if (file_bytes != 0) {
+  bool cut_short = status.state == format::ReadState::kCutShort;
+  if (file_bytes != 0)
     printf(
         "file size:    %.2f MB (%.1f bytes per call)\n", static_cast<double>(file_bytes) / 1e6,
         info.calls != 0 ? static_cast<double>(file_bytes) / static_cast<double>(info.calls) : 0.0);
-    if (info.have_stats && info.stats.bytes_uncompressed != 0)
-      printf("compression:  %.2fx (%.2f MB uncompressed)\n",
-             static_cast<double>(info.stats.bytes_uncompressed) / static_cast<double>(file_bytes),
-             static_cast<double>(info.stats.bytes_uncompressed) / 1e6);
-  }
+  // A trace cut short has no Stats record: its compression is that of the
+  // chunks read (up to the cut), and the writer's stalls were never written.
+  uint64_t stored = cut_short ? status.offset : file_bytes;
+  uint64_t uncompressed =
+      info.have_stats && !cut_short ? info.stats.bytes_uncompressed : status.payload_bytes;
+  if (stored != 0 && uncompressed != 0)
+    printf("compression:  %.2fx (%.2f MB uncompressed)%s\n",
+           static_cast<double>(uncompressed) / static_cast<double>(stored),
+           static_cast<double>(uncompressed) / 1e6,
+           cut_short ? ", of the part read (up to the cut)" : "");
   if (info.have_stats)
     printf("writer stall: %" PRIu64 " times, %.1f ms\n", info.stats.stall_count,
            static_cast<double>(info.stats.stall_ns) / 1e6);
+  else
+    printf("writer stall: unknown (%s)\n", cut_short
+                                               ? "the trace was cut short before its final figures"
+                                               : "the trace has no final figures");
   info.print_gaps(status.closed_cleanly);
   printf("complete:     %s\n", status.closed_cleanly ? "yes (closed cleanly)"
                                : status.state == format::ReadState::kCutShort

@@ -28,4 +28,10 @@ int parse_launch_options(const char* command, const std::vector<std::string>& ar
 // Sets up the environment and becomes the app; returns only on failure.
 int launch_app(const char* command, const LaunchOptions& options);
 
+// Sets up the environment, runs the app as a child and waits for it (Ctrl-C
+// goes to the app; SIGTERM and SIGHUP are passed on). Returns the app's exit
+// status (128+N when signal N ended it; 127, *started false, when it could not
+// be executed), or kExitFailure with *started false when it was not started.
+int run_app_and_wait(const char* command, const LaunchOptions& options, bool* started);
+
 }  // namespace gltrace::cli

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/trace_output.h"
 #include "control/client.h"
 #include "format/reader.h"
 
@@ -40,6 +41,9 @@ const char kUsage_attach[] =
     "N frames, after S seconds, on Ctrl-C, on `gltrace detach`, or when the app\n"
     "exits; FILE is then complete (index and footer) and the app keeps running.\n"
     "If this command is killed, the app stops tracing within a frame.\n"
+    "At the end it reads FILE back and prints `wrote N calls, M frames, X MB to\n"
+    "FILE`, with a warning for no EGL/GLES call, no frame, or GLX/desktop GL use\n"
+    "in the app. Exit status 1 when FILE cannot be written, read or finished.\n"
     "\n"
     "options:\n"
     "  -o, --output FILE  where the trace goes (the mode's text for log, error\n"
@@ -385,15 +389,26 @@ int cmd_attach(const std::vector<std::string>& args) {
   get_status.command = control::Command::kGetStatus;
   control::Status final_status = loop.status();
   if (client->call(get_status, &reply, &error) && reply.status) final_status = *reply.status;
-  bool complete = finished_trace(output);
-  fprintf(
-      stderr,
-      "gltrace attach: %" PRIu64 " frames, %" PRIu64 " calls, %.2f MB, %" PRIu64
-      " writer stalls -> %s%s\n",
-      final_status.frames, final_status.calls, static_cast<double>(loop.bytes()) / 1e6,
-      final_status.stalls, output.c_str(),
-      complete ? "" : " (cut short: the app or its connection went away; readable up to there)");
-  return ok && complete ? kExitOk : kExitFailure;
+  // The mode asked for, or the app's default one (as its status said before the start).
+  std::string mode = !start.mode.empty() ? start.mode : status.mode;
+  bool traced = ok;
+  bool complete = true;
+  if (mode == "full") {
+    complete = finished_trace(output);
+    traced = report_trace(kAttach, output) && traced;
+  } else {
+    fprintf(stderr, "gltrace attach: wrote %.2f MB to %s\n",
+            static_cast<double>(loop.bytes()) / 1e6, output.c_str());
+  }
+  if (final_status.stalls != 0)
+    fprintf(stderr, "gltrace attach: the app waited for the writer %" PRIu64 " times (%.1f ms)\n",
+            final_status.stalls, static_cast<double>(final_status.stall_ns) / 1e6);
+  if (!complete)
+    fprintf(stderr,
+            "gltrace attach: %s is cut short: the app or its connection went away; it is "
+            "readable up to there\n",
+            output.c_str());
+  return traced && complete ? kExitOk : kExitFailure;
 }
 
 int cmd_detach(const std::vector<std::string>& args) {

@@ -1,6 +1,10 @@
 // `gltrace run`: start an app with the gltrace loader active. gltrace sets up
 // the environment and then becomes the app (execvp), so signals, the exit
-// status and the process id are the app's own.
+// status and the process id are the app's own. (`gltrace trace` runs it as a
+// child instead, to report on the trace when it exits: run_app_and_wait.)
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -117,7 +122,11 @@ int parse_launch_options(const char* command, const std::vector<std::string>& ar
   return kExitOk;
 }
 
-int launch_app(const char* command, const LaunchOptions& options) {
+namespace {
+
+// Puts the loader (and the options' variables) in this process's environment,
+// for the app to inherit; kExitOk or kExitFailure after printing why.
+int set_up_environment(const char* command, const LaunchOptions& options) {
   std::string error;
   std::string lib_dir = find_lib_dir(&error);
   if (lib_dir.empty()) {
@@ -140,15 +149,89 @@ int launch_app(const char* command, const LaunchOptions& options) {
   prepend_env("GLTRACE_LAYER_PATH", lib_dir + "/layers", verbose);
   if (options.loader_debug) set_env("GLTRACE_LOADER_DEBUG", "1", verbose);
   for (const auto& [name, value] : options.env) set_env(name.c_str(), value, verbose);
+  return kExitOk;
+}
 
+std::vector<char*> app_argv(const LaunchOptions& options) {
   std::vector<char*> argv;
   for (const auto& arg : options.app) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
+  return argv;
+}
+
+volatile sig_atomic_t g_app_pid = 0;
+
+void forward_signal(int signal) {
+  if (g_app_pid > 0) kill(static_cast<pid_t>(g_app_pid), signal);
+}
+
+}  // namespace
+
+int launch_app(const char* command, const LaunchOptions& options) {
+  if (int status = set_up_environment(command, options); status != kExitOk) return status;
+  std::vector<char*> argv = app_argv(options);
   fflush(stdout);
   execvp(argv[0], argv.data());
   int err = errno;
   fprintf(stderr, "gltrace %s: cannot execute %s: %s\n", command, argv[0], strerror(err));
   return 127;
+}
+
+int run_app_and_wait(const char* command, const LaunchOptions& options, bool* started) {
+  *started = false;
+  if (int status = set_up_environment(command, options); status != kExitOk) return status;
+  std::vector<char*> argv = app_argv(options);
+  // The child reports a failed exec through this pipe (closed on a successful one).
+  int exec_error[2];
+  if (pipe2(exec_error, O_CLOEXEC) != 0) {
+    fprintf(stderr, "gltrace %s: pipe: %s\n", command, strerror(errno));
+    return kExitFailure;
+  }
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "gltrace %s: fork: %s\n", command, strerror(errno));
+    close(exec_error[0]);
+    close(exec_error[1]);
+    return kExitFailure;
+  }
+  if (pid == 0) {
+    close(exec_error[0]);
+    execvp(argv[0], argv.data());
+    int err = errno;
+    (void)!write(exec_error[1], &err, sizeof err);
+    _exit(127);
+  }
+  close(exec_error[1]);
+  // Like a shell running a command: Ctrl-C and Ctrl-\ reach the app from the
+  // terminal, and we stay to report; a SIGTERM or SIGHUP sent to us is passed on.
+  g_app_pid = pid;
+  constexpr int kSignals[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+  struct sigaction old_actions[std::size(kSignals)];
+  for (size_t i = 0; i < std::size(kSignals); ++i) {
+    struct sigaction action {};
+    bool from_terminal = kSignals[i] == SIGINT || kSignals[i] == SIGQUIT;
+    action.sa_handler = from_terminal ? SIG_IGN : &forward_signal;
+    sigaction(kSignals[i], &action, &old_actions[i]);
+  }
+  int err = 0;
+  ssize_t n;
+  while ((n = read(exec_error[0], &err, sizeof err)) < 0 && errno == EINTR) {
+  }
+  close(exec_error[0]);
+  int wait_status = 0;
+  while (waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
+  }
+  g_app_pid = 0;
+  for (size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &old_actions[i], nullptr);
+  if (n == static_cast<ssize_t>(sizeof err)) {
+    fprintf(stderr, "gltrace %s: cannot execute %s: %s\n", command, argv[0], strerror(err));
+    return 127;
+  }
+  *started = true;
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return WEXITSTATUS(wait_status);
 }
 
 int cmd_run(const std::vector<std::string>& args) {

@@ -1,11 +1,38 @@
 #include "common/process.h"
 
+#include <dlfcn.h>
+#include <link.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+namespace {
+
+std::string read_command_line() {
+  std::string line;
+  FILE* f = fopen("/proc/self/cmdline", "rbe");
+  if (f == nullptr) return line;
+  int c;
+  while ((c = fgetc(f)) != EOF) line += c == 0 ? ' ' : static_cast<char>(c);
+  fclose(f);
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
+}
+
+// Set before main in the interposer; never freed (read until exit).
+const std::string* g_command_line_at_load = nullptr;
+
+}  // namespace
+
+// Exported by the interposer (exports.map), so that the trace layer, loaded
+// later with its own copy of this file, finds the line read before main.
+extern "C" __attribute__((visibility("default"))) const char* gltrace_command_line_at_load() {
+  return g_command_line_at_load != nullptr ? g_command_line_at_load->c_str() : nullptr;
+}
 
 namespace gltrace {
 
@@ -33,6 +60,42 @@ const std::string& executable_path() {
 const std::string& process_name() {
   static const std::string name = basename_of(executable_path());
   return name;
+}
+
+void remember_command_line_at_load() {
+  if (g_command_line_at_load == nullptr)
+    g_command_line_at_load = new std::string(read_command_line());
+}
+
+const std::string& command_line() {
+  static const std::string line = [] {
+    using Getter = const char* (*)();
+    auto getter = reinterpret_cast<Getter>(dlsym(RTLD_DEFAULT, "gltrace_command_line_at_load"));
+    const char* at_load = getter != nullptr ? getter() : nullptr;
+    return at_load != nullptr ? std::string(at_load) : read_command_line();
+  }();
+  return line;
+}
+
+bool is_desktop_gl_library(const std::string& file_name) {
+  return file_name.starts_with("libGL.so") || file_name.starts_with("libGLX") ||
+         file_name.starts_with("libOpenGL.so");
+}
+
+std::string loaded_desktop_gl_libraries() {
+  std::string names;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        std::string name = basename_of(info->dlpi_name != nullptr ? info->dlpi_name : "");
+        if (is_desktop_gl_library(name)) {
+          auto* out = static_cast<std::string*>(data);
+          if (!out->empty()) *out += ' ';
+          *out += name;
+        }
+        return 0;
+      },
+      &names);
+  return names;
 }
 
 std::string dirname_of(const std::string& path) {

@@ -19,6 +19,23 @@ const std::string& executable_path();
 // Basename of the executable: what "gpu_debug_app" is matched against.
 const std::string& process_name();
 
+// The command line as it was when the process started: "arg0 arg1 ...".
+// Read from /proc/self/cmdline before main by remember_command_line_at_load()
+// in the library the app loads first (the interposer), since apps may rewrite
+// their argv early; read now where that library is absent.
+const std::string& command_line();
+// Called from a constructor of the interposer (before main).
+void remember_command_line_at_load();
+
+// Whether a library file name is one of desktop OpenGL's: libGL.so* (GLX and
+// GL), libGLX* (GLVND's GLX and its vendors), libOpenGL.so* (GLVND's GL);
+// not libGLdispatch, which GLVND's EGL and GLES libraries load too.
+bool is_desktop_gl_library(const std::string& file_name);
+
+// The desktop OpenGL libraries loaded in this process (libGL.so.1, libGLX*,
+// libOpenGL.so.0: GLX or desktop GL), as space-separated file names.
+std::string loaded_desktop_gl_libraries();
+
 // Directory part of a path ("." if none).
 std::string dirname_of(const std::string& path);
 std::string basename_of(const std::string& path);

@@ -73,14 +73,17 @@ void Dumper::on_call(const format::Call& call) {
   // Lines collect in one buffer, written 64 KiB at a time.
   if (line_.size() >= 65536) flush();
   ++printed_;
+  ++printed_in_frame_;
 }
 
 void Dumper::on_frame(const format::Frame& frame) {
   flush();
-  if (frame_selected() && frame.has_app_frame)
+  bool print = frame_selected() && (!filter_.selects_calls() || printed_in_frame_ != 0);
+  printed_in_frame_ = 0;
+  if (print && frame.has_app_frame)
     fprintf(out_, "// end of frame %" PRIu64 " (app frame %" PRIu64 ", %.3f s)\n", frame.number,
             frame.app_frame, static_cast<double>(frame.time_ns) / 1e9);
-  else if (frame_selected())
+  else if (print)
     fprintf(out_, "// end of frame %" PRIu64 " (%.3f s)\n", frame.number,
             static_cast<double>(frame.time_ns) / 1e9);
   frame_ = frame.number + 1;

@@ -18,6 +18,12 @@ struct DumpFilter {
   std::optional<uint32_t> context;                    // Context.index
   std::optional<std::regex> function;                 // matched against the name
   bool timing = false;                                // print start and duration
+
+  // Whether calls are chosen one by one (calls, thread, context, function):
+  // then a frame's end is printed only after a frame with a printed call.
+  bool selects_calls() const {
+    return first_call != 0 || last_call != UINT64_MAX || thread || context || function;
+  }
 };
 
 class Dumper : public format::Consumer {
@@ -50,6 +56,7 @@ class Dumper : public format::Consumer {
   std::string line_;
   uint64_t frame_ = 0;
   uint64_t printed_ = 0;
+  uint64_t printed_in_frame_ = 0;
 };
 
 }  // namespace gltrace::consumers

@@ -324,10 +324,14 @@ void format_value(Text& out, const format::Value& value, ValueFormat f, const Bl
   }
 }
 
-// EGL parameters whose integers are EGL enums, and attribute lists (pairs).
-bool is_egl_enum_param(const char* name) {
-  static const char* const kNames[] = {"attribute", "name", "platform",   "api",   "buffer",
-                                       "engine",    "type", "objectType", "target"};
+// EGL parameters whose integers are EGL enums (EGLint ones among them:
+// eglQueryString's name, eglGetCurrentSurface's readdraw), and attribute
+// lists (pairs).
+bool is_egl_enum_param(const char* name, const char* type) {
+  if (type_is(type, "EGLenum")) return true;
+  static const char* const kNames[] = {"attribute", "name",     "platform", "api",
+                                       "buffer",    "engine",   "type",     "objectType",
+                                       "target",    "readdraw", "timestamp"};
   for (const char* n : kNames)
     if (strcmp(name, n) == 0) return true;
   return false;
@@ -374,6 +378,7 @@ struct CallText {
   std::string open;
   std::vector<ParamText> params;
   ValueFormat ret;
+  bool ret_egl_enum = false;  // eglGetError, eglQueryAPI
 };
 
 CallText make_call_text(const api::FunctionInfo& info) {
@@ -384,10 +389,12 @@ CallText make_call_text(const api::FunctionInfo& info) {
     bool egl = info.api == api::Api::kEgl;
     text.params.push_back({(i != 0 ? ", " : "") + std::string(p.name) + " = ",
                            {classify(p.type), api::enum_group(p.group)},
-                           egl && is_egl_enum_param(p.name),
+                           egl && is_egl_enum_param(p.name, p.type),
                            egl && strcmp(p.len, "EGL_NONE-terminated") == 0});
   }
   text.ret = {classify(info.ret), api::enum_group(info.ret_group)};
+  text.ret_egl_enum = info.api == api::Api::kEgl &&
+                      (type_is(info.ret, "EGLenum") || strcmp(info.name, "eglGetError") == 0);
   return text;
 }
 
@@ -439,7 +446,13 @@ void format_call(std::string& string, const format::Call& call, const BlobSizes&
   out += ')';
   if (call.ret != nullptr) {
     out += " = ";
-    format_value(out, *call.ret, text != nullptr ? text->ret : ValueFormat{}, blobs);
+    const format::Value& r = *call.ret;
+    if (text != nullptr && text->ret_egl_enum &&
+        (r.kind == format::ValueKind::kSint || r.kind == format::ValueKind::kUint))
+      append_egl_enum(out,
+                      r.kind == format::ValueKind::kSint ? static_cast<uint64_t>(r.sint) : r.uint);
+    else
+      format_value(out, r, text != nullptr ? text->ret : ValueFormat{}, blobs);
   }
 }
 

@@ -315,6 +315,7 @@ struct ChunkReader::Impl {
       pos = offset + kChunkHeaderSize + header.stored_size;
       if (header.is_index()) continue;  // read through open(), not a data chunk
       status.chunks++;
+      status.payload_bytes += payload.size();
       chunk->offset = offset;
       chunk->record_count = header.record_count;
       chunk->payload = payload;

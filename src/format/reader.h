@@ -23,9 +23,10 @@ enum class ReadState {
 
 struct ReadStatus {
   ReadState state = ReadState::kReading;
-  std::string message;  // empty unless cut short or an error; names the offset
-  uint64_t offset = 0;  // where the problem is
-  uint64_t chunks = 0;  // complete data chunks read
+  std::string message;         // empty unless cut short or an error; names the offset
+  uint64_t offset = 0;         // where the problem is
+  uint64_t chunks = 0;         // complete data chunks read
+  uint64_t payload_bytes = 0;  // their payloads, decompressed
   bool closed_cleanly = false;
 
   // The trace was read to its end, possibly cut short by a crash.

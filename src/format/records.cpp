@@ -838,6 +838,9 @@ struct RecordDecoder::Scratch {
         case s::stats::kBlobBytesDeduplicated:
           ok = u64(m, f, t, &stats.blob_bytes_deduplicated);
           break;
+        case s::stats::kDesktopGlLibraries:
+          ok = str(m, f, t, &stats.desktop_gl_libraries);
+          break;
         default:
           m.r.skip(t);
           break;

@@ -155,6 +155,7 @@ struct Stats {
   uint64_t stall_ns = 0;
   uint64_t blobs = 0;
   uint64_t blob_bytes_deduplicated = 0;
+  std::string_view desktop_gl_libraries;  // space-separated file names
 };
 
 // Every call with a seq below below_seq is in the chunks before this record.

@@ -105,17 +105,6 @@ std::string expand_output_pattern(const char* pattern) {
   return out;
 }
 
-std::string command_line() {
-  std::string line;
-  FILE* f = fopen("/proc/self/cmdline", "rb");
-  if (f == nullptr) return line;
-  int c;
-  while ((c = fgetc(f)) != EOF) line += c == 0 ? ' ' : static_cast<char>(c);
-  fclose(f);
-  while (!line.empty() && line.back() == ' ') line.pop_back();
-  return line;
-}
-
 void write_thread_record(ThreadState* thread) {
   wire::Encoder body;
   body.uint_field(schema::thread::kIndex, thread->index);
@@ -584,6 +573,8 @@ void end_session() {
     body.uint_field(schema::stats::kBytesUncompressed, ws.raw_bytes);
     body.uint_field(schema::stats::kStallCount, ws.stall_count);
     body.uint_field(schema::stats::kStallNs, ws.stall_ns);
+    std::string desktop_gl = loaded_desktop_gl_libraries();
+    if (!desktop_gl.empty()) body.string_field(schema::stats::kDesktopGlLibraries, desktop_gl);
     append_record(last, schema::record::kStats, body.data(), body.size());
     flush_thread(last);
   }

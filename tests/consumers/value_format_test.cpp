@@ -171,6 +171,34 @@ TEST(ValueFormat, EglEnumsAndAttributeLists) {
             "= EGL_TRUE");
 }
 
+TEST(ValueFormat, EglEnumsInIntegerParametersAndResults) {
+  Value version = uint(0);
+  version.kind = ValueKind::kText;
+  version.bytes = "1.5";
+  // EGL_VERSION and the *_VERSION attributes were left out of the EGL table.
+  EXPECT_EQ(text_of(api::kFn_eglQueryString, {uint(0x55aa), sint(0x3054)}, &version),
+            "eglQueryString(dpy = 0x55aa, name = EGL_VERSION) = \"1.5\"");
+  Value egl_true = uint(1);
+  Value context = uint(0x5);
+  EXPECT_EQ(
+      text_of(api::kFn_eglCreateContext,
+              {uint(0x55aa), uint(0x1), uint(0), sints({0x3098, 3, 0x30FB, 1, 0x3038})}, &context),
+      "eglCreateContext(dpy = 0x55aa, config = 0x1, share_context = 0x0, attrib_list = "
+      "{EGL_CONTEXT_CLIENT_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1, EGL_NONE}) = 0x5");
+  Value surface = uint(0x77);
+  EXPECT_EQ(text_of(api::kFn_eglGetCurrentSurface, {sint(0x3059)}, &surface),
+            "eglGetCurrentSurface(readdraw = EGL_DRAW) = 0x77");
+  EXPECT_EQ(text_of(api::kFn_eglGetConfigAttrib,
+                    {uint(0x55aa), uint(0x1), sint(0x3028), sints({21})}, &egl_true),
+            "eglGetConfigAttrib(dpy = 0x55aa, config = 0x1, attribute = EGL_CONFIG_ID, "
+            "value = {21}) = EGL_TRUE");
+  // Results: eglGetError's EGLint and eglQueryAPI's EGLenum are EGL enums, not GL ones.
+  Value bad_alloc = sint(0x3003);
+  EXPECT_EQ(text_of(api::kFn_eglGetError, {}, &bad_alloc), "eglGetError() = EGL_BAD_ALLOC");
+  Value es_api = uint(0x30A0);
+  EXPECT_EQ(text_of(api::kFn_eglQueryAPI, {}, &es_api), "eglQueryAPI() = EGL_OPENGL_ES_API");
+}
+
 TEST(ValueFormat, TextDataAndOddValues) {
   Value source;
   source.kind = ValueKind::kStrings;

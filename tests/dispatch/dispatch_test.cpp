@@ -54,7 +54,8 @@ TEST(Interposer, ExportsExactlyTheModelAndDlopen) {
   std::istringstream in(r.out);
   for (std::string line; std::getline(in, line);) exported.insert(line.substr(line.rfind(' ') + 1));
   exported.erase("");
-  std::set<std::string> expected = {"dlopen"};
+  // And the command line read before main (common/process.h), for the trace layer.
+  std::set<std::string> expected = {"dlopen", "gltrace_command_line_at_load"};
   for (uint32_t id = 0; id < kFunctionIdLimit; ++id)
     if (kFunctionInfo[id].name != nullptr) expected.insert(kFunctionInfo[id].name);
   EXPECT_EQ(exported, expected);

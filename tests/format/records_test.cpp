@@ -171,6 +171,23 @@ TEST(Records, EveryRecordKind) {
   EXPECT_EQ(lines[6], "stats calls=41 frames=0 bytes=0 stalls=2 stall_ns=0 blobs=0 dedup=0");
 }
 
+TEST(Records, StatsNameTheDesktopGlLibraries) {
+  wire::Encoder e;
+  record(e, s::record::kStats, [&] {
+    e.uint_field(s::stats::kCalls, 3);
+    e.string_field(s::stats::kDesktopGlLibraries, "libGL.so.1 libGLX_mesa.so.0");
+  });
+  struct : format::Consumer {
+    std::string libraries;
+    void on_stats(const format::Stats& stats) override {
+      libraries = std::string(stats.desktop_gl_libraries);
+    }
+  } stats;
+  RecordDecoder decoder;
+  ASSERT_TRUE(decoder.decode_chunk(bytes_of(e), stats)) << decoder.error();
+  EXPECT_EQ(stats.libraries, "libGL.so.1 libGLX_mesa.so.0");
+}
+
 // Fields and record kinds from a newer gltrace are skipped, of every wire type.
 // Later calls of a thread in a chunk carry deltas; every chunk resolves on its own.
 TEST(Records, DeltaCodedCallsResolvePerThreadAndChunk) {

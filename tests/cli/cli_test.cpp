@@ -1,0 +1,375 @@
+// gltrace trace and attach report what they wrote and warn about what they
+// could not trace; dump, info and the dumper's enum names on real traces of
+// gltrace-cli-app (Mesa llvmpipe, surfaceless).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include "format/reader.h"
+#include "support/subprocess.h"
+#include "support/xvfb.h"
+
+namespace gltrace::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Env {
+  std::string dir = make_temp_dir();
+  std::string runtime = dir + "/run";
+  EnvChanges vars;
+  Env() {
+    mkdir(runtime.c_str(), 0700);
+    vars = {{"DEBUG_GLES_LAYERS", std::nullopt},  {"LD_PRELOAD", std::nullopt},
+            {"GLTRACE_LAYER_PATH", std::nullopt}, {"GLTRACE_TRACE_FILE", std::nullopt},
+            {"GLTRACE_LIVE", std::nullopt},       {"XDG_CONFIG_HOME", dir + "/config"},
+            {"XDG_RUNTIME_DIR", runtime},         {"GLTRACE_SYSTEM_SETTINGS", "/nonexistent"}};
+  }
+};
+
+ProcessResult gltrace(const Env& env, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {build_bin("gltrace")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv, env.vars, 300);
+}
+
+// `gltrace trace -o OUTPUT -- gltrace-cli-app APP_ARGS...`
+ProcessResult trace_app(const Env& env, const std::string& output,
+                        const std::vector<std::string>& app_args) {
+  std::vector<std::string> args = {"trace", "-o", output, "--", build_bin("gltrace-cli-app")};
+  args.insert(args.end(), app_args.begin(), app_args.end());
+  return gltrace(env, args);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(TraceCommand, MissingOutputDirectoryFailsBeforeTheAppRuns) {
+  Env env;
+  std::string marker = env.dir + "/app-ran";
+  ProcessResult r = gltrace(env, {"trace", "-o", env.dir + "/missing/x.gltrace", "--", "/bin/sh",
+                                  "-c", "touch " + marker});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "missing: No such file or directory")) << r.err;
+  EXPECT_FALSE(contains(r.err, "tracing to")) << r.err;
+  EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the app ran";
+  EXPECT_NE(access((env.dir + "/missing").c_str(), F_OK), 0) << "the directory was created";
+}
+
+TEST(TraceCommand, ReadOnlyDirectoryOrDirectoryOutputFails) {
+  Env env;
+  ProcessResult r = gltrace(env, {"trace", "-o", env.dir, "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "it is a directory")) << r.err;
+  r = gltrace(env, {"trace", "-o", env.dir + "/%n/x.gltrace", "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "in the file name only")) << r.err;
+  if (getuid() != 0) {  // root writes anywhere
+    std::string read_only = env.dir + "/ro";
+    mkdir(read_only.c_str(), 0500);
+    r = gltrace(env, {"trace", "-o", read_only + "/x.gltrace", "--", "/bin/true"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "is not writable")) << r.err;
+  }
+}
+
+TEST(TraceCommand, SaysWhereItTracesAndWhatItWrote) {
+  Env env;
+  std::string trace = env.dir + "/app.gltrace";
+  ProcessResult r = trace_app(env, trace, {"--frames", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "gltrace trace: tracing to " + trace + "\n")) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      r.err, m, std::regex("gltrace trace: wrote (\\d+) calls, 3 frames, [0-9.]+ MB to " + trace)))
+      << r.err;
+  EXPECT_GT(std::stoull(m[1]), 10u);
+  EXPECT_FALSE(contains(r.err, "warning")) << r.err;
+  // The same figures as info's.
+  ProcessResult info = gltrace(env, {"info", trace});
+  EXPECT_TRUE(contains(info.out, "calls:        " + m[1].str() + "\n")) << info.out;
+}
+
+TEST(TraceCommand, NoEglCallIsAnErrorAndNoFile) {
+  Env env;
+  std::string trace = env.dir + "/true.gltrace";
+  ProcessResult r = gltrace(env, {"trace", "-o", trace, "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "no trace was written to " + trace + ": the app made no EGL/GLES"))
+      << r.err;
+}
+
+TEST(TraceCommand, AppExitStatusIsPassedOn) {
+  Env env;
+  // A failing app wins over the missing trace.
+  ProcessResult r =
+      gltrace(env, {"trace", "-o", env.dir + "/x.gltrace", "--", "/bin/sh", "-c", "exit 3"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  r = gltrace(env, {"trace", "-o", env.dir + "/x.gltrace", "--", "/bin/sh", "-c", "kill -9 $$"});
+  EXPECT_EQ(r.exit_code, 128 + 9) << r.err;
+  r = gltrace(env, {"trace", "-o", env.dir + "/x.gltrace", "--", env.dir + "/no-such-app"});
+  EXPECT_EQ(r.exit_code, 127) << r.err;
+  EXPECT_TRUE(contains(r.err, "cannot execute")) << r.err;
+}
+
+TEST(TraceCommand, SigtermReachesTheAppAndTheTraceIsStillReported) {
+  Env env;
+  std::string trace = env.dir + "/term.gltrace";
+  BackgroundProcess traced({build_bin("gltrace"), "trace", "-o", trace, "--",
+                            build_bin("gltrace-cli-app"), "--frames", "3000", "--frame-ms", "5"},
+                           env.vars, env.dir + "/trace.out", env.dir + "/trace.err");
+  // The trace file appears at the app's first EGL call; its writer thread
+  // then writes the file header (16 bytes) and the chunks.
+  auto file_size = [&] {
+    struct stat st {};
+    return stat(trace.c_str(), &st) == 0 ? st.st_size : 0;
+  };
+  for (int i = 0; i < 1000 && file_size() <= 16 && traced.running(); ++i)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_GT(file_size(), 16);
+  traced.signal(SIGTERM);
+  ProcessResult r = traced.wait();
+  // gltrace passed SIGTERM on, outlived the app and reported what it left.
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+  EXPECT_TRUE(contains(r.err, "gltrace trace: wrote ")) << r.err;
+}
+
+TEST(TraceCommand, WarnsAboutATraceWithoutFrames) {
+  Env env;
+  std::string trace = env.dir + "/offscreen.gltrace";
+  ProcessResult r = trace_app(env, trace, {"--frames", "0"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, " calls, 0 frames, ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: " + trace + ": no frames")) << r.err;
+}
+
+TEST(TraceCommand, WarnsAboutDesktopGlLibrariesInTheProcess) {
+  Env env;
+  if (access("/usr/lib/x86_64-linux-gnu/libGL.so.1", F_OK) != 0)
+    GTEST_SKIP() << "libGL.so.1 (package libgl1) not installed";
+  std::string trace = env.dir + "/libgl.gltrace";
+  ProcessResult r = trace_app(env, trace, {"--dlopen-libgl"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: the process loaded libGL.so.1")) << r.err;
+  EXPECT_TRUE(contains(r.err, "GLX or desktop OpenGL")) << r.err;
+}
+
+TEST(TraceCommand, AGlxAppIsNamedAsSuch) {
+  Env env;
+  XvfbServer xvfb;
+  ASSERT_FALSE(xvfb.display().empty()) << "Xvfb did not start";
+  env.vars["DISPLAY"] = xvfb.display();
+  std::string app = build_bin("gltrace-cli-glx-app");
+  ProcessResult native = run_process({app}, env.vars);
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  // Its glClear by symbol is gltrace's: a trace, partial, with a warning.
+  std::string trace = env.dir + "/glx.gltrace";
+  ProcessResult r = gltrace(env, {"trace", "-o", trace, "--", app});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "gltrace-cli-glx-app: drew a frame")) << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.err, std::regex("warning: the process loaded libGL\\.so\\.1 .*libGLX.* \\(GLX or "
+                        "desktop OpenGL\\): gltrace traces EGL and OpenGL ES only")))
+      << r.err;
+  // Through glXGetProcAddress: no call reaches gltrace, no trace; it says why.
+  std::string none = env.dir + "/glx-none.gltrace";
+  r = gltrace(env, {"trace", "-o", none, "--", app, "--proc-address"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.out, "gltrace-cli-glx-app: drew a frame")) << r.out;
+  EXPECT_TRUE(contains(r.err, "no trace was written to " + none + ": " + app +
+                                  " links libGL.so.1: it uses GLX or desktop OpenGL"))
+      << r.err;
+}
+
+TEST(TraceCommand, WarnsAboutDesktopGlThroughEgl) {
+  Env env;
+  std::string trace = env.dir + "/desktop.gltrace";
+  ProcessResult r = trace_app(env, trace, {"--bind-desktop-gl"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err,
+                       "warning: the app uses desktop OpenGL through EGL "
+                       "(eglBindAPI(EGL_OPENGL_API)): its GL calls are not traced"))
+      << r.err;
+}
+
+TEST(TraceCommand, OneLinePerProcessOfAPattern) {
+  Env env;
+  std::string app = build_bin("gltrace-cli-app");
+  // A file of the pattern that was there before is no file of this run.
+  write_text_file(env.dir + "/t-1.gltrace", "old");
+  ProcessResult r = gltrace(env, {"trace", "-o", env.dir + "/t-%p.gltrace", "--", "/bin/sh", "-c",
+                                  app + " --frames 1 && " + app + " --frames 2"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_occurrences(r.err, "gltrace trace: wrote "), 2u) << r.err;
+  EXPECT_TRUE(contains(r.err, " calls, 1 frames, ")) << r.err;
+  EXPECT_TRUE(contains(r.err, " calls, 2 frames, ")) << r.err;
+  EXPECT_FALSE(contains(r.err, "t-1.gltrace")) << r.err;
+}
+
+TEST(TraceCommand, CommandLineIsTheOneBeforeTheAppRewroteIt) {
+  Env env;
+  std::string trace = env.dir + "/argv.gltrace";
+  ProcessResult r = trace_app(env, trace, {"--rewrite-argv", "--frames", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ProcessResult info = gltrace(env, {"info", trace});
+  EXPECT_TRUE(contains(
+      info.out, "command line: " + build_bin("gltrace-cli-app") + " --rewrite-argv --frames 1\n"))
+      << info.out;
+}
+
+// A trace of gltrace-cli-app --frames 5 (three calls a frame after the set-up).
+class AnalysisCommands : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    env_ = new Env();
+    trace_ = env_->dir + "/five.gltrace";
+    ProcessResult r = trace_app(*env_, trace_, {"--frames", "5"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  static void TearDownTestSuite() { delete env_; }
+  static ProcessResult dump(const std::vector<std::string>& options) {
+    std::vector<std::string> args = {"dump"};
+    args.insert(args.end(), options.begin(), options.end());
+    args.push_back(trace_);
+    return gltrace(*env_, args);
+  }
+  static Env* env_;
+  static std::string trace_;
+};
+Env* AnalysisCommands::env_ = nullptr;
+std::string AnalysisCommands::trace_;
+
+TEST_F(AnalysisCommands, DumpFiltersPrintOnlyTheEndsOfFramesWithPrintedCalls) {
+  ProcessResult all = dump({});
+  EXPECT_EQ(count_occurrences(all.out, "// end of frame"), 5u) << all.out;
+  // eglQuerySurface is called once, in frame 0.
+  ProcessResult one = dump({"--function", "eglQuerySurface"});
+  EXPECT_EQ(count_occurrences(one.out, "eglQuerySurface("), 1u) << one.out;
+  EXPECT_EQ(count_occurrences(one.out, "// end of frame"), 1u) << one.out;
+  EXPECT_TRUE(contains(one.out, "// end of frame 0 ")) << one.out;
+  ProcessResult every = dump({"--function", "glClear$"});
+  EXPECT_EQ(count_occurrences(every.out, "// end of frame"), 5u) << every.out;
+  ProcessResult first_calls = dump({"--calls", "0-3"});
+  EXPECT_EQ(count_occurrences(first_calls.out, "// end of frame"), 1u) << first_calls.out;
+  ProcessResult none = dump({"--function", "glDrawArrays"});
+  EXPECT_EQ(count_occurrences(none.out, "// end of frame"), 0u) << none.out;
+  // --frames alone: every frame of the range, as before.
+  ProcessResult frames = dump({"--frames", "1-2"});
+  EXPECT_EQ(count_occurrences(frames.out, "// end of frame"), 2u) << frames.out;
+}
+
+TEST_F(AnalysisCommands, DumpNamesEglEnums) {
+  ProcessResult r = dump({"--function", "^egl"});
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("eglQueryString\\(dpy = 0x[0-9a-f]+, name = "
+                                                  "EGL_VERSION\\) = \"1\\.[0-9]\"")))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "attribute = EGL_CONFIG_ID")) << r.out;
+  EXPECT_TRUE(contains(r.out, "attribute = EGL_WIDTH")) << r.out;
+  EXPECT_TRUE(contains(r.out, "attrib_list = {EGL_CONTEXT_CLIENT_VERSION, 3, EGL_NONE}")) << r.out;
+}
+
+TEST_F(AnalysisCommands, InfoOnATraceCutShortKeepsCompressionAndStallLines) {
+  std::string cut = env_->dir + "/cut.gltrace";
+  // Several chunks (the app flushes every 100 ms), cut inside the last one.
+  ProcessResult r = trace_app(*env_, cut, {"--frames", "12", "--frame-ms", "30"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<uint64_t> chunks;
+  {
+    format::ChunkReader reader;
+    ASSERT_TRUE(reader.open(cut));
+    for (format::ChunkView chunk; reader.next(&chunk);) chunks.push_back(chunk.offset);
+  }
+  ASSERT_GE(chunks.size(), 2u);
+  ASSERT_EQ(truncate(cut.c_str(), static_cast<off_t>(chunks.back() + 10)), 0);
+  ProcessResult info = gltrace(*env_, {"info", cut});
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_TRUE(contains(info.out, "complete:     no: cut short")) << info.out;
+  EXPECT_TRUE(std::regex_search(
+      info.out, std::regex("compression:  [0-9.]+x \\([0-9.]+ MB uncompressed\\), of the part "
+                           "read \\(up to the cut\\)\n")))
+      << info.out;
+  EXPECT_TRUE(contains(info.out, "writer stall: unknown (the trace was cut short")) << info.out;
+  ProcessResult whole = gltrace(*env_, {"info", trace_});
+  EXPECT_TRUE(std::regex_search(whole.out, std::regex("compression:  [0-9.]+x \\([0-9.]+ MB "
+                                                      "uncompressed\\)\n")))
+      << whole.out;
+  EXPECT_TRUE(contains(whole.out, "writer stall: 0 times")) << whole.out;
+}
+
+// Starts gltrace-cli-app traceable in the background.
+std::unique_ptr<BackgroundProcess> start_traceable(const Env& env,
+                                                   const std::vector<std::string>& app_args) {
+  std::vector<std::string> argv = {build_bin("gltrace"), "run", "--traceable", "--",
+                                   build_bin("gltrace-cli-app")};
+  argv.insert(argv.end(), app_args.begin(), app_args.end());
+  return std::make_unique<BackgroundProcess>(argv, env.vars, env.dir + "/app.out",
+                                             env.dir + "/app.err");
+}
+
+// Waits for the app's control socket (it appears at eglInitialize).
+bool wait_for_socket(const Env& env, BackgroundProcess& app) {
+  std::string path = env.runtime + "/gltrace/gltrace-" + std::to_string(app.pid()) + ".sock";
+  for (int i = 0; i < 1000 && app.running(); ++i) {
+    if (access(path.c_str(), F_OK) == 0) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+TEST(AttachCommand, SaysWhatItWroteAndWarnsAboutDesktopGl) {
+  if (access("/usr/lib/x86_64-linux-gnu/libGL.so.1", F_OK) != 0)
+    GTEST_SKIP() << "libGL.so.1 (package libgl1) not installed";
+  Env env;
+  auto app = start_traceable(env, {"--frames", "3000", "--frame-ms", "5", "--dlopen-libgl"});
+  ASSERT_TRUE(wait_for_socket(env, *app));
+  std::string trace = env.dir + "/live.gltrace";
+  ProcessResult r =
+      gltrace(env, {"attach", std::to_string(app->pid()), "-o", trace, "--frames", "3", "--quiet"});
+  app->signal(SIGTERM);
+  app->wait();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.err, std::regex("gltrace attach: wrote \\d+ calls, 3 frames, [0-9.]+ MB to " + trace)))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: the process loaded libGL.so.1")) << r.err;
+}
+
+TEST(AttachCommand, WarnsWhenNoCallWasRecorded) {
+  Env env;
+  // Initialized, then no call at all for 30 s: no thread ever joins the capture.
+  auto app = start_traceable(env, {"--init-only", "30"});
+  ASSERT_TRUE(wait_for_socket(env, *app));
+  std::string trace = env.dir + "/empty.gltrace";
+  ProcessResult r = gltrace(
+      env, {"attach", std::to_string(app->pid()), "-o", trace, "--duration", "0.5", "--quiet"});
+  app->signal(SIGTERM);
+  app->wait();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "gltrace attach: wrote 0 calls, 0 frames, ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: " + trace + ": no EGL/GLES call was recorded")) << r.err;
+}
+
+TEST(AttachCommand, MissingOutputDirectoryFailsAndTheAppStaysIdle) {
+  Env env;
+  auto app = start_traceable(env, {"--frames", "3000", "--frame-ms", "5"});
+  ASSERT_TRUE(wait_for_socket(env, *app));
+  ProcessResult r = gltrace(env, {"attach", std::to_string(app->pid()), "-o",
+                                  env.dir + "/missing/x.gltrace", "--frames", "3", "--quiet"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "missing/x.gltrace: No such file or directory")) << r.err;
+  ProcessResult ps = gltrace(env, {"ps"});
+  EXPECT_TRUE(
+      std::regex_search(ps.out, std::regex(std::to_string(app->pid()) + "\\s+\\S+\\s+idle")))
+      << ps.out;
+  app->signal(SIGTERM);
+  app->wait();
+}
+
+}  // namespace
+}  // namespace gltrace::test
