@@ -12,6 +12,10 @@ packages=(
   libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri
   # tests: GoogleTest, Xvfb for X11 apps, glmark2 as a real app
   libgtest-dev xvfb xauth glmark2-es2-x11 piglit
+  # tests/real_apps: real programs that use EGL + GLES in other ways (Wayland
+  # clients and compositor, eglut demos, SDL2, GStreamer GL, GTK 4)
+  weston mesa-utils-bin libsdl2-tests gstreamer1.0-tools gstreamer1.0-gl
+  gstreamer1.0-plugins-base gtk-4-examples
   # checks
   clang-format clang-tidy
   # trace format: zstd chunks; protoc decodes records in tests; libFuzzer (clang)
