@@ -28,6 +28,7 @@ import tempfile
 import time
 
 SDL_TESTS = "/usr/libexec/installed-tests/SDL2"
+QML = os.path.join(os.path.dirname(os.path.abspath(__file__)), "spin.qml")
 GLMARK2_SCENES = ("build", "texture", "shading", "bump", "effect2d", "pulsar", "desktop",
                   "buffer", "ideas", "jellyfish", "terrain", "refract", "shadow")
 
@@ -88,6 +89,13 @@ APPS = [
          "video/x-raw,width=320,height=240", "!", "glupload", "!", "gleffects", "effect=twirl",
          "!", "gldownload", "!", "filesink", "location=/dev/null"], env=GST_X11,
         known="off-screen: no swap, so no frame boundary and no image to compare (frames fix)"),
+    App("mpv", "mpv", "video player: VO thread, x11egl, window resized after creation", "x11",
+        ["/usr/bin/mpv", "--no-config", "--vo=gpu", "--gpu-api=opengl", "--gpu-context=x11egl",
+         "--opengl-es=yes", "--geometry=320x240", "--frames=30",
+         "av://lavfi:testsrc=size=320x240:rate=30"],
+        known="resize: window surface created 320x200, the X window resized to 320x240 before "
+              "the first swap; replay makes it 320x200 ('replayed 320x200, traced 320x240') "
+              "(egl fix)"),
     App("gtk4-demo-gears-wayland", "gtk-4-examples", "toolkit: no-config context, "
         "surfaceless first, window later", "wayland",
         ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"],
@@ -99,6 +107,20 @@ APPS = [
         ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"],
         env={"GDK_BACKEND": "x11", "GDK_DEBUG": "gl-egl,gl-gles", "GSK_RENDERER": "gl"},
         known="resize: as gtk4-demo-gears-wayland (egl fix)"),
+    App("qt6-qmlscene-x11", "qmlscene-qt6", "toolkit: Qt Quick, render thread, desktop GL "
+        "through EGL (xcb_egl)", "x11", ["/usr/lib/qt6/bin/qmlscene", QML],
+        env={"QT_QPA_PLATFORM": "xcb", "QT_XCB_GL_INTEGRATION": "xcb_egl",
+             "QSG_RHI_BACKEND": "opengl"},
+        known="desktop-GL: Debian's Qt 6 binds EGL_OPENGL_API (GL 4.5 compatibility contexts); "
+              "and resize: its contexts are first made current without a surface, so the "
+              "window surface has no recorded size ('the trace holds no size for window "
+              "surface') (x11 + egl fixes)"),
+    App("qt6-qmlscene-wayland", "qmlscene-qt6", "toolkit: Qt Quick on Wayland, desktop GL "
+        "through EGL", "wayland", ["/usr/lib/qt6/bin/qmlscene", QML],
+        env={"QT_QPA_PLATFORM": "wayland", "QSG_RHI_BACKEND": "opengl"},
+        known="desktop-GL (x11 fix); NEW: replay crashes (SIGSEGV in the driver) at "
+              "glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT): the trace has no size for its "
+              "output (COMPSIZE not implemented) and replay passes a null pointer"),
 ]
 
 COMPARE_RE = re.compile(r"compare: (\d+) frames identical, (\d+) differ, (\d+) without")
@@ -282,7 +304,9 @@ def survey(app, build, work, xdg, servers):
     if replay.returncode != 0 or not m or str(identical) != frames or frames == "0":
         lines = [line for line in (replay.stderr + replay.stdout).splitlines()
                  if not line.startswith("replayed ")]
-        problems.append(f"replay exit status {replay.returncode}; it printed:")
+        status = (f"killed by {signal.Signals(-replay.returncode).name}"
+                  if replay.returncode < 0 else f"exit status {replay.returncode}")
+        problems.append(f"replay {status}; it printed:")
         problems += ["  " + line for line in lines[:6]]
         if len(lines) > 6:
             problems.append(f"  ... {len(lines) - 6} more lines")
