@@ -107,6 +107,18 @@ APPS = [
         ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"],
         env={"GDK_BACKEND": "x11", "GDK_DEBUG": "gl-egl,gl-gles", "GSK_RENDERER": "gl"},
         known="resize: as gtk4-demo-gears-wayland (egl fix)"),
+    App("gtk4-demo-gears-glx", "gtk-4-examples", "toolkit on X11 as a user runs it: GLX",
+        "x11", ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"],
+        env={"GDK_BACKEND": "x11"},
+        known="silent-failure + desktop-GL: GTK 4 renders through GLX on X11 by default; the "
+              "trace holds its 75 EGL probing calls and 0 frames, and `gltrace trace` exits 0 "
+              "without a word (cli + x11 fixes)"),
+    App("qt6-qmlscene-glx", "qmlscene-qt6", "toolkit on X11 as a user runs it: xcb_glx", "x11",
+        ["/usr/lib/qt6/bin/qmlscene", QML],
+        env={"QT_QPA_PLATFORM": "xcb", "QSG_RHI_BACKEND": "opengl"},
+        known="silent-failure + desktop-GL: Qt renders through GLX by default (xcb_glx); the "
+              "trace holds 23 EGL calls and 0 frames, and `gltrace trace` exits 0 without a "
+              "word (cli + x11 fixes)"),
     App("qt6-qmlscene-x11", "qmlscene-qt6", "toolkit: Qt Quick, render thread, desktop GL "
         "through EGL (xcb_egl)", "x11", ["/usr/lib/qt6/bin/qmlscene", QML],
         env={"QT_QPA_PLATFORM": "xcb", "QT_XCB_GL_INTEGRATION": "xcb_egl",
