@@ -308,8 +308,12 @@ def survey(app, build, work, xdg, servers):
         row["details"].append(f"trace complete: {fields['complete']} ({note})")
 
     # Headless: no DISPLAY, no WAYLAND_DISPLAY.
-    replay = subprocess.run([gltrace, "replay", "-n", "--compare", trace], env=clean_env(xdg),
-                            capture_output=True, text=True, timeout=300)
+    try:
+        replay = subprocess.run([gltrace, "replay", "-n", "--compare", trace],
+                                env=clean_env(xdg), capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else ""
+        replay = subprocess.CompletedProcess(e.cmd, 124, out, "replay: did not finish in 300 s")
     m = COMPARE_RE.search(replay.stdout)
     identical = int(m.group(1)) if m else 0
     row["identical"] = f"{identical}/{frames}"
