@@ -14,6 +14,11 @@ packages=(
   libgtest-dev xvfb xauth glmark2-es2-x11 piglit
   # tests: libGL.so.1 in a traced app (gltrace warns about GLX/desktop GL)
   libgl1
+  # tests/real_apps: real programs that use EGL + GLES in other ways (Wayland
+  # clients and compositor, eglut demos, SDL2, GStreamer GL, GTK 4, mpv, Qt 6)
+  weston mesa-utils-bin libsdl2-tests gstreamer1.0-tools gstreamer1.0-gl
+  gstreamer1.0-plugins-base gtk-4-examples mpv qmlscene-qt6 qml6-module-qtquick
+  qml6-module-qtquick-window qml6-module-qtqml-workerscript qt6-wayland
   # checks
   clang-format clang-tidy
   # trace format: zstd chunks; protoc decodes records in tests; libFuzzer (clang)
