@@ -12,6 +12,8 @@ packages=(
   libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri
   # tests: GoogleTest, Xvfb for X11 apps, glmark2 as a real app
   libgtest-dev xvfb xauth glmark2-es2-x11 piglit
+  # tests of Wayland apps: weston's headless compositor, a client's headers and xdg-shell
+  weston libwayland-dev wayland-protocols
   # checks
   clang-format clang-tidy
   # trace format: zstd chunks; protoc decodes records in tests; libFuzzer (clang)
