@@ -38,9 +38,9 @@ bool is_format_attrib(EGLint name) {
 
 // The attributes of a traced config (Call.config_attribs) a replay config
 // must have too for the same pixels; the others (id, visual, caveat, swap
-// intervals...) belong to the traced platform. Surface types are compared
-// without the kinds of surface (the replay's own are pbuffers or its
-// windows), and headless without the swap behaviour (pbuffers do not swap).
+// intervals...) belong to the traced platform. Of surface types, the kinds
+// of surface are the replay's own (pbuffers or its windows) and the other
+// bits capabilities: the replay's config needs at least the traced one's.
 struct MatchedAttrib {
   EGLint name;
   const char* text;
@@ -284,10 +284,12 @@ EGLConfig Session::config_with_attribs(ConfigInfo& info, std::string* error) {
       int64_t want = it->second;
       int64_t have = value;
       if (m.name == EGL_SURFACE_TYPE) {
-        // A pbuffer has one buffer, kept whatever the swap behaviour says.
+        // Capabilities (preserved swaps, box resolves...): the replay's
+        // config needs those the app's had, headless not the swap behaviour
+        // (a pbuffer has one buffer, kept whatever it says).
         int64_t ignored = kSurfaceKinds | (options_.x11 ? 0 : EGL_SWAP_BEHAVIOR_PRESERVED_BIT);
         want &= ~ignored;
-        have &= ~ignored;
+        have &= want;
       }
       if (want == have) continue;
       differences.push_back(std::string(m.text) + " " + attrib_value_text(m.name, have) +
