@@ -8,6 +8,7 @@
 //    changed size).
 // Where a replay cannot be identical (no config of the traced one's
 // attributes), it must say which attributes differ.
+#include <EGL/egl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -21,6 +22,12 @@
 #include <regex>
 #include <thread>
 
+#include "encode.h"
+#include "format/reader.h"
+#include "format/schema.h"
+#include "format/writer.h"
+#include "glreplay/trace_source.h"
+#include "gltrace/api/functions.h"
 #include "support/subprocess.h"
 #include "support/xvfb.h"
 
@@ -179,6 +186,85 @@ std::vector<std::pair<uint32_t, uint32_t>> snapshot_sizes(const std::string& pat
 const std::vector<std::string> kResizes = {"--size",      "320x200",   "--resize",    "320x240",
                                            "--resize-at", "3:200x150", "--resize-at", "5:400x300",
                                            "--frames",    "7"};
+
+// --- the records ------------------------------------------------------------------
+
+// A trace of one eglCreateContext with config attributes and one swap with
+// a surface size, as the trace layer writes them.
+std::string write_sized_trace() {
+  namespace s = gltrace::schema;
+  std::string path = make_temp_dir() + "/records.gltrace";
+  std::string error;
+  auto writer = format::TraceWriter::open_file(path, {}, &error);
+  EXPECT_NE(writer, nullptr) << error;
+  wire::Encoder e;
+  encode_header(e, 1, "records");
+  auto call = [&](uint32_t function, uint64_t seq, const std::vector<int64_t>& attribs,
+                  uint32_t width, uint32_t height) {
+    size_t record = e.begin_nested(s::chunk::kRecords);
+    size_t c = e.begin_nested(s::record::kCall);
+    e.uint_field(s::call::kFunction, function);
+    e.uint_field(s::call::kThread, 1);
+    e.uint_field(s::call::kSeq, seq);
+    if (!attribs.empty()) {
+      size_t packed = e.begin_nested(s::call::kConfigAttribs);
+      for (int64_t v : attribs) e.raw_varint(static_cast<uint64_t>(v));
+      e.end_nested(packed);
+    }
+    if (width != 0) {
+      e.uint_field(s::call::kSurfaceWidth, width);
+      e.uint_field(s::call::kSurfaceHeight, height);
+    }
+    e.end_nested(c);
+    e.end_nested(record);
+  };
+  call(api::kFn_eglCreateContext, 0, {EGL_RED_SIZE, 10, EGL_SURFACE_TYPE, 0x405, 0x3339, -1}, 0, 0);
+  call(api::kFn_eglSwapBuffers, 1, {}, 320, 240);
+  writer->submit(format::Payload::from_encoder(e), 3, {});
+  EXPECT_TRUE(writer->close(&error)) << error;
+  return path;
+}
+
+TEST(EglFidelityRecords, ConfigAttributesAndSurfaceSizesReachReaderAndReplay) {
+  std::string path = write_sized_trace();
+  // Through the prefetching reader (the batch keeps its own copy).
+  struct Calls : format::Consumer {
+    std::vector<std::vector<int64_t>> attribs;
+    std::vector<std::pair<uint32_t, uint32_t>> sizes;
+    void on_call(const format::Call& call) override {
+      attribs.push_back(call.config_attribs != nullptr ? *call.config_attribs
+                                                       : std::vector<int64_t>{});
+      sizes.emplace_back(call.surface_width, call.surface_height);
+    }
+  } calls;
+  format::ChunkReader reader;
+  ASSERT_TRUE(reader.open(path)) << reader.status().message;
+  format::ReadStatus status;
+  ASSERT_TRUE(format::read_trace_prefetched(reader, calls, &status)) << status.message;
+  using Attribs = std::vector<int64_t>;
+  using Size = std::pair<uint32_t, uint32_t>;
+  EXPECT_EQ(calls.attribs,
+            (std::vector<Attribs>{{EGL_RED_SIZE, 10, EGL_SURFACE_TYPE, 0x405, 0x3339, -1}, {}}));
+  EXPECT_EQ(calls.sizes, (std::vector<Size>{{0, 0}, {320, 240}}));
+  // Into the replay's calls.
+  glreplay::TraceSource source(std::make_shared<glreplay::TraceInfo>(), {});
+  std::string error;
+  ASSERT_TRUE(source.open(path, &error)) << error;
+  std::vector<glreplay::Call*> replayed;
+  std::vector<replay::Increment> increments;
+  replay::Increment increment;
+  while (source.next(&increment, &error) == replay::SourceResult::kIncrement)
+    increments.push_back(std::move(increment));
+  ASSERT_EQ(increments.size(), 2u) << error;
+  auto* context = dynamic_cast<glreplay::Call*>(increments[0].payload.get());
+  auto* swap = dynamic_cast<glreplay::Call*>(increments[1].payload.get());
+  ASSERT_TRUE(context != nullptr && swap != nullptr);
+  EXPECT_EQ(context->config_attribs,
+            (Attribs{EGL_RED_SIZE, 10, EGL_SURFACE_TYPE, 0x405, 0x3339, -1}));
+  EXPECT_EQ(context->surface_width, 0u);
+  EXPECT_TRUE(swap->config_attribs.empty());
+  EXPECT_EQ(Size(swap->surface_width, swap->surface_height), Size(320, 240));
+}
 
 // The sizes the driver drew kResizes' frames at. Mesa's software paths (X11
 // and Wayland) keep the buffers they made at eglMakeCurrent until the first

@@ -31,23 +31,26 @@ GLuint compile(const char* app, GLenum type, const char* source) {
 
 bool parse_options(const char* app, int argc, char** argv, Options* out) {
   for (int i = 1; i < argc; ++i) {
-    int f = 0, w = 0, h = 0;
-    bool has_value = i + 1 < argc;
-    if (strcmp(argv[i], "--minimal-config") == 0) {
+    const char* option = argv[i];
+    if (strcmp(option, "--minimal-config") == 0) {
       out->minimal_config = true;
-    } else if (strcmp(argv[i], "--size") == 0 && has_value &&
-               parse_size(argv[i + 1], &out->width, &out->height)) {
-      ++i;
-    } else if (strcmp(argv[i], "--resize") == 0 && has_value &&
-               parse_size(argv[i + 1], &out->first_width, &out->first_height)) {
-      ++i;
-    } else if (strcmp(argv[i], "--resize-at") == 0 && has_value &&
-               sscanf(argv[i + 1], "%d:%dx%d", &f, &w, &h) == 3 && f > 0 && w > 0 && h > 0) {
-      out->resizes[f] = {w, h};
-      ++i;
-    } else if (strcmp(argv[i], "--frames") == 0 && has_value && atoi(argv[i + 1]) > 0) {
-      out->frames = atoi(argv[++i]);
-    } else {
+      continue;
+    }
+    const char* value = i + 1 < argc ? argv[++i] : "";
+    int f = 0, w = 0, h = 0;
+    bool ok = false;
+    if (strcmp(option, "--size") == 0) {
+      ok = parse_size(value, &out->width, &out->height);
+    } else if (strcmp(option, "--resize") == 0) {
+      ok = parse_size(value, &out->first_width, &out->first_height);
+    } else if (strcmp(option, "--resize-at") == 0) {
+      ok = sscanf(value, "%d:%dx%d", &f, &w, &h) == 3 && f > 0 && w > 0 && h > 0;
+      if (ok) out->resizes[f] = {w, h};
+    } else if (strcmp(option, "--frames") == 0) {
+      out->frames = atoi(value);
+      ok = out->frames > 0;
+    }
+    if (!ok) {
       fprintf(stderr,
               "usage: %s [--minimal-config] [--size WxH] [--resize WxH] [--resize-at F:WxH]... "
               "[--frames N]\n",
