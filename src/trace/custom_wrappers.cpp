@@ -472,15 +472,23 @@ EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface su
   bool sized = false;
   if (recording() && mode() == Mode::kFull && thread_state()->context != 0) {
     ThreadState* thread = thread_state();
-    sized = query_surface_size(display, surface, &width, &height);
-    // The size the frame's first draw found, unless the buffers have the
-    // window's size by now (the app drew on the window only by a call the
-    // draw check does not see, such as a blit).
-    if (sized && thread->draw_surface == surface && thread->surface_width != 0 &&
-        (width != thread->surface_width || height != thread->surface_height) &&
-        !buffers_have_size(thread, width, height)) {
+    bool tracked = thread->draw_surface == surface && thread->surface_width != 0;
+    if (tracked && !thread->surface_size_check) {
+      // The frame's first draw checked the size: it holds for the frame
+      // (one size query a frame: on X11 each is a round trip to the server).
       width = thread->surface_width;
       height = thread->surface_height;
+      sized = true;
+    } else {
+      // No draw or clear on the window this frame (a blit, or nothing): the
+      // window's size if the buffers have it by now, else the one they had.
+      sized = query_surface_size(display, surface, &width, &height);
+      if (sized && tracked &&
+          (width != thread->surface_width || height != thread->surface_height) &&
+          !buffers_have_size(thread, width, height)) {
+        width = thread->surface_width;
+        height = thread->surface_height;
+      }
     }
     // What was read during the frame is done by now (or soon): written out
     // here, so no more than the last swap's read is ever in flight at a
