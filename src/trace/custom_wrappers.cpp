@@ -510,7 +510,8 @@ EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface su
     rec.ret().uint_value(result);
     if (sized) record_surface_size(rec, width, height);
     // The next frame's first draw checks whether the window was resized.
-    rec.thread()->surface_size_check = rec.thread()->draw_surface != nullptr;
+    rec.thread()->surface_size_check =
+        mode() == Mode::kFull && rec.thread()->draw_surface != nullptr;
     rec.commit();
     end_frame(rec.thread(), rec.seq());
   }
