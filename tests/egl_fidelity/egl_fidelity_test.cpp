@@ -317,20 +317,23 @@ TEST(EglFidelityWayland, AConfigChosenByMinimalAttributesReplaysIdentically) {
     path = trace("wayland-config", {wayland_app(), "--minimal-config", "--frames", "4"}, env);
   }
   expect_identical(replay(path), 4);
-  // Xvfb's 24-bit screen has no config of the 10-bit one Wayland gave: the
-  // replay says so, naming the attributes, before any pixel count.
+  // Mesa's first Wayland config is 10-10-10: an X screen 30 bits deep has
+  // its twin.
+  XvfbServer deep(30);
+  ASSERT_FALSE(deep.display().empty());
+  expect_identical(replay(path, deep.display()), 4);
+  // A 24-bit one has not: the replay says which attributes differ (before
+  // its pixel counts) and fails.
   XvfbServer xvfb;
   ASSERT_FALSE(xvfb.display().empty());
   ProcessResult x11 = replay(path, xvfb.display());
-  if (compare_line(x11.out).differ != 0)
-    EXPECT_TRUE(std::regex_search(
-        x11.err, std::regex("call \\d+ \\(eglCreate\\w+\\): warning: no replay EGL "
-                            "config has all the attributes of the traced "
-                            "config \\d+; using the nearest, whose EGL_RED_SIZE "
-                            "\\d+ \\(traced \\d+\\)")))
-        << x11.err;
-  else
-    expect_identical(x11, 4);
+  EXPECT_EQ(x11.exit_code, 1) << x11.out << x11.err;
+  EXPECT_TRUE(std::regex_search(
+      x11.err, std::regex("call \\d+ \\(eglCreate\\w+\\): warning: no replay EGL config has all "
+                          "the attributes of the traced config \\d+; using the nearest, whose "
+                          "EGL_RED_SIZE 8 \\(traced 10\\), EGL_GREEN_SIZE 8 \\(traced 10\\), "
+                          "EGL_BLUE_SIZE 8 \\(traced 10\\)")))
+      << x11.err;
 }
 
 TEST(EglFidelityWayland, AWindowResizedBeforeTheFirstFrameAndLaterReplaysIdentically) {
