@@ -44,6 +44,7 @@ CUSTOM = {
     "eglCreateImage", "eglCreateImageKHR",
     "eglCreateWindowSurface", "eglCreatePlatformWindowSurface",
     "eglCreatePlatformWindowSurfaceEXT", "eglCreatePbufferSurface", "eglCreateContext", "glClear",
+    "glBlitFramebuffer",
 }
 
 # COMPSIZE parameters with a hand-written size function (elements of the

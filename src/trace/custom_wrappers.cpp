@@ -341,7 +341,7 @@ bool buffers_have_size(ThreadState* thread, uint32_t width, uint32_t height) {
   return has_pixel(w - 1, h - 1) && !has_pixel(w, 0) && !has_pixel(0, h);
 }
 
-// At a draw or clear: the first one of a frame on the default framebuffer
+// At a draw, clear or blit: the first one of a frame on the default framebuffer
 // is where the driver sizes a window's buffers, so when the app resized its
 // window since the swap, the new size goes with that call. eglQuerySurface
 // answers the window's size, not its buffers': some drivers (Mesa's software
@@ -1205,6 +1205,22 @@ void trace_glClear(GLbitfield mask) {
   NEXT(glClear)(mask);
   if (rec.finish()) {
     rec.args().uint_value(mask);
+    record_surface_resize(rec);
+    rec.commit();
+  }
+}
+
+// Apps that draw off-screen reach their window by a blit.
+void trace_glBlitFramebuffer(GLint srcX0, GLint srcY0, GLint srcX1, GLint srcY1, GLint dstX0,
+                             GLint dstY0, GLint dstX1, GLint dstY1, GLbitfield mask,
+                             GLenum filter) {
+  CallRecorder rec(api::kFn_glBlitFramebuffer);
+  NEXT(glBlitFramebuffer)(srcX0, srcY0, srcX1, srcY1, dstX0, dstY0, dstX1, dstY1, mask, filter);
+  if (rec.finish()) {
+    for (GLint v : {srcX0, srcY0, srcX1, srcY1, dstX0, dstY0, dstX1, dstY1})
+      rec.args().sint_value(v);
+    rec.args().uint_value(mask);
+    rec.args().uint_value(filter);
     record_surface_resize(rec);
     rec.commit();
   }

@@ -286,17 +286,29 @@ TEST(EglFidelityX11, AConfigChosenByMinimalAttributesReplaysIdentically) {
   expect_identical(replay(path, xvfb.display()), 4);
 }
 
-TEST(EglFidelityX11, AWindowResizedBeforeTheFirstFrameAndLaterReplaysIdentically) {
+// Traces the X11 app resizing its window (kResizes, and `extra`), replays it
+// headless and with --x11: every frame identical, of the driver's sizes.
+void check_x11_resizes(const std::string& name, const std::vector<std::string>& extra) {
   XvfbServer xvfb;
   ASSERT_FALSE(xvfb.display().empty());
   EnvChanges env = clean_env();
   env["DISPLAY"] = xvfb.display();
   std::vector<std::string> app = {build_bin("egl_fidelity_x11_app")};
   app.insert(app.end(), kResizes.begin(), kResizes.end());
-  std::string path = trace("x11-resize", app, env);
+  app.insert(app.end(), extra.begin(), extra.end());
+  std::string path = trace(name, app, env);
   expect_identical(replay(path), 7);
   expect_identical(replay(path, xvfb.display()), 7);
   EXPECT_EQ(snapshot_sizes(path), kResizedFrames);
+}
+
+TEST(EglFidelityX11, AWindowResizedBeforeTheFirstFrameAndLaterReplaysIdentically) {
+  check_x11_resizes("x11-resize", {});
+}
+
+// The window is only blitted to (ES 3, frames drawn off-screen).
+TEST(EglFidelityX11, AResizedWindowReachedOnlyByBlitsReplaysIdentically) {
+  check_x11_resizes("x11-blit", {"--blit"});
 }
 
 // --- Wayland (weston headless) ---------------------------------------------------
@@ -336,8 +348,7 @@ TEST(EglFidelityWayland, AConfigChosenByMinimalAttributesReplaysIdentically) {
       << x11.err;
 }
 
-TEST(EglFidelityWayland, AWindowResizedBeforeTheFirstFrameAndLaterReplaysIdentically) {
-  if (wayland_app().empty()) GTEST_SKIP() << "built without wayland-client (tools/deps.sh)";
+void check_wayland_resizes(const std::string& name, const std::vector<std::string>& extra) {
   std::string path;
   {
     WestonServer weston;
@@ -346,13 +357,24 @@ TEST(EglFidelityWayland, AWindowResizedBeforeTheFirstFrameAndLaterReplaysIdentic
     env["WAYLAND_DISPLAY"] = weston.socket();
     std::vector<std::string> app = {wayland_app()};
     app.insert(app.end(), kResizes.begin(), kResizes.end());
-    path = trace("wayland-resize", app, env);
+    app.insert(app.end(), extra.begin(), extra.end());
+    path = trace(name, app, env);
   }
   expect_identical(replay(path), 7);
   XvfbServer xvfb;
   ASSERT_FALSE(xvfb.display().empty());
   expect_identical(replay(path, xvfb.display()), 7);
   EXPECT_EQ(snapshot_sizes(path), kResizedFrames);
+}
+
+TEST(EglFidelityWayland, AWindowResizedBeforeTheFirstFrameAndLaterReplaysIdentically) {
+  if (wayland_app().empty()) GTEST_SKIP() << "built without wayland-client (tools/deps.sh)";
+  check_wayland_resizes("wayland-resize", {});
+}
+
+TEST(EglFidelityWayland, AResizedWindowReachedOnlyByBlitsReplaysIdentically) {
+  if (wayland_app().empty()) GTEST_SKIP() << "built without wayland-client (tools/deps.sh)";
+  check_wayland_resizes("wayland-blit", {"--blit"});
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "scene.h"
 
+#include <GLES3/gl3.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,8 +34,8 @@ GLuint compile(const char* app, GLenum type, const char* source) {
 bool parse_options(const char* app, int argc, char** argv, Options* out) {
   for (int i = 1; i < argc; ++i) {
     const char* option = argv[i];
-    if (strcmp(option, "--minimal-config") == 0) {
-      out->minimal_config = true;
+    if (strcmp(option, "--minimal-config") == 0 || strcmp(option, "--blit") == 0) {
+      (option[2] == 'm' ? out->minimal_config : out->blit) = true;
       continue;
     }
     const char* value = i + 1 < argc ? argv[++i] : "";
@@ -52,7 +54,8 @@ bool parse_options(const char* app, int argc, char** argv, Options* out) {
     }
     if (!ok) {
       fprintf(stderr,
-              "usage: %s [--minimal-config] [--size WxH] [--resize WxH] [--resize-at F:WxH]... "
+              "usage: %s [--minimal-config] [--blit] [--size WxH] [--resize WxH] [--resize-at "
+              "F:WxH]... "
               "[--frames N]\n",
               app);
       return false;
@@ -113,7 +116,10 @@ EGLConfig choose_config(const char* app, EGLDisplay dpy, bool minimal, EGLint* v
   return config;
 }
 
-bool Scene::init(const char* app) {
+// The largest window the apps are resized to.
+constexpr GLsizei kMaxSize = 512;
+
+bool Scene::init(const char* app, bool blit) {
   GLuint vertex = compile(app, GL_VERTEX_SHADER,
                           "attribute vec2 position;\n"
                           "attribute vec4 color;\n"
@@ -162,10 +168,24 @@ bool Scene::init(const char* app) {
   glEnableVertexAttribArray(0);
   glEnableVertexAttribArray(1);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  if (blit) {
+    GLuint color = 0;
+    glGenRenderbuffers(1, &color);
+    glBindRenderbuffer(GL_RENDERBUFFER, color);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, kMaxSize, kMaxSize);
+    glGenFramebuffers(1, &framebuffer_);
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color);
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+      fprintf(stderr, "%s: the framebuffer object is incomplete\n", app);
+      return false;
+    }
+  }
   return glGetError() == GL_NO_ERROR;
 }
 
 void Scene::draw(int frame, int width, int height) {
+  if (framebuffer_ != 0) glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
   glViewport(0, 0, width, height);
   glClearColor(0.1f + 0.01f * static_cast<float>(frame), 0.2f, 0.3f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
@@ -174,6 +194,11 @@ void Scene::draw(int frame, int width, int height) {
   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
   glEnable(GL_BLEND);
   glDrawArrays(GL_TRIANGLE_STRIP, 4, 4);
+  if (framebuffer_ != 0) {
+    // The window is only ever blitted to.
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+    glBlitFramebuffer(0, 0, width, height, 0, 0, width, height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  }
 }
 
 }  // namespace gltrace::egl_fidelity

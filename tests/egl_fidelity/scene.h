@@ -16,6 +16,7 @@ struct Options {
   int first_width = 0, first_height = 0;       // resized before the first frame (0: not)
   std::map<int, std::pair<int, int>> resizes;  // frame -> size it is drawn at
   int frames = 6;
+  bool blit = false;  // ES 3: drawn into a framebuffer object, blitted to the window
 };
 
 // Parses the options (see the apps' usage); false after printing the usage.
@@ -34,14 +35,15 @@ EGLConfig choose_config(const char* app, EGLDisplay dpy, bool minimal, EGLint* v
 // EGL for it.
 class Scene {
  public:
-  // Needs the context current. False after a message.
-  bool init(const char* app);
+  // Needs the context current (ES 3 with `blit`). False after a message.
+  bool init(const char* app, bool blit);
   void draw(int frame, int width, int height);
 
  private:
   GLuint program_ = 0;
   GLuint buffer_ = 0;
   GLint shade_ = -1;
+  GLuint framebuffer_ = 0;  // with blit: the frame is drawn here, then blitted
 };
 
 }  // namespace gltrace::egl_fidelity

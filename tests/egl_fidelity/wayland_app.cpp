@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
   EGLConfig config = choose_config(kApp, dpy, options.minimal_config, &visual_id);
   if (config == nullptr) return 1;
   EGLSurface egl_surface = eglCreatePlatformWindowSurface(dpy, config, window, nullptr);
-  const EGLint context_attribs[] = {EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE};
+  const EGLint context_attribs[] = {EGL_CONTEXT_CLIENT_VERSION, options.blit ? 3 : 2, EGL_NONE};
   EGLContext context = eglCreateContext(dpy, config, EGL_NO_CONTEXT, context_attribs);
   if (!check(kApp, egl_surface != EGL_NO_SURFACE, "eglCreatePlatformWindowSurface") ||
       !check(kApp, context != EGL_NO_CONTEXT, "eglCreateContext") ||
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
     wl_egl_window_resize(window, width, height, 0, 0);
   }
   Scene scene;
-  if (!scene.init(kApp)) return 1;
+  if (!scene.init(kApp, options.blit)) return 1;
   for (int frame = 0; frame < options.frames; ++frame) {
     auto it = options.resizes.find(frame);
     if (it != options.resizes.end()) {

@@ -9,6 +9,8 @@
 //                       frame is drawn
 //   --resize-at F:WxH   resized before frame F is drawn (repeatable)
 //   --frames N          frames drawn (default 6)
+//   --blit              ES 3: each frame drawn into a framebuffer object and
+//                       blitted to the window (no draw on the window itself)
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
 
@@ -70,7 +72,7 @@ int main(int argc, char** argv) {
 
   EGLSurface surface =
       eglCreateWindowSurface(dpy, config, static_cast<EGLNativeWindowType>(window), nullptr);
-  const EGLint context_attribs[] = {EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE};
+  const EGLint context_attribs[] = {EGL_CONTEXT_CLIENT_VERSION, options.blit ? 3 : 2, EGL_NONE};
   EGLContext context = eglCreateContext(dpy, config, EGL_NO_CONTEXT, context_attribs);
   if (!check(kApp, surface != EGL_NO_SURFACE, "eglCreateWindowSurface") ||
       !check(kApp, context != EGL_NO_CONTEXT, "eglCreateContext") ||
@@ -83,7 +85,7 @@ int main(int argc, char** argv) {
     resize(x, window, width, height);
   }
   Scene scene;
-  if (!scene.init(kApp)) return 1;
+  if (!scene.init(kApp, options.blit)) return 1;
   for (int frame = 0; frame < options.frames; ++frame) {
     auto it = options.resizes.find(frame);
     if (it != options.resizes.end()) {
