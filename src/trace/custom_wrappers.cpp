@@ -235,12 +235,18 @@ void record_surface_size(CallRecorder& rec, uint32_t width, uint32_t height) {
 // the first draw (the app may resize the window before drawing).
 void record_bound_surface(CallRecorder& rec, EGLDisplay display, EGLSurface draw) {
   ThreadState* thread = rec.thread();
+  uint32_t width = thread->surface_width, height = thread->surface_height;
+  // The surface this thread had (apps that make current every frame): its
+  // size as known, checked at the next draw like after a swap, without a
+  // query (a round trip to the X server).
+  bool known = draw != EGL_NO_SURFACE && draw == thread->draw_surface &&
+               display == thread->draw_display && width != 0;
   thread->draw_display = display;
   thread->draw_surface = draw;
   thread->surface_width = thread->surface_height = 0;
   thread->surface_size_check = false;
-  uint32_t width = 0, height = 0;
-  if (mode() != Mode::kFull || !query_surface_size(display, draw, &width, &height)) return;
+  if (mode() != Mode::kFull || (!known && !query_surface_size(display, draw, &width, &height)))
+    return;
   record_surface_size(rec, width, height);
   thread->surface_size_check = true;
 }
