@@ -63,10 +63,12 @@ class WestonServer {
  public:
   WestonServer() {
     socket_ = "gltrace-egl-" + std::to_string(getpid());
-    std::string log = make_temp_dir() + "/weston.log";
+    log_ = make_temp_dir() + "/weston.log";
+    const std::string& log = log_;
+    const std::string& runtime = runtime_dir();  // made here, not in the child
     pid_ = fork();
     if (pid_ == 0) {
-      setenv("XDG_RUNTIME_DIR", runtime_dir().c_str(), 1);
+      setenv("XDG_RUNTIME_DIR", runtime.c_str(), 1);
       unsetenv("WAYLAND_DISPLAY");
       unsetenv("DISPLAY");
       if (freopen(log.c_str(), "w", stdout) == nullptr ||
@@ -77,9 +79,10 @@ class WestonServer {
              static_cast<char*>(nullptr));
       _exit(127);
     }
-    // Ready once its socket exists (or it ended: no compositor).
-    for (int k = 0; k < 400 && pid_ > 0; ++k) {
-      if (fs::exists(runtime_dir() + "/" + socket_)) return;
+    // Ready once its socket exists (or it ended: no compositor). Its GL
+    // renderer starts llvmpipe first: seconds, tens on a loaded machine.
+    for (int k = 0; k < 1200 && pid_ > 0; ++k) {
+      if (fs::exists(runtime + "/" + socket_)) return;
       if (waitpid(pid_, nullptr, WNOHANG) == pid_) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
@@ -91,6 +94,11 @@ class WestonServer {
   WestonServer& operator=(const WestonServer&) = delete;
   // The WAYLAND_DISPLAY name; "" when weston did not start.
   const std::string& socket() const { return socket_; }
+  // What weston printed.
+  std::string log() const {
+    std::ifstream in(log_);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
 
  private:
   void stop() {
@@ -101,6 +109,7 @@ class WestonServer {
   }
   pid_t pid_ = -1;
   std::string socket_;
+  std::string log_;
 };
 
 // "compare: N frames identical, M differ, K without a trace image"
@@ -323,7 +332,7 @@ TEST(EglFidelityWayland, AConfigChosenByMinimalAttributesReplaysIdentically) {
   std::string path;
   {
     WestonServer weston;
-    ASSERT_FALSE(weston.socket().empty()) << "weston did not start";
+    ASSERT_FALSE(weston.socket().empty()) << "weston did not start:\n" << weston.log();
     EnvChanges env = clean_env();
     env["WAYLAND_DISPLAY"] = weston.socket();
     path = trace("wayland-config", {wayland_app(), "--minimal-config", "--frames", "4"}, env);
@@ -352,7 +361,7 @@ void check_wayland_resizes(const std::string& name, const std::vector<std::strin
   std::string path;
   {
     WestonServer weston;
-    ASSERT_FALSE(weston.socket().empty()) << "weston did not start";
+    ASSERT_FALSE(weston.socket().empty()) << "weston did not start:\n" << weston.log();
     EnvChanges env = clean_env();
     env["WAYLAND_DISPLAY"] = weston.socket();
     std::vector<std::string> app = {wayland_app()};
