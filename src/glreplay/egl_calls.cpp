@@ -72,7 +72,8 @@ bool window_surface(Session& s, Args& a) {
   // these attributes when the trace has them.
   ConfigInfo& config = s.config_info(surface->config);
   if (config.traced.empty()) config.traced = a.call().config_attribs;
-  // Made at its first use: its size is in the trace's context record then.
+  // Made at its first use: the eglMakeCurrent that binds it holds its size
+  // (older traces: the context record).
   s.add_surface(recorded, std::move(surface));
   return true;
 }
