@@ -19,6 +19,8 @@ packages=(
   weston mesa-utils-bin libsdl2-tests gstreamer1.0-tools gstreamer1.0-gl
   gstreamer1.0-plugins-base gtk-4-examples mpv qmlscene-qt6 qml6-module-qtquick
   qml6-module-qtquick-window qml6-module-qtqml-workerscript qt6-wayland
+  # tests of Wayland apps: a client's headers and xdg-shell
+  libwayland-dev wayland-protocols
   # checks
   clang-format clang-tidy
   # trace format: zstd chunks; protoc decodes records in tests; libFuzzer (clang)

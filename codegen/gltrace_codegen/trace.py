@@ -42,6 +42,9 @@ CUSTOM = {
     "glMapBufferRange", "glFlushMappedBufferRange", "glUnmapBuffer",
     "glMapBufferOES", "glUnmapBufferOES", "glMapBufferRangeEXT", "glFlushMappedBufferRangeEXT",
     "eglCreateImage", "eglCreateImageKHR",
+    "eglCreateWindowSurface", "eglCreatePlatformWindowSurface",
+    "eglCreatePlatformWindowSurfaceEXT", "eglCreatePbufferSurface", "eglCreateContext", "glClear",
+    "glBlitFramebuffer",
 }
 
 # COMPSIZE parameters with a hand-written size function (elements of the

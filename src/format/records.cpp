@@ -92,6 +92,7 @@ struct RecordDecoder::Scratch {
   std::vector<ClientArray> client_arrays;
   std::vector<BufferWrite> buffer_writes;
   ImageSource image_source;
+  std::vector<int64_t> config_attribs;
   // Calls are delta-coded against the previous call of their thread in the
   // same chunk (proto/trace.proto, Call): what that call had.
   struct ThreadPosition {
@@ -602,6 +603,7 @@ struct RecordDecoder::Scratch {
   bool decode_call(std::string_view bytes) {
     clear_record(&call);
     bool has_image_source = false;
+    config_attribs.clear();
     // Args go to the unused end of a batch's value pool, where its on_call()
     // keeps them without a copy; else to args.
     std::vector<Value>* pool = &args;
@@ -696,6 +698,15 @@ struct RecordDecoder::Scratch {
           ok = sub(m, f, t, &nested) && decode_image_source(nested);
           has_image_source = true;
           break;
+        case s::call::kConfigAttribs:
+          ok = ints<int64_t, false>(m, f, t, &config_attribs);
+          break;
+        case s::call::kSurfaceWidth:
+          ok = u32(m, f, t, &call.surface_width);
+          break;
+        case s::call::kSurfaceHeight:
+          ok = u32(m, f, t, &call.surface_height);
+          break;
         default:
           m.r.skip(t);
           break;
@@ -709,6 +720,7 @@ struct RecordDecoder::Scratch {
     call.client_arrays = std::span<const ClientArray>(client_arrays.data(), narrays);
     call.buffer_writes = std::span<const BufferWrite>(buffer_writes.data(), nwrites);
     call.image_source = has_image_source ? &image_source : nullptr;
+    call.config_attribs = config_attribs.empty() ? nullptr : &config_attribs;
     return true;
   }
 
@@ -1101,11 +1113,17 @@ void RecordBatch::on_call(const Call& call) {
   if (call.ret != nullptr) arrays += array_bytes(*call.ret);
   array_bytes_ += arrays;  // counted even when not kept: the decoder may have filled our slots
   size_t values = call.args.size() + (call.ret != nullptr ? 1 : 0);
+  size_t config_bytes =
+      call.config_attribs != nullptr ? call.config_attribs->size() * sizeof(int64_t) : 0;
   if (!room(sizeof(CallEntry) + call.client_arrays.size_bytes() + call.buffer_writes.size_bytes() +
-            values * sizeof(Value) + arrays))
+            values * sizeof(Value) + arrays + config_bytes))
     return;
-  CallEntry entry{call, values_used_, client_arrays_.size(), buffer_writes_.size(),
-                  call.image_source != nullptr ? *call.image_source : ImageSource{}};
+  CallEntry entry{call,
+                  values_used_,
+                  client_arrays_.size(),
+                  buffer_writes_.size(),
+                  call.image_source != nullptr ? *call.image_source : ImageSource{},
+                  call.config_attribs != nullptr ? *call.config_attribs : std::vector<int64_t>{}};
   auto add_value = [this](const Value& v) {
     if (values_used_ == values_.size()) values_.emplace_back();
     assign(&values_[values_used_++], v);
@@ -1143,6 +1161,7 @@ void RecordBatch::replay(Consumer& consumer) const {
         call.client_arrays = {client_arrays_.data() + c.first_array, c.call.client_arrays.size()};
         call.buffer_writes = {buffer_writes_.data() + c.first_write, c.call.buffer_writes.size()};
         if (c.call.image_source != nullptr) call.image_source = &c.image_source;
+        if (c.call.config_attribs != nullptr) call.config_attribs = &c.config_attribs;
         consumer.on_call(call);
         break;
       }

@@ -120,6 +120,12 @@ struct Call {
   bool synthetic = false;
   bool ends_frame = false;                    // a glFinish that ended an off-screen program's frame
   const ImageSource* image_source = nullptr;  // null when the call has none
+  // eglCreate*Surface, eglCreateContext: the config's attributes (name,
+  // value...); null when the call has none.
+  const std::vector<int64_t>* config_attribs = nullptr;
+  // The draw surface's size (0 when not recorded with this call).
+  uint32_t surface_width = 0;
+  uint32_t surface_height = 0;
 };
 
 struct Blob {
@@ -249,6 +255,7 @@ class RecordBatch final : public Consumer {
     Call call;
     size_t first_value, first_array, first_write;
     ImageSource image_source;
+    std::vector<int64_t> config_attribs;
   };
   template <typename T>
   void keep(Kind kind, std::vector<T>* records, const T& record, size_t extra_bytes = 0);

@@ -139,6 +139,14 @@ struct Call final : replay::IncrementPayload {
   std::vector<ClientArray> client_arrays;
   std::vector<BufferWrite> buffer_writes;
   std::unique_ptr<const ImageSource> image_source;  // eglCreateImage* only
+  // eglCreate*Surface, eglCreateContext: every attribute of the config used
+  // (name, value...); empty in older traces.
+  std::vector<int64_t> config_attribs;
+  // The draw surface's size the trace recorded with this call (0: none):
+  // after eglMakeCurrent, before a swap, at a frame's first draw that
+  // found the window resized.
+  uint32_t surface_width = 0;
+  uint32_t surface_height = 0;
   // What the values' views (and the call itself) are in.
   CallMemory* memory = nullptr;
   std::vector<Bytes> blobs;

@@ -68,7 +68,12 @@ bool window_surface(Session& s, Args& a) {
   surface->config = a.raw_handle(1);
   surface->attribs = window_attribs(a.array<T>(3), s.options().x11);
   if (!a.ok()) return false;
-  // Made at its first use: its size is in the trace's context record then.
+  // The config is chosen when the window is made (at its first use), by
+  // these attributes when the trace has them.
+  ConfigInfo& config = s.config_info(surface->config);
+  if (config.traced.empty()) config.traced = a.call().config_attribs;
+  // Made at its first use: the eglMakeCurrent that binds it holds its size
+  // (older traces: the context record).
   s.add_surface(recorded, std::move(surface));
   return true;
 }
@@ -156,7 +161,7 @@ bool custom_eglCreatePlatformWindowSurfaceEXT(Session& s, Args& a) {
 bool custom_eglCreatePbufferSurface(Session& s, Args& a) {
   EGLDisplay dpy = display(s, a);
   std::string error;
-  EGLConfig config = s.config(a.raw_handle(1), &error);
+  EGLConfig config = s.config(a.raw_handle(1), a.call().config_attribs, &error);
   if (!error.empty()) a.fail(error);
   const EGLint* attribs = a.array<EGLint>(2);
   if (!a.ok()) return false;
@@ -176,7 +181,7 @@ bool custom_eglCreatePbufferSurface(Session& s, Args& a) {
 bool custom_eglCreateContext(Session& s, Args& a) {
   EGLDisplay dpy = display(s, a);
   std::string error;
-  EGLConfig config = s.config(a.raw_handle(1), &error);
+  EGLConfig config = s.config(a.raw_handle(1), a.call().config_attribs, &error);
   if (!error.empty()) a.fail(error);
   uint64_t share_recorded = a.raw_handle(2);
   ContextState* share = share_recorded != 0 ? s.context_state(share_recorded) : nullptr;
@@ -208,13 +213,17 @@ bool custom_eglMakeCurrent(Session& s, Args& a) {
   EGLDisplay dpy = display(s, a);
   uint64_t recorded_draw = a.raw_handle(1), recorded_read = a.raw_handle(2);
   uint64_t recorded_context = a.raw_handle(3);
-  // The trace's context record of this context holds the size its window
-  // had when it was first made current.
+  // The call holds the draw surface's size (older traces: the context record
+  // of this context, the size its window had when it was first made current).
   std::optional<ContextInfo> hint = s.info().context(a.call().context);
+  uint32_t width = a.call().surface_width, height = a.call().surface_height;
   std::string draw_error, read_error;
-  EGLSurface draw = s.surface(recorded_draw, hint.has_value() ? &*hint : nullptr, &draw_error);
+  EGLSurface draw =
+      s.surface(recorded_draw, hint.has_value() ? &*hint : nullptr, &draw_error, width, height);
   if (!draw_error.empty()) a.fail("argument draw: " + draw_error);
-  EGLSurface read = s.surface(recorded_read, hint.has_value() ? &*hint : nullptr, &read_error);
+  bool same = recorded_read == recorded_draw;
+  EGLSurface read = s.surface(recorded_read, hint.has_value() ? &*hint : nullptr, &read_error,
+                              same ? width : 0, same ? height : 0);
   if (!read_error.empty()) a.fail("argument read: " + read_error);
   ContextState* context = recorded_context != 0 ? s.context_state(recorded_context) : nullptr;
   if (recorded_context != 0 && context == nullptr) a.fail("argument ctx: unknown context");
@@ -225,7 +234,9 @@ bool custom_eglMakeCurrent(Session& s, Args& a) {
     if (!recorded_false(a)) a.fail("failed: " + egl_error(s));
     return a.ok();
   }
-  s.make_current(recorded_context, recorded_draw, draw);
+  s.make_current(recorded_context, recorded_draw, draw, recorded_read, read);
+  // A window made earlier may have been resized since.
+  if (width != 0 && height != 0) s.fit_draw_surface(width, height);
   return true;
 }
 
@@ -249,6 +260,17 @@ bool swap(Session& s, Args& a, bool with_damage) {
   if (!a.ok()) return false;
   auto plain = REAL(eglSwapBuffers);
   if (plain == nullptr) return a.missing();
+  // The trace's size of the frame: the replay drew it at another size when
+  // the trace has no record of the resize before the frame's first draw.
+  uint32_t width = a.call().surface_width, height = a.call().surface_height;
+  const SurfaceState* state = s.surface_state(a.raw_handle(1));
+  if (width != 0 && state != nullptr && state->window &&
+      (state->width != width || state->height != height))
+    s.warn("frame " + std::to_string(s.frame()) + " was replayed at " +
+           std::to_string(state->width) + "x" + std::to_string(state->height) + ", traced at " +
+           std::to_string(width) + "x" + std::to_string(height) +
+           ": the trace records no resize before the frame's first draw (a draw call "
+           "the trace layer does not check)");
   s.before_swap();
   EGLBoolean ok;
   auto damage_khr = REAL(eglSwapBuffersWithDamageKHR);
@@ -261,6 +283,7 @@ bool swap(Session& s, Args& a, bool with_damage) {
   else
     ok = plain(dpy, surface);
   s.next_frame();
+  if (width != 0 && height != 0) s.fit_draw_surface(width, height);
   if (!ok && !recorded_false(a)) a.fail("failed: " + egl_error(s));
   return a.ok();
 }

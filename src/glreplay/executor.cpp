@@ -86,6 +86,10 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
       break;
     case ReplayKind::kGeneric:
     case ReplayKind::kCustom: {
+      // A draw that found the app's window resized: the replay's is resized
+      // before it (EGL calls handle their own sizes).
+      if (call->surface_width != 0 && entry.kind == ReplayKind::kGeneric)
+        session_.fit_draw_surface(call->surface_width, call->surface_height);
       arena_.reset();
       Args args(session_, *call, arena_);
       bool ok = entry.fn(session_, args);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 
 #include "glreplay/pixel_store.h"
 #include "glreplay/trace_source.h"
@@ -33,6 +34,42 @@ bool is_format_attrib(EGLint name) {
   for (EGLint a : kFormatAttribs)
     if (a == name) return true;
   return false;
+}
+
+// The attributes of a traced config (Call.config_attribs) a replay config
+// must have too for the same pixels; the others (id, visual, caveat, swap
+// intervals...) belong to the traced platform. Of surface types, the kinds
+// of surface are the replay's own (pbuffers or its windows) and the other
+// bits capabilities: the replay's config needs at least the traced one's.
+struct MatchedAttrib {
+  EGLint name;
+  const char* text;
+  EGLint absent;  // the replay's value when its driver does not know it
+};
+constexpr MatchedAttrib kMatchedAttribs[] = {
+    {EGL_RED_SIZE, "EGL_RED_SIZE", 0},
+    {EGL_GREEN_SIZE, "EGL_GREEN_SIZE", 0},
+    {EGL_BLUE_SIZE, "EGL_BLUE_SIZE", 0},
+    {EGL_ALPHA_SIZE, "EGL_ALPHA_SIZE", 0},
+    {EGL_BUFFER_SIZE, "EGL_BUFFER_SIZE", 0},
+    {EGL_LUMINANCE_SIZE, "EGL_LUMINANCE_SIZE", 0},
+    {EGL_ALPHA_MASK_SIZE, "EGL_ALPHA_MASK_SIZE", 0},
+    {EGL_COLOR_BUFFER_TYPE, "EGL_COLOR_BUFFER_TYPE", EGL_RGB_BUFFER},
+    {EGL_COLOR_COMPONENT_TYPE_EXT, "EGL_COLOR_COMPONENT_TYPE_EXT",
+     EGL_COLOR_COMPONENT_TYPE_FIXED_EXT},
+    {EGL_DEPTH_SIZE, "EGL_DEPTH_SIZE", 0},
+    {EGL_STENCIL_SIZE, "EGL_STENCIL_SIZE", 0},
+    {EGL_SAMPLE_BUFFERS, "EGL_SAMPLE_BUFFERS", 0},
+    {EGL_SAMPLES, "EGL_SAMPLES", 0},
+    {EGL_RENDERABLE_TYPE, "EGL_RENDERABLE_TYPE", 0},
+    {EGL_SURFACE_TYPE, "EGL_SURFACE_TYPE", 0},
+};
+constexpr EGLint kSurfaceKinds = EGL_WINDOW_BIT | EGL_PIXMAP_BIT | EGL_PBUFFER_BIT;
+
+std::string attrib_value_text(EGLint name, int64_t value) {
+  bool bits = name == EGL_SURFACE_TYPE || name == EGL_RENDERABLE_TYPE ||
+              name == EGL_COLOR_BUFFER_TYPE || name == EGL_COLOR_COMPONENT_TYPE_EXT;
+  return bits ? hex(static_cast<uint64_t>(value)) : std::to_string(value);
 }
 
 }  // namespace
@@ -203,9 +240,89 @@ bool Session::config_matches(EGLConfig config, const std::map<EGLint, EGLint>& k
   return true;
 }
 
+// The replay config whose attributes are the traced ones (kMatchedAttribs),
+// preferring the one at the app's position in its list; else the one with the
+// fewest differences, and a warning that names them.
+EGLConfig Session::config_with_attribs(ConfigInfo& info, std::string* error) {
+  EGLDisplay dpy = display(error);
+  auto get_configs = REAL(eglGetConfigs);
+  auto get = REAL(eglGetConfigAttrib);
+  EGLint count = 0;
+  if (dpy == EGL_NO_DISPLAY || get_configs == nullptr || get == nullptr ||
+      !get_configs(dpy, nullptr, 0, &count) || count <= 0) {
+    if (error != nullptr && error->empty()) *error = "the replay's display has no EGL config";
+    return nullptr;
+  }
+  std::vector<EGLConfig> all(static_cast<size_t>(count));
+  get_configs(dpy, all.data(), count, &count);
+  all.resize(static_cast<size_t>(std::max<EGLint>(count, 0)));
+  if (info.listed != nullptr) {
+    auto it = std::find(all.begin(), all.end(), info.listed);
+    if (it != all.end()) std::rotate(all.begin(), it, it + 1);  // tried first
+  }
+  std::map<EGLint, int64_t> traced;
+  for (size_t k = 0; k + 1 < info.traced.size(); k += 2)
+    traced[static_cast<EGLint>(info.traced[k])] = info.traced[k + 1];
+  EGLConfig best = nullptr;
+  std::vector<std::string> best_differences;
+  int64_t best_distance = 0;
+  for (EGLConfig c : all) {
+    EGLint surface_type = 0;
+    if (!get(dpy, c, EGL_SURFACE_TYPE, &surface_type) || (surface_type & surface_bit()) == 0)
+      continue;  // the replay cannot make its surfaces with it
+    std::vector<std::string> differences;
+    int64_t distance = 0;
+    for (const MatchedAttrib& m : kMatchedAttribs) {
+      auto it = traced.find(m.name);
+      if (it == traced.end()) continue;
+      EGLint value = m.absent;
+      if (m.name == EGL_SURFACE_TYPE) {
+        value = surface_type;
+      } else if (!get(dpy, c, m.name, &value)) {
+        value = m.absent;
+      }
+      int64_t want = it->second;
+      int64_t have = value;
+      if (m.name == EGL_SURFACE_TYPE) {
+        // Capabilities (preserved swaps, box resolves...): the replay's
+        // config needs those the app's had, headless not the swap behaviour
+        // (a pbuffer has one buffer, kept whatever it says).
+        int64_t ignored = kSurfaceKinds | (options_.x11 ? 0 : EGL_SWAP_BEHAVIOR_PRESERVED_BIT);
+        want &= ~ignored;
+        have &= want;
+      }
+      if (want == have) continue;
+      differences.push_back(std::string(m.text) + " " + attrib_value_text(m.name, have) +
+                            " (traced " + attrib_value_text(m.name, want) + ")");
+      distance += 1000 + std::min<int64_t>(std::abs(want - have), 999);
+    }
+    if (best == nullptr || distance < best_distance) {
+      best = c;
+      best_distance = distance;
+      best_differences = std::move(differences);
+      if (distance == 0) break;
+    }
+  }
+  if (best == nullptr) {
+    if (error != nullptr) *error = "no replay EGL config supports its surfaces";
+    return nullptr;
+  }
+  if (!best_differences.empty()) {
+    auto id = traced.find(EGL_CONFIG_ID);
+    std::string text = "no replay EGL config has all the attributes of the traced config";
+    if (id != traced.end()) text += " " + std::to_string(id->second);
+    text += "; using the nearest, whose";
+    for (size_t k = 0; k < best_differences.size(); ++k)
+      text += (k == 0 ? " " : ", ") + best_differences[k];
+    warn(text + ": pixels may differ");
+  }
+  return info.chosen = best;
+}
+
 EGLConfig Session::resolve_config(ConfigInfo& info, std::string* error) {
   EGLDisplay dpy = display(error);
   if (dpy == EGL_NO_DISPLAY) return nullptr;
+  if (!info.traced.empty()) return config_with_attribs(info, error);
   // The same list (the same platform and driver): position k is the config
   // the app was given, unless what it learnt about it says otherwise.
   if (info.list != nullptr) {
@@ -258,6 +375,15 @@ EGLConfig Session::config(uint64_t recorded, std::string* error) {
   return resolve_config(info, error);
 }
 
+EGLConfig Session::config(uint64_t recorded, const std::vector<int64_t>& traced_attribs,
+                          std::string* error) {
+  if (recorded != 0 && !traced_attribs.empty()) {
+    ConfigInfo& info = configs_[recorded];
+    if (info.traced.empty()) info.traced = traced_attribs;
+  }
+  return config(recorded, error);
+}
+
 // --- surfaces -----------------------------------------------------------------------
 
 SurfaceState* Session::surface_state(uint64_t recorded) {
@@ -269,7 +395,8 @@ void Session::add_surface(uint64_t recorded, std::unique_ptr<SurfaceState> surfa
   surfaces_[recorded] = std::move(surface);
 }
 
-EGLSurface Session::surface(uint64_t recorded, const ContextInfo* size_hint, std::string* error) {
+EGLSurface Session::surface(uint64_t recorded, const ContextInfo* size_hint, std::string* error,
+                            uint32_t width, uint32_t height) {
   if (recorded == 0) return EGL_NO_SURFACE;
   SurfaceState* s = surface_state(recorded);
   if (s == nullptr) {
@@ -277,53 +404,111 @@ EGLSurface Session::surface(uint64_t recorded, const ContextInfo* size_hint, std
     return EGL_NO_SURFACE;
   }
   if (s->surface != EGL_NO_SURFACE || !s->window) return s->surface;
-  // An app window, made now that its size is known: the context record of
-  // its first eglMakeCurrent holds it.
-  std::optional<ContextInfo> fallback;
-  if (size_hint == nullptr || size_hint->surface_width == 0) {
-    fallback = info_->last_sized_context();
-    size_hint = fallback.has_value() ? &*fallback : nullptr;
+  // An app window, made now that its size is known: the size recorded with
+  // the call that binds it, or the context record of its first eglMakeCurrent
+  // (older traces).
+  if (width == 0 || height == 0) {
+    std::optional<ContextInfo> fallback;
+    if (size_hint == nullptr || size_hint->surface_width == 0) {
+      fallback = info_->last_sized_context();
+      size_hint = fallback.has_value() ? &*fallback : nullptr;
+    }
+    if (size_hint == nullptr) {
+      *error = "the trace holds no size for window surface " + hex(recorded);
+      return EGL_NO_SURFACE;
+    }
+    width = size_hint->surface_width;
+    height = size_hint->surface_height;
   }
-  if (size_hint == nullptr) {
-    *error = "the trace holds no size for window surface " + hex(recorded);
-    return EGL_NO_SURFACE;
-  }
-  s->width = size_hint->surface_width;
-  s->height = size_hint->surface_height;
-  EGLConfig config = this->config(s->config, error);
-  if (config == nullptr) return EGL_NO_SURFACE;
+  s->width = width;
+  s->height = height;
+  make_window_surface(*s, recorded, error);
+  return s->surface;
+}
+
+// The replay's surface for an app window, of s.width x s.height.
+bool Session::make_window_surface(SurfaceState& s, uint64_t recorded, std::string* error) {
+  EGLConfig config = this->config(s.config, error);
+  if (config == nullptr) return false;
   EGLDisplay dpy = display(error);
   std::vector<EGLint> attribs;
   if (options_.x11) {
     EGLint visual = 0;
     auto get = REAL(eglGetConfigAttrib);
     if (get != nullptr) get(dpy, config, EGL_NATIVE_VISUAL_ID, &visual);
-    if (!x11_.create_window(s->width, s->height, visual, &s->x_window, error))
-      return EGL_NO_SURFACE;
-    attribs = s->attribs;
+    if (!x11_.create_window(s.width, s.height, visual, &s.x_window, error)) return false;
+    attribs = s.attribs;
     attribs.push_back(EGL_NONE);
     auto create = REAL(eglCreateWindowSurface);
     if (create != nullptr)
-      s->surface =
-          create(dpy, config, static_cast<EGLNativeWindowType>(s->x_window.window), attribs.data());
+      s.surface =
+          create(dpy, config, static_cast<EGLNativeWindowType>(s.x_window.window), attribs.data());
   } else {
-    attribs = {EGL_WIDTH, static_cast<EGLint>(s->width), EGL_HEIGHT,
-               static_cast<EGLint>(s->height)};
-    attribs.insert(attribs.end(), s->attribs.begin(), s->attribs.end());
+    attribs = {EGL_WIDTH, static_cast<EGLint>(s.width), EGL_HEIGHT, static_cast<EGLint>(s.height)};
+    attribs.insert(attribs.end(), s.attribs.begin(), s.attribs.end());
     attribs.push_back(EGL_NONE);
     auto create = REAL(eglCreatePbufferSurface);
-    if (create != nullptr) s->surface = create(dpy, config, attribs.data());
+    if (create != nullptr) s.surface = create(dpy, config, attribs.data());
   }
-  if (s->surface == EGL_NO_SURFACE) {
-    auto get_error = REAL(eglGetError);
-    char message[96];
-    snprintf(message, sizeof message, "cannot make a %ux%u %s for window surface ", s->width,
-             s->height, options_.x11 ? "window" : "pbuffer");
-    *error = message + hex(recorded) +
-             (get_error != nullptr ? " (EGL error " + hex(static_cast<uint64_t>(get_error())) + ")"
-                                   : "");
+  if (s.surface != EGL_NO_SURFACE) return true;
+  auto get_error = REAL(eglGetError);
+  char message[96];
+  snprintf(message, sizeof message, "cannot make a %ux%u %s for window surface ", s.width, s.height,
+           options_.x11 ? "window" : "pbuffer");
+  *error =
+      message + hex(recorded) +
+      (get_error != nullptr ? " (EGL error " + hex(static_cast<uint64_t>(get_error())) + ")" : "");
+  return false;
+}
+
+bool Session::resize_surface(uint64_t recorded, uint32_t width, uint32_t height,
+                             std::string* error) {
+  SurfaceState* s = surface_state(recorded);
+  if (s == nullptr || !s->window || s->surface == EGL_NO_SURFACE || width == 0 || height == 0 ||
+      (s->width == width && s->height == height))
+    return true;  // an app pbuffer keeps its size; a window not made yet is made at this size
+  if (options_.x11) {
+    // The driver sizes the window's buffers at the next draw, as it did for the app.
+    if (!x11_.resize_window(s->x_window, width, height, error)) return false;
+    s->width = width;
+    s->height = height;
+    return true;
   }
-  return s->surface;
+  // A pbuffer keeps its size: a new one, bound where the old one was.
+  EGLSurface old = s->surface;
+  uint32_t old_width = s->width, old_height = s->height;
+  s->surface = EGL_NO_SURFACE;
+  s->width = width;
+  s->height = height;
+  if (!make_window_surface(*s, recorded, error)) {
+    s->surface = old;
+    s->width = old_width;
+    s->height = old_height;
+    return false;
+  }
+  Binding& b = *bound_;
+  if (b.context != nullptr && (b.surface == old || b.read_surface == old)) {
+    EGLSurface draw = b.surface == old ? s->surface : b.surface;
+    EGLSurface read = b.read_surface == old ? s->surface : b.read_surface;
+    auto make_current = REAL(eglMakeCurrent);
+    if (make_current == nullptr || !make_current(display_, draw, read, b.context->context)) {
+      *error = "cannot make the context current with the resized pbuffer";
+      return false;
+    }
+    b.surface = draw;
+    b.read_surface = read;
+  }
+  auto destroy = REAL(eglDestroySurface);
+  if (destroy != nullptr) destroy(display_, old);
+  return true;
+}
+
+void Session::fit_draw_surface(uint32_t width, uint32_t height) {
+  if (bound_->draw == 0) return;
+  std::string error;
+  if (!resize_surface(bound_->draw, width, height, &error))
+    report("cannot resize window surface " + hex(bound_->draw) + " to " + std::to_string(width) +
+           "x" + std::to_string(height) + ": " + error);
 }
 
 void Session::destroy_surface(uint64_t recorded) {
@@ -355,12 +540,15 @@ void Session::destroy_context(uint64_t recorded) {
   contexts_.erase(it);  // a binding keeps it while it is current, as EGL does
 }
 
-void Session::make_current(uint64_t recorded_context, uint64_t recorded_draw, EGLSurface draw) {
+void Session::make_current(uint64_t recorded_context, uint64_t recorded_draw, EGLSurface draw,
+                           uint64_t recorded_read, EGLSurface read) {
   auto it = contexts_.find(recorded_context);
   Binding& b = *bound_;
   b.context = it != contexts_.end() ? it->second : nullptr;
   b.draw = b.context != nullptr ? recorded_draw : 0;
   b.surface = b.context != nullptr ? draw : EGL_NO_SURFACE;
+  b.read = b.context != nullptr ? recorded_read : 0;
+  b.read_surface = b.context != nullptr ? read : EGL_NO_SURFACE;
 }
 
 ContextState& Session::current() { return bound_->context != nullptr ? *bound_->context : none_; }
@@ -435,6 +623,17 @@ void Session::report(const std::string& message) {
   } else if (errors_ == options_.max_messages + 1) {
     fprintf(stderr, "%s: more errors: only counted from now on\n", options_.program.c_str());
   }
+}
+
+void Session::warn(const std::string& message) {
+  const char* name = call_ != nullptr && call_->function < api::kFunctionIdLimit
+                         ? api::kFunctionInfo[call_->function].name
+                         : nullptr;
+  if (call_ != nullptr)
+    fprintf(stderr, "%s: call %" PRIu64 " (%s): warning: %s\n", options_.program.c_str(),
+            call_->seq, name != nullptr ? name : "?", message.c_str());
+  else
+    fprintf(stderr, "%s: warning: %s\n", options_.program.c_str(), message.c_str());
 }
 
 // --- frames -------------------------------------------------------------------------------

@@ -182,6 +182,10 @@ struct ConfigInfo {
   EGLConfig listed = nullptr;
   std::shared_ptr<const ConfigList> list;
   std::map<EGLint, EGLint> known;
+  // All its attributes, as the trace recorded them with the calls that used
+  // it (Call.config_attribs; empty in older traces): when known, the replay
+  // config is the one whose attributes are the same.
+  std::vector<int64_t> traced;
   EGLConfig chosen = nullptr;  // once resolved
 };
 
@@ -228,18 +232,32 @@ class Session {
   void define_handle(HandleKind kind, uint64_t recorded, uint64_t replayed);
   void forget_handle(HandleKind kind, uint64_t recorded);
 
-  // The replay config for a recorded one (the one it was listed as, unless
-  // what the app learnt about it says otherwise).
+  // The replay config for a recorded one: the one with the same attributes
+  // when the trace recorded them (the nearest, with a warning naming what
+  // differs, when none has them all); else the one it was listed as, unless
+  // what the app learnt about it says otherwise.
   EGLConfig config(uint64_t recorded, std::string* error);
+  // As config(), first noting the attributes a call recorded for it.
+  EGLConfig config(uint64_t recorded, const std::vector<int64_t>& traced_attribs,
+                   std::string* error);
   ConfigInfo& config_info(uint64_t recorded) { return configs_[recorded]; }
   // What an eglChooseConfig asks for, made to fit the replay's surfaces.
   std::vector<EGLint> config_attribs(const EGLint* app_list) const;
   // Whether config_attribs(app_list) asks for the surface type the app did.
   bool same_surface_type(const EGLint* app_list) const;
 
-  // Surfaces: window ones are made at first use, sized from the trace.
+  // Surfaces: window ones are made at first use, sized from the trace
+  // (width, height: the size recorded with that call, 0 for none; then the
+  // context record's size_hint).
   SurfaceState* surface_state(uint64_t recorded);
-  EGLSurface surface(uint64_t recorded, const ContextInfo* size_hint, std::string* error);
+  EGLSurface surface(uint64_t recorded, const ContextInfo* size_hint, std::string* error,
+                     uint32_t width = 0, uint32_t height = 0);
+  // The replay surface of an app window made this size (a new pbuffer,
+  // current again wherever this thread had the old one; or its X11 window
+  // resized). False with *error.
+  bool resize_surface(uint64_t recorded, uint32_t width, uint32_t height, std::string* error);
+  // The current draw surface, when it is an app window, made this size.
+  void fit_draw_surface(uint32_t width, uint32_t height);
   void add_surface(uint64_t recorded, std::unique_ptr<SurfaceState> surface);
   void destroy_surface(uint64_t recorded);
 
@@ -247,7 +265,8 @@ class Session {
   ContextState* context_state(uint64_t recorded);
   void add_context(uint64_t recorded, std::shared_ptr<ContextState> context);
   void destroy_context(uint64_t recorded);
-  void make_current(uint64_t recorded_context, uint64_t recorded_draw, EGLSurface draw);
+  void make_current(uint64_t recorded_context, uint64_t recorded_draw, EGLSurface draw,
+                    uint64_t recorded_read = 0, EGLSurface read = EGL_NO_SURFACE);
   // The current context's state (a placeholder when none is current).
   ContextState& current();
   bool has_current() const { return bound_->context != nullptr; }
@@ -271,6 +290,9 @@ class Session {
   // --- errors --------------------------------------------------------------------
   // "call N: message" on stderr (the first max_messages of them) and counted.
   void report(const std::string& message);
+  // "call N (FUNCTION): warning: message" on stderr, not counted: something
+  // that may make pixels differ.
+  void warn(const std::string& message);
   uint64_t errors() const { return errors_; }
 
   // --- frames --------------------------------------------------------------------
@@ -304,6 +326,8 @@ class Session {
 
  private:
   EGLConfig resolve_config(ConfigInfo& info, std::string* error);
+  EGLConfig config_with_attribs(ConfigInfo& info, std::string* error);
+  bool make_window_surface(SurfaceState& s, uint64_t recorded, std::string* error);
   bool config_matches(EGLConfig config, const std::map<EGLint, EGLint>& known);
   EGLint surface_bit() const;
 
@@ -326,6 +350,8 @@ class Session {
     std::shared_ptr<ContextState> context;
     uint64_t draw = 0;  // recorded
     EGLSurface surface = EGL_NO_SURFACE;
+    uint64_t read = 0;  // recorded
+    EGLSurface read_surface = EGL_NO_SURFACE;
   };
   std::unordered_map<uint32_t, Binding> bindings_;  // by recorded thread
   uint32_t thread_ = 0;

@@ -251,6 +251,9 @@ class TraceSource::Collector : public format::Consumer {
       call->client_arrays.push_back({a.index, a.first, a.stride, bytes(a.data, a.blob)});
     for (const format::BufferWrite& w : c.buffer_writes)
       call->buffer_writes.push_back({w.target, w.offset, bytes(w.data, w.blob)});
+    if (c.config_attribs != nullptr) call->config_attribs = *c.config_attribs;
+    call->surface_width = c.surface_width;
+    call->surface_height = c.surface_height;
     if (const format::ImageSource* source = c.image_source; source != nullptr) {
       auto image = std::make_unique<ImageSource>();
       image->width = source->width;

@@ -19,6 +19,7 @@ struct X11Display::Api {
   decltype(&XCreateWindow) create_window;
   decltype(&XDestroyWindow) destroy_window;
   decltype(&XMapWindow) map_window;
+  decltype(&XResizeWindow) resize_window;
   decltype(&XStoreName) store_name;
   decltype(&XWindowEvent) window_event;
   decltype(&XSync) sync;
@@ -52,6 +53,7 @@ bool X11Display::open(std::string* error) {
     load(api_->create_window, "XCreateWindow");
     load(api_->destroy_window, "XDestroyWindow");
     load(api_->map_window, "XMapWindow");
+    load(api_->resize_window, "XResizeWindow");
     load(api_->store_name, "XStoreName");
     load(api_->window_event, "XWindowEvent");
     load(api_->sync, "XSync");
@@ -97,6 +99,18 @@ bool X11Display::create_window(uint32_t width, uint32_t height, int visual_id, X
   do {
     api_->window_event(dpy, out->window, StructureNotifyMask, &event);
   } while (event.type != MapNotify);
+  return true;
+}
+
+bool X11Display::resize_window(const X11Window& window, uint32_t width, uint32_t height,
+                               std::string* error) {
+  if (display_ == nullptr || window.window == 0) {
+    *error = "--x11: no window to resize";
+    return false;
+  }
+  auto* dpy = static_cast<Display*>(display_);
+  api_->resize_window(dpy, window.window, width, height);
+  api_->sync(dpy, False);
   return true;
 }
 

@@ -27,6 +27,9 @@ class X11Display {
   // EGL_NATIVE_VISUAL_ID). False with *error.
   bool create_window(uint32_t width, uint32_t height, int visual_id, X11Window* out,
                      std::string* error);
+  // Resizes it, and waits until the server did (the driver reads the new
+  // size at the next draw). False with *error.
+  bool resize_window(const X11Window& window, uint32_t width, uint32_t height, std::string* error);
   void destroy_window(X11Window* window);
   void close();
 

@@ -165,6 +165,99 @@ void write_context_record(ThreadState* thread, uint32_t index, EGLDisplay displa
   append_record(thread, schema::record::kContext, body.data(), body.size());
 }
 
+// --- configs and surface sizes ----------------------------------------------
+
+// Every attribute of an EGL 1.5 config, and the component type when the
+// display has EGL_EXT_pixel_format_float: what a replay matches to find the
+// config with the same framebuffer, whatever the app asked for or learnt.
+constexpr EGLint kConfigAttribs[] = {EGL_CONFIG_ID,
+                                     EGL_BUFFER_SIZE,
+                                     EGL_RED_SIZE,
+                                     EGL_GREEN_SIZE,
+                                     EGL_BLUE_SIZE,
+                                     EGL_ALPHA_SIZE,
+                                     EGL_LUMINANCE_SIZE,
+                                     EGL_ALPHA_MASK_SIZE,
+                                     EGL_COLOR_BUFFER_TYPE,
+                                     EGL_DEPTH_SIZE,
+                                     EGL_STENCIL_SIZE,
+                                     EGL_SAMPLE_BUFFERS,
+                                     EGL_SAMPLES,
+                                     EGL_SURFACE_TYPE,
+                                     EGL_RENDERABLE_TYPE,
+                                     EGL_CONFORMANT,
+                                     EGL_CONFIG_CAVEAT,
+                                     EGL_NATIVE_RENDERABLE,
+                                     EGL_NATIVE_VISUAL_ID,
+                                     EGL_NATIVE_VISUAL_TYPE,
+                                     EGL_TRANSPARENT_TYPE,
+                                     EGL_LEVEL,
+                                     EGL_BIND_TO_TEXTURE_RGB,
+                                     EGL_BIND_TO_TEXTURE_RGBA,
+                                     EGL_MIN_SWAP_INTERVAL,
+                                     EGL_MAX_SWAP_INTERVAL};
+
+bool has_float_configs(EGLDisplay display) {
+  const char* extensions = NEXT(eglQueryString)(display, EGL_EXTENSIONS);
+  return extensions != nullptr && strstr(extensions, "EGL_EXT_pixel_format_float") != nullptr;
+}
+
+// Call.config_attribs of a call that used `config` and succeeded (a valid
+// config: no query below fails, so the app's EGL error stays EGL_SUCCESS).
+void record_config_attribs(CallRecorder& rec, EGLDisplay display, EGLConfig config) {
+  if (mode() != Mode::kFull) return;
+  wire::Encoder& call = rec.call_encoder();
+  size_t m = call.begin_nested(schema::call::kConfigAttribs);
+  auto put = [&](EGLint name) {
+    EGLint value = 0;
+    if (!NEXT(eglGetConfigAttrib)(display, config, name, &value)) return;
+    call.raw_varint(static_cast<uint64_t>(int64_t{name}));  // int64: two's complement
+    call.raw_varint(static_cast<uint64_t>(int64_t{value}));
+  };
+  for (EGLint name : kConfigAttribs) put(name);
+  if (has_float_configs(display)) put(EGL_COLOR_COMPONENT_TYPE_EXT);
+  call.end_nested(m);
+}
+
+bool query_surface_size(EGLDisplay display, EGLSurface surface, uint32_t* width, uint32_t* height) {
+  EGLint w = 0, h = 0;
+  if (surface == EGL_NO_SURFACE || !NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &w) ||
+      !NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &h) || w <= 0 || h <= 0)
+    return false;
+  *width = static_cast<uint32_t>(w);
+  *height = static_cast<uint32_t>(h);
+  return true;
+}
+
+// Call.surface_width/height, and the thread's last recorded size.
+void record_surface_size(CallRecorder& rec, uint32_t width, uint32_t height) {
+  ThreadState* thread = rec.thread();
+  thread->surface_width = width;
+  thread->surface_height = height;
+  rec.call_encoder().uint_field(schema::call::kSurfaceWidth, width);
+  rec.call_encoder().uint_field(schema::call::kSurfaceHeight, height);
+}
+
+// eglMakeCurrent bound `draw` on this thread: its size now, and a check at
+// the first draw (the app may resize the window before drawing).
+void record_bound_surface(CallRecorder& rec, EGLDisplay display, EGLSurface draw) {
+  ThreadState* thread = rec.thread();
+  uint32_t width = thread->surface_width, height = thread->surface_height;
+  // The surface this thread had (apps that make current every frame): its
+  // size as known, checked at the next draw like after a swap, without a
+  // query (a round trip to the X server).
+  bool known = draw != EGL_NO_SURFACE && draw == thread->draw_surface &&
+               display == thread->draw_display && width != 0;
+  thread->draw_display = display;
+  thread->draw_surface = draw;
+  thread->surface_width = thread->surface_height = 0;
+  thread->surface_size_check = false;
+  if (mode() != Mode::kFull || (!known && !query_surface_size(display, draw, &width, &height)))
+    return;
+  record_surface_size(rec, width, height);
+  thread->surface_size_check = true;
+}
+
 void write_image(ThreadState* thread, uint64_t frame, uint64_t seq, GLsizei width, GLsizei height,
                  const void* pixels, const char* origin) {
   AppendGuard guard(thread);  // read-backs happen outside any call's window
@@ -239,6 +332,47 @@ class ReadBackScope {
   GLint framebuffer_ = 0, alignment_ = 4, pack_buffer_ = 0;
   GLint row_length_ = 0, skip_pixels_ = 0, skip_rows_ = 0;
 };
+
+// Whether pixel (x, y) of the default framebuffer exists: a read outside
+// the buffer writes nothing (the driver clips it), so a pixel that keeps
+// each of two different fillings was not read.
+bool has_pixel(GLint x, GLint y) {
+  for (uint8_t fill : {0x5a, 0xa5}) {
+    uint8_t pixel[4] = {fill, fill, fill, fill};
+    NEXT(glReadPixels)(x, y, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, pixel);
+    if (pixel[0] != fill || pixel[1] != fill || pixel[2] != fill || pixel[3] != fill) return true;
+  }
+  return false;
+}
+
+// Whether the default framebuffer is width x height (a pixel inside, none
+// beyond).
+bool buffers_have_size(ThreadState* thread, uint32_t width, uint32_t height) {
+  ReadBackScope scope(thread);
+  scope.prepare(0, 0);
+  auto w = static_cast<GLint>(width), h = static_cast<GLint>(height);
+  return has_pixel(w - 1, h - 1) && !has_pixel(w, 0) && !has_pixel(0, h);
+}
+
+// At a draw, clear or blit: the first one of a frame on the default framebuffer
+// is where the driver sizes a window's buffers, so when the app resized its
+// window since the swap, the new size goes with that call. eglQuerySurface
+// answers the window's size, not its buffers': some drivers (Mesa's software
+// X11 path) keep the buffers they made at eglMakeCurrent until the first
+// swap, so the buffers are checked to have the new size (a pixel inside,
+// none beyond: one-pixel reads, once per resize).
+void record_surface_resize(CallRecorder& rec) {
+  ThreadState* thread = rec.thread();
+  if (!thread->surface_size_check) return;
+  if (driver_integer(GL_FRAMEBUFFER_BINDING) != 0) return;  // not the window yet
+  thread->surface_size_check = false;
+  uint32_t width = 0, height = 0;
+  if (!query_surface_size(static_cast<EGLDisplay>(thread->draw_display),
+                          static_cast<EGLSurface>(thread->draw_surface), &width, &height) ||
+      (width == thread->surface_width && height == thread->surface_height))
+    return;
+  if (buffers_have_size(thread, width, height)) record_surface_size(rec, width, height);
+}
 
 // Reads a framebuffer region into an Image record, now.
 void read_framebuffer(ThreadState* thread, GLint source_fb, GLint x, GLint y, GLsizei width,
@@ -326,12 +460,16 @@ void capture_after_draw(ThreadState* thread) {
                  viewport[2], viewport[3], "draw");
 }
 
-// The back buffer about to be presented.
-void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface surface) {
+// The back buffer about to be presented, of the size the frame was drawn at
+// (0: the surface's).
+void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface surface,
+                         uint32_t frame_width, uint32_t frame_height) {
   if (thread->context == 0) return;
-  EGLint width = 0, height = 0;
-  NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &width);
-  NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &height);
+  auto width = static_cast<EGLint>(frame_width), height = static_cast<EGLint>(frame_height);
+  if (width == 0 || height == 0) {
+    NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &width);
+    NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &height);
+  }
   // The last frame of a capture is read now: nothing completes it later.
   if (last_frame_of_session()) {
     read_framebuffer(thread, 0, 0, 0, width, height, "swap");
@@ -344,13 +482,36 @@ template <typename Swap>
 EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface surface,
                        const EGLint* rects, EGLint n_rects, bool with_damage) {
   if (recording()) g_swapped_generation.store(g_hot.generation.load(std::memory_order_relaxed));
+  // The frame's size, before the swap (a replay checks it drew the frame so).
+  uint32_t width = 0, height = 0;
+  bool sized = false;
   if (recording() && mode() == Mode::kFull && thread_state()->context != 0) {
+    ThreadState* thread = thread_state();
+    bool tracked = thread->draw_surface == surface && thread->surface_width != 0;
+    if (tracked && !thread->surface_size_check) {
+      // The frame's first draw checked the size: it holds for the frame
+      // (one size query a frame: on X11 each is a round trip to the server).
+      width = thread->surface_width;
+      height = thread->surface_height;
+      sized = true;
+    } else {
+      // No draw or clear on the window this frame (a blit, or nothing): the
+      // window's size if the buffers have it by now, else the one they had.
+      sized = query_surface_size(display, surface, &width, &height);
+      if (sized && tracked &&
+          (width != thread->surface_width || height != thread->surface_height) &&
+          !buffers_have_size(thread, width, height)) {
+        width = thread->surface_width;
+        height = thread->surface_height;
+      }
+    }
     // What was read during the frame is done by now (or soon): written out
     // here, so no more than the last swap's read is ever in flight at a
     // capture's end.
     complete_pending_reads(thread_state());
     // The back buffer is undefined after the swap: read it before.
-    if (capture_framebuffer_on_swap()) capture_framebuffer(thread_state(), display, surface);
+    if (capture_framebuffer_on_swap())
+      capture_framebuffer(thread_state(), display, surface, sized ? width : 0, sized ? height : 0);
   }
   CallRecorder rec(id);
   EGLBoolean result = call();
@@ -362,6 +523,10 @@ EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface su
       rec.args().sint_value(n_rects);
     }
     rec.ret().uint_value(result);
+    if (sized) record_surface_size(rec, width, height);
+    // The next frame's first draw checks whether the window was resized.
+    rec.thread()->surface_size_check =
+        mode() == Mode::kFull && rec.thread()->draw_surface != nullptr;
     rec.commit();
     end_frame(rec.thread(), rec.seq());
   }
@@ -722,6 +887,7 @@ void record_make_current(CallRecorder& rec, EGLDisplay dpy, EGLSurface draw, EGL
     if (ctx != EGL_NO_CONTEXT &&
         NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_VERSION, &version))
       context_state(thread)->client_version = version;
+    record_bound_surface(rec, dpy, ctx != EGL_NO_CONTEXT ? draw : EGL_NO_SURFACE);
   }
   rec.args().uint_value(handle_bits(dpy));
   rec.args().uint_value(handle_bits(draw));
@@ -846,6 +1012,7 @@ void trace_glDrawArrays(GLenum mode, GLint first, GLsizei count) {
     rec.args().sint_value(first);
     rec.args().sint_value(count);
     record_client_arrays(rec, first, count, 1);
+    record_surface_resize(rec);
     rec.commit();
     capture_after_draw(rec.thread());
   }
@@ -860,6 +1027,7 @@ void trace_glDrawArraysInstanced(GLenum mode, GLint first, GLsizei count, GLsize
     rec.args().sint_value(count);
     rec.args().sint_value(instances);
     record_client_arrays(rec, first, count, instances);
+    record_surface_resize(rec);
     rec.commit();
     capture_after_draw(rec.thread());
   }
@@ -880,6 +1048,7 @@ void trace_glDrawArraysInstanced(GLenum mode, GLint first, GLsizei count, GLsize
       instances;                                                                    \
       base_vertex;                                                                  \
       record_element_client_arrays(rec, indices, count, type, BASE, INSTANCES);     \
+      record_surface_resize(rec);                                                   \
       rec.commit();                                                                 \
       capture_after_draw(rec.thread());                                             \
     }                                                                               \
@@ -1007,6 +1176,117 @@ EGLImageKHR trace_eglCreateImageKHR(EGLDisplay dpy, EGLContext ctx, EGLenum targ
       api::kFn_eglCreateImageKHR,
       [&] { return NEXT(eglCreateImageKHR)(dpy, ctx, target, buffer, attrib_list); }, dpy, ctx,
       target, buffer, attrib_list);
+}
+
+// The calls that use a config record all its attributes.
+EGLSurface trace_eglCreateWindowSurface(EGLDisplay dpy, EGLConfig config, EGLNativeWindowType win,
+                                        const EGLint* attrib_list) {
+  CallRecorder rec(api::kFn_eglCreateWindowSurface);
+  EGLSurface result = NEXT(eglCreateWindowSurface)(dpy, config, win, attrib_list);
+  if (rec.finish()) {
+    rec.args().uint_value(handle_bits(dpy));
+    rec.args().uint_value(handle_bits(config));
+    rec.args().uint_value(handle_bits(win));
+    rec.args().attrib_list_value(attrib_list);
+    rec.ret().uint_value(handle_bits(result));
+    if (result != EGL_NO_SURFACE) record_config_attribs(rec, dpy, config);
+    rec.commit();
+  }
+  return result;
+}
+
+template <typename Attrib, typename Create>
+EGLSurface traced_platform_window_surface(uint32_t id, Create create, EGLDisplay dpy,
+                                          EGLConfig config, void* native_window,
+                                          const Attrib* attrib_list) {
+  CallRecorder rec(id);
+  EGLSurface result = create();
+  if (rec.finish()) {
+    rec.args().uint_value(handle_bits(dpy));
+    rec.args().uint_value(handle_bits(config));
+    rec.args().unknown_value(native_window, "no size in the registry");
+    rec.args().attrib_list_value(attrib_list);
+    rec.ret().uint_value(handle_bits(result));
+    if (result != EGL_NO_SURFACE) record_config_attribs(rec, dpy, config);
+    rec.commit();
+  }
+  return result;
+}
+
+EGLSurface trace_eglCreatePlatformWindowSurface(EGLDisplay dpy, EGLConfig config,
+                                                void* native_window, const EGLAttrib* attrib_list) {
+  return traced_platform_window_surface(
+      api::kFn_eglCreatePlatformWindowSurface,
+      [&] { return NEXT(eglCreatePlatformWindowSurface)(dpy, config, native_window, attrib_list); },
+      dpy, config, native_window, attrib_list);
+}
+
+EGLSurface trace_eglCreatePlatformWindowSurfaceEXT(EGLDisplay dpy, EGLConfig config,
+                                                   void* native_window, const EGLint* attrib_list) {
+  return traced_platform_window_surface(
+      api::kFn_eglCreatePlatformWindowSurfaceEXT,
+      [&] {
+        return NEXT(eglCreatePlatformWindowSurfaceEXT)(dpy, config, native_window, attrib_list);
+      },
+      dpy, config, native_window, attrib_list);
+}
+
+EGLSurface trace_eglCreatePbufferSurface(EGLDisplay dpy, EGLConfig config,
+                                         const EGLint* attrib_list) {
+  CallRecorder rec(api::kFn_eglCreatePbufferSurface);
+  EGLSurface result = NEXT(eglCreatePbufferSurface)(dpy, config, attrib_list);
+  if (rec.finish()) {
+    rec.args().uint_value(handle_bits(dpy));
+    rec.args().uint_value(handle_bits(config));
+    rec.args().attrib_list_value(attrib_list);
+    rec.ret().uint_value(handle_bits(result));
+    if (result != EGL_NO_SURFACE) record_config_attribs(rec, dpy, config);
+    rec.commit();
+  }
+  return result;
+}
+
+EGLContext trace_eglCreateContext(EGLDisplay dpy, EGLConfig config, EGLContext share_context,
+                                  const EGLint* attrib_list) {
+  CallRecorder rec(api::kFn_eglCreateContext);
+  EGLContext result = NEXT(eglCreateContext)(dpy, config, share_context, attrib_list);
+  if (rec.finish()) {
+    rec.args().uint_value(handle_bits(dpy));
+    rec.args().uint_value(handle_bits(config));
+    rec.args().uint_value(handle_bits(share_context));
+    rec.args().attrib_list_value(attrib_list);
+    rec.ret().uint_value(handle_bits(result));
+    // EGL_NO_CONFIG_KHR (no config) has no attributes.
+    if (result != EGL_NO_CONTEXT && config != nullptr) record_config_attribs(rec, dpy, config);
+    rec.commit();
+  }
+  return result;
+}
+
+void trace_glClear(GLbitfield mask) {
+  CallRecorder rec(api::kFn_glClear);
+  NEXT(glClear)(mask);
+  if (rec.finish()) {
+    rec.args().uint_value(mask);
+    record_surface_resize(rec);
+    rec.commit();
+  }
+}
+
+// Apps that draw off-screen reach their window by a blit.
+void trace_glBlitFramebuffer(GLint srcX0, GLint srcY0, GLint srcX1, GLint srcY1, GLint dstX0,
+                             GLint dstY0, GLint dstX1, GLint dstY1, GLbitfield mask,
+                             GLenum filter) {
+  CallRecorder rec(api::kFn_glBlitFramebuffer);
+  NEXT(glBlitFramebuffer)(srcX0, srcY0, srcX1, srcY1, dstX0, dstY0, dstX1, dstY1, mask, filter);
+  if (rec.finish()) {
+    for (GLint v : {srcX0, srcY0, srcX1, srcY1, dstX0, dstY0, dstX1, dstY1})
+      rec.args().sint_value(v);
+    rec.args().uint_value(mask);
+    rec.args().uint_value(filter);
+    record_surface_resize(rec);
+    rec.commit();
+  }
 }
 
 }  // namespace gltrace::trace

@@ -52,7 +52,14 @@ struct ThreadState {
   uint64_t last_seq = 0;          // the thread's latest recorded call
   std::vector<uint8_t> pixels;    // framebuffer read-back scratch
   bool frame_started = true;      // the next call starts a frame
-  void* context_data = nullptr;   // the trace layer's state of `context_data_index`
+  // The draw surface's size as last recorded (Call.surface_width/height),
+  // and whether the next draw on the default framebuffer checks it: the
+  // driver sizes a window's buffers at a frame's first draw.
+  void* draw_display = nullptr;
+  void* draw_surface = nullptr;
+  uint32_t surface_width = 0, surface_height = 0;
+  bool surface_size_check = false;
+  void* context_data = nullptr;  // the trace layer's state of `context_data_index`
   uint32_t context_data_index = 0;
 };
 

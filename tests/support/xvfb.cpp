@@ -11,7 +11,8 @@
 
 namespace gltrace::test {
 
-XvfbServer::XvfbServer() {
+XvfbServer::XvfbServer(int depth) {
+  std::string screen = "1280x1024x" + std::to_string(depth);
   for (int n = 90 + getpid() % 50; n < 200; ++n) {
     std::string socket = "/tmp/.X11-unix/X" + std::to_string(n);
     std::string lock = "/tmp/.X" + std::to_string(n) + "-lock";
@@ -20,7 +21,7 @@ XvfbServer::XvfbServer() {
     std::string display = ":" + std::to_string(n);
     pid_t pid = fork();
     if (pid == 0) {
-      execlp("Xvfb", "Xvfb", display.c_str(), "-screen", "0", "1280x1024x24", "-nolisten", "tcp",
+      execlp("Xvfb", "Xvfb", display.c_str(), "-screen", "0", screen.c_str(), "-nolisten", "tcp",
              static_cast<char*>(nullptr));
       _exit(127);
     }

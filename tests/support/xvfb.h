@@ -9,7 +9,9 @@ namespace gltrace::test {
 
 class XvfbServer {
  public:
-  XvfbServer();  // starts on a free display; display() is "" if that failed
+  // Starts on a free display, its screen `depth` bits deep (30: 10-bit
+  // visuals); display() is "" if that failed.
+  explicit XvfbServer(int depth = 24);
   ~XvfbServer();
   XvfbServer(const XvfbServer&) = delete;
   XvfbServer& operator=(const XvfbServer&) = delete;
