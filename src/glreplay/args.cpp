@@ -53,8 +53,52 @@ void* Arena::get(size_t size) {
   return p;
 }
 
-Args::Args(Session& session, const Call& call, Arena& arena)
-    : session_(session), call_(call), arena_(arena) {}
+Args::Args(Session& session, const Call& call, Arena& arena, const Validation* checked)
+    : session_(session), call_(call), arena_(arena), checked_(checked) {}
+
+// --- the state validation reads -------------------------------------------------------
+
+int64_t DriverState::integer(uint32_t pname) { return real_integer(session_, pname); }
+
+StateView::Attrib DriverState::attrib(uint32_t index) {
+  Attrib a;
+  auto replayed = static_cast<uint32_t>(session_.attrib_location(index));
+  if (replayed >= kMaxAttribs) return a;
+  const VertexPointer& p = session_.current().pointers[replayed];
+  a.element_bytes = attrib_element_bytes(p.size, p.type);
+  auto get = real<PFN_gltrace_glGetVertexAttribiv>(session_, api::kFn_glGetVertexAttribiv);
+  GLint divisor = 0;
+  if (get != nullptr) get(replayed, GL_VERTEX_ATTRIB_ARRAY_DIVISOR, &divisor);
+  a.divisor = divisor;
+  return a;
+}
+
+std::optional<std::pair<int64_t, int64_t>> DriverState::buffer_index_range(uint64_t offset,
+                                                                           int64_t count,
+                                                                           uint32_t type) {
+  auto map = real<PFN_gltrace_glMapBufferRange>(session_, api::kFn_glMapBufferRange);
+  auto unmap = real<PFN_gltrace_glUnmapBuffer>(session_, api::kFn_glUnmapBuffer);
+  auto query = real<PFN_gltrace_glGetBufferParameteriv>(session_, api::kFn_glGetBufferParameteriv);
+  int64_t size = type == GL_UNSIGNED_BYTE ? 1 : type == GL_UNSIGNED_SHORT ? 2 : 4;
+  if (map == nullptr || unmap == nullptr || query == nullptr || count <= 0) return std::nullopt;
+  GLint buffer_size = 0;
+  query(GL_ELEMENT_ARRAY_BUFFER, GL_BUFFER_SIZE, &buffer_size);
+  if (offset > static_cast<uint64_t>(buffer_size) ||
+      count > (buffer_size - static_cast<int64_t>(offset)) / size)
+    return std::nullopt;  // the driver refuses the draw (or reads no further)
+  const void* data = map(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLintptr>(offset),
+                         static_cast<GLsizeiptr>(count * size), GL_MAP_READ_BIT);
+  if (data == nullptr) return std::nullopt;
+  int64_t lo = INT64_MAX, hi = -1;
+  for (int64_t k = 0; k < count; ++k) {
+    uint32_t v = 0;
+    memcpy(&v, static_cast<const uint8_t*>(data) + k * size, static_cast<size_t>(size));
+    lo = std::min<int64_t>(lo, v);
+    hi = std::max<int64_t>(hi, v);
+  }
+  unmap(GL_ELEMENT_ARRAY_BUFFER);
+  return std::pair<int64_t, int64_t>{lo, hi};
+}
 
 std::string Args::name_of(size_t i) const {
   const api::FunctionInfo& info = api::kFunctionInfo[call_.function];
@@ -317,14 +361,11 @@ const void* Args::typed_array(size_t i, size_t element_size, Kind kind) {
 void* Args::output(size_t i, size_t element_size, int64_t min_count) {
   const Value* v = need(i);
   if (v == nullptr) return nullptr;
+  int64_t checked = checked_ != nullptr ? checked_->output(i) : 0;
+  if (checked == Validation::kOffset)  // into a bound buffer (glReadPixels into a PBO)
+    return reinterpret_cast<void*>(static_cast<uintptr_t>(v->pointer));
   size_t recorded = 0;
   switch (v->kind) {
-    case ValueKind::kPointer:
-      // Null, or an offset into a bound buffer (glReadPixels into a PBO).
-      return reinterpret_cast<void*>(static_cast<uintptr_t>(v->pointer));
-    case ValueKind::kUnknown:
-    case ValueKind::kNone:
-      return nullptr;
     case ValueKind::kArray:
       recorded = element_count(i, element_size) * element_size;
       break;
@@ -345,8 +386,8 @@ void* Args::output(size_t i, size_t element_size, int64_t min_count) {
     fail(name_of(i) + ": an output of " + std::to_string(min_count) + " elements is too large");
     return nullptr;
   }
-  size_t size =
-      std::max({recorded, static_cast<size_t>(min_count) * element_size, kMinOutputBytes});
+  size_t size = std::max({recorded, static_cast<size_t>(min_count) * element_size,
+                          static_cast<size_t>(std::max<int64_t>(checked, 0)), kMinOutputBytes});
   return arena_.get(size);
 }
 

@@ -56,7 +56,16 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
     case ReplayKind::kGeneric:
     case ReplayKind::kCustom: {
       arena_.reset();
-      Args args(session_, *call, arena_);
+      if (entry.kind == ReplayKind::kGeneric) {
+        DriverState state(session_);
+        validate_call(*call, state, &validation_);
+        if (!validation_.ok()) {
+          message = std::string("cannot replay ") + name + ": " + validation_.error;
+          break;
+        }
+      }
+      Args args(session_, *call, arena_,
+                entry.kind == ReplayKind::kGeneric ? &validation_ : nullptr);
       bool ok = entry.fn(session_, args);
       if (!ok || !args.ok())
         message = std::string("cannot replay ") + name + ": " +
