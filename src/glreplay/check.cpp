@@ -2,7 +2,6 @@
 
 #include <typeinfo>
 
-#include "glreplay/calls.h"
 #include "glreplay/validate.h"
 #include "gltrace/api/functions.h"
 
@@ -20,18 +19,15 @@ bool check_trace(replay::IncrementSource& source, CheckReport* report, size_t ma
     if (increment.payload == nullptr || typeid(*increment.payload) != typeid(Call)) continue;
     const auto& call = static_cast<const Call&>(*increment.payload);
     ++report->calls;
-    // What a replay hands the driver generically; the hand-written EGL calls
-    // check their own arguments.
-    if (replay_entry(call.function).kind == ReplayKind::kGeneric) {
-      state.set_context(call.context);
-      validate_call(call, state, &validation);
-      if (!validation.ok()) {
-        if (++report->refused <= max_lines)
-          report->lines.push_back("call " + std::to_string(call.seq) + ": would refuse " +
-                                  api::kFunctionInfo[call.function].name + ": " +
-                                  validation.error);
-        continue;  // refused: it changes no state
-      }
+    // Only the functions replayed generically have rules; the hand-written
+    // EGL calls check their own arguments.
+    state.set_context(call.context);
+    validate_call(call, state, &validation);
+    if (!validation.ok()) {
+      if (++report->refused <= max_lines)
+        report->lines.push_back("call " + std::to_string(call.seq) + ": would refuse " +
+                                api::kFunctionInfo[call.function].name + ": " + validation.error);
+      continue;  // refused: it changes no state
     }
     state.update(call);
   }

@@ -152,13 +152,11 @@ int run_check(const FrontOptions& front, const std::string& program) {
   CheckReport report;
   bool read = check_trace(source, &report, kMaxLines);
   for (const std::string& line : report.lines) printf("%s\n", line.c_str());
-  if (report.refused > kMaxLines)
-    printf("... and %" PRIu64 " more\n", report.refused - kMaxLines);
-  printf("checked %" PRIu64 " calls: %" PRIu64 " would be refused\n", report.calls,
-         report.refused);
+  if (report.refused > kMaxLines) printf("... and %" PRIu64 " more\n", report.refused - kMaxLines);
+  printf("checked %" PRIu64 " calls: %" PRIu64 " would be refused\n", report.calls, report.refused);
   if (!read) {
-    fprintf(stderr, "%s: trace error after call %" PRIu64 ": %s\n", program.c_str(),
-            source.calls(), report.error.c_str());
+    fprintf(stderr, "%s: trace error after call %" PRIu64 ": %s\n", program.c_str(), source.calls(),
+            report.error.c_str());
     return kExitFailure;
   }
   return report.refused != 0 ? kExitFailure : kExitOk;

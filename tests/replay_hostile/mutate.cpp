@@ -83,27 +83,27 @@ std::vector<uint8_t> rewrite_calls(const std::vector<uint8_t>& trace,
     if (header.is_index()) continue;
     std::string payload(header.raw_size, '\0');
     if (header.compression() == format::kCodecZstd) {
-      size_t n = ZSTD_decompress(payload.data(), payload.size(), &trace[stored_at],
-                                 header.stored_size);
+      size_t n =
+          ZSTD_decompress(payload.data(), payload.size(), &trace[stored_at], header.stored_size);
       if (ZSTD_isError(n) || n != payload.size()) return {};
     } else {
       payload.assign(reinterpret_cast<const char*>(&trace[stored_at]), header.stored_size);
     }
     wire::Encoder chunk;
-    bool ok = copy_fields(payload, chunk, [&](uint32_t f, wire::WireType, std::string_view record,
-                                              wire::Encoder& e) {
-      if (f != schema::chunk::kRecords) return false;
-      wire::Encoder rec;
-      copy_fields(record, rec, [&](uint32_t k, wire::WireType, std::string_view call,
-                                   wire::Encoder& re) {
-        if (k != schema::record::kCall) return false;
-        std::string bytes = rewrite_call(call, position++, edit);
-        re.bytes_field(schema::record::kCall, bytes.data(), bytes.size());
-        return true;
-      });
-      e.bytes_field(schema::chunk::kRecords, rec.data(), rec.size());
-      return true;
-    });
+    bool ok = copy_fields(
+        payload, chunk, [&](uint32_t f, wire::WireType, std::string_view record, wire::Encoder& e) {
+          if (f != schema::chunk::kRecords) return false;
+          wire::Encoder rec;
+          copy_fields(record, rec,
+                      [&](uint32_t k, wire::WireType, std::string_view call, wire::Encoder& re) {
+                        if (k != schema::record::kCall) return false;
+                        std::string bytes = rewrite_call(call, position++, edit);
+                        re.bytes_field(schema::record::kCall, bytes.data(), bytes.size());
+                        return true;
+                      });
+          e.bytes_field(schema::chunk::kRecords, rec.data(), rec.size());
+          return true;
+        });
     if (!ok) return {};
     format::ChunkHeader h;
     h.codec = format::kCodecNone;

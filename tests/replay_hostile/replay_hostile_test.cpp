@@ -22,9 +22,9 @@ namespace {
 
 EnvChanges clean_env() {
   static const std::string runtime = make_temp_dir();
-  return {{"DEBUG_GLES_LAYERS", std::nullopt},  {"LD_PRELOAD", std::nullopt},
-          {"GLTRACE_LAYER_PATH", std::nullopt}, {"GLTRACE_TRACE_FILE", std::nullopt},
-          {"XDG_CONFIG_HOME", make_temp_dir()}, {"XDG_RUNTIME_DIR", runtime},
+  return {{"DEBUG_GLES_LAYERS", std::nullopt},        {"LD_PRELOAD", std::nullopt},
+          {"GLTRACE_LAYER_PATH", std::nullopt},       {"GLTRACE_TRACE_FILE", std::nullopt},
+          {"XDG_CONFIG_HOME", make_temp_dir()},       {"XDG_RUNTIME_DIR", runtime},
           {"GLTRACE_SYSTEM_SETTINGS", "/nonexistent"}};
 }
 
@@ -43,7 +43,8 @@ std::string write_file(const std::vector<uint8_t>& bytes, const std::string& nam
   static const std::string dir = make_temp_dir();
   std::string path = dir + "/" + name + ".gltrace";
   std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
   return path;
 }
 
@@ -142,8 +143,8 @@ TEST(ReplayHostile, TexImageFromAPointerValueIsRefused) {
 TEST(ReplayHostile, RandomArgumentChangesNeverCrashTheReplay) {
   std::mt19937_64 random(12);
   const std::vector<std::string> apps = {"gltrace-demo", "glreplay_client_app"};
-  const uint64_t kSizes[] = {0, 1, 4, 255, 4096, uint64_t{1} << 30, uint64_t{1} << 31,
-                             uint64_t{1} << 40, UINT64_MAX};
+  const uint64_t kSizes[] = {
+      0, 1, 4, 255, 4096, uint64_t{1} << 30, uint64_t{1} << 31, uint64_t{1} << 40, UINT64_MAX};
   int refused = 0;
   for (int n = 0; n < 50; ++n) {
     const std::vector<uint8_t>& trace = traced(apps[n % apps.size()]);

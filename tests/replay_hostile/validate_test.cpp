@@ -75,8 +75,8 @@ TEST(ReplayValidate, BufferDataNeedsSizeBytesOrNull) {
   FakeState state;
   std::string bytes(72, 'x');
   auto buffer_data = [&](int64_t size, Value v) {
-    return check(api::kFn_glBufferData, {uint(GL_ARRAY_BUFFER), sint(size), v, uint(GL_STATIC_DRAW)},
-                 state);
+    return check(api::kFn_glBufferData,
+                 {uint(GL_ARRAY_BUFFER), sint(size), v, uint(GL_STATIC_DRAW)}, state);
   };
   EXPECT_EQ(buffer_data(72, captured(bytes)), "");
   EXPECT_EQ(buffer_data(1 << 20, pointer(0)), "");  // storage without contents
@@ -114,9 +114,8 @@ TEST(ReplayValidate, HugeImagesDoNotWrapAround) {
   FakeState state;
   std::string pixels(64, 'p');
   EXPECT_NE(check(api::kFn_glTexImage3D,
-                  {uint(GL_TEXTURE_3D), sint(0), sint(GL_RGBA32F), sint(INT32_MAX),
-                   sint(INT32_MAX), sint(INT32_MAX), sint(0), uint(GL_RGBA), uint(GL_FLOAT),
-                   captured(pixels)},
+                  {uint(GL_TEXTURE_3D), sint(0), sint(GL_RGBA32F), sint(INT32_MAX), sint(INT32_MAX),
+                   sint(INT32_MAX), sint(0), uint(GL_RGBA), uint(GL_FLOAT), captured(pixels)},
                   state),
             "");
 }
@@ -141,8 +140,8 @@ TEST(ReplayValidate, OutputsGetWhatTheDriverWritesOrAnOffset) {
             "");
   EXPECT_EQ(v.output(6), Validation::kOffset);
   EXPECT_NE(check(api::kFn_glReadPixels,
-                  {sint(0), sint(0), sint(1 << 16), sint(1 << 16), uint(GL_RGBA),
-                   uint(GL_FLOAT), pointer(0)},
+                  {sint(0), sint(0), sint(1 << 16), sint(1 << 16), uint(GL_RGBA), uint(GL_FLOAT),
+                   pointer(0)},
                   state = FakeState{}, &v),
             "");  // 64 GiB of scratch is refused
 }
