@@ -80,6 +80,9 @@ def _rules(f):
         if _INDIRECT.match(f.name) and p.name == "indirect":
             out.append(f"v.indirect({i}, {20 if 'Elements' in f.name else 16});")
             continue
+        if p.len == "EGL_NONE-terminated":
+            out.append(f"v.attrib_list({i}, {_element(base)});")
+            continue
         count = None
         if p.len == "COMPSIZE(pname)" and _index(f, "pname") >= 0:
             count = f"v.pname_count(static_cast<uint32_t>(v.u({_index(f, 'pname')})))"
@@ -137,8 +140,10 @@ def _rules(f):
 
 
 def validate_rules_inc(functions, header):
-    replayed = [f for f in functions if f.api == "gles" and f.name not in replay.CUSTOM
-                and f.name not in replay.SKIP and f.name not in replay.UNSUPPORTED]
+    # The hand-written EGL calls (replay.CUSTOM) are checked too: their
+    # attribute lists and rectangles come from the trace all the same.
+    replayed = [f for f in functions
+                if f.name not in replay.SKIP and f.name not in replay.UNSUPPORTED]
     out = [header,
            "// Included once by src/glreplay/validate.cpp, inside namespace",
            "// gltrace::glreplay, after Validator is declared.", "",

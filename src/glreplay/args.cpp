@@ -73,6 +73,25 @@ StateView::Attrib DriverState::attrib(uint32_t index) {
   return a;
 }
 
+std::vector<uint32_t> DriverState::client_attribs() {
+  std::vector<uint32_t> out;
+  if (real_integer(session_, GL_VERTEX_ARRAY_BINDING) != 0) return out;
+  auto get = real<PFN_gltrace_glGetVertexAttribiv>(session_, api::kFn_glGetVertexAttribiv);
+  if (get == nullptr) return out;
+  const ContextState& context = session_.current();
+  for (uint32_t i = 0; i < kMaxAttribs; ++i) {
+    if (!context.pointers[i].client) continue;
+    GLint enabled = 0;
+    get(i, GL_VERTEX_ATTRIB_ARRAY_ENABLED, &enabled);
+    if (enabled != 0) out.push_back(i);
+  }
+  return out;
+}
+
+uint32_t DriverState::attrib_index(uint32_t recorded) {
+  return static_cast<uint32_t>(session_.attrib_location(recorded));
+}
+
 std::optional<std::pair<int64_t, int64_t>> DriverState::buffer_index_range(uint64_t offset,
                                                                            int64_t count,
                                                                            uint32_t type) {
@@ -441,13 +460,14 @@ const void* Args::vertex_pointer(size_t i, uint32_t index, int32_t size, uint32_
                                  uint8_t normalized, int32_t stride, bool integer) {
   (void)stride;
   const void* pointer = bytes(i);
-  if (index >= kMaxAttribs || pointer == nullptr) return pointer;
+  if (index >= kMaxAttribs) return pointer;
   // Only VAO 0 with no array buffer reads client memory: the recorded value
   // is then an address in the traced process, meaningless here.
-  if (real_integer(session_, GL_VERTEX_ARRAY_BINDING) != 0 ||
-      real_integer(session_, GL_ARRAY_BUFFER_BINDING) != 0)
-    return pointer;
+  if (real_integer(session_, GL_VERTEX_ARRAY_BINDING) != 0) return pointer;
   VertexPointer& p = session_.current().pointers[index];
+  // NULL too: the driver would read from address 0 on.
+  p.client = real_integer(session_, GL_ARRAY_BUFFER_BINDING) == 0;
+  if (!p.client) return pointer;
   p.size = size;
   p.type = type;
   p.normalized = normalized != 0;

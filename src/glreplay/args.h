@@ -49,6 +49,8 @@ class DriverState : public StateView {
   Attrib attrib(uint32_t index) override;
   std::optional<std::pair<int64_t, int64_t>> buffer_index_range(uint64_t offset, int64_t count,
                                                                 uint32_t type) override;
+  std::vector<uint32_t> client_attribs() override;
+  uint32_t attrib_index(uint32_t recorded) override;
 
  private:
   Session& session_;

@@ -133,6 +133,7 @@ struct VertexPointer {
   uint32_t type = 0x1406;  // GL_FLOAT
   bool normalized = false;
   bool integer = false;
+  bool client = false;  // points at client memory (VAO 0, no array buffer)
   Bytes data;  // the client array now pointed at, kept alive
 };
 

@@ -223,6 +223,35 @@ void Validator::strings(size_t i, int64_t count, int length_index) {
   }
 }
 
+void Validator::attrib_list(size_t i, size_t element_size) {
+  const Value* v = arg(i);
+  if (v == nullptr) return;
+  constexpr int64_t kNone = 0x3038;  // EGL_NONE
+  std::vector<int64_t> keys;
+  if (v->kind == ValueKind::kArray) {
+    for (int64_t x : v->sints()) keys.push_back(x);
+    for (uint64_t x : v->uints()) keys.push_back(static_cast<int64_t>(x));
+  } else if (v->kind == ValueKind::kData && (element_size == 4 || element_size == 8)) {
+    for (size_t k = 0; k + element_size <= v->size; k += element_size) {
+      int64_t x = 0;
+      if (element_size == 4) {
+        int32_t e;
+        memcpy(&e, static_cast<const uint8_t*>(v->data) + k, 4);
+        x = e;
+      } else {
+        memcpy(&x, static_cast<const uint8_t*>(v->data) + k, 8);
+      }
+      keys.push_back(x);
+    }
+  } else {
+    input(i, element_size, 1, 0, true);  // NULL passes; a bare address does not
+    return;
+  }
+  for (size_t k = 0; k < keys.size(); k += 2)
+    if (static_cast<int32_t>(keys[k]) == kNone) return;
+  fail(name_of(i) + ": the attribute list has no EGL_NONE key");
+}
+
 void Validator::unsized(size_t i) {
   const Value* v = arg(i);
   if (v == nullptr) return;
@@ -264,6 +293,7 @@ void Validator::draw(int first, int count_i, int type_i, int indices_i, int inst
   int64_t count = s(count_i);
   int64_t instances = instances_i >= 0 ? s(instances_i) : 1;
   if (count <= 0 || instances <= 0) return;  // the driver reads nothing
+  if (!all_client_arrays_recorded()) return;
   int64_t lo = 0, hi = -1;
   if (indices_i < 0) {
     lo = s(first);
@@ -312,6 +342,20 @@ void Validator::draw(int first, int count_i, int type_i, int indices_i, int inst
     }
   }
   client_arrays(lo, hi, instances);
+}
+
+bool Validator::all_client_arrays_recorded() {
+  for (uint32_t index : state_.client_attribs()) {
+    bool recorded = false;
+    for (const ClientArray& a : call_.client_arrays)
+      recorded |= a.data != nullptr && state_.attrib_index(a.index) == index;
+    if (!recorded) {
+      fail("attribute " + std::to_string(index) +
+           " reads client memory, but the trace holds no client array of it for this draw");
+      return false;
+    }
+  }
+  return true;
 }
 
 void Validator::client_arrays(int64_t lo, int64_t hi, int64_t instances) {
@@ -391,6 +435,14 @@ int64_t TrackedState::integer(uint32_t pname) {
   return pname == GL_PACK_ALIGNMENT || pname == GL_UNPACK_ALIGNMENT ? 4 : 0;
 }
 
+std::vector<uint32_t> TrackedState::client_attribs() {
+  std::vector<uint32_t> out;
+  if (current_->vertex_array != 0) return out;
+  for (auto [index, client] : current_->client)
+    if (client && current_->enabled[index]) out.push_back(index);
+  return out;
+}
+
 StateView::Attrib TrackedState::attrib(uint32_t index) {
   auto it = current_->attribs.find(index);
   return it != current_->attribs.end() ? it->second : Attrib{};
@@ -451,8 +503,16 @@ void TrackedState::update(const Call& call) {
     case api::kFn_glVertexAttribIPointer: {
       c.attribs[static_cast<uint32_t>(arg(0))].element_bytes =
           attrib_element_bytes(arg(1), static_cast<uint32_t>(arg(2)));
+      if (c.vertex_array == 0)
+        c.client[static_cast<uint32_t>(arg(0))] = integer(GL_ARRAY_BUFFER_BINDING) == 0;
       break;
     }
+    case api::kFn_glEnableVertexAttribArray:
+    case api::kFn_glDisableVertexAttribArray:
+      if (c.vertex_array == 0)
+        c.enabled[static_cast<uint32_t>(arg(0))] =
+            call.function == api::kFn_glEnableVertexAttribArray;
+      break;
     case api::kFn_glVertexAttribDivisor:
     case api::kFn_glVertexAttribDivisorEXT:
       c.attribs[static_cast<uint32_t>(arg(0))].divisor = arg(1);

@@ -35,6 +35,12 @@ class StateView {
   virtual int64_t integer(uint32_t pname) = 0;
   // The format the replay gives client array `index` (recorded attribute).
   virtual Attrib attrib(uint32_t index) = 0;
+  // The attributes a draw now reads from client memory (enabled at vertex
+  // array 0 with no array buffer), as the replay numbers them. Each needs
+  // the draw's ClientArray, or the driver reads memory the replay does not own.
+  virtual std::vector<uint32_t> client_attribs() = 0;
+  // The replay's number of a recorded attribute index.
+  virtual uint32_t attrib_index(uint32_t recorded) { return recorded; }
   // The smallest and largest of `count` indices of `type` at `offset` in the
   // bound element array buffer. nullopt when they cannot be read; a state
   // that never reads buffers (--check) answers {0, -1}: nothing to check.
@@ -74,6 +80,8 @@ class Validator {
   // A list of `count` strings, string k `length[k]` chars when the length
   // array (parameter length_index, or -1) gives one >= 0 (glShaderSource).
   void strings(size_t i, int64_t count, int length_index);
+  // An attribute list the driver reads up to its EGL_NONE key.
+  void attrib_list(size_t i, size_t element_size);
   // An input the rules cannot size: only uncaptured or null values pass.
   void unsized(size_t i);
   // An output the driver writes `count` elements to (count < 0: unknown).
@@ -99,6 +107,7 @@ class Validator {
   const Value* arg(size_t i);
   std::string name_of(size_t i) const;
   bool bound(uint32_t binding);
+  bool all_client_arrays_recorded();
   void client_arrays(int64_t lo, int64_t hi, int64_t instances);
 
   const Call& call_;
@@ -129,6 +138,7 @@ class TrackedState : public StateView {
                                                                 uint32_t) override {
     return std::pair<int64_t, int64_t>{0, -1};
   }
+  std::vector<uint32_t> client_attribs() override;
 
  private:
   struct Context {
@@ -136,6 +146,8 @@ class TrackedState : public StateView {
     std::map<uint64_t, int64_t> element_buffers;  // by vertex array
     uint64_t vertex_array = 0;
     std::map<uint32_t, Attrib> attribs;
+    // At vertex array 0: attributes enabled, and those pointing at client memory.
+    std::map<uint32_t, bool> enabled, client;
   };
   std::map<uint32_t, Context> contexts_;
   Context* current_ = &contexts_[0];

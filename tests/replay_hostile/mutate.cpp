@@ -47,14 +47,17 @@ std::string rewrite_call(std::string_view call_bytes, uint64_t position,
       call.function = static_cast<uint32_t>(r.varint());
     else if (field == schema::call::kArgs && type == wire::kLengthDelimited)
       call.args.emplace_back(r.bytes());
-    else
+    else {
+      if (field == schema::call::kClientArrays) ++call.client_arrays;
       r.skip(type);
+    }
   }
   edit(call);
-  if (!call.changed) return std::string(call_bytes);
+  if (!call.changed && !call.drop_client_arrays) return std::string(call_bytes);
   wire::Encoder out;
   bool args_written = false;
   copy_fields(call_bytes, out, [&](uint32_t f, wire::WireType, std::string_view, wire::Encoder& e) {
+    if (f == schema::call::kClientArrays) return call.drop_client_arrays;
     if (f != schema::call::kArgs) return false;
     if (!args_written)
       for (const std::string& a : call.args) e.bytes_field(schema::call::kArgs, a.data(), a.size());

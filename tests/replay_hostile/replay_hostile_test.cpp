@@ -137,6 +137,30 @@ TEST(ReplayHostile, TexImageFromAPointerValueIsRefused) {
                  "teximage-pointer", "glTexImage2D");
 }
 
+// Beyond the four: a draw from client memory whose client array is
+// gone from the trace (the driver would read from address 0 on, or past an
+// earlier draw's copy).
+TEST(ReplayHostile, ADrawWithoutItsClientArrayIsRefused) {
+  bool dropped = false;
+  std::vector<uint8_t> trace = rewrite_calls(traced("glreplay_client_app"), [&](CallEdit& call) {
+    if (dropped || call.client_arrays == 0) return;
+    call.drop_client_arrays = dropped = true;
+  });
+  ASSERT_TRUE(dropped);
+  std::string path = write_file(trace, "no-client-array");
+  ProcessResult replay = gltrace({"replay", "-n", path});
+  EXPECT_EQ(replay.term_signal, 0) << replay.err;
+  EXPECT_EQ(replay.exit_code, 1) << replay.err;
+  EXPECT_NE(replay.err.find("reads client memory, but the trace holds no client array"),
+            std::string::npos)
+      << replay.err;
+  ProcessResult check = gltrace({"replay", "--check", path});
+  EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
+  EXPECT_NE(check.out.find("reads client memory, but the trace holds no client array"),
+            std::string::npos)
+      << check.out;
+}
+
 // Seeded random argument changes over real traces (buffers, textures,
 // client arrays and client indices): the replay exits 0 or 1, never by a
 // signal, and so does --check.

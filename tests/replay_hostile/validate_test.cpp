@@ -21,6 +21,7 @@ class FakeState : public StateView {
  public:
   std::map<uint32_t, int64_t> integers;
   std::map<uint32_t, Attrib> attribs;
+  std::vector<uint32_t> client;
   int64_t integer(uint32_t pname) override {
     auto it = integers.find(pname);
     if (it != integers.end()) return it->second;
@@ -31,6 +32,7 @@ class FakeState : public StateView {
                                                                 uint32_t) override {
     return std::nullopt;
   }
+  std::vector<uint32_t> client_attribs() override { return client; }
 };
 
 Value sint(int64_t v) {
@@ -172,10 +174,40 @@ TEST(ReplayValidate, ClientIndicesAndArraysCoverTheDraw) {
   index_bytes.assign(reinterpret_cast<const char*>(indices), sizeof indices);
   EXPECT_EQ(draw(6, captured(index_bytes)),
             "the client array of attribute 0 holds 48 bytes, the draw reads 60 (vertices 0 to 4)");
+  // An attribute the driver reads from client memory needs its array.
+  indices[5] = 3;
+  index_bytes.assign(reinterpret_cast<const char*>(indices), sizeof indices);
+  state.client = {0, 1};
+  EXPECT_EQ(draw(6, captured(index_bytes)),
+            "attribute 1 reads client memory, but the trace holds no client array of it for "
+            "this draw");
+  state.client = {0};
+  EXPECT_EQ(draw(6, captured(index_bytes)), "");
   // From an element array buffer whose indices cannot be read: refused when
   // client arrays depend on them.
   state.integers[GL_ELEMENT_ARRAY_BUFFER_BINDING] = 2;
   EXPECT_NE(draw(6, pointer(0)), "");
+}
+
+TEST(ReplayValidate, EglAttributeListsEndInEglNone) {
+  FakeState state;
+  auto sint_array = [](const std::vector<int64_t>& v) {
+    Value x;
+    x.kind = ValueKind::kArray;
+    x.elements = Value::Elements::kSint;
+    x.data = v.data();
+    x.size = v.size();
+    return x;
+  };
+  std::vector<int64_t> terminated = {0x3098, 3, 0x3038};  // EGL_CONTEXT_MAJOR_VERSION 3
+  std::vector<int64_t> open = {0x3098, 3, 0x3038 + 1, 0x3038};
+  EXPECT_EQ(check(api::kFn_eglCreateContext, {uint(1), uint(2), uint(0), sint_array(terminated)},
+                  state),
+            "");
+  EXPECT_EQ(check(api::kFn_eglCreateContext, {uint(1), uint(2), uint(0), sint_array(open)},
+                  state),
+            "argument attrib_list: the attribute list has no EGL_NONE key");
+  EXPECT_EQ(check(api::kFn_eglCreateContext, {uint(1), uint(2), uint(0), pointer(0)}, state), "");
 }
 
 TEST(ReplayValidate, TrackedStateFollowsBindingsPerContextAndVertexArray) {
@@ -198,6 +230,13 @@ TEST(ReplayValidate, TrackedStateFollowsBindingsPerContextAndVertexArray) {
   EXPECT_EQ(state.integer(GL_ELEMENT_ARRAY_BUFFER_BINDING), 0);  // VAO state
   run(1, api::kFn_glBindVertexArray, {uint(0)});
   EXPECT_EQ(state.integer(GL_ELEMENT_ARRAY_BUFFER_BINDING), 5);
+  // Client arrays: pointed at with no array buffer, then enabled.
+  run(1, api::kFn_glVertexAttribPointer,
+      {uint(2), sint(3), uint(GL_FLOAT), uint(0), sint(0), pointer(0x1000)});
+  EXPECT_TRUE(state.client_attribs().empty());
+  run(1, api::kFn_glEnableVertexAttribArray, {uint(2)});
+  EXPECT_EQ(state.client_attribs(), std::vector<uint32_t>{2});
+  EXPECT_EQ(state.attrib(2).element_bytes, 12);
   state.set_context(2);
   EXPECT_EQ(state.integer(GL_PIXEL_UNPACK_BUFFER_BINDING), 0);
   EXPECT_EQ(state.integer(GL_UNPACK_ALIGNMENT), 4);
