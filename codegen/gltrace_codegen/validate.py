@@ -48,7 +48,9 @@ def _len_expr(f, length):
         else:
             out.append(tok)
     # Len: saturating arithmetic (a hostile trace's counts must not wrap).
-    return f"int64_t{{{' '.join(out)}}}" if len(out) > 1 else out[0].replace("Len", "int64_t")
+    if len(out) == 1:
+        return out[0][len("Len{"):-1]  # one scalar or number: as it is
+    return f"int64_t{{{' '.join(out)}}}"
 
 
 def _element(base):
