@@ -134,7 +134,7 @@ struct VertexPointer {
   bool normalized = false;
   bool integer = false;
   bool client = false;  // points at client memory (VAO 0, no array buffer)
-  Bytes data;  // the client array now pointed at, kept alive
+  Bytes data;           // the client array now pointed at, kept alive
 };
 
 struct Mapping {

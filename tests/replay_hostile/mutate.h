@@ -17,7 +17,7 @@ struct CallEdit {
   uint32_t function = 0;
   uint64_t position = 0;
   std::vector<std::string> args;
-  size_t client_arrays = 0;      // how many ClientArray records the call has
+  size_t client_arrays = 0;         // how many ClientArray records the call has
   bool drop_client_arrays = false;  // set by the edit: the call loses them
   bool changed = false;             // set by the edit when it changed args
 };

@@ -201,11 +201,10 @@ TEST(ReplayValidate, EglAttributeListsEndInEglNone) {
   };
   std::vector<int64_t> terminated = {0x3098, 3, 0x3038};  // EGL_CONTEXT_MAJOR_VERSION 3
   std::vector<int64_t> open = {0x3098, 3, 0x3038 + 1, 0x3038};
-  EXPECT_EQ(check(api::kFn_eglCreateContext, {uint(1), uint(2), uint(0), sint_array(terminated)},
-                  state),
-            "");
-  EXPECT_EQ(check(api::kFn_eglCreateContext, {uint(1), uint(2), uint(0), sint_array(open)},
-                  state),
+  EXPECT_EQ(
+      check(api::kFn_eglCreateContext, {uint(1), uint(2), uint(0), sint_array(terminated)}, state),
+      "");
+  EXPECT_EQ(check(api::kFn_eglCreateContext, {uint(1), uint(2), uint(0), sint_array(open)}, state),
             "argument attrib_list: the attribute list has no EGL_NONE key");
   EXPECT_EQ(check(api::kFn_eglCreateContext, {uint(1), uint(2), uint(0), pointer(0)}, state), "");
 }
