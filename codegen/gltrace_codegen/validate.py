@@ -126,7 +126,9 @@ def _rules(f):
             if p.len in ("", "COMPSIZE()", f"COMPSIZE({p.name})"):
                 out.append(f"v.text({i});")
             elif m and _index(f, "length") >= 0:
-                out.append(f"v.text({i}, v.s({_index(f, 'length')}));")
+                # A NULL label removes the object's label.
+                null_ok = "true" if p.name == "label" else "false"
+                out.append(f"v.text({i}, v.s({_index(f, 'length')}), {null_ok});")
             elif count is not None:
                 out.append(f"v.input({i}, 1, {count}, 0, false);")
             else:

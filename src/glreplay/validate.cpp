@@ -178,7 +178,7 @@ void Validator::input(size_t i, size_t element_size, int64_t count, uint32_t bin
   }
 }
 
-void Validator::text(size_t i, int64_t length) {
+void Validator::text(size_t i, int64_t length, bool null_ok) {
   const Value* v = arg(i);
   if (v == nullptr) return;
   if (v->kind == ValueKind::kText || v->kind == ValueKind::kData) {
@@ -188,7 +188,7 @@ void Validator::text(size_t i, int64_t length) {
            " chars, the driver reads " + std::to_string(length));
     return;
   }
-  input(i, 1, length < 0 ? 1 : length, 0, false);
+  input(i, 1, length < 0 ? 1 : length, 0, null_ok);
 }
 
 void Validator::strings(size_t i, int64_t count, int length_index) {

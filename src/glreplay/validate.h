@@ -75,8 +75,9 @@ class Validator {
   // names the buffer a bare pointer value may be an offset into; null_ok:
   // GL allows NULL (glBufferData, glTexImage2D).
   void input(size_t i, size_t element_size, int64_t count, uint32_t binding, bool null_ok);
-  // A NUL-terminated string (or `length` bytes when length >= 0).
-  void text(size_t i, int64_t length = -1);
+  // A NUL-terminated string (or `length` bytes when length >= 0); null_ok:
+  // GL takes NULL (glObjectLabel).
+  void text(size_t i, int64_t length = -1, bool null_ok = false);
   // A list of `count` strings, string k `length[k]` chars when the length
   // array (parameter length_index, or -1) gives one >= 0 (glShaderSource).
   void strings(size_t i, int64_t count, int length_index);

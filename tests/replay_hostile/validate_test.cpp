@@ -189,6 +189,22 @@ TEST(ReplayValidate, ClientIndicesAndArraysCoverTheDraw) {
   EXPECT_NE(draw(6, pointer(0)), "");
 }
 
+TEST(ReplayValidate, StringsHoldWhatTheirLengthsSay) {
+  FakeState state;
+  std::string label = "name";
+  auto object_label = [&](int64_t length, Value v) {
+    return check(api::kFn_glObjectLabel, {uint(GL_BUFFER), uint(1), sint(length), v}, state);
+  };
+  EXPECT_EQ(object_label(-1, captured(label)), "");
+  EXPECT_EQ(object_label(4, captured(label)), "");
+  EXPECT_EQ(object_label(400, captured(label)),
+            "argument label: the trace holds 4 chars, the driver reads 400");
+  EXPECT_EQ(object_label(0, pointer(0)), "");  // removes the label
+  EXPECT_NE(check(api::kFn_glPushDebugGroup,
+                  {uint(GL_DEBUG_SOURCE_APPLICATION), uint(1), sint(-1), pointer(0)}, state),
+            "");
+}
+
 TEST(ReplayValidate, EglAttributeListsEndInEglNone) {
   FakeState state;
   auto sint_array = [](const std::vector<int64_t>& v) {
