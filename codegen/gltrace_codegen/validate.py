@@ -42,7 +42,7 @@ def _len_expr(f, length):
             i = _index(f, tok)
             if i < 0 or f.params[i].is_pointer:
                 return None
-            out.append(f"Len{{v.s({i})}}")
+            out.append(f"Len{{{_scalar(f, i)}}}")
         elif tok.isdigit():
             out.append(f"Len{{{tok}}}")
         else:
@@ -51,6 +51,14 @@ def _len_expr(f, length):
     if len(out) == 1:
         return out[0][len("Len{"):-1]  # one scalar or number: as it is
     return f"int64_t{{{' '.join(out)}}}"
+
+
+def _scalar(f, i):
+    """Argument i as the driver gets it: the recorded value converted to the
+    parameter's C type first (a count recorded as 2^32 + 6 reaches the
+    driver as 6), then widened."""
+    t = re.sub(r"\bconst\b", "", f.params[i].type).strip()
+    return f"v.as<{t}>({i})"
 
 
 def _element(base):
@@ -87,14 +95,15 @@ def _rules(f):
             continue
         count = None
         if p.len == "COMPSIZE(pname)" and _index(f, "pname") >= 0:
-            count = f"v.pname_count(static_cast<uint32_t>(v.u({_index(f, 'pname')})))"
+            count = f"v.pname_count(static_cast<uint32_t>({_scalar(f, _index(f, 'pname'))}))"
         elif p.len == "COMPSIZE(buffer)" and _index(f, "buffer") >= 0:
-            count = f"Validator::clear_buffer_count(static_cast<uint32_t>(v.u({_index(f, 'buffer')})))"
+            buffer = _scalar(f, _index(f, "buffer"))
+            count = f"Validator::clear_buffer_count(static_cast<uint32_t>({buffer}))"
         elif _IMAGE.match(p.len):
-            a = [f"v.s({_index(f, n)})" for n in ("format", "type", "width", "height")]
+            a = [_scalar(f, _index(f, n)) for n in ("format", "type", "width", "height")]
             fmt = f"static_cast<uint32_t>({a[0]}), static_cast<uint32_t>({a[1]})"
             if is_const:
-                depth_arg = f"v.s({_index(f, 'depth')})" if _index(f, "depth") >= 0 else "1"
+                depth_arg = _scalar(f, _index(f, "depth")) if _index(f, "depth") >= 0 else "1"
                 count = f"v.unpack_image({fmt}, {a[2]}, {a[3]}, {depth_arg})"
             else:
                 count = f"v.pack_image({fmt}, {a[2]}, {a[3]})"
@@ -128,7 +137,8 @@ def _rules(f):
             elif m and _index(f, "length") >= 0:
                 # A NULL label removes the object's label.
                 null_ok = "true" if p.name == "label" else "false"
-                out.append(f"v.text({i}, v.s({_index(f, 'length')}), {null_ok});")
+                length = _scalar(f, _index(f, "length"))
+                out.append(f"v.text({i}, {length}, {null_ok});")
             elif count is not None:
                 out.append(f"v.input({i}, 1, {count}, 0, false);")
             else:

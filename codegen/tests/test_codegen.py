@@ -87,9 +87,9 @@ class ValidateRulesTest(unittest.TestCase):
         cls.rules = {f.name: validate._rules(f) for f in gl}
 
     def test_len_expressions_over_the_calls_scalars(self):
-        self.assertEqual(self.rules["glBufferData"], ["v.input(2, 1, v.s(1), 0, true);"])
+        self.assertEqual(self.rules["glBufferData"], ["v.input(2, 1, v.as<GLsizeiptr>(1), 0, true);"])
         self.assertEqual(self.rules["glUniform4fv"],
-                         ["v.input(2, sizeof(GLfloat), int64_t{Len{v.s(1)} * Len{4}}, 0, false);"])
+                         ["v.input(2, sizeof(GLfloat), int64_t{Len{v.as<GLsizei>(1)} * Len{4}}, 0, false);"])
 
     def test_images_use_the_pixel_store_state_and_may_be_offsets(self):
         upload = self.rules["glTexImage2D"][0]
@@ -103,7 +103,7 @@ class ValidateRulesTest(unittest.TestCase):
         self.assertEqual(self.rules["glDrawElementsInstanced"], ["v.draw(-1, 1, 2, 3, 4, -1);"])
         self.assertEqual(self.rules["glDrawElementsIndirect"], ["v.indirect(2, 20);"])
         self.assertIn("v.pname_count(", self.rules["glGetIntegerv"][0])
-        self.assertEqual(self.rules["glShaderSource"], ["v.strings(2, v.s(1), 3);"])
+        self.assertEqual(self.rules["glShaderSource"], ["v.strings(2, v.as<GLsizei>(1), 3);"])
         self.assertEqual(self.rules["glVertexAttribPointer"], [])
 
 

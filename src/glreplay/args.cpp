@@ -4,8 +4,11 @@
 #include <GLES3/gl32.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "gltrace/api/functions.h"
 #include "gltrace/api/pfn.h"
@@ -162,9 +165,9 @@ uint64_t Args::u(size_t i) {
     case ValueKind::kSint:
       return static_cast<uint64_t>(v->sint);
     case ValueKind::kF32:
-      return static_cast<uint64_t>(static_cast<int64_t>(v->f32));
+      return static_cast<uint64_t>(saturate_to_int64(v->f32));
     case ValueKind::kF64:
-      return static_cast<uint64_t>(static_cast<int64_t>(v->f64));
+      return static_cast<uint64_t>(saturate_to_int64(v->f64));
     case ValueKind::kPointer:
       return v->pointer;
     case ValueKind::kNone:
@@ -184,7 +187,14 @@ int64_t Args::s(size_t i) {
 float Args::f(size_t i) {
   const Value* v = need(i);
   if (v != nullptr && v->kind == ValueKind::kF32) return v->f32;
-  if (v != nullptr && v->kind == ValueKind::kF64) return static_cast<float>(v->f64);
+  if (v != nullptr && v->kind == ValueKind::kF64) {
+    // Beyond float's range: infinite (a plain conversion is undefined).
+    double x = v->f64;
+    if (std::isfinite(x) && std::fabs(x) > FLT_MAX)
+      return x > 0 ? std::numeric_limits<float>::infinity()
+                   : -std::numeric_limits<float>::infinity();
+    return static_cast<float>(x);
+  }
   if (v != nullptr && v->kind == ValueKind::kSint) return static_cast<float>(v->sint);
   return static_cast<float>(u(i));
 }
@@ -333,7 +343,7 @@ const void* Args::typed_array(size_t i, size_t element_size, Kind kind) {
           } else if (kind == Kind::kDouble) {
             memcpy(e, &x, 8);
           } else {
-            put_int(static_cast<uint64_t>(static_cast<int64_t>(x)));
+            put_int(static_cast<uint64_t>(saturate_to_int64(x)));
           }
         };
         bool to_float = kind == Kind::kFloat || kind == Kind::kDouble;

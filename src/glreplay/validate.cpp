@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstring>
 
 #include "common/image_size.h"
@@ -120,9 +121,9 @@ int64_t Validator::s(size_t i) const {
     case ValueKind::kPointer:
       return static_cast<int64_t>(v.uint);
     case ValueKind::kF32:
-      return static_cast<int64_t>(v.f32);
+      return saturate_to_int64(v.f32);
     case ValueKind::kF64:
-      return static_cast<int64_t>(v.f64);
+      return saturate_to_int64(v.f64);
     default:
       return 0;
   }
@@ -290,17 +291,19 @@ void Validator::indirect(size_t i, int64_t bytes) {
 
 void Validator::draw(int first, int count_i, int type_i, int indices_i, int instances_i,
                      int base_vertex_i) {
-  int64_t count = s(count_i);
-  int64_t instances = instances_i >= 0 ? s(instances_i) : 1;
+  // first, count, instances and the base vertex are GLint/GLsizei: what the
+  // driver sees of them is their low 32 bits.
+  int64_t count = as<GLsizei>(static_cast<size_t>(count_i));
+  int64_t instances = instances_i >= 0 ? as<GLsizei>(static_cast<size_t>(instances_i)) : 1;
   if (count <= 0 || instances <= 0) return;  // the driver reads nothing
   if (!all_client_arrays_recorded()) return;
   int64_t lo = 0, hi = -1;
   if (indices_i < 0) {
-    lo = s(first);
+    lo = as<GLint>(static_cast<size_t>(first));
     if (lo < 0) return;  // GL_INVALID_VALUE
     hi = lo + count - 1;
   } else {
-    uint32_t type = static_cast<uint32_t>(u(type_i));
+    auto type = static_cast<uint32_t>(u(type_i));
     int64_t size = index_size(type);
     if (size == 0) return;  // GL_INVALID_ENUM: nothing read
     auto i = static_cast<size_t>(indices_i);
@@ -337,8 +340,8 @@ void Validator::draw(int first, int count_i, int type_i, int indices_i, int inst
       }
     }
     if (base_vertex_i >= 0) {
-      lo += s(base_vertex_i);
-      hi += s(base_vertex_i);
+      lo += as<GLint>(static_cast<size_t>(base_vertex_i));
+      hi += as<GLint>(static_cast<size_t>(base_vertex_i));
     }
   }
   client_arrays(lo, hi, instances);
@@ -406,6 +409,13 @@ int64_t Validator::pname_count(uint32_t pname) {
 }
 
 int64_t Validator::clear_buffer_count(uint32_t buffer) { return buffer == GL_COLOR ? 4 : 1; }
+
+int64_t saturate_to_int64(double x) {
+  if (std::isnan(x)) return 0;
+  if (x >= 9.2233720368547758e18) return INT64_MAX;
+  if (x <= -9.2233720368547758e18) return INT64_MIN;
+  return static_cast<int64_t>(x);
+}
 
 int64_t attrib_element_bytes(int64_t size, uint32_t type) {
   if (type == GL_INT_2_10_10_10_REV || type == GL_UNSIGNED_INT_2_10_10_10_REV) return 4;

@@ -66,9 +66,15 @@ class Validator {
  public:
   Validator(const Call& call, StateView& state, Validation* out);
 
-  // Scalars as the replay passes them.
+  // Scalars as recorded (floats saturate).
   int64_t s(size_t i) const;
   uint64_t u(size_t i) const;
+  // Argument i as the driver gets it: converted to the parameter's type T
+  // as the replay converts it, then widened.
+  template <typename T>
+  int64_t as(size_t i) const {
+    return static_cast<int64_t>(static_cast<T>(s(i)));
+  }
 
   // An input the driver reads `count` elements of `element_size` bytes from
   // (count < 0: the size cannot be computed). `binding` (a glGet pname, or 0)
@@ -115,6 +121,10 @@ class Validator {
   StateView& state_;
   Validation* out_;
 };
+
+// A recorded float as an integer argument: saturated, NaN as 0 (a plain
+// conversion of an out-of-range float is undefined).
+int64_t saturate_to_int64(double x);
 
 // Bytes of one element of a vertex attribute of `size` components of `type`.
 int64_t attrib_element_bytes(int64_t size, uint32_t type);

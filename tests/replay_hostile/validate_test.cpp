@@ -100,6 +100,9 @@ TEST(ReplayValidate, TexImageSizeFollowsTheUnpackStateAndBuffer) {
   EXPECT_EQ(tex_image(4, 4, captured(pixels)), "");
   EXPECT_EQ(tex_image(4096, 4096, pointer(0)), "");  // GL allows NULL here
   EXPECT_NE(tex_image(4096, 4096, captured(pixels)), "");
+  // The driver sees GLsizei: -2^32 + 4096 reaches it as 4096.
+  EXPECT_EQ(tex_image(-(int64_t{1} << 32) + 4096, 4, captured(pixels)),
+            "argument pixels: the trace holds 64 bytes, the driver reads 65536");
   // Rows of 8 pixels: 3 * 32 + 16 bytes are read for a 4x4 image.
   state.integers[GL_UNPACK_ROW_LENGTH] = 8;
   EXPECT_EQ(tex_image(4, 4, captured(pixels)),
