@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from gltrace_codegen import emit, ids, proto, registry, replay, trace  # noqa: E402
+from gltrace_codegen import emit, ids, proto, registry, replay, trace, validate  # noqa: E402
 
 # Exports written by hand: they do more than jump through the table.
 HANDWRITTEN_EXPORTS = {"eglGetProcAddress"}
@@ -93,6 +93,8 @@ def main():
     replay_calls, replay_decls = replay.replay_calls_inc(functions)
     write_if_changed(os.path.join(api, "replay_calls.inc"), replay_calls)
     write_if_changed(os.path.join(api, "replay_decls.h"), replay_decls)
+    write_if_changed(os.path.join(api, "validate_rules.inc"),
+                     validate.validate_rules_inc(functions, emit.HEADER))
     print(f"gltrace codegen: {len(egl_functions)} EGL + {len(gl_functions)} GLES functions, "
           f"id limit {limit}")
 

@@ -9,7 +9,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from gltrace_codegen import ids, registry  # noqa: E402
+from gltrace_codegen import ids, registry, validate  # noqa: E402
 
 GL_XML = os.environ.get("GLTRACE_REGISTRY_GL", "/usr/share/khronos-api/gl.xml")
 IDS = os.environ.get("GLTRACE_IDS", os.path.join(HERE, "..", "..", "spec", "function_ids.txt"))
@@ -76,6 +76,35 @@ class RegistryTest(unittest.TestCase):
                 capture_output=True, text=True, check=True)
             self.assertNotIn("provisional", result.stderr)
             self.assertTrue(os.path.exists(os.path.join(tmp, "entry_points.cpp")))
+
+
+class ValidateRulesTest(unittest.TestCase):
+    """The replay's size rules, read from the registry."""
+
+    @classmethod
+    def setUpClass(cls):
+        _, gl = registry.read_gl(GL_XML)
+        cls.rules = {f.name: validate._rules(f) for f in gl}
+
+    def test_len_expressions_over_the_calls_scalars(self):
+        self.assertEqual(self.rules["glBufferData"], ["v.input(2, 1, v.as<GLsizeiptr>(1), 0, true);"])
+        self.assertEqual(self.rules["glUniform4fv"],
+                         ["v.input(2, sizeof(GLfloat), int64_t{Len{v.as<GLsizei>(1)} * Len{4}}, 0, false);"])
+
+    def test_images_use_the_pixel_store_state_and_may_be_offsets(self):
+        upload = self.rules["glTexImage2D"][0]
+        self.assertIn("v.unpack_image(", upload)
+        self.assertTrue(upload.endswith("GL_PIXEL_UNPACK_BUFFER_BINDING, true);"))  # NULL allowed
+        self.assertTrue(self.rules["glTexSubImage2D"][0].endswith(
+            "GL_PIXEL_UNPACK_BUFFER_BINDING, false);"))
+        self.assertIn("v.pack_image(", self.rules["glReadPixels"][0])
+
+    def test_draws_outputs_and_unsized_pointers(self):
+        self.assertEqual(self.rules["glDrawElementsInstanced"], ["v.draw(-1, 1, 2, 3, 4, -1);"])
+        self.assertEqual(self.rules["glDrawElementsIndirect"], ["v.indirect(2, 20);"])
+        self.assertIn("v.pname_count(", self.rules["glGetIntegerv"][0])
+        self.assertEqual(self.rules["glShaderSource"], ["v.strings(2, v.as<GLsizei>(1), 3);"])
+        self.assertEqual(self.rules["glVertexAttribPointer"], [])
 
 
 if __name__ == "__main__":

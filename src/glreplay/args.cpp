@@ -4,8 +4,11 @@
 #include <GLES3/gl32.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "gltrace/api/functions.h"
 #include "gltrace/api/pfn.h"
@@ -53,8 +56,71 @@ void* Arena::get(size_t size) {
   return p;
 }
 
-Args::Args(Session& session, const Call& call, Arena& arena)
-    : session_(session), call_(call), arena_(arena) {}
+Args::Args(Session& session, const Call& call, Arena& arena, const Validation* checked)
+    : session_(session), call_(call), arena_(arena), checked_(checked) {}
+
+// --- the state validation reads -------------------------------------------------------
+
+int64_t DriverState::integer(uint32_t pname) { return real_integer(session_, pname); }
+
+StateView::Attrib DriverState::attrib(uint32_t index) {
+  Attrib a;
+  auto replayed = static_cast<uint32_t>(session_.attrib_location(index));
+  if (replayed >= kMaxAttribs) return a;
+  const VertexPointer& p = session_.current().pointers[replayed];
+  a.element_bytes = attrib_element_bytes(p.size, p.type);
+  auto get = real<PFN_gltrace_glGetVertexAttribiv>(session_, api::kFn_glGetVertexAttribiv);
+  GLint divisor = 0;
+  if (get != nullptr) get(replayed, GL_VERTEX_ATTRIB_ARRAY_DIVISOR, &divisor);
+  a.divisor = divisor;
+  return a;
+}
+
+std::vector<uint32_t> DriverState::client_attribs() {
+  std::vector<uint32_t> out;
+  if (real_integer(session_, GL_VERTEX_ARRAY_BINDING) != 0) return out;
+  auto get = real<PFN_gltrace_glGetVertexAttribiv>(session_, api::kFn_glGetVertexAttribiv);
+  if (get == nullptr) return out;
+  const ContextState& context = session_.current();
+  for (uint32_t i = 0; i < kMaxAttribs; ++i) {
+    if (!context.pointers[i].client) continue;
+    GLint enabled = 0;
+    get(i, GL_VERTEX_ATTRIB_ARRAY_ENABLED, &enabled);
+    if (enabled != 0) out.push_back(i);
+  }
+  return out;
+}
+
+uint32_t DriverState::attrib_index(uint32_t recorded) {
+  return static_cast<uint32_t>(session_.attrib_location(recorded));
+}
+
+std::optional<std::pair<int64_t, int64_t>> DriverState::buffer_index_range(uint64_t offset,
+                                                                           int64_t count,
+                                                                           uint32_t type) {
+  auto map = real<PFN_gltrace_glMapBufferRange>(session_, api::kFn_glMapBufferRange);
+  auto unmap = real<PFN_gltrace_glUnmapBuffer>(session_, api::kFn_glUnmapBuffer);
+  auto query = real<PFN_gltrace_glGetBufferParameteriv>(session_, api::kFn_glGetBufferParameteriv);
+  int64_t size = type == GL_UNSIGNED_BYTE ? 1 : type == GL_UNSIGNED_SHORT ? 2 : 4;
+  if (map == nullptr || unmap == nullptr || query == nullptr || count <= 0) return std::nullopt;
+  GLint buffer_size = 0;
+  query(GL_ELEMENT_ARRAY_BUFFER, GL_BUFFER_SIZE, &buffer_size);
+  if (offset > static_cast<uint64_t>(buffer_size) ||
+      count > (buffer_size - static_cast<int64_t>(offset)) / size)
+    return std::nullopt;  // the driver refuses the draw (or reads no further)
+  const void* data = map(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLintptr>(offset),
+                         static_cast<GLsizeiptr>(count * size), GL_MAP_READ_BIT);
+  if (data == nullptr) return std::nullopt;
+  int64_t lo = INT64_MAX, hi = -1;
+  for (int64_t k = 0; k < count; ++k) {
+    uint32_t v = 0;
+    memcpy(&v, static_cast<const uint8_t*>(data) + k * size, static_cast<size_t>(size));
+    lo = std::min<int64_t>(lo, v);
+    hi = std::max<int64_t>(hi, v);
+  }
+  unmap(GL_ELEMENT_ARRAY_BUFFER);
+  return std::pair<int64_t, int64_t>{lo, hi};
+}
 
 std::string Args::name_of(size_t i) const {
   const api::FunctionInfo& info = api::kFunctionInfo[call_.function];
@@ -99,9 +165,9 @@ uint64_t Args::u(size_t i) {
     case ValueKind::kSint:
       return static_cast<uint64_t>(v->sint);
     case ValueKind::kF32:
-      return static_cast<uint64_t>(static_cast<int64_t>(v->f32));
+      return static_cast<uint64_t>(saturate_to_int64(v->f32));
     case ValueKind::kF64:
-      return static_cast<uint64_t>(static_cast<int64_t>(v->f64));
+      return static_cast<uint64_t>(saturate_to_int64(v->f64));
     case ValueKind::kPointer:
       return v->pointer;
     case ValueKind::kNone:
@@ -121,7 +187,14 @@ int64_t Args::s(size_t i) {
 float Args::f(size_t i) {
   const Value* v = need(i);
   if (v != nullptr && v->kind == ValueKind::kF32) return v->f32;
-  if (v != nullptr && v->kind == ValueKind::kF64) return static_cast<float>(v->f64);
+  if (v != nullptr && v->kind == ValueKind::kF64) {
+    // Beyond float's range: infinite (a plain conversion is undefined).
+    double x = v->f64;
+    if (std::isfinite(x) && std::fabs(x) > FLT_MAX)
+      return x > 0 ? std::numeric_limits<float>::infinity()
+                   : -std::numeric_limits<float>::infinity();
+    return static_cast<float>(x);
+  }
   if (v != nullptr && v->kind == ValueKind::kSint) return static_cast<float>(v->sint);
   return static_cast<float>(u(i));
 }
@@ -270,7 +343,7 @@ const void* Args::typed_array(size_t i, size_t element_size, Kind kind) {
           } else if (kind == Kind::kDouble) {
             memcpy(e, &x, 8);
           } else {
-            put_int(static_cast<uint64_t>(static_cast<int64_t>(x)));
+            put_int(static_cast<uint64_t>(saturate_to_int64(x)));
           }
         };
         bool to_float = kind == Kind::kFloat || kind == Kind::kDouble;
@@ -317,14 +390,11 @@ const void* Args::typed_array(size_t i, size_t element_size, Kind kind) {
 void* Args::output(size_t i, size_t element_size, int64_t min_count) {
   const Value* v = need(i);
   if (v == nullptr) return nullptr;
+  int64_t checked = checked_ != nullptr ? checked_->output(i) : 0;
+  if (checked == Validation::kOffset)  // into a bound buffer (glReadPixels into a PBO)
+    return reinterpret_cast<void*>(static_cast<uintptr_t>(v->pointer));
   size_t recorded = 0;
   switch (v->kind) {
-    case ValueKind::kPointer:
-      // Null, or an offset into a bound buffer (glReadPixels into a PBO).
-      return reinterpret_cast<void*>(static_cast<uintptr_t>(v->pointer));
-    case ValueKind::kUnknown:
-    case ValueKind::kNone:
-      return nullptr;
     case ValueKind::kArray:
       recorded = element_count(i, element_size) * element_size;
       break;
@@ -345,8 +415,8 @@ void* Args::output(size_t i, size_t element_size, int64_t min_count) {
     fail(name_of(i) + ": an output of " + std::to_string(min_count) + " elements is too large");
     return nullptr;
   }
-  size_t size =
-      std::max({recorded, static_cast<size_t>(min_count) * element_size, kMinOutputBytes});
+  size_t size = std::max({recorded, static_cast<size_t>(min_count) * element_size,
+                          static_cast<size_t>(std::max<int64_t>(checked, 0)), kMinOutputBytes});
   return arena_.get(size);
 }
 
@@ -400,13 +470,14 @@ const void* Args::vertex_pointer(size_t i, uint32_t index, int32_t size, uint32_
                                  uint8_t normalized, int32_t stride, bool integer) {
   (void)stride;
   const void* pointer = bytes(i);
-  if (index >= kMaxAttribs || pointer == nullptr) return pointer;
+  if (index >= kMaxAttribs) return pointer;
   // Only VAO 0 with no array buffer reads client memory: the recorded value
   // is then an address in the traced process, meaningless here.
-  if (real_integer(session_, GL_VERTEX_ARRAY_BINDING) != 0 ||
-      real_integer(session_, GL_ARRAY_BUFFER_BINDING) != 0)
-    return pointer;
+  if (real_integer(session_, GL_VERTEX_ARRAY_BINDING) != 0) return pointer;
   VertexPointer& p = session_.current().pointers[index];
+  // NULL too: the driver would read from address 0 on.
+  p.client = real_integer(session_, GL_ARRAY_BUFFER_BINDING) == 0;
+  if (!p.client) return pointer;
   p.size = size;
   p.type = type;
   p.normalized = normalized != 0;

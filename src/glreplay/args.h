@@ -15,6 +15,7 @@
 
 #include "glreplay/call.h"
 #include "glreplay/session.h"
+#include "glreplay/validate.h"
 
 namespace gltrace::glreplay {
 
@@ -40,9 +41,25 @@ struct Zero {
   }
 };
 
+// The GL state validation reads, answered by the driver at the call.
+class DriverState : public StateView {
+ public:
+  explicit DriverState(Session& session) : session_(session) {}
+  int64_t integer(uint32_t pname) override;
+  Attrib attrib(uint32_t index) override;
+  std::optional<std::pair<int64_t, int64_t>> buffer_index_range(uint64_t offset, int64_t count,
+                                                                uint32_t type) override;
+  std::vector<uint32_t> client_attribs() override;
+  uint32_t attrib_index(uint32_t recorded) override;
+
+ private:
+  Session& session_;
+};
+
 class Args {
  public:
-  Args(Session& session, const Call& call, Arena& arena);
+  // `checked`: what validate_call found for the call (output sizes), or null.
+  Args(Session& session, const Call& call, Arena& arena, const Validation* checked = nullptr);
 
   const Call& call() const { return call_; }
   Session& session() { return session_; }
@@ -106,9 +123,11 @@ class Args {
   // The recorded handles of an array parameter (EGLConfig lists).
   std::vector<uint64_t> recorded_handles(size_t i) const;
 
-  // Output pointers: zeroed scratch at least as large as the trace recorded
-  // and as min_count elements; null where the trace passed null (or the
-  // output was not captured); an offset where it was one.
+  // Output pointers: zeroed scratch at least as large as the trace recorded,
+  // as min_count elements and as validation found the driver writes; an
+  // offset where validation found the recorded pointer is one into a bound
+  // buffer. Never a recorded address, never null (GL allows null for some
+  // outputs; scratch is as good, and safe where it does not).
   template <typename T>
   T* out(size_t i, int64_t min_count) {
     return static_cast<T*>(output(i, sizeof(T), min_count));
@@ -179,6 +198,7 @@ class Args {
   Session& session_;
   const Call& call_;
   Arena& arena_;
+  const Validation* checked_;
   std::string error_;
   std::string scratch_error_;
 };

@@ -91,7 +91,16 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
       if (call->surface_width != 0 && entry.kind == ReplayKind::kGeneric)
         session_.fit_draw_surface(call->surface_width, call->surface_height);
       arena_.reset();
-      Args args(session_, *call, arena_);
+      if (entry.kind == ReplayKind::kGeneric) {
+        DriverState state(session_);
+        validate_call(*call, state, &validation_);
+        if (!validation_.ok()) {
+          message = std::string("cannot replay ") + name + ": " + validation_.error;
+          break;
+        }
+      }
+      Args args(session_, *call, arena_,
+                entry.kind == ReplayKind::kGeneric ? &validation_ : nullptr);
       bool ok = entry.fn(session_, args);
       if (!ok || !args.ok())
         message = std::string("cannot replay ") + name + ": " +

@@ -65,6 +65,7 @@ class GlExecutor : public replay::Executor {
   Session& session_;
   ExecutorOptions options_;
   Arena arena_;
+  Validation validation_;  // reused from call to call
   FrameComparer comparer_;
   size_t reports_printed_ = 0;
   uint64_t pass_ = 1;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 
+#include "glreplay/check.h"
 #include "glreplay/executor.h"
 #include "glreplay/session.h"
 #include "glreplay/trace_source.h"
@@ -31,6 +32,7 @@ struct FrontOptions {
   bool x11 = false;
   bool stop_on_error = false;
   bool snapshot = false;
+  bool check = false;
   uint64_t blob_memory_mib = 1024;
 };
 
@@ -90,6 +92,8 @@ std::string parse_front(const std::vector<std::string>& args, FrontOptions* o) {
       o->benchmark = true;
     } else if (a == "--x11") {
       o->x11 = true;
+    } else if (a == "--check") {
+      o->check = true;
     } else if (a == "--stop-on-error") {
       o->stop_on_error = true;
     } else if (a == "--blob-memory") {
@@ -107,6 +111,8 @@ std::string parse_front(const std::vector<std::string>& args, FrontOptions* o) {
   if (o->trace.empty()) return "no TRACE given";
   if (o->snapshot && o->executor.snapshot_dir.empty()) return "--snapshot needs -o DIR";
   if (!o->snapshot && !o->executor.snapshot_dir.empty()) return "-o DIR is for --snapshot";
+  if (o->check && (o->snapshot || o->executor.compare || o->benchmark || o->x11))
+    return "--check replays nothing: it takes no --compare, --snapshot, --benchmark or --x11";
   if (o->benchmark && (o->snapshot || o->executor.compare))
     return "--benchmark replays without checks: drop --compare and --snapshot";
   return {};
@@ -129,6 +135,31 @@ bool sets_threads(const std::vector<std::string>& args) {
     }
   }
   return false;
+}
+
+// --check: the validation of every call, no GL.
+int run_check(const FrontOptions& front, const std::string& program) {
+  constexpr size_t kMaxLines = 50;
+  auto info = std::make_shared<TraceInfo>();
+  SourceOptions source_options;
+  source_options.blob_memory = front.blob_memory_mib << 20;
+  TraceSource source(info, source_options);
+  std::string error;
+  if (!source.open(front.trace, &error)) {
+    fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
+    return kExitFailure;
+  }
+  CheckReport report;
+  bool read = check_trace(source, &report, kMaxLines);
+  for (const std::string& line : report.lines) printf("%s\n", line.c_str());
+  if (report.refused > kMaxLines) printf("... and %" PRIu64 " more\n", report.refused - kMaxLines);
+  printf("checked %" PRIu64 " calls: %" PRIu64 " would be refused\n", report.calls, report.refused);
+  if (!read) {
+    fprintf(stderr, "%s: trace error after call %" PRIu64 ": %s\n", program.c_str(), source.calls(),
+            report.error.c_str());
+    return kExitFailure;
+  }
+  return report.refused != 0 ? kExitFailure : kExitOk;
 }
 
 int usage_error(const std::string& program, const char* usage, const std::string& message) {
@@ -159,6 +190,7 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
   FrontOptions front;
   error = parse_front(options.args, &front);
   if (!error.empty()) return usage_error(program, usage, error);
+  if (front.check) return run_check(front, program);
   if (front.benchmark) options.wait = false;
   if (!sets_threads(args)) options.threads = 0;
   // The driver allocates and frees buffer storage per call (glBufferData

@@ -25,6 +25,9 @@ namespace gltrace::glreplay {
   "  -o DIR             where --snapshot writes (created if missing)\n"                   \
   "  --benchmark        as fast as possible (-n), no checks; prints frames/s, calls/s\n"  \
   "  --x11              replay into X11 windows ($DISPLAY) instead of pbuffers\n"         \
+  "  --check            load no GL: check every call's pointers and sizes against the\n" \
+  "                     bytes the trace holds and print what a replay would refuse\n"   \
+  "                     ('call N: would refuse glX: ...'); exit 1 if anything\n"       \
   "  --stop-on-error    stop at the first call that cannot be replayed\n"                 \
   "                     (default: report it as 'call N: ...' and go on)\n"                \
   "  --blob-memory MIB  blob bytes (textures, buffers) kept in memory (default 1024);\n"  \

@@ -133,7 +133,8 @@ struct VertexPointer {
   uint32_t type = 0x1406;  // GL_FLOAT
   bool normalized = false;
   bool integer = false;
-  Bytes data;  // the client array now pointed at, kept alive
+  bool client = false;  // points at client memory (VAO 0, no array buffer)
+  Bytes data;           // the client array now pointed at, kept alive
 };
 
 struct Mapping {

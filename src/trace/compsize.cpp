@@ -6,81 +6,14 @@
 #include <GLES2/gl2ext.h>
 #include <GLES3/gl32.h>
 
+#include "common/image_size.h"
+#include "common/pname_count.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/trace_decls.h"
 #include "trace/recorder.h"
 #include "trace/session.h"
 
 namespace gltrace::trace {
-namespace {
-
-int64_t format_components(uint32_t format) {
-  switch (format) {
-    case GL_RGBA:
-    case GL_RGBA_INTEGER:
-    case GL_BGRA_EXT:
-      return 4;
-    case GL_RGB:
-    case GL_RGB_INTEGER:
-      return 3;
-    case GL_RG:
-    case GL_RG_INTEGER:
-    case GL_LUMINANCE_ALPHA:
-      return 2;
-    default:
-      return 1;  // RED, ALPHA, LUMINANCE, DEPTH, STENCIL, *_INTEGER
-  }
-}
-
-// Bytes per pixel; 0 for an unknown type.
-int64_t pixel_bytes(uint32_t format, uint32_t type) {
-  switch (type) {
-    case GL_UNSIGNED_BYTE:
-    case GL_BYTE:
-      return format_components(format);
-    case GL_UNSIGNED_SHORT:
-    case GL_SHORT:
-    case GL_HALF_FLOAT:
-    case GL_HALF_FLOAT_OES:
-      return 2 * format_components(format);
-    case GL_UNSIGNED_INT:
-    case GL_INT:
-    case GL_FLOAT:
-      return 4 * format_components(format);
-    case GL_UNSIGNED_SHORT_5_6_5:
-    case GL_UNSIGNED_SHORT_4_4_4_4:
-    case GL_UNSIGNED_SHORT_5_5_5_1:
-      return 2;
-    case GL_UNSIGNED_INT_2_10_10_10_REV:
-    case GL_UNSIGNED_INT_10F_11F_11F_REV:
-    case GL_UNSIGNED_INT_5_9_9_9_REV:
-    case GL_UNSIGNED_INT_24_8:
-      return 4;
-    case GL_FLOAT_32_UNSIGNED_INT_24_8_REV:
-      return 8;
-    default:
-      return 0;
-  }
-}
-
-struct PixelStore {
-  int64_t alignment, row_length, image_height, skip_pixels, skip_rows, skip_images;
-};
-
-int64_t image_size(const PixelStore& store, uint32_t format, uint32_t type, int64_t width,
-                   int64_t height, int64_t depth) {
-  if (width <= 0 || height <= 0 || depth <= 0) return 0;
-  int64_t bpp = pixel_bytes(format, type);
-  if (bpp == 0) return -1;
-  int64_t alignment = store.alignment > 0 ? store.alignment : 4;
-  int64_t row_pixels = store.row_length > 0 ? store.row_length : width;
-  int64_t row_bytes = (row_pixels * bpp + alignment - 1) / alignment * alignment;
-  int64_t rows = store.image_height > 0 ? store.image_height : height;
-  return (store.skip_images + depth - 1) * rows * row_bytes +
-         (store.skip_rows + height - 1) * row_bytes + (store.skip_pixels + width) * bpp;
-}
-
-}  // namespace
 
 int32_t driver_integer(uint32_t pname) {
   GLint value = 0;
@@ -89,66 +22,24 @@ int32_t driver_integer(uint32_t pname) {
 }
 
 int64_t pname_count(uint32_t pname) {
-  switch (pname) {
-    case GL_VIEWPORT:
-    case GL_SCISSOR_BOX:
-    case GL_COLOR_CLEAR_VALUE:
-    case GL_COLOR_WRITEMASK:
-    case GL_BLEND_COLOR:
-    case GL_TEXTURE_BORDER_COLOR_EXT:
-    case GL_CURRENT_VERTEX_ATTRIB:
-    case GL_CURRENT_COLOR:
-    case GL_FOG_COLOR:
-    case GL_LIGHT_MODEL_AMBIENT:
-    case GL_AMBIENT:
-    case GL_DIFFUSE:
-    case GL_SPECULAR:
-    case GL_EMISSION:
-    case GL_POSITION:
-    case GL_TEXTURE_ENV_COLOR:
-    case GL_CURRENT_TEXTURE_COORDS:
-    case GL_AMBIENT_AND_DIFFUSE:
-      return 4;
-    case GL_SPOT_DIRECTION:
-    case GL_CURRENT_NORMAL:
-      return 3;
-    case GL_ALIASED_LINE_WIDTH_RANGE:
-    case GL_ALIASED_POINT_SIZE_RANGE:
-    case GL_DEPTH_RANGE:
-    case GL_MAX_VIEWPORT_DIMS:
-    case GL_SMOOTH_LINE_WIDTH_RANGE:
-    case GL_SMOOTH_POINT_SIZE_RANGE:
-      return 2;
-    case GL_MODELVIEW_MATRIX:
-    case GL_PROJECTION_MATRIX:
-    case GL_TEXTURE_MATRIX:
-      return 16;
-    case GL_COMPRESSED_TEXTURE_FORMATS:
-      return driver_integer(GL_NUM_COMPRESSED_TEXTURE_FORMATS);
-    case GL_SHADER_BINARY_FORMATS:
-      return driver_integer(GL_NUM_SHADER_BINARY_FORMATS);
-    case GL_PROGRAM_BINARY_FORMATS:
-      return driver_integer(GL_NUM_PROGRAM_BINARY_FORMATS);
-    default:
-      return 1;
-  }
+  return pname_value_count(pname, [](uint32_t n) -> int64_t { return driver_integer(n); });
 }
 
 int64_t unpack_image_size(uint32_t format, uint32_t type, int64_t width, int64_t height,
                           int64_t depth) {
   if (driver_integer(GL_PIXEL_UNPACK_BUFFER_BINDING) != 0) return -1;
-  PixelStore store{driver_integer(GL_UNPACK_ALIGNMENT),    driver_integer(GL_UNPACK_ROW_LENGTH),
-                   driver_integer(GL_UNPACK_IMAGE_HEIGHT), driver_integer(GL_UNPACK_SKIP_PIXELS),
-                   driver_integer(GL_UNPACK_SKIP_ROWS),    driver_integer(GL_UNPACK_SKIP_IMAGES)};
+  ImageLayout store{driver_integer(GL_UNPACK_ALIGNMENT),    driver_integer(GL_UNPACK_ROW_LENGTH),
+                    driver_integer(GL_UNPACK_IMAGE_HEIGHT), driver_integer(GL_UNPACK_SKIP_PIXELS),
+                    driver_integer(GL_UNPACK_SKIP_ROWS),    driver_integer(GL_UNPACK_SKIP_IMAGES)};
   if (depth == 1) store.skip_images = 0, store.image_height = 0;
-  return image_size(store, format, type, width, height, depth);
+  return image_bytes(store, format, type, width, height, depth);
 }
 
 int64_t pack_image_size(uint32_t format, uint32_t type, int64_t width, int64_t height) {
   if (driver_integer(GL_PIXEL_PACK_BUFFER_BINDING) != 0) return -1;
-  PixelStore store{driver_integer(GL_PACK_ALIGNMENT),   driver_integer(GL_PACK_ROW_LENGTH), 0,
-                   driver_integer(GL_PACK_SKIP_PIXELS), driver_integer(GL_PACK_SKIP_ROWS),  0};
-  return image_size(store, format, type, width, height, 1);
+  ImageLayout store{driver_integer(GL_PACK_ALIGNMENT),   driver_integer(GL_PACK_ROW_LENGTH), 0,
+                    driver_integer(GL_PACK_SKIP_PIXELS), driver_integer(GL_PACK_SKIP_ROWS),  0};
+  return image_bytes(store, format, type, width, height, 1);
 }
 
 int64_t texture_data_size(int64_t size) {

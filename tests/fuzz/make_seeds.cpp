@@ -1,7 +1,9 @@
 // Writes the fuzzer's seed corpus into DIR: small traces written by
 // TraceWriter (stored and zstd, as is and with the fix-CRC mode byte) and
 // bare chunk payloads. A few KB in all; generated, so nothing binary is
-// checked in.
+// checked in. With REPLAY_DIR, also the replay_check fuzzer's: a stored trace
+// of calls shaped as a GLES app records them (buffers, pixel store, a texture
+// upload, a draw from client indices and a client array, read-backs).
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,7 +13,9 @@
 #include <vector>
 
 #include "encode.h"
+#include "format/schema.h"
 #include "format/writer.h"
+#include "gltrace/api/functions.h"
 
 namespace {
 
@@ -54,11 +58,137 @@ std::vector<uint8_t> trace(const std::string& dir, int level, int chunks) {
   return bytes;
 }
 
+class CallWriter {
+ public:
+  explicit CallWriter(gltrace::wire::Encoder& e) : e_(e) {}
+  // Each argument: a Value message's bytes.
+  void call(uint32_t function, const std::vector<std::string>& args, uint64_t blob = 0,
+            uint32_t stride = 0) {
+    namespace schema = gltrace::schema;
+    size_t r = e_.begin_nested(schema::chunk::kRecords);
+    size_t c = e_.begin_nested(schema::record::kCall);
+    e_.uint_field(schema::call::kFunction, function);
+    e_.uint_field(schema::call::kThread, 0);
+    e_.uint_field(schema::call::kContext, 1);
+    e_.uint_field(schema::call::kSeq, seq_);
+    e_.uint_field(schema::call::kStartNs, seq_ * 1000);
+    ++seq_;
+    for (const std::string& a : args) e_.bytes_field(schema::call::kArgs, a.data(), a.size());
+    if (blob != 0) {
+      size_t m = e_.begin_nested(schema::call::kClientArrays);
+      e_.uint_field(schema::client_array::kIndex, 0);
+      e_.uint_field(schema::client_array::kFirst, 0);
+      e_.uint_field(schema::client_array::kStride, stride);
+      e_.fixed64_field(schema::client_array::kBlob, blob);
+      e_.end_nested(m);
+    }
+    e_.end_nested(c);
+    e_.end_nested(r);
+    ++records_;
+  }
+  static std::string u(uint64_t v) {
+    return one([&](gltrace::wire::Encoder& e) { e.uint_field(gltrace::schema::value::kUint, v); });
+  }
+  static std::string s(int64_t v) {
+    return one([&](gltrace::wire::Encoder& e) { e.sint_field(gltrace::schema::value::kSint, v); });
+  }
+  static std::string p(uint64_t v) {
+    return one(
+        [&](gltrace::wire::Encoder& e) { e.uint_field(gltrace::schema::value::kPointer, v); });
+  }
+  static std::string data(size_t n) {
+    std::string bytes(n, '\x01');
+    return one(
+        [&](gltrace::wire::Encoder& e) { e.string_field(gltrace::schema::value::kData, bytes); });
+  }
+  static std::string bytes(const std::string& b) {
+    return one(
+        [&](gltrace::wire::Encoder& e) { e.string_field(gltrace::schema::value::kData, b); });
+  }
+  static std::string ints(std::initializer_list<int64_t> v) {
+    return one([&](gltrace::wire::Encoder& e) {
+      size_t a = e.begin_nested(gltrace::schema::value::kArray);
+      size_t m = e.begin_nested(gltrace::schema::array::kSints);
+      for (int64_t x : v) e.raw_varint(gltrace::wire::zigzag(x));
+      e.end_nested(m);
+      e.end_nested(a);
+    });
+  }
+  static std::string strings(std::initializer_list<std::string> v) {
+    return one([&](gltrace::wire::Encoder& e) {
+      size_t a = e.begin_nested(gltrace::schema::value::kStrings);
+      for (const std::string& x : v) e.string_field(gltrace::schema::strings::kItems, x);
+      e.end_nested(a);
+    });
+  }
+  uint32_t records() const { return records_; }
+
+ private:
+  template <typename F>
+  static std::string one(F f) {
+    gltrace::wire::Encoder e;
+    f(e);
+    return {reinterpret_cast<const char*>(e.data()), e.size()};
+  }
+  gltrace::wire::Encoder& e_;
+  uint64_t seq_ = 0;
+  uint32_t records_ = 0;
+};
+
+// A stored trace of GLES calls as an app records them.
+std::vector<uint8_t> replay_trace(const std::string& dir) {
+  using namespace gltrace::api;  // NOLINT(google-build-using-namespace): kFn_ ids
+  using W = CallWriter;
+  std::string path = dir + "/.seed.tmp";
+  gltrace::format::WriterOptions options;
+  options.zstd_level = 0;
+  std::string error;
+  auto writer = TraceWriter::open_file(path, options, &error);
+  if (writer == nullptr) {
+    fprintf(stderr, "%s\n", error.c_str());
+    return {};
+  }
+  gltrace::wire::Encoder e;
+  gltrace::test::encode_header(e, 1, "seed");
+  gltrace::test::encode_thread(e, 0, 1, "main");
+  gltrace::test::encode_blob(e, 0xb10b, std::string(48, '\x02'));
+  W w(e);
+  const uint16_t indices[] = {0, 1, 2, 2, 1, 3};
+  w.call(kFn_glBindBuffer, {W::u(0x8892), W::u(1)});  // GL_ARRAY_BUFFER
+  w.call(kFn_glBufferData, {W::u(0x8892), W::s(72), W::data(72), W::u(0x88E4)});
+  w.call(kFn_glBufferSubData, {W::u(0x8892), W::s(8), W::s(16), W::data(16)});
+  w.call(kFn_glBindBuffer, {W::u(0x8892), W::u(0)});
+  w.call(kFn_glPixelStorei, {W::u(0x0CF5), W::s(1)});  // GL_UNPACK_ALIGNMENT
+  w.call(kFn_glTexImage2D, {W::u(0x0DE1), W::s(0), W::s(0x8058), W::s(4), W::s(4), W::s(0),
+                            W::u(0x1908), W::u(0x1401), W::data(64)});
+  w.call(kFn_glTexSubImage2D, {W::u(0x0DE1), W::s(0), W::s(1), W::s(1), W::s(2), W::s(2),
+                               W::u(0x1908), W::u(0x1401), W::data(16)});
+  w.call(kFn_glVertexAttribPointer,
+         {W::u(0), W::s(3), W::u(0x1406), W::u(0), W::s(12), W::p(0x1000)});
+  w.call(kFn_glDrawElements,
+         {W::u(4), W::s(6), W::u(0x1403),
+          W::bytes(std::string(reinterpret_cast<const char*>(indices), sizeof indices))},
+         0xb10b, 12);
+  w.call(kFn_glDrawArrays, {W::u(5), W::s(0), W::s(4)}, 0xb10b, 12);
+  w.call(kFn_glReadPixels,
+         {W::s(0), W::s(0), W::s(4), W::s(4), W::u(0x1908), W::u(0x1401), W::p(0)});
+  w.call(kFn_glGetIntegerv, {W::u(0x0BA2), W::ints({0, 0, 4, 4})});  // GL_VIEWPORT
+  w.call(kFn_glUniform4fv, {W::s(0), W::s(1), W::data(16)});
+  w.call(kFn_glShaderSource, {W::u(1), W::s(1), W::strings({"void main() {}"}), W::ints({14})});
+  w.call(kFn_glTexParameterfv, {W::u(0x0DE1), W::u(0x1004), W::data(16)});
+  writer->submit(Payload::from_encoder(e), w.records() + 3, {});
+  if (!writer->close(&error)) fprintf(stderr, "%s\n", error.c_str());
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  unlink(path.c_str());
+  return bytes;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s DIR\n", argv[0]);
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: %s DIR [REPLAY_DIR]\n", argv[0]);
     return 2;
   }
   std::string dir = argv[1];
@@ -69,5 +199,12 @@ int main(int argc, char** argv) {
   gltrace::wire::Encoder e;
   gltrace::test::encode_everything(e);
   ok = ok && write_seed(dir + "/payload", 2, std::vector<uint8_t>(e.data(), e.data() + e.size()));
+  if (argc == 3) {
+    std::vector<uint8_t> replay = replay_trace(argv[2]);
+    std::ofstream out(std::string(argv[2]) + "/calls", std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(replay.data()),
+              static_cast<std::streamsize>(replay.size()));
+    ok = ok && !replay.empty() && static_cast<bool>(out);
+  }
   return ok ? 0 : 1;
 }

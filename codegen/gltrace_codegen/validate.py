@@ -1,0 +1,178 @@
+"""Generates the replay's size rules (validate_rules.inc): for every GLES
+function glreplay replays generically, the checks src/glreplay/validate.h
+runs on each pointer argument before the driver sees it, from the registry's
+len= (and COMPSIZE, with the pixel-store state) and the parameter's role.
+
+A trace is hostile input: a pointer argument reaches the driver only when the
+trace holds at least the bytes the driver reads, when it is an offset into a
+buffer bound to the parameter's target, or NULL where GL allows it."""
+
+import re
+
+from . import replay
+from .trace import FUNCPTR, TEXT_BASES, _TEXTURE_UPLOAD, _base
+
+# glGet pnames of the bindings a bare pointer value may be an offset into.
+PIXEL_UNPACK = "GL_PIXEL_UNPACK_BUFFER_BINDING"
+PIXEL_PACK = "GL_PIXEL_PACK_BUFFER_BINDING"
+
+_READ_PIXELS = re.compile(r"^glReadn?Pixels")
+_DRAW = re.compile(r"^glDraw(Arrays|Elements|RangeElements)")
+_INDIRECT = re.compile(r"^glDraw(Arrays|Elements)Indirect$")
+# Where NULL is data GL allows: storage without contents.
+_NULL_DATA = re.compile(r"^glBuffer(Data|Storage)")
+_IMAGE = re.compile(r"^COMPSIZE\(format,type,width,height(,depth)?\)$")
+_TEXT_WITH_LENGTH = re.compile(r"^COMPSIZE\((\w+),length\)$")
+
+
+def _index(f, name):
+    return next((i for i, q in enumerate(f.params) if q.name == name), -1)
+
+
+def _len_expr(f, length):
+    """The registry's len= over the call's scalar arguments, or None."""
+    tokens = re.findall(r"[A-Za-z_]\w*|\d+|[*/+()-]|\s+", length)
+    if not length or "".join(tokens) != length:
+        return None
+    out = []
+    for tok in tokens:
+        if tok.strip() == "":
+            continue
+        if tok[0].isalpha() or tok[0] == "_":
+            i = _index(f, tok)
+            if i < 0 or f.params[i].is_pointer:
+                return None
+            out.append(f"Len{{{_scalar(f, i)}}}")
+        elif tok.isdigit():
+            out.append(f"Len{{{tok}}}")
+        else:
+            out.append(tok)
+    # Len: saturating arithmetic (a hostile trace's counts must not wrap).
+    if len(out) == 1:
+        return out[0][len("Len{"):-1]  # one scalar or number: as it is
+    return f"int64_t{{{' '.join(out)}}}"
+
+
+def _scalar(f, i):
+    """Argument i as the driver gets it: the recorded value converted to the
+    parameter's C type first (a count recorded as 2^32 + 6 reaches the
+    driver as 6), then widened."""
+    t = re.sub(r"\bconst\b", "", f.params[i].type).strip()
+    return f"v.as<{t}>({i})"
+
+
+def _element(base):
+    return "1" if base == "void" else f"sizeof({base})"
+
+
+def _rules(f):
+    """The checks of function f, as C++ statements."""
+    out = []
+    if _DRAW.match(f.name) and not _INDIRECT.match(f.name):
+        idx = {n: _index(f, n) for n in ("first", "count", "type", "indices", "basevertex")}
+        instances = max(_index(f, "instancecount"), _index(f, "primcount"))
+        out.append(f"v.draw({idx['first']}, {idx['count']}, {idx['type']}, {idx['indices']}, "
+                   f"{instances}, {idx['basevertex']});")
+    for i, p in enumerate(f.params):
+        if not p.is_pointer:
+            continue
+        base, depth = _base(p.type)
+        is_const = p.type.strip().startswith("const")
+        if base in FUNCPTR or p.type.strip() in FUNCPTR:
+            continue
+        if f.name in replay._VERTEX_POINTER_FN:
+            continue  # a client address becomes NULL (Args::vertex_pointer)
+        if p.name == "length" and any(
+                _base(q.type)[1] > 1 and _base(q.type)[0] in TEXT_BASES for q in f.params):
+            continue  # v.strings
+        if _DRAW.match(f.name) and p.name == "indices":
+            continue  # v.draw
+        if _INDIRECT.match(f.name) and p.name == "indirect":
+            out.append(f"v.indirect({i}, {20 if 'Elements' in f.name else 16});")
+            continue
+        if p.len == "EGL_NONE-terminated":
+            out.append(f"v.attrib_list({i}, {_element(base)});")
+            continue
+        count = None
+        if p.len == "COMPSIZE(pname)" and _index(f, "pname") >= 0:
+            count = f"v.pname_count(static_cast<uint32_t>({_scalar(f, _index(f, 'pname'))}))"
+        elif p.len == "COMPSIZE(buffer)" and _index(f, "buffer") >= 0:
+            buffer = _scalar(f, _index(f, "buffer"))
+            count = f"Validator::clear_buffer_count(static_cast<uint32_t>({buffer}))"
+        elif _IMAGE.match(p.len):
+            a = [_scalar(f, _index(f, n)) for n in ("format", "type", "width", "height")]
+            fmt = f"static_cast<uint32_t>({a[0]}), static_cast<uint32_t>({a[1]})"
+            if is_const:
+                depth_arg = _scalar(f, _index(f, "depth")) if _index(f, "depth") >= 0 else "1"
+                count = f"v.unpack_image({fmt}, {a[2]}, {a[3]}, {depth_arg})"
+            else:
+                count = f"v.pack_image({fmt}, {a[2]}, {a[3]})"
+        elif not p.len.startswith("COMPSIZE"):
+            count = _len_expr(f, p.len)
+        if depth > 1:
+            if is_const and base in TEXT_BASES:
+                length = _index(f, "length")
+                if length >= 0 and not f.params[length].is_pointer:
+                    length = -1
+                out.append(f"v.strings({i}, {count or '-1'}, {length});")
+            elif not is_const:
+                out.append(f"v.output({i}, sizeof(void*), {count or '1'}, 0);")
+            else:
+                out.append(f"v.unsized({i});")
+            continue
+        binding = "0"
+        if _TEXTURE_UPLOAD.match(f.name):
+            binding = PIXEL_UNPACK
+        elif _READ_PIXELS.match(f.name):
+            binding = PIXEL_PACK
+        if not is_const:
+            if count is not None:
+                elem = "1" if base == "void" else f"sizeof({base})"
+                out.append(f"v.output({i}, {elem}, {count}, {binding});")
+            continue
+        if base in TEXT_BASES:
+            m = _TEXT_WITH_LENGTH.match(p.len)
+            if p.len in ("", "COMPSIZE()", f"COMPSIZE({p.name})"):
+                out.append(f"v.text({i});")
+            elif m and _index(f, "length") >= 0:
+                # A NULL label removes the object's label.
+                null_ok = "true" if p.name == "label" else "false"
+                length = _scalar(f, _index(f, "length"))
+                out.append(f"v.text({i}, {length}, {null_ok});")
+            elif count is not None:
+                out.append(f"v.input({i}, 1, {count}, 0, false);")
+            else:
+                out.append(f"v.unsized({i});")
+            continue
+        if count is None:
+            out.append(f"v.unsized({i});")
+            continue
+        null_ok = "true" if (_NULL_DATA.match(f.name) or (
+            _TEXTURE_UPLOAD.match(f.name) and "Sub" not in f.name)) else "false"
+        out.append(f"v.input({i}, {_element(base)}, {count}, {binding}, {null_ok});")
+    return out
+
+
+def validate_rules_inc(functions, header):
+    # The hand-written EGL calls (replay.CUSTOM) are checked too: their
+    # attribute lists and rectangles come from the trace all the same.
+    replayed = [f for f in functions
+                if f.name not in replay.SKIP and f.name not in replay.UNSUPPORTED]
+    out = [header,
+           "// Included once by src/glreplay/validate.cpp, inside namespace",
+           "// gltrace::glreplay, after Validator is declared.", "",
+           "using CheckFn = void (*)(Validator&);", ""]
+    table = {}
+    for f in replayed:
+        rules = _rules(f)
+        if not rules:
+            continue
+        table[f.id] = f"&check_{f.name}"
+        out.append(f"void check_{f.name}(Validator& v) {{")
+        out += [f"  {r}" for r in rules]
+        out += ["}", ""]
+    limit = max(f.id for f in functions) + 1
+    out.append(f"const CheckFn kCheckRules[{limit}] = {{")
+    out += [f"    {table.get(i, 'nullptr')}," for i in range(limit)]
+    out += ["};", ""]
+    return "\n".join(out)
