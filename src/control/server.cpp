@@ -190,8 +190,9 @@ struct Server::State {
     std::vector<uint8_t> bytes = frame(encode(p));
     if (c.out.size() - c.out_done + bytes.size() > kMaxQueuedBytes) {
       if (!c.failed)
-        GLTRACE_LOG_WARN("control: dropped a peer that does not read its replies (%zu bytes queued)",
-                         c.out.size() - c.out_done);
+        GLTRACE_LOG_WARN(
+            "control: dropped a peer that does not read its replies (%zu bytes queued)",
+            c.out.size() - c.out_done);
       c.failed = true;
       return;
     }
@@ -344,8 +345,8 @@ struct Server::State {
       ucred cred{};
       socklen_t size = sizeof cred;
       if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &size) != 0 || cred.uid != options.uid) {
-        refuse(fd, "refused: peer uid " + std::to_string(cred.uid) +
-                       " is not this process's uid " + std::to_string(options.uid));
+        refuse(fd, "refused: peer uid " + std::to_string(cred.uid) + " is not this process's uid " +
+                       std::to_string(options.uid));
         GLTRACE_LOG_WARN("control: refused a connection from uid %u (pid %d)",
                          static_cast<unsigned>(cred.uid), static_cast<int>(cred.pid));
         return;
@@ -481,7 +482,8 @@ std::unique_ptr<Server> Server::start(Controller* controller, const ServerOption
   }
   // A socket left by a process that died (pids are reused) is ours to replace.
   struct stat st {};
-  if (lstat(options.socket_path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == geteuid())
+  if (lstat(options.socket_path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) &&
+      st.st_uid == geteuid())
     unlink(options.socket_path.c_str());
   if (bind(state->unix_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
       listen(state->unix_fd, 8) != 0) {
