@@ -143,6 +143,12 @@ void remove_socket_on_signals(const std::string& path) {
   }
 }
 
+// The server is gone or never started: the handlers leave the path alone.
+void forget_socket(const std::string& path) {
+  g_signal_socket_set = 0;
+  unlink(path.c_str());
+}
+
 }  // namespace
 
 std::string socket_directory(std::string* error) {
@@ -485,9 +491,13 @@ std::unique_ptr<Server> Server::start(Controller* controller, const ServerOption
   if (lstat(options.socket_path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) &&
       st.st_uid == geteuid())
     unlink(options.socket_path.c_str());
+  // Before bind: the socket file must not outlive a signal that comes
+  // as soon as it exists.
+  remove_socket_on_signals(options.socket_path);
   if (bind(state->unix_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
       listen(state->unix_fd, 8) != 0) {
     *error = "cannot listen on " + options.socket_path + ": " + strerror(errno);
+    g_signal_socket_set = 0;  // a file there is not ours
     return nullptr;
   }
   chmod(options.socket_path.c_str(), 0600);
@@ -508,14 +518,14 @@ std::unique_ptr<Server> Server::start(Controller* controller, const ServerOption
         getsockname(state->tcp_fd, reinterpret_cast<sockaddr*>(&in), &size) != 0) {
       *error =
           "cannot listen on 127.0.0.1:" + std::to_string(options.tcp_port) + ": " + strerror(errno);
-      unlink(state->socket_path.c_str());
+      forget_socket(state->socket_path);
       return nullptr;
     }
     state->tcp_port = ntohs(in.sin_port);
   }
   if (pipe2(state->wake, O_CLOEXEC) != 0) {
     *error = std::string("cannot create a pipe: ") + strerror(errno);
-    unlink(state->socket_path.c_str());
+    forget_socket(state->socket_path);
     return nullptr;
   }
   // The thread gets no signals: the app's handlers never run on it.
@@ -529,11 +539,10 @@ std::unique_ptr<Server> Server::start(Controller* controller, const ServerOption
   } catch (const std::exception& e) {
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     *error = std::string("cannot start the control thread: ") + e.what();
-    unlink(state->socket_path.c_str());
+    forget_socket(state->socket_path);
     return nullptr;
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  remove_socket_on_signals(state->socket_path);
   return std::unique_ptr<Server>(new Server(std::move(state)));
 }
 
@@ -544,8 +553,7 @@ void Server::shutdown() {
     // The thread then ends at process exit.
   }
   state_->thread.join();
-  g_signal_socket_set = 0;
-  unlink(state_->socket_path.c_str());
+  forget_socket(state_->socket_path);
 }
 
 }  // namespace gltrace::control
