@@ -50,8 +50,7 @@ struct Connection {
   bool tcp = false;
   bool authenticated = false;  // Unix peers are checked at accept
   bool got_message = false;    // a first complete message arrived
-  int64_t accepted_ms = 0;
-  int64_t deadline_ms = 0;  // 0: none (an idle peer between messages)
+  int64_t deadline_ms = 0;     // 0: none (an idle peer between messages)
   FrameReader reader;
   std::vector<uint8_t> out;  // queued reply bytes, not yet taken by the socket
   size_t out_done = 0;       // bytes of `out` already sent
@@ -219,8 +218,10 @@ struct Server::State {
       }
       c.out_done += static_cast<size_t>(n);
     }
-    if (c.out_done == c.out.size()) {
-      c.out.clear();
+    // Forget what was sent, so a peer that reads slowly but steadily keeps
+    // the queue's memory bounded too.
+    if (c.out_done == c.out.size() || c.out_done >= kMaxQueuedBytes / 4) {
+      c.out.erase(c.out.begin(), c.out.begin() + static_cast<long>(c.out_done));
       c.out_done = 0;
     }
   }
@@ -345,8 +346,7 @@ struct Server::State {
     Connection c;
     c.fd = fd;
     c.tcp = tcp;
-    c.accepted_ms = now_ms();
-    c.deadline_ms = c.accepted_ms + kMessageDeadlineMs;
+    c.deadline_ms = now_ms() + kMessageDeadlineMs;
     if (!tcp) {
       ucred cred{};
       socklen_t size = sizeof cred;
