@@ -65,13 +65,6 @@ TrustResult check(const std::string& path, bool root_only, std::string* canonica
 
 }  // namespace
 
-std::string untrusted_reason(const std::string& path, bool root_only) {
-  std::string canonical;
-  std::string reason;
-  check(path, root_only, &canonical, &reason);
-  return reason;
-}
-
 FoundLayer find_layer(const std::string& name, const std::vector<SearchDir>& dirs) {
   std::string canonical;
   std::string reason;

@@ -32,12 +32,6 @@ inline constexpr char kDefaultSystemLayerDir[] = "/usr/local/lib/gltrace/debug-l
 // VK_LAYER_PATH, last so Android's order is kept).
 std::vector<SearchDir> search_dirs(const SearchContext& context);
 
-// Empty if `path` may be loaded; otherwise why not. The file, every
-// directory from / to it and every link on the way must belong to root or
-// to us and be writable by nobody else (a sticky directory excepted);
-// `root_only` demands root ownership (common/trusted_file.h).
-std::string untrusted_reason(const std::string& path, bool root_only);
-
 struct FoundLayer {
   // What to dlopen: the checked file by its path without links, . or ..
   // (no other user can change what it names). Empty if not found or refused.
@@ -47,7 +41,10 @@ struct FoundLayer {
 
 // Looks for `name` (a file name, or an absolute path) in the directories; the
 // first existing file wins, and is then checked for trust (a refused one
-// ends the search, with the reason).
+// ends the search, with the reason). Trusted: the file, every directory from
+// / to it and every link on the way belong to root or to us and are writable
+// by nobody else (a sticky directory excepted); a directory with `root_only`
+// demands root ownership (common/trusted_file.h).
 FoundLayer find_layer(const std::string& name, const std::vector<SearchDir>& dirs);
 
 }  // namespace gltrace::layers
