@@ -358,7 +358,8 @@ int cmd_attach(const std::vector<std::string>& args) {
             status.pid, status.state.c_str());
     return kExitFailure;
   }
-  int out_fd = open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // 0600, as `gltrace trace` creates its files: a trace holds what the app drew and uploaded.
+  int out_fd = open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (out_fd < 0) {
     fprintf(stderr, "gltrace attach: cannot create %s: %s\n", output.c_str(), strerror(errno));
     return kExitFailure;

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -49,6 +51,29 @@ int connect_endpoint(const Endpoint& endpoint, std::string* error) {
     return -1;
   }
   return fd;
+}
+
+// A socket left behind by an app that died without removing it: its name
+// is gltrace-PID.sock, no process PID exists, and nothing listens on it.
+// (Both: a pid from another pid namespace is not visible here.)
+bool stale_socket(const std::string& dir, const std::string& name) {
+  unsigned pid = 0;
+  int end = 0;
+  if (sscanf(name.c_str(), "gltrace-%u.sock%n", &pid, &end) != 1 ||
+      static_cast<size_t>(end) != name.size() || pid == 0)
+    return false;
+  if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) return false;
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::string path = dir + "/" + name;
+  if (path.size() >= sizeof address.sun_path) return false;
+  memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  bool refused = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 &&
+                 errno == ECONNREFUSED;
+  close(fd);
+  return refused;
 }
 
 }  // namespace
@@ -144,6 +169,10 @@ std::vector<ProcessEntry> list_processes(std::string* error) {
     std::string path = dir + "/" + name;
     struct stat st {};
     if (lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+    if (stale_socket(dir, name)) {
+      unlink(path.c_str());  // our own directory: nobody else's file
+      continue;
+    }
     ProcessEntry entry;
     entry.socket_path = path;
     Endpoint endpoint;

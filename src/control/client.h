@@ -54,7 +54,8 @@ struct ProcessEntry {
   Status status;
 };
 
-// Every control socket of this user (socket_directory()), asked for its status.
+// Every control socket of this user (socket_directory()), asked for its
+// status. Sockets of processes that are gone are removed, not listed.
 std::vector<ProcessEntry> list_processes(std::string* error);
 
 // The one process `what` names: a pid, a process name, or a socket file

@@ -32,7 +32,7 @@ class Controller {
 struct ServerOptions {
   std::string socket_path;  // the Unix socket to create
   int tcp_port = -1;        // -1: none; 0: any free port
-  uid_t uid = 0;            // the only uid allowed to connect
+  uid_t uid = 0;            // the only uid allowed to connect (the effective uid)
 };
 
 class Server {
@@ -58,9 +58,10 @@ class Server {
   std::unique_ptr<State> state_;
 };
 
-// $XDG_RUNTIME_DIR/gltrace (created 0700), or /tmp/gltrace-UID when
-// XDG_RUNTIME_DIR is unset. "" with *error when it is not safe to use (not
-// ours, or open to others).
+// $XDG_RUNTIME_DIR/gltrace (created 0700), or /tmp/gltrace-EUID when
+// XDG_RUNTIME_DIR is unset or the process is secure (setuid/setgid: the
+// environment is the caller's). "" with *error when it is not safe to use
+// (not ours, or open to others).
 std::string socket_directory(std::string* error);
 
 }  // namespace gltrace::control

@@ -166,13 +166,14 @@ const dispatch::Table* LayerChain::build_live(const SearchContext& context,
   FoundLayer found = find_layer(kTraceLayerName, search_dirs(context));
   if (found.path.empty()) {
     std::string bundled = bundled_trace_layer();
-    std::string why = bundled.empty() ? "not installed" : untrusted_reason(bundled, false);
-    if (!why.empty()) {
+    FoundLayer installed =
+        bundled.empty() ? FoundLayer{"", "not installed"} : find_layer(bundled, {});
+    if (installed.path.empty()) {
       GLTRACE_LOG_ERROR("live tracing off: %s: %s; %s", kTraceLayerName, found.error.c_str(),
-                        why.c_str());
+                        installed.error.c_str());
       return top;
     }
-    found.path = bundled;
+    found.path = installed.path;
   }
   void* handle = dispatch::real_dlopen(found.path.c_str(), RTLD_NOW | RTLD_LOCAL);
   auto initialize = handle == nullptr ? nullptr

@@ -1,38 +1,13 @@
 #include "layers/discovery.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
-
-#include <climits>
-#include <cstdio>
-#include <cstdlib>
 
 #include "common/log.h"
 #include "common/process.h"
+#include "common/trusted_file.h"
 #include "layers/layer_list.h"
 
 namespace gltrace::layers {
-namespace {
-
-std::string mode_string(mode_t mode) {
-  char buffer[16];
-  snprintf(buffer, sizeof buffer, "%04o", static_cast<unsigned>(mode & 07777));
-  return buffer;
-}
-
-std::string check_owner_and_mode(const std::string& path, const struct stat& st, bool root_only,
-                                 const char* what) {
-  uid_t me = geteuid();
-  if (st.st_uid != 0 && (root_only || st.st_uid != me))
-    return std::string(what) + " " + path + " is owned by uid " + std::to_string(st.st_uid) +
-           (root_only ? ", not root" : ", neither root nor this user");
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    return std::string(what) + " " + path + " is writable by other users (mode " +
-           mode_string(st.st_mode) + ")";
-  return "";
-}
-
-}  // namespace
 
 std::vector<SearchDir> search_dirs(const SearchContext& context) {
   std::vector<SearchDir> dirs;
@@ -72,25 +47,37 @@ std::vector<SearchDir> search_dirs(const SearchContext& context) {
   return dirs;
 }
 
-std::string untrusted_reason(const std::string& path, bool root_only) {
-  char resolved[PATH_MAX];
-  if (realpath(path.c_str(), resolved) == nullptr) return "cannot resolve " + path;
-  struct stat st;
-  if (stat(resolved, &st) != 0 || !S_ISREG(st.st_mode)) return path + " is not a regular file";
-  std::string reason = check_owner_and_mode(resolved, st, root_only, "layer file");
-  if (!reason.empty()) return reason;
-  std::string dir = dirname_of(resolved);
-  if (stat(dir.c_str(), &st) != 0) return "cannot stat directory " + dir;
-  return check_owner_and_mode(dir, st, root_only, "layer directory");
+namespace {
+
+// The trust check (common/trusted_file.h) decides; the descriptor is only
+// for the check: the file is loaded by the path it returns, with no link on
+// the way, through directories only root or this user can change.
+TrustResult check(const std::string& path, bool root_only, std::string* canonical,
+                  std::string* reason) {
+  TrustedFile file;
+  TrustResult result = open_trusted_file(path, root_only, "layer", &file, reason);
+  if (result == TrustResult::kOk) {
+    close(file.fd);
+    *canonical = file.path;
+  }
+  return result;
 }
 
+}  // namespace
+
 FoundLayer find_layer(const std::string& name, const std::vector<SearchDir>& dirs) {
-  struct stat st;
+  std::string canonical;
+  std::string reason;
   if (name[0] == '/') {
-    if (stat(name.c_str(), &st) != 0) return {"", "not found at " + name};
-    std::string reason = untrusted_reason(name, false);
-    if (!reason.empty()) return {"", "refused: " + reason};
-    return {name, ""};
+    switch (check(name, false, &canonical, &reason)) {
+      case TrustResult::kOk:
+        GLTRACE_LOADER_DEBUG("  %s: trusted, loaded as %s", name.c_str(), canonical.c_str());
+        return {canonical, ""};
+      case TrustResult::kMissing:
+        return {"", "not found at " + name};
+      case TrustResult::kRefused:
+        return {"", "refused: " + reason};
+    }
   }
   if (name.find('/') != std::string::npos)
     return {"", "a layer is named by a file name or an absolute path, not a relative path"};
@@ -98,14 +85,20 @@ FoundLayer find_layer(const std::string& name, const std::vector<SearchDir>& dir
   for (const auto& dir : dirs) {
     std::string candidate = dir.path + "/" + name;
     tried += (tried.empty() ? "" : ", ") + dir.path;
-    if (stat(candidate.c_str(), &st) != 0) {
-      GLTRACE_LOADER_DEBUG("  %s: not in %s (%s)", name.c_str(), dir.path.c_str(), dir.why.c_str());
-      continue;
+    switch (check(candidate, dir.root_only, &canonical, &reason)) {
+      case TrustResult::kMissing:
+        GLTRACE_LOADER_DEBUG("  %s: not in %s (%s)", name.c_str(), dir.path.c_str(),
+                             dir.why.c_str());
+        continue;
+      case TrustResult::kRefused:
+        GLTRACE_LOADER_DEBUG("  %s: refused in %s (%s): %s", name.c_str(), dir.path.c_str(),
+                             dir.why.c_str(), reason.c_str());
+        return {"", "refused: " + reason};
+      case TrustResult::kOk:
+        GLTRACE_LOADER_DEBUG("  %s: found in %s (%s), loaded as %s", name.c_str(), dir.path.c_str(),
+                             dir.why.c_str(), canonical.c_str());
+        return {canonical, ""};
     }
-    std::string reason = untrusted_reason(candidate, dir.root_only);
-    if (!reason.empty()) return {"", "refused: " + reason};
-    GLTRACE_LOADER_DEBUG("  %s: found in %s (%s)", name.c_str(), dir.path.c_str(), dir.why.c_str());
-    return {candidate, ""};
   }
   return {"", "not found (searched: " + tried + ")"};
 }

@@ -32,18 +32,19 @@ inline constexpr char kDefaultSystemLayerDir[] = "/usr/local/lib/gltrace/debug-l
 // VK_LAYER_PATH, last so Android's order is kept).
 std::vector<SearchDir> search_dirs(const SearchContext& context);
 
-// Empty if `path` (a regular file) and its directory may be loaded from;
-// otherwise why not. Both must be owned by root or by us and writable by
-// nobody else; `root_only` demands root ownership.
-std::string untrusted_reason(const std::string& path, bool root_only);
-
 struct FoundLayer {
-  std::string path;   // empty if not found or refused
+  // What to dlopen: the checked file by its path without links, . or ..
+  // (no other user can change what it names). Empty if not found or refused.
+  std::string path;
   std::string error;  // why it was not loaded
 };
 
 // Looks for `name` (a file name, or an absolute path) in the directories; the
-// first existing file wins, and is then checked for trust.
+// first existing file wins, and is then checked for trust (a refused one
+// ends the search, with the reason). Trusted: the file, every directory from
+// / to it and every link on the way belong to root or to us and are writable
+// by nobody else (a sticky directory excepted); a directory with `root_only`
+// demands root ownership (common/trusted_file.h).
 FoundLayer find_layer(const std::string& name, const std::vector<SearchDir>& dirs);
 
 }  // namespace gltrace::layers

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "common/process.h"
+#include "common/trusted_file.h"
 
 namespace gltrace::settings {
 namespace {
@@ -49,24 +50,26 @@ bool is_absolute(const char* path) { return path != nullptr && path[0] == '/'; }
 bool read_small_file(const std::string& path, std::string* data, bool* missing,
                      std::string* error) {
   *missing = false;
-  // O_NONBLOCK: opening a FIFO planted at the path must not hang the app.
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) {
-    if (errno == ENOENT || errno == ENOTDIR) {
+  // Settings choose layers and make a process traceable: a file another user
+  // could write or swap (itself, a link or a directory on its way) is
+  // refused, as layers are (common/trusted_file.h). That also refuses a FIFO
+  // or device planted at the path without opening it.
+  TrustedFile file;
+  std::string reason;
+  switch (open_trusted_file(path, false, "settings", &file, &reason)) {
+    case TrustResult::kMissing:
       *missing = true;
       return true;
-    }
-    *error = path + ": " + errno_text(errno);
-    return false;
+    case TrustResult::kRefused:
+      *error = path + ": refused: " + reason;
+      return false;
+    case TrustResult::kOk:
+      break;
   }
+  int fd = file.fd;
   struct stat st;
   if (fstat(fd, &st) != 0) {
     *error = path + ": " + errno_text(errno);
-    close(fd);
-    return false;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    *error = path + ": not a regular file";
     close(fd);
     return false;
   }

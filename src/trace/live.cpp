@@ -152,7 +152,8 @@ void start_control_server() {
       (g_config.socket_name.empty() ? "gltrace-" + std::to_string(getpid()) + ".sock"
                                     : g_config.socket_name);
   options.tcp_port = g_config.tcp_port;
-  options.uid = getuid();
+  // The effective uid: in a setuid app, the caller must not reach its GL data.
+  options.uid = geteuid();
   g_controller = new LiveController();  // never destroyed: the thread may outlive exit
   std::unique_ptr<control::Server> server = control::Server::start(g_controller, options, &error);
   if (server == nullptr) {

@@ -1,10 +1,16 @@
 // Live tracing end to end: traceable apps (the demo, two threads, glmark2)
 // run idle, a host attaches and detaches while they keep running.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -69,6 +75,60 @@ bool wait_for_socket(const std::string& path, BackgroundProcess& app) {
   for (int i = 0; i < 1000 && app.running(); ++i) {
     if (access(path.c_str(), F_OK) == 0) return true;
     std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+// The TCP port and token a traceable app started with --control-tcp printed.
+bool find_tcp_listener(const Env& env, const std::string& name, int* port, std::string* token) {
+  std::smatch m;
+  for (int i = 0; i < 100; ++i) {
+    std::string err = read_text_file(env.dir + "/" + name + ".err");
+    if (std::regex_search(err, m, std::regex(R"(127\.0\.0\.1:(\d+), token ([0-9a-f]{32}))"))) {
+      *port = std::stoi(m[1]);
+      *token = m[2];
+      return true;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+int connect_unix(const std::string& path) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  snprintf(address.sun_path, sizeof address.sun_path, "%s", path.c_str());
+  if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) return fd;
+  if (fd >= 0) close(fd);
+  return -1;
+}
+
+int connect_tcp(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) return fd;
+  if (fd >= 0) close(fd);
+  return -1;
+}
+
+// Waits until the server closes `fd` (it reads EOF or a reset), reading and
+// discarding whatever replies come first. False if nothing ends it within
+// `seconds` (a generous bound: what is tested is that it ends at all).
+bool closed_by_peer(int fd, int seconds) {
+  for (int waited = 0; waited < seconds * 10;) {
+    pollfd p{fd, POLLIN, 0};
+    int ready = poll(&p, 1, 100);
+    if (ready == 0) {
+      ++waited;
+      continue;
+    }
+    char buffer[4096];
+    ssize_t n = recv(fd, buffer, sizeof buffer, 0);
+    if (n == 0 || (n < 0 && errno == ECONNRESET)) return true;
   }
   return false;
 }
@@ -365,16 +425,10 @@ TEST(LiveTrace, TcpListenerNeedsTheToken) {
       start_traceable(env, "demo", {build_bin("gltrace-demo"), "--frames", "150", "--fps", "100"},
                       {"--control-tcp", "0"});
   ASSERT_TRUE(wait_for_socket(env.socket(demo->pid()), *demo));
-  std::smatch m;
-  std::string err;
-  for (int i = 0; i < 100; ++i) {
-    err = read_text_file(env.dir + "/demo.err");
-    if (std::regex_search(err, m, std::regex(R"(127\.0\.0\.1:(\d+), token ([0-9a-f]{32}))"))) break;
-    std::this_thread::sleep_for(10ms);
-  }
-  ASSERT_EQ(m.size(), 3u) << err;
-  std::string endpoint = "127.0.0.1:" + m[1].str();
-  std::string token = m[2];
+  int port = 0;
+  std::string token;
+  ASSERT_TRUE(find_tcp_listener(env, "demo", &port, &token));
+  std::string endpoint = "127.0.0.1:" + std::to_string(port);
   ProcessResult wrong =
       gltrace(env, {"detach", "--tcp", endpoint, "--token", std::string(32, '0')});
   EXPECT_NE(wrong.exit_code, 0);
@@ -385,6 +439,200 @@ TEST(LiveTrace, TcpListenerNeedsTheToken) {
   EXPECT_EQ(a.exit_code, 0) << a.err;
   EXPECT_EQ(read_trace_file(trace).app_frames.size(), 3u);
   EXPECT_EQ(demo->wait().exit_code, 0);
+}
+
+// A long-running traceable demo (SIGTERMed by the test when done).
+std::unique_ptr<BackgroundProcess> start_long_demo(const Env& env, const std::string& name,
+                                                   const std::vector<std::string>& options = {}) {
+  return start_traceable(env, name, {build_bin("gltrace-demo"), "--frames", "6000", "--fps", "100"},
+                         options);
+}
+
+bool ps_lists(const Env& env, int pid) {
+  ProcessResult ps = gltrace(env, {"ps"});
+  EXPECT_EQ(ps.exit_code, 0) << ps.err;
+  return std::regex_search(ps.out, std::regex(std::to_string(pid) + R"(\s+gltrace-demo\s+idle)"));
+}
+
+bool attach_frames(const Env& env, const std::vector<std::string>& target, const std::string& out) {
+  std::vector<std::string> args = {"attach"};
+  args.insert(args.end(), target.begin(), target.end());
+  args.insert(args.end(), {"-o", out, "--frames", "3", "--quiet"});
+  ProcessResult a = gltrace(env, args);
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  return a.exit_code == 0 && read_trace_file(out).app_frames.size() == 3u;
+}
+
+// Peers that connect and never send anything, more than there are slots,
+// lock out neither `gltrace ps` nor `attach`: TCP peers without the token
+// (here of another user) wait in a pool of their own, and a silent local
+// peer gives its slot to a newcomer.
+TEST(LiveTrace, SilentConnectionsDoNotLockOutTheHost) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to connect as another user";
+  Env env;
+  auto demo = start_long_demo(env, "demo", {"--control-tcp", "0"});
+  std::string socket_path = env.socket(demo->pid());
+  ASSERT_TRUE(wait_for_socket(socket_path, *demo));
+  int port = 0;
+  std::string token;
+  ASSERT_TRUE(find_tcp_listener(env, "demo", &port, &token));
+  std::vector<std::string> tcp = {"--tcp", "127.0.0.1:" + std::to_string(port), "--token", token};
+
+  // 20 TCP connections of uid 65534, held open until the test closes `release`.
+  int ready[2];
+  int release[2];
+  ASSERT_EQ(pipe2(ready, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(release, O_CLOEXEC), 0);
+  pid_t other = fork();
+  ASSERT_GE(other, 0);
+  if (other == 0) {
+    close(ready[0]);
+    close(release[1]);
+    if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
+    char opened = 0;
+    for (int i = 0; i < 20; ++i) opened += connect_tcp(port) >= 0 ? 1 : 0;
+    if (write(ready[1], &opened, 1) != 1) _exit(3);
+    char byte = 0;
+    ssize_t n = read(release[0], &byte, 1);  // EOF when the test lets go
+    _exit(n == 0 ? 0 : 4);
+  }
+  close(ready[1]);
+  close(release[0]);
+  char opened = 0;
+  ASSERT_EQ(read(ready[0], &opened, 1), 1);
+  close(ready[0]);
+  EXPECT_EQ(opened, 20);
+  EXPECT_TRUE(ps_lists(env, demo->pid()));
+  EXPECT_TRUE(attach_frames(env, tcp, env.dir + "/tcp.gltrace"));
+
+  // And 20 silent local connections of our own uid on top.
+  std::vector<int> held;
+  for (int i = 0; i < 20; ++i) {
+    held.push_back(connect_unix(socket_path));
+    EXPECT_GE(held.back(), 0);
+  }
+  EXPECT_TRUE(ps_lists(env, demo->pid()));
+  EXPECT_TRUE(attach_frames(env, {std::to_string(demo->pid())}, env.dir + "/unix.gltrace"));
+  EXPECT_TRUE(attach_frames(env, tcp, env.dir + "/tcp2.gltrace"));
+
+  close(release[1]);
+  int status = 0;
+  EXPECT_EQ(waitpid(other, &status, 0), other);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  for (int fd : held) close(fd);
+  demo->signal(SIGTERM);
+  demo->wait();
+}
+
+// A peer that sends request after request and reads no reply: the app goes
+// on serving others, and drops it once its replies pass the bound.
+TEST(LiveTrace, PeerThatDoesNotReadIsDropped) {
+  Env env;
+  auto demo = start_long_demo(env, "demo");
+  std::string socket_path = env.socket(demo->pid());
+  ASSERT_TRUE(wait_for_socket(socket_path, *demo));
+  int fd = connect_unix(socket_path);
+  ASSERT_GE(fd, 0);
+  control::Request request;
+  request.command = control::Command::kGetStatus;
+  std::vector<uint8_t> bytes = control::frame(control::encode(request));
+  auto send_one = [&] {
+    return send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+  };
+  int sent = 0;
+  while (sent < 6000 && send_one()) ++sent;
+  EXPECT_EQ(sent, 6000);
+  EXPECT_TRUE(ps_lists(env, demo->pid()));
+  // Bounded: 200000 replies are far more than the app queues for a peer.
+  bool dropped = false;
+  for (; sent < 200000 && !dropped; ++sent) dropped = !send_one();
+  EXPECT_TRUE(dropped) << sent << " requests sent";
+  close(fd);
+  EXPECT_TRUE(attach_frames(env, {std::to_string(demo->pid())}, env.dir + "/after.gltrace"));
+  demo->signal(SIGTERM);
+  ProcessResult app = demo->wait();
+  EXPECT_NE(app.err.find("does not read its replies"), std::string::npos) << app.err;
+}
+
+// A peer must send its first message soon after connecting, and finish
+// each message it starts: one that sends nothing, or half a message, is
+// dropped (local or TCP alike).
+TEST(LiveTrace, SilentOrStalledPeerIsDropped) {
+  Env env;
+  auto demo = start_long_demo(env, "demo", {"--control-tcp", "0"});
+  std::string socket_path = env.socket(demo->pid());
+  ASSERT_TRUE(wait_for_socket(socket_path, *demo));
+  int port = 0;
+  std::string token;
+  ASSERT_TRUE(find_tcp_listener(env, "demo", &port, &token));
+  int silent = connect_unix(socket_path);
+  int silent_tcp = connect_tcp(port);
+  int stalled = connect_unix(socket_path);
+  ASSERT_GE(silent, 0);
+  ASSERT_GE(silent_tcp, 0);
+  ASSERT_GE(stalled, 0);
+  // A whole request (answered), then the first bytes of another.
+  control::Request request;
+  request.command = control::Command::kGetStatus;
+  std::vector<uint8_t> bytes = control::frame(control::encode(request));
+  std::string error;
+  control::FrameReader reader;
+  std::vector<uint8_t> reply;
+  ASSERT_EQ(send(stalled, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(bytes.size()));
+  ASSERT_TRUE(control::receive_message(stalled, &reader, &reply, 30000, &error)) << error;
+  ASSERT_EQ(send(stalled, bytes.data(), 3, MSG_NOSIGNAL), 3);
+  // The deadline is seconds; 60 s only bounds a failing run.
+  EXPECT_TRUE(closed_by_peer(silent, 60));
+  EXPECT_TRUE(closed_by_peer(silent_tcp, 60));
+  EXPECT_TRUE(closed_by_peer(stalled, 60));
+  for (int fd : {silent, silent_tcp, stalled}) close(fd);
+  EXPECT_TRUE(ps_lists(env, demo->pid()));
+  demo->signal(SIGTERM);
+  ProcessResult app = demo->wait();
+  EXPECT_NE(app.err.find("local peer that sent nothing within"), std::string::npos) << app.err;
+  EXPECT_NE(app.err.find("TCP peer that sent nothing within"), std::string::npos) << app.err;
+  EXPECT_NE(app.err.find("local peer that sent no whole message within"), std::string::npos)
+      << app.err;
+}
+
+// SIGTERM (default action) kills the app and removes its socket; the
+// socket of one killed by SIGKILL stays, and `gltrace ps` removes it
+// instead of listing it.
+TEST(LiveTrace, KilledAppLeavesNoSocketBehind) {
+  Env env;
+  auto terminated = start_long_demo(env, "terminated");
+  auto killed = start_long_demo(env, "killed");
+  std::string terminated_socket = env.socket(terminated->pid());
+  std::string killed_socket = env.socket(killed->pid());
+  ASSERT_TRUE(wait_for_socket(terminated_socket, *terminated));
+  ASSERT_TRUE(wait_for_socket(killed_socket, *killed));
+  terminated->signal(SIGTERM);
+  EXPECT_EQ(terminated->wait().term_signal, SIGTERM);
+  EXPECT_NE(access(terminated_socket.c_str(), F_OK), 0);
+  killed->signal(SIGKILL);
+  EXPECT_EQ(killed->wait().term_signal, SIGKILL);
+  EXPECT_EQ(access(killed_socket.c_str(), F_OK), 0);
+  ProcessResult ps = gltrace(env, {"ps"});
+  EXPECT_EQ(ps.exit_code, 0) << ps.err;
+  EXPECT_EQ(ps.out.find(killed_socket), std::string::npos) << ps.out;
+  EXPECT_NE(access(killed_socket.c_str(), F_OK), 0);
+}
+
+// attach creates its file 0600, as gltrace trace does: a trace holds app data.
+TEST(LiveTrace, AttachWritesAPrivateFile) {
+  Env env;
+  auto demo = start_long_demo(env, "demo");
+  ASSERT_TRUE(wait_for_socket(env.socket(demo->pid()), *demo));
+  std::string trace = env.dir + "/private.gltrace";
+  mode_t old_umask = umask(022);
+  EXPECT_TRUE(attach_frames(env, {std::to_string(demo->pid())}, trace));
+  umask(old_umask);
+  struct stat st {};
+  ASSERT_EQ(stat(trace.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  demo->signal(SIGTERM);
+  demo->wait();
 }
 
 // Two threads, two contexts: each joins at its own swap or make-current,

@@ -1,7 +1,11 @@
 // The loader against the real Mesa driver: apps of every kind run through
 // layer chains, and broken or untrusted layers are skipped with a message.
+#include <grp.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -190,6 +194,134 @@ TEST(Loader, LayerWritableByOthersIsRefused) {
   EXPECT_NE(r.err.find("refused: layer file " + dir + "/libLoose.so is writable by other users"),
             std::string::npos)
       << r.err;
+}
+
+constexpr uid_t kNobody = 65534;
+
+// A directory tree for the path tests: `root` is root's and open to
+// traverse (the nobody child below must reach into it); `good` holds a
+// passive layer, both root's and private.
+struct PathTree {
+  std::string root = make_temp_dir();
+  std::string good = root + "/good/libGood.so";
+  PathTree() {
+    chmod(root.c_str(), 0755);
+    fs::create_directory(root + "/good");
+    chmod((root + "/good").c_str(), 0755);
+    fs::copy_file(build_lib("layers/libGLES_layer_passive.so"), good);
+  }
+  std::string dir(const std::string& name, mode_t mode) const {
+    std::string path = root + "/" + name;
+    fs::create_directory(path);
+    chmod(path.c_str(), mode);
+    return path;
+  }
+};
+
+ProcessResult run_with_layer(const std::string& layer) {
+  return run_process({build_bin("probe_direct")}, layer_env(layer));
+}
+
+bool passive_layer_ran(const ProcessResult& r) {
+  return lines_with(r.err, "gles-layer-passive: eglChooseConfig enter").size() == 1;
+}
+
+// Anyone can swap a link in a world-writable directory, whatever it points
+// to; in a sticky one, only its owner can (root's link: trusted, another
+// user's: refused).
+TEST(Loader, LayerReachedThroughALinkOthersCanSwapIsRefused) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to own files as another user";
+  PathTree tree;
+  std::string open_dir = tree.dir("open", 0777);
+  fs::create_symlink(tree.good, open_dir + "/libLinked.so");
+  ProcessResult r = run_with_layer(open_dir + "/libLinked.so");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("refused: layer directory " + open_dir +
+                       " is writable by other users (mode 0777)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(passive_layer_ran(r)) << r.err;
+
+  std::string sticky = tree.dir("sticky", 01777);
+  fs::create_symlink(tree.good, sticky + "/libRootLink.so");
+  r = run_with_layer(sticky + "/libRootLink.so");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(passive_layer_ran(r)) << r.err;
+
+  fs::create_symlink(tree.good, sticky + "/libNobodyLink.so");
+  ASSERT_EQ(lchown((sticky + "/libNobodyLink.so").c_str(), kNobody, kNobody), 0);
+  r = run_with_layer(sticky + "/libNobodyLink.so");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("refused: layer link " + sticky +
+                       "/libNobodyLink.so is owned by uid 65534, neither root nor this user"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(passive_layer_ran(r)) << r.err;
+}
+
+// A private directory is no protection inside one that anyone can write:
+// the private one can be renamed away and replaced.
+TEST(Loader, DirectoryInsideAWorldWritableParentIsRefused) {
+  PathTree tree;
+  std::string open_dir = tree.dir("open", 0777);
+  std::string inner = open_dir + "/inner";
+  fs::create_directory(inner);
+  chmod(inner.c_str(), 0755);
+  fs::copy_file(tree.good, inner + "/libInner.so");
+  for (const std::string& layer : {inner + "/libInner.so", std::string("libInner.so")}) {
+    EnvChanges env = layer_env(layer, Mode::kPreload, inner);
+    ProcessResult r = run_process({build_bin("probe_direct")}, env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("refused: layer directory " + open_dir +
+                         " is writable by other users (mode 0777)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(passive_layer_ran(r)) << r.err;
+  }
+}
+
+// Another user swaps a link between a good layer and its own as fast as it
+// can while root loads through the link: its layer is never loaded. (Before
+// the walk, a check of the link's target and a dlopen of the link loaded
+// the swapped-in library in about a third of the tries.)
+TEST(Loader, LinkSwappedByAnotherUserNeverLoadsItsLibrary) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to run a process as another user";
+  PathTree tree;
+  std::string open_dir = tree.dir("open", 0777);
+  std::string own = tree.dir("nobody", 0755);
+  std::string bad = own + "/libBad.so";
+  fs::copy_file(build_lib("layers/libGLES_layer_counting.so"), bad);
+  ASSERT_EQ(chown(own.c_str(), kNobody, kNobody), 0);
+  ASSERT_EQ(chown(bad.c_str(), kNobody, kNobody), 0);
+  std::string link = open_dir + "/libRace.so";
+  fs::create_symlink(tree.good, link);
+  std::string temp = open_dir + "/.swap";
+
+  pid_t swapper = fork();
+  ASSERT_GE(swapper, 0);
+  if (swapper == 0) {
+    if (setgroups(0, nullptr) != 0 || setgid(kNobody) != 0 || setuid(kNobody) != 0) _exit(2);
+    // Bounded; the test kills it long before.
+    for (long i = 0; i < 100000000; ++i) {
+      unlink(temp.c_str());
+      if (symlink((i % 2 != 0 ? bad : tree.good).c_str(), temp.c_str()) != 0) _exit(3);
+      if (rename(temp.c_str(), link.c_str()) != 0) _exit(4);
+    }
+    _exit(0);
+  }
+  int refused = 0;
+  for (int i = 0; i < 20; ++i) {
+    ProcessResult r = run_with_layer(link);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(lines_with(r.err, "first eglInitialize").size(), 0u) << "attempt " << i << ":\n"
+                                                                   << r.err;
+    refused += r.err.find("refused: layer directory " + open_dir) != std::string::npos ? 1 : 0;
+  }
+  int status = 0;
+  EXPECT_EQ(waitpid(swapper, &status, WNOHANG), 0) << "the swapper stopped early: " << status;
+  kill(swapper, SIGKILL);
+  waitpid(swapper, &status, 0);
+  EXPECT_EQ(refused, 20);
 }
 
 TEST(Loader, AppSettingsBeatTheEnvironmentVariable) {

@@ -192,6 +192,35 @@ TEST(SettingsLoad, AcceptsFileOfExactlyTheLimit) {
   EXPECT_EQ(r.values, (Values{{"a", "1"}}));
 }
 
+// Settings pick layers and make processes traceable: a file another user
+// could write, or replace through a directory on its way, is not read.
+TEST(SettingsLoad, RefusesAFileOthersCouldChange) {
+  std::string dir = make_temp_dir();
+  test::write_text_file(dir + "/loose.conf", "a=1\n");
+  ASSERT_EQ(chmod((dir + "/loose.conf").c_str(), 0666), 0);
+  LoadResult r = load_file(dir + "/loose.conf");
+  EXPECT_FALSE(r.read_ok);
+  EXPECT_TRUE(r.values.empty());
+  EXPECT_NE(r.error.find("refused: settings file " + dir +
+                         "/loose.conf is writable by other users (mode 0666)"),
+            std::string::npos)
+      << r.error;
+
+  ASSERT_EQ(mkdir((dir + "/open").c_str(), 0777), 0);
+  ASSERT_EQ(chmod((dir + "/open").c_str(), 0777), 0);
+  ASSERT_EQ(mkdir((dir + "/open/inner").c_str(), 0755), 0);
+  test::write_text_file(dir + "/open/inner/settings.conf", "a=1\n");
+  r = load_file(dir + "/open/inner/settings.conf");
+  EXPECT_FALSE(r.read_ok);
+  EXPECT_NE(r.error.find("refused: settings directory " + dir +
+                         "/open is writable by other users (mode 0777)"),
+            std::string::npos)
+      << r.error;
+  // Missing is still just missing there.
+  r = load_file(dir + "/open/inner/none.conf");
+  EXPECT_TRUE(r.read_ok) << r.error;
+}
+
 TEST(SettingsLoad, RefusesFifoAndDirectoryWithoutHanging) {
   std::string dir = make_temp_dir();
   std::string fifo = dir + "/fifo";
