@@ -73,7 +73,10 @@ void FrameComparer::resolve(bool at_end) {
       compare(image, *traced);
     } else if (at_end || (settled_ != nullptr && settled_(image.frame, image.thread))) {
       // Nothing to count where neither side has an image.
-      if (image.not_replayed.empty()) ++without_image_;
+      if (image.not_replayed.empty()) {
+        ++without_image_;
+        ++frames_[image.frame].without_image;
+      }
     } else {
       return;
     }
@@ -92,10 +95,10 @@ void FrameComparer::count_frame(const FrameTally& tally) {
     ++frames_differing_;
   else if (tally.not_replayed != 0)
     ++frames_not_replayed_;
-  else if (tally.compared == 0)
-    ++frames_without_image_;
-  else
+  else if (tally.compared != 0)
     ++frames_identical_;
+  else if (tally.without_image != 0)
+    ++frames_without_image_;
 }
 
 void FrameComparer::resolved(const ReplayedImage& image) {

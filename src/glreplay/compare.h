@@ -103,7 +103,7 @@ class FrameComparer {
   uint64_t not_replayed() const { return not_replayed_; }
   // Frames with at least one trace image: all compared identical; any
   // differing; else any not replayed. And frames whose images the trace had
-  // none of.
+  // none of (a frame neither side has an image of counts nowhere).
   uint64_t frames_identical() const { return frames_identical_; }
   uint64_t frames_differing() const { return frames_differing_; }
   uint64_t frames_not_replayed() const { return frames_not_replayed_; }
@@ -113,7 +113,7 @@ class FrameComparer {
 
  private:
   struct FrameTally {
-    uint64_t waiting = 0, compared = 0, differing = 0, not_replayed = 0;
+    uint64_t waiting = 0, compared = 0, differing = 0, not_replayed = 0, without_image = 0;
     uint64_t draws_compared = 0;
     bool draw_differs = false;
     uint64_t first_differing_draw = 0;  // its call, when draw_differs

@@ -149,6 +149,44 @@ TEST(GlreplayCompare, ImagesReadAfterTheirSwapAreMatchedByKey) {
   EXPECT_EQ(comparer.frames_without_image(), 1u);
 }
 
+// A frame end that was not replayed counts its trace image as not replayed
+// (with the reason), its frame too; one the trace has no image of counts
+// nowhere (neither side has an image).
+TEST(GlreplayCompare, ATraceImageAtACallNotReplayedIsCountedWithTheReason) {
+  using glreplay::ImageKey;
+  using glreplay::ImageOrigin;
+  std::map<ImageKey, FrameImage> trace;
+  glreplay::FrameComparer comparer(0, [&](const ImageKey& key) -> std::optional<FrameImage> {
+    auto it = trace.find(key);
+    if (it == trace.end()) return std::nullopt;
+    FrameImage image = it->second;
+    trace.erase(it);
+    return image;
+  });
+  auto image = [] { return FrameImage{2, 2, std::make_shared<const std::string>(16, '\1')}; };
+  trace[{10, ImageOrigin::kSwap}] = image();
+  trace[{20, ImageOrigin::kSwap}] = image();
+  comparer.add(replayed(0, 10, ImageOrigin::kSwap, 1));
+  glreplay::ReplayedImage failed = replayed(1, 20, ImageOrigin::kSwap, 1);
+  failed.pixels.clear();
+  failed.not_replayed = "call 21: cannot replay eglSwapBuffers: no surface";
+  comparer.add(std::move(failed));
+  glreplay::ReplayedImage untraced = replayed(2, 30, ImageOrigin::kSwap, 1);
+  untraced.not_replayed = "call 31: cannot replay eglSwapBuffers: no surface";
+  comparer.add(std::move(untraced));
+  comparer.finish();
+  EXPECT_EQ(comparer.identical(), 1u);
+  EXPECT_EQ(comparer.not_replayed(), 1u);
+  EXPECT_EQ(comparer.differing() + comparer.without_image(), 0u);
+  EXPECT_EQ(comparer.frames_identical(), 1u);
+  EXPECT_EQ(comparer.frames_not_replayed(), 1u);
+  EXPECT_EQ(comparer.frames_differing() + comparer.frames_without_image(), 0u);
+  ASSERT_EQ(comparer.reports().size(), 1u);
+  EXPECT_EQ(comparer.reports()[0],
+            "frame 1, image at call 21 (eglSwapBuffers, origin swap): not replayed: call 21: "
+            "cannot replay eglSwapBuffers: no surface");
+}
+
 // A differing frame's report says where it went wrong: the first draw whose
 // image differs, the calls that could not be replayed, the differing area.
 TEST(GlreplayCompare, AFrameEndReportNamesItsFirstDifferingDraw) {
