@@ -6,8 +6,9 @@ Pointer sizes come from the registry's len= attributes. COMPSIZE(...) sizes
 src/trace/compsize.cpp, named compsize_<function>_<param>, for the functions
 listed in COMPSIZE_HANDLED. SIZES gives a size, as a len= expression, where
 the registry gives none or one the generic rules cannot compute. Any other
-unsizable pointer is recorded as Unknown, with the reason, never as garbage. Functions in CUSTOM are written
-by hand entirely (src/trace/custom_wrappers.cpp)."""
+unsizable pointer is recorded as Unknown, with the reason, never as garbage.
+Functions in CUSTOM are written by hand entirely
+(src/trace/custom_wrappers.cpp)."""
 
 import re
 
@@ -75,7 +76,8 @@ SIZES = {
     "glGetUniformfv.params": "uniform_components(program, location)",
     "glGetUniformiv.params": "uniform_components(program, location)",
     "glGetUniformuiv.params": "uniform_components(program, location)",
-    # One value per uniform asked for, whatever the pname.
+    # One per uniform asked for: its name in, its index or value (whatever
+    # the pname) out.
     "glGetUniformIndices.uniformNames": "uniformCount",
     "glGetUniformIndices.uniformIndices": "uniformCount",
     "glGetActiveUniformsiv.params": "uniformCount",
