@@ -213,6 +213,9 @@ def value_call(f, p):
         if is_const and base in TEXT_BASES and count is not None:
             # An array of NUL-terminated strings (glTransformFeedbackVaryings).
             return f"strings_value({v}, static_cast<int32_t>({count}), nullptr)"
+        if not is_const and depth == 2 and base == "void" and count is not None:
+            # Pointers written (glGetPointerv): their values, as numbers.
+            return f"array_value({v}, {count})"
         return f'unknown_value({v}, "pointer to pointers")'
     if length == "EGL_NONE-terminated":
         return f"attrib_list_value({v})"

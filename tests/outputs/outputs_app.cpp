@@ -2,7 +2,7 @@
 // asks the driver through every getter whose output size the registry leaves
 // to a rule (COMPSIZE, or none): indexed state, uniform values of several
 // types, a uniform block's active uniforms, uniform indices, offsets and
-// program resources, internal-format samples. It prints each value
+// program resources, internal-format samples, a pointer. It prints each value
 // ("NAME: v v v") and renders with what it read: the uniform block is filled
 // at the offsets the driver gave, the offset is the one read back.
 //   gltrace-outputs-app [FRAMES]
@@ -91,6 +91,10 @@ int main(int argc, char** argv) {
   glGetBooleani_v(GL_COLOR_WRITEMASK, 0, mask);
   print("glGetBooleani_v GL_COLOR_WRITEMASK", mask, 4);
   glColorMaski(0, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+
+  void* callback = &callback;
+  glGetPointerv(GL_DEBUG_CALLBACK_FUNCTION, &callback);
+  printf("glGetPointerv GL_DEBUG_CALLBACK_FUNCTION: %d\n", callback == nullptr ? 0 : 1);
 
   GLuint program = test_app::link(kApp, kVertex, kFragment);
   if (!check(program != 0, "link")) return 1;

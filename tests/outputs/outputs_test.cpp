@@ -112,6 +112,7 @@ TEST(Outputs, EveryGetterOutputIsTracedAndReplays) {
       {"glGetActiveUniformsiv", {"glGetActiveUniformsiv GL_UNIFORM_OFFSET"}},
       {"glGetProgramResourceiv", {"glGetProgramResourceiv GL_TYPE GL_ARRAY_SIZE"}},
       {"glGetInteger64i_v", {"glGetInteger64i_v GL_UNIFORM_BUFFER_SIZE"}},
+      {"glGetPointerv", {"glGetPointerv GL_DEBUG_CALLBACK_FUNCTION"}},
   };
   for (const Getter& g : getters) {
     auto calls = dumped_outputs(dump.out, g.function);
