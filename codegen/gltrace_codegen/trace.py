@@ -4,9 +4,11 @@ argument, the pointed-to data the registry can size, and the return value.
 Pointer sizes come from the registry's len= attributes. COMPSIZE(...) sizes
 (pixel-store state, pname tables) are computed by hand-written functions in
 src/trace/compsize.cpp, named compsize_<function>_<param>, for the functions
-listed in COMPSIZE_HANDLED; any other unsizable pointer is recorded as
-Unknown, with the reason, never as garbage. Functions in CUSTOM are written
-by hand entirely (src/trace/custom_wrappers.cpp)."""
+listed in COMPSIZE_HANDLED. SIZES gives a size, as a len= expression, where
+the registry gives none or one the generic rules cannot compute. Any other
+unsizable pointer is recorded as Unknown, with the reason, never as garbage.
+Functions in CUSTOM are written by hand entirely
+(src/trace/custom_wrappers.cpp)."""
 
 import re
 
@@ -57,6 +59,71 @@ COMPSIZE_HANDLED = {
     "glClearBufferfv.value", "glClearBufferiv.value", "glClearBufferuiv.value",
 }
 
+# Sizes the registry leaves unknown (no len=, or a COMPSIZE the generic rules
+# cannot compute): a len= expression over the parameters and the size helpers
+# of src/trace/compsize.h (SIZE_HELPERS). Each is what the call writes (or
+# reads), so the trace records exactly that and a replay gets scratch for it.
+SIZES = {
+    # Indexed state: as many values per index as the plain glGet of the same
+    # pname returns for one (4 for GL_VIEWPORT, GL_SCISSOR_BOX, GL_COLOR_WRITEMASK).
+    "glGetIntegeri_v.data": "pname_count(target)",
+    "glGetInteger64i_v.data": "pname_count(target)",
+    "glGetBooleani_v.data": "pname_count(target)",
+    "glGetIntegeri_vEXT.data": "pname_count(target)",
+    "glGetFloati_vOES.data": "pname_count(target)",
+    "glGetFloati_vNV.data": "pname_count(target)",
+    "glGetUnsignedBytei_vEXT.data": "pname_count(target)",
+    "glGetFixedv.params": "pname_count(pname)",
+    "glGetInteger64vAPPLE.params": "pname_count(pname)",
+    # A uniform's value: its type's components (16 for a mat4).
+    "glGetUniformfv.params": "uniform_components(program, location)",
+    "glGetUniformiv.params": "uniform_components(program, location)",
+    "glGetUniformuiv.params": "uniform_components(program, location)",
+    # One per uniform asked for: its name in, its index or value (whatever
+    # the pname) out.
+    "glGetUniformIndices.uniformNames": "uniformCount",
+    "glGetUniformIndices.uniformIndices": "uniformCount",
+    "glGetActiveUniformsiv.params": "uniformCount",
+    # GL_UNIFORM_BLOCK_ACTIVE_UNIFORM_INDICES: one per active uniform of the block.
+    "glGetActiveUniformBlockiv.params":
+        "uniform_block_param_count(program, uniformBlockIndex, pname)",
+    # Single values.
+    "glGetProgramPipelineivEXT.params": "1",
+    "glGetObjectLabelKHR.length": "1",
+    "glGetSyncivAPPLE.length": "1",
+    "glGetMemoryObjectParameterivEXT.params": "1",
+    "glGetSemaphoreParameterui64vEXT.params": "1",
+    "glGetSemaphoreParameterivNV.params": "1",
+    "glCreatePerfQueryINTEL.queryHandle": "1",
+    "glGetFirstPerfQueryIdINTEL.queryId": "1",
+    "glGetNextPerfQueryIdINTEL.nextQueryId": "1",
+    "glGetPerfQueryIdByNameINTEL.queryId": "1",
+    "glGetPerfCounterInfoINTEL.counterOffset": "1",
+    "glGetPerfCounterInfoINTEL.counterDataSize": "1",
+    "glGetPerfCounterInfoINTEL.counterTypeEnum": "1",
+    "glGetPerfCounterInfoINTEL.counterDataTypeEnum": "1",
+    "glGetPerfCounterInfoINTEL.rawCounterMaxValue": "1",
+    "glGetPerfQueryInfoINTEL.dataSize": "1",
+    "glGetPerfQueryInfoINTEL.noCounters": "1",
+    "glGetPerfQueryInfoINTEL.noInstances": "1",
+    "glGetPerfQueryInfoINTEL.capsMask": "1",
+    "glGetPerfQueryDataINTEL.bytesWritten": "1",
+    "glGetDriverControlsQCOM.num": "1",
+    "glGetDriverControlStringQCOM.length": "1",
+    "glExtGetTexturesQCOM.numTextures": "1",
+    "glExtGetTexLevelParameterivQCOM.params": "1",
+    "glExtGetProgramBinarySourceQCOM.length": "1",
+    # Counts given by another parameter.
+    "glCreateMemoryObjectsEXT.memoryObjects": "n",
+    "glGetCoverageModulationTableNV.v": "bufSize",
+    "glGetPerfQueryDataINTEL.data": "dataSize",
+    "glExtGetTexturesQCOM.textures": "maxTextures",
+}
+
+# Functions of src/trace/compsize.h a SIZES expression may call; their
+# arguments are passed as the parameters' own types.
+SIZE_HELPERS = {"pname_count", "uniform_components", "uniform_block_param_count"}
+
 _TRAILING_CONST = re.compile(r"\bconst\b")
 
 # Texture uploads: their data pointer is an offset when a pixel-unpack buffer
@@ -96,19 +163,38 @@ def _len_expr(f, length):
         # A pointer-to-count parameter (an output length): what it holds.
         names[p.name] = (f"({p.cname} != nullptr ? *{p.cname} : -1)" if "*" in p.type
                          else p.cname)
-    tokens = re.findall(r"[A-Za-z_]\w*|\d+|[*/+()-]|\s+", length)
+    tokens = re.findall(r"[A-Za-z_]\w*|\d+|[*/+(),-]|\s+", length)
     if "".join(tokens) != length:
         return None
     out = []
+    helper_parens = []  # per open parenthesis: whether it holds a helper's arguments
+    helper_next = False
     for tok in tokens:
         if tok.strip() == "":
             continue
-        if tok[0].isalpha() or tok[0] == "_":
+        if tok in SIZE_HELPERS:
+            out.append(f"gltrace::trace::{tok}")
+            helper_next = True
+        elif tok[0].isalpha() or tok[0] == "_":
             if tok not in names:
                 return None
-            out.append(f"static_cast<int64_t>({names[tok]})")
+            in_helper = bool(helper_parens) and helper_parens[-1]
+            out.append(names[tok] if in_helper else f"static_cast<int64_t>({names[tok]})")
+        elif tok == "(":
+            helper_parens.append(helper_next)
+            helper_next = False
+            out.append(tok)
+        elif tok == ")":
+            if not helper_parens:
+                return None
+            helper_parens.pop()
+            out.append(tok)
+        elif tok == "," and not (helper_parens and helper_parens[-1]):
+            return None
         else:
             out.append(tok)
+    if helper_parens or helper_next:
+        return None
     return " ".join(out)
 
 
@@ -123,34 +209,42 @@ def value_call(f, p):
         return f"pointer_value(reinterpret_cast<const void*>({v}))"
     if depth == 0:
         return f"pointer_value(reinterpret_cast<const void*>({v}))"
-    if depth > 1:
-        return f'unknown_value({v}, "pointer to pointers")'
     is_const = p.type.strip().startswith("const")
-    if p.len == "EGL_NONE-terminated":
+    length = SIZES.get(f"{f.name}.{p.name}", p.len)
+    if depth > 1:
+        count = _len_expr(f, length) if length else None
+        if is_const and base in TEXT_BASES and count is not None:
+            # An array of NUL-terminated strings (glTransformFeedbackVaryings).
+            return f"strings_value({v}, static_cast<int32_t>({count}), nullptr)"
+        if not is_const and depth == 2 and base == "void" and count is not None:
+            # Pointers written (glGetPointerv): their values, as numbers.
+            return f"array_value({v}, {count})"
+        return f'unknown_value({v}, "pointer to pointers")'
+    if length == "EGL_NONE-terminated":
         return f"attrib_list_value({v})"
-    if base in TEXT_BASES and is_const and p.len in ("COMPSIZE()", f"COMPSIZE({p.name})"):
+    if base in TEXT_BASES and is_const and length in ("COMPSIZE()", f"COMPSIZE({p.name})"):
         # The registry's way of saying NUL-terminated (glGetUniformBlockIndex,
         # glGetProgramResourceIndex and -Location).
         return f"text_value({v})"
-    if p.len == "COMPSIZE(pname)" and f"{f.name}.{p.name}" not in COMPSIZE_HANDLED:
+    if length == "COMPSIZE(pname)" and f"{f.name}.{p.name}" not in COMPSIZE_HANDLED:
         # How many values a pname takes: a table, 1 when unknown (never more
         # than the app's buffer holds).
         pname = next(q.cname for q in f.params if q.name == "pname")
         count = f"gltrace::trace::pname_count(static_cast<uint32_t>({pname}))"
-    elif p.len.startswith("COMPSIZE"):
+    elif length.startswith("COMPSIZE"):
         if f"{f.name}.{p.name}" in COMPSIZE_HANDLED:
             args = ", ".join(q.cname for q in f.params)
             count = f"gltrace::trace::compsize_{f.name}_{p.name}({args})"
         else:
-            return f'unknown_value({v}, "size computed from {p.len}, not implemented")'
-    elif p.len == "":
+            return f'unknown_value({v}, "size computed from {length}, not implemented")'
+    elif length == "":
         if base in TEXT_BASES and is_const:
             return f"text_value({v})"
         return f'unknown_value({v}, "no size in the registry")'
     else:
-        count = _len_expr(f, p.len)
+        count = _len_expr(f, length)
         if count is None:
-            return f'unknown_value({v}, "size {p.len} not understood")'
+            return f'unknown_value({v}, "size {length} not understood")'
     if base in TEXT_BASES:
         return f"text_value({v}, {count})"
     if base == "void":

@@ -9,7 +9,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from gltrace_codegen import ids, registry, validate  # noqa: E402
+from gltrace_codegen import ids, registry, trace, validate  # noqa: E402
 
 GL_XML = os.environ.get("GLTRACE_REGISTRY_GL", "/usr/share/khronos-api/gl.xml")
 IDS = os.environ.get("GLTRACE_IDS", os.path.join(HERE, "..", "..", "spec", "function_ids.txt"))
@@ -46,6 +46,35 @@ class RegistryTest(unittest.TestCase):
         self.assertIn("glDrawArraysInstancedEXT", by_name)   # a gles2 extension
         self.assertNotIn("glBegin", by_name)                 # desktop GL only
         self.assertEqual(by_name["glShaderSource"].params[2].len, "count")
+
+    def test_size_rules_name_real_parameters(self):
+        params = {f"{f.name}.{p.name}" for f in self.gl for p in f.params}
+        self.assertEqual(sorted(set(trace.SIZES) - params), [])
+
+    def test_every_core_gles_output_is_sized(self):
+        # What a call writes is recorded (and so gets scratch at replay).
+        unsized = []
+        for f in self.gl:
+            if f.name in trace.CUSTOM or not any(o.startswith(("GL_ES_VERSION", "GL_VERSION_ES"))
+                                                 for o in f.origins):
+                continue
+            for p in f.params:
+                if "*" in p.type and "const" not in p.type and \
+                        trace.value_call(f, p).startswith("unknown_value"):
+                    unsized.append(f"{f.name}.{p.name}")
+        self.assertEqual(unsized, [])
+
+    def test_size_rules_become_expressions(self):
+        by_name = {f.name: f for f in self.gl}
+        f = by_name["glGetIntegeri_v"]
+        self.assertEqual(trace.value_call(f, f.params[2]),
+                         "array_value(data, gltrace::trace::pname_count ( target ))")
+        f = by_name["glGetUniformIndices"]
+        self.assertEqual(trace.value_call(f, f.params[2]),
+                         "strings_value(uniformNames, static_cast<int32_t>("
+                         "static_cast<int64_t>(uniformCount)), nullptr)")
+        self.assertIsNone(trace._len_expr(f, "unknown_helper(program)"))
+        self.assertIsNone(trace._len_expr(f, "program, uniformCount"))
 
     def test_append_only_assignment(self):
         with tempfile.TemporaryDirectory() as tmp:

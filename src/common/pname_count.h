@@ -39,6 +39,11 @@ int64_t pname_value_count(uint32_t pname, Integer integer) {
     case GL_CURRENT_TEXTURE_COORDS:
     case GL_AMBIENT_AND_DIFFUSE:
       return 4;
+    case GL_DEVICE_UUID_EXT:
+    case GL_DRIVER_UUID_EXT:
+      return GL_UUID_SIZE_EXT;
+    case GL_DEVICE_LUID_EXT:
+      return GL_LUID_SIZE_EXT;
     case GL_SPOT_DIRECTION:
     case GL_CURRENT_NORMAL:
       return 3;

@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace gltrace::glreplay {
 
@@ -71,7 +72,11 @@ void FrameComparer::resolve(bool at_end) {
     if (traced.has_value()) {
       compare(image, *traced);
     } else if (at_end || (settled_ != nullptr && settled_(image.frame, image.thread))) {
-      ++without_image_;
+      // Nothing to count where neither side has an image.
+      if (image.not_replayed.empty()) {
+        ++without_image_;
+        ++frames_[image.frame].without_image;
+      }
     } else {
       return;
     }
@@ -81,33 +86,40 @@ void FrameComparer::resolve(bool at_end) {
 
 void FrameComparer::finish() {
   resolve(true);
-  for (const auto& [frame, tally] : frames_) {
-    if (tally.compared == 0)
-      ++frames_without_image_;
-    else if (tally.differing != 0)
-      ++frames_differing_;
-    else
-      ++frames_identical_;
-  }
+  for (const auto& [frame, tally] : frames_) count_frame(tally);
   frames_.clear();
+}
+
+void FrameComparer::count_frame(const FrameTally& tally) {
+  if (tally.differing != 0)
+    ++frames_differing_;
+  else if (tally.not_replayed != 0)
+    ++frames_not_replayed_;
+  else if (tally.compared != 0)
+    ++frames_identical_;
+  else if (tally.without_image != 0)
+    ++frames_without_image_;
 }
 
 void FrameComparer::resolved(const ReplayedImage& image) {
   --frames_[image.frame].waiting;
   // Frames come in order: no image of an earlier frame is still to come.
   for (auto it = frames_.begin(); it != frames_.end() && it->first < image.frame;
-       it = frames_.erase(it)) {
-    const FrameTally& tally = it->second;
-    if (tally.compared == 0)
-      ++frames_without_image_;
-    else if (tally.differing != 0)
-      ++frames_differing_;
-    else
-      ++frames_identical_;
-  }
+       it = frames_.erase(it))
+    count_frame(it->second);
 }
 
 void FrameComparer::compare(const ReplayedImage& replayed, const FrameImage& traced) {
+  if (!replayed.not_replayed.empty()) {
+    ++not_replayed_;
+    ++frames_[replayed.frame].not_replayed;
+    reports_.push_back("frame " + std::to_string(replayed.frame) + ", image " +
+                       (replayed.key.origin == ImageOrigin::kSwap ? "at" : "after") + " call " +
+                       std::to_string(replayed.call) + " (" + replayed.function + ", origin " +
+                       origin_name(replayed.key.origin) +
+                       "): not replayed: " + replayed.not_replayed);
+    return;
+  }
   ImageDiff diff = compare_images(replayed.pixels.data(), replayed.width, replayed.height,
                                   reinterpret_cast<const uint8_t*>(traced.pixels->data()),
                                   traced.width, traced.height, threshold_);

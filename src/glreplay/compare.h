@@ -6,6 +6,9 @@
 // read after (Image.seq: for a swap, its thread's last call before it) and
 // its origin.
 //
+// A frame end whose call could not be replayed has no replayed image: it is
+// added with the reason, and the trace's image is counted as not replayed.
+//
 // Each differing image is reported with what a user can act on: the call it
 // belongs to, the sizes when they differ, where the differing pixels are
 // and by how much, the calls before it that could not be replayed (when
@@ -68,6 +71,9 @@ struct ReplayedImage {
   std::vector<std::string> unreplayed;
   uint64_t unreplayed_count = 0;
   uint64_t unreplayed_in_frame = 0;
+  // Why the replay has no image here ("call N: cannot replay ..."); empty
+  // when it has one (pixels).
+  std::string not_replayed;
 };
 
 class FrameComparer {
@@ -93,17 +99,21 @@ class FrameComparer {
   uint64_t identical() const;
   uint64_t differing() const { return differing_; }
   uint64_t without_image() const { return without_image_; }
-  // Frames with at least one image compared: all identical, or not; and
-  // frames whose images the trace had none of.
+  // Trace images whose call could not be replayed.
+  uint64_t not_replayed() const { return not_replayed_; }
+  // Frames with at least one trace image: all compared identical; any
+  // differing; else any not replayed. And frames whose images the trace had
+  // none of (a frame neither side has an image of counts nowhere).
   uint64_t frames_identical() const { return frames_identical_; }
   uint64_t frames_differing() const { return frames_differing_; }
+  uint64_t frames_not_replayed() const { return frames_not_replayed_; }
   uint64_t frames_without_image() const { return frames_without_image_; }
   // One report per differing image (several lines), in the order compared.
   const std::vector<std::string>& reports() const { return reports_; }
 
  private:
   struct FrameTally {
-    uint64_t waiting = 0, compared = 0, differing = 0;
+    uint64_t waiting = 0, compared = 0, differing = 0, not_replayed = 0, without_image = 0;
     uint64_t draws_compared = 0;
     bool draw_differs = false;
     uint64_t first_differing_draw = 0;  // its call, when draw_differs
@@ -115,6 +125,7 @@ class FrameComparer {
   void resolve(bool at_end);
   void compare(const ReplayedImage& replayed, const FrameImage& traced);
   void resolved(const ReplayedImage& image);
+  void count_frame(const FrameTally& tally);
 
   int threshold_;
   Lookup lookup_;
@@ -123,8 +134,9 @@ class FrameComparer {
   uint64_t added_ = 0;
   std::map<uint64_t, FrameTally> frames_;  // frames with images still waiting
   uint64_t identical_[kImageOrigins] = {};
-  uint64_t differing_ = 0, without_image_ = 0;
-  uint64_t frames_identical_ = 0, frames_differing_ = 0, frames_without_image_ = 0;
+  uint64_t differing_ = 0, without_image_ = 0, not_replayed_ = 0;
+  uint64_t frames_identical_ = 0, frames_differing_ = 0, frames_not_replayed_ = 0,
+           frames_without_image_ = 0;
   std::vector<std::string> reports_;
   // Calls not replayed that a report has named so far: each report names
   // those only when more have failed since (one failed upload spoils every

@@ -74,6 +74,7 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   const ReplayEntry& entry = replay_entry(call->function);
   const char* name =
       call->function < api::kFunctionIdLimit ? api::kFunctionInfo[call->function].name : nullptr;
+  uint64_t frame = session_.frame();
   std::string message;
   switch (entry.kind) {
     case ReplayKind::kSkip:
@@ -119,6 +120,20 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
     if (frame_unreplayed_.size() < kUnreplayedListed) frame_unreplayed_.push_back(listed);
     ++unreplayed_count_;
     ++frame_unreplayed_count_;
+  }
+  // A swap that failed before it read the framebuffer (its surface could not
+  // be made): the trace's image there is counted as not replayed, and the
+  // frame ends all the same, so later frames keep their numbers.
+  if (increment.ends_frame && call->function != api::kFn_glFinish && session_.frame() == frame) {
+    if (options_.compare && pass_ == 1 && session_.info().frame_images()) {
+      ReplayedImage image = image_of_call(frame, ImageOrigin::kSwap, swap_image_key_);
+      image.not_replayed = "call " + std::to_string(call->seq) + ": " +
+                           (message.empty() ? std::string("not replayed") : message);
+      comparer_.add(std::move(image));
+      print_reports();
+    }
+    session_.next_frame();
+    frame_ended();
   }
   if (is_draw(call->function))
     read_image(session_.frame(), Session::ReadArea::kViewport, ImageOrigin::kDraw, call->seq);
@@ -171,14 +186,7 @@ void GlExecutor::read_image(uint64_t frame, Session::ReadArea area, ImageOrigin 
       session_.report(error);
   }
   if (compare) {
-    ReplayedImage image;
-    image.frame = frame;
-    image.thread = call_->thread;
-    image.key = {key_seq, origin};
-    image.call = call_->seq;
-    image.function = call_->function < api::kFunctionIdLimit
-                         ? api::kFunctionInfo[call_->function].name
-                         : "function " + std::to_string(call_->function);
+    ReplayedImage image = image_of_call(frame, origin, key_seq);
     image.width = width;
     image.height = height;
     image.pixels = std::move(pixels);
@@ -188,6 +196,18 @@ void GlExecutor::read_image(uint64_t frame, Session::ReadArea area, ImageOrigin 
     comparer_.add(std::move(image));
     print_reports();
   }
+}
+
+ReplayedImage GlExecutor::image_of_call(uint64_t frame, ImageOrigin origin, uint64_t key_seq) {
+  ReplayedImage image;
+  image.frame = frame;
+  image.thread = call_->thread;
+  image.key = {key_seq, origin};
+  image.call = call_->seq;
+  image.function = call_->function < api::kFunctionIdLimit
+                       ? api::kFunctionInfo[call_->function].name
+                       : "function " + std::to_string(call_->function);
+  return image;
 }
 
 void GlExecutor::print_reports() {

@@ -60,6 +60,8 @@ class GlExecutor : public replay::Executor {
   // Reads `area` for the compare (an image of `origin` keyed by `key_seq`,
   // belonging to the running call) and, at a frame's end, the snapshot.
   void read_image(uint64_t frame, Session::ReadArea area, ImageOrigin origin, uint64_t key_seq);
+  // The running call's image for the compare, without pixels.
+  ReplayedImage image_of_call(uint64_t frame, ImageOrigin origin, uint64_t key_seq);
   void print_reports();
 
   Session& session_;

@@ -271,15 +271,21 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
   if (front.executor.compare) {
     const FrameComparer& c = executor.comparer();
     const char* within = front.executor.threshold != 0 ? " (within the threshold)" : "";
+    // After one whole pass every trace image had its replayed one (a loop's
+    // later passes read the images again and compare nothing); one left has
+    // none: the replay could not read its framebuffer there, or stopped
+    // before it.
+    uint64_t left = executor.passes() == 1 ? info->images_left() : 0;
     printf("compare: %" PRIu64 " frames identical%s, %" PRIu64 " differ, %" PRIu64
-           " without a trace image\n",
-           c.frames_identical(), within, c.frames_differing(), c.frames_without_image());
+           " without a trace image, %" PRIu64 " not replayed\n",
+           c.frames_identical(), within, c.frames_differing(), c.frames_without_image(),
+           c.frames_not_replayed());
     printf("compare: %" PRIu64 " images identical%s (%" PRIu64 " at swaps, %" PRIu64
            " at glFinish, %" PRIu64 " after draws), %" PRIu64 " differ, %" PRIu64
-           " without a trace image\n",
+           " without a trace image, %" PRIu64 " not replayed\n",
            c.identical(), within, c.identical(ImageOrigin::kSwap),
            c.identical(ImageOrigin::kFinish), c.identical(ImageOrigin::kDraw), c.differing(),
-           c.without_image());
+           c.without_image(), c.not_replayed() + left);
     if (!info->has_images()) {
       fprintf(stderr,
               "%s: %s holds no framebuffer images to compare with (trace with "
@@ -287,16 +293,11 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
               program.c_str(), front.trace.c_str());
       exit_status = kExitFailure;
     }
-    // After one whole pass every trace image had its replayed one (a loop's
-    // later passes read the images again and compare nothing).
-    size_t left = info->images_left();
-    if (status.ok() && executor.passes() == 1 && left != 0) {
-      printf(
-          "compare: %zu trace images had no replayed image: the replay could not read its "
-          "framebuffer there\n",
-          left);
-      exit_status = kExitFailure;
-    }
+    if (left != 0)
+      printf("compare: %" PRIu64 " trace images had no replayed image: %s\n", left,
+             status.ok() ? "the replay could not read its framebuffer there"
+                         : "the replay stopped before them");
+    if (c.not_replayed() + left != 0) exit_status = kExitFailure;
     if (c.differing() != 0) exit_status = kExitFailure;
   }
   if (session.errors() != 0) {

@@ -1,5 +1,9 @@
 #include "trace/compsize.h"
 
+#include <algorithm>
+#include <string>
+#include <string_view>
+
 #define GL_GLES_PROTOTYPES 0
 #include <GLES/gl.h>
 #include <GLES2/gl2.h>
@@ -14,6 +18,51 @@
 #include "trace/session.h"
 
 namespace gltrace::trace {
+namespace {
+
+// Values in a uniform of this type (glGetActiveUniform's type).
+int64_t type_components(GLenum type) {
+  switch (type) {
+    case GL_FLOAT_VEC2:
+    case GL_INT_VEC2:
+    case GL_UNSIGNED_INT_VEC2:
+    case GL_BOOL_VEC2:
+      return 2;
+    case GL_FLOAT_VEC3:
+    case GL_INT_VEC3:
+    case GL_UNSIGNED_INT_VEC3:
+    case GL_BOOL_VEC3:
+      return 3;
+    case GL_FLOAT_VEC4:
+    case GL_INT_VEC4:
+    case GL_UNSIGNED_INT_VEC4:
+    case GL_BOOL_VEC4:
+    case GL_FLOAT_MAT2:
+      return 4;
+    case GL_FLOAT_MAT2x3:
+    case GL_FLOAT_MAT3x2:
+      return 6;
+    case GL_FLOAT_MAT2x4:
+    case GL_FLOAT_MAT4x2:
+      return 8;
+    case GL_FLOAT_MAT3:
+      return 9;
+    case GL_FLOAT_MAT3x4:
+    case GL_FLOAT_MAT4x3:
+      return 12;
+    case GL_FLOAT_MAT4:
+      return 16;
+    default:
+      return 1;  // scalars, samplers, images, atomic counters
+  }
+}
+
+template <typename Pfn>
+Pfn driver(uint32_t id) {
+  return reinterpret_cast<Pfn>(next_function(id));
+}
+
+}  // namespace
 
 int32_t driver_integer(uint32_t pname) {
   GLint value = 0;
@@ -23,6 +72,51 @@ int32_t driver_integer(uint32_t pname) {
 
 int64_t pname_count(uint32_t pname) {
   return pname_value_count(pname, [](uint32_t n) -> int64_t { return driver_integer(n); });
+}
+
+int64_t uniform_components(uint32_t program, int32_t location) {
+  // Only queries that cannot fail: a GL error they raised would be the app's
+  // to read.
+  if (location < 0 || driver<PFN_gltrace_glIsProgram>(api::kFn_glIsProgram)(program) != GL_TRUE)
+    return 0;
+  auto get_program = driver<PFN_gltrace_glGetProgramiv>(api::kFn_glGetProgramiv);
+  GLint linked = GL_FALSE, uniforms = 0, max_name = 0;
+  get_program(program, GL_LINK_STATUS, &linked);
+  if (linked != GL_TRUE) return 0;
+  get_program(program, GL_ACTIVE_UNIFORMS, &uniforms);
+  get_program(program, GL_ACTIVE_UNIFORM_MAX_LENGTH, &max_name);
+  auto active_uniform = driver<PFN_gltrace_glGetActiveUniform>(api::kFn_glGetActiveUniform);
+  auto uniform_location = driver<PFN_gltrace_glGetUniformLocation>(api::kFn_glGetUniformLocation);
+  std::string name(static_cast<size_t>(std::max(max_name, 1)), '\0');
+  for (GLint i = 0; i < uniforms; ++i) {
+    GLsizei length = 0;
+    GLint size = 0;
+    GLenum type = 0;
+    active_uniform(program, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length,
+                   &size, &type, name.data());
+    std::string uniform(name.data(), static_cast<size_t>(std::max(length, 0)));
+    if (uniform_location(program, uniform.c_str()) == location) return type_components(type);
+    // An array's elements have locations of their own, not always in a row.
+    constexpr std::string_view kFirst = "[0]";
+    if (size > 1 && uniform.ends_with(kFirst)) {
+      std::string base = uniform.substr(0, uniform.size() - kFirst.size());
+      for (GLint k = 1; k < size; ++k) {
+        std::string element = base + "[" + std::to_string(k) + "]";
+        if (uniform_location(program, element.c_str()) == location) return type_components(type);
+      }
+    }
+  }
+  return 0;
+}
+
+int64_t uniform_block_param_count(uint32_t program, uint32_t block, uint32_t pname) {
+  if (pname != GL_UNIFORM_BLOCK_ACTIVE_UNIFORM_INDICES) return 1;
+  // The call just made had these arguments: this query fails only where it
+  // failed, and a GL error flag keeps the first error.
+  GLint count = 0;
+  driver<PFN_gltrace_glGetActiveUniformBlockiv>(api::kFn_glGetActiveUniformBlockiv)(
+      program, block, GL_UNIFORM_BLOCK_ACTIVE_UNIFORMS, &count);
+  return count;
 }
 
 int64_t unpack_image_size(uint32_t format, uint32_t type, int64_t width, int64_t height,

@@ -14,6 +14,15 @@ int32_t driver_integer(uint32_t pname);
 // pname is not in the table (never more than the app's buffer holds).
 int64_t pname_count(uint32_t pname);
 
+// How many values glGetUniform{f,i,ui}v write for `location` of `program`:
+// the components of the uniform's type (16 for a mat4), 0 when the location
+// names no active uniform (the call fails and writes nothing).
+int64_t uniform_components(uint32_t program, int32_t location);
+
+// How many values glGetActiveUniformBlockiv writes for pname: the block's
+// active uniform count for GL_UNIFORM_BLOCK_ACTIVE_UNIFORM_INDICES, else 1.
+int64_t uniform_block_param_count(uint32_t program, uint32_t block, uint32_t pname);
+
 // Bytes an image of this size/format/type takes in client memory under the
 // current pixel-unpack (or pack) state, or -1 when a pixel buffer object is
 // bound (the pointer is then an offset into it).

@@ -149,6 +149,44 @@ TEST(GlreplayCompare, ImagesReadAfterTheirSwapAreMatchedByKey) {
   EXPECT_EQ(comparer.frames_without_image(), 1u);
 }
 
+// A frame end that was not replayed counts its trace image as not replayed
+// (with the reason), its frame too; one the trace has no image of counts
+// nowhere (neither side has an image).
+TEST(GlreplayCompare, ATraceImageAtACallNotReplayedIsCountedWithTheReason) {
+  using glreplay::ImageKey;
+  using glreplay::ImageOrigin;
+  std::map<ImageKey, FrameImage> trace;
+  glreplay::FrameComparer comparer(0, [&](const ImageKey& key) -> std::optional<FrameImage> {
+    auto it = trace.find(key);
+    if (it == trace.end()) return std::nullopt;
+    FrameImage image = it->second;
+    trace.erase(it);
+    return image;
+  });
+  auto image = [] { return FrameImage{2, 2, std::make_shared<const std::string>(16, '\1')}; };
+  trace[{10, ImageOrigin::kSwap}] = image();
+  trace[{20, ImageOrigin::kSwap}] = image();
+  comparer.add(replayed(0, 10, ImageOrigin::kSwap, 1));
+  glreplay::ReplayedImage failed = replayed(1, 20, ImageOrigin::kSwap, 1);
+  failed.pixels.clear();
+  failed.not_replayed = "call 21: cannot replay eglSwapBuffers: no surface";
+  comparer.add(std::move(failed));
+  glreplay::ReplayedImage untraced = replayed(2, 30, ImageOrigin::kSwap, 1);
+  untraced.not_replayed = "call 31: cannot replay eglSwapBuffers: no surface";
+  comparer.add(std::move(untraced));
+  comparer.finish();
+  EXPECT_EQ(comparer.identical(), 1u);
+  EXPECT_EQ(comparer.not_replayed(), 1u);
+  EXPECT_EQ(comparer.differing() + comparer.without_image(), 0u);
+  EXPECT_EQ(comparer.frames_identical(), 1u);
+  EXPECT_EQ(comparer.frames_not_replayed(), 1u);
+  EXPECT_EQ(comparer.frames_differing() + comparer.frames_without_image(), 0u);
+  ASSERT_EQ(comparer.reports().size(), 1u);
+  EXPECT_EQ(comparer.reports()[0],
+            "frame 1, image at call 21 (eglSwapBuffers, origin swap): not replayed: call 21: "
+            "cannot replay eglSwapBuffers: no surface");
+}
+
 // A differing frame's report says where it went wrong: the first draw whose
 // image differs, the calls that could not be replayed, the differing area.
 TEST(GlreplayCompare, AFrameEndReportNamesItsFirstDifferingDraw) {
@@ -749,9 +787,11 @@ class ImageSourceTrace {
  public:
   // `source`: the ImageSource pixels (empty: not captured); `frame`: the
   // swap image the trace holds; `stray_origin`: also an image of that
-  // origin after the blit, where the replay reads none.
+  // origin after the blit, where the replay reads none; `swapped_surface`:
+  // the surface the swap names (another than the one made: the swap cannot
+  // be replayed).
   static void write(const std::string& path, const std::string& source, const std::string& frame,
-                    const char* stray_origin = nullptr) {
+                    const char* stray_origin = nullptr, uint64_t swapped_surface = 0x5f) {
     ImageSourceTrace t;
     encode_header(t.e_, 1, "dmabuf");
     encode_thread(t.e_, 1, 1, "main");
@@ -797,7 +837,7 @@ class ImageSourceTrace {
     t.call(api::kFn_glBlitFramebuffer,
            {s(0), s(0), s(4), s(4), s(0), s(0), s(4), s(4), u(0x4000), u(0x2600)});
     uint64_t last = t.seq_ - 1;
-    t.call(api::kFn_eglSwapBuffers, {u(dpy), u(surface)}, u(1));
+    t.call(api::kFn_eglSwapBuffers, {u(dpy), u(swapped_surface)}, u(1));
     t.record(schema::record::kFrame, [&](wire::Encoder& e) {
       e.uint_field(schema::frame::kNumber, 0);
       e.uint_field(schema::frame::kSeq, t.seq_ - 1);
@@ -912,6 +952,34 @@ TEST(GlreplayCompareEnd, ATraceImageWithoutAReplayedOneFailsTheCompare) {
   EXPECT_EQ(compare_line(r.out).identical, 1u) << r.out;
   EXPECT_NE(r.out.find("compare: 1 trace images had no replayed image"), std::string::npos)
       << r.out;
+}
+
+// A swap that cannot be replayed (its surface was never made) has no
+// replayed image: the trace's image there is counted as not replayed, with
+// the call that failed, and fails the compare.
+TEST(GlreplayCompareEnd, AFrameWhoseSwapIsNotReplayedIsCountedWithTheReason) {
+  std::string dir = make_temp_dir();
+  std::string pixels = rgba_pattern(1);
+  ImageSourceTrace::write(dir + "/unswapped.gltrace", pixels, pixels, nullptr, 0x5e);
+  ProcessResult r = glreplay({"-n", "--compare", dir + "/unswapped.gltrace"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("compare: 0 frames identical, 0 differ, 0 without a trace image, 1 not "
+                       "replayed\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("compare: 0 images identical (0 at swaps, 0 at glFinish, 0 after draws), "
+                       "0 differ, 0 without a trace image, 1 not replayed\n"),
+            std::string::npos)
+      << r.out;
+  // The report names the swap and why it failed.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      r.out, m,
+      std::regex(R"(frame 0, image at call (\d+) \(eglSwapBuffers, origin swap\): not replayed: )"
+                 R"(call (\d+): cannot replay eglSwapBuffers: .*surface)")))
+      << r.out;
+  EXPECT_EQ(m[1], m[2]) << r.out;
+  EXPECT_EQ(r.out.find("had no replayed image"), std::string::npos) << r.out;
 }
 
 TEST(GlreplayEglImages, AnImageFromOutsideGlReplaysFromItsRecordedPixels) {
