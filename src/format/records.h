@@ -279,6 +279,12 @@ class RecordBatch final : public Consumer {
 // bound on what a hostile chunk can make the decoder keep.
 inline constexpr size_t kMaxValuesPerCall = 1024;
 
+// Most array elements and strings one Call (or Context) may hold, all its
+// values together. A packed integer of one byte decodes to eight, so without
+// this a 64 MiB chunk of them would decode to 512 MiB; the writer inlines
+// arrays under 256 bytes only (bigger data is bytes or a Blob), far below it.
+inline constexpr size_t kMaxElementsPerRecord = size_t{1} << 20;
+
 // Decodes chunk payloads (serialized Chunk messages) into Consumer calls,
 // reusing its scratch records. Unknown fields are skipped; a wrong wire type,
 // a length past its message or too many values is an error.
