@@ -6,6 +6,7 @@
 #include <cstring>
 #include <list>
 #include <new>
+#include <unordered_set>
 #include <utility>
 
 #include "gltrace/api/functions.h"
@@ -186,7 +187,17 @@ class TraceSource::Collector : public format::Consumer {
       info_.add_image(image.seq, FrameImage{image.width, image.height, std::move(pixels)});
   }
 
+  // Why the trace cannot be replayed, when the decoder was stopped for it.
+  const std::optional<std::string>& refused() const { return refused_; }
+
   void on_call(const format::Call& c) override {
+    if (threads_.insert(c.thread).second && threads_.size() > kMaxReplayThreads) {
+      refused_ = "call " + std::to_string(c.seq) + " is of a recorded thread more than " +
+                 std::to_string(kMaxReplayThreads) + " (thread " + std::to_string(c.thread) +
+                 "): replay runs at most " + std::to_string(kMaxReplayThreads) + " threads";
+      request_stop();
+      return;
+    }
     // The call and all its values in one piece of CallMemory, sized first.
     size_t size = round16(sizeof(Call)) + round16(sizeof(Value) * c.args.size());
     for (const format::Value& v : c.args) size += extra_size(v);
@@ -281,10 +292,11 @@ class TraceSource::Collector : public format::Consumer {
         if (!calls.empty() && (first == nullptr || calls.front().index < first->front().index))
           first = &calls;
       // A gap in the seqs (a call of a thread whose chunk comes later) holds
-      // everything after it back, unless the trace said those calls are lost.
+      // everything after it back, unless the trace said those calls are lost
+      // or too many calls wait for them.
       uint64_t index = first->front().index;
       if (index > expected_) {
-        if (!all && index >= complete_below_) return;
+        if (!all && index >= complete_below_ && held_ <= kMaxHeldCalls) return;
         note_gap(expected_, index - 1, index <= complete_below_ || closed_cleanly_);
       }
       expected_ = std::max(expected_, index + 1);
@@ -461,6 +473,8 @@ class TraceSource::Collector : public format::Consumer {
   std::vector<SeqGap>& gaps_;
   uint64_t complete_below_ = 0;  // the last CallsComplete record's
   bool closed_cleanly_ = false;
+  std::unordered_set<uint32_t> threads_;  // recorded threads met so far
+  std::optional<std::string> refused_;
 };
 
 // --- TraceSource -----------------------------------------------------------------
@@ -513,7 +527,13 @@ bool TraceSource::fill() {
       break;
     }
     collector_->set_chunk_offset(chunk.offset);
-    if (!decoder_->decode_chunk(chunk.payload, *collector_)) {
+    bool decoded = decoder_->decode_chunk(chunk.payload, *collector_);
+    if (collector_->refused().has_value()) {
+      char where[64];
+      snprintf(where, sizeof where, "chunk at offset %" PRIu64 ": ", chunk.offset);
+      deferred_error_ = where + *collector_->refused();
+      collector_->release_all(false);
+    } else if (!decoded) {
       char where[96];
       snprintf(where, sizeof where, "chunk at offset %" PRIu64 ", byte %zu: ", chunk.offset,
                decoder_->error_offset());

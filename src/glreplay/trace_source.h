@@ -67,6 +67,14 @@ struct SeqGap {
 // "calls 0-699 are missing from the trace (lost before the capture was cut)"
 std::string describe_gap(const SeqGap& gap);
 
+// Recorded threads a trace may have: each is replayed on a thread of its own,
+// so a trace naming more is refused (a hostile one named 20 000).
+inline constexpr size_t kMaxReplayThreads = 256;
+// Calls held back waiting for an earlier seq of another thread: past this
+// many the missing calls are taken as lost (a gap in the seqs must not make
+// a replay hold the rest of the trace).
+inline constexpr size_t kMaxHeldCalls = size_t{1} << 20;
+
 struct SourceOptions {
   // Keep the trace's swap images (for --compare); otherwise they are dropped.
   bool keep_images = false;
