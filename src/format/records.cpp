@@ -1,5 +1,6 @@
 #include "format/records.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -978,11 +979,23 @@ struct RecordDecoder::Scratch {
     *previous = {c->start_ns, c->seq};
   }
 
-  bool decode_chunk(std::span<const uint8_t> bytes, Consumer& consumer) {
+  // From byte *resume on (0: a new chunk); *resume is where it stopped.
+  bool decode_chunk(std::span<const uint8_t> bytes, Consumer& consumer, size_t* resume) {
     payload = bytes.data();
-    positions.clear();  // every chunk decodes on its own (seeking)
-    many_positions = {};
-    Msg m(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), 0, "Chunk");
+    size_t start = std::min(*resume, bytes.size());
+    if (start == 0) {
+      positions.clear();  // every chunk decodes on its own (seeking)
+      many_positions = {};
+    }
+    Msg m(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()) + start, bytes.size() - start),
+        start, "Chunk");
+    bool ok = decode_records(m, consumer);
+    *resume = start + m.r.offset();
+    return ok;
+  }
+
+  bool decode_records(Msg& m, Consumer& consumer) {
     uint32_t f = 0;
     WireType t{};
     std::string_view record;
@@ -1043,9 +1056,15 @@ RecordDecoder::RecordDecoder() : scratch_(std::make_unique<Scratch>()) {}
 RecordDecoder::~RecordDecoder() = default;
 
 bool RecordDecoder::decode_chunk(std::span<const uint8_t> payload, Consumer& consumer) {
+  size_t start = 0;
+  return decode_chunk(payload, consumer, &start);
+}
+
+bool RecordDecoder::decode_chunk(std::span<const uint8_t> payload, Consumer& consumer,
+                                 size_t* resume) {
   bool ok = false;
   try {
-    ok = scratch_->decode_chunk(payload, consumer);
+    ok = scratch_->decode_chunk(payload, consumer, resume);
   } catch (const std::bad_alloc&) {
     scratch_->fail(0, "out of memory decoding the chunk");
   }

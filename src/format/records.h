@@ -189,6 +189,8 @@ class Consumer {
   // From a callback: stop after the current record.
   void request_stop() { stop_ = true; }
   bool stop_requested() const { return stop_; }
+  // Before decoding on (RecordDecoder::decode_chunk with resume).
+  void clear_stop_request() { stop_ = false; }
 
  private:
   bool stop_ = false;
@@ -297,6 +299,11 @@ class RecordDecoder {
 
   // False on malformed data; error() says what and names error_offset().
   bool decode_chunk(std::span<const uint8_t> payload, Consumer& consumer);
+  // The same, from byte *resume of the payload (0: its start), for a consumer
+  // that stops inside a chunk to go on later: *resume is then where the next
+  // record starts (payload.size() once the chunk is done). The payload must
+  // stay the same between the calls, and no other chunk be decoded between.
+  bool decode_chunk(std::span<const uint8_t> payload, Consumer& consumer, size_t* resume);
   // The same into a batch, without copying the calls' args.
   bool decode_chunk(std::span<const uint8_t> payload, RecordBatch& batch);
   // An Index message; at most max_entries entries.

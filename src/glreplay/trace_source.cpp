@@ -246,6 +246,7 @@ class TraceSource::Collector : public format::Consumer {
                            c.function == api::kFn_eglSwapBuffersWithDamageEXT;
     increment.payload = std::move(payload);
     push(std::move(increment));
+    if (out_.size() >= kMaxPendingCalls) request_stop();  // the rest of the chunk later
   }
 
   // Every seq below this is in the chunks read so far: a call still
@@ -500,6 +501,7 @@ bool TraceSource::open(const std::string& path, std::string* error) {
   pending_.clear();
   gaps_.clear();
   deferred_error_.reset();
+  resume_ = kNoChunk;
   ended_ = false;
   calls_ = 0;
   // A fresh consumer: one that met an error has asked the decoder to stop.
@@ -513,32 +515,39 @@ bool TraceSource::open(const std::string& path, std::string* error) {
   return true;
 }
 
-// Decodes chunks until an increment is pending, the trace ends or fails.
+// Decodes until an increment is pending, the trace ends or fails: a chunk
+// at a time, or a part of one (the collector stops the decoder once
+// kMaxPendingCalls are pending, and decoding goes on from there later).
 bool TraceSource::fill() {
-  format::ChunkView chunk;
   while (pending_.empty() && !ended_ && !deferred_error_.has_value()) {
-    if (!reader_->next(&chunk)) {
-      ended_ = true;
-      const format::ReadStatus& status = reader_->status();
-      // A cut-short trace replays up to its damage and then stops, as a
-      // corrupt one does: the replay is not the whole recording.
-      if (status.state != format::ReadState::kEnd) deferred_error_ = status.message;
-      collector_->release_all(status.closed_cleanly);
-      break;
+    if (resume_ == kNoChunk) {
+      if (!reader_->next(&chunk_)) {
+        ended_ = true;
+        const format::ReadStatus& status = reader_->status();
+        // A cut-short trace replays up to its damage and then stops, as a
+        // corrupt one does: the replay is not the whole recording.
+        if (status.state != format::ReadState::kEnd) deferred_error_ = status.message;
+        collector_->release_all(status.closed_cleanly);
+        break;
+      }
+      collector_->set_chunk_offset(chunk_.offset);
+      resume_ = 0;
     }
-    collector_->set_chunk_offset(chunk.offset);
-    bool decoded = decoder_->decode_chunk(chunk.payload, *collector_);
+    collector_->clear_stop_request();
+    bool decoded = decoder_->decode_chunk(chunk_.payload, *collector_, &resume_);
     if (collector_->refused().has_value()) {
       char where[64];
-      snprintf(where, sizeof where, "chunk at offset %" PRIu64 ": ", chunk.offset);
+      snprintf(where, sizeof where, "chunk at offset %" PRIu64 ": ", chunk_.offset);
       deferred_error_ = where + *collector_->refused();
       collector_->release_all(false);
     } else if (!decoded) {
       char where[96];
-      snprintf(where, sizeof where, "chunk at offset %" PRIu64 ", byte %zu: ", chunk.offset,
+      snprintf(where, sizeof where, "chunk at offset %" PRIu64 ", byte %zu: ", chunk_.offset,
                decoder_->error_offset());
       deferred_error_ = where + decoder_->error();
       collector_->release_all(false);
+    } else if (!collector_->stop_requested()) {
+      resume_ = kNoChunk;  // the chunk is done
     }
   }
   return !pending_.empty();

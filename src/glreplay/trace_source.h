@@ -74,6 +74,8 @@ inline constexpr size_t kMaxReplayThreads = 256;
 // many the missing calls are taken as lost (a gap in the seqs must not make
 // a replay hold the rest of the trace).
 inline constexpr size_t kMaxHeldCalls = size_t{1} << 20;
+// Calls decoded ahead of the replay: a chunk of more is decoded in parts.
+inline constexpr size_t kMaxPendingCalls = size_t{64} << 10;
 
 struct SourceOptions {
   // Keep the trace's swap images (for --compare); otherwise they are dropped.
@@ -118,6 +120,11 @@ class TraceSource : public replay::IncrementSource {
   std::unique_ptr<format::RecordDecoder> decoder_;
   std::unique_ptr<BlobStore> blobs_;
   std::unique_ptr<Collector> collector_;
+  // The chunk being decoded, and where in its payload decoding goes on
+  // (kNoChunk: none, read the next).
+  static constexpr size_t kNoChunk = SIZE_MAX;
+  format::ChunkView chunk_;
+  size_t resume_ = kNoChunk;
   std::deque<replay::Increment> pending_;
   // A problem met while decoding: reported once what came before it is out.
   std::optional<std::string> deferred_error_;
