@@ -124,6 +124,66 @@ std::vector<Command> commands(const std::string& dir) {
   return list;
 }
 
+// The file of one hostile kind, written under dir.
+std::string write_kind(const std::string& name, const std::string& dir) {
+  for (const test::HostileTrace& kind : test::hostile_traces()) {
+    if (kind.kind != name) continue;
+    std::vector<uint8_t> bytes = kind.make();
+    std::string path = dir + "/" + name + ".gltrace";
+    FILE* f = fopen(path.c_str(), "wb");
+    if (f == nullptr) return "";
+    size_t written = fwrite(bytes.data(), 1, bytes.size(), f);
+    fclose(f);
+    return written == bytes.size() ? path : "";
+  }
+  return "";
+}
+
+test::ProcessResult gltrace(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {test::build_bin("gltrace")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return test::run_process(argv);
+}
+
+// Terminal escape sequences in names reach the terminal escaped.
+TEST(HostileOutput, NamesPrintEscaped) {
+  std::string path = write_kind("escapes_in_names", test::make_temp_dir());
+  ASSERT_FALSE(path.empty());
+  for (const char* command : {"info", "dump"}) {
+    test::ProcessResult r = gltrace({command, path});
+    EXPECT_EQ(r.exit_code, 0) << command << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << command << r.out;
+    EXPECT_NE(r.out.find("t\\x1b[31mred\\x0d"), std::string::npos) << command << r.out;
+  }
+  EXPECT_NE(gltrace({"info", path}).out.find("app\\x1b[2J\\x1b]0;owned\\x07"), std::string::npos);
+}
+
+// stats names a function id the model has no name for.
+TEST(HostileOutput, StatsNamesUnknownFunctionIds) {
+  std::string path = write_kind("unknown_function_ids", test::make_temp_dir());
+  ASSERT_FALSE(path.empty());
+  test::ProcessResult r = gltrace({"stats", path});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("(null)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("function#0 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(functions unknown to this gltrace)"), std::string::npos) << r.out;
+}
+
+// A damaged index is said, and the chunks still read.
+TEST(HostileOutput, DamagedIndexIsAWarning) {
+  std::string path = write_kind("damaged_index", test::make_temp_dir());
+  ASSERT_FALSE(path.empty());
+  test::ProcessResult r = gltrace({"info", path});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: " + path +
+                       ": the index is damaged (CRC mismatch in chunk at "
+                       "offset "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("reading the chunks in order"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("calls:        6"), std::string::npos) << r.out;
+}
+
 class HostileCommands : public testing::TestWithParam<size_t> {};
 
 TEST_P(HostileCommands, EveryCommandEndsWithAMessageWithinTheMemoryBound) {
