@@ -61,6 +61,10 @@ class InfoCollector : public format::Consumer {
     constexpr int kMaxLines = 10;
     int lines = 0;
     uint64_t gaps = 0, missing = 0, next = 0;
+    if (early_gaps > 0)
+      printf("warning:      %" PRIu64 " calls are missing in the first %" PRIu64
+             " gaps (counted as they came: the trace has more than %zu)\n",
+             early_missing, early_gaps, kMaxRuns);
     for (const auto& [first, last] : seqs) {
       if (first > next) {
         ++gaps;
@@ -78,8 +82,9 @@ class InfoCollector : public format::Consumer {
       }
       next = last + 1;
     }
-    if (lines > kMaxLines)
-      printf("warning:      %" PRIu64 " calls missing in %" PRIu64 " gaps in all\n", missing, gaps);
+    if (lines > kMaxLines || early_gaps > 0)
+      printf("warning:      %" PRIu64 " calls missing in %" PRIu64 " gaps in all\n",
+             missing + early_missing, gaps + early_gaps);
   }
   void on_blob(const format::Blob& b) override {
     ++blobs;
@@ -103,14 +108,28 @@ class InfoCollector : public format::Consumer {
   uint64_t first_app_frame = 0, last_app_frame = 0;
   uint64_t complete_below = 0;
   // The seqs read, as runs [first, last]: threads' chunks interleave, so
-  // runs merge as the chunks of the other threads come.
+  // runs merge as the chunks of the other threads come. At most kMaxRuns:
+  // past that the lowest gap is counted (early_*) and its runs merged, so a
+  // trace of many gaps costs bounded memory.
+  static constexpr size_t kMaxRuns = size_t{1} << 20;
   std::map<uint64_t, uint64_t> seqs;
+  uint64_t early_gaps = 0, early_missing = 0;
   bool app_frames = false;  // live traces number frames as the app does
   bool have_stats = false;
   format::Stats stats;
 
  private:
   void add_seq(uint64_t seq) {
+    merge_runs(seq);
+    if (seqs.size() <= kMaxRuns) return;
+    auto lowest = seqs.begin();
+    auto second = std::next(lowest);
+    ++early_gaps;
+    early_missing += second->first - lowest->second - 1;
+    lowest->second = second->second;
+    seqs.erase(second);
+  }
+  void merge_runs(uint64_t seq) {
     auto next = seqs.upper_bound(seq);
     if (next != seqs.begin()) {
       auto run = std::prev(next);

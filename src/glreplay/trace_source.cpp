@@ -153,8 +153,13 @@ class TraceSource::BlobStore {
 class TraceSource::Collector : public format::Consumer {
  public:
   Collector(TraceInfo& info, const SourceOptions& options, BlobStore& blobs,
-            std::deque<replay::Increment>& out, std::vector<SeqGap>& gaps)
-      : info_(info), options_(options), blobs_(blobs), out_(out), gaps_(gaps) {}
+            std::deque<replay::Increment>& out, std::vector<SeqGap>& gaps, MoreGaps& more_gaps)
+      : info_(info),
+        options_(options),
+        blobs_(blobs),
+        out_(out),
+        gaps_(gaps),
+        more_gaps_(more_gaps) {}
   ~Collector() override {
     if (memory_ != nullptr) memory_->seal();
   }
@@ -307,10 +312,18 @@ class TraceSource::Collector : public format::Consumer {
     }
   }
 
+  // Lists the first kMaxGapsListed gaps; the others are only counted (a
+  // trace of calls 0, 2, 4... must not make a list as long as itself).
   void note_gap(uint64_t first, uint64_t last, bool while_recording) {
     SeqGap gap{first, last, while_recording};
-    gaps_.push_back(gap);
-    fprintf(stderr, "glreplay: warning: %s\n", describe_gap(gap).c_str());
+    if (gaps_.size() < kMaxGapsListed) {
+      gaps_.push_back(gap);
+      fprintf(stderr, "glreplay: warning: %s\n", describe_gap(gap).c_str());
+      return;
+    }
+    ++more_gaps_.gaps;
+    more_gaps_.calls += last - first + 1;
+    more_gaps_.while_recording = more_gaps_.while_recording || while_recording;
   }
 
   // Inline bytes or a blob's; null when the blob is not in the trace.
@@ -472,6 +485,7 @@ class TraceSource::Collector : public format::Consumer {
   size_t held_ = 0;
   uint64_t expected_ = 0;  // the seq that goes out next
   std::vector<SeqGap>& gaps_;
+  MoreGaps& more_gaps_;
   uint64_t complete_below_ = 0;  // the last CallsComplete record's
   bool closed_cleanly_ = false;
   std::unordered_set<uint32_t> threads_;  // recorded threads met so far
@@ -507,7 +521,8 @@ bool TraceSource::open(const std::string& path, std::string* error) {
   // A fresh consumer: one that met an error has asked the decoder to stop.
   collector_.reset();  // it refers to the old store
   blobs_ = std::make_unique<BlobStore>(path, options_.blob_memory, blobs_read_again_);
-  collector_ = std::make_unique<Collector>(*info_, options_, *blobs_, pending_, gaps_);
+  more_gaps_ = {};
+  collector_ = std::make_unique<Collector>(*info_, options_, *blobs_, pending_, gaps_, more_gaps_);
   if (!reader_->open(path)) {
     *error = path + ": " + reader_->status().message;
     return false;

@@ -64,6 +64,14 @@ struct SeqGap {
   bool while_recording = false;
 };
 
+// Gaps past the first kMaxGapsListed, counted.
+inline constexpr size_t kMaxGapsListed = 100;
+struct MoreGaps {
+  uint64_t gaps = 0;
+  uint64_t calls = 0;
+  bool while_recording = false;  // any of them
+};
+
 // "calls 0-699 are missing from the trace (lost before the capture was cut)"
 std::string describe_gap(const SeqGap& gap);
 
@@ -107,6 +115,8 @@ class TraceSource : public replay::IncrementSource {
   // also printed to stderr when found, ahead of the calls after it). Read it
   // once the source's reading thread is done.
   const std::vector<SeqGap>& gaps() const { return gaps_; }
+  // The gaps after the first kMaxGapsListed (only counted).
+  const MoreGaps& more_gaps() const { return more_gaps_; }
 
  private:
   class Collector;
@@ -131,6 +141,7 @@ class TraceSource : public replay::IncrementSource {
   bool ended_ = false;
   uint64_t calls_ = 0;
   std::vector<SeqGap> gaps_;
+  MoreGaps more_gaps_;
   std::atomic<uint64_t> blobs_read_again_{0};
 };
 

@@ -243,6 +243,16 @@ std::vector<HostileTrace> hostile_traces() {
                      payload.insert(payload.end(), rest.begin(), rest.end());
                      return make_container({payload}, true);
                    }});
+  // Calls 0, 2, 4... (seq_delta 1): 11 Mi gaps in the seqs in one chunk.
+  kinds.push_back({"many_seq_gaps", [] {
+                     wire::Encoder call;
+                     size_t record = call.begin_nested(s::chunk::kRecords);
+                     size_t body = call.begin_nested(s::record::kCall);
+                     call.uint_field(s::call::kSeqDelta, 1);
+                     call.end_nested(body);
+                     call.end_nested(record);
+                     return make_container({repeated(call, kMaxRaw / call.size())}, true);
+                   }});
   // Terminal escape sequences in the process and thread names.
   kinds.push_back({"escapes_in_names", [] {
                      return make_container(
