@@ -186,8 +186,8 @@ struct RecordDecoder::Scratch {
   // Repeated integers, packed or not.
   template <typename T, bool kZigzag>
   bool ints(Msg& m, uint32_t f, WireType t, std::vector<T>* out) {
-    if (!take_elements(m, t == wire::kVarint ? 1 : 0)) return false;
     if (t == wire::kVarint) {
+      if (!take_elements(m, 1)) return false;
       uint64_t v = m.r.varint();
       out->push_back(kZigzag ? static_cast<T>(wire::unzigzag(v)) : static_cast<T>(v));
       return true;
