@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/trace_input.h"
+#include "consumers/value_format.h"
 #include "format/records.h"
 
 namespace gltrace::cli {
@@ -26,26 +27,25 @@ constexpr char kName[] = "info";
 class InfoCollector : public format::Consumer {
  public:
   void on_chunk(uint64_t, uint32_t) override { ++chunks; }
+  // Names and strings from the trace are escaped: a hostile trace must not
+  // send escape sequences to the terminal.
   void on_header(const format::Header& h) override {
-    printf("process:      %.*s (pid %u)\n", static_cast<int>(h.process_name.size()),
-           h.process_name.data(), h.pid);
-    printf("command line: %.*s\n", static_cast<int>(h.command_line.size()), h.command_line.data());
-    printf("format:       version %u, clock %.*s, mode %.*s%s\n", h.format_version,
-           static_cast<int>(h.clock_domain.size()), h.clock_domain.data(),
-           static_cast<int>(h.mode.size()), h.mode.data(), h.mid_run ? ", started mid-run" : "");
+    printf("process:      %s (pid %u)\n", consumers::escaped(h.process_name).c_str(), h.pid);
+    printf("command line: %s\n", consumers::escaped(h.command_line).c_str());
+    printf("format:       version %u, clock %s, mode %s%s\n", h.format_version,
+           consumers::escaped(h.clock_domain).c_str(), consumers::escaped(h.mode).c_str(),
+           h.mid_run ? ", started mid-run" : "");
     if (!h.capture_options.empty())
-      printf("capture:      %.*s\n", static_cast<int>(h.capture_options.size()),
-             h.capture_options.data());
+      printf("capture:      %s\n", consumers::escaped(h.capture_options).c_str());
   }
   void on_thread(const format::Thread& t) override {
-    printf("thread %u:     tid %" PRIu64 " \"%.*s\"\n", t.index, t.tid,
-           static_cast<int>(t.name.size()), t.name.data());
+    printf("thread %u:     tid %" PRIu64 " \"%s\"\n", t.index, t.tid,
+           consumers::escaped(t.name).c_str());
   }
   void on_context(const format::Context& c) override {
-    printf("context %u:    ES %d, %ux%u, %.*s | %.*s | %.*s\n", c.index, c.client_version,
-           c.surface_width, c.surface_height, static_cast<int>(c.gl_vendor.size()),
-           c.gl_vendor.data(), static_cast<int>(c.gl_renderer.size()), c.gl_renderer.data(),
-           static_cast<int>(c.gl_version.size()), c.gl_version.data());
+    printf("context %u:    ES %d, %ux%u, %s | %s | %s\n", c.index, c.client_version,
+           c.surface_width, c.surface_height, consumers::escaped(c.gl_vendor).c_str(),
+           consumers::escaped(c.gl_renderer).c_str(), consumers::escaped(c.gl_version).c_str());
   }
   void on_call(const format::Call& call) override {
     ++calls;
@@ -61,6 +61,10 @@ class InfoCollector : public format::Consumer {
     constexpr int kMaxLines = 10;
     int lines = 0;
     uint64_t gaps = 0, missing = 0, next = 0;
+    if (early_gaps > 0)
+      printf("warning:      %" PRIu64 " calls are missing in the first %" PRIu64
+             " gaps (counted as they came: the trace has more than %zu)\n",
+             early_missing, early_gaps, kMaxRuns);
     for (const auto& [first, last] : seqs) {
       if (first > next) {
         ++gaps;
@@ -78,8 +82,9 @@ class InfoCollector : public format::Consumer {
       }
       next = last + 1;
     }
-    if (lines > kMaxLines)
-      printf("warning:      %" PRIu64 " calls missing in %" PRIu64 " gaps in all\n", missing, gaps);
+    if (lines > kMaxLines || early_gaps > 0)
+      printf("warning:      %" PRIu64 " calls missing in %" PRIu64 " gaps in all\n",
+             missing + early_missing, gaps + early_gaps);
   }
   void on_blob(const format::Blob& b) override {
     ++blobs;
@@ -103,14 +108,28 @@ class InfoCollector : public format::Consumer {
   uint64_t first_app_frame = 0, last_app_frame = 0;
   uint64_t complete_below = 0;
   // The seqs read, as runs [first, last]: threads' chunks interleave, so
-  // runs merge as the chunks of the other threads come.
+  // runs merge as the chunks of the other threads come. At most kMaxRuns:
+  // past that the lowest gap is counted (early_*) and its runs merged, so a
+  // trace of many gaps costs bounded memory.
+  static constexpr size_t kMaxRuns = size_t{1} << 20;
   std::map<uint64_t, uint64_t> seqs;
+  uint64_t early_gaps = 0, early_missing = 0;
   bool app_frames = false;  // live traces number frames as the app does
   bool have_stats = false;
   format::Stats stats;
 
  private:
   void add_seq(uint64_t seq) {
+    merge_runs(seq);
+    if (seqs.size() <= kMaxRuns) return;
+    auto lowest = seqs.begin();
+    auto second = std::next(lowest);
+    ++early_gaps;
+    early_missing += second->first - lowest->second - 1;
+    lowest->second = second->second;
+    seqs.erase(second);
+  }
+  void merge_runs(uint64_t seq) {
     auto next = seqs.upper_bound(seq);
     if (next != seqs.begin()) {
       auto run = std::prev(next);

@@ -36,11 +36,11 @@ int cmd_stats(const std::vector<std::string>& args) {
   if (path.empty()) return usage_error(kName, "missing TRACE");
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
-  consumers::StatsCollector stats;
+  consumers::StatsCollector stats(max_frames);
   format::ReadStatus status;
   bool ok = format::read_trace_prefetched(reader, stats, &status);
   int exit_status = finish_reading(kName, path, ok, status);
-  stats.print(stdout, max_frames);
+  stats.print(stdout);
   return exit_status;
 }
 

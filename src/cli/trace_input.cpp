@@ -14,6 +14,10 @@ bool open_trace(const char* command, const std::string& path, format::ChunkReade
   if (!ok)
     fprintf(stderr, "gltrace %s: %s: %s\n", command, path.c_str(),
             reader->status().message.c_str());
+  else if (!reader->index_error().empty())  // costs only seeking: said, not fatal
+    fprintf(stderr,
+            "gltrace %s: warning: %s: the index is damaged (%s); reading the chunks in order\n",
+            command, path.c_str(), reader->index_error().c_str());
   return ok;
 }
 

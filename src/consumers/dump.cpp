@@ -16,22 +16,19 @@ Dumper::~Dumper() { flush(); }
 
 void Dumper::on_header(const format::Header& h) {
   flush();
-  fprintf(out_, "// gltrace trace, format %u: %.*s (pid %u)%s\n", h.format_version,
-          static_cast<int>(h.command_line.size()), h.command_line.data(), h.pid,
-          h.mid_run ? ", started mid-run" : "");
+  fprintf(out_, "// gltrace trace, format %u: %s (pid %u)%s\n", h.format_version,
+          escaped(h.command_line).c_str(), h.pid, h.mid_run ? ", started mid-run" : "");
 }
 
 void Dumper::on_thread(const format::Thread& t) {
   flush();
-  fprintf(out_, "// thread %u: tid %" PRIu64 " \"%.*s\"\n", t.index, t.tid,
-          static_cast<int>(t.name.size()), t.name.data());
+  fprintf(out_, "// thread %u: tid %" PRIu64 " \"%s\"\n", t.index, t.tid, escaped(t.name).c_str());
 }
 
 void Dumper::on_context(const format::Context& c) {
   flush();
-  fprintf(out_, "// context %u: EGLContext 0x%" PRIx64 ", ES %d, %ux%u, %.*s\n", c.index, c.handle,
-          c.client_version, c.surface_width, c.surface_height,
-          static_cast<int>(c.gl_renderer.size()), c.gl_renderer.data());
+  fprintf(out_, "// context %u: EGLContext 0x%" PRIx64 ", ES %d, %ux%u, %s\n", c.index, c.handle,
+          c.client_version, c.surface_width, c.surface_height, escaped(c.gl_renderer).c_str());
 }
 
 void Dumper::on_blob(const format::Blob& blob) { blobs_[blob.id] = blob.data.size(); }

@@ -168,8 +168,7 @@ void append_bitfield(Text& out, uint64_t value, int32_t group) {
   }
 }
 
-void append_escaped(Text& out, std::string_view s) {
-  out += '"';
+void append_unquoted(Text& out, std::string_view s) {
   for (char c : s) {
     switch (c) {
       case '\n':
@@ -185,12 +184,17 @@ void append_escaped(Text& out, std::string_view s) {
         out += "\\\\";
         break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
           appendf(out, "\\x%02x", c & 0xff);
         else
           out += c;
     }
   }
+}
+
+void append_escaped(Text& out, std::string_view s) {
+  out += '"';
+  append_unquoted(out, s);
   out += '"';
 }
 
@@ -415,6 +419,15 @@ const CallText& call_text(uint32_t function) {
 }
 
 }  // namespace
+
+std::string escaped(std::string_view text) {
+  std::string string;
+  {
+    Text out(string);
+    append_unquoted(out, text);
+  }
+  return string;
+}
 
 void format_call(std::string& string, const format::Call& call, const BlobSizes& blobs) {
   Text out(string);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "format/records.h"
@@ -11,6 +12,11 @@ namespace gltrace::consumers {
 
 // Blob sizes seen so far, so a reference can say how big its data is.
 using BlobSizes = std::unordered_map<uint64_t, uint64_t>;
+
+// Text from a trace made safe for a terminal: control characters (an
+// escape sequence's ESC too) written as \n, \t, \x1b..., quotes and
+// backslashes escaped, as call strings are. Without the quotes.
+std::string escaped(std::string_view text);
 
 // "glName(a = 1, b = GL_TRIANGLES) = result"
 void format_call(std::string& out, const format::Call& call, const BlobSizes& blobs);

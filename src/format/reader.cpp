@@ -306,6 +306,13 @@ struct ChunkReader::Impl {
       bool cut = false;
       if (!load_chunk(offset, header, &payload, &error, &cut)) {
         if (cut) return cut_short(offset, "chunk");
+        // A damaged index (open() said so in index_error()) only costs
+        // seeking: the data chunks before it are read, the trace ends after it.
+        if (header.is_index() && status.state != ReadState::kIoError &&
+            check_chunk_header(header, offset).empty()) {
+          pos = offset + kChunkHeaderSize + header.stored_size;
+          continue;
+        }
         if (status.state == ReadState::kIoError) return false;
         status.state = ReadState::kCorrupt;
         status.offset = offset;

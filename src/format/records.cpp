@@ -1,8 +1,10 @@
 #include "format/records.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <unordered_map>
 
 #include "format/schema.h"
 #include "format/wire.h"
@@ -32,6 +34,18 @@ void clear_record(T* record) {
   *record = kEmpty;
 }
 
+// A pooled vector keeps its memory for the next value unless it grew past
+// what the writer ever puts in one value (arrays under 256 bytes are inline):
+// hostile values must not leave every pool slot holding megabytes.
+template <typename T>
+void clear_pooled(std::vector<T>* items) {
+  constexpr size_t kKeepCapacity = 256;
+  if (items->capacity() > kKeepCapacity)
+    *items = {};
+  else
+    items->clear();
+}
+
 void reset(Value* v) {
   v->kind = ValueKind::kNone;
   v->sint = 0;
@@ -41,10 +55,10 @@ void reset(Value* v) {
   v->pointer = 0;
   v->blob = 0;
   v->bytes = {};
-  v->strings.clear();  // vectors keep their capacity for the next call
-  v->sints.clear();
-  v->uints.clear();
-  v->floats.clear();
+  clear_pooled(&v->strings);
+  clear_pooled(&v->sints);
+  clear_pooled(&v->uints);
+  clear_pooled(&v->floats);
 }
 
 // Copies a value over a pooled one; its vectors keep their memory, and the
@@ -99,7 +113,13 @@ struct RecordDecoder::Scratch {
     uint64_t start_ns = 0;
     uint64_t seq = 0;
   };
+  // A few threads per chunk are the rule: looked up in a small vector, then
+  // (a hostile chunk naming many threads) in a hash map.
+  static constexpr size_t kFewThreads = 8;
   std::vector<std::pair<uint32_t, ThreadPosition>> positions;
+  std::unordered_map<uint32_t, ThreadPosition> many_positions;
+  // Array elements and strings the record being decoded may still add.
+  size_t elements_left = 0;
 
   bool fail(size_t offset, const char* fmt, ...) __attribute__((format(printf, 3, 4))) {
     char why[256];
@@ -154,10 +174,21 @@ struct RecordDecoder::Scratch {
   }
   bool finish(Msg& m) { return m.r.ok() || fail_reader(m); }
 
+  // Takes n elements from the record's budget.
+  bool take_elements(const Msg& m, size_t n) {
+    if (n <= elements_left) {
+      elements_left -= n;
+      return true;
+    }
+    return fail(m.base + m.r.offset(), "%s has more than %zu array elements", m.name,
+                kMaxElementsPerRecord);
+  }
+
   // Repeated integers, packed or not.
   template <typename T, bool kZigzag>
   bool ints(Msg& m, uint32_t f, WireType t, std::vector<T>* out) {
     if (t == wire::kVarint) {
+      if (!take_elements(m, 1)) return false;
       uint64_t v = m.r.varint();
       out->push_back(kZigzag ? static_cast<T>(wire::unzigzag(v)) : static_cast<T>(v));
       return true;
@@ -169,12 +200,14 @@ struct RecordDecoder::Scratch {
     while (!packed.r.done()) {
       uint64_t v = packed.r.varint();
       if (!packed.r.ok()) break;
+      if (!take_elements(packed, 1)) return false;
       out->push_back(kZigzag ? static_cast<T>(wire::unzigzag(v)) : static_cast<T>(v));
     }
     return finish(packed);
   }
   bool floats(Msg& m, uint32_t f, WireType t, std::vector<float>* out) {
     if (t == wire::kFixed32) {
+      if (!take_elements(m, 1)) return false;
       uint32_t bits = m.r.fixed32();
       float v = 0;
       memcpy(&v, &bits, 4);
@@ -187,6 +220,7 @@ struct RecordDecoder::Scratch {
       return fail(offset_of(bytes), "in %s: packed floats of %zu bytes, not a multiple of 4",
                   m.name, bytes.size());
     }
+    if (!take_elements(m, bytes.size() / 4)) return false;
     size_t first = out->size();
     out->resize(first + bytes.size() / 4);
     if (!bytes.empty()) memcpy(out->data() + first, bytes.data(), bytes.size());
@@ -274,6 +308,8 @@ struct RecordDecoder::Scratch {
     attribs.swap(context.config_attribs);  // keep the capacity across records
     context = Context{};
     context.config_attribs.swap(attribs);
+    clear_pooled(&context.config_attribs);
+    elements_left = kMaxElementsPerRecord;
     Msg m(bytes, offset_of(bytes), "Context");
     uint32_t f = 0;
     WireType t{};
@@ -461,7 +497,9 @@ struct RecordDecoder::Scratch {
     while (m.r.next(&f, &t)) {
       if (f == s::strings::kItems) {
         if (!str(m, f, t, &item)) return false;
-        if (m.r.ok()) v->strings.push_back(item);
+        if (!m.r.ok()) break;
+        if (!take_elements(m, 1)) return false;
+        v->strings.push_back(item);
       } else {
         m.r.skip(t);
       }
@@ -602,6 +640,7 @@ struct RecordDecoder::Scratch {
 
   bool decode_call(std::string_view bytes) {
     clear_record(&call);
+    elements_left = kMaxElementsPerRecord;
     bool has_image_source = false;
     config_attribs.clear();
     // Args go to the unused end of a batch's value pool, where its on_call()
@@ -940,19 +979,44 @@ struct RecordDecoder::Scratch {
   void resolve_deltas(Call* c, bool has_seq, uint64_t seq_delta, bool has_start,
                       uint64_t start_delta) {
     ThreadPosition* previous = nullptr;
-    for (auto& [thread, position] : positions)
-      if (thread == c->thread) previous = &position;
-    if (!has_seq && previous != nullptr) c->seq = previous->seq + 1 + seq_delta;
-    if (!has_start && previous != nullptr) c->start_ns = previous->start_ns + start_delta;
-    if (previous == nullptr)
-      positions.push_back({c->thread, {}}), previous = &positions.back().second;
+    bool found = false;  // the thread had a call before in this chunk
+    if (many_positions.empty()) {
+      for (auto& [thread, position] : positions)
+        if (thread == c->thread) previous = &position, found = true;
+      if (!found && positions.size() < kFewThreads) {
+        previous = &positions.emplace_back(c->thread, ThreadPosition{}).second;
+      } else if (!found) {  // one thread too many for the vector
+        for (const auto& [thread, position] : positions) many_positions.emplace(thread, position);
+        positions.clear();
+      }
+    }
+    if (previous == nullptr) {
+      auto [it, added] = many_positions.try_emplace(c->thread);
+      previous = &it->second;
+      found = !added;
+    }
+    if (!has_seq && found) c->seq = previous->seq + 1 + seq_delta;
+    if (!has_start && found) c->start_ns = previous->start_ns + start_delta;
     *previous = {c->start_ns, c->seq};
   }
 
-  bool decode_chunk(std::span<const uint8_t> bytes, Consumer& consumer) {
+  // From byte *resume on (0: a new chunk); *resume is where it stopped.
+  bool decode_chunk(std::span<const uint8_t> bytes, Consumer& consumer, size_t* resume) {
     payload = bytes.data();
-    positions.clear();  // every chunk decodes on its own (seeking)
-    Msg m(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), 0, "Chunk");
+    size_t start = std::min(*resume, bytes.size());
+    if (start == 0) {
+      positions.clear();  // every chunk decodes on its own (seeking)
+      many_positions = {};
+    }
+    Msg m(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()) + start, bytes.size() - start),
+        start, "Chunk");
+    bool ok = decode_records(m, consumer);
+    *resume = start + m.r.offset();
+    return ok;
+  }
+
+  bool decode_records(Msg& m, Consumer& consumer) {
     uint32_t f = 0;
     WireType t{};
     std::string_view record;
@@ -1013,9 +1077,15 @@ RecordDecoder::RecordDecoder() : scratch_(std::make_unique<Scratch>()) {}
 RecordDecoder::~RecordDecoder() = default;
 
 bool RecordDecoder::decode_chunk(std::span<const uint8_t> payload, Consumer& consumer) {
+  size_t start = 0;
+  return decode_chunk(payload, consumer, &start);
+}
+
+bool RecordDecoder::decode_chunk(std::span<const uint8_t> payload, Consumer& consumer,
+                                 size_t* resume) {
   bool ok = false;
   try {
-    ok = scratch_->decode_chunk(payload, consumer);
+    ok = scratch_->decode_chunk(payload, consumer, resume);
   } catch (const std::bad_alloc&) {
     scratch_->fail(0, "out of memory decoding the chunk");
   }

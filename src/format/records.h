@@ -197,6 +197,8 @@ class Consumer {
   // From a callback: stop after the current record.
   void request_stop() { stop_ = true; }
   bool stop_requested() const { return stop_; }
+  // Before decoding on (RecordDecoder::decode_chunk with resume).
+  void clear_stop_request() { stop_ = false; }
 
  private:
   bool stop_ = false;
@@ -288,6 +290,12 @@ class RecordBatch final : public Consumer {
 // bound on what a hostile chunk can make the decoder keep.
 inline constexpr size_t kMaxValuesPerCall = 1024;
 
+// Most array elements and strings one Call (or Context) may hold, all its
+// values together. A packed integer of one byte decodes to eight, so without
+// this a 64 MiB chunk of them would decode to 512 MiB; the writer inlines
+// arrays under 256 bytes only (bigger data is bytes or a Blob), far below it.
+inline constexpr size_t kMaxElementsPerRecord = size_t{1} << 20;
+
 // Decodes chunk payloads (serialized Chunk messages) into Consumer calls,
 // reusing its scratch records. Unknown fields are skipped; a wrong wire type,
 // a length past its message or too many values is an error.
@@ -300,6 +308,11 @@ class RecordDecoder {
 
   // False on malformed data; error() says what and names error_offset().
   bool decode_chunk(std::span<const uint8_t> payload, Consumer& consumer);
+  // The same, from byte *resume of the payload (0: its start), for a consumer
+  // that stops inside a chunk to go on later: *resume is then where the next
+  // record starts (payload.size() once the chunk is done). The payload must
+  // stay the same between the calls, and no other chunk be decoded between.
+  bool decode_chunk(std::span<const uint8_t> payload, Consumer& consumer, size_t* resume);
   // The same into a batch, without copying the calls' args.
   bool decode_chunk(std::span<const uint8_t> payload, RecordBatch& batch);
   // An Index message; at most max_entries entries.

@@ -250,6 +250,12 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
     fprintf(stderr, "%s: %s\n", program.c_str(), describe_gap(gap).c_str());
     if (gap.while_recording) exit_status = kExitFailure;
   }
+  if (const MoreGaps& more = source.more_gaps(); more.gaps != 0) {
+    fprintf(stderr,
+            "%s: and %" PRIu64 " more gaps (%" PRIu64 " calls) are missing from the trace\n",
+            program.c_str(), more.gaps, more.calls);
+    if (more.while_recording) exit_status = kExitFailure;
+  }
   if (front.benchmark) {
     printf("%" PRIu64 " frames, %" PRIu64 " calls in %.3f s: %.1f frames/s, %.0f calls/s\n",
            stats.frames, stats.increments, stats.seconds, stats.frames_per_second(),

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <list>
 #include <new>
+#include <unordered_set>
 #include <utility>
 
 #include "gltrace/api/functions.h"
@@ -171,8 +172,13 @@ class TraceSource::BlobStore {
 class TraceSource::Collector : public format::Consumer {
  public:
   Collector(TraceInfo& info, const SourceOptions& options, BlobStore& blobs,
-            std::deque<replay::Increment>& out, std::vector<SeqGap>& gaps)
-      : info_(info), options_(options), blobs_(blobs), out_(out), gaps_(gaps) {}
+            std::deque<replay::Increment>& out, std::vector<SeqGap>& gaps, MoreGaps& more_gaps)
+      : info_(info),
+        options_(options),
+        blobs_(blobs),
+        out_(out),
+        gaps_(gaps),
+        more_gaps_(more_gaps) {}
   ~Collector() override {
     if (memory_ != nullptr) memory_->seal();
   }
@@ -227,7 +233,17 @@ class TraceSource::Collector : public format::Consumer {
                       FrameImage{image.width, image.height, std::move(pixels)});
   }
 
+  // Why the trace cannot be replayed, when the decoder was stopped for it.
+  const std::optional<std::string>& refused() const { return refused_; }
+
   void on_call(const format::Call& c) override {
+    if (threads_.insert(c.thread).second && threads_.size() > kMaxReplayThreads) {
+      refused_ = "call " + std::to_string(c.seq) + " is of a recorded thread more than " +
+                 std::to_string(kMaxReplayThreads) + " (thread " + std::to_string(c.thread) +
+                 "): replay runs at most " + std::to_string(kMaxReplayThreads) + " threads";
+      request_stop();
+      return;
+    }
     // The call and all its values in one piece of CallMemory, sized first.
     size_t size = round16(sizeof(Call)) + round16(sizeof(Value) * c.args.size());
     for (const format::Value& v : c.args) size += extra_size(v);
@@ -282,6 +298,7 @@ class TraceSource::Collector : public format::Consumer {
                            (c.ends_frame && c.function == api::kFn_glFinish);
     increment.payload = std::move(payload);
     push(std::move(increment));
+    if (out_.size() >= kMaxPendingCalls) request_stop();  // the rest of the chunk later
   }
 
   // Every seq below this is in the chunks read so far: a call still
@@ -328,10 +345,11 @@ class TraceSource::Collector : public format::Consumer {
         if (!calls.empty() && (first == nullptr || calls.front().index < first->front().index))
           first = &calls;
       // A gap in the seqs (a call of a thread whose chunk comes later) holds
-      // everything after it back, unless the trace said those calls are lost.
+      // everything after it back, unless the trace said those calls are lost
+      // or too many calls wait for them.
       uint64_t index = first->front().index;
       if (index > expected_) {
-        if (!all && index >= complete_below_) return;
+        if (!all && index >= complete_below_ && held_ <= kMaxHeldCalls) return;
         note_gap(expected_, index - 1, index <= complete_below_ || closed_cleanly_);
       }
       expected_ = std::max(expected_, index + 1);
@@ -341,10 +359,18 @@ class TraceSource::Collector : public format::Consumer {
     }
   }
 
+  // Lists the first kMaxGapsListed gaps; the others are only counted (a
+  // trace of calls 0, 2, 4... must not make a list as long as itself).
   void note_gap(uint64_t first, uint64_t last, bool while_recording) {
     SeqGap gap{first, last, while_recording};
-    gaps_.push_back(gap);
-    fprintf(stderr, "glreplay: warning: %s\n", describe_gap(gap).c_str());
+    if (gaps_.size() < kMaxGapsListed) {
+      gaps_.push_back(gap);
+      fprintf(stderr, "glreplay: warning: %s\n", describe_gap(gap).c_str());
+      return;
+    }
+    ++more_gaps_.gaps;
+    more_gaps_.calls += last - first + 1;
+    more_gaps_.while_recording = more_gaps_.while_recording || while_recording;
   }
 
   // Inline bytes or a blob's; null when the blob is not in the trace.
@@ -506,8 +532,11 @@ class TraceSource::Collector : public format::Consumer {
   size_t held_ = 0;
   uint64_t expected_ = 0;  // the seq that goes out next
   std::vector<SeqGap>& gaps_;
+  MoreGaps& more_gaps_;
   uint64_t complete_below_ = 0;  // the last CallsComplete record's
   bool closed_cleanly_ = false;
+  std::unordered_set<uint32_t> threads_;  // recorded threads met so far
+  std::optional<std::string> refused_;
 };
 
 // --- TraceSource -----------------------------------------------------------------
@@ -533,12 +562,14 @@ bool TraceSource::open(const std::string& path, std::string* error) {
   pending_.clear();
   gaps_.clear();
   deferred_error_.reset();
+  resume_ = kNoChunk;
   ended_ = false;
   calls_ = 0;
   // A fresh consumer: one that met an error has asked the decoder to stop.
   collector_.reset();  // it refers to the old store
   blobs_ = std::make_unique<BlobStore>(path, options_.blob_memory, blobs_read_again_);
-  collector_ = std::make_unique<Collector>(*info_, options_, *blobs_, pending_, gaps_);
+  more_gaps_ = {};
+  collector_ = std::make_unique<Collector>(*info_, options_, *blobs_, pending_, gaps_, more_gaps_);
   if (!reader_->open(path)) {
     *error = path + ": " + reader_->status().message;
     return false;
@@ -546,26 +577,39 @@ bool TraceSource::open(const std::string& path, std::string* error) {
   return true;
 }
 
-// Decodes chunks until an increment is pending, the trace ends or fails.
+// Decodes until an increment is pending, the trace ends or fails: a chunk
+// at a time, or a part of one (the collector stops the decoder once
+// kMaxPendingCalls are pending, and decoding goes on from there later).
 bool TraceSource::fill() {
-  format::ChunkView chunk;
   while (pending_.empty() && !ended_ && !deferred_error_.has_value()) {
-    if (!reader_->next(&chunk)) {
-      ended_ = true;
-      const format::ReadStatus& status = reader_->status();
-      // A cut-short trace replays up to its damage and then stops, as a
-      // corrupt one does: the replay is not the whole recording.
-      if (status.state != format::ReadState::kEnd) deferred_error_ = status.message;
-      collector_->release_all(status.closed_cleanly);
-      break;
+    if (resume_ == kNoChunk) {
+      if (!reader_->next(&chunk_)) {
+        ended_ = true;
+        const format::ReadStatus& status = reader_->status();
+        // A cut-short trace replays up to its damage and then stops, as a
+        // corrupt one does: the replay is not the whole recording.
+        if (status.state != format::ReadState::kEnd) deferred_error_ = status.message;
+        collector_->release_all(status.closed_cleanly);
+        break;
+      }
+      collector_->set_chunk_offset(chunk_.offset);
+      resume_ = 0;
     }
-    collector_->set_chunk_offset(chunk.offset);
-    if (!decoder_->decode_chunk(chunk.payload, *collector_)) {
+    collector_->clear_stop_request();
+    bool decoded = decoder_->decode_chunk(chunk_.payload, *collector_, &resume_);
+    if (collector_->refused().has_value()) {
+      char where[64];
+      snprintf(where, sizeof where, "chunk at offset %" PRIu64 ": ", chunk_.offset);
+      deferred_error_ = where + *collector_->refused();
+      collector_->release_all(false);
+    } else if (!decoded) {
       char where[96];
-      snprintf(where, sizeof where, "chunk at offset %" PRIu64 ", byte %zu: ", chunk.offset,
+      snprintf(where, sizeof where, "chunk at offset %" PRIu64 ", byte %zu: ", chunk_.offset,
                decoder_->error_offset());
       deferred_error_ = where + decoder_->error();
       collector_->release_all(false);
+    } else if (!collector_->stop_requested()) {
+      resume_ = kNoChunk;  // the chunk is done
     }
   }
   return !pending_.empty();

@@ -85,8 +85,26 @@ struct SeqGap {
   bool while_recording = false;
 };
 
+// Gaps past the first kMaxGapsListed, counted.
+inline constexpr size_t kMaxGapsListed = 100;
+struct MoreGaps {
+  uint64_t gaps = 0;
+  uint64_t calls = 0;
+  bool while_recording = false;  // any of them
+};
+
 // "calls 0-699 are missing from the trace (lost before the capture was cut)"
 std::string describe_gap(const SeqGap& gap);
+
+// Recorded threads a trace may have: each is replayed on a thread of its own,
+// so a trace naming more is refused (a hostile one named 20 000).
+inline constexpr size_t kMaxReplayThreads = 256;
+// Calls held back waiting for an earlier seq of another thread: past this
+// many the missing calls are taken as lost (a gap in the seqs must not make
+// a replay hold the rest of the trace).
+inline constexpr size_t kMaxHeldCalls = size_t{1} << 20;
+// Calls decoded ahead of the replay: a chunk of more is decoded in parts.
+inline constexpr size_t kMaxPendingCalls = size_t{64} << 10;
 
 struct SourceOptions {
   // Keep the trace's images (for --compare); otherwise they are dropped.
@@ -118,6 +136,8 @@ class TraceSource : public replay::IncrementSource {
   // also printed to stderr when found, ahead of the calls after it). Read it
   // once the source's reading thread is done.
   const std::vector<SeqGap>& gaps() const { return gaps_; }
+  // The gaps after the first kMaxGapsListed (only counted).
+  const MoreGaps& more_gaps() const { return more_gaps_; }
 
  private:
   class Collector;
@@ -131,12 +151,18 @@ class TraceSource : public replay::IncrementSource {
   std::unique_ptr<format::RecordDecoder> decoder_;
   std::unique_ptr<BlobStore> blobs_;
   std::unique_ptr<Collector> collector_;
+  // The chunk being decoded, and where in its payload decoding goes on
+  // (kNoChunk: none, read the next).
+  static constexpr size_t kNoChunk = SIZE_MAX;
+  format::ChunkView chunk_;
+  size_t resume_ = kNoChunk;
   std::deque<replay::Increment> pending_;
   // A problem met while decoding: reported once what came before it is out.
   std::optional<std::string> deferred_error_;
   bool ended_ = false;
   uint64_t calls_ = 0;
   std::vector<SeqGap> gaps_;
+  MoreGaps more_gaps_;
   std::atomic<uint64_t> blobs_read_again_{0};
 };
 

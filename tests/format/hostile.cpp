@@ -1,15 +1,20 @@
 #include "hostile.h"
 
+#include <zstd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <span>
 #include <string>
 
+#include "encode.h"
 #include "format/container.h"
 #include "format/crc32.h"
 #include "format/reader.h"
 #include "format/records.h"
+#include "format/schema.h"
+#include "format/wire.h"
 #include "record_text.h"
 
 namespace gltrace::test {
@@ -100,6 +105,222 @@ bool exercise(const uint8_t* data, size_t size, bool check) {
   format::Index index;
   ok = decoder.decode_index(rest, &index, 1000) && ok;
   return ok;
+}
+
+}  // namespace gltrace::test
+
+namespace gltrace::test {
+
+namespace s = schema;
+
+std::vector<uint8_t> make_container(const std::vector<std::vector<uint8_t>>& payloads,
+                                    bool compress) {
+  std::vector<uint8_t> file(format::kFileHeaderSize);
+  memcpy(file.data(), format::kFileMagic, sizeof format::kFileMagic);
+  format::put_u32(file.data() + 8, format::kFormatVersion);
+  for (const std::vector<uint8_t>& payload : payloads) {
+    std::vector<uint8_t> stored = payload;
+    format::ChunkHeader header;
+    header.raw_size = static_cast<uint32_t>(payload.size());
+    if (compress) {
+      stored.resize(ZSTD_compressBound(payload.size()));
+      size_t n = ZSTD_compress(stored.data(), stored.size(), payload.data(), payload.size(), 1);
+      if (ZSTD_isError(n)) abort();
+      stored.resize(n);
+      header.codec = format::kCodecZstd;
+    }
+    header.stored_size = static_cast<uint32_t>(stored.size());
+    header.crc = format::crc32(stored.data(), stored.size());
+    uint8_t head[format::kChunkHeaderSize];
+    format::encode_chunk_header(header, head);
+    file.insert(file.end(), head, head + sizeof head);
+    file.insert(file.end(), stored.begin(), stored.end());
+  }
+  return file;
+}
+
+namespace {
+
+// Any function the model knows (the ids are generated; 1 is the first).
+constexpr uint32_t kSomeFunction = 1;
+
+std::vector<uint8_t> bytes_of(const wire::Encoder& e) {
+  return std::vector<uint8_t>(e.data(), e.data() + e.size());
+}
+
+// A chunk payload of `count` copies of one record's bytes.
+std::vector<uint8_t> repeated(const wire::Encoder& record, size_t count) {
+  std::vector<uint8_t> payload;
+  payload.reserve(record.size() * count);
+  for (size_t i = 0; i < count; ++i)
+    payload.insert(payload.end(), record.data(), record.data() + record.size());
+  return payload;
+}
+
+// A small well-formed trace: header, thread, calls, frames.
+std::vector<uint8_t> small_trace_payload(std::string_view process, std::string_view thread_name) {
+  wire::Encoder e;
+  encode_header(e, 42, process);
+  encode_thread(e, 0, 4242, thread_name);
+  for (uint64_t seq = 0; seq < 6; ++seq) {
+    encode_call(e, 0, seq, kSomeFunction);
+    if (seq % 3 == 2) encode_frame(e, seq / 3, seq);
+  }
+  return bytes_of(e);
+}
+
+}  // namespace
+
+std::vector<HostileTrace> hostile_traces() {
+  constexpr size_t kMaxRaw = format::kMaxRawSize;
+  std::vector<HostileTrace> kinds;
+  // 8 chunks of 64 MiB each holding one Call whose Array has 64 Mi one-byte
+  // packed integers (512 MiB decoded each): 17 KB compressed.
+  kinds.push_back({"packed_int_bomb", [] {
+                     std::vector<uint8_t> ones(kMaxRaw - 64, 0x01);
+                     wire::Encoder e;
+                     size_t record = e.begin_nested(s::chunk::kRecords);
+                     size_t call = e.begin_nested(s::record::kCall);
+                     e.uint_field(s::call::kFunction, kSomeFunction);
+                     size_t arg = e.begin_nested(s::call::kArgs);
+                     size_t array = e.begin_nested(s::value::kArray);
+                     e.bytes_field(s::array::kSints, ones.data(), ones.size());
+                     e.end_nested(array);
+                     e.end_nested(arg);
+                     e.end_nested(call);
+                     e.end_nested(record);
+                     return make_container(std::vector<std::vector<uint8_t>>(8, bytes_of(e)), true);
+                   }});
+  // 1 Mi calls, each of a thread index of its own (info and stats were
+  // quadratic in them, replay started a thread each).
+  kinds.push_back({"many_thread_indices", [] {
+                     wire::Encoder e;
+                     for (uint32_t i = 0; i < (1u << 20); ++i) {
+                       size_t record = e.begin_nested(s::chunk::kRecords);
+                       size_t call = e.begin_nested(s::record::kCall);
+                       e.uint_field(s::call::kFunction, kSomeFunction);
+                       e.uint_field(s::call::kThread, i);
+                       e.uint_field(s::call::kSeq, i);
+                       e.end_nested(call);
+                       e.end_nested(record);
+                     }
+                     return make_container({bytes_of(e)}, true);
+                   }});
+  // 48 Mi empty Frame records (4 bytes each) in 3 chunks.
+  kinds.push_back({"many_frames", [] {
+                     wire::Encoder frame;
+                     size_t record = frame.begin_nested(s::chunk::kRecords);
+                     size_t body = frame.begin_nested(s::record::kFrame);
+                     frame.end_nested(body);
+                     frame.end_nested(record);
+                     std::vector<uint8_t> payload = repeated(frame, kMaxRaw / frame.size());
+                     return make_container({payload, payload, payload}, true);
+                   }});
+  // 16 Mi empty Calls (seqs 0, 1, ... by delta) in one chunk.
+  kinds.push_back({"many_calls_one_chunk", [] {
+                     wire::Encoder call;
+                     size_t record = call.begin_nested(s::chunk::kRecords);
+                     size_t body = call.begin_nested(s::record::kCall);
+                     call.end_nested(body);
+                     call.end_nested(record);
+                     return make_container({repeated(call, kMaxRaw / call.size())}, true);
+                   }});
+  // Call 0 never comes: everything after it waits for it in a replay.
+  kinds.push_back({"seq_gap", [] {
+                     wire::Encoder first;
+                     size_t record = first.begin_nested(s::chunk::kRecords);
+                     size_t body = first.begin_nested(s::record::kCall);
+                     first.uint_field(s::call::kSeq, 1);
+                     first.end_nested(body);
+                     first.end_nested(record);
+                     wire::Encoder call;
+                     record = call.begin_nested(s::chunk::kRecords);
+                     body = call.begin_nested(s::record::kCall);
+                     call.end_nested(body);
+                     call.end_nested(record);
+                     std::vector<uint8_t> payload = bytes_of(first);
+                     std::vector<uint8_t> rest = repeated(call, (kMaxRaw - 64) / call.size());
+                     payload.insert(payload.end(), rest.begin(), rest.end());
+                     return make_container({payload}, true);
+                   }});
+  // Calls 0, 2, 4... (seq_delta 1): 11 Mi gaps in the seqs in one chunk.
+  kinds.push_back({"many_seq_gaps", [] {
+                     wire::Encoder call;
+                     size_t record = call.begin_nested(s::chunk::kRecords);
+                     size_t body = call.begin_nested(s::record::kCall);
+                     call.uint_field(s::call::kSeqDelta, 1);
+                     call.end_nested(body);
+                     call.end_nested(record);
+                     return make_container({repeated(call, kMaxRaw / call.size())}, true);
+                   }});
+  // Terminal escape sequences in the process and thread names.
+  kinds.push_back({"escapes_in_names", [] {
+                     return make_container(
+                         {small_trace_payload("app\x1b[2J\x1b]0;owned\x07", "t\x1b[31mred\r")},
+                         true);
+                   }});
+  // Function ids the model does not name (0, one past the last).
+  kinds.push_back({"unknown_function_ids", [] {
+                     wire::Encoder e;
+                     encode_header(e, 42, "app");
+                     encode_call(e, 0, 0, 0);
+                     encode_call(e, 0, 1, 0xfffff);
+                     return make_container({bytes_of(e)}, true);
+                   }});
+  // A clean trace whose index chunk's CRC is wrong.
+  kinds.push_back({"damaged_index", [] {
+                     std::vector<uint8_t> file =
+                         make_container({small_trace_payload("app", "main")}, false);
+                     uint64_t index_offset = file.size();
+                     wire::Encoder index;
+                     size_t entry = index.begin_nested(s::index::kEntries);
+                     index.uint_field(s::index_entry::kChunkOffset, format::kFileHeaderSize);
+                     index.end_nested(entry);
+                     std::vector<uint8_t> chunk = make_container({bytes_of(index)}, false);
+                     chunk.erase(chunk.begin(), chunk.begin() + format::kFileHeaderSize);
+                     format::put_u32(chunk.data() + 4, format::kChunkIndexFlag);
+                     chunk.back() ^= 0xff;  // the CRC no longer matches
+                     file.insert(file.end(), chunk.begin(), chunk.end());
+                     uint8_t footer[format::kFooterSize];
+                     memcpy(footer, format::kFooterMagic, sizeof format::kFooterMagic);
+                     format::put_u64(footer + 8, index_offset);
+                     file.insert(file.end(), footer, footer + sizeof footer);
+                     return file;
+                   }});
+  // The kinds the mutation tests cover, as whole files.
+  kinds.push_back({"cut_short", [] {
+                     std::vector<uint8_t> file = make_container(
+                         {small_trace_payload("app", "main"), small_trace_payload("app", "main")},
+                         true);
+                     file.resize(file.size() - 10);
+                     return file;
+                   }});
+  kinds.push_back({"bit_flipped", [] {
+                     std::vector<uint8_t> file =
+                         make_container({small_trace_payload("app", "main")}, false);
+                     file[format::kFileHeaderSize + format::kChunkHeaderSize + 30] ^= 0x10;
+                     return file;
+                   }});
+  // A 100-byte zstd frame that says it holds 64 MiB, in a chunk claiming 1 KiB.
+  kinds.push_back({"zstd_bomb", [] {
+                     std::vector<uint8_t> zeros(kMaxRaw, 0);
+                     std::vector<uint8_t> file = make_container({zeros}, true);
+                     format::put_u32(file.data() + format::kFileHeaderSize + 12, 1024);
+                     return file;
+                   }});
+  kinds.push_back({"bad_version", [] {
+                     std::vector<uint8_t> file =
+                         make_container({small_trace_payload("app", "main")}, true);
+                     format::put_u32(file.data() + 8, 7);
+                     return file;
+                   }});
+  kinds.push_back({"oversized_raw_size", [] {
+                     std::vector<uint8_t> file =
+                         make_container({small_trace_payload("app", "main")}, true);
+                     format::put_u32(file.data() + format::kFileHeaderSize + 12, 0xfffffff0);
+                     return file;
+                   }});
+  return kinds;
 }
 
 }  // namespace gltrace::test
