@@ -10,7 +10,7 @@ buffer bound to the parameter's target, or NULL where GL allows it."""
 import re
 
 from . import replay
-from .trace import FUNCPTR, TEXT_BASES, _TEXTURE_UPLOAD, _base
+from .trace import FUNCPTR, SIZES, TEXT_BASES, _TEXTURE_UPLOAD, _base
 
 # glGet pnames of the bindings a bare pointer value may be an offset into.
 PIXEL_UNPACK = "GL_PIXEL_UNPACK_BUFFER_BINDING"
@@ -23,6 +23,9 @@ _INDIRECT = re.compile(r"^glDraw(Arrays|Elements)Indirect$")
 _NULL_DATA = re.compile(r"^glBuffer(Data|Storage)")
 _IMAGE = re.compile(r"^COMPSIZE\(format,type,width,height(,depth)?\)$")
 _TEXT_WITH_LENGTH = re.compile(r"^COMPSIZE\((\w+),length\)$")
+# A SIZES rule (trace.py) that only the driver can answer at capture time
+# (uniform_components(...)) gives no count here; pname_count(X) is the table's.
+_PNAME_COUNT = re.compile(r"^pname_count\((\w+)\)$")
 
 
 def _index(f, name):
@@ -94,7 +97,13 @@ def _rules(f):
             out.append(f"v.attrib_list({i}, {_element(base)});")
             continue
         count = None
-        if p.len == "COMPSIZE(pname)" and _index(f, "pname") >= 0:
+        # The capture's size where the registry gives none (one place for the fact).
+        length = SIZES.get(f"{f.name}.{p.name}", p.len)
+        pname_of = _PNAME_COUNT.match(length)
+        if pname_of and _index(f, pname_of.group(1)) >= 0:
+            pname = _scalar(f, _index(f, pname_of.group(1)))
+            count = f"v.pname_count(static_cast<uint32_t>({pname}))"
+        elif p.len == "COMPSIZE(pname)" and _index(f, "pname") >= 0:
             count = f"v.pname_count(static_cast<uint32_t>({_scalar(f, _index(f, 'pname'))}))"
         elif p.len == "COMPSIZE(buffer)" and _index(f, "buffer") >= 0:
             buffer = _scalar(f, _index(f, "buffer"))
@@ -107,8 +116,8 @@ def _rules(f):
                 count = f"v.unpack_image({fmt}, {a[2]}, {a[3]}, {depth_arg})"
             else:
                 count = f"v.pack_image({fmt}, {a[2]}, {a[3]})"
-        elif not p.len.startswith("COMPSIZE"):
-            count = _len_expr(f, p.len)
+        elif not length.startswith("COMPSIZE"):
+            count = _len_expr(f, length)
         if depth > 1:
             if is_const and base in TEXT_BASES:
                 length = _index(f, "length")

@@ -161,8 +161,14 @@ std::vector<char*> app_argv(const LaunchOptions& options) {
 
 volatile sig_atomic_t g_app_pid = 0;
 
-void forward_signal(int signal) {
-  if (g_app_pid > 0) kill(static_cast<pid_t>(g_app_pid), signal);
+// Passes a signal on to the app, but for a Ctrl-C or Ctrl-\ typed at the
+// terminal (si_code SI_KERNEL): the terminal sent that to the app's process
+// group already, and a second one would look like a second keypress. A kill()
+// aimed at us alone (a script stopping `gltrace trace`) must reach the app.
+void forward_signal(int signal, siginfo_t* info, void*) {
+  bool from_terminal = (signal == SIGINT || signal == SIGQUIT) && info != nullptr &&
+                       info->si_code == SI_KERNEL;
+  if (g_app_pid > 0 && !from_terminal) kill(static_cast<pid_t>(g_app_pid), signal);
 }
 
 }  // namespace
@@ -205,14 +211,14 @@ int run_app_and_wait(const char* command, const LaunchOptions& options, bool* st
   }
   close(exec_error[1]);
   // Like a shell running a command: Ctrl-C and Ctrl-\ reach the app from the
-  // terminal, and we stay to report; a SIGTERM or SIGHUP sent to us is passed on.
+  // terminal, and we stay to report; a signal sent to us alone is passed on.
   g_app_pid = pid;
   constexpr int kSignals[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
   struct sigaction old_actions[std::size(kSignals)];
   for (size_t i = 0; i < std::size(kSignals); ++i) {
     struct sigaction action {};
-    bool from_terminal = kSignals[i] == SIGINT || kSignals[i] == SIGQUIT;
-    action.sa_handler = from_terminal ? SIG_IGN : &forward_signal;
+    action.sa_sigaction = &forward_signal;
+    action.sa_flags = SA_SIGINFO;
     sigaction(kSignals[i], &action, &old_actions[i]);
   }
   int err = 0;

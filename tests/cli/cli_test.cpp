@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <regex>
 #include <thread>
 
@@ -118,26 +119,31 @@ TEST(TraceCommand, AppExitStatusIsPassedOn) {
   EXPECT_TRUE(contains(r.err, "cannot execute")) << r.err;
 }
 
-TEST(TraceCommand, SigtermReachesTheAppAndTheTraceIsStillReported) {
-  Env env;
-  std::string trace = env.dir + "/term.gltrace";
-  BackgroundProcess traced({build_bin("gltrace"), "trace", "-o", trace, "--",
-                            build_bin("gltrace-cli-app"), "--frames", "3000", "--frame-ms", "5"},
-                           env.vars, env.dir + "/trace.out", env.dir + "/trace.err");
-  // The trace file appears at the app's first EGL call; its writer thread
-  // then writes the file header (16 bytes) and the chunks.
-  auto file_size = [&] {
-    struct stat st {};
-    return stat(trace.c_str(), &st) == 0 ? st.st_size : 0;
-  };
-  for (int i = 0; i < 1000 && file_size() <= 16 && traced.running(); ++i)
-    std::this_thread::sleep_for(10ms);
-  ASSERT_GT(file_size(), 16);
-  traced.signal(SIGTERM);
-  ProcessResult r = traced.wait();
-  // gltrace passed SIGTERM on, outlived the app and reported what it left.
-  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
-  EXPECT_TRUE(contains(r.err, "gltrace trace: wrote ")) << r.err;
+// A signal sent to gltrace alone (a script stopping it, not a Ctrl-C at the
+// terminal, which reaches the app's process group itself) is passed on.
+TEST(TraceCommand, SignalsSentToGltraceReachTheAppAndTheTraceIsStillReported) {
+  for (int sig : {SIGTERM, SIGINT}) {
+    SCOPED_TRACE(strsignal(sig));
+    Env env;
+    std::string trace = env.dir + "/term.gltrace";
+    BackgroundProcess traced({build_bin("gltrace"), "trace", "-o", trace, "--",
+                              build_bin("gltrace-cli-app"), "--frames", "3000", "--frame-ms", "5"},
+                             env.vars, env.dir + "/trace.out", env.dir + "/trace.err");
+    // The trace file appears at the app's first EGL call; its writer thread
+    // then writes the file header (16 bytes) and the chunks.
+    auto file_size = [&] {
+      struct stat st {};
+      return stat(trace.c_str(), &st) == 0 ? st.st_size : 0;
+    };
+    for (int i = 0; i < 1000 && file_size() <= 16 && traced.running(); ++i)
+      std::this_thread::sleep_for(10ms);
+    ASSERT_GT(file_size(), 16);
+    traced.signal(sig);
+    ProcessResult r = traced.wait();
+    // gltrace passed the signal on, outlived the app and reported what it left.
+    EXPECT_EQ(r.exit_code, 128 + sig) << r.err;
+    EXPECT_TRUE(contains(r.err, "gltrace trace: wrote ")) << r.err;
+  }
 }
 
 TEST(TraceCommand, WarnsAboutATraceWithoutFrames) {
