@@ -359,6 +359,22 @@ TEST(Trace, FramebufferAfterEachDraw) {
         << png;
 }
 
+// An attribute without a value ({name, EGL_NONE}) has no EGL_NONE in a name
+// position: the recorder must not read on past readable memory (it faulted
+// in piglit's egl-create-context-invalid-attribute-gl), and the app must
+// still see the driver's error.
+TEST(Trace, MalformedAttributeListIsRecordedWithoutFaulting) {
+  std::string trace = make_temp_dir() + "/malformed.gltrace";
+  ProcessResult traced =
+      gltrace({"trace", "-o", trace, "--", build_bin("gltrace-egl-edges"), "--malformed-attribs"});
+  ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;
+  ProcessResult dump = gltrace({"dump", "--function", "eglCreateContext", trace});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_EQ(dumped_calls(dump.out), 1u) << dump.out;
+  EXPECT_NE(dump.out.find(", 12344}) = 0x0"), std::string::npos)
+      << "the list is recorded up to the unreadable page: " << dump.out;
+}
+
 TEST(Trace, SigkilledAppLeavesAReadableTrace) {
   std::string trace = make_temp_dir() + "/killed.gltrace";
   EnvChanges env = clean_env();
