@@ -66,6 +66,9 @@ constexpr size_t kReadsInFlight = 4;
 
 struct ContextState {
   int client_version = 2;
+  // A desktop OpenGL context (EGL_OPENGL_API): its GL calls pass the layers
+  // by (dispatch/make_current.cpp) and the trace layer makes none in it.
+  bool desktop_gl = false;
   uint32_t client_mask = 0;  // attributes pointing into client memory
   ClientAttrib attribs[kMaxAttribs];
   std::vector<Mapping> mappings;
@@ -335,7 +338,8 @@ void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface sur
 template <typename Swap>
 EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface surface,
                        const EGLint* rects, EGLint n_rects, bool with_damage) {
-  if (recording() && mode() == Mode::kFull && thread_state()->context != 0) {
+  if (recording() && mode() == Mode::kFull && thread_state()->context != 0 &&
+      !context_state(thread_state())->desktop_gl) {
     // What was read during the frame is done by now (or soon): written out
     // here, so no more than the last swap's read is ever in flight at a
     // capture's end.
@@ -689,10 +693,13 @@ void record_make_current(CallRecorder& rec, EGLDisplay dpy, EGLSurface draw, EGL
     }
     thread->context = index;
     rec.set_context(index);
-    EGLint version = 0;
+    EGLint version = 0, client_type = 0;
     if (ctx != EGL_NO_CONTEXT &&
         NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_VERSION, &version))
       context_state(thread)->client_version = version;
+    if (ctx != EGL_NO_CONTEXT &&
+        NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_TYPE, &client_type))
+      context_state(thread)->desktop_gl = client_type == EGL_OPENGL_API;
   }
   rec.args().uint_value(handle_bits(dpy));
   rec.args().uint_value(handle_bits(draw));
