@@ -4,18 +4,20 @@ and EGL tests (opengl, shader and glslparser profiles) must give the same
 result with and without the trace layer (full mode, every call recorded,
 the framebuffer read back at every swap and after every draw).
 
-  transparency.py BUILD_DIR WORK_DIR --platform surfaceless_egl|x11_egl [--full] [--max N]
+  transparency.py BUILD_DIR WORK_DIR --platform surfaceless_egl|x11_egl [--full]
+                  [--max N] [--only REGEX]
 
 x11_egl runs under an Xvfb of its own. Some tests give different results from
-one native run to the next (piglit's egl_khr_fence_sync compares strings of a
-driver it unloaded, so its result depends on where the driver is loaded
-again; on X11, xcb_connect fails now and then). So a test whose traced result
+one native run to the next (on X11, xcb_connect fails now and then). So a
+test whose traced result
 is not its native one runs RERUNS more times each way (with --full, every test
 runs natively twice first), and differs only if none of its traced results is
 one of its native results. Prints the per-result counts of the full runs, the
 tests whose native runs differ, and every test that differs under tracing;
-exits 1 if any does. Also checks that each traced test process left a
-readable trace.
+exits 1 if any does. piglit's egl_khr_fence_sync compares strings of a driver
+it unloaded, so its result depends on where the driver is loaded again: its
+differences are shown, not counted. Also checks that each traced test process
+left a readable trace.
 """
 
 import argparse
@@ -35,6 +37,17 @@ import xml.etree.ElementTree as ET
 
 PIGLIT = "/usr/lib/x86_64-linux-gnu/piglit"
 RERUNS = 3
+
+# Tests whose result depends on the address-space layout, which any preload
+# changes: their differences are shown but not counted.
+LAYOUT_DEPENDENT = {
+    # Keeps the GL_EXTENSIONS strings of the driver past eglTerminate, which
+    # unloads it, and compares them in the next subtest: natively the driver
+    # is mapped again elsewhere (skip, or crash), traced it is often mapped
+    # again at the same address (pass). Natively a subtest passes only when
+    # it lands there too (gdb, without address randomization: a crash).
+    "spec@egl_khr_fence_sync@conformance",
+}
 
 # Profile -> the binaries whose tests are GLES or EGL ones.
 SELECTIONS = {
@@ -131,6 +144,7 @@ def main():
     ap.add_argument("work")
     ap.add_argument("--platform", choices=["surfaceless_egl", "x11_egl"], required=True)
     ap.add_argument("--max", type=int, default=0, help="run only the first N tests of each profile")
+    ap.add_argument("--only", help="run only the tests whose name matches this regex")
     ap.add_argument("--full", action="store_true",
                     help="run every test natively twice (by default the second native run is "
                          "only for tests whose traced result is not their first native one)")
@@ -147,6 +161,9 @@ def main():
     shutil.rmtree(work, ignore_errors=True)  # piglit refuses to overwrite results
     os.makedirs(work, exist_ok=True)
     selections = {profile: select_tests(profile, pattern) for profile, pattern in SELECTIONS.items()}
+    if args.only:
+        selections = {k: [t for t in v if re.search(args.only, t)] for k, v in selections.items()}
+        selections = {k: v for k, v in selections.items() if v}
     if args.max:
         selections = {k: v[:args.max] for k, v in selections.items()}
 
@@ -213,14 +230,19 @@ def main():
         if xvfb is not None:
             xvfb.stop()
 
-    unstable, differences = [], []
+    unstable, differences, uncounted = [], [], []
+    all_tests = [test for tests in selections.values() for test in tests]
     for test in sorted(names):
         natively, traced_results = seen["native"][test], seen["traced"][test]
         if len(natively) > 1:
             unstable.append(f"{test}: {' or '.join(sorted(natively))}")
         if not natively & traced_results:
-            differences.append(f"{test}: {' or '.join(sorted(natively))} natively, "
-                               f"{' or '.join(sorted(traced_results))} traced")
+            line = (f"{test}: {' or '.join(sorted(natively))} natively, "
+                    f"{' or '.join(sorted(traced_results))} traced")
+            if owning_test(test, all_tests) in LAYOUT_DEPENDENT:
+                uncounted.append(line)
+            else:
+                differences.append(line)
 
     trace_files = glob.glob(os.path.join(traces, "*.gltrace"))
 
@@ -243,6 +265,8 @@ def main():
         print("every traced result was a native one: nothing run again")
     for line in unstable:
         print("  NATIVE RUNS DIFFER: " + line)
+    for line in uncounted:
+        print("  DIFFERENT, NOT COUNTED (result depends on the address layout): " + line)
     for line in differences:
         print("  DIFFERENT: " + line)
     for line in unreadable:
@@ -250,7 +274,8 @@ def main():
     print(f"time: {time.monotonic() - started:.0f} s")
     total = len(names)
     failed = len(differences) + len(unreadable)
-    print(f"{total - len(differences)} passed, {failed} failed")
+    print(f"{total - len(differences) - len(uncounted)} passed, {failed} failed, "
+          f"{len(uncounted)} not counted")
     return 1 if failed else 0
 
 
