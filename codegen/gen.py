@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gltrace_codegen import emit, ids, proto, registry, replay, trace, validate  # noqa: E402
 
 # Exports written by hand: they do more than jump through the table.
-HANDWRITTEN_EXPORTS = {"eglGetProcAddress"}
+HANDWRITTEN_EXPORTS = {"eglGetProcAddress", "eglMakeCurrent"}
 
 
 def write_if_changed(path, text):

@@ -10,8 +10,9 @@ packages=(
   libegl-dev libgles-dev khronos-api libx11-dev
   # the real driver every test runs against: Mesa llvmpipe
   libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri
-  # tests: GoogleTest, Xvfb for X11 apps, glmark2 as a real app
-  libgtest-dev xvfb xauth glmark2-es2-x11 piglit
+  # tests: GoogleTest, Xvfb for X11 apps, glmark2 as a real app; piglit and
+  # wflinfo (without it piglit skips every test that names a GL version)
+  libgtest-dev xvfb xauth glmark2-es2-x11 piglit waffle-utils
   # tests: libGL.so.1 in a traced app (gltrace warns about GLX/desktop GL)
   libgl1
   # tests/real_apps: real programs that use EGL + GLES in other ways (Wayland

@@ -66,6 +66,9 @@ constexpr size_t kReadsInFlight = 4;
 
 struct ContextState {
   int client_version = 2;
+  // A desktop OpenGL context (EGL_OPENGL_API): its GL calls pass the layers
+  // by (dispatch/make_current.cpp) and the trace layer makes none in it.
+  bool desktop_gl = false;
   uint32_t client_mask = 0;  // attributes pointing into client memory
   ClientAttrib attribs[kMaxAttribs];
   std::vector<Mapping> mappings;
@@ -485,7 +488,8 @@ EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface su
   // The frame's size, before the swap (a replay checks it drew the frame so).
   uint32_t width = 0, height = 0;
   bool sized = false;
-  if (recording() && mode() == Mode::kFull && thread_state()->context != 0) {
+  if (recording() && mode() == Mode::kFull && thread_state()->context != 0 &&
+      !context_state(thread_state())->desktop_gl) {
     ThreadState* thread = thread_state();
     bool tracked = thread->draw_surface == surface && thread->surface_width != 0;
     if (tracked && !thread->surface_size_check) {
@@ -883,10 +887,13 @@ void record_make_current(CallRecorder& rec, EGLDisplay dpy, EGLSurface draw, EGL
     }
     thread->context = index;
     rec.set_context(index);
-    EGLint version = 0;
+    EGLint version = 0, client_type = 0;
     if (ctx != EGL_NO_CONTEXT &&
         NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_VERSION, &version))
       context_state(thread)->client_version = version;
+    if (ctx != EGL_NO_CONTEXT &&
+        NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_TYPE, &client_type))
+      context_state(thread)->desktop_gl = client_type == EGL_OPENGL_API;
     record_bound_surface(rec, dpy, ctx != EGL_NO_CONTEXT ? draw : EGL_NO_SURFACE);
   }
   rec.args().uint_value(handle_bits(dpy));

@@ -1,6 +1,10 @@
 #include "trace/recorder.h"
 
 #include <EGL/egl.h>
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -23,6 +27,54 @@ constexpr size_t kInlineLimit = 256;
 constexpr int64_t kMaxCapture = int64_t{60} << 20;
 
 enum ArrayKind { kUints, kSints, kFloats, kBytes };
+
+// The longest EGL attribute list recorded, in elements.
+constexpr int64_t kMaxAttribListLength = 4096;
+// Memory is checked for readability in blocks of this size (the smallest
+// page size: a larger real page only costs more checks).
+constexpr uintptr_t kPageSize = 4096;
+
+uintptr_t page_end(uintptr_t address) { return (address | (kPageSize - 1)) + 1; }
+
+// Whether the app's memory [p, p + size) can be read without faulting.
+bool readable(const void* p, size_t size) {
+  char copy[16];
+  if (size > sizeof(copy)) return false;
+  iovec local{copy, size};
+  iovec remote{const_cast<void*>(p), size};
+  ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+  if (n >= 0) return static_cast<size_t>(n) == size;
+  if (errno == EFAULT) return false;
+  // process_vm_readv not allowed here (seccomp): at least the pages must be
+  // mapped (a PROT_NONE page passes this check).
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t first = reinterpret_cast<uintptr_t>(p) & ~(page - 1);
+  uintptr_t last = ((reinterpret_cast<uintptr_t>(p) + size - 1) | (page - 1)) + 1;
+  unsigned char resident[2];  // size <= 16 bytes spans at most two pages
+  return mincore(reinterpret_cast<void*>(first), last - first, resident) == 0;
+}
+
+// The number of elements of an EGL attribute list to record: up to and
+// including the EGL_NONE in a name position that ends it. A malformed list
+// such as {name, EGL_NONE} (an attribute without a value) has none there:
+// the driver stops reading at the attribute it rejects, but the list goes on
+// into whatever memory follows it, maybe to the end of the stack. That
+// memory is read only while it is readable, so such a list is recorded up to
+// there instead of faulting in the app. Only a list that crosses into
+// another page is checked: the page of its first element the driver read.
+template <typename T>
+int64_t attrib_list_length(const T* list) {
+  uintptr_t checked_end = page_end(reinterpret_cast<uintptr_t>(list));
+  for (int64_t n = 0; n + 2 <= kMaxAttribListLength; n += 2) {
+    const T* pair = list + n;
+    if (reinterpret_cast<uintptr_t>(pair + 2) > checked_end) {
+      if (!readable(pair, sizeof(T) * 2)) return readable(pair, sizeof(T)) ? n + 1 : n;
+      checked_end = page_end(reinterpret_cast<uintptr_t>(pair + 2) - 1);
+    }
+    if (pair[0] == EGL_NONE) return n + 1;
+  }
+  return kMaxAttribListLength;
+}
 
 }  // namespace
 
@@ -148,16 +200,12 @@ template void ValueWriter::array_value(void* const*, int64_t);
 
 void ValueWriter::attrib_list_value(const int32_t* list) {
   if (list == nullptr) return pointer_value(list);
-  int64_t n = 0;
-  while (list[n] != EGL_NONE && n < 4096) n += 2;
-  array_value(list, n + 1);
+  array_value(list, attrib_list_length(list));
 }
 
 void ValueWriter::attrib_list_value(const intptr_t* list) {
   if (list == nullptr) return pointer_value(list);
-  int64_t n = 0;
-  while (list[n] != EGL_NONE && n < 4096) n += 2;
-  array_value(list, n + 1);
+  array_value(list, attrib_list_length(list));
 }
 
 void ValueWriter::strings_value(const char* const* strings, int32_t count, const int32_t* lengths) {

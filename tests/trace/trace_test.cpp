@@ -359,6 +359,56 @@ TEST(Trace, FramebufferAfterEachDraw) {
         << png;
 }
 
+// An attribute without a value ({name, EGL_NONE}) has no EGL_NONE in a name
+// position: the recorder must not read on past readable memory (it faulted
+// in piglit's egl-create-context-invalid-attribute-gl), and the app must
+// still see the driver's error.
+TEST(Trace, MalformedAttributeListIsRecordedWithoutFaulting) {
+  std::string trace = make_temp_dir() + "/malformed.gltrace";
+  ProcessResult traced =
+      gltrace({"trace", "-o", trace, "--", build_bin("gltrace-egl-edges"), "--malformed-attribs"});
+  ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;
+  ProcessResult dump = gltrace({"dump", "--function", "eglCreateContext", trace});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_EQ(dumped_calls(dump.out), 1u) << dump.out;
+  EXPECT_NE(dump.out.find(", 12344}) = 0x0"), std::string::npos)
+      << "the list is recorded up to the unreadable page: " << dump.out;
+}
+
+// gltrace covers OpenGL ES: a desktop-GL context made through EGL renders
+// through the driver alone (no layer sees or makes a GL call in it, no
+// framebuffer is read from it) while its EGL calls are still recorded; a
+// GLES context made after it on the same thread is traced again.
+TEST(Trace, DesktopGlContextPassesThroughUntouched) {
+  std::string dir = make_temp_dir();
+  std::string trace = dir + "/desktop.gltrace";
+  EnvChanges env = clean_env();
+  env["GLTRACE_COUNT_DIR"] = dir + "/counts";
+  fs::create_directories(dir + "/counts");
+  ProcessResult traced =
+      gltrace({"trace", "--framebuffer", "swap,draw", "-o", trace, "--layers",
+               "libGLES_layer_counting.so", "--", build_bin("gltrace-egl-edges"), "--desktop-gl"},
+              env);
+  ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;
+  EXPECT_NE(traced.out.find("desktop GL: 4."), std::string::npos) << traced.out;
+  auto counts = read_layer_counts(dir + "/counts");
+  EXPECT_EQ(counts["glClear"], 1u) << "only the GLES context's clear passes the layers";
+  EXPECT_EQ(counts["glGetString"], 1u);
+  EXPECT_EQ(counts["eglMakeCurrent"], 4u);
+  EXPECT_EQ(counts["eglSwapBuffers"], 2u);
+  ProcessResult dump = gltrace({"dump", trace});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_NE(dump.out.find("eglBindAPI(api = EGL_OPENGL_API)"), std::string::npos) << dump.out;
+  EXPECT_EQ(dumped_calls(dump.out, "glClear"), 1u) << dump.out;
+  EXPECT_EQ(dumped_calls(dump.out, "eglCreateContext"), 2u) << dump.out;
+  ProcessResult frames = gltrace({"frames", "-o", dir + "/png", trace});
+  ASSERT_EQ(frames.exit_code, 0) << frames.err;
+  size_t pngs = 0;
+  for (const auto& entry : fs::directory_iterator(dir + "/png"))
+    pngs += entry.path().extension() == ".png";
+  EXPECT_EQ(pngs, 1u) << "the GLES swap's framebuffer only: " << frames.out;
+}
+
 TEST(Trace, SigkilledAppLeavesAReadableTrace) {
   std::string trace = make_temp_dir() + "/killed.gltrace";
   EnvChanges env = clean_env();

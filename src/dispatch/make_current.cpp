@@ -1,0 +1,30 @@
+// The exported eglMakeCurrent: through the chain like every EGL call, then
+// the calling thread's table follows the API of the context it made current
+// (gltrace covers OpenGL ES; desktop OpenGL passes to the driver untouched).
+#include <EGL/egl.h>
+
+#include "dispatch/dispatch.h"
+#include "dispatch/stubs.h"
+#include "gltrace/api/pfn.h"
+
+extern "C" __attribute__((visibility("default"))) EGLBoolean eglMakeCurrent(EGLDisplay dpy,
+                                                                            EGLSurface draw,
+                                                                            EGLSurface read,
+                                                                            EGLContext ctx) {
+  using namespace gltrace;
+  auto chain = reinterpret_cast<PFN_gltrace_eglMakeCurrent>(
+      dispatch::current_table()->entries[api::kFn_eglMakeCurrent]);
+  EGLBoolean result = chain(dpy, draw, read, ctx);
+  if (result == EGL_TRUE) {
+    // Asked of the driver: no layer sees the query. After a successful
+    // eglMakeCurrent the thread's EGL error is EGL_SUCCESS, which the query
+    // leaves as it is.
+    EGLint client_type = 0;
+    if (ctx != EGL_NO_CONTEXT)
+      reinterpret_cast<PFN_gltrace_eglQueryContext>(
+          dispatch::driver_table()->entries[api::kFn_eglQueryContext])(
+          dpy, ctx, EGL_CONTEXT_CLIENT_TYPE, &client_type);
+    dispatch::set_thread_desktop_gl(client_type == EGL_OPENGL_API);
+  }
+  return result;
+}
