@@ -2,7 +2,7 @@
 # Runs the benchmarks on an optimized build and prints their figures.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-"$root/tools/deps.sh"
+"$root/tools/deps.sh" --bench
 "$root/tools/build.sh" "$root/build" >/dev/null
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 "$root/build/bin/gltrace-bench-calls"
