@@ -7,6 +7,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 "$root/build/bin/gltrace-bench-calls"
 "$root/build/bin/gltrace-bench-engine"
+"$root/build/bin/gltrace-bench-clock" --seconds 60
 if command -v apitrace >/dev/null; then
   python3 "$root/bench/trace_vs_apitrace.py" "$root/build"
 else
