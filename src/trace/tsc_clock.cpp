@@ -17,15 +17,21 @@ void TscCalibrator::start(const ClockPair& pair) {
 void TscCalibrator::refine(const ClockPair& pair, bool may_step) {
   if (off_) return;
   if (pair.tsc <= last_.tsc || pair.ns <= last_.ns) return turn_off();  // the TSC went back
-  uint64_t ticks = pair.tsc - last_.tsc;
-  if (static_cast<double>(last_.width + pair.width) / 2 >
-      kMaxRateError * static_cast<double>(ticks))
-    return;  // interrupted reads: the next pair has a longer window
-  double rate = static_cast<double>(pair.ns - last_.ns) / static_cast<double>(ticks);
-  if (ns_per_tick_ != 0 && std::fabs(rate / ns_per_tick_ - 1) > kMaxRateChange) return turn_off();
-  ns_per_tick_ = rate;
-  last_ = pair;
-  window_ns_ = std::min(window_ns_ * 2, kLastWindowNs);
+  double rate = ns_per_tick_;
+  if (pair.ns >= due_ns()) {
+    uint64_t ticks = pair.tsc - last_.tsc;
+    double next_window_ns = static_cast<double>(std::min(window_ns_ * 2, kLastWindowNs));
+    double uncertainty = static_cast<double>(last_.width + pair.width) / 2;
+    if (uncertainty / static_cast<double>(ticks) * next_window_ns > kMaxDriftNs)
+      return;  // interrupted reads: the next pair has a longer window
+    rate = static_cast<double>(pair.ns - last_.ns) / static_cast<double>(ticks);
+    if (ns_per_tick_ != 0 && std::fabs(rate / ns_per_tick_ - 1) > kMaxRateChange) return turn_off();
+    ns_per_tick_ = rate;
+    last_ = pair;
+    window_ns_ = static_cast<uint64_t>(next_window_ns);
+  } else if (ns_per_tick_ == 0 || !may_step) {
+    return;  // too short a window for a rate, and no mapping yet to re-anchor
+  }
 
   uint64_t anchor = read_tsc_();
   uint64_t ns_at_anchor = 0;

@@ -82,15 +82,17 @@ class TscCalibrator {
   static constexpr uint64_t kLastWindowNs = 1000000000;
   static constexpr double kMaxRateChange = 1e-3;
   static constexpr double kMaxSlew = 5e-4;
-  // A window's rate is taken only when the two pairs' widths leave it this
-  // exact; until then the window grows (2e-5: 200 ns off after 10 ms).
-  static constexpr double kMaxRateError = 2e-5;
+  // A window's rate is taken only when the two pairs' widths leave it exact
+  // enough to drift less than this over the next window; until then the
+  // window grows.
+  static constexpr double kMaxDriftNs = 200;
 
   TscCalibrator(TscClock* clock, uint64_t (*read_tsc)()) : clock_(clock), read_tsc_(read_tsc) {}
   // The first pair: the clock stays off until a window has passed.
   void start(const ClockPair& pair);
   // A pair taken when due_ns() has passed: refines the rate and re-anchors.
-  // `may_step` (no call being timed) lets it step back to the clock too.
+  // `may_step` (no call being timed) lets it step back to the clock too, and
+  // re-anchor on a pair taken early (a session's start), keeping the rate.
   void refine(const ClockPair& pair, bool may_step);
   // CLOCK_MONOTONIC time of the next refinement.
   uint64_t due_ns() const { return last_.ns + window_ns_; }

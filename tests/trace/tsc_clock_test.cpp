@@ -131,6 +131,31 @@ TEST(TscCalibrator, WaitsForAWindowLongEnoughForWidePairs) {
   EXPECT_NE(clock.generation.load(), 0u);
 }
 
+// A session that starts soon after a refinement re-anchors the mapping on the
+// clock but takes no rate from the short window since: over 3 ms, a pair's
+// 50 ns of width would make a rate 1.7e-5 off, 17 us over the next second.
+TEST(TscCalibrator, ASessionStartReanchorsWithoutTakingARate) {
+  FakeMachine machine;
+  TscClock clock;
+  TscCalibrator calibrator(&clock, FakeMachine::read_tsc);
+  calibrator.start(machine.pair());
+  machine.advance(5e6);
+  calibrator.refine(machine.pair(), false);
+  ASSERT_NE(clock.generation.load(), 0u);
+  double rate = calibrator.ns_per_tick();
+  machine.ns_per_tick *= 1 + 1e-4;  // the mapping falls behind: 0.3 us in 3 ms
+  machine.advance(3e6);
+  machine.ns_per_tick /= 1 + 1e-4;
+  ClockPair pair = machine.pair();
+  pair.ns += 50;  // where in its width clock_gettime read the clock
+  calibrator.refine(pair, /*may_step=*/true);
+  EXPECT_FALSE(calibrator.off());
+  EXPECT_EQ(calibrator.ns_per_tick(), rate);
+  EXPECT_LT(std::fabs(machine.error(clock)), 100);
+  machine.advance(1e9);
+  EXPECT_LT(std::fabs(machine.error(clock)), 200);
+}
+
 // The real clock: every reading lies between two CLOCK_MONOTONIC readings
 // around it (with 5 us to spare), from the first window on, as the frames of
 // a 60 Hz app refine it. Skipped where the TSC is not the kernel's clock.
