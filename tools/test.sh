@@ -34,7 +34,7 @@ ctest_quiet() {
   if ctest "$@" --output-on-failure >"$log" 2>&1; then
     grep -E "tests passed" "$log" || cat "$log"
   else
-    grep -v -E "^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed +[0-9.]+ sec$" "$log"
+    grep -v -E "^ *([0-9]+/[0-9]+ Test +#[0-9]+: .* Passed +[0-9.]+ sec|Start +[0-9]+: .*)$" "$log"
     echo "FAILED: ctest $*"
     exit 1
   fi
