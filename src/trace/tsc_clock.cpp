@@ -18,6 +18,7 @@ void TscCalibrator::refine(const ClockPair& pair, bool may_step) {
   if (off_) return;
   if (pair.tsc <= last_.tsc || pair.ns <= last_.ns) return turn_off();  // the TSC went back
   double rate = ns_per_tick_;
+  uint64_t since_last_ns = pair.ns - last_.ns;
   if (pair.ns >= due_ns()) {
     uint64_t ticks = pair.tsc - last_.tsc;
     double next_window_ns = static_cast<double>(std::min(window_ns_ * 2, kLastWindowNs));
@@ -50,7 +51,11 @@ void TscCalibrator::refine(const ClockPair& pair, bool may_step) {
   if (offset < 0 || may_step) {
     ns0 -= static_cast<uint64_t>(offset);
   } else {
-    double slew = static_cast<double>(offset) / static_cast<double>(window_ns_);
+    // Over the time the next refinement will likely take: the next window,
+    // or longer when the app ends its frames seldom (a slew kept on past the
+    // next refinement overshoots).
+    uint64_t next_ns = std::max(window_ns_, since_last_ns);
+    double slew = static_cast<double>(offset) / static_cast<double>(next_ns);
     rate *= 1 - std::min(slew, kMaxSlew);
   }
   publish(anchor, ns0, rate);

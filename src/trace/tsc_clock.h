@@ -68,7 +68,8 @@ struct ClockPair {
 // from 5 ms to 1 s give the rate (the newest window alone, so that the clock
 // follows NTP's frequency changes), and each refinement re-anchors the
 // mapping where it is, steering what is left of its offset away over the
-// next window, so that it stays within a few hundred ns of CLOCK_MONOTONIC:
+// next window (or the time the last one took, when the app ends frames
+// seldom), so that it stays within a few hundred ns of CLOCK_MONOTONIC:
 //  - the mapping is continuous and never goes back: ahead of the clock, it
 //    slows down (500 ppm at most); behind, it steps forward;
 //  - a rate that changes by more than 1e-3 between windows (the TSC does not
