@@ -71,10 +71,16 @@ struct ClockPair {
 // next window (or the time the last one took, when the app ends frames
 // seldom), so that it stays within a few hundred ns of CLOCK_MONOTONIC:
 //  - the mapping is continuous and never goes back: ahead of the clock, it
-//    slows down (500 ppm at most); behind, it steps forward;
-//  - a rate that changes by more than 1e-3 between windows (the TSC does not
-//    follow the kernel's clock; NTP alone changes it by 5e-4 at most) turns
-//    the TSC off for good: clock_gettime from then on.
+//    slows down (500 ppm at most); behind, it steps forward. (A reader still
+//    on the old mapping after the anchor, when the refining thread was
+//    preempted between reading its anchor and publishing, can be ahead of
+//    the new one by the rate change times that delay: under 1 ns for a
+//    millisecond's delay once the windows have grown.)
+//  - a rate that changes by more than 1e-3 between windows turns the TSC off
+//    for good: clock_gettime from then on. NTP's frequency corrections stay
+//    within 5e-4; beyond that the TSC does not follow the kernel's clock, or
+//    the clock is being slewed faster (tick adjustments) than a mapping
+//    refined at frame ends could follow.
 // Pure logic apart from read_tsc, which gives the anchors: the tests drive it
 // with made-up pairs.
 class TscCalibrator {
