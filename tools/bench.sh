@@ -2,11 +2,12 @@
 # Runs the benchmarks on an optimized build and prints their figures.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-"$root/tools/deps.sh"
+"$root/tools/deps.sh" --bench
 "$root/tools/build.sh" "$root/build" >/dev/null
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 "$root/build/bin/gltrace-bench-calls"
 "$root/build/bin/gltrace-bench-engine"
+"$root/build/bin/gltrace-bench-clock" --seconds 60
 if command -v apitrace >/dev/null; then
   python3 "$root/bench/trace_vs_apitrace.py" "$root/build"
 else
