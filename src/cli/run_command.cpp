@@ -166,8 +166,8 @@ volatile sig_atomic_t g_app_pid = 0;
 // group already, and a second one would look like a second keypress. A kill()
 // aimed at us alone (a script stopping `gltrace trace`) must reach the app.
 void forward_signal(int signal, siginfo_t* info, void*) {
-  bool from_terminal = (signal == SIGINT || signal == SIGQUIT) && info != nullptr &&
-                       info->si_code == SI_KERNEL;
+  bool from_terminal =
+      (signal == SIGINT || signal == SIGQUIT) && info != nullptr && info->si_code == SI_KERNEL;
   if (g_app_pid > 0 && !from_terminal) kill(static_cast<pid_t>(g_app_pid), signal);
 }
 

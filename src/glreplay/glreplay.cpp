@@ -159,7 +159,11 @@ int run_check(const FrontOptions& front, const std::string& program) {
             report.error.c_str());
     return kExitFailure;
   }
-  return report.refused != 0 ? kExitFailure : kExitOk;
+  if (report.refused == 0) return kExitOk;
+  // The findings are the report (stdout); the verdict is said where errors go.
+  fprintf(stderr, "%s: %" PRIu64 " calls of %s would be refused\n", program.c_str(), report.refused,
+          front.trace.c_str());
+  return kExitFailure;
 }
 
 int usage_error(const std::string& program, const char* usage, const std::string& message) {
