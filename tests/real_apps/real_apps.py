@@ -58,7 +58,7 @@ APPS = [
     App("glmark2-off-screen", "glmark2-es2-x11", "FBO only, no eglSwapBuffers", "x11",
         ["/usr/bin/glmark2-es2", "--off-screen", "-s", "320x240", "-b", "shading:duration=0.5",
          "-b", "texture:duration=0.5"],
-        known="off-screen: no swap, so no frame boundary and no image to compare (frames fix)"),
+        ci=True),
     App("weston-simple-egl", "weston", "Wayland client, wl_egl_window", "wayland",
         ["/usr/bin/weston-simple-egl"], run_for=2.0, ci=True),
     App("weston-simple-egl-16bpp", "weston", "Wayland client, RGB565 config", "wayland",
@@ -81,8 +81,7 @@ APPS = [
     App("gst-glimagesink", "gstreamer1.0-gl", "media pipeline: GL thread, X11 window", "x11",
         ["/usr/bin/gst-launch-1.0", "gltestsrc", "num-buffers=40", "!",
          "video/x-raw(memory:GLMemory),width=320,height=240", "!", "glimagesink"], env=GST_X11,
-        known="resize: window created 1x1, resized to 320x240 before the first swap; replay "
-              "makes it 1x1 ('replayed 1x1, traced 320x240') (egl fix)"),
+        ci=True),
     App("gst-gleffects-download", "gstreamer1.0-gl", "media pipeline, off-screen: FBO + "
         "glReadPixels into a PBO", "x11",
         ["/usr/bin/gst-launch-1.0", "videotestsrc", "num-buffers=30", "!",
@@ -93,20 +92,16 @@ APPS = [
         ["/usr/bin/mpv", "--no-config", "--vo=gpu", "--gpu-api=opengl", "--gpu-context=x11egl",
          "--opengl-es=yes", "--geometry=320x240", "--frames=30",
          "av://lavfi:testsrc=size=320x240:rate=30"],
-        known="resize: window surface created 320x200, the X window resized to 320x240 before "
-              "the first swap; replay makes it 320x200 ('replayed 320x200, traced 320x240') "
-              "(egl fix)"),
+        ci=True),
     App("gtk4-demo-gears-wayland", "gtk-4-examples", "toolkit: no-config context, "
         "surfaceless first, window later", "wayland",
         ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"],
         env={"GDK_BACKEND": "wayland", "GDK_DEBUG": "gl-gles", "GSK_RENDERER": "gl"},
-        known="resize: the context is first made current surfaceless (0x0) and only later "
-              "with its window surface, so the trace holds no window size; replay cannot "
-              "create the window (egl fix: record the surface size per surface)"),
+        ci=True),
     App("gtk4-demo-gears-x11", "gtk-4-examples", "toolkit on X11 EGL (GDK_DEBUG=gl-egl)", "x11",
         ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"],
         env={"GDK_BACKEND": "x11", "GDK_DEBUG": "gl-egl,gl-gles", "GSK_RENDERER": "gl"},
-        known="resize: as gtk4-demo-gears-wayland (egl fix)"),
+        ci=True),
     App("gtk4-demo-gears-glx", "gtk-4-examples", "toolkit on X11 as a user runs it: GLX",
         "x11", ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"],
         env={"GDK_BACKEND": "x11"},
