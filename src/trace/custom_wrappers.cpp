@@ -378,16 +378,38 @@ void record_surface_resize(CallRecorder& rec) {
 }
 
 // Reads a framebuffer region into an Image record, now.
+// A swap image read at once (ES 2, a capture's last frame), kept in the
+// thread's pixels until the swap's call is recorded: an app killed inside
+// the swap would otherwise leave an image of a call the trace does not hold.
+struct HeldSwapImage {
+  bool held = false;
+  uint64_t frame = 0;
+  uint64_t seq = 0;
+  GLsizei width = 0;
+  GLsizei height = 0;
+};
+
+// Reads a framebuffer region into the thread's pixels and writes it as an
+// Image, or, given `hold`, leaves it there for write_held_image.
 void read_framebuffer(ThreadState* thread, GLint source_fb, GLint x, GLint y, GLsizei width,
-                      GLsizei height, const char* origin) {
+                      GLsizei height, const char* origin, HeldSwapImage* hold = nullptr) {
   if (width <= 0 || height <= 0 || thread->context == 0) return;
   ReadBackScope scope(thread);
   scope.prepare(static_cast<GLuint>(source_fb), 0);
   thread->pixels.resize(static_cast<size_t>(width) * static_cast<size_t>(height) * 4);
   NEXT(glReadPixels)(x, y, width, height, GL_RGBA, GL_UNSIGNED_BYTE, thread->pixels.data());
-  if (NEXT(glGetError)() == GL_NO_ERROR)
+  if (NEXT(glGetError)() != GL_NO_ERROR) return;
+  if (hold != nullptr)
+    *hold = {true, frames_completed(), thread->last_seq, width, height};
+  else
     write_image(thread, frames_completed(), thread->last_seq, width, height, thread->pixels.data(),
                 origin);
+}
+
+void write_held_image(ThreadState* thread, const HeldSwapImage& image) {
+  if (image.held)
+    write_image(thread, image.frame, image.seq, image.width, image.height, thread->pixels.data(),
+                "swap");
 }
 
 // Copies a finished asynchronous read-back into the trace. Needs its
@@ -466,7 +488,7 @@ void capture_after_draw(ThreadState* thread) {
 // The back buffer about to be presented, of the size the frame was drawn at
 // (0: the surface's).
 void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface surface,
-                         uint32_t frame_width, uint32_t frame_height) {
+                         uint32_t frame_width, uint32_t frame_height, HeldSwapImage* hold) {
   if (thread->context == 0) return;
   auto width = static_cast<EGLint>(frame_width), height = static_cast<EGLint>(frame_height);
   if (width == 0 || height == 0) {
@@ -474,11 +496,8 @@ void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface sur
     NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &height);
   }
   // The last frame of a capture is read now: nothing completes it later.
-  if (last_frame_of_session()) {
-    read_framebuffer(thread, 0, 0, 0, width, height, "swap");
-  } else {
-    capture_region(thread, 0, 0, 0, width, height, "swap");
-  }
+  if (last_frame_of_session() || !start_async_read(thread, 0, 0, 0, width, height, "swap"))
+    read_framebuffer(thread, 0, 0, 0, width, height, "swap", hold);
 }
 
 template <typename Swap>
@@ -488,6 +507,7 @@ EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface su
   // The frame's size, before the swap (a replay checks it drew the frame so).
   uint32_t width = 0, height = 0;
   bool sized = false;
+  HeldSwapImage held;
   if (recording() && mode() == Mode::kFull && thread_state()->context != 0 &&
       !context_state(thread_state())->desktop_gl) {
     ThreadState* thread = thread_state();
@@ -515,7 +535,8 @@ EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface su
     complete_pending_reads(thread_state());
     // The back buffer is undefined after the swap: read it before.
     if (capture_framebuffer_on_swap())
-      capture_framebuffer(thread_state(), display, surface, sized ? width : 0, sized ? height : 0);
+      capture_framebuffer(thread_state(), display, surface, sized ? width : 0, sized ? height : 0,
+                          &held);
   }
   CallRecorder rec(id);
   EGLBoolean result = call();
@@ -532,6 +553,7 @@ EGLBoolean traced_swap(uint32_t id, Swap call, EGLDisplay display, EGLSurface su
     rec.thread()->surface_size_check =
         mode() == Mode::kFull && rec.thread()->draw_surface != nullptr;
     rec.commit();
+    write_held_image(rec.thread(), held);
     end_frame(rec.thread(), rec.seq());
   }
   live_switch_point(true);
