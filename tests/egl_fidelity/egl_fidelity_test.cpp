@@ -28,6 +28,7 @@
 #include "format/writer.h"
 #include "glreplay/trace_source.h"
 #include "gltrace/api/functions.h"
+#include "support/apps.h"
 #include "support/subprocess.h"
 #include "support/xvfb.h"
 
@@ -111,25 +112,6 @@ class WestonServer {
   std::string socket_;
   std::string log_;
 };
-
-// "compare: N frames identical, M differ, K without a trace image"
-struct CompareLine {
-  bool found = false;
-  uint64_t identical = 0, differ = 0, without = 0;
-};
-CompareLine compare_line(const std::string& out) {
-  CompareLine c;
-  std::smatch m;
-  static const std::regex kLine(
-      R"(compare: (\d+) frames identical[^,]*, (\d+) differ, (\d+) without a trace image)");
-  if (std::regex_search(out, m, kLine)) {
-    c.found = true;
-    c.identical = std::stoull(m[1]);
-    c.differ = std::stoull(m[2]);
-    c.without = std::stoull(m[3]);
-  }
-  return c;
-}
 
 // Traces APP ARGS with framebuffer images at each swap, in `env`.
 std::string trace(const std::string& name, const std::vector<std::string>& app,

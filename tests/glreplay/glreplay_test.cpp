@@ -23,6 +23,7 @@
 #include "glreplay/session.h"
 #include "glreplay/trace_source.h"
 #include "gltrace/api/functions.h"
+#include "support/apps.h"
 #include "support/subprocess.h"
 #include "support/xvfb.h"
 #include "test_trace.h"
@@ -52,25 +53,6 @@ ProcessResult glreplay(const std::vector<std::string>& args, int timeout = 120) 
   std::vector<std::string> argv = {build_bin("glreplay")};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv, clean_env(), timeout);
-}
-
-// "compare: N frames identical, M differ, K without a trace image"
-struct CompareLine {
-  bool found = false;
-  uint64_t identical = 0, differ = 0, without = 0;
-};
-CompareLine compare_line(const std::string& out) {
-  CompareLine c;
-  std::smatch m;
-  static const std::regex kLine(
-      R"(compare: (\d+) frames identical[^,]*, (\d+) differ, (\d+) without a trace image)");
-  if (std::regex_search(out, m, kLine)) {
-    c.found = true;
-    c.identical = std::stoull(m[1]);
-    c.differ = std::stoull(m[2]);
-    c.without = std::stoull(m[3]);
-  }
-  return c;
 }
 
 // One demo trace with framebuffer images, made once for the tests that need it.

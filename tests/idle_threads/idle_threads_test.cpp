@@ -26,6 +26,7 @@
 #include "format/writer.h"
 #include "glreplay/trace_source.h"
 #include "gltrace/api/functions.h"
+#include "support/apps.h"
 #include "support/subprocess.h"
 #include "support/xvfb.h"
 
@@ -132,25 +133,6 @@ TraceCalls read_calls(const std::string& trace, format::ReadStatus* status) {
   format::ChunkReader reader;
   if (reader.open(trace)) format::read_trace(reader, calls, status);
   return calls;
-}
-
-// "compare: N frames identical, M differ, K without a trace image"
-struct CompareLine {
-  bool found = false;
-  uint64_t identical = 0, differ = 0, without = 0;
-};
-CompareLine compare_line(const std::string& out) {
-  CompareLine c;
-  std::smatch m;
-  static const std::regex kLine(
-      R"(compare: (\d+) frames identical[^,]*, (\d+) differ, (\d+) without a trace image)");
-  if (std::regex_search(out, m, kLine)) {
-    c.found = true;
-    c.identical = std::stoull(m[1]);
-    c.differ = std::stoull(m[2]);
-    c.without = std::stoull(m[3]);
-  }
-  return c;
 }
 
 // Every swap of a killed trace compared identical, but for its last: the

@@ -26,4 +26,18 @@ std::map<std::string, uint64_t> read_layer_counts(const std::string& dir,
   return counts;
 }
 
+CompareLine compare_line(const std::string& replay_stdout) {
+  CompareLine c;
+  std::smatch m;
+  static const std::regex kLine(
+      R"(compare: (\d+) frames identical[^,]*, (\d+) differ, (\d+) without a trace image)");
+  if (std::regex_search(replay_stdout, m, kLine)) {
+    c.found = true;
+    c.identical = std::stoull(m[1]);
+    c.differ = std::stoull(m[2]);
+    c.without = std::stoull(m[3]);
+  }
+  return c;
+}
+
 }  // namespace gltrace::test

@@ -15,4 +15,12 @@ std::string demo_final_crc(const std::string& demo_stdout);
 std::map<std::string, uint64_t> read_layer_counts(const std::string& dir,
                                                   const std::string& layer = "");
 
+// Replay's frame summary, "compare: N frames identical, M differ, K without a
+// trace image" (found false when the output has none).
+struct CompareLine {
+  bool found = false;
+  uint64_t identical = 0, differ = 0, without = 0;
+};
+CompareLine compare_line(const std::string& replay_stdout);
+
 }  // namespace gltrace::test
