@@ -13,7 +13,8 @@ seconds="${1:-60}"
 build="${2:-$root/build-fuzz}"
 CC=clang CXX=clang++ cmake -S "$root/tests/fuzz" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-ninja -C "$build" reader_fuzz replay_check_fuzz control_fuzz format_fuzz_seeds >/dev/null
+# --quiet: no progress lines, but a failed build says why.
+ninja --quiet -C "$build" reader_fuzz replay_check_fuzz control_fuzz format_fuzz_seeds
 corpus="$build/corpus"
 replay_corpus="$build/replay-corpus"
 mkdir -p "$corpus" "$replay_corpus" "$build/artifacts"
