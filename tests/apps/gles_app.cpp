@@ -45,6 +45,8 @@ GLuint compile(const char* app, GLenum type, const char* source) {
     char log[1024] = {};
     glGetShaderInfoLog(shader, sizeof log, nullptr, log);
     fprintf(stderr, "%s: shader: %s\n", app, log);
+    glDeleteShader(shader);
+    return 0;
   }
   return shader;
 }

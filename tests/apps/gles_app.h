@@ -15,7 +15,7 @@ bool check(bool ok, const char* app, const char* what);
 // pbuffers and ES 3. False (and a message) when any of it fails.
 bool open_surfaceless(const char* app, EGLDisplay* display, EGLConfig* config);
 
-// A compiled shader; its log printed when it does not compile.
+// A compiled shader, or 0 (its log printed) when it does not compile.
 GLuint compile(const char* app, GLenum type, const char* source);
 
 // A linked program of the two sources.

@@ -6,27 +6,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "apps/gles_app.h"
+
 namespace gltrace::egl_fidelity {
 
 namespace {
 
 bool parse_size(const char* text, int* width, int* height) {
   return sscanf(text, "%dx%d", width, height) == 2 && *width > 0 && *height > 0;
-}
-
-GLuint compile(const char* app, GLenum type, const char* source) {
-  GLuint shader = glCreateShader(type);
-  glShaderSource(shader, 1, &source, nullptr);
-  glCompileShader(shader);
-  GLint ok = 0;
-  glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-  if (!ok) {
-    char log[1024] = {};
-    glGetShaderInfoLog(shader, sizeof log, nullptr, log);
-    fprintf(stderr, "%s: shader: %s\n", app, log);
-    return 0;
-  }
-  return shader;
 }
 
 }  // namespace
@@ -120,6 +107,7 @@ EGLConfig choose_config(const char* app, EGLDisplay dpy, bool minimal, EGLint* v
 constexpr GLsizei kMaxSize = 512;
 
 bool Scene::init(const char* app, bool blit) {
+  using test_app::compile;
   GLuint vertex = compile(app, GL_VERTEX_SHADER,
                           "attribute vec2 position;\n"
                           "attribute vec4 color;\n"
