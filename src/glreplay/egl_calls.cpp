@@ -192,8 +192,15 @@ bool custom_eglCreateContext(Session& s, Args& a) {
   auto create = REAL(eglCreateContext);
   auto query = REAL(eglQueryContext);
   if (create == nullptr || query == nullptr) return a.missing();
+  // A borrowed call (its thread has no replay thread yet) runs where another
+  // API may be bound; its own thread had OpenGL ES (TraceSource).
+  auto query_api = REAL(eglQueryAPI);
+  auto bind_api = REAL(eglBindAPI);
+  EGLenum api = s.borrowed() && query_api != nullptr ? query_api() : EGLenum{EGL_OPENGL_ES_API};
+  if (api != EGL_OPENGL_ES_API && bind_api != nullptr) bind_api(EGL_OPENGL_ES_API);
   EGLContext context =
       create(dpy, config, share != nullptr ? share->context : EGL_NO_CONTEXT, attribs);
+  if (api != EGL_OPENGL_ES_API && bind_api != nullptr) bind_api(api);
   if (context == EGL_NO_CONTEXT) {
     if (!recorded_false(a)) a.fail("failed: " + egl_error(s));
     return a.ok();

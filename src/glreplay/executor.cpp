@@ -35,6 +35,38 @@ bool is_draw(uint32_t function) {
   }
 }
 
+// What a call of a thread without a context of its own (a borrowed call,
+// Session::set_call) must not do on the thread it borrows: GL calls (the
+// app's had no context, so did nothing) and EGL calls that use or change
+// the calling thread's EGL state. Such a call's recorded thread had nothing
+// current and the OpenGL ES API bound, so skipping them loses nothing.
+bool needs_own_thread(uint32_t function) {
+  if (function >= api::kFunctionIdLimit) return false;
+  if (api::kFunctionInfo[function].api == api::Api::kGles) return true;
+  switch (function) {
+    case api::kFn_eglBindAPI:
+    case api::kFn_eglMakeCurrent:
+    case api::kFn_eglReleaseThread:
+    case api::kFn_eglSwapBuffers:
+    case api::kFn_eglSwapBuffersWithDamageKHR:
+    case api::kFn_eglSwapBuffersWithDamageEXT:
+    case api::kFn_eglSwapInterval:
+    case api::kFn_eglWaitClient:
+    case api::kFn_eglWaitGL:
+    case api::kFn_eglWaitNative:
+    case api::kFn_eglBindTexImage:
+    case api::kFn_eglReleaseTexImage:
+    case api::kFn_eglCreateSync:
+    case api::kFn_eglCreateSyncKHR:
+    case api::kFn_eglWaitSync:
+    case api::kFn_eglWaitSyncKHR:
+    case api::kFn_eglSetDamageRegionKHR:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 GlExecutor::GlExecutor(Session& session, ExecutorOptions options)
@@ -58,14 +90,20 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   auto* call = static_cast<Call*>(increment.payload.get());
   ++calls_;
   last_seq_ = call->seq;
-  if (last_thread_seq_ == nullptr || call->thread != last_thread_) {
-    last_thread_ = call->thread;
-    last_thread_seq_ = &thread_last_seq_[call->thread];
+  const bool borrowed = increment.target != call->thread;
+  if (!borrowed) {
+    if (last_thread_seq_ == nullptr || call->thread != last_thread_) {
+      last_thread_ = call->thread;
+      last_thread_seq_ = &thread_last_seq_[call->thread];
+    }
+    swap_image_key_ = *last_thread_seq_;
+    *last_thread_seq_ = call->seq;
+  } else {
+    ++borrowed_calls_;
+    swap_image_key_ = 0;  // its swap is skipped: no image of it
   }
-  swap_image_key_ = *last_thread_seq_;
-  *last_thread_seq_ = call->seq;
   call_ = call;
-  session_.set_call(call);
+  session_.set_call(call, borrowed);
   if (calls_ == 1 && session_.info().mid_run())
     fprintf(stderr,
             "%s: warning: the capture began while the app ran: what it made before is not "
@@ -76,7 +114,7 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
       call->function < api::kFunctionIdLimit ? api::kFunctionInfo[call->function].name : nullptr;
   uint64_t frame = session_.frame();
   std::string message;
-  switch (entry.kind) {
+  switch (borrowed && needs_own_thread(call->function) ? ReplayKind::kSkip : entry.kind) {
     case ReplayKind::kSkip:
       break;
     case ReplayKind::kNone:

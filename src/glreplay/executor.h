@@ -50,6 +50,8 @@ class GlExecutor : public replay::Executor {
   const FrameComparer& comparer() const { return comparer_; }
   uint64_t snapshots_written() const { return snapshots_; }
   uint64_t calls() const { return calls_; }
+  // Calls of recorded threads without a context, run on another's thread.
+  uint64_t borrowed_calls() const { return borrowed_calls_; }
   // Replay passes begun (loop mode makes several).
   uint64_t passes() const { return pass_; }
 
@@ -73,6 +75,7 @@ class GlExecutor : public replay::Executor {
   uint64_t pass_ = 1;
   uint64_t snapshots_ = 0;
   uint64_t calls_ = 0;
+  uint64_t borrowed_calls_ = 0;
   uint64_t last_seq_ = 0;
   // Per recorded thread, its last call's seq: a swap's trace image is keyed
   // by the call before it on its thread.

@@ -268,6 +268,10 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
     printf("replayed %" PRIu64 " calls, %" PRIu64 " frames in %.3f s (recorded: %.3f s)\n",
            stats.increments, stats.frames, stats.seconds, stats.recorded_seconds);
   }
+  if (executor.borrowed_calls() != 0 || source.replay_threads() > 1)
+    printf("threads: %zu replay threads for the recorded threads that had a context; %" PRIu64
+           " calls of threads without one ran on the main thread\n",
+           source.replay_threads(), executor.borrowed_calls());
   if (stats.timed_frames != 0)
     printf("timing: frames were %.2f ms late on average, at most %.2f ms (frame %" PRIu64 ")\n",
            stats.mean_lateness_ns / 1e6, static_cast<double>(stats.max_lateness_ns) / 1e6,

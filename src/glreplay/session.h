@@ -214,10 +214,21 @@ class Session {
   // The call being replayed (for messages and size hints); its thread's
   // current context becomes current().
   const Call* call() const { return call_; }
-  void set_call(const Call* call) {
+  // borrowed: the call runs on another recorded thread's replay thread,
+  // because its own thread has had no context current yet (TraceSource
+  // routes it so): it sees no binding and makes none.
+  void set_call(const Call* call, bool borrowed = false) {
     call_ = call;
-    if (call != nullptr && call->thread != thread_) set_thread(call->thread);
+    if (call == nullptr) return;
+    if (borrowed) {
+      borrowed_ = {};
+      bound_ = &borrowed_;
+      thread_bound_ = false;
+    } else if (!thread_bound_ || call->thread != thread_) {
+      set_thread(call->thread);
+    }
   }
+  bool borrowed() const { return bound_ == &borrowed_; }
   // The recorded thread running now (on its own replay thread), for what
   // runs outside a call (snapshots, the manual console's info).
   void set_thread(uint32_t thread);
@@ -356,8 +367,10 @@ class Session {
   };
   std::unordered_map<uint32_t, Binding> bindings_;  // by recorded thread
   uint32_t thread_ = 0;
-  Binding* bound_ = nullptr;  // bindings_[thread_] (nodes do not move)
-  ContextState none_;         // GL calls with no context current land here
+  bool thread_bound_ = false;  // bound_ is bindings_[thread_]
+  Binding* bound_ = nullptr;   // bindings_[thread_] (nodes do not move), or borrowed_
+  Binding borrowed_;           // a borrowed call's: always empty
+  ContextState none_;          // GL calls with no context current land here
 
   uint64_t frame_ = 0;
   uint64_t errors_ = 0;

@@ -5,11 +5,17 @@
 #include <cstdio>
 #include <cstring>
 #include <list>
+#include <map>
 #include <new>
 #include <unordered_set>
 #include <utility>
 
 #include "gltrace/api/functions.h"
+
+#ifndef EGL_EGL_PROTOTYPES
+#define EGL_EGL_PROTOTYPES 0
+#endif
+#include <EGL/egl.h>
 
 namespace gltrace::glreplay {
 
@@ -233,17 +239,13 @@ class TraceSource::Collector : public format::Consumer {
                       FrameImage{image.width, image.height, std::move(pixels)});
   }
 
+  // Recorded threads given a replay thread of their own so far (the main one included).
+  size_t replay_threads() const { return main_thread_ ? lanes_.size() + 1 : 0; }
+
   // Why the trace cannot be replayed, when the decoder was stopped for it.
   const std::optional<std::string>& refused() const { return refused_; }
 
   void on_call(const format::Call& c) override {
-    if (threads_.insert(c.thread).second && threads_.size() > kMaxReplayThreads) {
-      refused_ = "call " + std::to_string(c.seq) + " is of a recorded thread more than " +
-                 std::to_string(kMaxReplayThreads) + " (thread " + std::to_string(c.thread) +
-                 "): replay runs at most " + std::to_string(kMaxReplayThreads) + " threads";
-      request_stop();
-      return;
-    }
     // The call and all its values in one piece of CallMemory, sized first.
     size_t size = round16(sizeof(Call)) + round16(sizeof(Value) * c.args.size());
     for (const format::Value& v : c.args) size += extra_size(v);
@@ -287,9 +289,7 @@ class TraceSource::Collector : public format::Consumer {
     replay::Increment increment;
     increment.index = c.seq;
     increment.timestamp_ns = c.start_ns;
-    // Each recorded thread is replayed on a thread of its own, with its own
-    // current context.
-    increment.target = c.thread;
+    increment.target = c.thread;  // routed when it leaves, in seq order
     // A glFinish ends a frame where the trace layer said so (a program that
     // had not swapped yet).
     increment.ends_frame = c.function == api::kFn_eglSwapBuffers ||
@@ -307,7 +307,7 @@ class TraceSource::Collector : public format::Consumer {
     if (complete.below_seq <= complete_below_) return;
     complete_below_ = complete.below_seq;
     release(false);
-    if (held_ == 0 && expected_ < complete_below_) {
+    if (held_.empty() && expected_ < complete_below_) {
       // Nothing came after the lost calls yet: the gap ends at the watermark at least.
       note_gap(expected_, complete_below_ - 1, true);
       expected_ = complete_below_;
@@ -328,35 +328,79 @@ class TraceSource::Collector : public format::Consumer {
   // a call whose predecessors have all come out goes out at once (always so
   // with one thread); the others wait, per thread, for the calls before them.
   void push(replay::Increment increment) {
-    if (held_ == 0 && increment.index == expected_) {
+    if (held_.empty() && increment.index == expected_) {
       ++expected_;
-      out_.push_back(std::move(increment));
+      send(std::move(increment));
       return;
     }
-    held_by_thread_[increment.target].push_back(std::move(increment));
-    ++held_;
+    // Equal seqs (a damaged trace) keep their file order.
+    held_.emplace(increment.index, std::move(increment));
     release(false);
   }
 
   void release(bool all) {
-    while (held_ > 0) {
-      std::deque<replay::Increment>* first = nullptr;
-      for (auto& [thread, calls] : held_by_thread_)
-        if (!calls.empty() && (first == nullptr || calls.front().index < first->front().index))
-          first = &calls;
+    while (!held_.empty() && !refused_) {
+      auto first = held_.begin();
       // A gap in the seqs (a call of a thread whose chunk comes later) holds
       // everything after it back, unless the trace said those calls are lost
       // or too many calls wait for them.
-      uint64_t index = first->front().index;
+      uint64_t index = first->first;
       if (index > expected_) {
-        if (!all && index >= complete_below_ && held_ <= kMaxHeldCalls) return;
+        if (!all && index >= complete_below_ && held_.size() <= kMaxHeldCalls) return;
         note_gap(expected_, index - 1, index <= complete_below_ || closed_cleanly_);
       }
       expected_ = std::max(expected_, index + 1);
-      out_.push_back(std::move(first->front()));
-      first->pop_front();
-      --held_;
+      send(std::move(first->second));
+      held_.erase(first);
     }
+  }
+
+  // Routes a call that leaves in seq order to its replay thread (the
+  // increment's target). A recorded thread gets a replay thread of its own
+  // once it has a context current (it makes one current, or was recorded
+  // with one: a capture that began mid-run), or binds an API other than
+  // OpenGL ES, which its contexts are then made with. Until then its calls
+  // run on the first recorded thread's (the main thread), which
+  // GlExecutor::execute knows by the target not being the call's thread:
+  // they cannot touch that thread's EGL state. So a trace of many threads
+  // that never draw starts no threads, and only kMaxReplayThreads threads
+  // with contexts are replayed.
+  void send(replay::Increment increment) {
+    if (refused_) return;
+    const auto& call = static_cast<const Call&>(*increment.payload);
+    if (!main_thread_) main_thread_ = call.thread;
+    bool own = call.thread == *main_thread_ || lanes_.count(call.thread) != 0;
+    if (!own && takes_thread(call)) {
+      if (lanes_.size() + 1 >= kMaxReplayThreads) {
+        refused_ = "call " + std::to_string(call.seq) + ": recorded thread " +
+                   std::to_string(call.thread) +
+                   " has a context and would need a replay thread of its own, the " +
+                   std::to_string(kMaxReplayThreads + 1) + "th: replay runs at most " +
+                   std::to_string(kMaxReplayThreads) + " threads";
+        request_stop();
+        return;
+      }
+      lanes_.insert(call.thread);
+      own = true;
+    }
+    increment.target = own ? call.thread : *main_thread_;
+    out_.push_back(std::move(increment));
+  }
+
+  static bool takes_thread(const Call& call) {
+    if (call.context != 0) return true;
+    // Handles are recorded as integers or pointers; union members alike.
+    auto handle = [&call](size_t i) -> uint64_t {
+      if (call.args.size() <= i) return 0;
+      const Value& v = call.args[i];
+      return v.kind == ValueKind::kUint || v.kind == ValueKind::kSint ||
+                     v.kind == ValueKind::kPointer
+                 ? v.uint
+                 : 0;
+    };
+    if (call.function == api::kFn_eglMakeCurrent) return handle(3) != 0;
+    if (call.function == api::kFn_eglBindAPI) return handle(0) != EGL_OPENGL_ES_API;
+    return false;
   }
 
   // Lists the first kMaxGapsListed gaps; the others are only counted (a
@@ -527,15 +571,15 @@ class TraceSource::Collector : public format::Consumer {
   std::deque<replay::Increment>& out_;
   uint64_t chunk_offset_ = 0;
   CallMemory* memory_ = nullptr;  // the calls go here; sealed when full or at the end
-  // Calls waiting for earlier ones of other threads, per thread (in order).
-  std::map<uint32_t, std::deque<replay::Increment>> held_by_thread_;
-  size_t held_ = 0;
+  // Calls waiting for earlier ones of other threads, by seq.
+  std::multimap<uint64_t, replay::Increment> held_;
   uint64_t expected_ = 0;  // the seq that goes out next
   std::vector<SeqGap>& gaps_;
   MoreGaps& more_gaps_;
   uint64_t complete_below_ = 0;  // the last CallsComplete record's
   bool closed_cleanly_ = false;
-  std::unordered_set<uint32_t> threads_;  // recorded threads met so far
+  std::optional<uint32_t> main_thread_;  // the first call's recorded thread
+  std::unordered_set<uint32_t> lanes_;   // the others with a replay thread
   std::optional<std::string> refused_;
 };
 
@@ -634,5 +678,9 @@ replay::SourceResult TraceSource::next(replay::Increment* out, std::string* erro
 }
 
 bool TraceSource::rewind(std::string* error) { return open(path_, error); }
+
+size_t TraceSource::replay_threads() const {
+  return collector_ != nullptr ? collector_->replay_threads() : 0;
+}
 
 }  // namespace gltrace::glreplay

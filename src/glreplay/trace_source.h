@@ -96,8 +96,9 @@ struct MoreGaps {
 // "calls 0-699 are missing from the trace (lost before the capture was cut)"
 std::string describe_gap(const SeqGap& gap);
 
-// Recorded threads a trace may have: each is replayed on a thread of its own,
-// so a trace naming more is refused (a hostile one named 20 000).
+// Recorded threads with a context a trace may have: each is replayed on a
+// thread of its own, so a trace with more is refused (a hostile one named
+// 20 000). Threads that never have a context current start none.
 inline constexpr size_t kMaxReplayThreads = 256;
 // Calls held back waiting for an earlier seq of another thread: past this
 // many the missing calls are taken as lost (a gap in the seqs must not make
@@ -130,6 +131,10 @@ class TraceSource : public replay::IncrementSource {
 
   // Calls read so far (in this pass).
   uint64_t calls() const { return calls_; }
+  // Recorded threads that have a replay thread of their own so far: those
+  // that had a context current (see Collector::send). Read it once the
+  // source's reading thread is done.
+  size_t replay_threads() const;
   // Blobs dropped for SourceOptions::blob_memory and read again (all passes).
   uint64_t blobs_read_again() const { return blobs_read_again_.load(); }
   // The seqs missing from the trace, as found so far in this pass (each is

@@ -11,7 +11,11 @@
 // fences back, so thread 1's next upload waits until thread 2's draw is done.
 // Both threads read their pixels back and call eglSwapBuffers every frame.
 // The hand-over makes every pixel deterministic although the two threads run
-// at the same time.
+// at the same time. With --idle-threads N, N more threads use EGL without
+// ever making a context current (query, bind the API, create and destroy a
+// context, release nothing, release the thread) while thread 1 waits in
+// frame 3: replay gives such threads no thread of their own, and what they
+// do must not touch thread 1's current context.
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES3/gl3.h>
@@ -48,6 +52,7 @@ struct Options {
   int frames = 60;  // 0: until SIGTERM/SIGINT
   double fps = 0;   // 0: unpaced
   bool checksum = false;
+  int idle_threads = 0;
 };
 
 volatile std::sig_atomic_t g_stop = 0;
@@ -60,6 +65,7 @@ void usage(FILE* out) {
       "  --frames N    frames per thread (default 60; 0 = until SIGTERM/SIGINT)\n"
       "  --fps F       pace frames at F per second (default unpaced)\n"
       "  --checksum    print 'thread T frame N crc 0xXXXXXXXX' (CRC32 of RGBA) per frame\n"
+      "  --idle-threads N  N more threads that use EGL without a current context\n"
       "  -h, --help    this text\n"
       "exit status: 0 ok, 1 check failed, 2 usage or EGL/GL setup error\n",
       out);
@@ -87,6 +93,13 @@ bool parse_args(int argc, char** argv, Options* o) {
         return false;
       }
       o->fps = v;
+    } else if (a == "--idle-threads" && has_value) {
+      long v = std::strtol(argv[++i], &end, 10);
+      if (end == argv[i] || *end != '\0' || v < 0 || v > 64) {
+        std::fprintf(stderr, "two-threads: bad --idle-threads '%s'\n", argv[i]);
+        return false;
+      }
+      o->idle_threads = static_cast<int>(v);
     } else if (a == "--checksum") {
       o->checksum = true;
     } else {
@@ -184,6 +197,9 @@ struct Shared {
   int status_b = 0;
   int frames_b = 0;
   uint32_t crc_b = 0;
+
+  int idle_done = 0;  // idle threads that did their EGL calls
+  int idle_failed = 0;
 };
 
 // One frame's pixels: CRC, and the optional per-frame line.
@@ -385,6 +401,31 @@ bool create_shared_objects(Shared* s) {
   return true;
 }
 
+// An idle thread: EGL calls that need no current context, and ones that
+// act on the calling thread (bind the API, release nothing, release the
+// thread), made while thread 1 has its context current in frame 3.
+void idle_thread(Shared* s) {
+  {
+    std::unique_lock lock(s->mutex);
+    s->cv.wait(lock, [&] { return s->ready_frame >= 1 || s->done; });
+  }
+  bool ok = eglBindAPI(EGL_OPENGL_ES_API) == EGL_TRUE;
+  ok = ok && eglQueryString(s->display, EGL_VENDOR) != nullptr;
+  glGetError();  // no context: a no-op
+  const EGLint attribs[] = {EGL_CONTEXT_CLIENT_VERSION, 3, EGL_NONE};
+  EGLContext unused = eglCreateContext(s->display, s->config, s->context_a, attribs);
+  ok = ok && unused != EGL_NO_CONTEXT && eglDestroyContext(s->display, unused);
+  ok = ok && eglMakeCurrent(s->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  ok = ok && eglGetError() == EGL_SUCCESS && eglReleaseThread();
+  if (!ok) egl_fail("idle thread");
+  {
+    std::lock_guard lock(s->mutex);
+    ++s->idle_done;
+    s->idle_failed += ok ? 0 : 1;
+  }
+  s->cv.notify_all();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -403,6 +444,8 @@ int main(int argc, char** argv) {
   }
   GLuint vao = make_vao(s, s.program_a);
   std::thread second(thread_b, &s);
+  std::vector<std::thread> idle;
+  for (int i = 0; i < s.opt.idle_threads; ++i) idle.emplace_back(idle_thread, &s);
 
   int status = 0, frame = 0;
   uint32_t crc_a = 0;
@@ -412,6 +455,10 @@ int main(int argc, char** argv) {
   for (; (s.opt.frames == 0 || frame < s.opt.frames) && g_stop == 0 && status == 0; ++frame) {
     if (s.opt.fps > 0) {
       std::this_thread::sleep_until(start + std::chrono::duration<double>(frame / s.opt.fps));
+    }
+    if (frame == 3) {  // the idle threads' calls come between frames 2 and 3
+      std::unique_lock lock(s.mutex);
+      s.cv.wait(lock, [&] { return s.idle_done == s.opt.idle_threads; });
     }
     // Re-upload only after thread 2 finished drawing the previous frame.
     GLsync fence = nullptr;
@@ -472,6 +519,8 @@ int main(int argc, char** argv) {
   }
   s.cv.notify_all();
   second.join();
+  for (std::thread& t : idle) t.join();
+  if (s.idle_failed != 0) status = kExitFailure;
   if (s.to_a != nullptr) glDeleteSync(s.to_a);
   if (s.to_b != nullptr) glDeleteSync(s.to_b);  // handed over, never taken
 

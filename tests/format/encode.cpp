@@ -31,11 +31,13 @@ void encode_thread(wire::Encoder& e, uint32_t index, uint64_t tid, std::string_v
   e.end_nested(record);
 }
 
-void encode_call(wire::Encoder& e, uint32_t thread, uint64_t seq, uint32_t function) {
+void encode_call(wire::Encoder& e, uint32_t thread, uint64_t seq, uint32_t function,
+                 uint32_t context) {
   size_t record = e.begin_nested(s::chunk::kRecords);
   size_t call = e.begin_nested(s::record::kCall);
   e.uint_field(s::call::kFunction, function);
   e.uint_field(s::call::kThread, thread);
+  if (context != 0) e.uint_field(s::call::kContext, context);
   e.uint_field(s::call::kSeq, seq);
   e.uint_field(s::call::kStartNs, seq * 100);
   e.uint_field(s::call::kDurationNs, 7);

@@ -14,7 +14,9 @@ void encode_header(wire::Encoder& e, uint32_t pid, std::string_view process_name
 void encode_thread(wire::Encoder& e, uint32_t index, uint64_t tid, std::string_view name);
 // A call with a few typed args (sint -seq, uint thread, text "t<thread>")
 // and a uint return value.
-void encode_call(wire::Encoder& e, uint32_t thread, uint64_t seq, uint32_t function);
+// context: the Context index current on the thread (0: none, not written).
+void encode_call(wire::Encoder& e, uint32_t thread, uint64_t seq, uint32_t function,
+                 uint32_t context = 0);
 void encode_frame(wire::Encoder& e, uint64_t number, uint64_t seq);
 void encode_blob(wire::Encoder& e, uint64_t id, std::string_view data);
 // Eight records: every record kind, every Value kind, every Call field.

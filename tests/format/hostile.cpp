@@ -206,6 +206,22 @@ std::vector<HostileTrace> hostile_traces() {
                      }
                      return make_container({bytes_of(e)}, true);
                    }});
+  // The same with a context current on each: replay would need a thread
+  // each, and refuses the trace at the 257th.
+  kinds.push_back({"many_context_threads", [] {
+                     wire::Encoder e;
+                     for (uint32_t i = 0; i < (1u << 20); ++i) {
+                       size_t record = e.begin_nested(s::chunk::kRecords);
+                       size_t call = e.begin_nested(s::record::kCall);
+                       e.uint_field(s::call::kFunction, kSomeFunction);
+                       e.uint_field(s::call::kThread, i);
+                       e.uint_field(s::call::kContext, 1);
+                       e.uint_field(s::call::kSeq, i);
+                       e.end_nested(call);
+                       e.end_nested(record);
+                     }
+                     return make_container({bytes_of(e)}, true);
+                   }});
   // 48 Mi empty Frame records (4 bytes each) in 3 chunks.
   kinds.push_back({"many_frames", [] {
                      wire::Encoder frame;

@@ -317,7 +317,7 @@ TEST(GlreplaySource, CallsOfSeveralThreadsComeOutInRecordedOrder) {
   auto chunk = [&](uint32_t thread, const std::vector<uint64_t>& seqs, bool header = false) {
     wire::Encoder e;
     if (header) encode_header(e, 1, "threads");
-    for (uint64_t seq : seqs) encode_call(e, thread, seq, 10);
+    for (uint64_t seq : seqs) encode_call(e, thread, seq, 10, /*context=*/thread);
     writer->submit(format::Payload::from_encoder(e), seqs.size() + (header ? 1 : 0), {});
     writer->acquire_buffer().give_to(e);
   };
@@ -341,6 +341,103 @@ TEST(GlreplaySource, CallsOfSeveralThreadsComeOutInRecordedOrder) {
     ASSERT_NE(call, nullptr);
     EXPECT_EQ(call->thread, kThreads[i]);
   }
+}
+
+// A call of `thread` with a context current (or none: 0) and handle
+// arguments.
+void encode_egl_call(wire::Encoder& e, uint32_t thread, uint64_t seq, uint32_t function,
+                     uint32_t context, const std::vector<uint64_t>& handles) {
+  namespace s = schema;
+  size_t record = e.begin_nested(s::chunk::kRecords);
+  size_t call = e.begin_nested(s::record::kCall);
+  e.uint_field(s::call::kFunction, function);
+  e.uint_field(s::call::kThread, thread);
+  e.uint_field(s::call::kSeq, seq);
+  if (context != 0) e.uint_field(s::call::kContext, context);
+  for (uint64_t handle : handles) {
+    size_t arg = e.begin_nested(s::call::kArgs);
+    e.uint_field(s::value::kUint, handle);
+    e.end_nested(arg);
+  }
+  e.end_nested(call);
+  e.end_nested(record);
+}
+
+// A recorded thread gets a replay thread of its own (the increment's target
+// is its own) only from the call where it has a context: it makes one
+// current, was recorded with one current, or binds an API other than
+// OpenGL ES. Before that its calls run on the first call's thread.
+TEST(GlreplaySource, OnlyThreadsWithAContextGetAThreadOfTheirOwn) {
+  std::string path = make_temp_dir() + "/lanes.gltrace";
+  std::string error;
+  auto writer = format::TraceWriter::open_file(path, {}, &error);
+  ASSERT_NE(writer, nullptr) << error;
+  wire::Encoder e;
+  encode_header(e, 1, "lanes");
+  const uint64_t kDisplay = 0x10, kSurface = 0x20, kContext = 0x30;
+  // thread 1: the main thread, no context yet.
+  encode_egl_call(e, 1, 0, api::kFn_eglGetDisplay, 0, {0});
+  // thread 2: never a context (queries, releases nothing, releases itself).
+  encode_egl_call(e, 2, 1, api::kFn_eglQueryString, 0, {kDisplay, EGL_VENDOR});
+  encode_egl_call(e, 2, 2, api::kFn_eglMakeCurrent, 0, {kDisplay, 0, 0, 0});
+  encode_egl_call(e, 2, 3, api::kFn_eglReleaseThread, 0, {});
+  // thread 3: makes a context current at seq 5.
+  encode_egl_call(e, 3, 4, api::kFn_eglBindAPI, 0, {EGL_OPENGL_ES_API});
+  encode_egl_call(e, 3, 5, api::kFn_eglMakeCurrent, 0, {kDisplay, kSurface, kSurface, kContext});
+  encode_egl_call(e, 3, 6, api::kFn_glClear, 1, {0x4000 /* GL_COLOR_BUFFER_BIT */});
+  // thread 4: recorded with a context current (a capture begun mid-run).
+  encode_egl_call(e, 4, 7, api::kFn_glFlush, 2, {});
+  // thread 5: binds desktop OpenGL, so its contexts are made on its own thread.
+  encode_egl_call(e, 5, 8, api::kFn_eglBindAPI, 0, {EGL_OPENGL_API});
+  // thread 1 again, and thread 3 after releasing its context: still its own.
+  encode_egl_call(e, 1, 9, api::kFn_eglInitialize, 0, {kDisplay, 0, 0});
+  encode_egl_call(e, 3, 10, api::kFn_eglMakeCurrent, 0, {kDisplay, 0, 0, 0});
+  writer->submit(format::Payload::from_encoder(e), 12, {});
+  writer->acquire_buffer().give_to(e);
+  ASSERT_TRUE(writer->close(&error)) << error;
+
+  glreplay::TraceSource source(std::make_shared<glreplay::TraceInfo>(), {});
+  ASSERT_TRUE(source.open(path, &error)) << error;
+  replay::SourceResult last;
+  std::vector<replay::Increment> increments = read_all(source, &error, &last);
+  EXPECT_EQ(last, replay::SourceResult::kEnd) << error;
+  ASSERT_EQ(increments.size(), 11u);
+  const uint32_t kTargets[] = {1, 1, 1, 1, 1, 3, 3, 4, 5, 1, 3};
+  for (size_t i = 0; i < increments.size(); ++i)
+    EXPECT_EQ(increments[i].target, kTargets[i]) << "call " << i;
+  EXPECT_EQ(source.replay_threads(), 4u);
+}
+
+// Past kMaxReplayThreads threads with a context the trace is refused, at the
+// call that would start one more; threads without one are not counted.
+TEST(GlreplaySource, TooManyThreadsWithAContextAreRefused) {
+  std::string path = make_temp_dir() + "/many.gltrace";
+  std::string error;
+  auto writer = format::TraceWriter::open_file(path, {}, &error);
+  ASSERT_NE(writer, nullptr) << error;
+  wire::Encoder e;
+  encode_header(e, 1, "many");
+  uint64_t seq = 0;
+  for (uint32_t t = 1; t <= glreplay::kMaxReplayThreads; ++t)  // the first is the main thread
+    encode_egl_call(e, 5000 + t, seq++, api::kFn_glFlush, 1, {});
+  for (uint32_t t = 1; t <= 1000; ++t)  // no context: counted nowhere
+    encode_egl_call(e, t, seq++, api::kFn_eglQueryString, 0, {0x10, EGL_VENDOR});
+  encode_egl_call(e, 5000 + glreplay::kMaxReplayThreads + 1, seq++, api::kFn_glFlush, 1, {});
+  writer->submit(format::Payload::from_encoder(e), seq + 1, {});
+  writer->acquire_buffer().give_to(e);
+  ASSERT_TRUE(writer->close(&error)) << error;
+
+  glreplay::TraceSource source(std::make_shared<glreplay::TraceInfo>(), {});
+  ASSERT_TRUE(source.open(path, &error)) << error;
+  replay::SourceResult last;
+  std::vector<replay::Increment> increments = read_all(source, &error, &last);
+  EXPECT_EQ(last, replay::SourceResult::kError);
+  EXPECT_NE(error.find("call " + std::to_string(seq - 1) + ": recorded thread " +
+                       std::to_string(5000 + glreplay::kMaxReplayThreads + 1)),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("replay runs at most 256 threads"), std::string::npos) << error;
+  EXPECT_EQ(increments.size(), seq - 1);  // every call before it
 }
 
 TEST(GlreplaySource, ACutShortTraceEndsWithTheReadersMessage) {
@@ -590,6 +687,41 @@ TEST(GlreplayTwoThreads, TwoContextsSharingObjectsReplayPixelIdentical) {
   ProcessResult timed = gltrace({"replay", "--compare", trace});
   EXPECT_EQ(timed.exit_code, 0) << timed.out << timed.err;
   EXPECT_EQ(compare_line(timed.out).identical, 40u) << timed.out;
+}
+
+// Four more threads use EGL without ever making a context current, one of
+// them releasing "its" context and thread while thread 1 is mid-run: replay
+// starts threads only for the two that had a context, runs the idle ones'
+// calls on the main thread, and skips what would have released thread 1's
+// context there (every frame identical; with those calls run, most differ).
+TEST(GlreplayTwoThreads, ThreadsWithoutAContextStartNoReplayThread) {
+  std::string trace = make_temp_dir() + "/idle.gltrace";
+  ProcessResult traced =
+      gltrace({"trace", "--framebuffer", "swap", "-o", trace, "--",
+               build_bin("gltrace-two-threads"), "--frames", "8", "--idle-threads", "4"});
+  ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;
+
+  format::ChunkReader reader;
+  ASSERT_TRUE(reader.open(trace));
+  ThreadsCounter counter;
+  format::ReadStatus status;
+  ASSERT_TRUE(format::read_trace(reader, counter, &status)) << status.message;
+  EXPECT_EQ(counter.threads.size(), 6u);
+
+  ProcessResult replayed = glreplay({"-n", "--compare", trace});
+  EXPECT_EQ(replayed.exit_code, 0) << replayed.out << replayed.err;
+  CompareLine c = compare_line(replayed.out);
+  ASSERT_TRUE(c.found) << replayed.out;
+  EXPECT_EQ(c.identical, 16u) << replayed.out;
+  EXPECT_EQ(c.differ, 0u);
+  // Each idle thread's 8 (bind, query, glGetError, create + destroy, release
+  // nothing, eglGetError, release the thread), and thread 2's two before it
+  // makes its context current (create it and its pbuffer).
+  EXPECT_NE(replayed.out.find("threads: 2 replay threads for the recorded threads that had a "
+                              "context; 34 calls of threads without one ran on the main thread"),
+            std::string::npos)
+      << replayed.out;
+  EXPECT_EQ(replayed.err.find("glreplay:"), std::string::npos) << replayed.err;
 }
 
 // What the client app's trace holds that the demo's does not.
