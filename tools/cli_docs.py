@@ -188,7 +188,7 @@ COMPLETION_HEAD = r"""# bash completion for gltrace and glreplay. Generated from
 # first word after the command; $2: the options that take a value).
 _gltrace_app_index() {
   local i=$1 valued=" $2 "
-  while [[ $i -lt $COMP_CWORD ]]; do
+  while [[ $i -le $COMP_CWORD ]]; do
     local word=${COMP_WORDS[i]}
     if [[ $word == -- ]]; then
       echo $((i + 1))
@@ -214,8 +214,12 @@ _gltrace_complete_args() {
     if [[ $app -ge 0 && $COMP_CWORD -gt $app ]] && declare -F _command_offset >/dev/null; then
       _command_offset "$app"
       return
-    elif [[ $app -ge 0 && $COMP_CWORD -ge $app ]]; then
+    elif [[ $app -ge 0 && $COMP_CWORD -eq $app ]]; then
       COMPREPLY=($(compgen -c -- "$cur"))
+      return
+    elif [[ $app -ge 0 ]]; then
+      compopt -o filenames 2>/dev/null
+      COMPREPLY=($(compgen -f -- "$cur"))
       return
     fi
   fi
