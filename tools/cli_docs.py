@@ -215,43 +215,51 @@ _gltrace_complete_args() {
       _command_offset "$app"
       return
     elif [[ $app -ge 0 && $COMP_CWORD -eq $app ]]; then
-      COMPREPLY=($(compgen -c -- "$cur"))
+      mapfile -t COMPREPLY < <(compgen -c -- "$cur")
       return
     elif [[ $app -ge 0 ]]; then
       compopt -o filenames 2>/dev/null
-      COMPREPLY=($(compgen -f -- "$cur"))
+      mapfile -t COMPREPLY < <(compgen -f -- "$cur")
       return
     fi
   fi
   if [[ $cur == -* && " $3 " != *" $prev "* ]]; then
-    COMPREPLY=($(compgen -W "$2" -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -W "$2" -- "$cur")
   else
     compopt -o filenames 2>/dev/null
-    COMPREPLY=($(compgen -f -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -f -- "$cur")
   fi
 }
 """
 
 
-def shell_words(words):
-    return " ".join(words)
+def words(items):
+    """A sorted, space-separated word list for compgen -W."""
+    return " ".join(sorted(set(items)))
 
 
 def completion_scripts(commands, gltrace_options, glreplay_options):
     names = [name for name, _ in commands]
-    script = [COMPLETION_HEAD]
-    script.append("_gltrace() {\n  local cur=${COMP_WORDS[COMP_CWORD]}\n  COMPREPLY=()\n")
-    script.append("  if [[ $COMP_CWORD -eq 1 ]]; then\n")
-    script.append(f'    COMPREPLY=($(compgen -W "{shell_words(names + ["help", "--help", "--version"])}" -- "$cur"))\n')
-    script.append("    return\n  fi\n  case ${COMP_WORDS[1]} in\n")
-    script.append(f'    help) [[ $COMP_CWORD -eq 2 ]] && COMPREPLY=($(compgen -W "{shell_words(names)}" -- "$cur")) ;;\n')
+    cases = [f'    help) [[ $COMP_CWORD -eq 2 ]] &&\n'
+             f'      mapfile -t COMPREPLY < <(compgen -W "{words(names)}" -- "$cur") ;;\n']
     for name in names:
         options, valued = gltrace_options[name]
         launches = "1" if name in ("run", "trace") else ""
-        script.append(f'    {name}) _gltrace_complete_args 2 "{shell_words(sorted(set(options) | {"--help"}))}" '
-                      f'"{shell_words(valued)}" "{launches}" ;;\n')
-    script.append("  esac\n}\ncomplete -F _gltrace gltrace\n")
-    gltrace = "".join(script)
+        cases.append(f'    {name}) _gltrace_complete_args 2 "{words(options + ["--help"])}"'
+                     f' "{words(valued)}" "{launches}" ;;\n')
+    top_words = words(names + ["help", "--help", "--version"])
+    gltrace = (
+        COMPLETION_HEAD + "\n"
+        "_gltrace() {\n"
+        "  local cur=${COMP_WORDS[COMP_CWORD]}\n"
+        "  COMPREPLY=()\n"
+        "  if [[ $COMP_CWORD -eq 1 ]]; then\n"
+        f'    mapfile -t COMPREPLY < <(compgen -W "{top_words}" -- "$cur")\n'
+        "    return\n"
+        "  fi\n"
+        "  case ${COMP_WORDS[1]} in\n" + "".join(cases) + "  esac\n"
+        "}\n"
+        "complete -F _gltrace gltrace\n")
 
     options, valued = glreplay_options
     glreplay = (
@@ -259,11 +267,15 @@ def completion_scripts(commands, gltrace_options, glreplay_options):
         "# at build time: do not edit. The shared functions live in the gltrace script.\n"
         "if ! declare -F _gltrace_complete_args >/dev/null; then\n"
         '  _gltrace_dir=$(dirname "${BASH_SOURCE[0]}")\n'
-        '  # shellcheck source=/dev/null\n  . "$_gltrace_dir/gltrace"\n'
-        "  unset _gltrace_dir\nfi\n"
+        "  # shellcheck source=/dev/null\n"
+        '  . "$_gltrace_dir/gltrace"\n'
+        "  unset _gltrace_dir\n"
+        "fi\n"
         "_glreplay() {\n"
-        f'  _gltrace_complete_args 1 "{shell_words(sorted(set(options) | {"--help", "--version"}))}" "{shell_words(valued)}" ""\n'
-        "}\ncomplete -F _glreplay glreplay\n")
+        f'  _gltrace_complete_args 1 "{words(options + ["--help", "--version"])}"'
+        f' "{words(valued)}" ""\n'
+        "}\n"
+        "complete -F _glreplay glreplay\n")
     return gltrace, glreplay
 
 

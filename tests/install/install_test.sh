@@ -49,8 +49,9 @@ for path in bin/gltrace bin/glreplay bin/gltrace-demo lib/gltrace/libgltrace.so 
 done
 for name in libEGL.so.1 libEGL.so libGLESv2.so.2 libGLESv2.so libGLESv1_CM.so.1 libGLESv1_CM.so; do
   link="$root/lib/gltrace/dropin/$name"
-  [ -L "$link" ] && [ "$(readlink "$link")" = ../libgltrace.so ] ||
+  if [ ! -L "$link" ] || [ "$(readlink "$link")" != ../libgltrace.so ]; then
     fail "lib/gltrace/dropin/$name is not a link to ../libgltrace.so"
+  fi
 done
 # Test-only and benchmark-only files stay in the build tree.
 for path in lib/gltrace/layers/libGLES_layer_passthrough.so bin/gltrace-cli-app bin/cli_test; do
@@ -108,14 +109,15 @@ done
 
 if [ "$man" = yes ]; then
   step "man pages: one per command, each renders"
-  commands=$(gltrace --help | sed -n '/^commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p')
-  [ -n "$commands" ] || fail "gltrace --help lists no commands"
-  for page in gltrace glreplay $(printf 'gltrace-%s ' $commands); do
+  mapfile -t commands < <(gltrace --help | sed -n '/^commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p')
+  [ ${#commands[@]} -gt 0 ] || fail "gltrace --help lists no commands"
+  for page in gltrace glreplay "${commands[@]/#/gltrace-}"; do
     file="$root/share/man/man1/$page.1"
     [ -f "$file" ] || fail "no man page $page(1)"
     MANWIDTH=80 man -l "$file" >"$work/page.txt" 2>"$work/page.err" || fail "man -l $page.1: $(cat "$work/page.err")"
-    grep -q "^NAME" "$work/page.txt" && grep -q "^SYNOPSIS" "$work/page.txt" ||
-      fail "$page(1) has no NAME or SYNOPSIS: $(head -20 "$work/page.txt")"
+    for section in NAME SYNOPSIS DESCRIPTION; do
+      grep -q "^$section" "$work/page.txt" || fail "$page(1) has no $section: $(head -20 "$work/page.txt")"
+    done
   done
   # Found by name under the prefix's man directory, as MANPATH finds it.
   MANWIDTH=80 man -M "$root/share/man" gltrace-trace >"$work/page.txt" 2>&1 || fail "man -M ... gltrace-trace"
@@ -150,10 +152,12 @@ completions="$root/share/bash-completion/completions"
 step "an out-of-tree layer: find_package(gltrace), pkg-config, the installed examples"
 layers="$work/layers"
 mkdir "$layers"
-cmake -S "$source/tests/install/layer" -B "$work/layer-cmake" -DCMAKE_PREFIX_PATH="$root" \
-  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$work/layer.log" 2>&1 &&
-  cmake --build "$work/layer-cmake" >>"$work/layer.log" 2>&1 ||
-  fail "the CMake layer build: $(cat "$work/layer.log")"
+build_with_cmake() {  # SOURCE BUILD: configure and build against the installed package only
+  cmake -S "$1" -B "$2" -DCMAKE_PREFIX_PATH="$root" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+    >"$work/layer.log" 2>&1 || fail "configuring $1: $(cat "$work/layer.log")"
+  cmake --build "$2" >"$work/layer.log" 2>&1 || fail "building $1: $(cat "$work/layer.log")"
+}
+build_with_cmake "$source/tests/install/layer" "$work/layer-cmake"
 cp "$work/layer-cmake/libGLES_layer_install_cmake.so" "$layers/"
 export PKG_CONFIG_PATH="$root/$libdir/pkgconfig"
 pkg-config --exists gltrace || fail "pkg-config finds no gltrace in $PKG_CONFIG_PATH"
@@ -163,9 +167,7 @@ cc -shared -fPIC -Wall -Wextra -Werror $(pkg-config --cflags gltrace) '-DINSTALL
   "$source/tests/install/layer/install_layer.c" -o "$layers/libGLES_layer_install_pc.so" \
   -Wl,--version-script="$(pkg-config --variable=layer_version_script gltrace)" >"$work/layer.log" 2>&1 ||
   fail "the pkg-config layer build: $(cat "$work/layer.log")"
-cmake -S "$root/share/doc/gltrace/examples/layers" -B "$work/examples" -DCMAKE_PREFIX_PATH="$root" \
-  >"$work/layer.log" 2>&1 && cmake --build "$work/examples" >>"$work/layer.log" 2>&1 ||
-  fail "the installed example layers' build: $(cat "$work/layer.log")"
+build_with_cmake "$root/share/doc/gltrace/examples/layers" "$work/examples"
 for layer in "$layers"/*.so "$work/examples/libGLES_layer_passive.so"; do
   exports=$(nm -D --defined-only "$layer" | awk '{print $3}' | sort | tr '\n' ' ')
   [ "$exports" = "AndroidGLESLayer_GetProcAddress AndroidGLESLayer_Initialize " ] ||

@@ -2,10 +2,9 @@
  * Android contract from <gltrace/gles_layer.h>, built against the installed
  * package (CMake and pkg-config). It wraps eglInitialize and says so, naming
  * the build that made it (INSTALL_LAYER_BUILD). */
+#include <gltrace/gles_layer.h>
 #include <stdio.h>
 #include <string.h>
-
-#include <gltrace/gles_layer.h>
 
 typedef EGLBoolean (*EglInitializeFn)(EGLDisplay, EGLint*, EGLint*);
 
