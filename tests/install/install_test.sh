@@ -119,8 +119,11 @@ if [ "$man" = yes ]; then
       grep -q "^$section" "$work/page.txt" || fail "$page(1) has no $section: $(head -20 "$work/page.txt")"
     done
   done
-  # Found by name under the prefix's man directory, as MANPATH finds it.
-  MANWIDTH=80 man -M "$root/share/man" gltrace-trace >"$work/page.txt" 2>&1 || fail "man -M ... gltrace-trace"
+  # With the prefix's bin on PATH, man finds the pages by name (man-db looks
+  # in ../share/man of every PATH directory), as the README says.
+  [ "$(env -u MANPATH man -w gltrace-trace)" = "$root/share/man/man1/gltrace-trace.1" ] ||
+    fail "man -w gltrace-trace: $(env -u MANPATH man -w gltrace-trace 2>&1)"
+  MANWIDTH=80 env -u MANPATH man gltrace-trace >"$work/page.txt" 2>&1 || fail "man gltrace-trace"
   grep -q -- "--framebuffer WHEN" "$work/page.txt" || fail "gltrace-trace(1) lacks --framebuffer"
 else
   step "man pages: not built (GLTRACE_BUILD_MANPAGES=OFF)"
