@@ -3,8 +3,8 @@
 the help texts of the built `gltrace` and `glreplay`, so neither can fall out
 of step with the commands (Python 3 standard library only).
 
-  cli_docs.py --gltrace BIN --glreplay BIN --version V --man-dir DIR \
-              --completion-dir DIR [--help2man PATH]
+  cli_docs.py --gltrace BIN --glreplay BIN --version V --completion-dir DIR
+              [--man-dir DIR [--help2man PATH]]
 
 Writes DIR/gltrace.1, DIR/gltrace-COMMAND.1 for every command `gltrace --help`
 lists, DIR/glreplay.1, and the completion scripts COMPLETION_DIR/gltrace and
@@ -279,25 +279,7 @@ def completion_scripts(commands, gltrace_options, glreplay_options):
     return gltrace, glreplay
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gltrace", required=True)
-    parser.add_argument("--glreplay", required=True)
-    parser.add_argument("--version", required=True)
-    parser.add_argument("--man-dir", required=True)
-    parser.add_argument("--completion-dir", required=True)
-    parser.add_argument("--help2man", default="help2man")
-    args = parser.parse_args()
-
-    top = help_text([args.gltrace, "--help"])
-    commands = parse_commands(top)
-    texts = {name: help_text([args.gltrace, name, "--help"]) for name, _ in commands}
-    glreplay_text = help_text([args.glreplay, "--help"])
-
-    # Only what this run writes stays: a command that went leaves no page.
-    for directory in (args.man_dir, args.completion_dir):
-        shutil.rmtree(directory, ignore_errors=True)
-        os.makedirs(directory)
+def write_man_pages(args, commands, top, texts, glreplay_text):
     pages = [f"gltrace-{name}" for name, _ in commands]
     with tempfile.TemporaryDirectory() as work:
         # gltrace(1): the command list, and a pointer to each command's page.
@@ -310,6 +292,30 @@ def main():
         man_page(args.help2man, work, args.man_dir, "glreplay",
                  "replay a gltrace trace on this machine's EGL/GLES driver", glreplay_text,
                  args.version, ["gltrace", "gltrace-replay"])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gltrace", required=True)
+    parser.add_argument("--glreplay", required=True)
+    parser.add_argument("--version", required=True)
+    parser.add_argument("--man-dir", help="without it, no man pages")
+    parser.add_argument("--completion-dir", required=True)
+    parser.add_argument("--help2man", default="help2man")
+    args = parser.parse_args()
+
+    top = help_text([args.gltrace, "--help"])
+    commands = parse_commands(top)
+    texts = {name: help_text([args.gltrace, name, "--help"]) for name, _ in commands}
+    glreplay_text = help_text([args.glreplay, "--help"])
+
+    # Only what this run writes stays: a command that went leaves no page.
+    for directory in (args.man_dir, args.completion_dir):
+        if directory:
+            shutil.rmtree(directory, ignore_errors=True)
+            os.makedirs(directory)
+    if args.man_dir:
+        write_man_pages(args, commands, top, texts, glreplay_text)
 
     gltrace_options = {name: parse_options(texts[name]) for name, _ in commands}
     gltrace, glreplay = completion_scripts(commands, gltrace_options, parse_options(glreplay_text))
