@@ -31,8 +31,10 @@ METAVAR = re.compile(r"^(?:[A-Z][\w:.|,-]*|[\w-]+(?:\|[\w-]+)+)$")
 
 def help_text(argv):
     """stdout of a --help run; a failing one stops the build with its output."""
-    # A clean environment: the texts describe the program, not this machine.
+    # A clean environment: the texts describe the program, not this machine
+    # (a sanitizer build's options still reach its programs).
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}
+    env.update({k: v for k, v in os.environ.items() if k.endswith("SAN_OPTIONS")})
     result = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     if result.returncode != 0 or not result.stdout:
         sys.exit(f"cli_docs: {' '.join(argv)} failed ({result.returncode}):\n{result.stderr}")
