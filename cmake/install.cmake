@@ -2,6 +2,9 @@
 # the public headers and the packages a layer author builds against, man pages
 # and bash completion generated from the commands' help texts, the docs and
 # the example layers' sources. Included from the top-level CMakeLists.txt.
+# No install RPATH is needed: the programs link no library of gltrace's own
+# (the interposer is preloaded and the layers are loaded by path), and CMake
+# drops the build tree's RPATH at install (tests/install checks both).
 include(CMakePackageConfigHelpers)
 
 # The layer contract headers.
