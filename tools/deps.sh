@@ -18,6 +18,8 @@ packages=(
   libgtest-dev xvfb xauth glmark2-es2-x11 piglit waffle-utils
   # tests: libGL.so.1 in a traced app (gltrace warns about GLX/desktop GL)
   libgl1
+  # tests/install: the installed completion as an interactive shell loads it
+  bash-completion
   # tests/real_apps: real programs that use EGL + GLES in other ways (Wayland
   # clients and compositor, eglut demos, SDL2, GStreamer GL, GTK 4, mpv, Qt 6)
   weston mesa-utils-bin libsdl2-tests gstreamer1.0-tools gstreamer1.0-gl

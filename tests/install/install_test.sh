@@ -153,6 +153,19 @@ completions="$root/share/bash-completion/completions"
 [ -z "$(complete_line "$completions/gltrace" gltrace run gltrace-demo --fram)" ] ||
   fail "gltrace run APP --fram<TAB> offered gltrace's options"
 [ "$(complete_line "$completions/glreplay" glreplay --comp)" = --compare ] || fail "glreplay --comp<TAB>"
+# As an interactive shell does: bash-completion finds the scripts under the
+# prefix's share/ (XDG_DATA_DIRS; /usr/local/share is in its default) when the
+# command is first completed, and hands APP's words to APP's completion.
+bash_completion=/usr/share/bash-completion/bash_completion
+[ -f "$bash_completion" ] || fail "no $bash_completion: install bash-completion (tools/deps.sh does)"
+loaded=$(XDG_DATA_DIRS="$root/share" bash --norc --noprofile -c '
+  source "$1"
+  for command in gltrace glreplay; do __load_completion "$command" || echo "$command not loaded"; done
+  COMP_WORDS=(gltrace trace -o x.gltrace -- gltrace tr)
+  COMP_CWORD=6 COMP_LINE="${COMP_WORDS[*]}" COMP_POINT=${#COMP_LINE}
+  _gltrace
+  echo "${COMPREPLY[*]}"' bash "$bash_completion" 2>&1)
+[ "$loaded" = trace ] || fail "bash-completion: gltrace trace -o x.gltrace -- gltrace tr<TAB>: $loaded"
 
 step "an out-of-tree layer: find_package(gltrace), pkg-config, the installed examples"
 layers="$work/layers"
