@@ -118,8 +118,8 @@ def parse_options(text):
 def for_help2man(text, program):
     """The help text in the shape help2man reads: 'Usage:' with 'or:' lines
     for alternative forms, 'Options:' headings, an option's value set off from
-    its description by two spaces, and description lines indented deeper than
-    their column joined to the line before."""
+    its description by two spaces, and each option's description on one line
+    (help2man breaks a paragraph where the indentation of its lines changes)."""
     lines = text.splitlines()
     usage = usage_block(text)
     out = ["Usage: " + usage[0][len("usage: "):]]
@@ -136,21 +136,20 @@ def for_help2man(text, program):
         if line.startswith("here: "):
             rest = rest[:index]
             break
-    column = None
+    option = None  # the option entry being read: its lines are joined into one
     for line in rest:
         if re.match(r"^[a-z][^:]*:$", line):
             line = line[0].upper() + line[1:]
         line = re.sub(r"^( {1,4}-[-\w\[\]=]+(?:, -[-\w\[\]=]+)*(?: [A-Z][\w:.|,-]*)?) (?=[a-z(`])",
                       r"\1  ", line)
         indent = len(line) - len(line.lstrip(" "))
-        option = re.match(r"^( {1,4}-\S.*?  +)\S", line)
-        if option:
-            column = len(option.group(1))
-        elif not line.strip() or indent == 0:
-            column = None
-        elif column is not None and indent > column:
-            out[-1] += " " + line.strip()
+        if re.match(r"^ {1,4}-\S", line):
+            option = len(out)
+        elif option is not None and line.strip() and indent > 4:
+            out[option] += " " + line.strip()
             continue
+        else:
+            option = None
         out.append(line)
     return "\n".join(out).rstrip() + "\n"
 
