@@ -6,8 +6,9 @@
 set -euo pipefail
 
 packages=(
-  # build; git lists the files tools/test.sh checks
-  g++ cmake ninja-build python3 pkg-config git
+  # build; git lists the files tools/test.sh checks; help2man makes the man
+  # pages from the help texts (man-db: tests/install reads them with man -l)
+  g++ cmake ninja-build python3 pkg-config git help2man man-db
   # EGL/GLES headers, the Khronos registry the code generator reads, X11
   libegl-dev libgles-dev khronos-api libx11-dev
   # the real driver every test runs against: Mesa llvmpipe
@@ -17,6 +18,8 @@ packages=(
   libgtest-dev xvfb xauth glmark2-es2-x11 piglit waffle-utils
   # tests: libGL.so.1 in a traced app (gltrace warns about GLX/desktop GL)
   libgl1
+  # tests/install: the installed completion as an interactive shell loads it
+  bash-completion
   # tests/real_apps: real programs that use EGL + GLES in other ways (Wayland
   # clients and compositor, eglut demos, SDL2, GStreamer GL, GTK 4, mpv, Qt 6)
   weston mesa-utils-bin libsdl2-tests gstreamer1.0-tools gstreamer1.0-gl
