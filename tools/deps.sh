@@ -32,6 +32,8 @@ packages=(
   libzstd-dev protobuf-compiler libprotobuf-dev clang libclang-rt-14-dev
   # PNG output (gltrace frames, replay --snapshot)
   libpng-dev
+  # the trace layer's blob hash (XXH3-128, header-only use)
+  libxxhash-dev
 )
 if [ "${1:-}" = "--bench" ]; then
   # apitrace and eglretrace: the reference tools/bench.sh measures against
