@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -128,11 +129,33 @@ TEST(TraceModes, ErrorModeReportsTheProvokedErrorAndTheAppStillSeesIt) {
   EXPECT_EQ(count_occurrences(r.err, "gltrace: error: GL error GL_INVALID_ENUM after call "), 1u)
       << r.err;
   EXPECT_NE(r.err.find("glEnable(cap = 0xffff)"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("    at "), std::string::npos) << "a call stack";
+  // The stack's first frame is the app's call, by function and source line
+  // (the demo is built with debug information).
+  std::string demo = read_text_file(source_path("demo/main.cpp"));
+  size_t call = demo.find("glEnable(0xFFFF)");
+  ASSERT_NE(call, std::string::npos);
+  std::string line = std::to_string(std::count(demo.begin(), demo.begin() + call, '\n') + 1);
+  EXPECT_TRUE(std::regex_search(
+      r.err,
+      std::regex("GL_INVALID_ENUM after call [^\n]*\n    at main \\([^\n]*/demo/main\\.cpp:" +
+                 line + "\\) in [^\n]*gltrace-demo\\+0x[0-9a-f]+\n")))
+      << r.err;
   // Without the provoked error, error mode is silent.
   r = gltrace({"trace", "--mode", "error", "--", build_bin("gltrace-demo"), "--frames", "2"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err.find("GL error"), std::string::npos) << r.err;
+}
+
+// Without symbols (a stripped app) a frame is its module and offset.
+TEST(TraceModes, ErrorModeStackOfAStrippedApp) {
+  std::string app = make_temp_dir() + "/stripped-demo";
+  ASSERT_EQ(run_process({"/usr/bin/strip", "-o", app, build_bin("gltrace-demo")}).exit_code, 0);
+  ProcessResult r =
+      gltrace({"trace", "--mode", "error", "--", app, "--frames", "2", "--provoke-error"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.err, std::regex("GL_INVALID_ENUM after call [^\n]*\n    at " + app + "\\+0x[0-9a-f]+\n")))
+      << r.err;
 }
 
 TEST(TraceModes, LogModeWritesEveryCallAsText) {
