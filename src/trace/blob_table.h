@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "format/wire.h"
+#include "protowire/wire.h"
 
 namespace gltrace::trace {
 

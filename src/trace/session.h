@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "format/wire.h"
 #include "format/writer.h"
+#include "protowire/wire.h"
 #include "trace/blob_table.h"
 #include "trace/modes.h"
 
