@@ -33,6 +33,11 @@ packages=(
   # descriptor.proto of libprotobuf-dev to read its own descriptor sets;
   # libFuzzer (clang)
   libzstd-dev protobuf-compiler libprotobuf-dev clang libclang-rt-14-dev
+  # PNG output (gltrace frames, replay --snapshot)
+  libpng-dev
+  # the trace layer's blob hash (XXH3-128, header-only use); error-mode
+  # stacks symbolized by libdw (headers; libdw1 is loaded when needed)
+  libxxhash-dev libdw-dev
 )
 if [ "${1:-}" = "--bench" ]; then
   # apitrace and eglretrace: the reference tools/bench.sh measures against

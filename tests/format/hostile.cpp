@@ -14,7 +14,7 @@
 #include "format/reader.h"
 #include "format/records.h"
 #include "format/schema.h"
-#include "format/wire.h"
+#include "protowire/wire.h"
 #include "record_text.h"
 
 namespace gltrace::test {
