@@ -1,6 +1,7 @@
 #include "surface/replay_cli.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "gltrace/surface_replayer.h"
 #include "replay/options.h"
@@ -8,7 +9,9 @@
 namespace gltrace::surface {
 
 std::string replay_usage(const std::string& program) {
-  return "usage: " + program + " [-m] [-t N] [-s TS] [-n] [-l] [-h] [--x11] [-o DIR] TRACE\n" +
+  return "usage: " + program +
+         " [-m] [-t N] [-s TS] [-n] [-l] [-h] [--x11] [-o DIR]\n"
+         "       [--buffer-memory MIB] TRACE\n" +
          "\n"
          "Replays a surface trace (proto/surface.proto, plain or a stream of increments):\n"
          "surfaces, displays, transactions, buffer updates and VSyncs at their recorded\n"
@@ -18,6 +21,8 @@ std::string replay_usage(const std::string& program) {
          "  -o DIR        write each VSync's composited display as\n"
          "                DIR/display-<D>-vsync-<K>.png (K counts display D's VSyncs from 0)\n"
          "  --x11         composite into X11 windows on $DISPLAY, one per display\n"
+         "  --buffer-memory MIB  buffers alive at once stay below MIB (default 1024);\n"
+         "                a trace that needs more fails\n"
          "  -m            start paused, in manual mode\n"
          "  -t N          N worker threads prepare buffers ahead of time (default 3)\n"
          "  -s TS         switch to manual mode at TS: trace nanoseconds, or an offset\n"
@@ -54,6 +59,14 @@ int run_replay(const std::vector<std::string>& args, const std::string& program)
     } else if (arg == "-o" || arg == "--output") {
       if (i + 1 >= options.args.size()) return usage_error(arg + " needs a directory");
       settings.output_dir = options.args[++i];
+    } else if (arg == "--buffer-memory") {
+      if (i + 1 >= options.args.size()) return usage_error(arg + " needs a size in MiB");
+      const std::string& value = options.args[++i];
+      char* end = nullptr;
+      const unsigned long long mib = std::strtoull(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || mib == 0 || mib > (1ull << 20))
+        return usage_error("--buffer-memory wants MiB from 1 to 1048576, not '" + value + "'");
+      settings.buffer_memory_bytes = mib << 20;
     } else if (!arg.empty() && arg[0] == '-') {
       return usage_error("unknown option '" + arg + "'");
     } else if (trace.empty()) {

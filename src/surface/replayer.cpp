@@ -168,7 +168,11 @@ class SurfaceExecutor : public replay::Executor {
     }
     DisplayFrame frame = scene_.frame(display->id);
     lock.unlock();
-    return compositor_.submit(std::move(frame), std::move(path), error);
+    // The VSync ends when its image is drawn (and written): what a stop in
+    // manual mode shows is on screen and on disk, and the next increment
+    // changes nothing this frame still needs.
+    return compositor_.submit(std::move(frame), std::move(path), error) &&
+           compositor_.finish(error);
   }
 
   // A surface's next buffer: its recorded contents, or its colour for this
