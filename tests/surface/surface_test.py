@@ -230,6 +230,69 @@ class SurfaceTest(unittest.TestCase):
         self.assertColour(pixel(turned, 84, 84), colour(3, 0), "turned half a turn")
         self.assertColour(pixel(turned, 15, 15), BLACK, "turned away")
 
+    def test_recorded_contents_and_buffer_transform(self):
+        """A buffer's recorded pixels (ARGB8888: bytes B, G, R, A) are shown, turned by
+        its wl_output transform as weston samples it (90: surface x runs down the buffer)."""
+        import base64
+        red, blue = b"\x00\x00\xff\xff", b"\xff\x00\x00\xff"
+        contents = base64.b64encode(red + blue).decode()  # 2x1: red, then blue
+        events = [{"t": 0, "display": {"id": 1, "w": 20, "h": 10}},
+                  {"t": 0, "surface": {"id": 1}}, {"t": 0, "surface": {"id": 2}},
+                  {"t": 0, "transaction": {"surfaces": [
+                      {"id": 1, "size": [4, 8]},
+                      {"id": 2, "position": [10, 0], "size": [4, 8], "buffer_transform": 1}]}},
+                  {"t": 0, "buffer": {"surface": 1, "w": 2, "h": 1, "contents": contents}},
+                  {"t": 0, "buffer": {"surface": 2, "w": 2, "h": 1, "contents": contents}},
+                  {"t": 0, "vsync": {"display": 1}}]
+        trace = self.work.create({"events": events})
+        out = self.work.path("out")
+        self.replay(trace, "-n", "-o", out)
+        image = read_png(os.path.join(out, "display-1-vsync-000000.png"))
+        self.assertColour(pixel(image, 0, 4), (255, 0, 0), "untransformed: left is red")
+        self.assertColour(pixel(image, 3, 4), (0, 0, 255), "untransformed: right is blue")
+        self.assertColour(pixel(image, 12, 1), (255, 0, 0), "transform 90: top is red")
+        self.assertColour(pixel(image, 12, 6), (0, 0, 255), "transform 90: bottom is blue")
+
+    def test_relative_parents_and_children(self):
+        """Z relative to a relative parent (above with z >= 0, below with z < 0,
+        under a higher layer), a child placed and moved with its parent, and a
+        relative-parent cycle that must not hang or crash."""
+        surfaces = [{"t": 0, "surface": {"id": i}} for i in (1, 2, 3, 5, 6, 7)]
+        events = [{"t": 0, "display": {"id": 1, "w": 40, "h": 20}}] + surfaces + [
+            {"t": 0, "surface": {"id": 4, "parent": 1}},
+            {"t": 0, "transaction": {"surfaces": [
+                {"id": 2, "position": [20, 0], "layer": 5},
+                {"id": 3, "position": [15, 0], "relative_parent": {"id": 1, "z": 1}},
+                {"id": 4, "position": [2, 2]},
+                {"id": 5, "position": [100, 0], "relative_parent": {"id": 6}},
+                {"id": 6, "position": [100, 0], "relative_parent": {"id": 5}},
+                {"id": 7, "relative_parent": {"id": 1, "z": -1}}]}},
+            {"t": 0, "buffer": {"surface": 1, "w": 20, "h": 10}},
+            {"t": 0, "buffer": {"surface": 2, "w": 20, "h": 10}},
+            {"t": 0, "buffer": {"surface": 3, "w": 10, "h": 10}},
+            {"t": 0, "buffer": {"surface": 4, "w": 4, "h": 4}},
+            {"t": 0, "buffer": {"surface": 5, "w": 4, "h": 4}},
+            {"t": 0, "buffer": {"surface": 6, "w": 4, "h": 4}},
+            {"t": 0, "buffer": {"surface": 7, "w": 40, "h": 20}},
+            {"t": 0, "vsync": {"display": 1}},
+            {"t": 1, "transaction": {"surfaces": [{"id": 1, "position": [0, 10]}]}},
+            {"t": 2, "vsync": {"display": 1}}]
+        trace = self.work.create({"events": events})
+        out = self.work.path("out")
+        self.replay(trace, "-n", "-o", out)
+        first = read_png(os.path.join(out, "display-1-vsync-000000.png"))
+        for (x, y), expected, what in [
+            ((5, 8), colour(1, 0), "surface 1"),
+            ((17, 5), colour(3, 0), "surface 3 above its relative parent 1"),
+            ((22, 5), colour(2, 0), "surface 2's higher layer above surface 3"),
+            ((3, 3), colour(4, 0), "child 4 at its parent's position + (2, 2)"),
+            ((35, 15), colour(7, 0), "surface 7, below its relative parent, where nothing else is"),
+        ]:
+            self.assertColour(pixel(first, x, y), expected, f"VSync 0, ({x}, {y}): {what}")
+        moved = read_png(os.path.join(out, "display-1-vsync-000001.png"))
+        self.assertColour(pixel(moved, 3, 13), colour(4, 0), "child 4 moved with its parent")
+        self.assertColour(pixel(moved, 3, 3), colour(7, 0), "nothing of surface 1 or 4 left there")
+
     # ---- creator and format --------------------------------------------------------
 
     def test_create_describe_round_trip(self):
