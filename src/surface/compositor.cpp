@@ -26,28 +26,29 @@ namespace {
 
 // The EGL and GLES 2 functions the compositor calls, from the system
 // libraries (never linked: the gltrace command must run without GL).
-#define GLTRACE_SURFACE_EGL(X)                                                               \
-  X(eglGetPlatformDisplay)                                                                   \
-  X(eglInitialize)                                                                           \
-  X(eglTerminate) X(eglBindAPI) X(eglChooseConfig) X(eglGetConfigAttrib) X(eglCreateContext) \
-      X(eglDestroyContext) X(eglCreatePbufferSurface) X(eglCreatePlatformWindowSurface)      \
-          X(eglDestroySurface) X(eglMakeCurrent) X(eglSwapBuffers) X(eglReleaseThread)       \
-              X(eglGetError)
-#define GLTRACE_SURFACE_GLES(X)                                                                  \
-  X(glCreateShader)                                                                              \
-  X(glShaderSource)                                                                              \
-  X(glCompileShader) X(glGetShaderiv) X(glGetShaderInfoLog) X(glCreateProgram) X(glAttachShader) \
-      X(glBindAttribLocation) X(glLinkProgram) X(glGetProgramiv) X(glGetProgramInfoLog)          \
-          X(glUseProgram) X(glGetUniformLocation) X(glUniformMatrix3fv) X(glUniform1f)           \
-              X(glUniform2f) X(glUniform1i) X(glGenBuffers) X(glBindBuffer) X(glBufferData)      \
-                  X(glVertexAttribPointer) X(glEnableVertexAttribArray) X(glGenTextures)         \
-                      X(glDeleteTextures) X(glBindTexture) X(glTexParameteri) X(glTexImage2D)    \
-                          X(glPixelStorei) X(glGenFramebuffers) X(glDeleteFramebuffers)          \
-                              X(glBindFramebuffer) X(glFramebufferTexture2D)                     \
-                                  X(glCheckFramebufferStatus) X(glViewport) X(glClearColor)      \
-                                      X(glClear) X(glEnable) X(glBlendFunc) X(glDrawArrays)      \
-                                          X(glReadPixels) X(glGetError) X(glGetIntegerv)         \
-                                              X(glFinish) X(glActiveTexture) X(glDeleteProgram)  \
+#define GLTRACE_SURFACE_EGL(X)                                                                    \
+  X(eglGetPlatformDisplay)                                                                        \
+  X(eglInitialize)                                                                                \
+  X(eglTerminate)                                                                                 \
+  X(eglBindAPI) X(eglChooseConfig) X(eglGetConfigAttrib) X(eglCreateContext) X(eglDestroyContext) \
+      X(eglCreatePbufferSurface) X(eglCreatePlatformWindowSurface) X(eglDestroySurface)           \
+          X(eglMakeCurrent) X(eglSwapBuffers) X(eglReleaseThread) X(eglGetError)
+#define GLTRACE_SURFACE_GLES(X)                                                                 \
+  X(glCreateShader)                                                                             \
+  X(glShaderSource)                                                                             \
+  X(glCompileShader)                                                                            \
+  X(glGetShaderiv) X(glGetShaderInfoLog) X(glCreateProgram) X(glAttachShader)                   \
+      X(glBindAttribLocation) X(glLinkProgram) X(glGetProgramiv) X(glGetProgramInfoLog)         \
+          X(glUseProgram) X(glGetUniformLocation) X(glUniformMatrix3fv) X(glUniform1f)          \
+              X(glUniform2f) X(glUniform1i) X(glGenBuffers) X(glBindBuffer) X(glBufferData)     \
+                  X(glVertexAttribPointer) X(glEnableVertexAttribArray) X(glGenTextures)        \
+                      X(glDeleteTextures) X(glBindTexture) X(glTexParameteri) X(glTexImage2D)   \
+                          X(glPixelStorei) X(glGenFramebuffers) X(glDeleteFramebuffers)         \
+                              X(glBindFramebuffer) X(glFramebufferTexture2D)                    \
+                                  X(glCheckFramebufferStatus) X(glViewport) X(glClearColor)     \
+                                      X(glClear) X(glEnable) X(glBlendFunc) X(glDrawArrays)     \
+                                          X(glReadPixels) X(glGetError) X(glGetIntegerv)        \
+                                              X(glFinish) X(glActiveTexture) X(glDeleteProgram) \
                                                   X(glDeleteBuffers)
 
 struct Gl {
@@ -430,7 +431,11 @@ bool Compositor::Impl::draw(const Job& job, std::string* error) {
       ++it;
     }
   }
-  if (!job.png_path.empty()) {
+  if (job.png_path.empty() && !x11) {
+    // The frame is composited when its VSync ends, not queued in the driver
+    // for later (llvmpipe would draw every frame of a headless replay at exit).
+    gl.glFinish();
+  } else if (!job.png_path.empty()) {
     std::vector<uint8_t> pixels(static_cast<size_t>(frame.width) * frame.height * 4);
     gl.glReadPixels(0, 0, static_cast<GLsizei>(frame.width), static_cast<GLsizei>(frame.height),
                     GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
