@@ -26,21 +26,23 @@ namespace {
 
 // The EGL and GLES 2 functions the compositor calls, from the system
 // libraries (never linked: the gltrace command must run without GL).
-#define GLTRACE_SURFACE_EGL(X)                                                                    \
-  X(eglGetPlatformDisplay)                                                                        \
-  X(eglInitialize)                                                                                \
-  X(eglTerminate)                                                                                 \
-  X(eglBindAPI) X(eglChooseConfig) X(eglGetConfigAttrib) X(eglCreateContext) X(eglDestroyContext) \
-      X(eglCreatePbufferSurface) X(eglCreatePlatformWindowSurface) X(eglDestroySurface)           \
+#define GLTRACE_SURFACE_EGL(X)                                                          \
+  X(eglGetPlatformDisplay)                                                              \
+  X(eglInitialize)                                                                      \
+  X(eglTerminate)                                                                       \
+  X(eglBindAPI)                                                                         \
+  X(eglChooseConfig) X(eglGetConfigAttrib) X(eglCreateContext) X(eglDestroyContext)     \
+      X(eglCreatePbufferSurface) X(eglCreatePlatformWindowSurface) X(eglDestroySurface) \
           X(eglMakeCurrent) X(eglSwapBuffers) X(eglReleaseThread) X(eglGetError)
 #define GLTRACE_SURFACE_GLES(X)                                                                 \
   X(glCreateShader)                                                                             \
   X(glShaderSource)                                                                             \
   X(glCompileShader)                                                                            \
-  X(glGetShaderiv) X(glGetShaderInfoLog) X(glCreateProgram) X(glAttachShader)                   \
-      X(glBindAttribLocation) X(glLinkProgram) X(glGetProgramiv) X(glGetProgramInfoLog)         \
-          X(glUseProgram) X(glGetUniformLocation) X(glUniformMatrix3fv) X(glUniform1f)          \
-              X(glUniform2f) X(glUniform1i) X(glGenBuffers) X(glBindBuffer) X(glBufferData)     \
+  X(glGetShaderiv)                                                                              \
+  X(glGetShaderInfoLog) X(glCreateProgram) X(glAttachShader) X(glBindAttribLocation)            \
+      X(glLinkProgram) X(glGetProgramiv) X(glGetProgramInfoLog) X(glUseProgram)                 \
+          X(glGetUniformLocation) X(glUniformMatrix3fv) X(glUniform1f) X(glUniform2f)           \
+              X(glUniform1i) X(glGenBuffers) X(glBindBuffer) X(glBufferData)                    \
                   X(glVertexAttribPointer) X(glEnableVertexAttribArray) X(glGenTextures)        \
                       X(glDeleteTextures) X(glBindTexture) X(glTexParameteri) X(glTexImage2D)   \
                           X(glPixelStorei) X(glGenFramebuffers) X(glDeleteFramebuffers)         \
@@ -135,6 +137,7 @@ void to_mat3(const Affine& m, float out[9]) {
 struct Job {
   DisplayFrame frame;
   std::string png_path;
+  bool counted = true;
 };
 
 }  // namespace
@@ -442,7 +445,7 @@ bool Compositor::Impl::draw(const Job& job, std::string* error) {
     if (!consumers::write_png(job.png_path, frame.width, frame.height, pixels.data(), error))
       return false;
     std::lock_guard<std::mutex> lock(mutex);
-    ++written;
+    if (job.counted) ++written;
   }
   if (GLenum code = gl.glGetError(); code != GL_NO_ERROR) {
     char text[64];
@@ -512,14 +515,15 @@ bool Compositor::start(std::string* error) {
   return false;
 }
 
-bool Compositor::submit(DisplayFrame frame, std::string png_path, std::string* error) {
+bool Compositor::submit(DisplayFrame frame, std::string png_path, std::string* error,
+                        bool counted) {
   std::unique_lock<std::mutex> lock(impl_->mutex);
   impl_->changed.wait(lock, [&] { return impl_->queue.size() < 2 || !impl_->failure.empty(); });
   if (!impl_->failure.empty()) {
     *error = impl_->failure;
     return false;
   }
-  impl_->queue.push_back({std::move(frame), std::move(png_path)});
+  impl_->queue.push_back({std::move(frame), std::move(png_path), counted});
   impl_->changed.notify_all();
   return true;
 }

@@ -26,13 +26,15 @@ class Compositor {
 
   // Queues a frame to draw (and, when png_path is not empty, write). Waits
   // while two frames wait already, so a fast replay's memory stays bounded.
-  // False with *error once drawing has failed (the first failure).
-  bool submit(DisplayFrame frame, std::string png_path, std::string* error);
+  // False with *error once drawing has failed (the first failure). An image
+  // not `counted` (a snapshot) is left out of images_written().
+  bool submit(DisplayFrame frame, std::string png_path, std::string* error, bool counted = true);
 
   // Waits until every queued frame is drawn and written; false with the
   // first failure.
   bool finish(std::string* error);
 
+  // PNG files written for counted frames.
   uint64_t images_written() const;
 
  private:

@@ -123,7 +123,8 @@ class SurfaceExecutor : public replay::Executor {
       }
       frame = scene_.frame(last_display_.value_or(0));
     }
-    return compositor_.submit(std::move(frame), path, error) && compositor_.finish(error);
+    return compositor_.submit(std::move(frame), path, error, /*counted=*/false) &&
+           compositor_.finish(error);
   }
 
   bool restart(std::string*) override {

@@ -293,6 +293,33 @@ class SurfaceTest(unittest.TestCase):
         self.assertColour(pixel(moved, 3, 13), colour(4, 0), "child 4 moved with its parent")
         self.assertColour(pixel(moved, 3, 3), colour(7, 0), "nothing of surface 1 or 4 left there")
 
+    def test_x11_windows_show_what_headless_shows(self):
+        """--x11: one window per display under an Xvfb of the test's own; the
+        images read back from the windows are the headless ones."""
+        import random
+        display = f":{random.randint(100, 999)}"
+        xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: (xvfb.kill(), xvfb.wait()))
+        env = dict(os.environ, DISPLAY=display)
+        for _ in range(100):
+            if os.path.exists(f"/tmp/.X11-unix/X{display[1:]}"):
+                break
+            time.sleep(0.05)
+        trace = self.work.create(scene_json())
+        headless, x11 = self.work.path("headless"), self.work.path("x11")
+        self.replay(trace, "-n", "-o", headless)
+        result = run([binary("surfacereplayer"), "--x11", "-n", "-o", x11, trace], env=env)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(sorted(os.listdir(x11)), sorted(os.listdir(headless)))
+        for name in sorted(os.listdir(headless)):
+            a = read_png(os.path.join(headless, name))
+            b = read_png(os.path.join(x11, name))
+            self.assertEqual(a[:2], b[:2], name)
+            differing = sum(1 for ra, rb in zip(a[2], b[2]) for i in range(0, len(ra), 4)
+                            if max(abs(x - y) for x, y in zip(ra[i:i + 3], rb[i:i + 3])) > 2)
+            self.assertEqual(differing, 0, name)
+
     # ---- creator and format --------------------------------------------------------
 
     def test_create_describe_round_trip(self):
@@ -414,6 +441,7 @@ class SurfaceTest(unittest.TestCase):
         while True:
             match = re.search(pattern, self.output)
             if match:
+                self.before = self.output[:match.start()]
                 self.output = self.output[match.end():]
                 return match
             left = deadline - time.monotonic()
@@ -464,6 +492,17 @@ class SurfaceTest(unittest.TestCase):
         self.expect(fd, r"stopped at \+0\.045000 s, before call 25 \(frame 5, \+0\.050000 s\)")
         self.expect(fd, prompt)
         self.assertEqual(len(os.listdir(out)), 5)
+        os.write(fd, b"info\n")  # the scene now: surface 6 deleted
+        self.expect(fd, prompt)
+        self.assertIn("surface 5 'rotated' at (190, 90)", self.before)
+        self.assertNotIn("surface 6", self.before)
+        snap = self.work.path("snap.png")
+        os.write(fd, f"snap {snap}\n".encode())
+        self.expect(fd, r"saved ")
+        self.expect(fd, prompt)
+        snapped = read_png(snap)  # the display of the last VSync (display 2's at 33 ms)
+        self.assertEqual(snapped[:2], (100, 100))
+        self.assertColour(pixel(snapped, 30, 30), colour(7, 0), "snap: surface 7")
         os.write(fd, b"c 30\n")  # to 75 ms: the VSyncs at 50 and 66.7 ms
         self.expect(fd, r"stopped at \+0\.075000 s, before call 29")
         self.expect(fd, prompt)
