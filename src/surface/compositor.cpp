@@ -26,32 +26,32 @@ namespace {
 
 // The EGL and GLES 2 functions the compositor calls, from the system
 // libraries (never linked: the gltrace command must run without GL).
-#define GLTRACE_SURFACE_EGL(X)                                                          \
-  X(eglGetPlatformDisplay)                                                              \
-  X(eglInitialize)                                                                      \
-  X(eglTerminate)                                                                       \
-  X(eglBindAPI)                                                                         \
-  X(eglChooseConfig) X(eglGetConfigAttrib) X(eglCreateContext) X(eglDestroyContext)     \
-      X(eglCreatePbufferSurface) X(eglCreatePlatformWindowSurface) X(eglDestroySurface) \
-          X(eglMakeCurrent) X(eglSwapBuffers) X(eglReleaseThread) X(eglGetError)
-#define GLTRACE_SURFACE_GLES(X)                                                                 \
-  X(glCreateShader)                                                                             \
-  X(glShaderSource)                                                                             \
-  X(glCompileShader)                                                                            \
-  X(glGetShaderiv)                                                                              \
-  X(glGetShaderInfoLog) X(glCreateProgram) X(glAttachShader) X(glBindAttribLocation)            \
-      X(glLinkProgram) X(glGetProgramiv) X(glGetProgramInfoLog) X(glUseProgram)                 \
-          X(glGetUniformLocation) X(glUniformMatrix3fv) X(glUniform1f) X(glUniform2f)           \
-              X(glUniform1i) X(glGenBuffers) X(glBindBuffer) X(glBufferData)                    \
-                  X(glVertexAttribPointer) X(glEnableVertexAttribArray) X(glGenTextures)        \
-                      X(glDeleteTextures) X(glBindTexture) X(glTexParameteri) X(glTexImage2D)   \
-                          X(glPixelStorei) X(glGenFramebuffers) X(glDeleteFramebuffers)         \
-                              X(glBindFramebuffer) X(glFramebufferTexture2D)                    \
-                                  X(glCheckFramebufferStatus) X(glViewport) X(glClearColor)     \
-                                      X(glClear) X(glEnable) X(glBlendFunc) X(glDrawArrays)     \
-                                          X(glReadPixels) X(glGetError) X(glGetIntegerv)        \
-                                              X(glFinish) X(glActiveTexture) X(glDeleteProgram) \
-                                                  X(glDeleteBuffers)
+#define GLTRACE_SURFACE_EGL(X)                                                                   \
+  X(eglGetPlatformDisplay)                                                                       \
+  X(eglInitialize)                                                                               \
+  X(eglTerminate)                                                                                \
+  X(eglBindAPI)                                                                                  \
+  X(eglChooseConfig)                                                                             \
+  X(eglGetConfigAttrib) X(eglCreateContext) X(eglDestroyContext) X(eglCreatePbufferSurface)      \
+      X(eglCreatePlatformWindowSurface) X(eglDestroySurface) X(eglMakeCurrent) X(eglSwapBuffers) \
+          X(eglReleaseThread) X(eglGetError)
+#define GLTRACE_SURFACE_GLES(X)                                                                    \
+  X(glCreateShader)                                                                                \
+  X(glShaderSource)                                                                                \
+  X(glCompileShader)                                                                               \
+  X(glGetShaderiv)                                                                                 \
+  X(glGetShaderInfoLog)                                                                            \
+  X(glCreateProgram) X(glAttachShader) X(glBindAttribLocation) X(glLinkProgram) X(glGetProgramiv)  \
+      X(glGetProgramInfoLog) X(glUseProgram) X(glGetUniformLocation) X(glUniformMatrix3fv)         \
+          X(glUniform1f) X(glUniform2f) X(glUniform1i) X(glGenBuffers) X(glBindBuffer)             \
+              X(glBufferData) X(glVertexAttribPointer) X(glEnableVertexAttribArray)                \
+                  X(glGenTextures) X(glDeleteTextures) X(glBindTexture) X(glTexParameteri)         \
+                      X(glTexImage2D) X(glPixelStorei) X(glGenFramebuffers)                        \
+                          X(glDeleteFramebuffers) X(glBindFramebuffer) X(glFramebufferTexture2D)   \
+                              X(glCheckFramebufferStatus) X(glViewport) X(glClearColor) X(glClear) \
+                                  X(glEnable) X(glBlendFunc) X(glDrawArrays) X(glReadPixels)       \
+                                      X(glGetError) X(glGetIntegerv) X(glFinish)                   \
+                                          X(glActiveTexture) X(glDeleteProgram) X(glDeleteBuffers)
 
 struct Gl {
 #define GLTRACE_DECLARE(name) std::add_pointer_t<decltype(::name)> name = nullptr;
@@ -177,6 +177,7 @@ struct Compositor::Impl {
     EGLSurface surface = EGL_NO_SURFACE;
   };
   std::map<int32_t, Target> targets;
+  void drop_target(Target& target);
   // Textures of the buffers drawn lately, holding their buffer so its
   // address is never reused while cached.
   struct Cached {
@@ -379,6 +380,14 @@ bool Compositor::Impl::bind_target(const DisplayFrame& frame, std::string* error
   return true;
 }
 
+void Compositor::Impl::drop_target(Target& target) {
+  if (target.fbo != 0) gl.glDeleteFramebuffers(1, &target.fbo);
+  if (target.colour != 0) gl.glDeleteTextures(1, &target.colour);
+  if (target.surface != EGL_NO_SURFACE) gl.eglDestroySurface(display, target.surface);
+  x_display.destroy_window(&target.window);
+  target = Target{};
+}
+
 GLuint Compositor::Impl::texture(const BufferPtr& buffer) {
   Cached& cached = textures[buffer.get()];
   cached.last_used = frames_drawn;
@@ -424,6 +433,16 @@ bool Compositor::Impl::draw(const Job& job, std::string* error) {
     gl.glUniform1f(u_radius, item.corner_radius);
     texture(item.buffer);
     gl.glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  }
+  // The targets of deleted displays go (a trace may make many in turn).
+  for (auto it = targets.begin(); it != targets.end();) {
+    if (std::find(frame.live_displays.begin(), frame.live_displays.end(), it->first) !=
+        frame.live_displays.end()) {
+      ++it;
+      continue;
+    }
+    drop_target(it->second);
+    it = targets.erase(it);
   }
   // Textures of buffers no display drew in the last few frames go.
   for (auto it = textures.begin(); it != textures.end();) {

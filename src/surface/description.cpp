@@ -118,8 +118,24 @@ std::string to_string_value(const Json& value, const std::string& where) {
   return value.get<std::string>();
 }
 
+// Generators' times stay within +-2^61 ns (73 years), so their sums and
+// differences never overflow.
+constexpr int64_t kMaxGeneratorTime = int64_t{1} << 61;
+
+// Time stamps are start_ns plus an offset, and offsets are differences of
+// time stamps: modulo 2^64, so any recorded int64 time stamp goes through a
+// description and back unchanged (and no hostile value overflows).
+int64_t wrapping_add(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+int64_t wrapping_sub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+
 // A time: integer nanoseconds, or a string with a unit ("1.5s", "200ms").
-int64_t to_time(const Json& value, const std::string& where) {
+int64_t to_time(const Json& value, const std::string& where,
+                int64_t limit = std::numeric_limits<int64_t>::max()) {
+  int64_t t = 0;
   if (value.is_string()) {
     replay::TimeSpec spec;
     std::string error;
@@ -128,9 +144,12 @@ int64_t to_time(const Json& value, const std::string& where) {
       fail(where, "'" + text +
                       "' is no time: give nanoseconds as a number, or a string with a "
                       "unit (1.5s, 200ms, 10us, 500ns)");
-    return spec.ns;
+    t = spec.ns;
+  } else {
+    t = to_int<int64_t>(value, where);
   }
-  return to_int<int64_t>(value, where);
+  if (t > limit || t < -limit) fail(where, "out of range (more than 2^61 ns)");
+  return t;
 }
 
 double to_rate(const Json& value, const std::string& where) {
@@ -308,7 +327,7 @@ void read_event(const Json& event, int64_t start_ns, Increment* out, bool* auto_
          "wants a time \"t\" and one event (display, delete_display, surface, "
          "delete_surface, buffer, vsync, power, transaction or none)");
   const int64_t t = to_time(require(event, "t", where), where + ".t");
-  out->set_time_stamp(start_ns + t);
+  out->set_time_stamp(wrapping_add(start_ns, t));
   *auto_frame = false;
   if (const Json* v = find(event, "display")) {
     const std::string at = where + ".display";
@@ -416,8 +435,8 @@ void generate(const Json& list, const char* key, int64_t start_ns, std::vector<G
     else
       only_keys(g, {"surface", "rate_hz", "from", "to", "w", "h", "format"}, where);
     const double rate = to_rate(require(g, "rate_hz", where), where + ".rate_hz");
-    const int64_t from = to_time(require(g, "from", where), where + ".from");
-    const int64_t to = to_time(require(g, "to", where), where + ".to");
+    const int64_t from = to_time(require(g, "from", where), where + ".from", kMaxGeneratorTime);
+    const int64_t to = to_time(require(g, "to", where), where + ".to", kMaxGeneratorTime);
     if (to < from) fail(where, "'to' is before 'from'");
     const double count = std::floor(static_cast<double>(to - from) * rate / 1e9) + 1;
     if (count + static_cast<double>(out->size()) > static_cast<double>(kMaxGenerated))
@@ -440,8 +459,8 @@ void generate(const Json& list, const char* key, int64_t start_ns, std::vector<G
       const int64_t t = from + std::llround(static_cast<double>(k) * 1e9 / rate);
       if (t > to) break;
       Generated item{t, vsync ? 1 : 0, proto, !vsync};
-      item.increment.set_time_stamp(start_ns + t);
-      if (vsync) item.increment.mutable_vsync_event()->set_when(start_ns + t);
+      item.increment.set_time_stamp(wrapping_add(start_ns, t));
+      if (vsync) item.increment.mutable_vsync_event()->set_when(item.increment.time_stamp());
       out->push_back(std::move(item));
     }
   }
@@ -456,7 +475,7 @@ bool create_trace(const std::string& json_text, Trace* trace, std::string* error
     object_at(root, "the description");
     only_keys(root, {"start_ns", "events", "updates", "vsync"}, "the description");
     int64_t start_ns = 0;
-    if (const Json* v = find(root, "start_ns")) start_ns = to_int<int64_t>(*v, "start_ns");
+    if (const Json* v = find(root, "start_ns")) start_ns = to_time(*v, "start_ns");
 
     std::vector<std::pair<Increment, bool>> explicit_events;  // (increment, auto frame)
     if (const Json* events = find(root, "events")) {
@@ -598,7 +617,7 @@ Json display_change_json(const DisplayChange& c) {
 
 Json event_json(const Increment& increment, int64_t start_ns) {
   Json j;
-  j["t"] = increment.time_stamp() - start_ns;
+  j["t"] = wrapping_sub(increment.time_stamp(), start_ns);
   switch (increment.increment_case()) {
     case Increment::kTransaction: {
       const Transaction& t = increment.transaction();

@@ -120,11 +120,7 @@ bool Scene::apply(const Increment& increment, std::string* error) {
         *error = "display " + std::to_string(c.id()) + " is created twice";
         return false;
       }
-      if (c.w() == 0 || c.h() == 0 || c.w() > kMaxDisplaySide || c.h() > kMaxDisplaySide) {
-        *error = "display " + std::to_string(c.id()) + " is " + std::to_string(c.w()) + "x" +
-                 std::to_string(c.h()) + ": sides must be 1 to " + std::to_string(kMaxDisplaySide);
-        return false;
-      }
+      if (!display_size_ok(c.id(), c.w(), c.h(), error)) return false;
       auto display = std::make_unique<DisplayState>();
       display->id = c.id();
       display->name = c.name();
@@ -245,6 +241,27 @@ bool Scene::apply_surface_change(const SurfaceChange& change, std::string* error
   return true;
 }
 
+bool Scene::display_size_ok(int32_t id, uint32_t width, uint32_t height, std::string* error) const {
+  const std::string size = std::to_string(width) + "x" + std::to_string(height);
+  if (width == 0 || height == 0 || width > kMaxDisplaySide || height > kMaxDisplaySide) {
+    *error = "display " + std::to_string(id) + " is " + size + ": sides must be 1 to " +
+             std::to_string(kMaxDisplaySide);
+    return false;
+  }
+  // Each display is an image the compositor keeps: their pixels are bounded
+  // in all, not only one by one.
+  uint64_t pixels = uint64_t{width} * height;
+  for (const auto& [other, display] : displays_)
+    if (other != id) pixels += uint64_t{display->width} * display->height;
+  if (pixels > kMaxDisplayPixels) {
+    *error = "display " + std::to_string(id) + " is " + size + ": the displays would have " +
+             std::to_string(pixels) + " pixels in all, more than the " +
+             std::to_string(kMaxDisplayPixels) + " the replay supports";
+    return false;
+  }
+  return true;
+}
+
 bool Scene::apply_display_change(const DisplayChange& change, std::string* error) {
   auto it = displays_.find(change.id());
   if (it == displays_.end()) {
@@ -258,13 +275,7 @@ bool Scene::apply_display_change(const DisplayChange& change, std::string* error
       d.layer_stack = change.layer_stack().layer_stack();
       break;
     case DisplayChange::kSize:
-      if (change.size().w() == 0 || change.size().h() == 0 || change.size().w() > kMaxDisplaySide ||
-          change.size().h() > kMaxDisplaySide) {
-        *error = "display " + std::to_string(change.id()) + " resized to " +
-                 std::to_string(change.size().w()) + "x" + std::to_string(change.size().h()) +
-                 ": sides must be 1 to " + std::to_string(kMaxDisplaySide);
-        return false;
-      }
+      if (!display_size_ok(change.id(), change.size().w(), change.size().h(), error)) return false;
       d.width = change.size().w();
       d.height = change.size().h();
       break;
@@ -422,6 +433,7 @@ DisplayFrame Scene::frame(int32_t display_id) const {
   const DisplayState* display = vsync_display(display_id);
   if (display == nullptr) return frame;
   frame.display_id = display->id;
+  frame.live_displays = display_ids();
   frame.width = display->width;
   frame.height = display->height;
   frame.powered = display->power_mode != 0;
@@ -440,6 +452,12 @@ DisplayFrame Scene::frame(int32_t display_id) const {
   });
   for (const SurfaceState* root : roots) collect(*root, *display, children, &frame.items);
   return frame;
+}
+
+std::vector<int32_t> Scene::display_ids() const {
+  std::vector<int32_t> ids;
+  for (const auto& [id, display] : displays_) ids.push_back(id);
+  return ids;
 }
 
 void Scene::clear() {

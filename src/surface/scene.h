@@ -21,6 +21,7 @@ namespace gltrace::surface {
 // most drivers stop at 16384; memory is bounded separately).
 inline constexpr uint32_t kMaxBufferSide = 8192;
 inline constexpr uint32_t kMaxDisplaySide = 8192;
+inline constexpr uint64_t kMaxDisplayPixels = uint64_t{kMaxDisplaySide} * kMaxDisplaySide;
 
 // One buffer's pixels: premultiplied RGBA, rows top first, w*4 bytes each.
 struct BufferImage {
@@ -61,6 +62,9 @@ struct DrawItem {
 
 struct DisplayFrame {
   int32_t display_id = 0;
+  // Every display that exists now: the compositor drops what it keeps for
+  // the others.
+  std::vector<int32_t> live_displays;
   uint32_t width = 0;
   uint32_t height = 0;
   bool powered = true;  // power mode OFF (0) shows black
@@ -100,6 +104,9 @@ class Scene {
   const DisplayState* vsync_display(int32_t display_id) const;
   DisplayFrame frame(int32_t display_id) const;
 
+  // The ids of the displays that exist.
+  std::vector<int32_t> display_ids() const;
+
   // Back to an empty scene (loop mode).
   void clear();
 
@@ -113,6 +120,9 @@ class Scene {
   struct SurfaceState;
   bool apply_surface_change(const SurfaceChange& change, std::string* error);
   bool apply_display_change(const DisplayChange& change, std::string* error);
+  // Sides from 1 to kMaxDisplaySide, and all displays (this one at this
+  // size) within kMaxDisplayPixels.
+  bool display_size_ok(int32_t id, uint32_t width, uint32_t height, std::string* error) const;
   // The surface whose z order this one is in (relative parent, else parent),
   // or null for a root; cycles are cut.
   const SurfaceState* z_parent(const SurfaceState& surface) const;

@@ -334,7 +334,7 @@ class SurfaceTest(unittest.TestCase):
     def test_round_trip_keeps_contents_and_odd_values(self):
         contents = "AAD/gP8A/4A="  # 2x1 ARGB8888, base64
         first = self.work.create({
-            "start_ns": 123456789,
+            "start_ns": 9223372036854775000,  # the next 1.5 ms wrap past INT64_MAX
             "events": [
                 {"t": 0, "surface": {"id": -4, "name": "é", "role": "subsurface", "parent": 0}},
                 {"t": "1.5ms", "buffer": {"surface": -4, "w": 2, "h": 1, "format": 875713089,
@@ -606,6 +606,12 @@ class SurfaceTest(unittest.TestCase):
             (scene({"t": 1, "transaction": {"surfaces": [
                 {"id": 1, "relative_parent": {"id": 1}}]}}), r"relative parent is itself"),
             (scene({"t": 1, "surface": {"id": 1}}), r"surface 1 is created twice"),
+            (scene({"t": 1, "display": {"id": 2, "w": 8192, "h": 8192}}),
+             r"display 2 is 8192x8192: the displays would have 67108964 pixels in all"),
+            (scene({"t": 1, "transaction": {"displays": [{"id": 1, "size": [0, 5]}]}}),
+             r"display 1 is 0x5: sides must be 1 to 8192"),
+            (scene({"t": 1, "transaction": {"surfaces": [{"id": 1, "corner_radius": -1}]}}),
+             r"corner radius is not a finite number >= 0"),
         ]
         for trace, message in cases:
             self.assertFails([binary("surfacereplayer"), "-n", trace], message)
@@ -623,6 +629,22 @@ class SurfaceTest(unittest.TestCase):
         maxrss_kib = int(re.search(r"maxrss (\d+)", result.stderr).group(1))
         self.assertLess(maxrss_kib, 600 * 1024)
 
+    def test_deleted_displays_free_their_images(self):
+        """Displays created, shown and deleted in turn: the compositor keeps no
+        image of a deleted display (40 of 2048x2048 would hold 640 MiB)."""
+        events = []
+        for i in range(1, 41):
+            events += [{"t": i, "display": {"id": i, "w": 2048, "h": 2048}},
+                       {"t": i, "vsync": {"display": i}},
+                       {"t": i, "delete_display": i}]
+        trace = self.work.create({"events": events})
+        result = run(["/usr/bin/time", "-f", "maxrss %M", binary("surfacereplayer"), "-n",
+                      trace], timeout=240)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("40 VSyncs", result.stdout)
+        maxrss_kib = int(re.search(r"maxrss (\d+)", result.stderr).group(1))
+        self.assertLess(maxrss_kib, 400 * 1024)
+
     def test_bad_descriptions(self):
         cases = [
             ("{", r"not JSON"),
@@ -633,6 +655,8 @@ class SurfaceTest(unittest.TestCase):
             ('{"events": [{"t": 0, "vsync": {}, "buffer": {}}]}', r"wants a time"),
             ('{"vsync": [{"display": 1, "rate_hz": 1e6, "from": 0, "to": "1000s"}]}',
              r"vsync\[0\]: would make more than"),
+            ('{"vsync": [{"display": 1, "rate_hz": 1, "from": -9223372036854775807, "to": 1}]}',
+             r"vsync\[0\]\.from: out of range"),
             ('{"updates": [{"surface": 1, "rate_hz": 0, "from": 0, "to": 1, "w": 1, "h": 1}]}',
              r"updates\[0\]\.rate_hz: wants a rate"),
             ('{"events": [{"t": 0, "transaction": {"surfaces": [{"id": 1, "crop": [1, 2]}]}}]}',
