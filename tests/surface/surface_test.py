@@ -236,13 +236,19 @@ class SurfaceTest(unittest.TestCase):
         import base64
         red, blue = b"\x00\x00\xff\xff", b"\xff\x00\x00\xff"
         contents = base64.b64encode(red + blue).decode()  # 2x1: red, then blue
-        events = [{"t": 0, "display": {"id": 1, "w": 20, "h": 10}},
-                  {"t": 0, "surface": {"id": 1}}, {"t": 0, "surface": {"id": 2}},
+        # Premultiplied green at alpha 0.5, drawn opaque (3) and blended (4).
+        green = base64.b64encode(b"\x00\x80\x00\x80" * 2).decode()
+        events = [{"t": 0, "display": {"id": 1, "w": 20, "h": 10}}] + [
+                  {"t": 0, "surface": {"id": i}} for i in (1, 2, 3, 4)] + [
                   {"t": 0, "transaction": {"surfaces": [
                       {"id": 1, "size": [4, 8]},
-                      {"id": 2, "position": [10, 0], "size": [4, 8], "buffer_transform": 1}]}},
+                      {"id": 2, "position": [10, 0], "size": [4, 8], "buffer_transform": 1},
+                      {"id": 3, "position": [2, 0], "size": [2, 2], "layer": 1, "opaque": True},
+                      {"id": 4, "position": [12, 0], "size": [2, 2], "layer": 1}]}},
                   {"t": 0, "buffer": {"surface": 1, "w": 2, "h": 1, "contents": contents}},
                   {"t": 0, "buffer": {"surface": 2, "w": 2, "h": 1, "contents": contents}},
+                  {"t": 0, "buffer": {"surface": 3, "w": 2, "h": 1, "contents": green}},
+                  {"t": 0, "buffer": {"surface": 4, "w": 2, "h": 1, "contents": green}},
                   {"t": 0, "vsync": {"display": 1}}]
         trace = self.work.create({"events": events})
         out = self.work.path("out")
@@ -250,8 +256,10 @@ class SurfaceTest(unittest.TestCase):
         image = read_png(os.path.join(out, "display-1-vsync-000000.png"))
         self.assertColour(pixel(image, 0, 4), (255, 0, 0), "untransformed: left is red")
         self.assertColour(pixel(image, 3, 4), (0, 0, 255), "untransformed: right is blue")
-        self.assertColour(pixel(image, 12, 1), (255, 0, 0), "transform 90: top is red")
-        self.assertColour(pixel(image, 12, 6), (0, 0, 255), "transform 90: bottom is blue")
+        self.assertColour(pixel(image, 10, 1), (255, 0, 0), "transform 90: top is red")
+        self.assertColour(pixel(image, 10, 6), (0, 0, 255), "transform 90: bottom is blue")
+        self.assertColour(pixel(image, 3, 0), (0, 128, 0), "opaque: its alpha taken as 1")
+        self.assertColour(pixel(image, 13, 0), (128, 128, 0), "alpha 0.5 over red")
 
     def test_relative_parents_and_children(self):
         """Z relative to a relative parent (above with z >= 0, below with z < 0,
@@ -538,6 +546,21 @@ class SurfaceTest(unittest.TestCase):
         self.expect(fd, r"\(replay\) ")
         os.write(fd, b"\x03")
         self.expect(fd, r"interrupted \(Ctrl-C at the prompt\)")
+        self.assertEqual(self.wait_exit(pid), 1)
+
+    def test_loop_replays_the_trace_again(self):
+        """-l: each pass starts from an empty scene (the trace's creations would
+        fail as duplicates otherwise) and rewrites the same images."""
+        trace = self.work.create(scene_json())
+        out = self.work.path("out")
+        pid, fd = self.spawn([binary("surfacereplayer"), "-l", "-n", "-o", out, trace])
+        time.sleep(2)
+        os.write(fd, b"\x03")
+        match = self.expect(fd, r"interrupted: stopped .*pass (\d+)\)")
+        self.assertGreaterEqual(int(match.group(1)), 2)
+        self.expect(fd, r"\(replay\) ")
+        self.assertEqual(len(os.listdir(out)), 11)
+        os.write(fd, b"\x03")
         self.assertEqual(self.wait_exit(pid), 1)
 
     # ---- bad input -------------------------------------------------------------------
