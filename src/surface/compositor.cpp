@@ -26,32 +26,28 @@ namespace {
 
 // The EGL and GLES 2 functions the compositor calls, from the system
 // libraries (never linked: the gltrace command must run without GL).
-#define GLTRACE_SURFACE_EGL(X)                                                                   \
-  X(eglGetPlatformDisplay)                                                                       \
-  X(eglInitialize)                                                                               \
-  X(eglTerminate)                                                                                \
-  X(eglBindAPI)                                                                                  \
-  X(eglChooseConfig)                                                                             \
-  X(eglGetConfigAttrib) X(eglCreateContext) X(eglDestroyContext) X(eglCreatePbufferSurface)      \
-      X(eglCreatePlatformWindowSurface) X(eglDestroySurface) X(eglMakeCurrent) X(eglSwapBuffers) \
-          X(eglReleaseThread) X(eglGetError)
-#define GLTRACE_SURFACE_GLES(X)                                                                    \
-  X(glCreateShader)                                                                                \
-  X(glShaderSource)                                                                                \
-  X(glCompileShader)                                                                               \
-  X(glGetShaderiv)                                                                                 \
-  X(glGetShaderInfoLog)                                                                            \
-  X(glCreateProgram) X(glAttachShader) X(glBindAttribLocation) X(glLinkProgram) X(glGetProgramiv)  \
-      X(glGetProgramInfoLog) X(glUseProgram) X(glGetUniformLocation) X(glUniformMatrix3fv)         \
-          X(glUniform1f) X(glUniform2f) X(glUniform1i) X(glGenBuffers) X(glBindBuffer)             \
-              X(glBufferData) X(glVertexAttribPointer) X(glEnableVertexAttribArray)                \
-                  X(glGenTextures) X(glDeleteTextures) X(glBindTexture) X(glTexParameteri)         \
-                      X(glTexImage2D) X(glPixelStorei) X(glGenFramebuffers)                        \
-                          X(glDeleteFramebuffers) X(glBindFramebuffer) X(glFramebufferTexture2D)   \
-                              X(glCheckFramebufferStatus) X(glViewport) X(glClearColor) X(glClear) \
-                                  X(glEnable) X(glBlendFunc) X(glDrawArrays) X(glReadPixels)       \
-                                      X(glGetError) X(glGetIntegerv) X(glFinish)                   \
-                                          X(glActiveTexture) X(glDeleteProgram) X(glDeleteBuffers)
+// clang-format off
+#define GLTRACE_SURFACE_EGL(X) \
+  X(eglGetPlatformDisplay) X(eglInitialize) X(eglTerminate) X(eglBindAPI) \
+  X(eglChooseConfig) X(eglGetConfigAttrib) X(eglCreateContext) \
+  X(eglDestroyContext) X(eglCreatePbufferSurface) \
+  X(eglCreatePlatformWindowSurface) X(eglDestroySurface) X(eglMakeCurrent) \
+  X(eglSwapBuffers) X(eglReleaseThread) X(eglGetError)
+#define GLTRACE_SURFACE_GLES(X) \
+  X(glCreateShader) X(glShaderSource) X(glCompileShader) X(glGetShaderiv) \
+  X(glGetShaderInfoLog) X(glCreateProgram) X(glAttachShader) \
+  X(glBindAttribLocation) X(glLinkProgram) X(glGetProgramiv) \
+  X(glGetProgramInfoLog) X(glUseProgram) X(glGetUniformLocation) \
+  X(glUniformMatrix3fv) X(glUniform1f) X(glUniform2f) X(glUniform1i) \
+  X(glGenBuffers) X(glBindBuffer) X(glBufferData) X(glVertexAttribPointer) \
+  X(glEnableVertexAttribArray) X(glGenTextures) X(glDeleteTextures) \
+  X(glBindTexture) X(glTexParameteri) X(glTexImage2D) X(glPixelStorei) \
+  X(glGenFramebuffers) X(glDeleteFramebuffers) X(glBindFramebuffer) \
+  X(glFramebufferTexture2D) X(glCheckFramebufferStatus) X(glViewport) \
+  X(glClearColor) X(glClear) X(glEnable) X(glBlendFunc) X(glDrawArrays) \
+  X(glReadPixels) X(glGetError) X(glGetIntegerv) X(glFinish) X(glActiveTexture) \
+  X(glDeleteProgram) X(glDeleteBuffers)
+// clang-format on
 
 struct Gl {
 #define GLTRACE_DECLARE(name) std::add_pointer_t<decltype(::name)> name = nullptr;
