@@ -422,6 +422,19 @@ class SurfaceTest(unittest.TestCase):
             self.assertColour(pixel(image, 5, 5), colour(1, 101), f"-t {threads}: surface 1")
             self.assertColour(pixel(image, 15, 5), colour(2, 49), f"-t {threads}: surface 2")
 
+    def test_one_buffer_in_preparation_per_surface(self):
+        """The per-surface scheduler: however many workers, a surface's next
+        buffer is prepared only once its previous one was posted, so one
+        surface holds at most two buffers (shown and next): 20 updates of
+        64 MiB with 3 workers fit in 160 MiB."""
+        events = [{"t": 0, "surface": {"id": 1}}]
+        events += [{"t": k, "buffer": {"surface": 1, "w": 4096, "h": 4096}} for k in range(20)]
+        trace = self.work.create({"events": events})
+        result = run([binary("surfacereplayer"), "-n", "-t", "3", "--buffer-memory", "160",
+                      trace], timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("replayed 21 increments", result.stdout)
+
     # ---- manual mode ---------------------------------------------------------------
 
     def spawn(self, args):
