@@ -328,6 +328,15 @@ class SurfaceTest(unittest.TestCase):
                             if max(abs(x - y) for x, y in zip(ra[i:i + 3], rb[i:i + 3])) > 2)
             self.assertEqual(differing, 0, name)
 
+    def test_library_example(self):
+        """src/surface/example: the library's Replayer on a Trace built in memory."""
+        out = self.work.path("out")
+        result = run([binary("surface-replay-example"), out], check=0)
+        self.assertIn("30 VSyncs (30 images)", result.stdout)
+        image = read_png(os.path.join(out, "display-1-vsync-000010.png"))
+        self.assertColour(pixel(image, 100, 100), colour(2, 10), "the sprite at (80, 80)")
+        self.assertColour(pixel(image, 20, 20), colour(1, 10), "the background")
+
     # ---- creator and format --------------------------------------------------------
 
     def test_create_describe_round_trip(self):
