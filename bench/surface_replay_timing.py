@@ -50,7 +50,7 @@ def replay(build, trace, extra):
     m = LINE.search(out.stdout)
     if out.returncode != 0 or m is None:
         sys.exit("surfacereplayer failed:\n" + out.stdout + out.stderr)
-    lateness = re.search(r"VSync lateness: .*", out.stdout)
+    lateness = re.search(r"VSync lateness .*", out.stdout)
     return int(m[1]), int(m[2]), float(m[4]), float(m[5]), wall, lateness[0] if lateness else ""
 
 

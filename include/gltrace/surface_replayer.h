@@ -50,6 +50,7 @@ struct ReplayResult {
   uint64_t vsyncs_without_display = 0;  // VSyncs for display 0 while no display existed
   double seconds = 0;                   // replaying (not counting time at the manual prompt)
   double recorded_seconds = 0;          // the span of the trace's time stamps
+  uint64_t timed_vsyncs = 0;            // run at their recorded time (not stepped, not -n)
   int64_t max_lateness_ns = 0;          // of timed VSyncs: when composited minus when due
   double mean_lateness_ns = 0;
 };

@@ -144,6 +144,7 @@ struct Compositor::Impl {
   // Render thread.
   void main(std::promise<std::string>* started);
   bool open(std::string* error);
+  void warm_up();
   void close();
   bool draw(const Job& job, std::string* error);
   bool bind_target(const DisplayFrame& frame, std::string* error);
@@ -305,7 +306,45 @@ bool Compositor::Impl::open(std::string* error) {
              " pixels; surfacereplayer needs " + std::to_string(kMaxBufferSide);
     return false;
   }
+  warm_up();
   return true;
+}
+
+void Compositor::Impl::warm_up() {
+  // llvmpipe compiles a shader at its first draw (tens of ms): drawn once
+  // here, before the replay's clock starts, so the first VSyncs are not late.
+  GLuint fbo = 0, colour = 0, source = 0;
+  const uint8_t pixel[4] = {0, 0, 0, 255};
+  gl.glGenTextures(1, &colour);
+  gl.glBindTexture(GL_TEXTURE_2D, colour);
+  gl.glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 1, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  gl.glGenFramebuffers(1, &fbo);
+  gl.glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  gl.glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, colour, 0);
+  gl.glGenTextures(1, &source);
+  gl.glBindTexture(GL_TEXTURE_2D, source);
+  gl.glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  gl.glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  gl.glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  gl.glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  gl.glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 1, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixel);
+  float m[9];
+  to_mat3(Affine{2, 0, 0, -2, -1, 1}, m);
+  gl.glUniformMatrix3fv(u_to_ndc, 1, GL_FALSE, m);
+  to_mat3(Affine{}, m);
+  gl.glUniformMatrix3fv(u_to_tex, 1, GL_FALSE, m);
+  gl.glUniform1f(u_alpha, 1);
+  gl.glUniform1f(u_opaque, 0);
+  gl.glUniform2f(u_size, 1, 1);
+  gl.glUniform1f(u_radius, 0);
+  gl.glViewport(0, 0, 1, 1);
+  gl.glClear(GL_COLOR_BUFFER_BIT);
+  gl.glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  gl.glFinish();
+  gl.glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  gl.glDeleteFramebuffers(1, &fbo);
+  gl.glDeleteTextures(1, &colour);
+  gl.glDeleteTextures(1, &source);
 }
 
 void Compositor::Impl::close() {

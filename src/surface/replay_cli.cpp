@@ -92,8 +92,9 @@ int run_replay(const std::vector<std::string>& args, const std::string& program)
   if (result.ok && result.vsyncs_without_display > 0)
     std::printf("%llu VSyncs came while there was no display: nothing composited for them\n",
                 static_cast<unsigned long long>(result.vsyncs_without_display));
-  if (result.ok && options.wait && result.vsyncs > 0)
-    std::printf("VSync lateness: mean %.3f ms, max %.3f ms\n", result.mean_lateness_ns / 1e6,
+  if (result.ok && result.timed_vsyncs > 0)
+    std::printf("VSync lateness (%llu timed VSyncs): mean %.3f ms, max %.3f ms\n",
+                static_cast<unsigned long long>(result.timed_vsyncs), result.mean_lateness_ns / 1e6,
                 static_cast<double>(result.max_lateness_ns) / 1e6);
   return result.ok ? 0 : 1;
 }

@@ -121,7 +121,9 @@ class SurfaceExecutor : public replay::Executor {
         *error = "no display to snap";
         return false;
       }
-      frame = scene_.frame(last_display_.value_or(0));
+      // The display of the last VSync, unless it was deleted since.
+      const bool last_exists = last_display_ && scene_.vsync_display(*last_display_) != nullptr;
+      frame = scene_.frame(last_exists ? *last_display_ : 0);
     }
     return compositor_.submit(std::move(frame), path, error, /*counted=*/false) &&
            compositor_.finish(error);
@@ -131,6 +133,7 @@ class SurfaceExecutor : public replay::Executor {
     std::lock_guard<std::mutex> lock(scene_mutex_);
     scene_.clear();
     vsync_counts_.clear();
+    last_display_.reset();
     std::lock_guard<std::mutex> order(order_mutex_);
     next_index_ = 0;
     return true;
@@ -395,6 +398,7 @@ ReplayResult Replayer::replay() {
   result.images = compositor.images_written();
   result.seconds = stats.seconds;
   result.recorded_seconds = stats.recorded_seconds;
+  result.timed_vsyncs = stats.timed_frames;
   result.max_lateness_ns = stats.max_lateness_ns;
   result.mean_lateness_ns = stats.mean_lateness_ns;
   result.ok = status.ok() && drawn;
