@@ -44,7 +44,7 @@ namespace {
   X(glBindTexture) X(glTexParameteri) X(glTexImage2D) X(glPixelStorei) \
   X(glGenFramebuffers) X(glDeleteFramebuffers) X(glBindFramebuffer) \
   X(glFramebufferTexture2D) X(glCheckFramebufferStatus) X(glViewport) \
-  X(glClearColor) X(glClear) X(glEnable) X(glBlendFunc) X(glDrawArrays) \
+  X(glClearColor) X(glClear) X(glEnable) X(glDisable) X(glBlendFunc) X(glDrawArrays) \
   X(glReadPixels) X(glGetError) X(glGetIntegerv) X(glFinish) X(glActiveTexture) \
   X(glDeleteProgram) X(glDeleteBuffers)
 // clang-format on
@@ -83,12 +83,19 @@ struct Gl {
   }
 };
 
+// What is affine in the quad (texture coordinates, the surface's pixel
+// position) is computed per vertex: llvmpipe spends most of a replay's time
+// in the fragment shader.
 constexpr const char* kVertexShader = R"(
 attribute vec2 unit;
 uniform mat3 to_ndc;
-varying vec2 v_unit;
+uniform mat3 to_tex;
+uniform vec2 size;
+varying vec2 v_tex;
+varying vec2 v_pixel;
 void main() {
-  v_unit = unit;
+  v_tex = (to_tex * vec3(unit, 1.0)).xy;
+  v_pixel = unit * size;
   vec3 p = to_ndc * vec3(unit, 1.0);
   gl_Position = vec4(p.xy, 0.0, 1.0);
 }
@@ -99,19 +106,18 @@ void main() {
 constexpr const char* kFragmentShader = R"(
 precision highp float;
 uniform sampler2D tex;
-uniform mat3 to_tex;
 uniform float alpha;
 uniform float opaque;
 uniform vec2 size;
 uniform float radius;
-varying vec2 v_unit;
+varying vec2 v_tex;
+varying vec2 v_pixel;
 void main() {
-  vec4 c = texture2D(tex, (to_tex * vec3(v_unit, 1.0)).xy);
+  vec4 c = texture2D(tex, v_tex);
   if (opaque > 0.5) c.a = 1.0;
   float cover = 1.0;
   if (radius > 0.0) {
-    vec2 p = v_unit * size;
-    vec2 q = min(p, size - p);
+    vec2 q = min(v_pixel, size - v_pixel);
     float r = min(radius, 0.5 * min(size.x, size.y));
     if (q.x < r && q.y < r) cover = clamp(r - length(vec2(r) - q) + 0.5, 0.0, 1.0);
   }
@@ -339,7 +345,10 @@ void Compositor::Impl::warm_up() {
   gl.glUniform1f(u_radius, 0);
   gl.glViewport(0, 0, 1, 1);
   gl.glClear(GL_COLOR_BUFFER_BIT);
-  gl.glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  gl.glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);  // blended
+  gl.glDisable(GL_BLEND);
+  gl.glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);  // and not
+  gl.glEnable(GL_BLEND);
   gl.glFinish();
   gl.glBindFramebuffer(GL_FRAMEBUFFER, 0);
   gl.glDeleteFramebuffers(1, &fbo);
@@ -463,7 +472,13 @@ bool Compositor::Impl::draw(const Job& job, std::string* error) {
             m);
     gl.glUniformMatrix3fv(u_to_tex, 1, GL_FALSE, m);
     gl.glUniform1f(u_alpha, item.alpha);
-    gl.glUniform1f(u_opaque, item.opaque || !item.buffer->has_alpha ? 1.0f : 0.0f);
+    const bool opaque = item.opaque || !item.buffer->has_alpha;
+    gl.glUniform1f(u_opaque, opaque ? 1.0f : 0.0f);
+    // What covers its area fully needs no blending (most of a desktop).
+    if (opaque && item.alpha >= 1 && item.corner_radius <= 0)
+      gl.glDisable(GL_BLEND);
+    else
+      gl.glEnable(GL_BLEND);
     gl.glUniform2f(u_size, item.width, item.height);
     gl.glUniform1f(u_radius, item.corner_radius);
     texture(item.buffer);
