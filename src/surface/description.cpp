@@ -7,7 +7,6 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
