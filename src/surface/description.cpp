@@ -702,20 +702,14 @@ Json event_json(const Increment& increment, int64_t start_ns) {
 }  // namespace
 
 std::string describe_trace(const Trace& trace) {
-  Json root;
   const int64_t start_ns = trace.increment_size() > 0 ? trace.increment(0).time_stamp() : 0;
-  root["start_ns"] = start_ns;
-  root["events"] = Json::array();
-  for (const Increment& increment : trace.increment())
-    root["events"].push_back(event_json(increment, start_ns));
   // One event per line: readable, and diffs of two descriptions line up.
   std::string text = "{\n  \"start_ns\": " + std::to_string(start_ns) + ",\n  \"events\": [";
-  const Json& events = root["events"];
-  for (size_t i = 0; i < events.size(); ++i) {
+  for (int i = 0; i < trace.increment_size(); ++i) {
     text += i == 0 ? "\n    " : ",\n    ";
-    text += events[i].dump();
+    text += event_json(trace.increment(i), start_ns).dump();
   }
-  text += events.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  text += trace.increment_size() == 0 ? "]\n}\n" : "\n  ]\n}\n";
   return text;
 }
 
