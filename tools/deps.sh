@@ -38,6 +38,8 @@ packages=(
   # the trace layer's blob hash (XXH3-128, header-only use); error-mode
   # stacks symbolized by libdw (headers; libdw1 is loaded when needed)
   libxxhash-dev libdw-dev
+  # gltrace surface create/describe: the trace creator's JSON descriptions
+  nlohmann-json3-dev
 )
 if [ "${1:-}" = "--bench" ]; then
   # apitrace and eglretrace: the reference tools/bench.sh measures against
