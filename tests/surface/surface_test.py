@@ -24,6 +24,9 @@ import time
 import unittest
 import zlib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from png_rgba import read_png  # noqa: E402
+
 BUILD = None
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -43,32 +46,6 @@ def run(args, timeout=TIMEOUT, check=None, **kwargs):
         raise AssertionError(f"{args} exited {result.returncode}, not {check}:\n"
                              f"stdout: {result.stdout}\nstderr: {result.stderr}")
     return result
-
-
-def read_png(path):
-    """(width, height, rows of RGBA bytes, top row first) of an 8-bit RGBA PNG."""
-    with open(path, "rb") as f:
-        data = f.read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
-    pos, idat, width, height = 8, b"", 0, 0
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        kind = data[pos + 4:pos + 8]
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
-            assert (depth, colour) == (8, 6), "8-bit RGBA"
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    raw = zlib.decompress(idat)
-    stride = width * 4
-    rows = []
-    for y in range(height):
-        line = raw[y * (stride + 1):(y + 1) * (stride + 1)]
-        assert line[0] == 0, "filter type 0"
-        rows.append(line[1:])
-    return width, height, rows
 
 
 def pixel(image, x, y):
