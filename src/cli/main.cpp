@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/surface_record_command.h"
 
 namespace gltrace::cli {
 namespace {
@@ -79,6 +80,12 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (first == "help") return help(rest);
+  // Temporary, until `gltrace surface` has its own dispatcher
+  // (src/cli/surface_command.cpp): its record and from-gl subcommands.
+  if (first == "surface" && argc >= 3 && strcmp(argv[2], "record") == 0)
+    return surface_record_main(argc - 2, argv + 2);
+  if (first == "surface" && argc >= 3 && strcmp(argv[2], "from-gl") == 0)
+    return surface_from_gl_main(argc - 2, argv + 2);
   if (!first.empty() && first[0] == '-')
     return global_usage_error("unknown option '" + first + "'");
   const Command* command = find_command(first);
