@@ -66,6 +66,8 @@ struct GlSurface {
   uint64_t handle = 0;
   uint64_t frames = 0;
   uint32_t first_w = 0, first_h = 0;
+  bool pbuffer = false;
+  uint64_t display = 0;  // EGLDisplay
 };
 
 struct SwapImage {
@@ -84,26 +86,36 @@ class Collector : public format::Consumer {
 
   void on_call(const format::Call& call) override {
     const int64_t end = static_cast<int64_t>(call.start_ns + call.duration_ns);
+    last_time_ = std::max(last_time_, end);
+    const uint64_t display = call.args.empty() ? 0 : handle_of(call.args[0]);
     if (is_window_creation(call.function) && call.ret != nullptr) {
       const uint64_t handle = handle_of(*call.ret);
-      if (handle != 0) create(handle, end);
+      offscreen_.erase(handle);
+      if (handle != 0) create(handle, display, end, false);
     } else if (is_other_surface_creation(call.function) && call.ret != nullptr) {
-      not_windows_.insert(handle_of(*call.ret));
+      offscreen_.insert(handle_of(*call.ret));
+      by_handle_.erase(handle_of(*call.ret));
     } else if (call.function == api::kFn_eglDestroySurface && call.args.size() >= 2) {
       const uint64_t handle = handle_of(call.args[1]);
-      not_windows_.erase(handle);
+      offscreen_.erase(handle);
       auto it = by_handle_.find(handle);
       if (it != by_handle_.end()) {
         events.push_back({Event::kDestroy, end, it->second, 0, 0, 0, 0, 0, 0});
         by_handle_.erase(it);
       }
+    } else if (call.function == api::kFn_eglTerminate) {
+      // Ends every surface of the display (glmark2 destroys none itself).
+      destroy_where(end, [&](const GlSurface& s) { return s.display == display; });
     } else if (is_swap(call.function) && call.args.size() >= 2) {
       const uint64_t handle = handle_of(call.args[1]);
-      // A swap of a pbuffer does nothing; a window made before the trace
-      // began (an attach mid-run) is still a window.
-      if (not_windows_.count(handle) != 0) return;
+      // A pbuffer enters at its first swap: the trace layer ends a frame
+      // there (a surfaceless program's frames); one never swapped is a
+      // context's dummy surface. A window made before the trace began (an
+      // attach mid-run) enters at its first swap too.
       auto it = by_handle_.find(handle);
-      GlSurface& s = it != by_handle_.end() ? surfaces[it->second] : create(handle, end);
+      GlSurface& s = it != by_handle_.end()
+                         ? surfaces[it->second]
+                         : create(handle, display, end, offscreen_.count(handle) != 0);
       ++s.frames;
       if (s.frames == 1) s.first_w = call.surface_width, s.first_h = call.surface_height;
       events.push_back({Event::kSwap, end, s.id, call.surface_width, call.surface_height, s.frames,
@@ -119,8 +131,13 @@ class Collector : public format::Consumer {
   std::string name_of(const GlSurface& s) const {
     char handle[32];
     snprintf(handle, sizeof handle, "0x%llx", static_cast<unsigned long long>(s.handle));
-    return (process_.empty() ? std::string("EGL window") : process_ + ": EGL window") + " " +
-           handle;
+    const std::string kind = s.pbuffer ? "EGL pbuffer " : "EGL window ";
+    return (process_.empty() ? kind : process_ + ": " + kind) + handle;
+  }
+
+  // The surfaces the program still had when it ended go with it.
+  void finish() {
+    destroy_where(last_time_, [](const GlSurface&) { return true; });
   }
 
   std::vector<Event> events;
@@ -128,20 +145,38 @@ class Collector : public format::Consumer {
   std::vector<SwapImage> images;
 
  private:
-  GlSurface& create(uint64_t handle, int64_t time) {
+  GlSurface& create(uint64_t handle, uint64_t display, int64_t time, bool pbuffer) {
     // A handle the driver reuses after eglDestroySurface is a new surface.
     const auto id = static_cast<int32_t>(surfaces.size() + 1);
     GlSurface& s = surfaces[id];
     s.id = id;
     s.handle = handle;
+    s.pbuffer = pbuffer;
+    s.display = display;
     by_handle_[handle] = id;
     events.push_back({Event::kCreate, time, id, 0, 0, 0, 0, 0, 0});
     return s;
   }
 
+  template <typename Predicate>
+  void destroy_where(int64_t time, Predicate matches) {
+    std::vector<int32_t> ids;
+    for (auto it = by_handle_.begin(); it != by_handle_.end();) {
+      if (matches(surfaces[it->second])) {
+        ids.push_back(it->second);
+        it = by_handle_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    std::sort(ids.begin(), ids.end());
+    for (int32_t id : ids) events.push_back({Event::kDestroy, time, id, 0, 0, 0, 0, 0, 0});
+  }
+
+  int64_t last_time_ = 0;
   std::string process_;
   std::unordered_map<uint64_t, int32_t> by_handle_;
-  std::unordered_set<uint64_t> not_windows_;
+  std::unordered_set<uint64_t> offscreen_;
 };
 
 // Pass 2: the pixels of the wanted blobs, as top-down ARGB8888 rows.
@@ -198,6 +233,7 @@ bool convert_gl_trace(const std::string& path, Trace& out, FromGlSummary& summar
                       std::string& error, std::string& warning) {
   Collector collector;
   if (!read_gl(path, collector, error, warning)) return false;
+  collector.finish();
   std::vector<Event>& events = collector.events;
 
   // Each swap image belongs to the first swap on its context after the call
@@ -262,7 +298,7 @@ bool convert_gl_trace(const std::string& path, Trace& out, FromGlSummary& summar
       SurfaceCreation* c = inc->mutable_surface_creation();
       c->set_id(s.id);
       c->set_name(collector.name_of(s));
-      c->set_role("egl_window");
+      c->set_role(s.pbuffer ? "egl_pbuffer" : "egl_window");
       c->set_w(s.first_w);
       c->set_h(s.first_h);
       // Every window at the display's origin, later ones above earlier ones.
@@ -275,7 +311,13 @@ bool convert_gl_trace(const std::string& path, Trace& out, FromGlSummary& summar
       SurfaceChange* layer = transaction->add_surface_change();
       layer->set_id(s.id);
       layer->mutable_layer()->set_layer(s.id);
-      if (s.first_w != 0 && s.first_h != 0) size_change(e.time, s.id, s.first_w, s.first_h);
+      if (s.first_w != 0 && s.first_h != 0) {
+        SurfaceChange* size = transaction->add_surface_change();
+        size->set_id(s.id);
+        size->mutable_size()->set_w(s.first_w);
+        size->mutable_size()->set_h(s.first_h);
+        sizes[s.id] = {s.first_w, s.first_h};
+      }
     } else if (e.kind == Event::kSwap) {
       ++summary.swaps;
       auto known = sizes.find(e.surface);

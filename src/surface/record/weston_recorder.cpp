@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -104,6 +103,7 @@ struct SurfaceRecord {
   bool announced = false;
   bool attach_pending = false;  // a wl_surface.attach of a buffer since the last applied commit
   uint64_t frames = 0;
+  uint32_t format = 0;  // of the last buffer
   bool ever_shown = false;
   Shown last;
   wl_listener commit{};
@@ -279,6 +279,7 @@ class Recorder {
       u->set_w(static_cast<uint32_t>(w));
       u->set_h(static_cast<uint32_t>(h));
       u->set_format(drm_format_of_shm(wl_shm_buffer_get_format(shm)));
+      r.format = u->format();
       if (contents_ && is_32bpp(u->format()) && w > 0 && h > 0) {
         const auto row = static_cast<size_t>(w) * 4;
         const auto stride = static_cast<size_t>(wl_shm_buffer_get_stride(shm));
@@ -401,10 +402,13 @@ class Recorder {
       now.crop.set_right(static_cast<int32_t>(std::max(a.f[0], b.f[0])));
       now.crop.set_bottom(static_cast<int32_t>(std::max(a.f[1], b.f[1])));
     }
-    now.opaque =
-        pixman_region32_contains_rectangle(
-            &s->opaque, std::array<pixman_box32_t, 1>{{{0, 0, s->width, s->height}}}.data()) ==
-        PIXMAN_REGION_IN;
+    // Opaque as weston composites it: a buffer without alpha, or an opaque
+    // region over the whole surface.
+    pixman_box32_t whole{0, 0, s->width, s->height};
+    const SurfaceRecord* record = record_of(s);
+    now.opaque = (record != nullptr && (record->format == fourcc('X', 'R', '2', '4') ||
+                                        record->format == fourcc('X', 'B', '2', '4'))) ||
+                 pixman_region32_contains_rectangle(&s->opaque, &whole) == PIXMAN_REGION_IN;
     return now;
   }
 
