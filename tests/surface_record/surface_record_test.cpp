@@ -62,11 +62,9 @@ Trace read(const std::string& path, std::string* warning = nullptr) {
 }
 
 std::string protoc_decode(const std::string& path) {
-  ProcessResult r =
-      run_process({"/bin/sh", "-c",
-                   "protoc --decode=gltrace.surface.Trace -I \"$1\" \"$1/surface.proto\" "
-                   "< \"$2\"",
-                   "sh", source_path("proto"), path});
+  const std::string script =
+      "protoc --decode=gltrace.surface.Trace -I \"$1\" \"$1/surface.proto\" < \"$2\"";
+  ProcessResult r = run_process({"/bin/sh", "-c", script, "sh", source_path("proto"), path});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.out;
 }
@@ -214,11 +212,12 @@ bool is_stream(const std::string& path) {
 TEST(SurfaceRecord, DemoClientsAndAResizingClientUnderHeadlessWeston) {
   if (std::string why = missing_for_recording(); !why.empty()) GTEST_SKIP() << why;
   const std::string out = make_temp_dir() + "/clients.surface";
+  // The demo clients run until stopped: 3 s each, while the client shows 20 frames.
+  const std::string clients =
+      "timeout -s INT 3 weston-simple-shm & timeout -s INT 3 weston-simple-egl & "
+      "\"$0\" --frames 20 & wait";
   ProcessResult r = gltrace({"surface", "record", "-o", out, "--size", "800x600", "--", "sh", "-c",
-                             "timeout -s INT 3 weston-simple-shm & timeout -s INT 3 "
-                             "weston-simple-egl & \"$0\" --frames 20 & "
-                             "wait",
-                             build_bin("gltrace-surface-client")});
+                             clients, build_bin("gltrace-surface-client")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("increments: 1 displays"), std::string::npos) << r.err;
   EXPECT_FALSE(is_stream(out)) << "a finished recording is a plain Trace";

@@ -254,6 +254,11 @@ class Recorder {
     if (parent_record != nullptr) c->set_parent_id(parent_record->id);
     const std::string program = client_program(s);
     std::string name = !c->title().empty() ? c->title() : !c->app_id().empty() ? c->app_id() : "";
+    if (name.empty() && s->get_label != nullptr) {
+      // The compositor's own description ("background for output ...").
+      char label[128] = {};
+      if (s->get_label(s, label, sizeof label) > 0) name = label;
+    }
     if (name.empty()) name = c->role().empty() ? "surface" : c->role();
     if (!program.empty()) name = program + ": " + name;
     c->set_name(name);
@@ -370,12 +375,14 @@ class Recorder {
     if (SurfaceRecord* p = parent != nullptr ? record_of(parent) : nullptr) {
       // Subsurfaces: position relative to the parent (as the protocol sets
       // it), z relative to the parent: below it negative, above positive.
-      float px = 0, py = 0, cx = 0, cy = 0;
-      weston_view* parent_view = view->geometry.parent;
-      weston_view_to_global_float(view, 0, 0, &cx, &cy);
-      if (parent_view != nullptr) weston_view_to_global_float(parent_view, 0, 0, &px, &py);
-      now.x = cx - px;
-      now.y = cy - py;
+      // (weston keeps a subsurface view's translation relative to its
+      // parent's view.)
+      if (view->geometry.parent != nullptr) {
+        now.x = view->geometry.x;
+        now.y = view->geometry.y;
+      } else {
+        weston_view_to_global_float(view, 0, 0, &now.x, &now.y);
+      }
       now.relative_parent = p->id;
       auto it = layers.find(parent);
       now.relative_z = it != layers.end() ? now.layer - it->second : 1;
@@ -444,7 +451,7 @@ class Recorder {
     if (first || was.layer != now.layer) change()->mutable_layer()->set_layer(now.layer);
     if (first ? !same_rect(now.crop, Rectangle()) : !same_rect(was.crop, now.crop))
       *change()->mutable_crop()->mutable_rectangle() = now.crop;
-    if (std::memcmp(was.matrix, now.matrix, sizeof now.matrix) != 0) {
+    if (!std::equal(std::begin(was.matrix), std::end(was.matrix), std::begin(now.matrix))) {
       auto* m = change()->mutable_matrix();
       m->set_dsdx(now.matrix[0]);
       m->set_dtdx(now.matrix[1]);
