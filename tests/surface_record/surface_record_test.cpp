@@ -381,6 +381,22 @@ TEST(SurfaceRecord, CompositorCrashIsReportedAndTheTraceKept) {
   EXPECT_GE(shm->buffers.size(), 5u);
 }
 
+// The module cannot write the trace: weston does not start, the client is
+// never run, and the module's own message says why.
+TEST(SurfaceRecord, UnwritableOutputStopsBeforeTheClient) {
+  if (std::string why = missing_for_recording(); !why.empty()) GTEST_SKIP() << why;
+  const std::string dir = make_temp_dir();
+  const std::string out = dir + "/missing/x.surface";
+  ProcessResult r =
+      gltrace({"surface", "record", "-o", out, "--", "/usr/bin/touch", dir + "/client-ran"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("before it was ready"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("gltrace-surface-recorder: " + out + ": No such file or directory"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(access((dir + "/client-ran").c_str(), F_OK), 0) << "the client ran";
+}
+
 TEST(SurfaceRecord, RefusesARunningCompositor) {
   EnvChanges env = record_env();
   env["WAYLAND_DISPLAY"] = "wayland-0";

@@ -31,11 +31,13 @@ constexpr auto kStartTimeout = std::chrono::seconds(30);
 constexpr auto kStopTimeout = std::chrono::seconds(10);
 
 // The weston.ini of the compositor we start: a desktop shell with nothing of
-// its own in the way (no panel) and no animations, so that what is recorded
+// its own in the way (no panel, no on-screen keyboard) and no animations, so that what is recorded
 // is where and how the clients' surfaces were shown, not a fade in progress.
 constexpr char kWestonIni[] =
     "[core]\n"
     "idle-time=0\n"
+    "[input-method]\n"
+    "path=\n"
     "[shell]\n"
     "panel-position=none\n"
     "background-color=0xff202020\n"
@@ -334,7 +336,9 @@ int record(const RecordOptions& options) {
   const std::string socket_path = runtime_dir + "/" + socket_name;
   const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
   int weston_status = 0;
-  while (!can_connect(socket_path)) {
+  // Ready when the module has opened the trace (modules load after the
+  // socket is made) and the socket answers.
+  while (access(output.c_str(), F_OK) != 0 || !can_connect(socket_path)) {
     if (waitpid(weston, &weston_status, WNOHANG) == weston) {
       message("weston " + status_text(weston_status) + " before it was ready; its log:\n" +
               log_tail(weston_log));
@@ -343,8 +347,8 @@ int record(const RecordOptions& options) {
     if (std::chrono::steady_clock::now() >= deadline) {
       kill(weston, SIGKILL);
       waitpid(weston, &weston_status, 0);
-      message("weston did not open its socket " + socket_path + " in 30 s; its log:\n" +
-              log_tail(weston_log));
+      message("weston did not start recording (" + output + ") and open its socket " + socket_path +
+              " in 30 s; its log:\n" + log_tail(weston_log));
       return 1;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
