@@ -358,6 +358,32 @@ TEST(SurfaceRecord, KilledRecorderLeavesAReadableStream) {
   EXPECT_GE(shm->buffers.size(), 5u);
 }
 
+// Ctrl-C reaches the recorder's whole process group (as a terminal sends
+// it): the client ends, weston does not, and the recording finishes.
+TEST(SurfaceRecord, InterruptEndsTheClientNotTheRecording) {
+  if (std::string why = missing_for_recording(); !why.empty()) GTEST_SKIP() << why;
+  const std::string dir = make_temp_dir();
+  const std::string out = dir + "/interrupted.surface";
+  BackgroundProcess recorder(
+      {build_bin("gltrace"), "surface", "record", "-o", out, "--", "weston-simple-shm"},
+      record_env(), dir + "/out", dir + "/err");
+  ASSERT_TRUE(wait_for_trace(out, [](const Trace& t) { return shm_updates(t) >= 3; }))
+      << read_text_file(dir + "/err");
+  ASSERT_EQ(kill(-recorder.pid(), SIGINT), 0);
+  ProcessResult r = recorder.wait();
+  EXPECT_EQ(r.err.find("weston exited"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("weston was killed"), std::string::npos) << r.err;
+  // simple-shm ends cleanly at the first SIGINT, and dies of a second one
+  // (this one's and the recorder's passing it on may come as one or two).
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 128 + SIGINT) << r.exit_code << r.err;
+  EXPECT_FALSE(is_stream(out)) << "the recording was finished";
+  const Replayed trace = replay(read(out));
+  const SurfaceLife* shm = find_app(trace, "org.freedesktop.weston.simple-shm");
+  ASSERT_NE(shm, nullptr);
+  EXPECT_TRUE(shm->deleted);
+  EXPECT_EQ(trace.deleted_displays, 1u);
+}
+
 // weston dying under the recorder: a clear message, a failure status, and
 // the trace up to the crash.
 TEST(SurfaceRecord, CompositorCrashIsReportedAndTheTraceKept) {

@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -17,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -46,13 +46,16 @@ constexpr char kWestonIni[] =
     "startup-animation=none\n"
     "focus-animation=none\n";
 
-std::atomic<pid_t> g_client{0};
+volatile sig_atomic_t g_client = 0;
 
 // Ctrl-C and termination are the client's to handle: it ends, then we stop
-// the compositor and finish the trace.
-void forward_signal(int sig) {
-  const pid_t client = g_client.load();
-  if (client > 0) kill(client, sig);
+// the compositor and finish the trace. A Ctrl-C or Ctrl-\ typed at the
+// terminal (si_code SI_KERNEL) reached the client's process group already; a
+// signal sent to us alone is passed on.
+void forward_signal(int sig, siginfo_t* info, void*) {
+  const bool from_terminal =
+      (sig == SIGINT || sig == SIGQUIT) && info != nullptr && info->si_code == SI_KERNEL;
+  if (g_client > 0 && !from_terminal) kill(static_cast<pid_t>(g_client), sig);
 }
 
 void message(const std::string& text) { fprintf(stderr, "%s%s\n", kPrefix, text.c_str()); }
@@ -157,14 +160,16 @@ bool has_children_besides(pid_t except) {
   return found;
 }
 
+// `own_group`: out of the terminal's process group, so that a Ctrl-C meant
+// for the client does not stop the compositor mid-recording.
 pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env_set,
-            const char* unset, const std::string& output_file) {
+            const char* unset, const std::string& output_file, bool own_group) {
   const pid_t pid = fork();
   if (pid != 0) return pid;
+  if (own_group) setpgid(0, 0);
   // If the recorder is killed, what it started goes with it.
   prctl(PR_SET_PDEATHSIG, SIGTERM);
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
+  for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
   for (const std::string& kv : env_set) putenv(const_cast<char*>(kv.c_str()));
   if (unset != nullptr) unsetenv(unset);
   if (!output_file.empty()) {
@@ -328,7 +333,7 @@ int record(const RecordOptions& options) {
   std::vector<std::string> weston_env = {
       "GLTRACE_SURFACE_RECORD_FILE=" + output,
       std::string("GLTRACE_SURFACE_RECORD_CONTENTS=") + (options.contents ? "1" : "0")};
-  const pid_t weston = spawn(weston_argv, weston_env, "WAYLAND_DISPLAY", weston_log);
+  const pid_t weston = spawn(weston_argv, weston_env, "WAYLAND_DISPLAY", weston_log, true);
   if (weston < 0) {
     message(std::string("cannot start weston: ") + strerror(errno));
     return 1;
@@ -354,14 +359,17 @@ int record(const RecordOptions& options) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 
-  struct sigaction forward {};
-  forward.sa_handler = forward_signal;
-  sigemptyset(&forward.sa_mask);
-  struct sigaction old_int {
-  }, old_term{};
-  sigaction(SIGINT, &forward, &old_int);
-  sigaction(SIGTERM, &forward, &old_term);
-  const pid_t client = spawn(options.client, {"WAYLAND_DISPLAY=" + socket_name}, nullptr, "");
+  constexpr int kForwarded[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+  struct sigaction old_actions[std::size(kForwarded)];
+  for (size_t i = 0; i < std::size(kForwarded); ++i) {
+    struct sigaction action {};
+    action.sa_sigaction = forward_signal;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    sigaction(kForwarded[i], &action, &old_actions[i]);
+  }
+  const pid_t client =
+      spawn(options.client, {"WAYLAND_DISPLAY=" + socket_name}, nullptr, "", false);
   g_client = client;
   int client_status = 0;
   bool client_done = client < 0;
@@ -386,8 +394,8 @@ int record(const RecordOptions& options) {
               log_tail(weston_log));
     }
   }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
+  for (size_t i = 0; i < std::size(kForwarded); ++i)
+    sigaction(kForwarded[i], &old_actions[i], nullptr);
   if (!weston_done) {
     kill(weston, SIGTERM);
     if (!wait_for(weston, &weston_status, kStopTimeout)) {
