@@ -423,6 +423,20 @@ TEST(SurfaceRecord, UnwritableOutputStopsBeforeTheClient) {
   EXPECT_NE(access((dir + "/client-ran").c_str(), F_OK), 0) << "the client ran";
 }
 
+// FILE is replaced at the end: never a device (or a directory, or a link).
+TEST(SurfaceRecord, OutputMustBeARegularFile) {
+  const std::string dir = make_temp_dir();
+  ASSERT_EQ(symlink("/dev/null", (dir + "/link").c_str()), 0);
+  for (const std::string& out : {std::string("/dev/null"), dir, dir + "/link"}) {
+    ProcessResult r = gltrace({"surface", "record", "-o", out, "--", "/usr/bin/true"});
+    EXPECT_EQ(r.exit_code, 1) << out;
+    EXPECT_NE(r.err.find(out + " exists and is not a regular file"), std::string::npos) << r.err;
+  }
+  struct stat st {};
+  ASSERT_EQ(stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
 TEST(SurfaceRecord, RefusesARunningCompositor) {
   EnvChanges env = record_env();
   env["WAYLAND_DISPLAY"] = "wayland-0";

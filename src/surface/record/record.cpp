@@ -132,6 +132,17 @@ std::string log_tail(const std::string& path) {
   return tail;
 }
 
+// The module's line saying it stopped recording ("" if none).
+std::string module_stopped(const std::string& path) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    const size_t at = line.find("gltrace-surface-recorder: ");
+    if (at != std::string::npos && line.find("recording stopped") != std::string::npos)
+      return line.substr(at);
+  }
+  return "";
+}
+
 // Children of this process other than `except` (clients the client started
 // and left behind become ours: we are their subreaper).
 bool has_children_besides(pid_t except) {
@@ -282,6 +293,11 @@ int record(const RecordOptions& options) {
     return 1;
   }
   const std::string output = absolute(options.output);
+  // FILE is removed first and rewritten at the end: only a regular file will do.
+  if (struct stat st{}; lstat(output.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    message(output + " exists and is not a regular file");
+    return 1;
+  }
   TempDir work;
   if (!work.create(error)) {
     message(error);
@@ -414,7 +430,10 @@ int record(const RecordOptions& options) {
     return 1;
   }
   if (!finish_trace(output, cut_short)) return 1;
-  if (client < 0) return 1;
+  // The module could not write (a full disk): the trace stops there.
+  const std::string stopped = module_stopped(weston_log);
+  if (!stopped.empty()) message("the trace is incomplete: " + stopped);
+  if (client < 0 || !stopped.empty()) return 1;
   if (!WIFEXITED(client_status) || WEXITSTATUS(client_status) != 0)
     message(options.client[0] + " " + status_text(client_status));
   if (weston_done) return 1;
