@@ -285,17 +285,17 @@ int record(const RecordOptions& options) {
             " (see docs/surface.md)");
     return 1;
   }
+  const std::string output = absolute(options.output);
+  // FILE is removed first and rewritten at the end: only a regular file will do.
+  if (struct stat st{}; lstat(output.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    message(output + " exists and is not a regular file");
+    return 1;
+  }
   std::string error;
   std::string module = options.module;
   if (module.empty()) module = find_recorder_module(error);
   if (module.empty()) {
     message(error);
-    return 1;
-  }
-  const std::string output = absolute(options.output);
-  // FILE is removed first and rewritten at the end: only a regular file will do.
-  if (struct stat st{}; lstat(output.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    message(output + " exists and is not a regular file");
     return 1;
   }
   TempDir work;
