@@ -107,6 +107,7 @@ class Collector : public format::Consumer {
       // Ends every surface of the display (glmark2 destroys none itself).
       destroy_where(end, [&](const GlSurface& s) { return s.display == display; });
     } else if (is_swap(call.function) && call.args.size() >= 2) {
+      if (call.ret != nullptr && handle_of(*call.ret) == 0) return;  // EGL_FALSE: nothing shown
       const uint64_t handle = handle_of(call.args[1]);
       // A pbuffer enters at its first swap: the trace layer ends a frame
       // there (a surfaceless program's frames); one never swapped is a
