@@ -6,9 +6,12 @@
 //   frames 1..N/2:    toplevel 200x150, subsurface at (20,30) above it
 //   frames N/2+1..N:  toplevel 300x200, subsurface at (100,50) below it
 //
-// The subsurface's buffer is 64x64, its viewport source (16,16,32,32), its
-// destination 48x48. Each toplevel buffer is filled with ARGB 0xff0000NN,
-// NN the frame number, so recorded contents can be matched to frames.
+// The subsurface's buffer is 64x64 (ARGB 0xffcc3333), its viewport source
+// (16,16,32,32), its destination 48x48. A second subsurface, above the first,
+// at (150,10), has a 40x20 buffer (0xff33cc33) at buffer scale 2, rotated 90
+// degrees (a 10x20 surface); it is unmapped (a NULL buffer attached) from
+// frame 3N/4+1 on. Each toplevel buffer is filled with ARGB 0xff0000NN, NN
+// the frame number, so recorded contents can be matched to frames.
 // Frames are paced by the toplevel's frame callbacks. Exits 0 after N frames.
 //
 //   gltrace-surface-client [--frames N]
@@ -171,6 +174,17 @@ int main(int argc, char** argv) {
   wl_subsurface_set_position(sub, 20, 30);
   wl_surface_commit(child);  // synchronized: applied with the parent's next commit
 
+  wl_surface* scaled = wl_compositor_create_surface(c.compositor);
+  wl_subsurface* scaled_sub = wl_subcompositor_get_subsurface(c.subcompositor, scaled, surface);
+  Buffer* scaled_buffer = new_buffer(c, 40, 20);
+  fill(scaled_buffer, 0xff33cc33);
+  wl_surface_set_buffer_scale(scaled, 2);
+  wl_surface_set_buffer_transform(scaled, WL_OUTPUT_TRANSFORM_90);
+  wl_surface_attach(scaled, scaled_buffer->buffer, 0, 0);
+  wl_surface_damage(scaled, 0, 0, 10, 20);
+  wl_subsurface_set_position(scaled_sub, 150, 10);
+  wl_surface_commit(scaled);
+
   wl_surface_commit(surface);  // the initial commit, no buffer: asks for a configure
   while (!c.configured)
     if (wl_display_dispatch(c.display) < 0) fail("lost the compositor before the first configure");
@@ -182,6 +196,10 @@ int main(int argc, char** argv) {
     if (frame == frames / 2 + 1) {
       wl_subsurface_set_position(sub, 100, 50);
       wl_subsurface_place_below(sub, surface);
+    }
+    if (frame == frames * 3 / 4 + 1) {
+      wl_surface_attach(scaled, nullptr, 0, 0);
+      wl_surface_commit(scaled);
     }
     const int width = second_half ? 300 : 200, height = second_half ? 200 : 150;
     Buffer* b = free_buffer(c, width, height);
@@ -196,6 +214,8 @@ int main(int argc, char** argv) {
   while (!c.frame_done)  // the last frame shown before leaving
     if (wl_display_dispatch(c.display) < 0) fail("lost the compositor");
 
+  wl_subsurface_destroy(scaled_sub);
+  wl_surface_destroy(scaled);
   wp_viewport_destroy(viewport);
   wl_subsurface_destroy(sub);
   wl_surface_destroy(child);

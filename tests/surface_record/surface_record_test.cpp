@@ -87,6 +87,9 @@ struct SurfaceLife {
   std::vector<std::pair<uint32_t, uint32_t>> sizes;
   std::vector<std::pair<int32_t, int32_t>> relative;  // relative parent, z
   std::vector<surface::Rectangle> crops;
+  std::vector<int32_t> scales;
+  std::vector<uint32_t> transforms;
+  std::vector<bool> hidden_flags;
   bool hidden = true;
   bool ever_shown = false;
   int32_t layer = 0;
@@ -136,7 +139,10 @@ Replayed replay(const Trace& trace) {
                                   c.relative_parent().z());
         if (c.has_crop()) s.crops.push_back(c.crop().rectangle());
         if (c.has_layer()) s.layer = c.layer().layer();
+        if (c.has_buffer_scale()) s.scales.push_back(c.buffer_scale().scale());
+        if (c.has_buffer_transform()) s.transforms.push_back(c.buffer_transform().transform());
         if (c.has_hidden_flag()) {
+          s.hidden_flags.push_back(c.hidden_flag().hidden_flag());
           s.hidden = c.hidden_flag().hidden_flag();
           if (!s.hidden && !s.ever_shown) newly_shown.insert(c.id());
           s.ever_shown = s.ever_shown || !s.hidden;
@@ -163,9 +169,10 @@ const SurfaceLife* find_app(const Replayed& r, const std::string& app_id) {
   return nullptr;
 }
 
-const SurfaceLife* find_child(const Replayed& r, int32_t parent) {
+// The parent's `nth` subsurface, in creation order.
+const SurfaceLife* find_child(const Replayed& r, int32_t parent, int nth = 0) {
   for (const auto& [id, s] : r.surfaces)
-    if (s.creation.parent_id() == parent) return &s;
+    if (s.creation.parent_id() == parent && nth-- == 0) return &s;
   return nullptr;
 }
 
@@ -297,6 +304,23 @@ TEST(SurfaceRecord, DemoClientsAndAResizingClientUnderHeadlessWeston) {
   EXPECT_EQ(sub->relative[0], std::make_pair(client->creation.id(), 1));
   EXPECT_EQ(sub->relative[1], std::make_pair(client->creation.id(), -1));
   EXPECT_TRUE(sub->deleted);
+  EXPECT_TRUE(sub->scales.empty() && sub->transforms.empty()) << "scale 1, normal";
+  // The second subsurface: 40x20 at scale 2 turned 90 degrees is 10x20,
+  // above the first; unmapped (hidden) in the last quarter, with no update.
+  const SurfaceLife* turned = find_child(trace, client->creation.id(), 1);
+  ASSERT_NE(turned, nullptr);
+  ASSERT_EQ(turned->buffers.size(), 1u);
+  EXPECT_EQ(turned->buffers[0].w, 40u);
+  EXPECT_EQ(turned->buffers[0].h, 20u);
+  ASSERT_FALSE(turned->sizes.empty());
+  EXPECT_EQ(turned->sizes[0], std::make_pair(10u, 20u));
+  EXPECT_EQ(turned->scales, std::vector<int32_t>{2});
+  EXPECT_EQ(turned->transforms, std::vector<uint32_t>{1});  // WL_OUTPUT_TRANSFORM_90
+  ASSERT_FALSE(turned->positions.empty());
+  EXPECT_EQ(turned->positions[0], std::make_pair(150.0f, 10.0f));
+  ASSERT_FALSE(turned->relative.empty());
+  EXPECT_EQ(turned->relative[0], std::make_pair(client->creation.id(), 2));
+  EXPECT_EQ(turned->hidden_flags, (std::vector<bool>{false, true}));
   // A repaint after each of the client's frames at least (it waits for them).
   EXPECT_GE(trace.vsyncs, 20u);
 }
