@@ -13,12 +13,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -35,11 +37,29 @@ extern "C" {
 namespace gltrace::surface {
 namespace {
 
-// wl_container_of without the GNU typeof its macro needs.
-template <typename T, typename M>
-T* container_of(M* member, M T::*field) {
-  const auto offset = reinterpret_cast<std::uintptr_t>(&(static_cast<T*>(nullptr)->*field));
-  return reinterpret_cast<T*>(reinterpret_cast<char*>(member) - offset);
+// A wl_listener that knows its owner. The listener is the first member of a
+// standard-layout struct, so the wl_listener* libwayland passes back converts
+// to the Hook (no offsetof on our own, non-standard-layout classes).
+template <typename Owner>
+struct Hook {
+  wl_listener listener{};
+  Owner* owner = nullptr;
+
+  void add(wl_signal* signal, Owner* o, wl_notify_func_t notify) {
+    owner = o;
+    listener.notify = notify;
+    wl_signal_add(signal, &listener);
+  }
+  void remove() { wl_list_remove(&listener.link); }
+  static Owner* of(wl_listener* l) { return reinterpret_cast<Hook*>(l)->owner; }
+};
+static_assert(std::is_standard_layout_v<Hook<int>>);
+
+// The weston struct whose `link` member (a C struct's: offsetof is defined)
+// this list element is.
+template <typename T>
+T* from_link(wl_list* link, size_t offset) {
+  return reinterpret_cast<T*>(reinterpret_cast<char*>(link) - offset);
 }
 
 int64_t now_ns() {
@@ -106,15 +126,15 @@ struct SurfaceRecord {
   uint32_t format = 0;  // of the last buffer
   bool ever_shown = false;
   Shown last;
-  wl_listener commit{};
-  wl_listener destroy{};
+  Hook<SurfaceRecord> commit;
+  Hook<SurfaceRecord> destroy;
 };
 
 struct OutputRecord {
   Recorder* recorder = nullptr;
   weston_output* output = nullptr;
   int32_t id = 0;
-  wl_listener frame{};
+  Hook<OutputRecord> frame;
 };
 
 class Recorder {
@@ -130,25 +150,21 @@ class Recorder {
     }
     weston_log("gltrace-surface-recorder: recording to %s%s\n", path.c_str(),
                contents_ ? " with shm buffer contents" : "");
-    create_surface_.notify = [](wl_listener* l, void* data) {
-      container_of(l, &Recorder::create_surface_)->on_create(static_cast<weston_surface*>(data));
-    };
-    wl_signal_add(&compositor_->create_surface_signal, &create_surface_);
-    output_created_.notify = [](wl_listener* l, void* data) {
-      container_of(l, &Recorder::output_created_)->add_output(static_cast<weston_output*>(data));
-    };
-    wl_signal_add(&compositor_->output_created_signal, &output_created_);
-    output_destroyed_.notify = [](wl_listener* l, void* data) {
-      container_of(l, &Recorder::output_destroyed_)
-          ->remove_output(static_cast<weston_output*>(data));
-    };
-    wl_signal_add(&compositor_->output_destroyed_signal, &output_destroyed_);
-    destroy_.notify = [](wl_listener* l, void*) {
-      Recorder* self = container_of(l, &Recorder::destroy_);
+    create_surface_.add(&compositor_->create_surface_signal, this, [](wl_listener* l, void* data) {
+      Hook<Recorder>::of(l)->on_create(static_cast<weston_surface*>(data));
+    });
+    output_created_.add(&compositor_->output_created_signal, this, [](wl_listener* l, void* data) {
+      Hook<Recorder>::of(l)->add_output(static_cast<weston_output*>(data));
+    });
+    output_destroyed_.add(&compositor_->output_destroyed_signal, this,
+                          [](wl_listener* l, void* data) {
+                            Hook<Recorder>::of(l)->remove_output(static_cast<weston_output*>(data));
+                          });
+    destroy_.add(&compositor_->destroy_signal, this, [](wl_listener* l, void*) {
+      Recorder* self = Hook<Recorder>::of(l);
       self->finish();
       delete self;
-    };
-    wl_signal_add(&compositor_->destroy_signal, &destroy_);
+    });
     // wl_surface.attach is the only way to know a commit brought a new
     // buffer: the same wl_buffer may be attached again.
     logger_ = wl_display_add_protocol_logger(
@@ -158,7 +174,7 @@ class Recorder {
         },
         this);
     for (wl_list* l = compositor_->output_list.next; l != &compositor_->output_list; l = l->next)
-      add_output(container_of(l, &weston_output::link));
+      add_output(from_link<weston_output>(l, offsetof(weston_output, link)));
     return true;
   }
 
@@ -189,16 +205,14 @@ class Recorder {
     record->recorder = this;
     record->surface = surface;
     record->id = next_surface_id_++;
-    record->commit.notify = [](wl_listener* l, void*) {
-      SurfaceRecord* r = container_of(l, &SurfaceRecord::commit);
+    record->commit.add(&surface->commit_signal, record.get(), [](wl_listener* l, void*) {
+      SurfaceRecord* r = Hook<SurfaceRecord>::of(l);
       r->recorder->on_commit(*r);
-    };
-    wl_signal_add(&surface->commit_signal, &record->commit);
-    record->destroy.notify = [](wl_listener* l, void*) {
-      SurfaceRecord* r = container_of(l, &SurfaceRecord::destroy);
+    });
+    record->destroy.add(&surface->destroy_signal, record.get(), [](wl_listener* l, void*) {
+      SurfaceRecord* r = Hook<SurfaceRecord>::of(l);
       r->recorder->on_destroy(*r);
-    };
-    wl_signal_add(&surface->destroy_signal, &record->destroy);
+    });
     surfaces_[surface] = std::move(record);
   }
 
@@ -307,8 +321,8 @@ class Recorder {
   }
 
   void on_destroy(SurfaceRecord& r) {
-    wl_list_remove(&r.commit.link);
-    wl_list_remove(&r.destroy.link);
+    r.commit.remove();
+    r.destroy.remove();
     if (r.announced) {
       Increment inc;
       inc.mutable_surface_deletion()->set_id(r.id);
@@ -323,11 +337,10 @@ class Recorder {
     record->recorder = this;
     record->output = output;
     record->id = next_display_id_++;
-    record->frame.notify = [](wl_listener* l, void*) {
-      OutputRecord* o = container_of(l, &OutputRecord::frame);
+    record->frame.add(&output->frame_signal, record.get(), [](wl_listener* l, void*) {
+      OutputRecord* o = Hook<OutputRecord>::of(l);
       o->recorder->on_repaint(*o);
-    };
-    wl_signal_add(&output->frame_signal, &record->frame);
+    });
     Increment inc;
     DisplayCreation* d = inc.mutable_display_creation();
     d->set_id(record->id);
@@ -356,7 +369,7 @@ class Recorder {
   void remove_output(weston_output* output) {
     auto it = outputs_.find(output);
     if (it == outputs_.end()) return;
-    wl_list_remove(&it->second->frame.link);
+    it->second->frame.remove();
     Increment inc;
     inc.mutable_display_deletion()->set_id(it->second->id);
     write(inc);
@@ -472,7 +485,7 @@ class Recorder {
     std::vector<weston_view*> views;  // bottom first
     wl_list* head = &compositor_->view_list;
     for (wl_list* l = head->prev; l != head; l = l->prev) {
-      weston_view* view = container_of(l, &weston_view::link);
+      weston_view* view = from_link<weston_view>(l, offsetof(weston_view, link));
       if (record_of(view->surface) != nullptr) views.push_back(view);
     }
     std::unordered_map<weston_surface*, int32_t> layers;
@@ -508,8 +521,8 @@ class Recorder {
   // The compositor is going away: what it still showed goes away with it.
   void finish() {
     for (auto& [surface, record] : surfaces_) {
-      wl_list_remove(&record->commit.link);
-      wl_list_remove(&record->destroy.link);
+      record->commit.remove();
+      record->destroy.remove();
       if (record->announced) {
         Increment inc;
         inc.mutable_surface_deletion()->set_id(record->id);
@@ -519,9 +532,9 @@ class Recorder {
     surfaces_.clear();
     while (!outputs_.empty()) remove_output(outputs_.begin()->first);
     if (logger_ != nullptr) wl_protocol_logger_destroy(logger_);
-    wl_list_remove(&create_surface_.link);
-    wl_list_remove(&output_created_.link);
-    wl_list_remove(&output_destroyed_.link);
+    create_surface_.remove();
+    output_created_.remove();
+    output_destroyed_.remove();
     std::string error;
     if (!writer_.close(error)) weston_log("gltrace-surface-recorder: %s\n", error.c_str());
   }
@@ -532,7 +545,7 @@ class Recorder {
   bool warned_contents_ = false;
   StreamWriter writer_;
   wl_protocol_logger* logger_ = nullptr;
-  wl_listener create_surface_{}, output_created_{}, output_destroyed_{}, destroy_{};
+  Hook<Recorder> create_surface_, output_created_, output_destroyed_, destroy_;
   std::unordered_map<weston_surface*, std::unique_ptr<SurfaceRecord>> surfaces_;
   std::unordered_map<weston_output*, std::unique_ptr<OutputRecord>> outputs_;
   int32_t next_surface_id_ = 1;
