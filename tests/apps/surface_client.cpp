@@ -7,12 +7,12 @@
 //   frames N/2+1..N:  toplevel 300x200, subsurface at (100,50) below it
 //
 // The subsurface's buffer is 64x64 (ARGB 0xffcc3333), its viewport source
-// (16,16,32,32), its destination 48x48. A second subsurface, above the first,
-// at (150,10), has a 40x20 buffer (0xff33cc33) at buffer scale 2, rotated 90
-// degrees (a 10x20 surface); it is unmapped (a NULL buffer attached) from
-// frame 3N/4+1 on. Each toplevel buffer is filled with ARGB 0xff0000NN, NN
-// the frame number, so recorded contents can be matched to frames.
-// Frames are paced by the toplevel's frame callbacks. Exits 0 after N frames.
+// (16,16,32,32), its destination 48x48; at frame N/2+1 it shows a second
+// buffer (0xff3333cc), at N/2+2 the first again (three updates in all). A second subsurface, above
+// the first, at (150,10), has a 40x20 buffer (0xff33cc33) at buffer scale 2, rotated 90 degrees (a
+// 10x20 surface); it is unmapped (a NULL buffer attached) from frame 3N/4+1 on. Each toplevel
+// buffer is filled with ARGB 0xff0000NN, NN the frame number, so recorded contents can be matched
+// to frames. Frames are paced by the toplevel's frame callbacks. Exits 0 after N frames.
 //
 //   gltrace-surface-client [--frames N]
 #include <sys/mman.h>
@@ -196,7 +196,17 @@ int main(int argc, char** argv) {
     if (frame == frames / 2 + 1) {
       wl_subsurface_set_position(sub, 100, 50);
       wl_subsurface_place_below(sub, surface);
+      // A new buffer committed (cached until the parent's commit), then the
+      // first buffer attached again but committed only at the next frame.
+      Buffer* second = new_buffer(c, 64, 64);
+      fill(second, 0xff3333cc);
+      wl_surface_attach(child, second->buffer, 0, 0);
+      wl_surface_damage(child, 0, 0, 64, 64);
+      wl_surface_commit(child);
+      wl_surface_attach(child, child_buffer->buffer, 0, 0);
+      wl_surface_damage(child, 0, 0, 64, 64);
     }
+    if (frame == frames / 2 + 2) wl_surface_commit(child);
     if (frame == frames * 3 / 4 + 1) {
       wl_surface_attach(scaled, nullptr, 0, 0);
       wl_surface_commit(scaled);

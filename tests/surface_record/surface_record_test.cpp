@@ -287,9 +287,10 @@ TEST(SurfaceRecord, DemoClientsAndAResizingClientUnderHeadlessWeston) {
   EXPECT_EQ(client->sizes[0], std::make_pair(200u, 150u));
   EXPECT_EQ(client->sizes[1], std::make_pair(300u, 200u));
   EXPECT_EQ(client->positions.size(), 1u) << "weston does not move a window by itself";
-  // The subsurface: one buffer, cropped 32x32 from (16,16) and shown 48x48,
-  // at (20,30) above its parent, then at (100,50) below it.
-  EXPECT_EQ(sub->buffers.size(), 1u);
+  // The subsurface: cropped 32x32 from (16,16) and shown 48x48, at (20,30)
+  // above its parent, then at (100,50) below it; three buffers (the third
+  // attached while the second was still cached, committed a frame later).
+  EXPECT_EQ(sub->buffers.size(), 3u);
   ASSERT_EQ(sub->sizes.size(), 1u);
   EXPECT_EQ(sub->sizes[0], std::make_pair(48u, 48u));
   ASSERT_EQ(sub->crops.size(), 1u);
@@ -344,9 +345,13 @@ TEST(SurfaceRecord, ContentsKeepShmPixelsAtEachUpdate) {
   }
   const SurfaceLife* sub = find_child(trace, client->creation.id());
   ASSERT_NE(sub, nullptr);
-  ASSERT_EQ(sub->buffers.size(), 1u);
-  ASSERT_EQ(sub->buffers[0].contents.size(), 64u * 64 * 4);
-  EXPECT_EQ(sub->buffers[0].contents.substr(0, 4), std::string("\x33\x33\xcc\xff"));
+  ASSERT_EQ(sub->buffers.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(sub->buffers[i].contents.size(), 64u * 64 * 4);
+    EXPECT_EQ(sub->buffers[i].contents.substr(0, 4),
+              std::string(i == 1 ? "\xcc\x33\x33\xff" : "\x33\x33\xcc\xff"))
+        << "update " << i;
+  }
 }
 
 // A recorder killed mid-run leaves the stream written so far, readable, and

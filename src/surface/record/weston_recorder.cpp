@@ -121,7 +121,13 @@ struct SurfaceRecord {
   weston_surface* surface = nullptr;
   int32_t id = 0;
   bool announced = false;
-  bool attach_pending = false;  // a wl_surface.attach of a buffer since the last applied commit
+  // wl_surface.attach since the last wl_surface.commit request, and whether
+  // it was of a buffer (not NULL); then whether the state committed (applied
+  // at once, or cached for a synchronized subsurface until its parent
+  // commits) brought a buffer.
+  bool attached = false;
+  bool attached_buffer = false;
+  bool committed_buffer = false;
   uint64_t frames = 0;
   uint32_t format = 0;  // of the last buffer
   bool ever_shown = false;
@@ -191,13 +197,21 @@ class Recorder {
   }
 
   void on_protocol(wl_protocol_logger_type type, const wl_protocol_logger_message* message) {
-    if (type != WL_PROTOCOL_LOGGER_REQUEST || std::strcmp(message->message->name, "attach") != 0 ||
+    // Requests are logged before they are dispatched: a commit's state is
+    // marked here, then applied (commit_signal) in its dispatch or later.
+    if (type != WL_PROTOCOL_LOGGER_REQUEST ||
         std::strcmp(wl_resource_get_class(message->resource), "wl_surface") != 0)
       return;
     auto* surface = static_cast<weston_surface*>(wl_resource_get_user_data(message->resource));
-    auto it = surfaces_.find(surface);
-    if (it != surfaces_.end() && message->arguments_count >= 1)
-      it->second->attach_pending = message->arguments[0].o != nullptr;
+    SurfaceRecord* r = record_of(surface);
+    if (r == nullptr) return;
+    if (std::strcmp(message->message->name, "attach") == 0 && message->arguments_count >= 1) {
+      r->attached = true;
+      r->attached_buffer = message->arguments[0].o != nullptr;
+    } else if (std::strcmp(message->message->name, "commit") == 0 && r->attached) {
+      r->committed_buffer = r->attached_buffer;
+      r->attached = false;
+    }
   }
 
   void on_create(weston_surface* surface) {
@@ -281,8 +295,8 @@ class Recorder {
 
   void on_commit(SurfaceRecord& r) {
     weston_surface* s = r.surface;
-    const bool new_buffer = r.attach_pending;
-    r.attach_pending = false;
+    const bool new_buffer = r.committed_buffer;
+    r.committed_buffer = false;
     if (!r.announced && s->role_name == nullptr && !new_buffer) return;
     announce(r);
     weston_buffer* buffer = s->buffer_ref.buffer;
@@ -293,6 +307,7 @@ class Recorder {
     u->set_frame_number(++r.frames);
     u->set_w(static_cast<uint32_t>(std::max(buffer->width, 0)));
     u->set_h(static_cast<uint32_t>(std::max(buffer->height, 0)));
+    r.format = 0;  // not an shm buffer: unknown
     if (wl_shm_buffer* shm = buffer->resource ? wl_shm_buffer_get(buffer->resource) : nullptr) {
       const int32_t w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
       u->set_w(static_cast<uint32_t>(w));
