@@ -14,12 +14,16 @@
 // buffer is filled with ARGB 0xff0000NN, NN the frame number, so recorded contents can be matched
 // to frames. Frames are paced by the toplevel's frame callbacks. Exits 0 after N frames.
 //
-//   gltrace-surface-client [--frames N]
+//   gltrace-surface-client [--frames N] [--crash-after N]
+//
+// --crash-after N: dies of SIGSEGV once frame N has been shown.
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <wayland-client.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -133,11 +137,14 @@ const wl_callback_listener kFrameListener = {[](void* data, wl_callback* callbac
 
 int main(int argc, char** argv) {
   int frames = 20;
+  int crash_after = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 2) {
       frames = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--crash-after") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1) {
+      crash_after = atoi(argv[++i]);
     } else {
-      fprintf(stderr, "usage: gltrace-surface-client [--frames N (>= 2)]\n");
+      fprintf(stderr, "usage: gltrace-surface-client [--frames N (>= 2)] [--crash-after N]\n");
       return 2;
     }
   }
@@ -192,6 +199,12 @@ int main(int argc, char** argv) {
   for (int frame = 1; frame <= frames; ++frame) {
     while (!c.frame_done)
       if (wl_display_dispatch(c.display) < 0) fail("lost the compositor");
+    if (crash_after > 0 && frame == crash_after + 1) {
+      // A client dying with its surfaces mapped (no core file left behind).
+      const rlimit no_core{0, 0};
+      setrlimit(RLIMIT_CORE, &no_core);
+      raise(SIGSEGV);
+    }
     const bool second_half = frame > frames / 2;
     if (frame == frames / 2 + 1) {
       wl_subsurface_set_position(sub, 100, 50);

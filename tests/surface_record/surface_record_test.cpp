@@ -354,6 +354,27 @@ TEST(SurfaceRecord, ContentsKeepShmPixelsAtEachUpdate) {
   }
 }
 
+// A client that crashes: its status, a complete trace, its surfaces deleted
+// when weston saw it go.
+TEST(SurfaceRecord, CrashingClient) {
+  if (std::string why = missing_for_recording(); !why.empty()) GTEST_SKIP() << why;
+  const std::string out = make_temp_dir() + "/crash.surface";
+  ProcessResult r = gltrace({"surface", "record", "-o", out, "--",
+                             build_bin("gltrace-surface-client"), "--crash-after", "3"});
+  EXPECT_EQ(r.exit_code, 128 + SIGSEGV) << r.err;
+  EXPECT_NE(r.err.find("gltrace-surface-client was killed by signal 11"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(is_stream(out));
+  const Replayed trace = replay(read(out));
+  const SurfaceLife* client = find_app(trace, "org.gltrace.surface-client");
+  ASSERT_NE(client, nullptr);
+  EXPECT_EQ(client->buffers.size(), 3u);
+  EXPECT_TRUE(client->deleted);
+  const SurfaceLife* sub = find_child(trace, client->creation.id());
+  ASSERT_NE(sub, nullptr);
+  EXPECT_TRUE(sub->deleted);
+}
+
 // A recorder killed mid-run leaves the stream written so far, readable, and
 // takes its weston with it.
 TEST(SurfaceRecord, KilledRecorderLeavesAReadableStream) {
