@@ -354,6 +354,21 @@ TEST(SurfaceRecord, ContentsKeepShmPixelsAtEachUpdate) {
   }
 }
 
+// CLIENT starts a client and leaves at once: the recording goes on until the
+// client it left behind has ended too.
+TEST(SurfaceRecord, WaitsForClientsTheClientLeftBehind) {
+  if (std::string why = missing_for_recording(); !why.empty()) GTEST_SKIP() << why;
+  const std::string out = make_temp_dir() + "/orphan.surface";
+  ProcessResult r = gltrace({"surface", "record", "-o", out, "--", "sh", "-c",
+                             "\"$0\" --frames 8 & exit 0", build_bin("gltrace-surface-client")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Replayed trace = replay(read(out));
+  const SurfaceLife* client = find_app(trace, "org.gltrace.surface-client");
+  ASSERT_NE(client, nullptr);
+  EXPECT_EQ(client->buffers.size(), 8u);
+  EXPECT_TRUE(client->deleted);
+}
+
 // A client that crashes: its status, a complete trace, its surfaces deleted
 // when weston saw it go.
 TEST(SurfaceRecord, CrashingClient) {
