@@ -227,15 +227,14 @@ Counts count(const Trace& trace) {
 
 // The stream the module wrote becomes a plain Trace that protoc decodes
 // directly; a stream too large for one message stays a stream.
-bool finish_trace(const std::string& path, bool& cut_short) {
+bool finish_trace(const std::string& path) {
   Trace trace;
   std::string error, warning;
   if (!read_trace(path, trace, error, &warning)) {
     message(error);
     return false;
   }
-  cut_short = !warning.empty();
-  if (cut_short) message(warning);
+  if (!warning.empty()) message(warning);
   const Counts c = count(trace);
   std::string as_plain = path + ".tmp";
   if (trace.ByteSizeLong() < size_t{INT32_MAX} && write_trace(as_plain, trace, error)) {
@@ -389,7 +388,7 @@ int record(const RecordOptions& options) {
   g_client = client;
   int client_status = 0;
   bool client_done = client < 0;
-  bool weston_done = false;
+  bool weston_failed = false;
   if (client < 0) message(std::string("cannot start the client: ") + strerror(errno));
   // Until the client and everything it left behind have ended.
   while (!client_done || has_children_besides(weston)) {
@@ -405,14 +404,14 @@ int record(const RecordOptions& options) {
       g_client = 0;
     } else if (pid == weston) {
       weston_status = status;
-      weston_done = true;
+      weston_failed = true;
       message("weston " + status_text(status) + " while the clients ran; its log:\n" +
               log_tail(weston_log));
     }
   }
   for (size_t i = 0; i < std::size(kForwarded); ++i)
     sigaction(kForwarded[i], &old_actions[i], nullptr);
-  if (!weston_done) {
+  if (!weston_failed) {
     kill(weston, SIGTERM);
     if (!wait_for(weston, &weston_status, kStopTimeout)) {
       message("weston did not stop in 10 s after SIGTERM; killed");
@@ -421,22 +420,21 @@ int record(const RecordOptions& options) {
     } else if (!(WIFEXITED(weston_status) && WEXITSTATUS(weston_status) == 0)) {
       message("weston " + status_text(weston_status) + " when stopped; its log:\n" +
               log_tail(weston_log));
-      weston_done = true;  // counts as a failure below
+      weston_failed = true;
     }
   }
-  bool cut_short = false;
   if (access(output.c_str(), F_OK) != 0) {
     message("weston's recorder module wrote no trace; weston's log:\n" + log_tail(weston_log));
     return 1;
   }
-  if (!finish_trace(output, cut_short)) return 1;
+  if (!finish_trace(output)) return 1;
   // The module could not write (a full disk): the trace stops there.
   const std::string stopped = module_stopped(weston_log);
   if (!stopped.empty()) message("the trace is incomplete: " + stopped);
   if (client < 0 || !stopped.empty()) return 1;
   if (!WIFEXITED(client_status) || WEXITSTATUS(client_status) != 0)
     message(options.client[0] + " " + status_text(client_status));
-  if (weston_done) return 1;
+  if (weston_failed) return 1;
   return exit_code(client_status);
 }
 
