@@ -21,7 +21,7 @@ const char kUsage_surface_record[] =
     "surface's creation (role, app id, title) and deletion, where weston placed it\n"
     "and in which order, sizes, crops, scales and transforms, subsurfaces, every\n"
     "buffer commit, and a VSync at each repaint. Stops weston when the clients\n"
-    "have ended. Ctrl-C goes to the client.\n"
+    "have ended. Ctrl-C goes to the client, not to weston.\n"
     "\n"
     "  -o FILE      the trace: a plain gltrace.surface.Trace at the end (protoc\n"
     "               --decode=gltrace.surface.Trace proto/surface.proto < FILE), a\n"
