@@ -332,6 +332,9 @@ TEST(SurfaceRecord, ContentsKeepShmPixelsAtEachUpdate) {
   ProcessResult r = gltrace({"surface", "record", "--contents", "-o", out, "--",
                              build_bin("gltrace-surface-client"), "--frames", "6"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  struct stat st {};
+  ASSERT_EQ(stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u) << "pixels of the user's windows: private";
   const Replayed trace = replay(read(out));
   const SurfaceLife* client = find_app(trace, "org.gltrace.surface-client");
   ASSERT_NE(client, nullptr);
@@ -415,6 +418,8 @@ TEST(SurfaceRecord, KilledRecorderLeavesAReadableStream) {
   }
   EXPECT_TRUE(gone) << "weston outlived its recorder";
   EXPECT_TRUE(is_stream(out));
+  ASSERT_EQ(stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
   std::string warning;
   const Replayed trace = replay(read(out, &warning));
   ASSERT_EQ(trace.displays.size(), 1u);

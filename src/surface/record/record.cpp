@@ -171,13 +171,17 @@ bool has_children_besides(pid_t except) {
   return found;
 }
 
-// `own_group`: out of the terminal's process group, so that a Ctrl-C meant
-// for the client does not stop the compositor mid-recording.
+// `compositor`: out of the terminal's process group, so that a Ctrl-C meant
+// for the client does not stop it mid-recording; its files (the trace the
+// module writes) private to the user, as gltrace's traces are.
 pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env_set,
-            const char* unset, const std::string& output_file, bool own_group) {
+            const char* unset, const std::string& output_file, bool compositor) {
   const pid_t pid = fork();
   if (pid != 0) return pid;
-  if (own_group) setpgid(0, 0);
+  if (compositor) {
+    setpgid(0, 0);
+    umask(077);
+  }
   // If the recorder is killed, what it started goes with it.
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
@@ -237,7 +241,11 @@ bool finish_trace(const std::string& path) {
   if (!warning.empty()) message(warning);
   const Counts c = count(trace);
   std::string as_plain = path + ".tmp";
-  if (trace.ByteSizeLong() < size_t{INT32_MAX} && write_trace(as_plain, trace, error)) {
+  const mode_t old_umask = umask(077);
+  const bool written =
+      trace.ByteSizeLong() < size_t{INT32_MAX} && write_trace(as_plain, trace, error);
+  umask(old_umask);
+  if (written) {
     if (rename(as_plain.c_str(), path.c_str()) != 0) {
       message("cannot replace " + path + ": " + strerror(errno) + "; it stays a stream");
       unlink(as_plain.c_str());
