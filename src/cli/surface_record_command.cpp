@@ -1,6 +1,8 @@
 // `gltrace surface record` and `gltrace surface from-gl`.
 #include "cli/surface_record_command.h"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -111,7 +113,11 @@ int surface_from_gl_main(int argc, char** argv) {
   }
   if (!warning.empty()) fprintf(stderr, "gltrace surface from-gl: warning: %s\n", warning.c_str());
   if (summary.surfaces == 0) return kExitFailure;
-  if (!surface::write_trace(output, trace, error)) {
+  // Private as the GL trace it comes from (it may hold its framebuffers).
+  const mode_t old_umask = umask(077);
+  const bool written = surface::write_trace(output, trace, error);
+  umask(old_umask);
+  if (!written) {
     fprintf(stderr, "gltrace surface from-gl: %s\n", error.c_str());
     return kExitFailure;
   }

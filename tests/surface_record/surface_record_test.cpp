@@ -553,6 +553,9 @@ TEST(SurfaceFromGl, DemoTraceWithFramebuffers) {
   EXPECT_NE(r.out.find("1 surfaces, 8 buffer updates (8 with contents)"), std::string::npos)
       << r.out;
   EXPECT_NE(protoc_decode(out).find("role: \"egl_pbuffer\""), std::string::npos);
+  struct stat st {};
+  ASSERT_EQ(stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
 
   const Trace trace = read(out);
   const Replayed replayed = replay(trace);
