@@ -15,7 +15,8 @@
 namespace gltrace::cli {
 
 const char kUsage_surface_record[] =
-    "usage: gltrace surface record -o FILE [--contents] [--size WxH] [--] CLIENT [ARGS...]\n"
+    "usage: gltrace surface record -o FILE [--contents] [--size WxH] [--renderer R]\n"
+    "                              [--] CLIENT [ARGS...]\n"
     "\n"
     "Runs the Wayland client CLIENT (and every client it starts) under a headless\n"
     "weston started for the purpose, with gltrace's recorder module loaded, and\n"
@@ -30,6 +31,8 @@ const char kUsage_surface_record[] =
     "               stream of increments while recording and when cut short\n"
     "  --contents   keep the pixels of each shm buffer update\n"
     "  --size WxH   the headless output's size (weston's default otherwise)\n"
+    "  --renderer R how weston composites: pixman (default) or gl (llvmpipe\n"
+    "               here: slower)\n"
     "\n"
     "WAYLAND_DISPLAY must not be set: a running compositor cannot be recorded from\n"
     "outside (docs/surface.md says how to load the module into your own weston).\n"
@@ -74,6 +77,8 @@ int surface_record_main(int argc, char** argv) {
       options.contents = true;
     } else if (arg == "--size" && i + 1 < args.size()) {
       options.size = args[++i];
+    } else if (arg == "--renderer" && i + 1 < args.size()) {
+      options.renderer = args[++i];
     } else {
       return usage(kUsage_surface_record, "record: unknown option or missing value '" + arg + "'");
     }

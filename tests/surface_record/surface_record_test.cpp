@@ -326,11 +326,14 @@ TEST(SurfaceRecord, DemoClientsAndAResizingClientUnderHeadlessWeston) {
   EXPECT_GE(trace.vsyncs, 20u);
 }
 
-TEST(SurfaceRecord, ContentsKeepShmPixelsAtEachUpdate) {
+// The pixels of every shm update, whichever renderer weston composites with.
+class SurfaceRecordContents : public testing::TestWithParam<const char*> {};
+
+TEST_P(SurfaceRecordContents, KeepShmPixelsAtEachUpdate) {
   if (std::string why = missing_for_recording(); !why.empty()) GTEST_SKIP() << why;
   const std::string out = make_temp_dir() + "/contents.surface";
-  ProcessResult r = gltrace({"surface", "record", "--contents", "-o", out, "--",
-                             build_bin("gltrace-surface-client"), "--frames", "6"});
+  ProcessResult r = gltrace({"surface", "record", "--contents", "--renderer", GetParam(), "-o", out,
+                             "--", build_bin("gltrace-surface-client"), "--frames", "6"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   struct stat st {};
   ASSERT_EQ(stat(out.c_str(), &st), 0);
@@ -356,6 +359,8 @@ TEST(SurfaceRecord, ContentsKeepShmPixelsAtEachUpdate) {
         << "update " << i;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Renderers, SurfaceRecordContents, testing::Values("pixman", "gl"));
 
 // CLIENT starts a client and leaves at once: the recording goes on until the
 // client it left behind has ended too.
@@ -528,6 +533,7 @@ TEST(SurfaceRecord, UsageErrors) {
   EXPECT_EQ(gltrace({"surface", "record", "--", "true"}).exit_code, 2);
   EXPECT_EQ(gltrace({"surface", "record", "-o", "x"}).exit_code, 2);
   EXPECT_EQ(gltrace({"surface", "record", "-o", "x", "--size", "big", "true"}).exit_code, 2);
+  EXPECT_EQ(gltrace({"surface", "record", "-o", "x", "--renderer", "vulkan", "true"}).exit_code, 2);
   EXPECT_EQ(gltrace({"surface", "from-gl", "-o", "x"}).exit_code, 2);
 }
 

@@ -292,6 +292,17 @@ int record(const RecordOptions& options) {
             " (see docs/surface.md)");
     return 1;
   }
+  unsigned width = 0, height = 0;
+  if (char tail = 0; !options.size.empty() &&
+                     (sscanf(options.size.c_str(), "%ux%u%c", &width, &height, &tail) != 2 ||
+                      width == 0 || height == 0)) {
+    message("--size needs WIDTHxHEIGHT, not '" + options.size + "'");
+    return 2;
+  }
+  if (options.renderer != "pixman" && options.renderer != "gl") {
+    message("--renderer is pixman or gl, not '" + options.renderer + "'");
+    return 2;
+  }
   const std::string output = absolute(options.output);
   // FILE is removed first and rewritten at the end: only a regular file will do.
   if (struct stat st{}; lstat(output.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -335,20 +346,14 @@ int record(const RecordOptions& options) {
   const std::string weston_log = work.path() + "/weston.log";
   std::vector<std::string> weston_argv = {"weston",
                                           "--backend=headless-backend.so",
-                                          "--use-pixman",
+                                          options.renderer == "gl" ? "--use-gl" : "--use-pixman",
                                           "--socket=" + socket_name,
                                           "--config=" + ini,
                                           "--modules=" + module,
                                           "--log=" + weston_log};
   if (!options.size.empty()) {
-    unsigned w = 0, h = 0;
-    char tail = 0;
-    if (sscanf(options.size.c_str(), "%ux%u%c", &w, &h, &tail) != 2 || w == 0 || h == 0) {
-      message("--size needs WIDTHxHEIGHT, not '" + options.size + "'");
-      return 2;
-    }
-    weston_argv.push_back("--width=" + std::to_string(w));
-    weston_argv.push_back("--height=" + std::to_string(h));
+    weston_argv.push_back("--width=" + std::to_string(width));
+    weston_argv.push_back("--height=" + std::to_string(height));
   }
   // Clients the client starts and leaves behind come back to us to be
   // waited for.

@@ -13,6 +13,7 @@ struct RecordOptions {
   bool contents = false;            // --contents: shm buffer pixels
   std::string module;               // the recorder module; empty: next to the executable
   std::string size;                 // --size WxH of the headless output; empty: weston's
+  std::string renderer = "pixman";  // --renderer pixman|gl: how weston composites
   std::vector<std::string> client;  // CLIENT ARGS...
 };
 
