@@ -360,7 +360,10 @@ TEST_P(SurfaceRecordContents, KeepShmPixelsAtEachUpdate) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Renderers, SurfaceRecordContents, testing::Values("pixman", "gl"));
+INSTANTIATE_TEST_SUITE_P(Renderers, SurfaceRecordContents, testing::Values("pixman", "gl"),
+                         [](const testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
 
 // CLIENT starts a client and leaves at once: the recording goes on until the
 // client it left behind has ended too.
