@@ -27,6 +27,8 @@ packages=(
   qml6-module-qtquick-window qml6-module-qtqml-workerscript qt6-wayland
   # tests of Wayland apps: a client's headers and xdg-shell
   libwayland-dev wayland-protocols
+  # gltrace surface record: its weston module (libweston 10)
+  libweston-10-dev
   # checks
   clang-format clang-tidy
   # trace format: zstd chunks; protoc decodes records in tests, with the

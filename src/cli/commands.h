@@ -22,7 +22,7 @@ namespace gltrace::cli {
   X(attach, "start tracing a running traceable process, streaming to a file")    \
   X(detach, "stop tracing a process (its attach finishes the trace)")            \
   X(options, "change a running capture's options")                               \
-  X(surface, "surface traces: create, describe, convert and replay them")
+  X(surface, "surface traces: record, create, describe, convert, replay them")
 
 // Exit statuses shared by all commands.
 inline constexpr int kExitOk = 0;

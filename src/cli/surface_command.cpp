@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/surface_record_command.h"
 #include "surface/description.h"
 #include "surface/replay_cli.h"
 #include "surface/trace_io.h"
@@ -29,7 +30,12 @@ const char kUsage_surface[] =
     "                                protoc --decode=gltrace.surface.Trace\n"
     "                                  proto/surface.proto < OUT\n"
     "  replay [OPTIONS] TRACE        replay and composite it (surfacereplayer; see\n"
-    "                                gltrace surface replay -h)\n";
+    "                                gltrace surface replay -h)\n"
+    "  record -o FILE [--contents] -- CLIENT [ARGS...]\n"
+    "                                record what a real weston shows while CLIENT\n"
+    "                                runs (see gltrace surface record -h)\n"
+    "  from-gl -o OUT TRACE.gltrace  a GL trace's window surfaces and swaps as a\n"
+    "                                surface trace\n";
 
 namespace {
 
@@ -135,18 +141,32 @@ int replay(const std::vector<std::string>& args) {
   return surface::run_replay(args, "gltrace surface replay");
 }
 
+// record and from-gl take argc/argv with their own name first.
+int with_argv(int (*run)(int, char**), const char* name, const std::vector<std::string>& args) {
+  std::vector<std::string> words{name};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  return run(static_cast<int>(words.size()), argv.data());
+}
+
+int record(const std::vector<std::string>& args) {
+  return with_argv(surface_record_main, "record", args);
+}
+
+int from_gl(const std::vector<std::string>& args) {
+  return with_argv(surface_from_gl_main, "from-gl", args);
+}
+
 struct Subcommand {
   const char* name;
   int (*run)(const std::vector<std::string>& args);
 };
 
-// More surface tools (record, from-gl) are rows here, each defined in a file
-// of its own.
 constexpr Subcommand kSubcommands[] = {
-    {"create", create},
-    {"describe", describe},
-    {"convert", convert},
-    {"replay", replay},
+    {"create", create}, {"describe", describe}, {"convert", convert},
+    {"replay", replay}, {"record", record},     {"from-gl", from_gl},
 };
 
 }  // namespace
