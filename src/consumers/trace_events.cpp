@@ -1,26 +1,20 @@
 #include "consumers/trace_events.h"
 
+#include <zstd.h>
+
+#include <algorithm>
 #include <cinttypes>
+#include <new>
+#include <unordered_map>
+#include <vector>
+
+#include "consumers/perfetto_schema.h"
+#include "format/wire.h"
+#include "gltrace/api/enums.h"
+#include "gltrace/api/functions.h"
 
 namespace gltrace::consumers {
 namespace {
-
-void append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      snprintf(escaped, sizeof escaped, "\\u%04x", c & 0xff);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
 
 // Microseconds with ns precision, as the format expects.
 void append_us(std::string& out, uint64_t ns) {
@@ -29,7 +23,53 @@ void append_us(std::string& out, uint64_t ns) {
   out += buffer;
 }
 
+// The length of the UTF-8 sequence at p (at most `left` bytes), 0 when the
+// bytes there are not one.
+size_t utf8_sequence_length(const unsigned char* p, size_t left) {
+  unsigned char c = p[0];
+  size_t n = c < 0x80             ? 1
+             : (c & 0xe0) == 0xc0 ? 2
+             : (c & 0xf0) == 0xe0 ? 3
+             : (c & 0xf8) == 0xf0 ? 4
+                                  : 0;
+  if (n == 0 || n > left) return 0;
+  for (size_t i = 1; i < n; ++i)
+    if ((p[i] & 0xc0) != 0x80) return 0;
+  uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1fu : n == 3 ? c & 0x0fu : c & 0x07u;
+  for (size_t i = 1; i < n; ++i) cp = cp << 6 | (p[i] & 0x3fu);
+  // Overlong forms, surrogates and code points past Unicode are not UTF-8.
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return 0;
+  return n;
+}
+
 }  // namespace
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t left = s.size();
+  while (left != 0) {
+    unsigned char c = *p;
+    size_t n = c >= 0x20 && c < 0x80 ? 1 : c < 0x20 ? 0 : utf8_sequence_length(p, left);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (n == 0) {
+      // A control character, or a byte that is not UTF-8: JSON must be
+      // valid UTF-8, so the byte becomes the code point of its value.
+      char escaped[8];
+      snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+      n = 1;
+    } else {
+      out.append(reinterpret_cast<const char*>(p), n);
+    }
+    p += n;
+    left -= n;
+  }
+  out += '"';
+}
 
 void TraceEventWriter::event_prefix() {
   line_.clear();
@@ -82,6 +122,482 @@ void TraceEventWriter::end() {
   if (first_) fputs("[", out_);
   fputs("\n]\n", out_);
   fflush(out_);
+}
+
+}  // namespace gltrace::consumers
+
+// ---------------------------------------------------------------------------
+// Perfetto's protobuf format.
+
+namespace gltrace::consumers {
+namespace {
+
+namespace pf = gltrace::perfetto;
+
+// Track uuids: fixed ones for the process and its frame and counter tracks,
+// threads after them by their index in the trace.
+constexpr uint64_t kProcessTrack = 1;
+constexpr uint64_t kFrameTrack = 2;
+constexpr uint64_t kCallsCounterTrack = 3;
+constexpr uint64_t kBytesCounterTrack = 4;
+constexpr uint64_t kFirstThreadTrack = 16;
+
+// Every packet is on one sequence: its interned names are shared by all.
+constexpr uint32_t kSequence = 1;
+
+// Plain packets are buffered up to this much; compressed, a batch stays
+// under the 512 KiB Perfetto allows one compressed packet.
+constexpr size_t kBatchBytes = size_t{256} << 10;
+
+// Longest text and most array elements put in an annotation: a shader's
+// source or a big array stays in the trace (gltrace dump shows it whole).
+constexpr size_t kMaxText = 1024;
+constexpr size_t kMaxElements = 16;
+
+// How a parameter's value is shown, from its registry type.
+enum class ParamKind : uint8_t { kNumber, kEnum, kBoolean };
+
+struct ParamPlan {
+  uint64_t name_iid = 0;
+  ParamKind kind = ParamKind::kNumber;
+  int32_t group = -1;  // api::enum_group of an enum's group
+};
+
+struct FunctionPlan {
+  bool planned = false;
+  uint64_t name_iid = 0;
+  std::vector<ParamPlan> params;
+};
+
+bool type_is(const char* type, std::string_view name) {
+  std::string_view t = type != nullptr ? type : "";
+  while (t.starts_with("const ")) t.remove_prefix(6);
+  return t.starts_with(name) && (t.size() == name.size() || t[name.size()] == ' ');
+}
+
+// The bytes of s that are UTF-8 (protobuf strings must be; a hostile trace's
+// need not), others as '?', at most kMaxText of them.
+void append_utf8(std::string& out, std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t left = std::min(s.size(), kMaxText);
+  while (left != 0) {
+    size_t n = *p < 0x80 ? 1 : utf8_sequence_length(p, left);
+    if (n == 0) {
+      out += '?';
+      n = 1;
+    } else {
+      out.append(reinterpret_cast<const char*>(p), n);
+    }
+    p += n;
+    left -= n;
+  }
+  if (s.size() > kMaxText) out += "...";
+}
+
+}  // namespace
+
+struct PerfettoWriter::State {
+  FILE* out;
+  Compression compression;
+  wire::Encoder packets;     // plain packets not yet written
+  wire::Encoder compressed;  // a compressed batch as a TracePacket
+  ZSTD_CCtx* zstd = nullptr;
+  bool failed = false;
+  uint64_t written = 0;
+  bool first_packet = true;
+
+  uint32_t pid = 0;
+  std::vector<FunctionPlan> functions = std::vector<FunctionPlan>(api::kFunctionIdLimit);
+  std::unordered_map<std::string_view, uint64_t> annotation_names;  // registry names: static
+  std::unordered_map<std::string, uint64_t> strings;                // interned string values
+  std::unordered_map<uint32_t, bool> threads;                       // described thread indices
+  uint64_t next_name_iid = 1, next_annotation_iid = 1, next_string_iid = 1;
+  uint64_t unknown_function_iid = 0;
+  // Interned entries a packet introduces: written with it.
+  std::vector<std::pair<uint64_t, std::string_view>> new_names, new_annotations;
+  std::vector<std::pair<uint64_t, std::string>> new_strings;
+  std::string text;  // scratch
+
+  // The frame in progress.
+  uint64_t frame_start_ns = 0, frame_calls = 0, frame_bytes = 0;
+  bool frame_started = false;
+
+  ~State() { ZSTD_freeCCtx(zstd); }
+
+  size_t begin_packet(uint64_t timestamp, bool has_timestamp) {
+    size_t mark = packets.begin_nested(pf::trace::kPacket);
+    if (has_timestamp) packets.uint_field(pf::trace_packet::kTimestamp, timestamp);
+    packets.uint_field(pf::trace_packet::kTrustedPacketSequenceId, kSequence);
+    if (first_packet) {
+      packets.uint_field(pf::trace_packet::kSequenceFlags,
+                         pf::trace_packet::sequence_flags::kSeqIncrementalStateCleared);
+      first_packet = false;
+    }
+    return mark;
+  }
+  void end_packet(size_t mark) {
+    if (!new_names.empty() || !new_annotations.empty() || !new_strings.empty())
+      write_interned_data();
+    packets.end_nested(mark);
+    if (packets.size() >= kBatchBytes) flush();
+  }
+  void write_interned_data() {
+    size_t interned = packets.begin_nested(pf::trace_packet::kInternedData);
+    auto entry = [&](uint32_t field, uint32_t name_field, uint64_t iid, std::string_view name) {
+      size_t m = packets.begin_nested(field);
+      packets.uint_field(pf::event_name::kIid, iid);
+      packets.string_field(name_field, name);
+      packets.end_nested(m);
+    };
+    for (const auto& [iid, name] : new_names)
+      entry(pf::interned_data::kEventNames, pf::event_name::kName, iid, name);
+    for (const auto& [iid, name] : new_annotations)
+      entry(pf::interned_data::kDebugAnnotationNames, pf::debug_annotation_name::kName, iid, name);
+    for (const auto& [iid, name] : new_strings)
+      entry(pf::interned_data::kDebugAnnotationStringValues, pf::interned_string::kStr, iid, name);
+    packets.end_nested(interned);
+    new_names.clear();
+    new_annotations.clear();
+    new_strings.clear();
+  }
+
+  uint64_t annotation_iid(std::string_view name) {
+    auto [it, added] = annotation_names.try_emplace(name, next_annotation_iid);
+    if (added) new_annotations.emplace_back(next_annotation_iid++, name);
+    return it->second;
+  }
+  uint64_t string_iid(std::string_view s) {
+    auto it = strings.find(std::string(s));
+    if (it != strings.end()) return it->second;
+    strings.emplace(std::string(s), next_string_iid);
+    new_strings.emplace_back(next_string_iid, std::string(s));
+    return next_string_iid++;
+  }
+
+  const FunctionPlan* plan(uint32_t function) {
+    if (function >= functions.size() || api::kFunctionInfo[function].name == nullptr) {
+      // Ids past this gltrace's model (a newer writer, or damage): one name.
+      if (unknown_function_iid == 0) {
+        unknown_function_iid = next_name_iid++;
+        new_names.emplace_back(unknown_function_iid, "(function unknown to this gltrace)");
+      }
+      return nullptr;
+    }
+    FunctionPlan& f = functions[function];
+    if (f.planned) return &f;
+    const api::FunctionInfo& info = api::kFunctionInfo[function];
+    f.planned = true;
+    f.name_iid = next_name_iid++;
+    new_names.emplace_back(f.name_iid, info.name);
+    for (uint32_t i = 0; i < info.param_count; ++i) {
+      const api::ParamInfo& p = info.params[i];
+      ParamPlan plan;
+      plan.name_iid = annotation_iid(p.name);
+      if (type_is(p.type, "GLenum") || type_is(p.type, "EGLenum")) {
+        plan.kind = ParamKind::kEnum;
+        plan.group = api::enum_group(p.group);
+      } else if (type_is(p.type, "GLboolean") || type_is(p.type, "EGLBoolean")) {
+        plan.kind = ParamKind::kBoolean;
+      }
+      f.params.push_back(plan);
+    }
+    return &f;
+  }
+
+  void string_annotation_value(std::string_view s) {
+    text.clear();
+    append_utf8(text, s);
+    packets.string_field(pf::debug_annotation::kStringValue, text);
+  }
+
+  void value(const format::Value& v, const ParamPlan* p) {
+    using format::ValueKind;
+    namespace da = pf::debug_annotation;
+    switch (v.kind) {
+      case ValueKind::kSint:
+        packets.uint_field(da::kIntValue, static_cast<uint64_t>(v.sint));
+        break;
+      case ValueKind::kUint:
+        if (p != nullptr && p->kind == ParamKind::kEnum && v.uint <= 0xffffffffu) {
+          const char* name = api::enum_name_in(static_cast<uint32_t>(v.uint), p->group);
+          if (name != nullptr) {
+            packets.uint_field(da::kStringValueIid, string_iid(name));
+            break;
+          }
+        } else if (p != nullptr && p->kind == ParamKind::kBoolean && v.uint <= 1) {
+          packets.bool_field(da::kBoolValue, v.uint != 0);
+          break;
+        }
+        packets.uint_field(da::kUintValue, v.uint);
+        break;
+      case ValueKind::kF32:
+        packets.double_field(da::kDoubleValue, v.f32);
+        break;
+      case ValueKind::kF64:
+        packets.double_field(da::kDoubleValue, v.f64);
+        break;
+      case ValueKind::kPointer:
+        packets.uint_field(da::kPointerValue, v.pointer);
+        break;
+      case ValueKind::kData:
+        string_annotation_value("<" + std::to_string(v.bytes.size()) + " bytes>");
+        break;
+      case ValueKind::kBlob:
+        string_annotation_value("<blob " + std::to_string(v.blob) + ">");
+        break;
+      case ValueKind::kText:
+        string_annotation_value(v.bytes);
+        break;
+      case ValueKind::kUnknown:
+        string_annotation_value("<not recorded: " + std::string(v.bytes) + ">");
+        break;
+      case ValueKind::kStrings:
+        for (size_t i = 0; i < v.strings.size() && i < kMaxElements; ++i) {
+          size_t m = packets.begin_nested(da::kArrayValues);
+          string_annotation_value(v.strings[i]);
+          packets.end_nested(m);
+        }
+        break;
+      case ValueKind::kArray: {
+        size_t n = v.sints.size() + v.uints.size() + v.floats.size();
+        for (size_t i = 0; i < n && i < kMaxElements; ++i) {
+          size_t m = packets.begin_nested(da::kArrayValues);
+          if (!v.sints.empty())
+            packets.uint_field(da::kIntValue, static_cast<uint64_t>(v.sints[i]));
+          else if (!v.uints.empty())
+            packets.uint_field(da::kUintValue, v.uints[i]);
+          else
+            packets.double_field(da::kDoubleValue, v.floats[i]);
+          packets.end_nested(m);
+        }
+        if (n > kMaxElements) {
+          size_t m = packets.begin_nested(da::kArrayValues);
+          string_annotation_value("<" + std::to_string(n - kMaxElements) + " more>");
+          packets.end_nested(m);
+        }
+        break;
+      }
+      case ValueKind::kNone:
+        string_annotation_value("<none>");
+        break;
+    }
+  }
+
+  void annotation(uint64_t name_iid, const format::Value& v, const ParamPlan* p) {
+    size_t m = packets.begin_nested(pf::track_event::kDebugAnnotations);
+    packets.uint_field(pf::debug_annotation::kNameIid, name_iid);
+    value(v, p);
+    packets.end_nested(m);
+  }
+
+  void describe_thread(uint32_t index, uint64_t tid, std::string_view name) {
+    threads[index] = true;
+    size_t packet = begin_packet(0, false);
+    size_t track = packets.begin_nested(pf::trace_packet::kTrackDescriptor);
+    packets.uint_field(pf::track_descriptor::kUuid, kFirstThreadTrack + index);
+    packets.uint_field(pf::track_descriptor::kParentUuid, kProcessTrack);
+    size_t thread = packets.begin_nested(pf::track_descriptor::kThread);
+    packets.uint_field(pf::thread_descriptor::kPid, pid);
+    packets.uint_field(pf::thread_descriptor::kTid, tid);
+    text.clear();
+    append_utf8(text, name);
+    packets.string_field(pf::thread_descriptor::kThreadName, text);
+    packets.end_nested(thread);
+    packets.end_nested(track);
+    end_packet(packet);
+  }
+
+  void counter_track(uint64_t uuid, std::string_view name, uint64_t unit) {
+    size_t packet = begin_packet(0, false);
+    size_t track = packets.begin_nested(pf::trace_packet::kTrackDescriptor);
+    packets.uint_field(pf::track_descriptor::kUuid, uuid);
+    packets.uint_field(pf::track_descriptor::kParentUuid, kProcessTrack);
+    packets.string_field(pf::track_descriptor::kName, name);
+    size_t counter = packets.begin_nested(pf::track_descriptor::kCounter);
+    packets.uint_field(pf::counter_descriptor::kUnit, unit);
+    packets.end_nested(counter);
+    packets.end_nested(track);
+    end_packet(packet);
+  }
+
+  void counter(uint64_t uuid, uint64_t time_ns, uint64_t value) {
+    size_t packet = begin_packet(time_ns, true);
+    size_t event = packets.begin_nested(pf::trace_packet::kTrackEvent);
+    packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeCounter);
+    packets.uint_field(pf::track_event::kTrackUuid, uuid);
+    packets.uint_field(pf::track_event::kCounterValue, value);
+    packets.end_nested(event);
+    end_packet(packet);
+  }
+
+  void write(const void* data, size_t n) {
+    if (failed || n == 0) return;
+    if (fwrite(data, 1, n, out) != n) failed = true;
+    written += n;
+  }
+
+  void flush() {
+    if (packets.size() == 0) return;
+    if (compression == Compression::kNone) {
+      write(packets.data(), packets.size());
+      packets.clear();
+      return;
+    }
+    if (zstd == nullptr) {
+      zstd = ZSTD_createCCtx();
+      if (zstd == nullptr) throw std::bad_alloc();
+      ZSTD_CCtx_setParameter(zstd, ZSTD_c_compressionLevel, 1);
+    }
+    size_t bound = ZSTD_compressBound(packets.size());
+    compressed.clear();
+    // The wrapping packet's tags and lengths, then the data in place.
+    uint8_t* start = compressed.begin_write(bound + 32);
+    uint8_t* data = start + 16;
+    size_t n = ZSTD_compress2(zstd, data, bound, packets.data(), packets.size());
+    packets.clear();
+    if (ZSTD_isError(n)) {
+      failed = true;
+      return;
+    }
+    uint8_t header[32];
+    uint8_t* inner = wire::put_varint(
+        header, uint64_t{pf::trace_packet::kZstdCompressedPackets} << 3 | wire::kLengthDelimited);
+    inner = wire::put_varint(inner, n);
+    size_t packet_size = static_cast<size_t>(inner - header) + n;
+    uint8_t outer[16];
+    uint8_t* p =
+        wire::put_varint(outer, uint64_t{pf::trace::kPacket} << 3 | wire::kLengthDelimited);
+    p = wire::put_varint(p, packet_size);
+    write(outer, static_cast<size_t>(p - outer));
+    write(header, static_cast<size_t>(inner - header));
+    write(data, n);
+  }
+};
+
+PerfettoWriter::PerfettoWriter(FILE* out, Compression compression)
+    : state_(std::make_unique<State>()) {
+  state_->out = out;
+  state_->compression = compression;
+}
+
+PerfettoWriter::~PerfettoWriter() = default;
+
+uint64_t PerfettoWriter::bytes_written() const { return state_->written; }
+
+void PerfettoWriter::process(uint32_t pid, std::string_view name, std::string_view command_line) {
+  State& s = *state_;
+  s.pid = pid;
+  size_t packet = s.begin_packet(0, false);
+  size_t track = s.packets.begin_nested(pf::trace_packet::kTrackDescriptor);
+  s.packets.uint_field(pf::track_descriptor::kUuid, kProcessTrack);
+  size_t process = s.packets.begin_nested(pf::track_descriptor::kProcess);
+  s.packets.uint_field(pf::process_descriptor::kPid, pid);
+  s.text.clear();
+  append_utf8(s.text, name);
+  s.packets.string_field(pf::process_descriptor::kProcessName, s.text);
+  s.text.clear();
+  append_utf8(s.text, command_line);
+  s.packets.string_field(pf::process_descriptor::kCmdline, s.text);
+  s.packets.end_nested(process);
+  s.packets.end_nested(track);
+  s.end_packet(packet);
+
+  packet = s.begin_packet(0, false);
+  track = s.packets.begin_nested(pf::trace_packet::kTrackDescriptor);
+  s.packets.uint_field(pf::track_descriptor::kUuid, kFrameTrack);
+  s.packets.uint_field(pf::track_descriptor::kParentUuid, kProcessTrack);
+  s.packets.string_field(pf::track_descriptor::kName, "frames");
+  s.packets.end_nested(track);
+  s.end_packet(packet);
+  s.counter_track(kCallsCounterTrack, "calls per frame", pf::counter_descriptor::unit::kUnitCount);
+  s.counter_track(kBytesCounterTrack, "data bytes per frame",
+                  pf::counter_descriptor::unit::kUnitSizeBytes);
+}
+
+void PerfettoWriter::thread(uint32_t index, uint64_t tid, std::string_view name) {
+  state_->describe_thread(index, tid, name);
+}
+
+void PerfettoWriter::call(const format::Call& call) {
+  State& s = *state_;
+  if (!s.threads.contains(call.thread))
+    s.describe_thread(call.thread, 0, "thread " + std::to_string(call.thread));
+  if (!s.frame_started) {
+    s.frame_start_ns = call.start_ns;
+    s.frame_started = true;
+  }
+  ++s.frame_calls;
+  for (const format::Value& v : call.args)
+    if (v.kind == format::ValueKind::kData) s.frame_bytes += v.bytes.size();
+  for (const format::ClientArray& a : call.client_arrays) s.frame_bytes += a.data.size();
+  for (const format::BufferWrite& w : call.buffer_writes) s.frame_bytes += w.data.size();
+
+  uint64_t track = kFirstThreadTrack + call.thread;
+  const FunctionPlan* plan = s.plan(call.function);
+  size_t packet = s.begin_packet(call.start_ns, true);
+  s.packets.uint_field(pf::trace_packet::kSequenceFlags,
+                       pf::trace_packet::sequence_flags::kSeqNeedsIncrementalState);
+  size_t event = s.packets.begin_nested(pf::trace_packet::kTrackEvent);
+  s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceBegin);
+  s.packets.uint_field(pf::track_event::kTrackUuid, track);
+  s.packets.uint_field(pf::track_event::kNameIid,
+                       plan != nullptr ? plan->name_iid : s.unknown_function_iid);
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    const ParamPlan* p = plan != nullptr && i < plan->params.size() ? &plan->params[i] : nullptr;
+    s.annotation(p != nullptr ? p->name_iid : s.annotation_iid("arg"), call.args[i], p);
+  }
+  if (call.ret != nullptr) s.annotation(s.annotation_iid("return"), *call.ret, nullptr);
+  if (call.gl_error != 0) {
+    format::Value error;
+    error.kind = format::ValueKind::kUint;
+    error.uint = call.gl_error;
+    ParamPlan as_enum;
+    as_enum.kind = ParamKind::kEnum;
+    s.annotation(s.annotation_iid("gl_error"), error, &as_enum);
+  }
+  s.packets.end_nested(event);
+  s.end_packet(packet);
+
+  packet = s.begin_packet(call.start_ns + call.duration_ns, true);
+  event = s.packets.begin_nested(pf::trace_packet::kTrackEvent);
+  s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceEnd);
+  s.packets.uint_field(pf::track_event::kTrackUuid, track);
+  s.packets.end_nested(event);
+  s.end_packet(packet);
+}
+
+void PerfettoWriter::blob(const format::Blob& blob) { state_->frame_bytes += blob.data.size(); }
+
+void PerfettoWriter::frame(const format::Frame& frame) {
+  State& s = *state_;
+  uint64_t start = s.frame_started ? std::min(s.frame_start_ns, frame.time_ns) : frame.time_ns;
+  size_t packet = s.begin_packet(start, true);
+  size_t event = s.packets.begin_nested(pf::trace_packet::kTrackEvent);
+  s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceBegin);
+  s.packets.uint_field(pf::track_event::kTrackUuid, kFrameTrack);
+  s.packets.string_field(pf::track_event::kName, "frame " + std::to_string(frame.number));
+  s.packets.end_nested(event);
+  s.end_packet(packet);
+  packet = s.begin_packet(frame.time_ns, true);
+  event = s.packets.begin_nested(pf::trace_packet::kTrackEvent);
+  s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceEnd);
+  s.packets.uint_field(pf::track_event::kTrackUuid, kFrameTrack);
+  s.packets.end_nested(event);
+  s.end_packet(packet);
+  s.counter(kCallsCounterTrack, frame.time_ns, s.frame_calls);
+  s.counter(kBytesCounterTrack, frame.time_ns, s.frame_bytes);
+  // The next frame starts where this one ended.
+  s.frame_start_ns = frame.time_ns;
+  s.frame_started = true;
+  s.frame_calls = s.frame_bytes = 0;
+}
+
+bool PerfettoWriter::finish(std::string* error) {
+  State& s = *state_;
+  s.flush();
+  if (!s.failed && fflush(s.out) != 0) s.failed = true;
+  if (s.failed) *error = "writing the Perfetto trace failed";
+  return !s.failed;
 }
 
 }  // namespace gltrace::consumers
