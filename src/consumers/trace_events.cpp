@@ -211,6 +211,7 @@ struct PerfettoWriter::State {
   std::unordered_map<std::string_view, uint64_t> annotation_names;  // registry names: static
   std::unordered_map<std::string, uint64_t> strings;                // interned string values
   std::unordered_map<uint32_t, bool> threads;                       // described thread indices
+  uint32_t last_thread = UINT32_MAX;                                // of the last call, described
   uint64_t next_name_iid = 1, next_annotation_iid = 1, next_string_iid = 1;
   uint64_t unknown_function_iid = 0;
   // Interned entries a packet introduces: written with it.
@@ -224,8 +225,26 @@ struct PerfettoWriter::State {
 
   ~State() { ZSTD_freeCCtx(zstd); }
 
+  // A nested message whose length goes in 4 bytes reserved before it, as a
+  // padded varint (protozero writes lengths so too): nothing is moved when
+  // it ends. Up to 256 MiB; a packet's arguments are bounded far below.
+  size_t open_padded(uint32_t field) {
+    uint8_t* p = packets.begin_write(16);
+    p = wire::put_varint(p, uint64_t{field} << 3 | wire::kLengthDelimited);
+    packets.end_write(p + 4);
+    return packets.size();
+  }
+  void close_padded(size_t mark) {
+    size_t length = packets.size() - mark;
+    uint8_t* p = packets.data() + mark - 4;
+    p[0] = static_cast<uint8_t>(length | 0x80);
+    p[1] = static_cast<uint8_t>(length >> 7 | 0x80);
+    p[2] = static_cast<uint8_t>(length >> 14 | 0x80);
+    p[3] = static_cast<uint8_t>(length >> 21 & 0x7f);
+  }
+
   size_t begin_packet(uint64_t timestamp, bool has_timestamp) {
-    size_t mark = packets.begin_nested(pf::trace::kPacket);
+    size_t mark = open_padded(pf::trace::kPacket);
     if (has_timestamp) packets.uint_field(pf::trace_packet::kTimestamp, timestamp);
     packets.uint_field(pf::trace_packet::kTrustedPacketSequenceId, kSequence);
     if (first_packet) {
@@ -238,7 +257,7 @@ struct PerfettoWriter::State {
   void end_packet(size_t mark) {
     if (!new_names.empty() || !new_annotations.empty() || !new_strings.empty())
       write_interned_data();
-    packets.end_nested(mark);
+    close_padded(mark);
     if (packets.size() >= kBatchBytes) flush();
   }
   void write_interned_data() {
@@ -272,6 +291,25 @@ struct PerfettoWriter::State {
     strings.emplace(std::string(s), next_string_iid);
     new_strings.emplace_back(next_string_iid, std::string(s));
     return next_string_iid++;
+  }
+
+  // The interned name of an enum value (0: it has none). A trace repeats a
+  // few values: they are found in a direct-mapped cache, not looked up by
+  // name each time.
+  struct EnumSlot {
+    uint32_t value = 0;
+    int32_t group = 0;
+    uint64_t iid = 0;  // 0: empty
+  };
+  std::vector<EnumSlot> enum_cache = std::vector<EnumSlot>(4096);
+  uint64_t enum_iid(uint32_t value, int32_t group) {
+    EnumSlot& slot =
+        enum_cache[(value ^ (value >> 12) ^ static_cast<uint32_t>(group) * 2654435761u) & 4095];
+    if (slot.iid != 0 && slot.value == value && slot.group == group) return slot.iid;
+    const char* name = api::enum_name_in(value, group);
+    if (name == nullptr) return 0;
+    slot = {value, group, string_iid(name)};
+    return slot.iid;
   }
 
   const FunctionPlan* plan(uint32_t function) {
@@ -319,9 +357,8 @@ struct PerfettoWriter::State {
         break;
       case ValueKind::kUint:
         if (p != nullptr && p->kind == ParamKind::kEnum && v.uint <= 0xffffffffu) {
-          const char* name = api::enum_name_in(static_cast<uint32_t>(v.uint), p->group);
-          if (name != nullptr) {
-            packets.uint_field(da::kStringValueIid, string_iid(name));
+          if (uint64_t iid = enum_iid(static_cast<uint32_t>(v.uint), p->group); iid != 0) {
+            packets.uint_field(da::kStringValueIid, iid);
             break;
           }
         } else if (p != nullptr && p->kind == ParamKind::kBoolean && v.uint <= 1) {
@@ -384,6 +421,33 @@ struct PerfettoWriter::State {
   }
 
   void annotation(uint64_t name_iid, const format::Value& v, const ParamPlan* p) {
+    // Integers (most arguments): their size is known, so no nesting.
+    uint32_t field = 0;
+    uint64_t bits = 0;
+    switch (v.kind) {
+      case format::ValueKind::kSint:
+        field = pf::debug_annotation::kIntValue, bits = static_cast<uint64_t>(v.sint);
+        break;
+      case format::ValueKind::kPointer:
+        field = pf::debug_annotation::kPointerValue, bits = v.pointer;
+        break;
+      case format::ValueKind::kUint:
+        if (p == nullptr || p->kind == ParamKind::kNumber)
+          field = pf::debug_annotation::kUintValue, bits = v.uint;
+        break;
+      default:
+        break;
+    }
+    if (field != 0) {
+      size_t size = 1 + wire::varint_size(name_iid) + 1 + wire::varint_size(bits);
+      uint8_t* at = packets.begin_write(size + 4);
+      at = wire::put_varint(
+          at, uint64_t{pf::track_event::kDebugAnnotations} << 3 | wire::kLengthDelimited);
+      at = wire::put_varint(at, size);
+      at = wire::put_uint_field(at, pf::debug_annotation::kNameIid, name_iid);
+      packets.end_write(wire::put_uint_field(at, field, bits));
+      return;
+    }
     size_t m = packets.begin_nested(pf::track_event::kDebugAnnotations);
     packets.uint_field(pf::debug_annotation::kNameIid, name_iid);
     value(v, p);
@@ -405,6 +469,23 @@ struct PerfettoWriter::State {
     packets.end_nested(thread);
     packets.end_nested(track);
     end_packet(packet);
+  }
+
+  // A slice's end: all its fields are known, so it is written in one go.
+  void end_slice(uint64_t track, uint64_t time_ns) {
+    size_t event_size = 2 + 1 + wire::varint_size(track);
+    size_t packet_size = 1 + wire::varint_size(time_ns) + 2 + 2 + event_size;
+    uint8_t* p = packets.begin_write(packet_size + 8);
+    p = wire::put_varint(p, uint64_t{pf::trace::kPacket} << 3 | wire::kLengthDelimited);
+    p = wire::put_varint(p, packet_size);
+    p = wire::put_uint_field(p, pf::trace_packet::kTimestamp, time_ns);
+    p = wire::put_uint_field(p, pf::trace_packet::kTrustedPacketSequenceId, kSequence);
+    p = wire::put_varint(p, uint64_t{pf::trace_packet::kTrackEvent} << 3 | wire::kLengthDelimited);
+    p = wire::put_varint(p, event_size);
+    p = wire::put_uint_field(p, pf::track_event::kType, pf::track_event::type::kTypeSliceEnd);
+    p = wire::put_uint_field(p, pf::track_event::kTrackUuid, track);
+    packets.end_write(p);
+    if (packets.size() >= kBatchBytes) flush();
   }
 
   void counter_track(uint64_t uuid, std::string_view name, uint64_t unit) {
@@ -520,7 +601,8 @@ void PerfettoWriter::thread(uint32_t index, uint64_t tid, std::string_view name)
 
 void PerfettoWriter::call(const format::Call& call) {
   State& s = *state_;
-  if (!s.threads.contains(call.thread))
+  // Calls come in runs of one thread: one lookup per run.
+  if (call.thread != s.last_thread && !s.threads.contains(call.thread))
     s.describe_thread(call.thread, 0, "thread " + std::to_string(call.thread));
   if (!s.frame_started) {
     s.frame_start_ns = call.start_ns;
@@ -532,12 +614,13 @@ void PerfettoWriter::call(const format::Call& call) {
   for (const format::ClientArray& a : call.client_arrays) s.frame_bytes += a.data.size();
   for (const format::BufferWrite& w : call.buffer_writes) s.frame_bytes += w.data.size();
 
+  s.last_thread = call.thread;
   uint64_t track = kFirstThreadTrack + call.thread;
   const FunctionPlan* plan = s.plan(call.function);
   size_t packet = s.begin_packet(call.start_ns, true);
   s.packets.uint_field(pf::trace_packet::kSequenceFlags,
                        pf::trace_packet::sequence_flags::kSeqNeedsIncrementalState);
-  size_t event = s.packets.begin_nested(pf::trace_packet::kTrackEvent);
+  size_t event = s.open_padded(pf::trace_packet::kTrackEvent);
   s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceBegin);
   s.packets.uint_field(pf::track_event::kTrackUuid, track);
   s.packets.uint_field(pf::track_event::kNameIid,
@@ -555,15 +638,10 @@ void PerfettoWriter::call(const format::Call& call) {
     as_enum.kind = ParamKind::kEnum;
     s.annotation(s.annotation_iid("gl_error"), error, &as_enum);
   }
-  s.packets.end_nested(event);
+  s.close_padded(event);
   s.end_packet(packet);
 
-  packet = s.begin_packet(call.start_ns + call.duration_ns, true);
-  event = s.packets.begin_nested(pf::trace_packet::kTrackEvent);
-  s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceEnd);
-  s.packets.uint_field(pf::track_event::kTrackUuid, track);
-  s.packets.end_nested(event);
-  s.end_packet(packet);
+  s.end_slice(track, call.start_ns + call.duration_ns);
 }
 
 void PerfettoWriter::blob(const format::Blob& blob) { state_->frame_bytes += blob.data.size(); }
