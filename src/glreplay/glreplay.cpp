@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 
+#include "format/reader.h"
 #include "glreplay/check.h"
 #include "glreplay/executor.h"
 #include "glreplay/session.h"
@@ -173,6 +174,28 @@ int usage_error(const std::string& program, const char* usage, const std::string
 
 }  // namespace
 
+namespace {
+
+// Whether the trace at `path` holds a framebuffer image: read until the
+// first one (a capture's first frame has one), or to the end. A trace that
+// cannot be read says "yes": opening it for the replay then says why not.
+bool holds_images(const std::string& path) {
+  struct FirstImage : format::Consumer {
+    bool found = false;
+    void on_image(const format::Image&) override {
+      found = true;
+      request_stop();
+    }
+  } first;
+  format::ChunkReader reader;
+  if (!reader.open(path)) return true;
+  format::ReadStatus status;
+  bool ok = format::read_trace_prefetched(reader, first, &status);
+  return first.found || !ok;
+}
+
+}  // namespace
+
 int run_replay(const std::vector<std::string>& args, const std::string& program,
                const char* usage) {
   std::vector<const char*> argv = {program.c_str()};
@@ -208,6 +231,26 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
   if (front.snapshot && mkdir(front.executor.snapshot_dir.c_str(), 0755) != 0 && errno != EEXIST) {
     fprintf(stderr, "%s: cannot create %s: %s\n", program.c_str(),
             front.executor.snapshot_dir.c_str(), strerror(errno));
+    return kExitFailure;
+  }
+
+  // --compare with nothing to compare with is said before replaying, not
+  // after a replay that may take minutes.
+  if (front.executor.compare && front.trace != "-" && !holds_images(front.trace)) {
+    fprintf(stderr,
+            "%s: %s holds no framebuffer images to compare with (trace with --framebuffer "
+            "swap or draw, or replay without --compare)\n",
+            program.c_str(), front.trace.c_str());
+    return kExitFailure;
+  }
+
+  // --compare with nothing to compare with is said before replaying, not
+  // after a replay that may take minutes.
+  if (front.executor.compare && front.trace != "-" && !holds_images(front.trace)) {
+    fprintf(stderr,
+            "%s: %s holds no framebuffer images to compare with (trace with --framebuffer "
+            "swap or draw, or replay without --compare)\n",
+            program.c_str(), front.trace.c_str());
     return kExitFailure;
   }
 
