@@ -31,7 +31,7 @@ Progress::Progress(std::string what, uint64_t total_bytes)
       total_bytes_(total_bytes),
       active_(isatty(STDERR_FILENO) == 1),
       start_(std::chrono::steady_clock::now()),
-      next_draw_(start_ + kRedrawInterval) {}
+      next_draw_(start_) {}  // the first check draws: short work shows a line too
 
 std::string Progress::format_line(const std::string& what, uint64_t calls, uint64_t frames,
                                   double seconds, uint64_t bytes, uint64_t total_bytes) {
