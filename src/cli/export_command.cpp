@@ -53,7 +53,7 @@ class JsonExporter : public format::Consumer {
     const char* name =
         call.function < api::kFunctionIdLimit ? api::kFunctionInfo[call.function].name : nullptr;
     events_.slice(pid_, tids_[call.thread], name != nullptr ? name : "?", call.start_ns,
-                  call.duration_ns, call.seq, call.context);
+                  call.duration_ns);
   }
   void on_frame(const format::Frame& frame) override {
     events_.frame(pid_, tids_[frame.thread], frame.number, frame.time_ns);

@@ -96,7 +96,7 @@ void TraceEventWriter::thread_name(uint32_t pid, uint64_t tid, std::string_view 
 }
 
 void TraceEventWriter::slice(uint32_t pid, uint64_t tid, std::string_view name, uint64_t start_ns,
-                             uint64_t duration_ns, uint64_t seq, uint32_t context) {
+                             uint64_t duration_ns) {
   event_prefix();
   line_ += R"({"ph":"X","cat":"gl","name":)";
   append_json_string(line_, name);
@@ -104,8 +104,7 @@ void TraceEventWriter::slice(uint32_t pid, uint64_t tid, std::string_view name, 
   append_us(line_, start_ns);
   line_ += ",\"dur\":";
   append_us(line_, duration_ns);
-  line_ += ",\"args\":{\"call\":" + std::to_string(seq) +
-           ",\"context\":" + std::to_string(context) + "}}";
+  line_ += "}";
   fwrite(line_.data(), 1, line_.size(), out_);
 }
 

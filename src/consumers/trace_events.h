@@ -59,9 +59,11 @@ class TraceEventWriter {
   explicit TraceEventWriter(FILE* out) : out_(out) {}
   void begin(uint32_t pid, std::string_view process_name);
   void thread_name(uint32_t pid, uint64_t tid, std::string_view name);
-  // A call: times in ns on the trace's clock.
+  // A call: times in ns on the trace's clock. Without arguments: viewers
+  // that aggregate by function (speedscope) key a slice by name and
+  // arguments, so a call number made every call a function of its own.
   void slice(uint32_t pid, uint64_t tid, std::string_view name, uint64_t start_ns,
-             uint64_t duration_ns, uint64_t seq, uint32_t context);
+             uint64_t duration_ns);
   void frame(uint32_t pid, uint64_t tid, uint64_t number, uint64_t time_ns);
   void end();
 
