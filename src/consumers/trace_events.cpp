@@ -97,6 +97,21 @@ void TraceEventWriter::thread_name(uint32_t pid, uint64_t tid, std::string_view 
 
 void TraceEventWriter::slice(uint32_t pid, uint64_t tid, std::string_view name, uint64_t start_ns,
                              uint64_t duration_ns) {
+  slice_start(pid, tid, name, start_ns, duration_ns);
+  line_ += "}";
+  fwrite(line_.data(), 1, line_.size(), out_);
+}
+
+void TraceEventWriter::slice(uint32_t pid, uint64_t tid, std::string_view name, uint64_t start_ns,
+                             uint64_t duration_ns, uint64_t seq, uint32_t context) {
+  slice_start(pid, tid, name, start_ns, duration_ns);
+  line_ += ",\"args\":{\"call\":" + std::to_string(seq) +
+           ",\"context\":" + std::to_string(context) + "}}";
+  fwrite(line_.data(), 1, line_.size(), out_);
+}
+
+void TraceEventWriter::slice_start(uint32_t pid, uint64_t tid, std::string_view name,
+                                   uint64_t start_ns, uint64_t duration_ns) {
   event_prefix();
   line_ += R"({"ph":"X","cat":"gl","name":)";
   append_json_string(line_, name);
@@ -104,8 +119,6 @@ void TraceEventWriter::slice(uint32_t pid, uint64_t tid, std::string_view name, 
   append_us(line_, start_ns);
   line_ += ",\"dur\":";
   append_us(line_, duration_ns);
-  line_ += "}";
-  fwrite(line_.data(), 1, line_.size(), out_);
 }
 
 void TraceEventWriter::frame(uint32_t pid, uint64_t tid, uint64_t number, uint64_t time_ns) {

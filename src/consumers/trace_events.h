@@ -64,11 +64,17 @@ class TraceEventWriter {
   // arguments, so a call number made every call a function of its own.
   void slice(uint32_t pid, uint64_t tid, std::string_view name, uint64_t start_ns,
              uint64_t duration_ns);
+  // The same with the call's number and context as its arguments (the
+  // trace layer's systrace mode, read in chrome://tracing and Perfetto).
+  void slice(uint32_t pid, uint64_t tid, std::string_view name, uint64_t start_ns,
+             uint64_t duration_ns, uint64_t seq, uint32_t context);
   void frame(uint32_t pid, uint64_t tid, uint64_t number, uint64_t time_ns);
   void end();
 
  private:
   void event_prefix();
+  void slice_start(uint32_t pid, uint64_t tid, std::string_view name, uint64_t start_ns,
+                   uint64_t duration_ns);
   FILE* out_;
   bool first_ = true;
   std::string line_;
