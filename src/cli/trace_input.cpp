@@ -42,7 +42,7 @@ class ProgressConsumer final : public format::Consumer {
   ProgressConsumer(format::Consumer& inner, Progress& progress)
       : inner_(inner), progress_(progress) {}
   void on_chunk(uint64_t offset, uint32_t records) override {
-    progress_.at_byte(offset);
+    progress_.at(offset);
     inner_.on_chunk(offset, records);
     pass_stop();
   }

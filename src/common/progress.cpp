@@ -26,25 +26,26 @@ std::string short_count(double v) {
 
 }  // namespace
 
-Progress::Progress(std::string what, uint64_t total_bytes)
+Progress::Progress(std::string what, uint64_t total)
     : what_(std::move(what)),
-      total_bytes_(total_bytes),
+      total_(total),
       active_(isatty(STDERR_FILENO) == 1),
       start_(std::chrono::steady_clock::now()),
       next_draw_(start_) {}  // the first check draws: short work shows a line too
 
 std::string Progress::format_line(const std::string& what, uint64_t calls, uint64_t frames,
-                                  double seconds, uint64_t bytes, uint64_t total_bytes) {
+                                  double seconds, uint64_t done, uint64_t total) {
   std::string line = what + ": " + short_count(static_cast<double>(calls)) + " calls, " +
                      short_count(static_cast<double>(frames)) + " frames";
   if (seconds > 0) line += ", " + short_count(static_cast<double>(calls) / seconds) + " calls/s";
-  if (total_bytes != 0 && bytes <= total_bytes) {
-    double done = static_cast<double>(bytes) / static_cast<double>(total_bytes);
+  // Past the total (a replay's later loops) no share is known.
+  if (total != 0 && done <= total) {
+    double share = static_cast<double>(done) / static_cast<double>(total);
     char text[64];
-    snprintf(text, sizeof text, ", %.0f%%", done * 100);
+    snprintf(text, sizeof text, ", %.0f%%", share * 100);
     line += text;
-    if (done > 0 && seconds > 0) {
-      auto left = static_cast<uint64_t>(seconds * (1 - done) / done + 0.5);
+    if (share > 0 && seconds > 0) {
+      auto left = static_cast<uint64_t>(seconds * (1 - share) / share + 0.5);
       snprintf(text, sizeof text, ", %" PRIu64 ":%02" PRIu64 " left", left / 60, left % 60);
       line += text;
     }
@@ -58,7 +59,7 @@ void Progress::check() {
   if (now < next_draw_) return;
   next_draw_ = now + kRedrawInterval;
   double seconds = std::chrono::duration<double>(now - start_).count();
-  std::string line = format_line(what_, calls_, frames_, seconds, bytes_, total_bytes_);
+  std::string line = format_line(what_, calls_, frames_, seconds, done_, total_);
   // Back to the line's start, the new text, the rest of the old one erased.
   fprintf(stderr, "\r%s\x1b[K", line.c_str());
   fflush(stderr);

@@ -12,9 +12,10 @@ namespace gltrace {
 
 class Progress {
  public:
-  // `what` begins the line ("gltrace export"); `total_bytes` is how much
-  // input the work reads (0: unknown, then no time left is shown).
-  Progress(std::string what, uint64_t total_bytes);
+  // `what` begins the line ("gltrace export"); `total` is how much work
+  // there is, in the unit at() counts (bytes of input, frames...; 0: unknown,
+  // then no share done and time left are shown).
+  Progress(std::string what, uint64_t total);
   ~Progress() { finish(); }
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -30,14 +31,14 @@ class Progress {
     ++frames_;
     if (active_) check();
   }
-  // How much of the input was read (of total_bytes).
-  void at_byte(uint64_t offset) { bytes_ = offset; }
+  // How much of the work is done (of total).
+  void at(uint64_t done) { done_ = done; }
   // Erases the line (idempotent).
   void finish();
 
   // The line as drawn (without the carriage return and erase), for tests.
   static std::string format_line(const std::string& what, uint64_t calls, uint64_t frames,
-                                 double seconds, uint64_t bytes, uint64_t total_bytes);
+                                 double seconds, uint64_t done, uint64_t total);
 
   static constexpr uint32_t kCallsPerCheck = 4096;
 
@@ -45,10 +46,10 @@ class Progress {
   void check();
 
   std::string what_;
-  uint64_t total_bytes_;
+  uint64_t total_;
   bool active_;
   bool drawn_ = false;
-  uint64_t calls_ = 0, frames_ = 0, bytes_ = 0;
+  uint64_t calls_ = 0, frames_ = 0, done_ = 0;
   uint32_t until_check_ = kCallsPerCheck;
   std::chrono::steady_clock::time_point start_, next_draw_;
 };

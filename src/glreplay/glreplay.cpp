@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 
+#include "common/progress.h"
 #include "format/reader.h"
 #include "glreplay/check.h"
 #include "glreplay/executor.h"
@@ -194,6 +195,13 @@ bool holds_images(const std::string& path) {
   return first.found || !ok;
 }
 
+// The frames the trace's index lists (0 without an index).
+uint64_t indexed_frames(const std::string& path) {
+  format::ChunkReader reader;
+  if (!reader.open(path) || reader.index() == nullptr) return 0;
+  return reader.index()->entries.size();
+}
+
 }  // namespace
 
 int run_replay(const std::vector<std::string>& args, const std::string& program,
@@ -272,6 +280,11 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
     fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
     return kExitFailure;
   }
+  // A progress line on a terminal (not for --benchmark: drawing it would
+  // be measured); the share done is of the frames the index lists.
+  Progress progress(program,
+                    front.benchmark || front.trace == "-" ? 0 : indexed_frames(front.trace));
+  if (!front.benchmark) front.executor.progress = &progress;
   GlExecutor executor(session, front.executor);
   replay::ReplayStatus status;
   replay::ReplayStats stats;
@@ -283,6 +296,7 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
     status = replayer.replay();
     stats = replayer.stats();
   }
+  progress.finish();
   executor.finish();
   session.shutdown();
 
