@@ -222,8 +222,11 @@ struct PerfettoWriter::State {
   std::vector<FunctionPlan> functions = std::vector<FunctionPlan>(api::kFunctionIdLimit);
   std::unordered_map<std::string_view, uint64_t> annotation_names;  // registry names: static
   std::unordered_map<std::string, uint64_t> strings;                // interned string values
-  std::unordered_map<uint32_t, bool> threads;                       // described thread indices
-  uint32_t last_thread = UINT32_MAX;                                // of the last call, described
+  // Described threads by index, with where their last slice ended.
+  std::unordered_map<uint32_t, uint64_t> threads;
+  uint32_t last_thread = UINT32_MAX;  // of the last call
+  uint64_t* last_thread_end = nullptr;
+  uint64_t last_frame_end = 0;
   uint64_t next_name_iid = 1, next_annotation_iid = 1, next_string_iid = 1;
   uint64_t unknown_function_iid = 0;
   // Interned entries a packet introduces: written with it.
@@ -467,7 +470,7 @@ struct PerfettoWriter::State {
   }
 
   void describe_thread(uint32_t index, uint64_t tid, std::string_view name) {
-    threads[index] = true;
+    threads.try_emplace(index, 0);
     size_t packet = begin_packet(0, false);
     size_t track = packets.begin_nested(pf::trace_packet::kTrackDescriptor);
     packets.uint_field(pf::track_descriptor::kUuid, kFirstThreadTrack + index);
@@ -614,8 +617,18 @@ void PerfettoWriter::thread(uint32_t index, uint64_t tid, std::string_view name)
 void PerfettoWriter::call(const format::Call& call) {
   State& s = *state_;
   // Calls come in runs of one thread: one lookup per run.
-  if (call.thread != s.last_thread && !s.threads.contains(call.thread))
-    s.describe_thread(call.thread, 0, "thread " + std::to_string(call.thread));
+  if (call.thread != s.last_thread) {
+    if (!s.threads.contains(call.thread))
+      s.describe_thread(call.thread, 0, "thread " + std::to_string(call.thread));
+    s.last_thread = call.thread;
+    s.last_thread_end = &s.threads[call.thread];
+  }
+  // A slice must not begin before the one before it on its track ended:
+  // Perfetto would nest it there, and end the wrong one. Clocks read on
+  // different cores may disagree by a few ns.
+  uint64_t start = std::max(call.start_ns, *s.last_thread_end);
+  uint64_t end = std::max(call.start_ns + call.duration_ns, start);
+  *s.last_thread_end = end;
   if (!s.frame_started) {
     s.frame_start_ns = call.start_ns;
     s.frame_started = true;
@@ -626,10 +639,9 @@ void PerfettoWriter::call(const format::Call& call) {
   for (const format::ClientArray& a : call.client_arrays) s.frame_bytes += a.data.size();
   for (const format::BufferWrite& w : call.buffer_writes) s.frame_bytes += w.data.size();
 
-  s.last_thread = call.thread;
   uint64_t track = kFirstThreadTrack + call.thread;
   const FunctionPlan* plan = s.plan(call.function);
-  size_t packet = s.begin_packet(call.start_ns, true);
+  size_t packet = s.begin_packet(start, true);
   s.packets.uint_field(pf::trace_packet::kSequenceFlags,
                        pf::trace_packet::sequence_flags::kSeqNeedsIncrementalState);
   size_t event = s.open_padded(pf::trace_packet::kTrackEvent);
@@ -653,14 +665,18 @@ void PerfettoWriter::call(const format::Call& call) {
   s.close_padded(event);
   s.end_packet(packet);
 
-  s.end_slice(track, call.start_ns + call.duration_ns);
+  s.end_slice(track, end);
 }
 
 void PerfettoWriter::blob(const format::Blob& blob) { state_->frame_bytes += blob.data.size(); }
 
 void PerfettoWriter::frame(const format::Frame& frame) {
   State& s = *state_;
-  uint64_t start = s.frame_started ? std::min(s.frame_start_ns, frame.time_ns) : frame.time_ns;
+  // Frames follow each other on their track (a multi-threaded trace may
+  // deliver one stamped before the end of the one before).
+  uint64_t end = std::max(frame.time_ns, s.last_frame_end);
+  uint64_t start = std::clamp(s.frame_started ? s.frame_start_ns : end, s.last_frame_end, end);
+  s.last_frame_end = end;
   size_t packet = s.begin_packet(start, true);
   size_t event = s.packets.begin_nested(pf::trace_packet::kTrackEvent);
   s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceBegin);
@@ -668,16 +684,11 @@ void PerfettoWriter::frame(const format::Frame& frame) {
   s.packets.string_field(pf::track_event::kName, "frame " + std::to_string(frame.number));
   s.packets.end_nested(event);
   s.end_packet(packet);
-  packet = s.begin_packet(frame.time_ns, true);
-  event = s.packets.begin_nested(pf::trace_packet::kTrackEvent);
-  s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceEnd);
-  s.packets.uint_field(pf::track_event::kTrackUuid, kFrameTrack);
-  s.packets.end_nested(event);
-  s.end_packet(packet);
-  s.counter(kCallsCounterTrack, frame.time_ns, s.frame_calls);
-  s.counter(kBytesCounterTrack, frame.time_ns, s.frame_bytes);
+  s.end_slice(kFrameTrack, end);
+  s.counter(kCallsCounterTrack, end, s.frame_calls);
+  s.counter(kBytesCounterTrack, end, s.frame_bytes);
   // The next frame starts where this one ended.
-  s.frame_start_ns = frame.time_ns;
+  s.frame_start_ns = end;
   s.frame_started = true;
   s.frame_calls = s.frame_bytes = 0;
 }
