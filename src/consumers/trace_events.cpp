@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <condition_variable>
+#include <mutex>
 #include <new>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -238,7 +241,11 @@ struct PerfettoWriter::State {
   uint64_t frame_start_ns = 0, frame_calls = 0, frame_bytes = 0;
   bool frame_started = false;
 
-  ~State() { ZSTD_freeCCtx(zstd); }
+  ~State() {
+    stop_compressor();
+    free(spare);
+    ZSTD_freeCCtx(zstd);
+  }
 
   // A nested message whose length goes in 4 bytes reserved before it, as a
   // padded varint (protozero writes lengths so too): nothing is moved when
@@ -526,10 +533,71 @@ struct PerfettoWriter::State {
     end_packet(packet);
   }
 
+  // Written by the compressing thread when there is one (then read by the
+  // writer's thread only after it ended).
   void write(const void* data, size_t n) {
     if (failed || n == 0) return;
     if (fwrite(data, 1, n, out) != n) failed = true;
     written += n;
+  }
+
+  // Compresses a batch of plain packets into one packet and writes it.
+  void write_compressed(const uint8_t* batch, size_t size) {
+    if (zstd == nullptr) {
+      zstd = ZSTD_createCCtx();
+      if (zstd == nullptr) {
+        failed = true;
+        return;
+      }
+      ZSTD_CCtx_setParameter(zstd, ZSTD_c_compressionLevel, 1);
+    }
+    size_t bound = ZSTD_compressBound(size);
+    compressed.clear();
+    uint8_t* data = compressed.begin_write(bound);
+    size_t n = ZSTD_compress2(zstd, data, bound, batch, size);
+    if (ZSTD_isError(n)) {
+      failed = true;
+      return;
+    }
+    // The wrapping packet's tags and lengths, then the data.
+    uint8_t header[32];
+    uint8_t* p =
+        wire::put_varint(header, uint64_t{pf::trace::kPacket} << 3 | wire::kLengthDelimited);
+    p = wire::put_varint(p, 2 + wire::varint_size(n) + n);  // field 133's tag takes 2 bytes
+    p = wire::put_varint(
+        p, uint64_t{pf::trace_packet::kZstdCompressedPackets} << 3 | wire::kLengthDelimited);
+    p = wire::put_varint(p, n);
+    write(header, static_cast<size_t>(p - header));
+    write(data, n);
+  }
+
+  // Compression runs on a thread of its own, a batch at a time, while the
+  // next batch is encoded: it costs as much as encoding.
+  std::thread compressor;
+  std::mutex mutex;
+  std::condition_variable changed;
+  uint8_t* pending = nullptr;  // the batch handed over (malloc'ed), if any
+  size_t pending_size = 0, pending_capacity = 0;
+  uint8_t* spare = nullptr;  // a compressed batch's buffer, to encode into again
+  size_t spare_capacity = 0;
+  bool stopping = false;
+
+  void compress_batches() {
+    std::unique_lock lock(mutex);
+    for (;;) {
+      changed.wait(lock, [&] { return pending != nullptr || stopping; });
+      if (pending == nullptr) return;
+      uint8_t* batch = pending;
+      size_t size = pending_size, capacity = pending_capacity;
+      lock.unlock();
+      write_compressed(batch, size);
+      lock.lock();
+      free(spare);
+      spare = batch;
+      spare_capacity = capacity;
+      pending = nullptr;
+      changed.notify_all();
+    }
   }
 
   void flush() {
@@ -539,34 +607,26 @@ struct PerfettoWriter::State {
       packets.clear();
       return;
     }
-    if (zstd == nullptr) {
-      zstd = ZSTD_createCCtx();
-      if (zstd == nullptr) throw std::bad_alloc();
-      ZSTD_CCtx_setParameter(zstd, ZSTD_c_compressionLevel, 1);
+    if (!compressor.joinable()) compressor = std::thread([this] { compress_batches(); });
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return pending == nullptr; });
+    pending = packets.release(&pending_size, &pending_capacity);
+    if (spare != nullptr) {
+      packets.adopt(spare, spare_capacity);
+      spare = nullptr;
     }
-    size_t bound = ZSTD_compressBound(packets.size());
-    compressed.clear();
-    // The wrapping packet's tags and lengths, then the data in place.
-    uint8_t* start = compressed.begin_write(bound + 32);
-    uint8_t* data = start + 16;
-    size_t n = ZSTD_compress2(zstd, data, bound, packets.data(), packets.size());
-    packets.clear();
-    if (ZSTD_isError(n)) {
-      failed = true;
-      return;
+    changed.notify_all();
+  }
+
+  // After the last flush(): waits for the compressing thread to write all.
+  void stop_compressor() {
+    if (!compressor.joinable()) return;
+    {
+      std::lock_guard lock(mutex);
+      stopping = true;
+      changed.notify_all();
     }
-    uint8_t header[32];
-    uint8_t* inner = wire::put_varint(
-        header, uint64_t{pf::trace_packet::kZstdCompressedPackets} << 3 | wire::kLengthDelimited);
-    inner = wire::put_varint(inner, n);
-    size_t packet_size = static_cast<size_t>(inner - header) + n;
-    uint8_t outer[16];
-    uint8_t* p =
-        wire::put_varint(outer, uint64_t{pf::trace::kPacket} << 3 | wire::kLengthDelimited);
-    p = wire::put_varint(p, packet_size);
-    write(outer, static_cast<size_t>(p - outer));
-    write(header, static_cast<size_t>(inner - header));
-    write(data, n);
+    compressor.join();
   }
 };
 
@@ -696,6 +756,7 @@ void PerfettoWriter::frame(const format::Frame& frame) {
 bool PerfettoWriter::finish(std::string* error) {
   State& s = *state_;
   s.flush();
+  s.stop_compressor();
   if (!s.failed && fflush(s.out) != 0) s.failed = true;
   if (s.failed) *error = "writing the Perfetto trace failed";
   return !s.failed;

@@ -45,7 +45,7 @@ class PerfettoWriter {
   // Writes what is buffered; false with *error set when writing failed.
   bool finish(std::string* error);
 
-  // Bytes written to `out` so far.
+  // Bytes written to `out` (after finish()).
   uint64_t bytes_written() const;
 
  private:
