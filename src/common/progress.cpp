@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 
 namespace gltrace {
@@ -45,7 +46,7 @@ std::string Progress::format_line(const std::string& what, uint64_t calls, uint6
     snprintf(text, sizeof text, ", %.0f%%", share * 100);
     line += text;
     if (share > 0 && seconds > 0) {
-      auto left = static_cast<uint64_t>(seconds * (1 - share) / share + 0.5);
+      auto left = static_cast<uint64_t>(std::llround(seconds * (1 - share) / share));
       snprintf(text, sizeof text, ", %" PRIu64 ":%02" PRIu64 " left", left / 60, left % 60);
       line += text;
     }
