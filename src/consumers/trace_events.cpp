@@ -168,6 +168,8 @@ constexpr size_t kBatchBytes = size_t{256} << 10;
 // source or a big array stays in the trace (gltrace dump shows it whole).
 constexpr size_t kMaxText = 1024;
 constexpr size_t kMaxElements = 16;
+// Past this many bytes of a call's annotations, the rest are left out.
+constexpr size_t kMaxCallBytes = size_t{64} << 10;
 
 // How a parameter's value is shown, from its registry type.
 enum class ParamKind : uint8_t { kNumber, kEnum, kBoolean };
@@ -710,6 +712,15 @@ void PerfettoWriter::call(const format::Call& call) {
   s.packets.uint_field(pf::track_event::kNameIid,
                        plan != nullptr ? plan->name_iid : s.unknown_function_iid);
   for (size_t i = 0; i < call.args.size(); ++i) {
+    // A call of many long strings (a hostile trace's) stays a small packet:
+    // a compressed batch must stay under 512 KiB.
+    if (s.packets.size() - event > kMaxCallBytes) {
+      format::Value more;
+      more.kind = format::ValueKind::kText;
+      more.bytes = "<more arguments: see gltrace dump>";
+      s.annotation(s.annotation_iid("..."), more, nullptr);
+      break;
+    }
     const ParamPlan* p = plan != nullptr && i < plan->params.size() ? &plan->params[i] : nullptr;
     s.annotation(p != nullptr ? p->name_iid : s.annotation_iid("arg"), call.args[i], p);
   }

@@ -5,7 +5,9 @@
 // track, and names are interned once per sequence.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -161,6 +163,30 @@ TEST(PerfettoWriter, OverlappingCallsAndFramesStayInOrderOnTheirTracks) {
   EXPECT_EQ(d.thread_tracks.size(), 2u);
   EXPECT_EQ(d.thread_tracks.begin()->second, "main");
   EXPECT_EQ(d.event_names["glFlush"], 1);  // interned once, used four times
+}
+
+// A call of a thousand long strings (a hostile trace's) makes a packet small
+// enough that a compressed batch stays under Perfetto's 512 KiB.
+TEST(PerfettoWriter, ACallOfManyLongArgumentsStaysASmallPacket) {
+  std::string text(1000, 'x');
+  std::vector<format::Value> args(1024);
+  for (format::Value& v : args) {
+    v.kind = format::ValueKind::kText;
+    v.bytes = text;
+  }
+  std::string bytes = write([&](PerfettoWriter& w) {
+    format::Call c = call(1, 10, 5);
+    c.args = args;
+    w.call(c);
+  });
+  wire::Reader trace(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  uint32_t field;
+  wire::WireType type;
+  size_t largest = 0;
+  while (trace.next(&field, &type)) largest = std::max(largest, trace.bytes().size());
+  EXPECT_GT(largest, size_t{64} << 10);
+  EXPECT_LT(largest, size_t{80} << 10);
+  EXPECT_NE(bytes.find("<more arguments: see gltrace dump>"), std::string::npos);
 }
 
 }  // namespace
