@@ -4,6 +4,7 @@
 // end then closes the wrong one), threads without a Thread record get a
 // track, and names are interned once per sequence.
 #include <gtest/gtest.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -104,12 +105,13 @@ Decoded decode(const std::string& bytes) {
   return d;
 }
 
-std::string write(const std::function<void(PerfettoWriter&)>& body) {
+std::string write(const std::function<void(PerfettoWriter&)>& body,
+                  PerfettoWriter::Compression compression = PerfettoWriter::Compression::kNone) {
   char* data = nullptr;
   size_t size = 0;
   FILE* out = open_memstream(&data, &size);
   {
-    PerfettoWriter writer(out, PerfettoWriter::Compression::kNone);
+    PerfettoWriter writer(out, compression);
     body(writer);
     std::string error;
     EXPECT_TRUE(writer.finish(&error)) << error;
@@ -187,6 +189,41 @@ TEST(PerfettoWriter, ACallOfManyLongArgumentsStaysASmallPacket) {
   EXPECT_GT(largest, size_t{64} << 10);
   EXPECT_LT(largest, size_t{80} << 10);
   EXPECT_NE(bytes.find("<more arguments: see gltrace dump>"), std::string::npos);
+}
+
+// zstd: batches compressed on the writer's own thread, in order, each a
+// packet of zstd_compressed_packets under 512 KiB, together the same bytes as
+// the plain output.
+TEST(PerfettoWriter, CompressedBatchesHoldThePlainPacketsInOrder) {
+  auto calls = [](PerfettoWriter& w) {
+    w.process(1, "app", "app");
+    for (uint64_t i = 0; i < 200000; ++i) {
+      w.call(call(static_cast<uint32_t>(i % 3), i * 100, 50));
+      if (i % 1000 == 999) w.frame({.number = i / 1000, .time_ns = i * 100 + 60});
+    }
+  };
+  std::string plain = write(calls);
+  std::string compressed = write(calls, PerfettoWriter::Compression::kZstd);
+  EXPECT_LT(compressed.size(), plain.size() / 4);
+  wire::Reader trace(reinterpret_cast<const uint8_t*>(compressed.data()), compressed.size());
+  uint32_t field;
+  wire::WireType type;
+  std::string unpacked;
+  size_t batches = 0;
+  while (trace.next(&field, &type)) {
+    std::string_view packet = trace.bytes();
+    EXPECT_LT(packet.size(), size_t{512} << 10);
+    wire::Reader fields(reinterpret_cast<const uint8_t*>(packet.data()), packet.size());
+    ASSERT_TRUE(fields.next(&field, &type));
+    ASSERT_EQ(field, 133u);
+    std::string_view frame = fields.bytes();
+    std::string data(ZSTD_getFrameContentSize(frame.data(), frame.size()), '\0');
+    ASSERT_EQ(ZSTD_decompress(data.data(), data.size(), frame.data(), frame.size()), data.size());
+    unpacked += data;
+    ++batches;
+  }
+  EXPECT_GT(batches, 4u);
+  EXPECT_TRUE(unpacked == plain);
 }
 
 }  // namespace
