@@ -16,7 +16,8 @@ const char kUsage_export[] =
     "usage: gltrace export [--perfetto] [--format perfetto|json] [--compression zstd|none]\n"
     "                      [-o OUT] TRACE\n"
     "\n"
-    "Writes TRACE as a timeline for trace viewers. Without -o, to stdout.\n"
+    "Writes TRACE as a timeline for trace viewers (docs/outputs.md). A progress\n"
+    "line goes to stderr when it is a terminal.\n"
     "\n"
     "options:\n"
     "  --format perfetto  Perfetto's protobuf format (default; OUT.perfetto-trace):\n"
@@ -31,8 +32,11 @@ const char kUsage_export[] =
     "                     v58 and later read them)\n"
     "  --compression none plain packets, for older readers and for\n"
     "                     protoc --decode=perfetto.protos.Trace proto/perfetto_subset.proto\n"
-    "  --perfetto         the same as --format perfetto (kept for scripts)\n"
-    "  --chrome           the same as --format json\n";
+    "  --perfetto         the same as --format perfetto (before the protobuf\n"
+    "                     format, it wrote the JSON: use --format json for that)\n"
+    "  --chrome           the same as --format json\n"
+    "  -o, --output OUT   the file to write (default: standard output, not a\n"
+    "                     terminal for the protobuf format)\n";
 
 namespace {
 
