@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what gltrace needs to build, test and run its demos, from Debian's
-# packages only: tools/deps.sh [--bench]  (--bench adds what tools/bench.sh
-# compares against). Idempotent: does nothing when everything is there.
+# packages: tools/deps.sh [--bench]  (--bench adds what tools/bench.sh
+# compares against); and from npm, pinned by its lock file, the viewer check's
+# packages (tests/outputs/viewer).
+# Idempotent: does nothing when everything is there.
 # Checked on a clean Debian 12 by tools/clean_machine_check.sh.
 set -euo pipefail
 
@@ -42,7 +44,14 @@ packages=(
   libxxhash-dev libdw-dev
   # gltrace surface create/describe: the trace creator's JSON descriptions
   nlohmann-json3-dev
+  # tests/outputs: a real viewer (speedscope, from npm) in headless Chromium
+  chromium
 )
+# Node.js and npm run the viewer check (tests/outputs/viewer); a machine whose
+# image brings its own node keeps it (Debian's npm conflicts with it).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
 if [ "${1:-}" = "--bench" ]; then
   # apitrace and eglretrace: the reference tools/bench.sh measures against
   packages+=(apitrace apitrace-tracers)
@@ -57,12 +66,19 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -ne 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  # Quiet on success; apt's own messages say why when it fails.
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-echo "deps: installing ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-$SUDO apt-get update -qq
-# Quiet on success; apt's own messages say why when it fails.
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+# The viewer check's npm packages (speedscope, playwright-core without its
+# browser download), exactly as package-lock.json pins them.
+viewer="$(dirname "$0")/../tests/outputs/viewer"
+if [ ! -d "$viewer/node_modules/speedscope" ] || [ ! -d "$viewer/node_modules/playwright-core" ]; then
+  echo "deps: npm ci in tests/outputs/viewer"
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix "$viewer" --no-audit --no-fund --silent
+fi

@@ -1,4 +1,6 @@
 // `gltrace dump`: every call as readable text.
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "cli/commands.h"
@@ -20,6 +22,8 @@ const char kUsage_dump[] =
     "  --context N        only calls made with context N current\n"
     "  --function REGEX   only functions whose name matches REGEX\n"
     "  --timing           print each call's start time, duration, thread and context\n"
+    "  -o, --output FILE  write to FILE instead of standard output (a progress line\n"
+    "                     on stderr then, when it is a terminal)\n"
     "\n"
     "With --calls, --thread, --context or --function, a frame's `// end of frame`\n"
     "line is printed only when a call of that frame was; with --frames alone,\n"
@@ -31,7 +35,7 @@ constexpr char kName[] = "dump";
 
 int cmd_dump(const std::vector<std::string>& args) {
   consumers::DumpFilter filter;
-  std::string path;
+  std::string path, output;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     auto value = [&](std::string* out) {
@@ -43,6 +47,8 @@ int cmd_dump(const std::vector<std::string>& args) {
     if (arg == "--help" || arg == "-h") {
       fputs(kUsage_dump, stdout);
       return kExitOk;
+    } else if (arg == "-o" || arg == "--output") {
+      if (!value(&output)) return usage_error(kName, arg + " needs a FILE");
     } else if (arg == "--timing") {
       filter.timing = true;
     } else if (arg == "--calls") {
@@ -74,11 +80,25 @@ int cmd_dump(const std::vector<std::string>& args) {
   if (path.empty()) return usage_error(kName, "missing TRACE");
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
-  consumers::Dumper dumper(stdout, std::move(filter));
+  FILE* out = output.empty() ? stdout : fopen(output.c_str(), "w");
+  if (out == nullptr) {
+    perror(("gltrace dump: " + output).c_str());
+    return kExitFailure;
+  }
+  consumers::Dumper dumper(out, std::move(filter));
   format::ReadStatus status;
-  bool ok = format::read_trace_prefetched(reader, dumper, &status);
+  // The dump on the terminal is its own progress: a line only when it goes elsewhere.
+  bool ok = out != stdout || isatty(STDOUT_FILENO) != 1
+                ? read_trace_showing_progress(kName, path, reader, dumper, &status)
+                : format::read_trace_prefetched(reader, dumper, &status);
   dumper.flush();
-  fflush(stdout);
+  bool written = fflush(out) == 0 && ferror(out) == 0;
+  if (out != stdout && fclose(out) != 0) written = false;
+  if (!written) {
+    fprintf(stderr, "gltrace dump: writing %s failed\n",
+            output.empty() ? "standard output" : output.c_str());
+    return kExitFailure;
+  }
   return finish_reading(kName, path, ok, status);
 }
 

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <memory>
 
+#include "common/progress.h"
+#include "format/reader.h"
 #include "glreplay/check.h"
 #include "glreplay/executor.h"
 #include "glreplay/session.h"
@@ -173,6 +175,35 @@ int usage_error(const std::string& program, const char* usage, const std::string
 
 }  // namespace
 
+namespace {
+
+// Whether the trace at `path` holds a framebuffer image: read until the
+// first one (a capture's first frame has one), or to the end. A trace that
+// cannot be read says "yes": opening it for the replay then says why not.
+bool holds_images(const std::string& path) {
+  struct FirstImage : format::Consumer {
+    bool found = false;
+    void on_image(const format::Image&) override {
+      found = true;
+      request_stop();
+    }
+  } first;
+  format::ChunkReader reader;
+  if (!reader.open(path)) return true;
+  format::ReadStatus status;
+  bool ok = format::read_trace_prefetched(reader, first, &status);
+  return first.found || !ok;
+}
+
+// The frames the trace's index lists (0 without an index).
+uint64_t indexed_frames(const std::string& path) {
+  format::ChunkReader reader;
+  if (!reader.open(path) || reader.index() == nullptr) return 0;
+  return reader.index()->entries.size();
+}
+
+}  // namespace
+
 int run_replay(const std::vector<std::string>& args, const std::string& program,
                const char* usage) {
   std::vector<const char*> argv = {program.c_str()};
@@ -211,6 +242,26 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
     return kExitFailure;
   }
 
+  // --compare with nothing to compare with is said before replaying, not
+  // after a replay that may take minutes.
+  if (front.executor.compare && front.trace != "-" && !holds_images(front.trace)) {
+    fprintf(stderr,
+            "%s: %s holds no framebuffer images to compare with (trace with --framebuffer "
+            "swap or draw, or replay without --compare)\n",
+            program.c_str(), front.trace.c_str());
+    return kExitFailure;
+  }
+
+  // --compare with nothing to compare with is said before replaying, not
+  // after a replay that may take minutes.
+  if (front.executor.compare && front.trace != "-" && !holds_images(front.trace)) {
+    fprintf(stderr,
+            "%s: %s holds no framebuffer images to compare with (trace with --framebuffer "
+            "swap or draw, or replay without --compare)\n",
+            program.c_str(), front.trace.c_str());
+    return kExitFailure;
+  }
+
   auto info = std::make_shared<TraceInfo>();
   SourceOptions source_options;
   source_options.keep_images = front.executor.compare;
@@ -229,6 +280,11 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
     fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
     return kExitFailure;
   }
+  // A progress line on a terminal (not for --benchmark: drawing it would
+  // be measured); the share done is of the frames the index lists.
+  Progress progress(program,
+                    front.benchmark || front.trace == "-" ? 0 : indexed_frames(front.trace));
+  if (!front.benchmark) front.executor.progress = &progress;
   GlExecutor executor(session, front.executor);
   replay::ReplayStatus status;
   replay::ReplayStats stats;
@@ -240,6 +296,7 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
     status = replayer.replay();
     stats = replayer.stats();
   }
+  progress.finish();
   executor.finish();
   session.shutdown();
 
