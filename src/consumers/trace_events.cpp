@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "consumers/perfetto_schema.h"
-#include "format/wire.h"
 #include "gltrace/api/enums.h"
 #include "gltrace/api/functions.h"
+#include "protowire/wire.h"
 
 namespace gltrace::consumers {
 namespace {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "consumers/trace_events.h"
-#include "format/wire.h"
 #include "gltrace/api/functions.h"
+#include "protowire/wire.h"
 
 namespace gltrace::consumers {
 namespace {

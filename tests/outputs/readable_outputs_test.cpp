@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "format/wire.h"
 #include "hostile.h"
+#include "protowire/wire.h"
 #include "support/subprocess.h"
 
 namespace gltrace::test {
