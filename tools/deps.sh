@@ -30,6 +30,8 @@ packages=(
   # descriptor.proto of libprotobuf-dev to read its own descriptor sets;
   # libFuzzer (clang)
   libzstd-dev protobuf-compiler libprotobuf-dev clang libclang-rt-14-dev
+  # glreplay --state-worker's JSON; its tests decode PNGs with zlib
+  nlohmann-json3-dev zlib1g-dev
 )
 if [ "${1:-}" = "--bench" ]; then
   # apitrace and eglretrace: the reference tools/bench.sh measures against
