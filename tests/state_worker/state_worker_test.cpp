@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "glreplay/session.h"
 #include "glreplay/trace_source.h"
 #include "gltrace/api/functions.h"
 #include "mutate.h"
@@ -633,6 +634,65 @@ TEST(StateWorker, ARefusedCallIsAWarningAndTheWorkerGoesOn) {
   json later = go(w, r.last, 3);
   ASSERT_TRUE(later["ok"]) << later;
   EXPECT_TRUE(later["warnings"].empty()) << later;  // each goto lists its own
+}
+
+// Each recorded thread replays on a thread of its own (its context current
+// there): the state is that of the thread that made the call.
+TEST(StateWorker, StateIsThatOfTheCallsThread) {
+  std::string path = make_temp_dir() + "/two.gltrace";
+  ProcessResult traced = run_process(
+      {build_bin("gltrace"), "trace", "-o", path, "--", build_bin("gltrace-two-threads")},
+      clean_env());
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  // The viewports each thread sets: (seq, thread, width, height).
+  std::vector<std::array<uint64_t, 4>> viewports;
+  {
+    glreplay::TraceSource source(std::make_shared<glreplay::TraceInfo>(), {});
+    std::string error;
+    ASSERT_TRUE(source.open(path, &error)) << error;
+    replay::Increment increment;
+    while (source.next(&increment, &error) == replay::SourceResult::kIncrement) {
+      const auto& call = static_cast<const glreplay::Call&>(*increment.payload);
+      if (call.function == api::kFn_glViewport)
+        viewports.push_back({call.seq, call.thread, call.args[2].uint, call.args[3].uint});
+    }
+  }
+  std::map<uint64_t, std::array<uint64_t, 4>> last_by_thread;
+  for (const auto& v : viewports) last_by_thread[v[1]] = v;
+  ASSERT_EQ(last_by_thread.size(), 2u);
+  Worker w(path);
+  int id = 1;
+  for (int pass = 0; pass < 2; ++pass) {  // the second pass goes backward: restarts
+    for (const auto& [thread, v] : last_by_thread) {
+      uint64_t seq = pass == 0 ? v[0] : viewports[2][0];
+      json moved = go(w, seq, id++);
+      ASSERT_TRUE(moved["ok"]) << moved;
+      json state = w.ask(json{{"id", id++}, {"op", "state"}});
+      ASSERT_TRUE(state["ok"]) << state;
+      uint64_t expected_thread = pass == 0 ? thread : viewports[2][1];
+      EXPECT_EQ(state["thread"], expected_thread);
+      const auto& expected = pass == 0 ? v : viewports[2];
+      EXPECT_EQ(state["state"]["pipeline"]["viewport"], json({0, 0, expected[2], expected[3]}));
+    }
+  }
+  std::string rest;
+  EXPECT_EQ(w.finish(&rest), 0);
+}
+
+// The reverse lookup the replies use: replay name -> trace name (pure logic).
+TEST(StateWorkerNames, ReplayNamesMapBackToTraceNames) {
+  glreplay::Session session({}, std::make_shared<glreplay::TraceInfo>());
+  session.define_name(glreplay::ObjectClass::kTexture, 5, 9);
+  session.define_name(glreplay::ObjectClass::kFramebuffer, 70000, 3);  // past the dense table
+  EXPECT_EQ(session.recorded_name(glreplay::ObjectClass::kTexture, 9), 5u);
+  // 5 is a trace name that means replay texture 9: replay texture 5 is none of the trace's.
+  EXPECT_EQ(session.recorded_name(glreplay::ObjectClass::kTexture, 5), std::nullopt);
+  EXPECT_EQ(session.recorded_name(glreplay::ObjectClass::kTexture, 3), 3u);  // never remapped
+  EXPECT_EQ(session.recorded_name(glreplay::ObjectClass::kTexture, 0), std::nullopt);
+  EXPECT_EQ(session.recorded_name(glreplay::ObjectClass::kFramebuffer, 3), 70000u);
+  EXPECT_EQ(session.recorded_name(glreplay::ObjectClass::kBuffer, 9), 9u);  // another class
+  EXPECT_TRUE(session.defines_name(glreplay::ObjectClass::kTexture, 5));
+  EXPECT_FALSE(session.defines_name(glreplay::ObjectClass::kTexture, 9));
 }
 
 TEST(StateWorker, ConflictingOptionsAreUsageErrors) {
