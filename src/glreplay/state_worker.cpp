@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -45,6 +44,8 @@ namespace {
 constexpr int64_t kMaxBufferRead = int64_t{16} << 20;
 // Warnings listed in one goto reply; the rest are counted.
 constexpr size_t kMaxWarnings = 100;
+// A request line longer than this is refused unread (requests are small).
+constexpr size_t kMaxRequestLine = size_t{1} << 20;
 // Texture units, attributes and attachments looked at, whatever the driver
 // allows (a hostile or odd driver must not make a state reply huge).
 constexpr GLint kMaxUnits = 256;
@@ -216,6 +217,22 @@ class Lanes {
   std::optional<uint32_t> main_;
   std::map<uint32_t, std::unique_ptr<Lane>> lanes_;
 };
+
+// The next line of `in` (without its newline); false at the end of input.
+// A line longer than kMaxRequestLine is skipped to its end: *too_long.
+bool read_line(FILE* in, std::string* line, bool* too_long) {
+  line->clear();
+  *too_long = false;
+  int c;
+  while ((c = getc_unlocked(in)) != EOF && c != '\n') {
+    if (line->size() < kMaxRequestLine)
+      line->push_back(static_cast<char>(c));
+    else
+      *too_long = true;
+  }
+  if (*too_long) line->clear();
+  return c != EOF || !line->empty() || *too_long;
+}
 
 // A failed request: its message.
 struct RequestError {
@@ -855,6 +872,12 @@ class Worker {
       read_group(StateGroup::kVertexAttrib, at, entry, &raw);
       // Anything set: enabled, or pointing into a buffer.
       if (raw["enabled"] == 0 && raw["buffer"] == 0) continue;
+      // A client array's pointer is an address in the traced process (or
+      // in the replay), not an offset: said so instead.
+      if (raw["buffer"] == 0 && entry.contains("offset")) {
+        entry["offset"] = nullptr;
+        entry["client_memory"] = true;
+      }
       attributes.push_back(std::move(entry));
     }
     return attributes;
@@ -1045,11 +1068,9 @@ class Worker {
     GLuint fb = 0;
     GL(glGenFramebuffers)(1, &fb);
     GL(glBindFramebuffer)(fb_target, fb);
-    if (layered)
-      GL(glFramebufferTextureLayer)
-      (fb_target, GL_COLOR_ATTACHMENT0, texture, level, static_cast<GLint>(layer));
-    else
-      GL(glFramebufferTexture2D)(fb_target, GL_COLOR_ATTACHMENT0, face_target, texture, level);
+    if (layered) GL(glFramebufferTextureLayer)
+    (fb_target, GL_COLOR_ATTACHMENT0, texture, level, static_cast<GLint>(layer));
+    else GL(glFramebufferTexture2D)(fb_target, GL_COLOR_ATTACHMENT0, face_target, texture, level);
     GLenum status = GL(glCheckFramebufferStatus)(fb_target);
     std::optional<RequestError> failed;
     if (status != GL_FRAMEBUFFER_COMPLETE) {
@@ -1216,6 +1237,7 @@ int run_state_worker(const StateWorkerOptions& options) {
   }
   SessionOptions session_options;
   session_options.program = options.program;
+  session_options.driver_dir = options.driver_dir;
   Session session(session_options, info);
   if (!session.init(&error)) {
     fprintf(stderr, "%s: %s\n", options.program.c_str(), error.c_str());
@@ -1227,9 +1249,14 @@ int run_state_worker(const StateWorkerOptions& options) {
     Worker worker(options, info, source, session, executor);
     std::string line;
     bool quit = false;
-    while (!quit && std::getline(std::cin, line)) {
-      if (line.empty()) continue;
-      json reply = worker.handle(line, &quit);
+    bool too_long = false;
+    while (!quit && read_line(stdin, &line, &too_long)) {
+      if (line.empty() && !too_long) continue;
+      json reply = too_long ? json{{"id", nullptr},
+                                   {"ok", false},
+                                   {"error", "malformed request: longer than " +
+                                                 std::to_string(kMaxRequestLine) + " bytes"}}
+                            : worker.handle(line, &quit);
       std::string text = reply.dump(-1, ' ', false, json::error_handler_t::replace);
       fputs(text.c_str(), replies);
       fputc('\n', replies);
