@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <typeinfo>
 #include <vector>
 
 #include "consumers/png.h"
@@ -351,6 +352,10 @@ class Worker {
       }
       std::string error;
       bool ok = true;
+      // The trace's context index of the call (as `gltrace info` lists
+      // contexts): the state reply's "context".
+      if (increment.payload != nullptr && typeid(*increment.payload) == typeid(Call))
+        context_ = static_cast<const Call&>(*increment.payload).context;
       lanes_.run(increment.target, [&] { ok = executor_.execute(increment, &error); });
       if (!ok && warnings_.size() < kMaxWarnings)
         warnings_.push_back("call " + std::to_string(increment.index) + ": " + error);
@@ -612,7 +617,7 @@ class Worker {
       reply["state"] = {{"egl", {{"context", nullptr}}}};
       return;
     }
-    reply["context"] = session_.current_context();
+    reply["context"] = context_;
     read_version();
     json state = json::object();
     state["egl"] = egl_state();
@@ -1010,7 +1015,6 @@ class Worker {
       throw;
     }
     GL(glBindFramebuffer)(read_target, static_cast<GLuint>(read_fb));
-    if (!three) GL(glBindFramebuffer)(GL_FRAMEBUFFER, static_cast<GLuint>(draw));
     reply["framebuffer"] =
         draw == 0 ? json(nullptr) : object(ObjectClass::kFramebuffer, static_cast<uint64_t>(draw));
   }
@@ -1201,6 +1205,7 @@ class Worker {
   // The last call replayed (none before the first goto) and its thread.
   std::optional<uint64_t> position_;
   uint32_t thread_ = 0;
+  uint32_t context_ = 0;  // the trace's Context.index of the last call
   // The call read past the last goto's target, run by the next goto.
   std::optional<replay::Increment> pending_;
   std::vector<std::string> warnings_;

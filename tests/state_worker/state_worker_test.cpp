@@ -75,6 +75,7 @@ struct Recorded {
   std::vector<uint64_t> read_pixels;  // the demo's checksum read-backs, one a frame
   std::map<uint64_t, std::array<int64_t, 4>> viewport_at;  // draw -> last glViewport before it
   std::map<uint64_t, uint64_t> program_at;                 // draw -> glUseProgram's
+  std::map<uint64_t, uint32_t> context_at;                 // draw -> the trace's context index
   std::map<uint64_t, uint64_t> vao_at;                     // draw -> glBindVertexArray's
   std::map<uint64_t, uint64_t> texture_at;                 // draw -> GL_TEXTURE_2D binding
   // program -> location -> the last glUniform4fv value set (before each draw).
@@ -169,6 +170,7 @@ const Recorded& recorded() {
           r.draws.push_back(call.seq);
           r.viewport_at[call.seq] = viewport;
           r.program_at[call.seq] = program;
+          r.context_at[call.seq] = call.context;
           r.vao_at[call.seq] = vao;
           r.texture_at[call.seq] = texture;
           r.vec4_at[program][call.seq] = vec4[program];
@@ -376,6 +378,8 @@ TEST(StateWorker, StateAtADrawIsWhatTheTraceSays) {
   ASSERT_TRUE(state["ok"]) << state;
   EXPECT_EQ(state["id"], 2);
   EXPECT_EQ(state["call"], draw);
+  EXPECT_EQ(state["thread"], 1);
+  EXPECT_EQ(state["context"], r.context_at.at(draw));
   const json& s = state["state"];
   auto v = r.viewport_at.at(draw);
   EXPECT_EQ(s["pipeline"]["viewport"], json({v[0], v[1], v[2], v[3]}));
