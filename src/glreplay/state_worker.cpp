@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <typeinfo>
@@ -242,11 +244,8 @@ struct RequestError {
 
 class Worker {
  public:
-  Worker(const StateWorkerOptions& options, std::shared_ptr<TraceInfo> info, TraceSource& source,
-         Session& session, GlExecutor& executor)
-      : options_(options),
-        info_(std::move(info)),
-        source_(source),
+  Worker(TraceSource& source, Session& session, GlExecutor& executor)
+      : source_(source),
         session_(session),
         executor_(executor),
         lanes_([&session] { session.release_thread(); }) {
@@ -389,10 +388,10 @@ class Worker {
   void restart() {
     lanes_.stop();
     pending_.reset();
+    position_.reset();
     std::string error;
     executor_.restart(&error);
     if (!source_.rewind(&error)) throw RequestError{"cannot restart the replay: " + error};
-    position_.reset();
   }
 
   // --- queries, on the thread of the last call ----------------------------------------
@@ -406,6 +405,8 @@ class Worker {
         query();
       } catch (const RequestError& e) {
         failed = e;
+      } catch (const std::exception& e) {  // not to end the replay thread
+        failed = RequestError{std::string("internal error: ") + e.what()};
       }
     });
     if (failed) throw *failed;
@@ -1196,8 +1197,6 @@ class Worker {
     reply["shaders"] = std::move(list);
   }
 
-  const StateWorkerOptions& options_;
-  std::shared_ptr<TraceInfo> info_;
   TraceSource& source_;
   Session& session_;
   GlExecutor& executor_;
@@ -1251,7 +1250,7 @@ int run_state_worker(const StateWorkerOptions& options) {
   }
   GlExecutor executor(session, ExecutorOptions{});
   {
-    Worker worker(options, info, source, session, executor);
+    Worker worker(source, session, executor);
     std::string line;
     bool quit = false;
     bool too_long = false;
