@@ -41,6 +41,12 @@ using json = nlohmann::ordered_json;
 
 std::span<const StateEntry> state_table() { return kStateTable; }
 
+UniformType uniform_type(uint32_t type) {
+  for (const UniformType& known : kUniformTypes)
+    if (known.type == type) return known;
+  return {type, 1, UniformRead::kInt};
+}
+
 namespace {
 
 // What one request may read at most (the contract's limit).
@@ -106,47 +112,6 @@ std::string enum_text(uint32_t value, const char* group) {
   char hex_text[16];
   snprintf(hex_text, sizeof hex_text, "0x%X", value);
   return hex_text;
-}
-
-// A uniform type's components and how they read.
-enum class Base : uint8_t { kFloat, kInt, kUint, kBool };
-struct UniformShape {
-  GLenum type;
-  int components;
-  Base base;
-};
-constexpr UniformShape kUniformShapes[] = {
-    {GL_FLOAT, 1, Base::kFloat},
-    {GL_FLOAT_VEC2, 2, Base::kFloat},
-    {GL_FLOAT_VEC3, 3, Base::kFloat},
-    {GL_FLOAT_VEC4, 4, Base::kFloat},
-    {GL_INT, 1, Base::kInt},
-    {GL_INT_VEC2, 2, Base::kInt},
-    {GL_INT_VEC3, 3, Base::kInt},
-    {GL_INT_VEC4, 4, Base::kInt},
-    {GL_UNSIGNED_INT, 1, Base::kUint},
-    {GL_UNSIGNED_INT_VEC2, 2, Base::kUint},
-    {GL_UNSIGNED_INT_VEC3, 3, Base::kUint},
-    {GL_UNSIGNED_INT_VEC4, 4, Base::kUint},
-    {GL_BOOL, 1, Base::kBool},
-    {GL_BOOL_VEC2, 2, Base::kBool},
-    {GL_BOOL_VEC3, 3, Base::kBool},
-    {GL_BOOL_VEC4, 4, Base::kBool},
-    {GL_FLOAT_MAT2, 4, Base::kFloat},
-    {GL_FLOAT_MAT3, 9, Base::kFloat},
-    {GL_FLOAT_MAT4, 16, Base::kFloat},
-    {GL_FLOAT_MAT2x3, 6, Base::kFloat},
-    {GL_FLOAT_MAT2x4, 8, Base::kFloat},
-    {GL_FLOAT_MAT3x2, 6, Base::kFloat},
-    {GL_FLOAT_MAT3x4, 12, Base::kFloat},
-    {GL_FLOAT_MAT4x2, 8, Base::kFloat},
-    {GL_FLOAT_MAT4x3, 12, Base::kFloat},
-};
-// Samplers and images: one int (their unit).
-UniformShape uniform_shape(GLenum type) {
-  for (const UniformShape& shape : kUniformShapes)
-    if (shape.type == type) return shape;
-  return {type, 1, Base::kInt};
 }
 
 // Runs each recorded thread's calls on a thread of its own, one at a time
@@ -754,7 +719,7 @@ class Worker {
   // array (the first kMaxUniformElements).
   json uniform_value(GLuint program, const std::string& name, GLint location, GLenum type,
                      GLint size) {
-    UniformShape shape = uniform_shape(type);
+    UniformType shape = uniform_type(type);
     json values = json::array();
     std::string base = name;
     if (base.size() > 3 && base.compare(base.size() - 3, 3, "[0]") == 0)
@@ -764,11 +729,11 @@ class Worker {
                         : GL(glGetUniformLocation)(program,
                                                    (base + "[" + std::to_string(k) + "]").c_str());
       if (at < 0) break;
-      if (shape.base == Base::kFloat) {
+      if (shape.read == UniformRead::kFloat) {
         GLfloat v[16] = {};
         GL(glGetUniformfv)(program, at, v);
         for (int c = 0; c < shape.components; ++c) values.push_back(v[c]);
-      } else if (shape.base == Base::kUint && es3()) {
+      } else if (shape.read == UniformRead::kUint && es3()) {
         GLuint v[16] = {};
         GL(glGetUniformuiv)(program, at, v);
         for (int c = 0; c < shape.components; ++c) values.push_back(v[c]);
@@ -776,7 +741,7 @@ class Worker {
         GLint v[16] = {};
         GL(glGetUniformiv)(program, at, v);
         for (int c = 0; c < shape.components; ++c) {
-          if (shape.base == Base::kBool)
+          if (shape.read == UniformRead::kBool)
             values.push_back(v[c] != 0);
           else
             values.push_back(v[c]);
