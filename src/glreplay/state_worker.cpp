@@ -898,6 +898,17 @@ class Worker {
     auto get_level = GL(glGetTexLevelParameteriv);
     if (get_level == nullptr || major_ < 3 || (major_ == 3 && minor_ < 1))
       throw RequestError{"reading a texture's size needs ES 3.1 (glGetTexLevelParameteriv)"};
+    with_texture(target, texture, [&] {
+      get_level(face_target, level, GL_TEXTURE_WIDTH, width);
+      get_level(face_target, level, GL_TEXTURE_HEIGHT, height);
+      get_level(face_target, level, GL_TEXTURE_DEPTH, depth);
+      get_level(face_target, level, GL_TEXTURE_INTERNAL_FORMAT, format);
+    });
+  }
+
+  // Runs `use` with `texture` bound to `target` of the active unit; the
+  // app's binding is put back after.
+  void with_texture(GLenum target, GLuint texture, const std::function<void()>& use) {
     GLenum binding_name = 0;
     for (const StateEntry& e : state_table())
       if (e.group == StateGroup::kTextureUnit && e.target == target) binding_name = e.pname;
@@ -910,10 +921,7 @@ class Worker {
       GL(glBindTexture)(target, static_cast<GLuint>(old));
       throw RequestError{"the texture is not a " + enum_text(target, "TextureTarget")};
     }
-    get_level(face_target, level, GL_TEXTURE_WIDTH, width);
-    get_level(face_target, level, GL_TEXTURE_HEIGHT, height);
-    get_level(face_target, level, GL_TEXTURE_DEPTH, depth);
-    get_level(face_target, level, GL_TEXTURE_INTERNAL_FORMAT, format);
+    use();
     GL(glBindTexture)(target, static_cast<GLuint>(old));
   }
 
@@ -1031,32 +1039,49 @@ class Worker {
       throw RequestError{"layer " + std::to_string(layer) + " is past the texture's " +
                          std::to_string(depth) + " layers"};
     // Through a framebuffer of the worker's own (GLES has no glGetTexImage),
-    // the app's bindings put back after.
+    // the app's bindings put back after. A level other than the base one
+    // can be attached only when the texture is mipmap complete (ES 3.0
+    // 9.4.1): its base level is moved to that level meanwhile.
     bool three = es3();
+    GLint base_level = 0;
+    if (three) {
+      with_texture(target, texture, [&] {
+        GL(glGetTexParameteriv)(target, GL_TEXTURE_BASE_LEVEL, &base_level);
+        if (base_level != level) GL(glTexParameteri)(target, GL_TEXTURE_BASE_LEVEL, level);
+      });
+    }
     GLenum fb_target = three ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER;
     GLint old = integer(three ? GL_READ_FRAMEBUFFER_BINDING : GL_FRAMEBUFFER_BINDING);
     GLuint fb = 0;
     GL(glGenFramebuffers)(1, &fb);
     GL(glBindFramebuffer)(fb_target, fb);
-    if (layered) GL(glFramebufferTextureLayer)
-    (fb_target, GL_COLOR_ATTACHMENT0, texture, level, static_cast<GLint>(layer));
-    else GL(glFramebufferTexture2D)(fb_target, GL_COLOR_ATTACHMENT0, face_target, texture, level);
+    if (layered) {
+      GL(glFramebufferTextureLayer)
+      (fb_target, GL_COLOR_ATTACHMENT0, texture, level, static_cast<GLint>(layer));
+    } else {
+      GL(glFramebufferTexture2D)(fb_target, GL_COLOR_ATTACHMENT0, face_target, texture, level);
+    }
     GLenum status = GL(glCheckFramebufferStatus)(fb_target);
+    std::string format_name = enum_text(static_cast<uint32_t>(format), "InternalFormat");
     std::optional<RequestError> failed;
     if (status != GL_FRAMEBUFFER_COMPLETE) {
       failed =
-          RequestError{"cannot read back a texture of format " +
-                       enum_text(static_cast<uint32_t>(format), "InternalFormat") +
+          RequestError{"cannot read back a texture of format " + format_name +
                        " through a framebuffer (" + enum_text(status, "FramebufferStatus") + ")"};
     } else {
       try {
         read_pixels(GL_COLOR_ATTACHMENT0, width, height, reply);
       } catch (const RequestError& e) {
-        failed = e;
+        failed = RequestError{e.message + " (the texture is " + format_name + ")"};
       }
     }
     GL(glBindFramebuffer)(fb_target, static_cast<GLuint>(old));
     GL(glDeleteFramebuffers)(1, &fb);
+    if (three && base_level != level) {
+      with_texture(target, texture, [&] {
+        GL(glTexParameteri)(target, GL_TEXTURE_BASE_LEVEL, base_level);
+      });
+    }
     if (failed) throw *failed;
     reply["internal_format"] = enum_text(static_cast<uint32_t>(format), "InternalFormat");
   }
