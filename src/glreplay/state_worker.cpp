@@ -660,9 +660,9 @@ class Worker {
       GLsizei length = 0;
       GLint size = 0;
       GLenum type = 0;
-      GL(glGetActiveAttrib)
-      (replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length, &size, &type,
-       name.data());
+      auto active_attrib = GL(glGetActiveAttrib);
+      active_attrib(replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length,
+                    &size, &type, name.data());
       attributes.push_back({{"name", std::string(name.data(), static_cast<size_t>(length))},
                             {"location", GL(glGetAttribLocation)(replayed, name.data())},
                             {"type", enum_text(type, "AttributeType")},
@@ -677,9 +677,9 @@ class Worker {
       GLsizei length = 0;
       GLint size = 0;
       GLenum type = 0;
-      GL(glGetActiveUniform)
-      (replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length, &size, &type,
-       name.data());
+      auto active_uniform = GL(glGetActiveUniform);
+      active_uniform(replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length,
+                     &size, &type, name.data());
       std::string uniform_name(name.data(), static_cast<size_t>(length));
       GLint location = GL(glGetUniformLocation)(replayed, uniform_name.c_str());
       json entry = {{"name", uniform_name},
@@ -696,15 +696,15 @@ class Worker {
     // Uniform blocks (ES 3).
     json blocks = json::array();
     if (es3()) {
+      auto block_name = GL(glGetActiveUniformBlockName);
+      auto block_param = GL(glGetActiveUniformBlockiv);
       for (GLint i = 0; i < raw["active_uniform_blocks"]; ++i) {
+        auto block = static_cast<GLuint>(i);
         GLsizei length = 0;
-        GL(glGetActiveUniformBlockName)
-        (replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length, name.data());
+        block_name(replayed, block, static_cast<GLsizei>(name.size()), &length, name.data());
         GLint binding = 0, size = 0;
-        GL(glGetActiveUniformBlockiv)
-        (replayed, static_cast<GLuint>(i), GL_UNIFORM_BLOCK_BINDING, &binding);
-        GL(glGetActiveUniformBlockiv)
-        (replayed, static_cast<GLuint>(i), GL_UNIFORM_BLOCK_DATA_SIZE, &size);
+        block_param(replayed, block, GL_UNIFORM_BLOCK_BINDING, &binding);
+        block_param(replayed, block, GL_UNIFORM_BLOCK_DATA_SIZE, &size);
         blocks.push_back({{"name", std::string(name.data(), static_cast<size_t>(length))},
                           {"binding", binding},
                           {"size", size}});
@@ -724,10 +724,10 @@ class Worker {
     std::string base = name;
     if (base.size() > 3 && base.compare(base.size() - 3, 3, "[0]") == 0)
       base.resize(base.size() - 3);
+    auto uniform_location = GL(glGetUniformLocation);
     for (GLint k = 0; k < std::min(size, kMaxUniformElements); ++k) {
-      GLint at = k == 0 ? location
-                        : GL(glGetUniformLocation)(program,
-                                                   (base + "[" + std::to_string(k) + "]").c_str());
+      std::string element = base + "[" + std::to_string(k) + "]";
+      GLint at = k == 0 ? location : uniform_location(program, element.c_str());
       if (at < 0) break;
       if (shape.read == UniformRead::kFloat) {
         GLfloat v[16] = {};
@@ -809,8 +809,8 @@ class Worker {
         at.attachment = point;
         clear_errors();
         GLint type = GL_NONE;
-        GL(glGetFramebufferAttachmentParameteriv)
-        (target, point, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
+        auto attachment_param = GL(glGetFramebufferAttachmentParameteriv);
+        attachment_param(target, point, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
         if (GL(glGetError)() != GL_NO_ERROR || type == GL_NONE) continue;
         json entry = {{"attachment", enum_text(point, "FramebufferAttachment")}};
         read_group(StateGroup::kAttachment, at, entry, nullptr, 0, type);
@@ -906,6 +906,20 @@ class Worker {
     });
   }
 
+  // The target a texture was made for: the one of the table's targets it
+  // binds to (binding it to another is an error).
+  GLenum texture_target(GLuint texture) {
+    for (const StateEntry& e : state_table()) {
+      if (e.group != StateGroup::kTextureUnit || e.target == 0 || !has(e)) continue;
+      try {
+        with_texture(e.target, texture, [] {});
+        return e.target;
+      } catch (const RequestError&) {
+      }
+    }
+    throw RequestError{"texture of an unknown target"};
+  }
+
   // Runs `use` with `texture` bound to `target` of the active unit; the
   // app's binding is put back after.
   void with_texture(GLenum target, GLuint texture, const std::function<void()>& use) {
@@ -942,11 +956,10 @@ class Worker {
     } else {
       // Its first color attachment, whole.
       attachment = GL_COLOR_ATTACHMENT0;
+      auto attachment_param = GL(glGetFramebufferAttachmentParameteriv);
       GLint type = GL_NONE, name = 0;
-      GL(glGetFramebufferAttachmentParameteriv)
-      (GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
-      GL(glGetFramebufferAttachmentParameteriv)
-      (GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &name);
+      attachment_param(GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
+      attachment_param(GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &name);
       if (type == GL_RENDERBUFFER) {
         GLint old = integer(GL_RENDERBUFFER_BINDING);
         GL(glBindRenderbuffer)(GL_RENDERBUFFER, static_cast<GLuint>(name));
@@ -955,28 +968,14 @@ class Worker {
         GL(glBindRenderbuffer)(GL_RENDERBUFFER, static_cast<GLuint>(old));
       } else if (type == GL_TEXTURE) {
         GLint level = 0, face = 0, depth = 0, format = 0;
-        GL(glGetFramebufferAttachmentParameteriv)
-        (GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL, &level);
-        GL(glGetFramebufferAttachmentParameteriv)
-        (GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE, &face);
-        GLenum target = face != 0 ? GL_TEXTURE_CUBE_MAP : GL_TEXTURE_2D;
-        // A layer of an array or 3D texture: its target is found by binding.
-        GLint layered_width = 0;
-        try {
-          texture_level(target, face != 0 ? static_cast<GLenum>(face) : target,
-                        static_cast<GLuint>(name), level, &width, &height, &depth, &format);
-        } catch (const RequestError&) {
-          for (GLenum other : {GL_TEXTURE_2D_ARRAY, GL_TEXTURE_3D}) {
-            try {
-              texture_level(other, other, static_cast<GLuint>(name), level, &layered_width, &height,
-                            &depth, &format);
-              width = layered_width;
-              break;
-            } catch (const RequestError&) {
-            }
-          }
-          if (width == 0) throw;
-        }
+        attachment_param(GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL,
+                         &level);
+        attachment_param(GL_FRAMEBUFFER, attachment,
+                         GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE, &face);
+        auto texture = static_cast<GLuint>(name);
+        GLenum target = texture_target(texture);
+        texture_level(target, face != 0 ? static_cast<GLenum>(face) : target, texture, level,
+                      &width, &height, &depth, &format);
       } else {
         throw RequestError{"the bound draw framebuffer has no color attachment 0"};
       }
@@ -1056,8 +1055,8 @@ class Worker {
     GL(glGenFramebuffers)(1, &fb);
     GL(glBindFramebuffer)(fb_target, fb);
     if (layered) {
-      GL(glFramebufferTextureLayer)
-      (fb_target, GL_COLOR_ATTACHMENT0, texture, level, static_cast<GLint>(layer));
+      auto attach_layer = GL(glFramebufferTextureLayer);
+      attach_layer(fb_target, GL_COLOR_ATTACHMENT0, texture, level, static_cast<GLint>(layer));
     } else {
       GL(glFramebufferTexture2D)(fb_target, GL_COLOR_ATTACHMENT0, face_target, texture, level);
     }

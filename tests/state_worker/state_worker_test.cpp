@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -489,6 +490,47 @@ TEST(StateWorker, FramebufferIsTheFrameTheAppChecksummed) {
     EXPECT_EQ(height, 240u);
     EXPECT_EQ(crc_bottom_up(rgba, width, height), demo().frame_crc.at(frame)) << "frame " << frame;
   }
+}
+
+// A draw into the demo's offscreen framebuffer: the framebuffer read back is
+// its color texture, read back through the texture op.
+TEST(StateWorker, FramebufferObjectIsItsColorTexture) {
+  const Recorded& r = recorded();
+  uint64_t draw = 0;
+  for (uint64_t d : r.draws)
+    if (r.viewport_at.at(d)[2] == 128) draw = d;  // the last offscreen draw
+  ASSERT_NE(draw, 0u);
+  Worker w(demo().path);
+  ASSERT_TRUE(go(w, draw)["ok"]);
+  json state = w.ask(R"({"id":2,"op":"state"})");
+  const json& fb = state["state"]["framebuffer"]["draw"];
+  ASSERT_EQ(fb["default"], false) << fb;
+  EXPECT_EQ(fb["status"], "GL_FRAMEBUFFER_COMPLETE");
+  ASSERT_GE(fb["attachments"].size(), 2u) << fb;
+  EXPECT_EQ(fb["attachments"][0]["attachment"], "GL_COLOR_ATTACHMENT0");
+  EXPECT_EQ(fb["attachments"][0]["type"], "GL_TEXTURE");
+  EXPECT_EQ(fb["attachments"][0]["level"], 0);
+  EXPECT_EQ(fb["attachments"][1]["attachment"], "GL_DEPTH_ATTACHMENT");
+  EXPECT_EQ(fb["attachments"][1]["type"], "GL_RENDERBUFFER");
+  json color = w.ask(R"({"id":3,"op":"framebuffer"})");
+  ASSERT_TRUE(color["ok"]) << color;
+  EXPECT_EQ(color["framebuffer"], fb["name"]);
+  EXPECT_EQ(color["width"], 128);
+  json texture =
+      w.ask(json{{"id", 4}, {"op", "texture"}, {"name", fb["attachments"][0]["object"]["name"]}});
+  ASSERT_TRUE(texture["ok"]) << texture;
+  EXPECT_EQ(texture["png"], color["png"]);
+  // Not a blank image: the draws left more than the clear colour.
+  uint32_t width = 0, height = 0;
+  std::vector<uint8_t> rgba;
+  ASSERT_TRUE(decode_png(unbase64(color["png"]), &width, &height, &rgba));
+  std::set<uint32_t> colours;
+  for (size_t p = 0; p < rgba.size(); p += 4) {
+    uint32_t c;
+    memcpy(&c, &rgba[p], 4);
+    colours.insert(c);
+  }
+  EXPECT_GT(colours.size(), 2u);
 }
 
 TEST(StateWorker, TextureBufferAndShaderReadBack) {

@@ -76,8 +76,8 @@ int main() {
   std::vector<float> zero(4 * 4 * 4, 0.5f);
   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, 4, 4, 0, GL_RGBA, GL_FLOAT, zero.data());
   glBindTexture(GL_TEXTURE_2D, textures[4]);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, 4, 4, 0, GL_DEPTH_COMPONENT,
-               GL_UNSIGNED_INT, nullptr);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, 4, 4, 0, GL_DEPTH_COMPONENT, GL_UNSIGNED_INT,
+               nullptr);
   glBindTexture(GL_TEXTURE_2D, 0);
   glClearColor(0.f, 0.f, 1.f, 1.f);
   glClear(GL_COLOR_BUFFER_BIT);
