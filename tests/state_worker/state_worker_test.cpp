@@ -794,6 +794,10 @@ TEST(StateWorker, ClientArraysUniformArraysAndBlocks) {
   EXPECT_EQ(s["program"]["uniform_blocks"][0],
             json({{"name", "Tint"}, {"binding", 1}, {"size", 16}}));
   EXPECT_EQ(s["bindings"]["uniform_buffer"], json({{"name", ubo}}));
+  // glBindBufferBase(GL_UNIFORM_BUFFER, 1, ubo): the whole buffer (size 0).
+  EXPECT_EQ(s["indexed_buffers"], json::parse(R"([{"target":"GL_UNIFORM_BUFFER","index":1,
+      "buffer":{"name":)" + std::to_string(ubo) +
+                                              R"(},"start":0,"size":0}])"));
   ASSERT_EQ(ubo_bytes.size(), 16u);
   json bytes = w.ask(json{{"id", 3}, {"op", "buffer"}, {"name", ubo}});
   ASSERT_TRUE(bytes["ok"]) << bytes;
