@@ -336,6 +336,10 @@ class Worker {
       throw RequestError{"call " + std::to_string(call) +
                          " is past the end of the trace (its last call is " + position_text() +
                          ")"};
+    // A trace whose capture began mid-run starts past call 0.
+    if (!position_ && pending_)
+      throw RequestError{"call " + std::to_string(call) + " is before the trace's first call " +
+                         std::to_string(pending_->index)};
     if (more_warnings_ != 0)
       warnings_.push_back("... and " + std::to_string(more_warnings_) + " more");
     reply["call"] = call;

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "encode.h"
+#include "format/writer.h"
 #include "glreplay/session.h"
 #include "glreplay/trace_source.h"
 #include "gltrace/api/functions.h"
@@ -708,6 +710,31 @@ TEST(StateWorker, ACutTraceReplaysUpToTheCut) {
   json back = go(w, 100, 3);
   ASSERT_TRUE(back["ok"]) << back;
   EXPECT_EQ(back["restarted"], true);
+}
+
+// A trace whose capture began mid-run (its first call is not call 0): a
+// goto before it says so.
+TEST(StateWorker, ACallBeforeTheTracesFirstIsAnError) {
+  std::string path = make_temp_dir() + "/mid-run.gltrace";
+  {
+    std::string error;
+    auto writer = format::TraceWriter::open_file(path, {}, &error);
+    ASSERT_NE(writer, nullptr) << error;
+    wire::Encoder e;
+    encode_header(e, 42, "mid-run");
+    encode_thread(e, 0, 4242, "main");
+    for (uint64_t seq = 500; seq < 510; ++seq) encode_call(e, 0, seq, api::kFn_glFlush);
+    writer->submit(format::Payload::from_encoder(e), 12, {});
+    writer->acquire_buffer().give_to(e);
+    ASSERT_TRUE(writer->close(&error)) << error;
+  }
+  Worker w(path);
+  json early = go(w, 5);
+  EXPECT_EQ(early["ok"], false);
+  EXPECT_EQ(early["error"], "call 5 is before the trace's first call 500") << early;
+  json inside = go(w, 504, 2);
+  ASSERT_TRUE(inside["ok"]) << inside;
+  EXPECT_EQ(inside["replayed"], 5);
 }
 
 // Each recorded thread replays on a thread of its own (its context current
