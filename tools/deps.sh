@@ -42,8 +42,9 @@ packages=(
   # the trace layer's blob hash (XXH3-128, header-only use); error-mode
   # stacks symbolized by libdw (headers; libdw1 is loaded when needed)
   libxxhash-dev libdw-dev
-  # gltrace surface create/describe: the trace creator's JSON descriptions
-  nlohmann-json3-dev
+  # JSON: gltrace surface create/describe's descriptions, glreplay
+  # --state-worker's protocol; the state worker's tests decode PNGs with zlib
+  nlohmann-json3-dev zlib1g-dev
   # tests/outputs: a real viewer (speedscope, from npm) in headless Chromium
   chromium
 )
