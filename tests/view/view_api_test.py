@@ -240,10 +240,14 @@ def test_demo(trace):
             want = png_pixels(f.read())
         status, ctype, png = v.get("/api/image?frame=1")
         check(status == 200 and png_pixels(png) == want, "frame image as gltrace frames'")
-        status, ctype, png = v.get(f"/api/image?seq={swap}")
+        # A swap's image is read before the swap: after the call before it.
+        before_swap = frames[1][-2]
+        status, ctype, png = v.get(f"/api/image?seq={before_swap}")
         check(status == 200 and png_pixels(png) == want, "image by call")
+        status, detail = v.json(f"/api/call?seq={before_swap}")
+        check(detail["images"] == [f"/api/image?seq={before_swap}"], "images after a call")
         status, detail = v.json(f"/api/call?seq={swap}")
-        check(detail["images"] == [f"/api/image?seq={swap}"], "images after a call")
+        check(detail["images"] == [], "no image after the swap itself")
 
         # Minimap and timeline.
         status, minimap = v.json("/api/minimap?frame=1&buckets=10")
@@ -379,10 +383,12 @@ def test_app(trace):
                 ("glPushGroupMarkerEXT", 1, "marker"), ("glFlush", 2, None),
                 ("glPopGroupMarkerEXT", 1, None), ("glPopDebugGroup", 0, None)]
         check(got == want, f"debug groups {got}")
-        # Past the many calls of frame 1, frame 2 starts at depth 0 again.
+        # Past the many calls of frame 1 (in a group of their own, over many
+        # chunks), frame 2 nests as frame 0 did.
         status, page2 = v.json("/api/calls?frame=2&count=1000")
-        check(all(r["depth"] == 0 for r in page2["calls"] if not r["name"].startswith(("glDraw", "glPop", "glFlush"))),
-              "depth back to 0")
+        got = [(r["name"], r["depth"], r["group"]) for r in page2["calls"]
+               if r["name"].startswith(("glPush", "glPop", "glDraw", "glFlush"))]
+        check(got == want, f"frame 2's debug groups {got}")
 
         # Every upload the viewer decodes, pixel for pixel (rows bottom first).
         uploads = [r for r in rows if r["name"] == "glTexImage2D"]
@@ -427,6 +433,11 @@ def test_app(trace):
         n = info["frames"][0]["calls"]
         status, page = v.json(f"/api/calls?frame=1&from={n - 5}&count=10")
         check(len(page["calls"]) == 5 and page["calls"][-1]["name"] == "eglSwapBuffers", "end of a long frame")
+        check([r["depth"] for r in page["calls"]] == [1, 1, 1, 0, 0], f"depths deep in a long frame {page['calls']}")
+        status, page = v.json(f"/api/calls?frame=1&from={n // 2}&count=1")
+        check(page["calls"][0]["depth"] == 1 and page["calls"][0]["pos"] == n // 2, "depth mid-frame")
+        status, filtered = v.json("/api/calls?frame=1&count=10&filter=" + q("^gl(Push|Pop)DebugGroup"))
+        check([r["depth"] for r in filtered["calls"]] == [0, 1, 1, 0, 0, 0], f"filtered depths {filtered}")
     finally:
         check(v.close(), "the server is still running")
 
