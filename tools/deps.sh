@@ -30,8 +30,8 @@ packages=(
   # descriptor.proto of libprotobuf-dev to read its own descriptor sets;
   # libFuzzer (clang)
   libzstd-dev protobuf-compiler libprotobuf-dev clang libclang-rt-14-dev
-  # gltrace view: its HTTP server and JSON
-  libcpp-httplib-dev nlohmann-json3-dev
+  # gltrace view: its HTTP server, JSON and regular expressions
+  libcpp-httplib-dev nlohmann-json3-dev libre2-dev
 )
 if [ "${1:-}" = "--bench" ]; then
   # apitrace and eglretrace: the reference tools/bench.sh measures against
