@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "view/trace_model.h"
@@ -118,12 +119,12 @@ void StateWorker::start() {
   });
 }
 
-void StateWorker::stop(const char* why) {
+void StateWorker::stop(const char* why, const int* reaped_status) {
   if (pid_ < 0) return;
   if (to_worker_ >= 0) close(to_worker_);  // EOF: a healthy worker exits
   to_worker_ = -1;
-  int status = 0;
-  pid_t done = 0;
+  int status = reaped_status != nullptr ? *reaped_status : 0;
+  pid_t done = reaped_status != nullptr ? pid_ : 0;
   for (int i = 0; i < 50 && done == 0; ++i) {
     done = waitpid(pid_, &status, WNOHANG);
     if (done == 0) usleep(10000);
@@ -142,6 +143,17 @@ void StateWorker::stop(const char* why) {
   }
   pid_ = -1;
   at_call_valid_ = false;
+}
+
+void StateWorker::reap_if_ended() {
+  int status = 0;
+  if (pid_ >= 0 && waitpid(pid_, &status, WNOHANG) == pid_) {
+    // It died after its last reply (a driver crash, a kill): this request
+    // gets a new one, which replays from the start.
+    stop("it ended between requests", &status);
+    fprintf(stderr, "gltrace view: the state worker %s; starting a new one\n",
+            last_failure_.c_str());
+  }
 }
 
 nlohmann::json StateWorker::exchange(nlohmann::json message) {
@@ -193,11 +205,13 @@ nlohmann::json StateWorker::exchange(nlohmann::json message) {
 
 nlohmann::json StateWorker::request(nlohmann::json message) {
   std::lock_guard<std::mutex> lock(mutex_);
+  reap_if_ended();
   return exchange(std::move(message));
 }
 
 nlohmann::json StateWorker::request_at(uint64_t call, nlohmann::json message, nlohmann::json* go) {
   std::lock_guard<std::mutex> lock(mutex_);
+  reap_if_ended();  // before deciding whether it is at `call` already
   *go = nlohmann::json{{"warnings", nlohmann::json::array()}, {"ms", 0}, {"restarted", false}};
   if (!at_call_valid_ || at_call_ != call) {
     nlohmann::json reply = exchange({{"op", "goto"}, {"call", call}});

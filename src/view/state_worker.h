@@ -37,7 +37,11 @@ class StateWorker {
 
  private:
   void start();  // throws QueryError
-  void stop(const char* why);
+  // Ends the worker (EOF, then SIGKILL after half a second); `why` (null:
+  // a normal end) and its exit status go to last_failure_. reaped_status:
+  // the status when waitpid already reaped it.
+  void stop(const char* why, const int* reaped_status = nullptr);
+  void reap_if_ended();
   nlohmann::json exchange(nlohmann::json request);
   std::string stderr_tail();
 

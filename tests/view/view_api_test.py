@@ -385,6 +385,25 @@ def state(v, expect_worker_error, draw=20, program=None, next_draw=None):
     check(status == 200 and shader.get("program") is True, f"program info {shader}")
     status, body = v.json("/api/state?seq=999999999")
     check(status == 404, "state past the end: 404")
+    # A worker that died between requests (a driver crash) is replaced on the
+    # next request. (One that dies during a request gets that request a 503.)
+    for worker in children(v.proc.pid):
+        os.kill(worker, 9)
+        # Reapable once every thread is gone (the leader shows Z before).
+        while (open(f"/proc/{worker}/stat").read().split(") ")[1][0] != "Z" or
+               len(os.listdir(f"/proc/{worker}/task")) > 1):
+            pass
+    status, body = v.json(f"/api/state?seq={draw}")
+    check(status == 200 and body["state"]["bindings"]["current_program"] == {"name": program},
+          f"a new worker after a crash: {status} {body.get('error')}")
+
+
+def children(pid):
+    found = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/children") as f:
+            found += [int(c) for c in f.read().split()]
+    return found
 
 
 def test_app(trace):
