@@ -11,6 +11,7 @@
 #include <atomic>
 #include <charconv>
 #include <cinttypes>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -558,6 +559,15 @@ class Handlers {
         return get(uint32_t{});
       case 0x140C:  // GL_FIXED
         return get(int32_t{}) / 65536.0;
+      case 0x140B:    // GL_HALF_FLOAT
+      case 0x8D61: {  // GL_HALF_FLOAT_OES
+        uint16_t h = get(uint16_t{});
+        int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+        double v = exponent == 0    ? std::ldexp(mantissa, -24)
+                   : exponent == 31 ? (mantissa == 0 ? INFINITY : NAN)
+                                    : std::ldexp(mantissa | 0x400, exponent - 25);
+        return (h & 0x8000) != 0 ? -v : v;
+      }
       default:  // GL_FLOAT
         return get(float{});
     }
@@ -577,6 +587,138 @@ class Handlers {
     }
   }
 
+  // What a draw reads, from its arguments: vertices first..first+count, or
+  // count indices (client memory, or at an offset in the element buffer).
+  struct DrawInputs {
+    uint64_t first = 0, count = 0;
+    bool indexed = false;
+    uint32_t index_size = 0;
+    std::string indices;        // client memory, when recorded
+    uint64_t index_offset = 0;  // in the element buffer otherwise
+    bool client_indices = false;
+  };
+  DrawInputs draw_inputs(const format::Call& call) const {
+    DrawInputs d;
+    d.first = integer(arg(call, "first")).value_or(0);
+    d.count = integer(arg(call, "count")).value_or(0);
+    const format::Value* indices = arg(call, "indices");
+    if (indices == nullptr) return d;
+    d.indexed = true;
+    switch (integer(arg(call, "type")).value_or(0)) {
+      case 0x1401:  // GL_UNSIGNED_BYTE
+        d.index_size = 1;
+        break;
+      case 0x1403:  // GL_UNSIGNED_SHORT
+        d.index_size = 2;
+        break;
+      default:  // GL_UNSIGNED_INT
+        d.index_size = 4;
+    }
+    if (indices->kind == format::ValueKind::kData || indices->kind == format::ValueKind::kBlob) {
+      d.client_indices = true;
+      d.indices = upload_bytes(indices);
+    } else if (indices->kind == format::ValueKind::kPointer) {
+      d.index_offset = indices->pointer;
+    }
+    return d;
+  }
+
+  static uint32_t type_by_name(const std::string& name) {
+    static const std::map<std::string, uint32_t> kTypes = {
+        {"GL_BYTE", 0x1400},           {"GL_UNSIGNED_BYTE", 0x1401}, {"GL_SHORT", 0x1402},
+        {"GL_UNSIGNED_SHORT", 0x1403}, {"GL_INT", 0x1404},           {"GL_UNSIGNED_INT", 0x1405},
+        {"GL_FLOAT", 0x1406},          {"GL_HALF_FLOAT", 0x140B},    {"GL_FIXED", 0x140C}};
+    auto it = kTypes.find(name);
+    return it != kTypes.end() ? it->second : 0;
+  }
+
+  std::string worker_buffer(uint64_t seq, uint64_t name, uint64_t offset, uint64_t size) const {
+    if (size > kMaxBytes) fail(404, "the vertices asked for span more than 16 MiB of a buffer");
+    json go;
+    json reply = checked(worker_.request_at(
+        seq, {{"op", "buffer"}, {"name", name}, {"offset", offset}, {"size", size}}, &go));
+    std::string data = base64_decode(field(reply, "data"));
+    if (data.size() < size)
+      fail(404, "buffer " + std::to_string(name) + " is shorter than the draw reads");
+    return data;
+  }
+
+  // A draw from buffer objects: the bound vertex array's attributes from the
+  // state worker, then the bytes of the rows asked for from its buffers.
+  json vertices_from_worker(uint64_t seq, const DrawInputs& draw, uint64_t first,
+                            uint64_t count) const {
+    json go;
+    json state = checked(worker_.request_at(seq, {{"op", "state"}}, &go));
+    const json& arrays = state["state"].value("vertex_arrays", json::array());
+    uint64_t total = draw.count;
+    uint64_t end = std::min(total, first + count);
+    // The vertex each row reads.
+    std::vector<uint64_t> vertices;
+    if (first < end) {
+      if (!draw.indexed) {
+        for (uint64_t row = first; row < end; ++row) vertices.push_back(draw.first + row);
+      } else {
+        std::string bytes;
+        if (draw.client_indices) {
+          if (draw.indices.size() < end * draw.index_size)
+            fail(404, "the draw's recorded indices are fewer than its count");
+          bytes = draw.indices.substr(first * draw.index_size, (end - first) * draw.index_size);
+        } else {
+          const json& element = state["state"].value("element_buffer", json(nullptr));
+          if (!element.is_object() || !element.contains("name"))
+            fail(404, "the draw reads indices from no element buffer");
+          bytes = worker_buffer(seq, element["name"].get<uint64_t>(),
+                                draw.index_offset + first * draw.index_size,
+                                (end - first) * draw.index_size);
+        }
+        for (uint64_t i = 0; i + draw.index_size <= bytes.size(); i += draw.index_size) {
+          uint32_t v = 0;
+          memcpy(&v, bytes.data() + i, draw.index_size);
+          vertices.push_back(v);
+        }
+      }
+    }
+    json attributes = json::array();
+    std::vector<std::vector<json>> columns;
+    for (const json& a : arrays) {
+      if (!a.value("enabled", false) || !a.contains("buffer") || !a["buffer"].is_object()) continue;
+      uint32_t type = type_by_name(a.value("type", ""));
+      uint32_t size = a.value("size", 4u);
+      if (type == 0 || size == 0 || size > 4) continue;
+      uint64_t element = uint64_t{size} * type_size(type);
+      uint64_t stride = a.value("stride", uint64_t{0});
+      if (stride == 0) stride = element;
+      uint64_t offset = a.value("offset", uint64_t{0});
+      bool normalized = a.value("normalized", false);
+      attributes.push_back({{"index", a.value("index", 0)},
+                            {"name", "attribute " + std::to_string(a.value("index", 0))},
+                            {"size", size},
+                            {"type", a.value("type", "")}});
+      std::vector<json> column;
+      if (!vertices.empty()) {
+        auto [lo, hi] = std::minmax_element(vertices.begin(), vertices.end());
+        std::string bytes = worker_buffer(seq, a["buffer"]["name"].get<uint64_t>(),
+                                          offset + *lo * stride, (*hi - *lo) * stride + element);
+        for (uint64_t v : vertices) {
+          json values = json::array();
+          for (uint32_t c = 0; c < size; ++c)
+            values.push_back(attribute_value(reinterpret_cast<const uint8_t*>(bytes.data()) +
+                                                 (v - *lo) * stride + c * type_size(type),
+                                             type, normalized));
+          column.push_back(values);
+        }
+      }
+      columns.push_back(std::move(column));
+    }
+    json rows = json::array();
+    for (size_t r = 0; r < vertices.size(); ++r) {
+      json row = json::array();
+      for (const auto& column : columns) row.push_back(column[r]);
+      rows.push_back(row);
+    }
+    return {{"attributes", attributes}, {"rows", rows}, {"total", total}, {"source", "worker"}};
+  }
+
   // A draw's client-side vertex arrays as a table; the attribute formats come
   // from the glVertexAttrib*Pointer calls before it.
   json draw_vertices(const httplib::Request& req) const {
@@ -590,11 +732,13 @@ class Handlers {
     };
     std::vector<Array> arrays;
     uint64_t draw_frame = 0, draw_pos = 0;
+    DrawInputs inputs;
     model_.find_call(seq, [&](const CallRef& ref) {
       if (!is_draw_name(name_of(ref.call)))
         fail(404, "call " + std::to_string(seq) + " is no draw");
       draw_frame = ref.frame;
       draw_pos = ref.pos;
+      inputs = draw_inputs(ref.call);
       for (const format::ClientArray& a : ref.call.client_arrays) {
         std::string data(a.data);
         if (a.blob != 0) {
@@ -604,10 +748,7 @@ class Handlers {
         arrays.push_back({a.index, a.stride, std::move(data)});
       }
     });
-    if (arrays.empty())
-      fail(404, "draw " + std::to_string(seq) +
-                    " reads no client-side arrays: its vertices are in buffer objects "
-                    "(see the state worker's buffer view)");
+    if (arrays.empty()) return vertices_from_worker(seq, inputs, first, count);
     struct Format {
       uint32_t size = 0, type = 0;
       bool normalized = false, found = false;
