@@ -195,7 +195,7 @@ class Handlers {
     uint64_t from = param(req, "from", 0);
     uint64_t count = std::min(param(req, "count", 100), kMaxFrames);
     uint64_t total = 0;
-    bool thread_time = model_.summary().has_thread_time;
+    bool thread_time = model_.has_thread_time();
     json list = json::array();
     for (const FrameInfo& f : model_.frames(from, count, &total))
       list.push_back({{"number", f.number},
@@ -261,7 +261,7 @@ class Handlers {
     uint64_t from = param(req, "from", 0);
     uint64_t count = std::min(param(req, "count", 100), kMaxCalls);
     TraceModel::CallFilter filter = filter_of(req, "filter");
-    bool thread_time = model_.summary().has_thread_time;
+    bool thread_time = model_.has_thread_time();
     json rows = json::array();
     uint64_t total = 0;
     selected_calls(frame, from, count, filter, &total,
@@ -358,7 +358,7 @@ class Handlers {
   json call(const httplib::Request& req) const {
     uint64_t seq = param(req, "seq", std::nullopt);
     json out;
-    bool thread_time = model_.summary().has_thread_time;
+    bool thread_time = model_.has_thread_time();
     model_.find_call(seq, [&](const CallRef& ref) {
       const format::Call& call = ref.call;
       consumers::BlobSizes sizes = blob_sizes(call);
@@ -447,7 +447,7 @@ class Handlers {
       s.max = std::max(s.max, ref.call.duration_ns);
       s.thread += ref.call.thread_time_ns;
     });
-    bool thread_time = model_.summary().has_thread_time;
+    bool thread_time = model_.has_thread_time();
     json functions = json::array();
     for (const auto& [function, s] : by_function) {
       const char* name = function_name(function);

@@ -512,6 +512,11 @@ TraceSummary TraceModel::summary() const {
   return impl_->summary;
 }
 
+bool TraceModel::has_thread_time() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->summary.has_thread_time;
+}
+
 std::vector<FrameInfo> TraceModel::frames(uint64_t from, uint64_t count, uint64_t* total) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   const auto& frames = impl_->frames;

@@ -123,6 +123,7 @@ class TraceModel {
   void wait_indexed();
 
   TraceSummary summary() const;
+  bool has_thread_time() const;  // the summary's, without copying it
   // Frames [from, from+count) of those indexed so far; *total: how many.
   std::vector<FrameInfo> frames(uint64_t from, uint64_t count, uint64_t* total) const;
   // Throws QueryError 404 when the frame is not (yet) known.
