@@ -761,11 +761,16 @@ std::optional<std::pair<uint64_t, uint64_t>> TraceModel::find_next(const std::st
     });
     return found;
   }
-  // Backward: chunk by chunk from the end, the last match in each.
+  // Backward: chunk by chunk from the end, the last match in each (whole
+  // chunks: a window inside one would decode the chunk from its start
+  // again for every window).
   uint64_t hi = std::min(start_index, total);
-  constexpr uint64_t kStep = 65536;
   while (hi > 0 && !found) {
-    uint64_t lo = hi > kStep ? hi - kStep : 0;
+    uint64_t lo;
+    {
+      std::lock_guard<std::mutex> lock(d.mutex);
+      lo = d.chunks[d.chunk_of_index(hi - 1)].first_index;
+    }
     d.walk(lo, hi, [&](const CallRef& ref) {
       if (regex_matches(re, match_text(ref.call, size_of))) found.emplace(ref.call.seq, ref.frame);
       return true;
