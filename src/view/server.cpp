@@ -238,22 +238,8 @@ class Handlers {
     *total = positions->size();
     if (from >= positions->size()) return;
     size_t end = static_cast<size_t>(std::min<uint64_t>(positions->size(), from + count));
-    // Runs of nearby positions, each decoded on its own: sparse matches
-    // (a few calls of a long frame) must not decode all that lies between.
-    constexpr uint32_t kGap = 256;
-    const uint32_t* p = positions->data() + from;
-    const uint32_t* end_p = positions->data() + end;
-    while (p != end_p) {
-      const uint32_t* run_end = p + 1;
-      while (run_end != end_p && *run_end - *(run_end - 1) <= kGap) ++run_end;
-      const uint32_t* run = p;
-      model_.for_frame_calls(frame, *run, uint64_t{*(run_end - 1)} - *run + 1,
-                             [&](const CallRef& ref) {
-                               if (std::binary_search(run, run_end, static_cast<uint32_t>(ref.pos)))
-                                 visit(ref);
-                             });
-      p = run_end;
-    }
+    model_.for_frame_positions(
+        frame, std::span<const uint32_t>(positions->data() + from, end - from), visit);
   }
 
   json calls(const httplib::Request& req) const {

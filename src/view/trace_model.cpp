@@ -634,6 +634,30 @@ void TraceModel::for_frame_calls(uint64_t number, uint64_t first, uint64_t count
   });
 }
 
+void TraceModel::for_frame_positions(uint64_t number, std::span<const uint32_t> positions,
+                                     const std::function<void(const CallRef&)>& visit) const {
+  FrameInfo f = frame(number);
+  size_t i = 0;
+  while (i < positions.size()) {
+    uint64_t first = f.first_index + positions[i];
+    uint64_t chunk_end;
+    {
+      std::lock_guard<std::mutex> lock(impl_->mutex);
+      const ChunkInfo& c = impl_->chunks[impl_->chunk_of_index(first)];
+      chunk_end = c.first_index + c.calls;
+    }
+    size_t j = i;
+    while (j < positions.size() && f.first_index + positions[j] < chunk_end) ++j;
+    if (j == i) ++j;  // a position past the chunks: walked alone (nothing there)
+    std::span<const uint32_t> run = positions.subspan(i, j - i);
+    impl_->walk(first, f.first_index + run.back() + 1, [&](const CallRef& ref) {
+      if (std::binary_search(run.begin(), run.end(), static_cast<uint32_t>(ref.pos))) visit(ref);
+      return true;
+    });
+    i = j;
+  }
+}
+
 Regex TraceModel::compile_regex(const std::string& text) {
   if (text.size() > kMaxRegex)
     throw QueryError{400,

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -138,6 +139,10 @@ class TraceModel {
   // Calls number [first, first+count) of a frame, in file order.
   void for_frame_calls(uint64_t frame, uint64_t first, uint64_t count,
                        const std::function<void(const CallRef&)>& visit) const;
+  // The calls at these positions of a frame (sorted): each chunk that holds
+  // some is decoded once.
+  void for_frame_positions(uint64_t frame, std::span<const uint32_t> positions,
+                           const std::function<void(const CallRef&)>& visit) const;
   // Positions in a frame of the calls that pass a filter (regex over "name(args)",
   // thread, context); cached. Throws QueryError 400 for a bad regex.
   struct CallFilter {
