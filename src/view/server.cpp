@@ -1043,6 +1043,8 @@ int run_view(const ViewOptions& options, FILE* out) {
   // Headers and body go out in separate writes: without this, a client's
   // delayed ACK adds 40 ms to every keep-alive answer.
   server.set_tcp_nodelay(true);
+  // An idle browser connection holds a server thread, and Ctrl-C waits for it.
+  server.set_keep_alive_timeout(2);
   // httplib's default adds SO_REUSEPORT: a second viewer (or any process of
   // this user) could then listen on the same port and take half the
   // connections. SO_REUSEADDR alone lets only a closed socket's port be reused.

@@ -520,6 +520,38 @@ def test_damaged(trace):
     check(r.returncode == 2 and "--port" in r.stderr, "bad --port: usage error")
 
 
+def test_browser(trace):
+    """A browser is opened (xdg-open URL) when there is a display, unless --no-browser."""
+    fake = os.path.join(WORK, "fakebin")
+    os.makedirs(fake, exist_ok=True)
+    opened = os.path.join(WORK, "opened")
+    with open(os.path.join(fake, "xdg-open"), "w") as f:
+        f.write(f"#!/bin/sh\necho \"$@\" > {opened}.tmp && mv {opened}.tmp {opened}\n")
+    os.chmod(os.path.join(fake, "xdg-open"), 0o755)
+    env = dict(ENV, PATH=fake + ":" + ENV["PATH"], DISPLAY=":999")
+    for options, want in [([], True), (["--no-browser"], False)]:
+        if os.path.exists(opened):
+            os.remove(opened)
+        proc = subprocess.Popen([GLTRACE, "view", "--port", "0", *options, trace], env=env,
+                                stdout=subprocess.PIPE, text=True)
+        url = proc.stdout.readline().strip().split(" ", 2)[2]
+        # The page answers once the browser would be started: ask it, then look.
+        port = int(re.search(r":(\d+)/", url).group(1))
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.request("GET", "/")
+        conn.getresponse().read()
+        conn.close()
+        if want:
+            while not os.path.exists(opened):
+                pass
+            with open(opened) as f:
+                check(f.read().strip() == url, "xdg-open gets the URL")
+        else:
+            check(not os.path.exists(opened), "--no-browser opens none")
+        proc.terminate()
+        check(proc.wait(timeout=30) == 0, "SIGTERM ends the viewer with status 0")
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -530,6 +562,7 @@ def main():
     test_demo(demo)
     test_app(app)
     test_damaged(demo)
+    test_browser(demo)
     # A driver the worker cannot load: the state endpoints say so.
     v = Viewer(demo, "--replay-driver", os.path.join(WORK, "no-such-driver.so"))
     try:
