@@ -84,6 +84,7 @@ struct TraceModel::Impl {
   // Deques: growing never copies (nor holds twice) what is there.
   std::deque<ChunkInfo> chunks;
   std::deque<FrameInfo> frames;
+  size_t visible_frames = 0;  // those whose chunks are published
   std::vector<ImageInfo> images;
   std::vector<BlobLocation> blobs;
   bool blobs_sorted = false;
@@ -224,9 +225,13 @@ class Indexer final : public format::Consumer {
     last_frame_end_ = f.end_ns;
     ++frames_seen_;
     frame_ = {};
-    if (frames_published_ + pending_frames_.size() < m_.limits.max_frames)
-      pending_frames_.push_back(f);
-    else if (!frames_full_) {
+    // Straight into the table (a chunk may end a million frames: no second
+    // copy of them), visible to queries once their chunk is published.
+    std::unique_lock<std::mutex> lock(m_.mutex);
+    if (m_.frames.size() < m_.limits.max_frames) {
+      m_.frames.push_back(f);
+    } else if (!frames_full_) {
+      lock.unlock();
       frames_full_ = true;
       m_.warn("more frames than the viewer lists: frames from " +
               std::to_string(m_.limits.max_frames) + " on are not shown");
@@ -258,16 +263,12 @@ class Indexer final : public format::Consumer {
     ++chunks_published_;
     for (const ImageInfo& image : pending_images_) {
       m_.images.push_back(image);
-      for (auto it = pending_frames_.rbegin(); it != pending_frames_.rend(); ++it)
-        if (it->number == image.frame) it->image = static_cast<int64_t>(m_.images.size() - 1);
       if (image.frame < m_.frames.size())
         m_.frames[image.frame].image = static_cast<int64_t>(m_.images.size() - 1);
     }
     images_published_ += pending_images_.size();
     pending_images_.clear();
-    for (const FrameInfo& f : pending_frames_) m_.frames.push_back(f);
-    frames_published_ += pending_frames_.size();
-    pending_frames_.clear();
+    m_.visible_frames = m_.frames.size();
     m_.blobs.insert(m_.blobs.end(), pending_blobs_.begin(), pending_blobs_.end());
     blobs_published_ += pending_blobs_.size();
     pending_blobs_.clear();
@@ -294,6 +295,7 @@ class Indexer final : public format::Consumer {
       f.complete = false;
       m_.frames.push_back(f);
     }
+    m_.visible_frames = m_.frames.size();
   }
 
  private:
@@ -302,11 +304,10 @@ class Indexer final : public format::Consumer {
   bool have_chunk_ = false;
   uint32_t chunk_number_ = 0;
   uint64_t chunks_published_ = 0;
-  std::vector<FrameInfo> pending_frames_;
   std::vector<ImageInfo> pending_images_;
   std::vector<BlobLocation> pending_blobs_;
   std::vector<DepthMark> pending_marks_;
-  uint64_t frames_published_ = 0, images_published_ = 0, blobs_published_ = 0;
+  uint64_t images_published_ = 0, blobs_published_ = 0;
   bool frames_full_ = false, blobs_full_ = false, chunks_full_ = false;
   FrameInfo frame_;
   uint64_t calls_ = 0, frames_seen_ = 0, last_frame_end_ = 0, duration_ns_ = 0;
@@ -520,25 +521,26 @@ bool TraceModel::has_thread_time() const {
 std::vector<FrameInfo> TraceModel::frames(uint64_t from, uint64_t count, uint64_t* total) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   const auto& frames = impl_->frames;
-  *total = frames.size();
-  if (from >= frames.size()) return {};
-  uint64_t end = from + std::min<uint64_t>(count, frames.size() - from);
+  size_t visible = impl_->visible_frames;
+  *total = visible;
+  if (from >= visible) return {};
+  uint64_t end = from + std::min<uint64_t>(count, visible - from);
   return {frames.begin() + static_cast<std::ptrdiff_t>(from),
           frames.begin() + static_cast<std::ptrdiff_t>(end)};
 }
 
 FrameInfo TraceModel::frame(uint64_t number) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  if (number >= impl_->frames.size())
+  if (number >= impl_->visible_frames)
     throw QueryError{404, "no frame " + std::to_string(number) + " (the trace has " +
-                              std::to_string(impl_->frames.size()) +
+                              std::to_string(impl_->visible_frames) +
                               (impl_->indexed ? "" : " so far") + ")"};
   return impl_->frames[number];
 }
 
 std::optional<ImageInfo> TraceModel::image_of_frame(uint64_t number) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  if (number >= impl_->frames.size() || impl_->frames[number].image < 0) return std::nullopt;
+  if (number >= impl_->visible_frames || impl_->frames[number].image < 0) return std::nullopt;
   return impl_->images[static_cast<size_t>(impl_->frames[number].image)];
 }
 
