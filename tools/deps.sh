@@ -47,6 +47,8 @@ packages=(
   nlohmann-json3-dev zlib1g-dev
   # tests/outputs: a real viewer (speedscope, from npm) in headless Chromium
   chromium
+  # gltrace view: its HTTP server, JSON and regular expressions
+  libcpp-httplib-dev libre2-dev
 )
 # Node.js and npm run the viewer check (tests/outputs/viewer); a machine whose
 # image brings its own node keeps it (Debian's npm conflicts with it).

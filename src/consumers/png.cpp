@@ -36,9 +36,17 @@ void on_warning(png_structp png, png_const_charp message) {
   if (error->warning[0] == '\0') snprintf(error->warning, sizeof error->warning, "%s", message);
 }
 
-// libpng reports errors by longjmp: nothing in this frame has a destructor,
-// and nothing set before setjmp changes after it.
-bool encode(FILE* file, uint32_t width, uint32_t height, const uint8_t* rgba, ErrorMessage* error) {
+void append_to_string(png_structp png, png_bytep data, size_t size) {
+  static_cast<std::string*>(png_get_io_ptr(png))->append(reinterpret_cast<char*>(data), size);
+}
+
+void no_flush(png_structp /*png*/) {}
+
+// Into `file`, or into `memory` when file is null. libpng reports errors by
+// longjmp: nothing in this frame has a destructor, and nothing set before
+// setjmp changes after it.
+bool encode(FILE* file, std::string* memory, uint32_t width, uint32_t height, const uint8_t* rgba,
+            bool bottom_row_first, ErrorMessage* error) {
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, error, on_error, on_warning);
   png_infop info = png != nullptr ? png_create_info_struct(png) : nullptr;
   if (info == nullptr) {
@@ -50,20 +58,32 @@ bool encode(FILE* file, uint32_t width, uint32_t height, const uint8_t* rgba, Er
     png_destroy_write_struct(&png, &info);
     return false;
   }
-  png_init_io(png, file);
+  if (file != nullptr)
+    png_init_io(png, file);
+  else
+    png_set_write_fn(png, memory, append_to_string, no_flush);
   png_set_filter(png, PNG_FILTER_TYPE_BASE, kFilters);
   png_set_compression_level(png, kCompressionLevel);
   png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
   png_write_info(png, info);
   size_t row_bytes = size_t{width} * 4;
-  for (uint32_t y = height; y-- > 0;) png_write_row(png, rgba + y * row_bytes);
+  for (uint32_t i = 0; i < height; ++i)
+    png_write_row(png, rgba + size_t{bottom_row_first ? height - 1 - i : i} * row_bytes);
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
   return true;
 }
 
 }  // namespace
+
+std::string encode_png(uint32_t width, uint32_t height, const uint8_t* rgba,
+                       bool bottom_row_first) {
+  std::string png;
+  ErrorMessage message;
+  if (!encode(nullptr, &png, width, height, rgba, bottom_row_first, &message)) png.clear();
+  return png;
+}
 
 bool write_png(const std::string& path, uint32_t width, uint32_t height, const uint8_t* rgba,
                std::string* error) {
@@ -75,7 +95,7 @@ bool write_png(const std::string& path, uint32_t width, uint32_t height, const u
   struct stat st;
   bool regular = fstat(fileno(file), &st) == 0 && S_ISREG(st.st_mode);
   ErrorMessage message;
-  bool ok = encode(file, width, height, rgba, &message);
+  bool ok = encode(file, nullptr, width, height, rgba, true, &message);
   // A failed write (a full disk) is libpng's "Write Error", or shows only at
   // fclose for the buffered rest: errno says why.
   std::string why = ferror(file) != 0 ? strerror(errno) : message.text;

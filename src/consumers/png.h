@@ -12,4 +12,8 @@ namespace gltrace::consumers {
 bool write_png(const std::string& path, uint32_t width, uint32_t height, const uint8_t* rgba,
                std::string* error);
 
+// The same PNG in memory, its rows given bottom first or top first; empty
+// when libpng fails (out of memory).
+std::string encode_png(uint32_t width, uint32_t height, const uint8_t* rgba, bool bottom_row_first);
+
 }  // namespace gltrace::consumers
