@@ -1,0 +1,149 @@
+// The GL state pane: the replay worker's state after the selected call
+// (/api/state), flattened to one row per value, with the values that changed
+// since the previously selected call highlighted (and their old value shown).
+
+import { getJson, aborted } from './api.js';
+import { el, note } from './util.js';
+
+const cache = new Map(); // seq -> promise of the /api/state reply
+
+// The state after call seq (one worker round trip per call, then cached).
+export function loadState(seq) {
+  if (!cache.has(seq)) {
+    const p = getJson('/api/state', { seq });
+    p.catch(() => cache.delete(seq));
+    cache.set(seq, p);
+    if (cache.size > 64) cache.delete(cache.keys().next().value);
+  }
+  return cache.get(seq);
+}
+
+// An object reference {"name": N} (the trace's object names).
+export function isObjectRef(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && 'name' in v;
+}
+
+export function showValue(v) {
+  if (v === null || v === undefined) return 'null';
+  if (isObjectRef(v)) return v.name === 0 ? '0 (none)' : String(v.name);
+  if (Array.isArray(v)) return `[${v.map(showValue).join(', ')}]`;
+  if (typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${k}: ${showValue(x)}`).join(', ')}}`;
+  return String(v);
+}
+
+function isLeafArray(v) {
+  return Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object' || isObjectRef(x));
+}
+
+// {group: {...}} -> Map(path -> displayed value); arrays of plain values and
+// object references stay one row, arrays of objects get a row per field.
+export function flatten(state) {
+  const out = new Map();
+  const walk = (prefix, v) => {
+    if (v === null || typeof v !== 'object' || isObjectRef(v) || isLeafArray(v)) {
+      out.set(prefix, showValue(v));
+    } else if (Array.isArray(v)) {
+      v.forEach((x, i) => walk(`${prefix}[${i}]`, x));
+    } else {
+      const keys = Object.keys(v);
+      if (!keys.length) out.set(prefix, '{}');
+      for (const k of keys) walk(prefix ? `${prefix}.${k}` : k, v[k]);
+    }
+  };
+  walk('', state);
+  return out;
+}
+
+export class StatePane {
+  constructor(container, { onerror }) {
+    this.root = el('div', { class: 'state-pane' });
+    container.append(this.root);
+    this.onerror = onerror;
+    this.previous = null; // {seq, flat}
+    this.current = null;
+    this.filter = el('input', { class: 'state-filter', placeholder: 'filter state (e.g. blend, texture)', type: 'search' });
+    this.changedOnly = el('input', { type: 'checkbox', class: 'changed-only' });
+    this.filter.addEventListener('input', () => this.render());
+    this.changedOnly.addEventListener('change', () => this.render());
+    this.head = el('div', { class: 'state-head' });
+    this.body = el('div', { class: 'state-body' });
+    this.root.append(
+      el('div', { class: 'state-bar' }, this.filter, el('label', {}, this.changedOnly, ' changed only')),
+      this.head,
+      this.body,
+    );
+    this.body.append(note('empty', 'Select a call to see the GL state after it (the replay runs up to it).'));
+    this.seq = null;
+  }
+
+  async show(seq) {
+    if (seq === this.seq) return;
+    this.seq = seq;
+    this.head.replaceChildren();
+    this.body.replaceChildren(note('loading', `replaying up to call ${seq}…`));
+    this.root.dataset.seq = '';
+    let reply;
+    try {
+      reply = await loadState(seq);
+    } catch (e) {
+      if (aborted(e) || this.seq !== seq) return;
+      this.body.replaceChildren(note('error', `no state for call ${seq}: ${e.message}`));
+      return;
+    }
+    if (this.seq !== seq) return;
+    if (this.current) this.previous = this.current;
+    this.current = { seq, flat: flatten(reply.state || {}), reply };
+    this.render();
+    this.root.dataset.seq = String(seq);
+  }
+
+  render() {
+    if (!this.current) return;
+    const { seq, flat, reply } = this.current;
+    const prev = this.previous && this.previous.seq !== seq ? this.previous : null;
+    const warnings = reply.warnings || [];
+    this.head.replaceChildren(
+      el('div', {}, `State after call ${seq}`, reply.ms !== undefined ? ` (replayed in ${Number(reply.ms).toFixed(1)} ms)` : '',
+        prev ? el('span', { class: 'muted' }, ` · highlighted: changed since call ${prev.seq}`) : ''),
+      ...warnings.map((w) => el('div', { class: 'warning' }, w)),
+    );
+    const needle = this.filter.value.trim().toLowerCase();
+    const groups = new Map();
+    let changedCount = 0;
+    for (const [path, value] of flat) {
+      const changed = prev ? prev.flat.get(path) !== value : false;
+      if (changed) changedCount++;
+      if (needle && !path.toLowerCase().includes(needle) && !value.toLowerCase().includes(needle)) continue;
+      if (this.changedOnly.checked && !changed) continue;
+      const dot = path.search(/[.[]/);
+      const group = dot < 0 ? path : path.slice(0, dot);
+      const key = dot < 0 ? '' : path.slice(dot + (path[dot] === '.' ? 1 : 0));
+      if (!groups.has(group)) groups.set(group, []);
+      const old = prev ? prev.flat.get(path) : undefined;
+      groups.get(group).push(
+        el(
+          'tr',
+          { class: changed ? 'changed' : null, dataset: { path }, title: changed ? `was: ${old === undefined ? '(not set)' : old}` : null },
+          el('td', { class: 'key' }, key),
+          el('td', { class: 'value' }, value),
+        ),
+      );
+    }
+    // values that disappeared since the previous call count as changes too
+    if (prev) for (const p of prev.flat.keys()) if (!flat.has(p)) changedCount++;
+    this.root.dataset.changed = String(changedCount);
+    const parts = [];
+    for (const [group, rows] of groups) {
+      const changedHere = rows.filter((r) => r.classList.contains('changed')).length;
+      parts.push(
+        el(
+          'details',
+          { open: true, class: 'state-group', dataset: { group } },
+          el('summary', {}, group, changedHere ? el('span', { class: 'badge changed' }, `${changedHere} changed`) : ''),
+          el('table', {}, rows),
+        ),
+      );
+    }
+    this.body.replaceChildren(...(parts.length ? parts : [note('empty', 'nothing matches')]));
+  }
+}
