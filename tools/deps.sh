@@ -26,6 +26,9 @@ packages=(
   libwayland-dev wayland-protocols
   # checks
   clang-format clang-tidy
+  # tests/view_browser: gltrace view in a real headless browser (playwright-core
+  # from tests/view_browser/package-lock.json drives it; see below for node)
+  chromium
   # trace format: zstd chunks; protoc decodes records in tests, with the
   # descriptor.proto of libprotobuf-dev to read its own descriptor sets;
   # libFuzzer (clang)
@@ -39,6 +42,24 @@ elif [ $# -gt 0 ]; then
   exit 2
 fi
 
+# Node.js and npm run the browser test's driver. Machine images that ship their
+# own node (and npm) must keep it: Debian's npm conflicts with it.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
+
+# npm_ci: the browser test's playwright-core, from its lock file, when
+# node_modules does not hold exactly what the lock file says.
+npm_ci() {
+  local dir
+  dir="$(cd "$(dirname "$0")/.." && pwd)/tests/view_browser"
+  if ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.gltrace-package-lock.json"; then
+    echo "deps: npm ci in tests/view_browser"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    cp "$dir/package-lock.json" "$dir/node_modules/.gltrace-package-lock.json"
+  fi
+}
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -46,6 +67,7 @@ for p in "${packages[@]}"; do
   fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
+  npm_ci
   exit 0
 fi
 echo "deps: installing ${missing[*]}"
@@ -54,3 +76,4 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 $SUDO apt-get update -qq
 # Quiet on success; apt's own messages say why when it fails.
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+npm_ci
