@@ -215,6 +215,14 @@ function setTab(tab) {
 }
 
 // ---- find, draws, export ----
+// Where a search starts: the selected call, else just before the open frame
+// (no `after`: the server searches from the trace's start).
+function searchStart() {
+  if (app.call) return app.call.seq;
+  const first = app.frames.get(app.frame)?.first_call;
+  return first > 0 ? first - 1 : null;
+}
+
 async function find(backward) {
   const regex = $('#find').value.trim();
   if (!regex) {
@@ -226,7 +234,7 @@ async function find(backward) {
     showError(new Error(`find: ${err}`));
     return;
   }
-  const after = app.call ? app.call.seq : (app.frames.get(app.frame)?.first_call ?? 0) - 1;
+  const after = searchStart();
   try {
     const r = await getJson('/api/find', { regex, after, backward: backward ? 1 : null });
     if (r.seq === null || r.seq === undefined) {
@@ -249,7 +257,7 @@ async function stepDraw(dir) {
   }
   // none near in this frame's list: ask the server (it searches every frame)
   try {
-    const after = app.call ? app.call.seq : 0;
+    const after = searchStart();
     const r = await getJson('/api/find', { regex: DRAW_REGEX, after, backward: dir < 0 ? 1 : null });
     if (r.seq === null || r.seq === undefined) showInfo(`no ${dir < 0 ? 'previous' : 'next'} draw`);
     else await gotoSeq(r.seq, r.frame);

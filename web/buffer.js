@@ -3,7 +3,7 @@
 // of elements fetched at a time.
 
 import { ApiError, aborted } from './api.js';
-import { el, note } from './util.js';
+import { el, note, fmtNumber } from './util.js';
 
 // component letters: size in bytes and DataView reader
 const TYPES = {
@@ -62,10 +62,7 @@ function formatSize(fields) {
   return fields.reduce((n, f) => n + TYPES[f.type][0] * f.count, 0);
 }
 
-function fmtValue(type, v) {
-  if (type === 'f' || type === 'h') return Number.isInteger(v) ? String(v) : v.toPrecision(6).replace(/\.?0+$/, '');
-  return String(v);
-}
+
 
 // A viewer bound to fetch(offset, size, signal) -> Uint8Array; total may be
 // null when unknown (a replayed buffer's size).
@@ -155,7 +152,7 @@ export function bufferViewer({ fetch, total, title, initialFormat = 'hex' }) {
         let p = o;
         for (const f of fields) {
           const [sz, read] = TYPES[f.type];
-          for (let k = 0; k < f.count; k++, p += sz) tr.append(el('td', {}, fmtValue(f.type, read(view, p))));
+          for (let k = 0; k < f.count; k++, p += sz) tr.append(el('td', {}, fmtNumber(read(view, p))));
         }
       }
       table.append(tr);

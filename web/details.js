@@ -4,7 +4,7 @@
 // textures bound per unit, and the framebuffer after the draw.
 
 import { getJson, getBytes, url, aborted } from './api.js';
-import { el, note, fmtNs, fmtBytes } from './util.js';
+import { el, note, fmtNs, fmtBytes, fmtNumber } from './util.js';
 import { bufferViewer } from './buffer.js';
 import { imageBox } from './images.js';
 import { loadState, showValue, isObjectRef } from './state.js';
@@ -45,7 +45,7 @@ function vertexTable(seq, tableUrl) {
       );
       reply.rows.forEach((row, r) =>
         table.append(el('tr', {}, el('td', { class: 'idx' }, first + r), row.map((v) =>
-          el('td', {}, Array.isArray(v) ? v.map((x) => (typeof x === 'number' && !Number.isInteger(x) ? x.toPrecision(5) : x)).join(', ') : String(v))))),
+          el('td', {}, Array.isArray(v) ? v.map(fmtNumber).join(', ') : fmtNumber(v))))),
       );
       pager.textContent = ` vertices ${first}–${first + reply.rows.length - 1} of ${reply.total} `;
       prev.disabled = first === 0;

@@ -35,6 +35,14 @@ export function fmtCount(n) {
   return `${(n / 1e6).toFixed(2)}M`;
 }
 
+// A value of a table: integers as they are, floats to 6 significant digits
+// without trailing zeros ("0.25", "1.33333", "1e-7").
+export function fmtNumber(v) {
+  if (typeof v !== 'number' || Number.isInteger(v) || !Number.isFinite(v)) return String(v);
+  const s = v.toPrecision(6);
+  return s.includes('e') ? s.replace(/\.?0+e/, 'e') : s.replace(/\.?0+$/, '');
+}
+
 export function fmtBytes(n) {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;

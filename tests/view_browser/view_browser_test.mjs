@@ -230,7 +230,7 @@ try {
   // ---- find a texture upload: the recorded image ----
   await page.fill('#filter', '');
   await page.fill('#find', 'glTexImage2D');
-  await page.press('#find', 'Enter');
+  await page.press('#find', 'Shift+Enter'); // backwards: the upload comes before the draws
   await page.waitForFunction(() => /glTexImage2D/.test(document.querySelector('#pane-call .call-details h2')?.textContent || ''), null, WAIT);
   await page.click('#tabs button[data-tab="call"]');
   await page.waitForSelector('#pane-call .texture-image img, #pane-call .texture-image .note.error', WAIT);
