@@ -33,6 +33,8 @@ packages=(
   # descriptor.proto of libprotobuf-dev to read its own descriptor sets;
   # libFuzzer (clang)
   libzstd-dev protobuf-compiler libprotobuf-dev clang libclang-rt-14-dev
+  # gltrace view: its HTTP server and JSON
+  libcpp-httplib-dev nlohmann-json3-dev
 )
 if [ "${1:-}" = "--bench" ]; then
   # apitrace and eglretrace: the reference tools/bench.sh measures against

@@ -18,6 +18,7 @@ namespace gltrace::cli {
   X(export, "a trace as a Chrome/Perfetto JSON timeline")                        \
   X(frames, "the framebuffers a trace captured, as PNG files")                   \
   X(replay, "re-execute a trace's GL calls, timed or stepped; compare frames")   \
+  X(view, "look inside a trace, and at the GL state at any call, in a browser")  \
   X(ps, "list the traceable processes of this user")                             \
   X(attach, "start tracing a running traceable process, streaming to a file")    \
   X(detach, "stop tracing a process (its attach finishes the trace)")            \

@@ -44,6 +44,9 @@ class Dumper : public format::Consumer {
   void on_stats(const format::Stats& stats) override;
 
   uint64_t calls_printed() const { return printed_; }
+  // A blob's size without its record: a reader that hands on chosen calls
+  // (the viewer's export) names the blobs they refer to.
+  void note_blob(uint64_t id, uint64_t size) { blobs_[id] = size; }
 
  private:
   bool frame_selected() const {

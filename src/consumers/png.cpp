@@ -24,15 +24,15 @@ void chunk(std::vector<uint8_t>& out, const char type[4], const std::vector<uint
 
 }  // namespace
 
-bool write_png(const std::string& path, uint32_t width, uint32_t height, const uint8_t* rgba,
-               std::string* error) {
+std::string encode_png(uint32_t width, uint32_t height, const uint8_t* rgba,
+                       bool bottom_row_first) {
   // The zlib stream: header, stored blocks of at most 65535 bytes, Adler-32.
   size_t row_bytes = size_t{width} * 4;
   std::vector<uint8_t> raw;
   raw.reserve((row_bytes + 1) * height);
   for (uint32_t y = 0; y < height; ++y) {
     raw.push_back(0);  // filter: none
-    const uint8_t* row = rgba + size_t{height - 1 - y} * row_bytes;
+    const uint8_t* row = rgba + size_t{bottom_row_first ? height - 1 - y : y} * row_bytes;
     raw.insert(raw.end(), row, row + row_bytes);
   }
   std::vector<uint8_t> z = {0x78, 0x01};
@@ -64,6 +64,12 @@ bool write_png(const std::string& path, uint32_t width, uint32_t height, const u
   chunk(png, "IHDR", header);
   chunk(png, "IDAT", z);
   chunk(png, "IEND", {});
+  return std::string(png.begin(), png.end());
+}
+
+bool write_png(const std::string& path, uint32_t width, uint32_t height, const uint8_t* rgba,
+               std::string* error) {
+  std::string png = encode_png(width, height, rgba, true);
   FILE* f = fopen(path.c_str(), "wb");
   if (f == nullptr || fwrite(png.data(), 1, png.size(), f) != png.size() || fclose(f) != 0) {
     *error = path + ": " + strerror(errno);

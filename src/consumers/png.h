@@ -10,6 +10,9 @@ namespace gltrace::consumers {
 
 // `rgba` holds height rows of width*4 bytes, the bottom row first (as
 // glReadPixels returns them); the PNG is written top row first.
+// The same PNG in memory; rows bottom first or top first.
+std::string encode_png(uint32_t width, uint32_t height, const uint8_t* rgba, bool bottom_row_first);
+
 bool write_png(const std::string& path, uint32_t width, uint32_t height, const uint8_t* rgba,
                std::string* error);
 

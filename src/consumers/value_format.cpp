@@ -429,44 +429,86 @@ std::string escaped(std::string_view text) {
   return string;
 }
 
-void format_call(std::string& string, const format::Call& call, const BlobSizes& blobs) {
-  Text out(string);
-  const CallText* text =
-      call.function < api::kFunctionIdLimit && api::kFunctionInfo[call.function].name != nullptr
-          ? &call_text(call.function)
-          : nullptr;
-  if (text == nullptr)
-    appendf(out, "<unknown function %u>(", call.function);
-  else
-    out += text->open;
+namespace {
+
+const CallText* find_call_text(uint32_t function) {
+  return function < api::kFunctionIdLimit && api::kFunctionInfo[function].name != nullptr
+             ? &call_text(function)
+             : nullptr;
+}
+
+void append_argument(Text& out, const format::Value& v, const ParamText* param,
+                     const BlobSizes& blobs) {
+  if (param == nullptr) return format_value(out, v, {}, blobs);
+  bool integer = v.kind == format::ValueKind::kSint || v.kind == format::ValueKind::kUint;
+  if (integer && param->egl_enum)
+    append_egl_enum(out,
+                    v.kind == format::ValueKind::kSint ? static_cast<uint64_t>(v.sint) : v.uint);
+  else if (!param->egl_attrib_list || !append_egl_attrib_list(out, v))
+    format_value(out, v, param->format, blobs);
+}
+
+void append_arguments(Text& out, const format::Call& call, const CallText* text,
+                      const BlobSizes& blobs) {
   for (size_t i = 0; i < call.args.size(); ++i) {
-    const format::Value& v = call.args[i];
     const ParamText* param =
         text != nullptr && i < text->params.size() ? &text->params[i] : nullptr;
     if (param == nullptr) {
       if (i != 0) out += ", ";
-      format_value(out, v, {}, blobs);
-      continue;
+    } else {
+      out += param->prefix;
     }
-    out += param->prefix;
-    bool integer = v.kind == format::ValueKind::kSint || v.kind == format::ValueKind::kUint;
-    if (integer && param->egl_enum)
-      append_egl_enum(out,
-                      v.kind == format::ValueKind::kSint ? static_cast<uint64_t>(v.sint) : v.uint);
-    else if (!param->egl_attrib_list || !append_egl_attrib_list(out, v))
-      format_value(out, v, param->format, blobs);
+    append_argument(out, call.args[i], param, blobs);
   }
+}
+
+void append_result(Text& out, const format::Call& call, const CallText* text,
+                   const BlobSizes& blobs) {
+  const format::Value& r = *call.ret;
+  if (text != nullptr && text->ret_egl_enum &&
+      (r.kind == format::ValueKind::kSint || r.kind == format::ValueKind::kUint))
+    append_egl_enum(out,
+                    r.kind == format::ValueKind::kSint ? static_cast<uint64_t>(r.sint) : r.uint);
+  else
+    format_value(out, r, text != nullptr ? text->ret : ValueFormat{}, blobs);
+}
+
+}  // namespace
+
+void format_call(std::string& string, const format::Call& call, const BlobSizes& blobs) {
+  Text out(string);
+  const CallText* text = find_call_text(call.function);
+  if (text == nullptr)
+    appendf(out, "<unknown function %u>(", call.function);
+  else
+    out += text->open;
+  append_arguments(out, call, text, blobs);
   out += ')';
   if (call.ret != nullptr) {
     out += " = ";
-    const format::Value& r = *call.ret;
-    if (text != nullptr && text->ret_egl_enum &&
-        (r.kind == format::ValueKind::kSint || r.kind == format::ValueKind::kUint))
-      append_egl_enum(out,
-                      r.kind == format::ValueKind::kSint ? static_cast<uint64_t>(r.sint) : r.uint);
-    else
-      format_value(out, r, text != nullptr ? text->ret : ValueFormat{}, blobs);
+    append_result(out, call, text, blobs);
   }
+}
+
+void format_call_arguments(std::string& string, const format::Call& call, const BlobSizes& blobs) {
+  Text out(string);
+  append_arguments(out, call, find_call_text(call.function), blobs);
+}
+
+void format_argument(std::string& string, const format::Call& call, size_t index,
+                     const BlobSizes& blobs) {
+  if (index >= call.args.size()) return;
+  Text out(string);
+  const CallText* text = find_call_text(call.function);
+  append_argument(out, call.args[index],
+                  text != nullptr && index < text->params.size() ? &text->params[index] : nullptr,
+                  blobs);
+}
+
+void format_result(std::string& string, const format::Call& call, const BlobSizes& blobs) {
+  if (call.ret == nullptr) return;
+  Text out(string);
+  append_result(out, call, find_call_text(call.function), blobs);
 }
 
 }  // namespace gltrace::consumers

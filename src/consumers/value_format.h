@@ -21,4 +21,12 @@ std::string escaped(std::string_view text);
 // "glName(a = 1, b = GL_TRIANGLES) = result"
 void format_call(std::string& out, const format::Call& call, const BlobSizes& blobs);
 
+// Pieces of that text, for a viewer that shows them apart: "a = 1, b =
+// GL_TRIANGLES" (what is between the parentheses), one argument's value, and
+// the result (nothing for a void function).
+void format_call_arguments(std::string& out, const format::Call& call, const BlobSizes& blobs);
+void format_argument(std::string& out, const format::Call& call, size_t index,
+                     const BlobSizes& blobs);
+void format_result(std::string& out, const format::Call& call, const BlobSizes& blobs);
+
 }  // namespace gltrace::consumers

@@ -1,0 +1,1029 @@
+#include "view/server.h"
+
+#include <httplib.h>
+#include <signal.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <charconv>
+#include <cinttypes>
+#include <cstring>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "consumers/dump.h"
+#include "consumers/png.h"
+#include "consumers/value_format.h"
+#include "gltrace/api/enums.h"
+#include "gltrace/api/functions.h"
+#include "view/assets.h"
+#include "view/pixels.h"
+#include "view/state_worker.h"
+#include "view/trace_model.h"
+
+namespace gltrace::view {
+namespace {
+
+using json = nlohmann::json;
+
+// Bounds on what one request may ask for ("huge count clamped").
+constexpr uint64_t kMaxFrames = 100000;
+constexpr uint64_t kMaxCalls = 10000;
+constexpr uint64_t kMaxBuckets = 100000;
+constexpr uint64_t kMaxSpans = 100000;
+constexpr uint64_t kMaxExport = 200000;
+constexpr uint64_t kMaxBytes = uint64_t{16} << 20;
+// Calls a timeline request decodes at most.
+constexpr uint64_t kTimelineCalls = uint64_t{2} << 20;
+
+[[noreturn]] void fail(int status, const std::string& message) {
+  throw QueryError{status, message};
+}
+
+std::string json_text(const json& value) {
+  // Trace strings are bytes: invalid UTF-8 is replaced, never an exception.
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::optional<uint64_t> parse_u64(const std::string& text, int base = 10) {
+  uint64_t value = 0;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (base == 16 && text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+    begin += 2;
+  auto [ptr, ec] = std::from_chars(begin, end, value, base);
+  if (ec != std::errc() || ptr != end || begin == end) return std::nullopt;
+  return value;
+}
+
+uint64_t param(const httplib::Request& req, const char* name, std::optional<uint64_t> fallback,
+               int base = 10) {
+  if (!req.has_param(name)) {
+    if (fallback) return *fallback;
+    fail(400, std::string("missing parameter '") + name + "'");
+  }
+  std::string text = req.get_param_value(name);
+  std::optional<uint64_t> value = parse_u64(text, base);
+  if (!value)
+    fail(400,
+         std::string("parameter '") + name + "' is not a number: '" + text.substr(0, 40) + "'");
+  return *value;
+}
+
+std::optional<uint32_t> optional_u32(const httplib::Request& req, const char* name) {
+  if (!req.has_param(name) || req.get_param_value(name).empty()) return std::nullopt;
+  uint64_t v = param(req, name, std::nullopt);
+  if (v > UINT32_MAX) fail(400, std::string("parameter '") + name + "' out of range");
+  return static_cast<uint32_t>(v);
+}
+
+std::string hex64(uint64_t value) {
+  char text[17];
+  snprintf(text, sizeof text, "%016" PRIx64, value);
+  return text;
+}
+
+const char* function_name(uint32_t function) {
+  if (function < api::kFunctionIdLimit && api::kFunctionInfo[function].name != nullptr)
+    return api::kFunctionInfo[function].name;
+  return nullptr;
+}
+
+std::string name_of(const format::Call& call) {
+  const char* name = function_name(call.function);
+  return name != nullptr ? std::string(name)
+                         : "<unknown function " + std::to_string(call.function) + ">";
+}
+
+json gl_error(uint32_t error) {
+  if (error == 0) return nullptr;
+  const char* name = api::enum_name(error, "ErrorCode");
+  if (name != nullptr) return name;
+  char text[16];
+  snprintf(text, sizeof text, "0x%x", error);
+  return text;
+}
+
+bool is_draw_name(const std::string& name) {
+  return name.starts_with("glDraw") || name.starts_with("glMultiDraw");
+}
+
+class Handlers {
+ public:
+  Handlers(TraceModel& model, StateWorker& worker) : model_(model), worker_(worker) {}
+
+  consumers::BlobSizes blob_sizes(const format::Call& call) const {
+    consumers::BlobSizes sizes;
+    model_.blob_sizes_of(call, &sizes);
+    return sizes;
+  }
+
+  json call_row(const CallRef& ref, bool thread_time) const {
+    const format::Call& call = ref.call;
+    consumers::BlobSizes sizes = blob_sizes(call);
+    std::string args, result;
+    consumers::format_call_arguments(args, call, sizes);
+    std::string name = name_of(call);
+    json row = {
+        {"seq", call.seq},
+        {"pos", ref.pos},
+        {"thread", call.thread},
+        {"context", call.context},
+        {"name", name},
+        {"args", args},
+        {"start_ns", call.start_ns},
+        {"dur_ns", call.duration_ns},
+        {"thread_ns", thread_time ? json(call.thread_time_ns) : json(nullptr)},
+        {"draw", is_draw_name(name)},
+        {"error", gl_error(call.gl_error)},
+        {"depth", ref.depth},
+        {"group", ref.group.empty() && !name.starts_with("glPush") ? json(nullptr)
+                                                                   : json(std::string(ref.group))}};
+    if (call.ret != nullptr) {
+      consumers::format_result(result, call, sizes);
+      row["result"] = result;
+    } else {
+      row["result"] = nullptr;
+    }
+    return row;
+  }
+
+  json trace() const {
+    TraceSummary s = model_.summary();
+    json threads = json::array(), contexts = json::array();
+    for (const auto& t : s.threads)
+      threads.push_back({{"index", t.index}, {"tid", t.tid}, {"name", t.name}});
+    for (const auto& c : s.contexts) {
+      // A share group is named by its first context.
+      uint32_t group = c.index;
+      uint64_t share = c.share_context;
+      for (int hops = 0; share != 0 && hops < 16; ++hops) {
+        auto it = std::find_if(s.contexts.begin(), s.contexts.end(),
+                               [&](const TraceSummary::Context& o) { return o.handle == share; });
+        if (it == s.contexts.end()) break;
+        group = it->index;
+        share = it->share_context;
+      }
+      contexts.push_back({{"index", c.index},
+                          {"api", "OpenGL ES"},
+                          {"version", c.client_version},
+                          {"gl_version", c.version},
+                          {"renderer", c.renderer},
+                          {"share_group", group}});
+    }
+    return {{"path", s.path},
+            {"size", s.size},
+            {"calls", s.calls},
+            {"frames", s.frames},
+            {"duration_ns", s.duration_ns},
+            {"threads", threads},
+            {"contexts", contexts},
+            {"process", {{"pid", s.pid}, {"name", s.process_name}, {"cmdline", s.command_line}}},
+            {"has_images", s.has_images},
+            {"has_thread_time", s.has_thread_time},
+            {"indexing", s.indexing},
+            {"warnings", s.warnings}};
+  }
+
+  json frames(const httplib::Request& req) const {
+    uint64_t from = param(req, "from", 0);
+    uint64_t count = std::min(param(req, "count", 100), kMaxFrames);
+    uint64_t total = 0;
+    bool thread_time = model_.summary().has_thread_time;
+    json list = json::array();
+    for (const FrameInfo& f : model_.frames(from, count, &total))
+      list.push_back({{"number", f.number},
+                      {"first_call", f.first_seq},
+                      {"last_call", f.last_seq},
+                      {"calls", f.calls},
+                      {"start_ns", f.start_ns},
+                      {"wall_ns", f.end_ns - f.start_ns},
+                      {"call_ns", f.call_ns},
+                      {"thread_ns", thread_time ? json(f.thread_ns) : json(nullptr)},
+                      {"thread", f.thread},
+                      {"context", f.context},
+                      {"has_image", f.image >= 0},
+                      {"draws", f.draws},
+                      {"errors", f.errors},
+                      {"complete", f.complete}});
+    return {{"total", total}, {"frames", list}, {"indexing", model_.summary().indexing}};
+  }
+
+  static TraceModel::CallFilter filter_of(const httplib::Request& req, const char* regex_param) {
+    TraceModel::CallFilter filter;
+    if (req.has_param(regex_param)) filter.regex = req.get_param_value(regex_param);
+    filter.thread = optional_u32(req, "thread");
+    filter.context = optional_u32(req, "context");
+    if (!filter.regex.empty()) TraceModel::compile_regex(filter.regex);  // 400 before any work
+    return filter;
+  }
+
+  // Calls of a frame at filtered positions [from, from+count): visit(ref).
+  void selected_calls(uint64_t frame, uint64_t from, uint64_t count,
+                      const TraceModel::CallFilter& filter, uint64_t* total,
+                      const std::function<void(const CallRef&)>& visit) const {
+    FrameInfo f = model_.frame(frame);
+    if (filter.empty()) {
+      *total = f.calls;
+      model_.for_frame_calls(frame, from, count, visit);
+      return;
+    }
+    auto positions = model_.filtered_positions(frame, filter);
+    *total = positions->size();
+    if (from >= positions->size()) return;
+    size_t end = static_cast<size_t>(std::min<uint64_t>(positions->size(), from + count));
+    const uint32_t* first = positions->data() + from;
+    const uint32_t* last = positions->data() + end;
+    model_.for_frame_calls(frame, *first, uint64_t{*(last - 1)} - *first + 1,
+                           [&](const CallRef& ref) {
+                             if (std::binary_search(first, last, static_cast<uint32_t>(ref.pos)))
+                               visit(ref);
+                           });
+  }
+
+  json calls(const httplib::Request& req) const {
+    uint64_t frame = param(req, "frame", std::nullopt);
+    uint64_t from = param(req, "from", 0);
+    uint64_t count = std::min(param(req, "count", 100), kMaxCalls);
+    TraceModel::CallFilter filter = filter_of(req, "filter");
+    bool thread_time = model_.summary().has_thread_time;
+    json rows = json::array();
+    uint64_t total = 0;
+    selected_calls(frame, from, count, filter, &total,
+                   [&](const CallRef& ref) { rows.push_back(call_row(ref, thread_time)); });
+    return {{"frame", frame}, {"total", total}, {"calls", rows}};
+  }
+
+  json find(const httplib::Request& req) const {
+    if (!req.has_param("regex") || req.get_param_value("regex").empty())
+      fail(400, "missing parameter 'regex'");
+    bool backward = req.has_param("backward") && req.get_param_value("backward") != "0";
+    uint64_t after = param(req, "after", UINT64_MAX);
+    auto found = model_.find_next(req.get_param_value("regex"), after, backward);
+    if (!found) return {{"seq", nullptr}, {"frame", nullptr}};
+    return {{"seq", found->first}, {"frame", found->second}};
+  }
+
+  // An argument by its parameter name.
+  static const format::Value* arg(const format::Call& call, const char* name) {
+    const char* fn = function_name(call.function);
+    if (fn == nullptr) return nullptr;
+    const api::FunctionInfo& info = api::kFunctionInfo[call.function];
+    for (uint32_t i = 0; i < info.param_count && i < call.args.size(); ++i)
+      if (strcmp(info.params[i].name, name) == 0) return &call.args[i];
+    return nullptr;
+  }
+  static std::optional<uint64_t> integer(const format::Value* v) {
+    if (v == nullptr) return std::nullopt;
+    if (v->kind == format::ValueKind::kUint) return v->uint;
+    if (v->kind == format::ValueKind::kSint) return static_cast<uint64_t>(v->sint);
+    return std::nullopt;
+  }
+  static std::string enum_text(const format::Call& call, const char* name) {
+    std::optional<uint64_t> v = integer(arg(call, name));
+    if (!v) return "";
+    const char* text = api::enum_name(static_cast<uint32_t>(*v));
+    return text != nullptr ? text : std::to_string(*v);
+  }
+
+  // The pixels a texture upload recorded: its bytes (inline or blob).
+  std::string upload_bytes(const format::Value* pixels) const {
+    if (pixels == nullptr) return {};
+    if (pixels->kind == format::ValueKind::kData) return std::string(pixels->bytes);
+    if (pixels->kind == format::ValueKind::kBlob) {
+      uint64_t total = 0;
+      return model_.blob(pixels->blob, 0, UINT64_MAX, &total);
+    }
+    return {};
+  }
+
+  struct Upload {
+    bool is_upload = false;
+    json info;
+    std::string why_not;  // empty when decodable
+    uint32_t format = 0, type = 0, width = 0, height = 0, depth = 1;
+  };
+  static Upload upload_of(const format::Call& call) {
+    Upload u;
+    std::string name = name_of(call);
+    if (!name.starts_with("glTexImage") && !name.starts_with("glTexSubImage") &&
+        !name.starts_with("glCompressedTex"))
+      return u;
+    u.is_upload = true;
+    u.width = static_cast<uint32_t>(integer(arg(call, "width")).value_or(0));
+    u.height = static_cast<uint32_t>(integer(arg(call, "height")).value_or(1));
+    u.depth = static_cast<uint32_t>(integer(arg(call, "depth")).value_or(1));
+    u.format = static_cast<uint32_t>(integer(arg(call, "format")).value_or(0));
+    u.type = static_cast<uint32_t>(integer(arg(call, "type")).value_or(0));
+    u.info = {{"target", enum_text(call, "target")},
+              {"level", integer(arg(call, "level")).value_or(0)},
+              {"width", u.width},
+              {"height", u.height},
+              {"depth", u.depth},
+              {"format", name.starts_with("glCompressed") ? enum_text(call, "internalformat")
+                                                          : enum_text(call, "format")},
+              {"type", enum_text(call, "type")}};
+    const format::Value* pixels = arg(call, name.starts_with("glCompressed") ? "data" : "pixels");
+    if (name.starts_with("glCompressed"))
+      u.why_not = "compressed textures are not decoded by the viewer";
+    else if (decodable_pixel_size(u.format, u.type) == 0)
+      u.why_not = "the viewer does not decode " + enum_text(call, "format") + " / " +
+                  enum_text(call, "type");
+    else if (pixels == nullptr ||
+             (pixels->kind != format::ValueKind::kData && pixels->kind != format::ValueKind::kBlob))
+      u.why_not = "the call uploaded no client memory (a pixel unpack buffer, or NULL)";
+    else if (u.width == 0 || u.height == 0 || u.depth == 0)
+      u.why_not = "the upload is empty";
+    return u;
+  }
+
+  json call(const httplib::Request& req) const {
+    uint64_t seq = param(req, "seq", std::nullopt);
+    json out;
+    bool thread_time = model_.summary().has_thread_time;
+    model_.find_call(seq, [&](const CallRef& ref) {
+      const format::Call& call = ref.call;
+      consumers::BlobSizes sizes = blob_sizes(call);
+      std::string name = name_of(call);
+      json args = json::array();
+      const api::FunctionInfo* info =
+          function_name(call.function) != nullptr ? &api::kFunctionInfo[call.function] : nullptr;
+      for (size_t i = 0; i < call.args.size(); ++i) {
+        const format::Value& v = call.args[i];
+        std::string text;
+        consumers::format_argument(text, call, i, sizes);
+        bool named = info != nullptr && i < info->param_count;
+        json blob = nullptr;
+        if (v.kind == format::ValueKind::kBlob)
+          blob = {{"id", hex64(v.blob)}, {"size", model_.blob_size(v.blob)}};
+        else if (v.kind == format::ValueKind::kData)
+          blob = nullptr;
+        args.push_back({{"name", named ? info->params[i].name : "arg" + std::to_string(i)},
+                        {"type", named ? info->params[i].type : ""},
+                        {"value", text},
+                        {"blob", blob}});
+      }
+      json result = nullptr;
+      if (call.ret != nullptr) {
+        std::string text;
+        consumers::format_result(text, call, sizes);
+        result = text;
+      }
+      out = {{"seq", call.seq},
+             {"frame", ref.frame},
+             {"pos", ref.pos},
+             {"thread", call.thread},
+             {"context", call.context},
+             {"name", name},
+             {"start_ns", call.start_ns},
+             {"dur_ns", call.duration_ns},
+             {"thread_ns", thread_time ? json(call.thread_time_ns) : json(nullptr)},
+             {"error", gl_error(call.gl_error)},
+             {"result", result},
+             {"args", args},
+             {"depth", ref.depth},
+             {"texture", nullptr},
+             {"draw", nullptr}};
+      if (name == "glShaderSource") {
+        std::string source;
+        for (const format::Value& v : call.args)
+          if (v.kind == format::ValueKind::kStrings)
+            for (std::string_view s : v.strings) source += s;
+        out["shader_source"] = source;
+      }
+      Upload upload = upload_of(call);
+      if (upload.is_upload) {
+        out["texture"] = upload.info;
+        if (upload.why_not.empty())
+          out["texture"]["image"] = "/api/call/image?seq=" + std::to_string(call.seq);
+        else
+          out["texture"]["image"] = nullptr, out["texture"]["reason"] = upload.why_not;
+      }
+      if (is_draw_name(name)) {
+        json count = nullptr;
+        if (auto n = integer(arg(call, "count"))) count = *n;
+        out["draw"] = {{"mode", enum_text(call, "mode")},
+                       {"count", count},
+                       {"client_arrays", call.client_arrays.size()},
+                       {"vertex_table", "/api/draw/vertices?seq=" + std::to_string(call.seq)}};
+      }
+    });
+    json images = json::array();
+    for (const ImageInfo& image : model_.images_after_call(seq))
+      images.push_back("/api/image?seq=" + std::to_string(image.seq));
+    out["images"] = images;
+    return out;
+  }
+
+  json frame_summary(const httplib::Request& req) const {
+    uint64_t number = param(req, "frame", std::nullopt);
+    FrameInfo f = model_.frame(number);
+    struct Stats {
+      uint64_t count = 0, total = 0, max = 0, thread = 0;
+    };
+    std::map<uint32_t, Stats> by_function;
+    model_.for_frame_calls(number, 0, f.calls, [&](const CallRef& ref) {
+      Stats& s = by_function[ref.call.function];
+      ++s.count;
+      s.total += ref.call.duration_ns;
+      s.max = std::max(s.max, ref.call.duration_ns);
+      s.thread += ref.call.thread_time_ns;
+    });
+    bool thread_time = model_.summary().has_thread_time;
+    json functions = json::array();
+    for (const auto& [function, s] : by_function) {
+      const char* name = function_name(function);
+      functions.push_back(
+          {{"name", name != nullptr ? std::string(name) : "function#" + std::to_string(function)},
+           {"count", s.count},
+           {"total_ns", s.total},
+           {"mean_ns", s.total / s.count},
+           {"max_ns", s.max},
+           {"thread_total_ns", thread_time ? json(s.thread) : json(nullptr)}});
+    }
+    std::sort(functions.begin(), functions.end(), [](const json& a, const json& b) {
+      return a["total_ns"].get<uint64_t>() > b["total_ns"].get<uint64_t>();
+    });
+    return {{"frame", number},
+            {"calls", f.calls},
+            {"wall_ns", f.end_ns - f.start_ns},
+            {"call_ns", f.call_ns},
+            {"thread_ns", thread_time ? json(f.thread_ns) : json(nullptr)},
+            {"draws", f.draws},
+            {"errors", f.errors},
+            {"image",
+             f.image >= 0 ? json("/api/image?frame=" + std::to_string(number)) : json(nullptr)},
+            {"functions", functions}};
+  }
+
+  std::string image_png(const ImageInfo& image) const {
+    uint64_t need = uint64_t{image.width} * image.height * 4, total = 0;
+    std::string pixels = model_.blob(image.blob, 0, need, &total);
+    if (image.width == 0 || image.height == 0 || total != need)
+      fail(404, "the captured image's data does not match its size (" +
+                    std::to_string(image.width) + "x" + std::to_string(image.height) + ")");
+    return consumers::encode_png(image.width, image.height,
+                                 reinterpret_cast<const uint8_t*>(pixels.data()), true);
+  }
+
+  std::string image(const httplib::Request& req) const {
+    std::optional<ImageInfo> image;
+    if (req.has_param("frame")) {
+      uint64_t frame = param(req, "frame", std::nullopt);
+      model_.frame(frame);  // 404 for an unknown frame
+      image = model_.image_of_frame(frame);
+      if (!image) fail(404, "frame " + std::to_string(frame) + " has no captured image");
+    } else {
+      uint64_t seq = param(req, "seq", std::nullopt);
+      image = model_.image_after_call(seq);
+      if (!image) fail(404, "no image was captured after call " + std::to_string(seq));
+    }
+    return image_png(*image);
+  }
+
+  std::string call_image(const httplib::Request& req) const {
+    uint64_t seq = param(req, "seq", std::nullopt);
+    uint64_t layer = param(req, "layer", 0);
+    std::string png;
+    model_.find_call(seq, [&](const CallRef& ref) {
+      Upload u = upload_of(ref.call);
+      if (!u.is_upload) fail(404, "call " + std::to_string(seq) + " uploads no texture image");
+      if (!u.why_not.empty()) fail(404, u.why_not);
+      if (layer >= u.depth)
+        fail(404, "layer " + std::to_string(layer) + " is past the upload's depth " +
+                      std::to_string(u.depth));
+      std::string bytes = upload_bytes(arg(ref.call, "pixels"));
+      uint32_t pixel = decodable_pixel_size(u.format, u.type);
+      uint32_t rows = u.height * u.depth;
+      size_t stride = infer_row_stride(u.width, rows, pixel, bytes.size());
+      if (stride == 0)
+        fail(404, "the upload's " + std::to_string(bytes.size()) +
+                      " bytes fit no unpack alignment (row length or skip state was set)");
+      std::vector<uint8_t> rgba;
+      std::string why;
+      std::string_view slice(bytes);
+      slice.remove_prefix(static_cast<size_t>(stride * u.height * layer));
+      if (!decode_pixels(u.format, u.type, u.width, u.height, stride, slice, &rgba, &why))
+        fail(404, why);
+      // Row 0 of a texture is its bottom, as a framebuffer's is.
+      png = consumers::encode_png(u.width, u.height, rgba.data(), true);
+    });
+    return png;
+  }
+
+  std::string blob(const httplib::Request& req) const {
+    if (!req.has_param("id")) fail(400, "missing parameter 'id'");
+    uint64_t id = param(req, "id", std::nullopt, 16);
+    uint64_t offset = param(req, "offset", 0);
+    uint64_t size = std::min(param(req, "size", kMaxBytes), kMaxBytes);
+    uint64_t total = 0;
+    return model_.blob(id, offset, size, &total);
+  }
+
+  static json attribute_value(const uint8_t* p, uint32_t type, bool normalized) {
+    auto get = [&](auto sample) {
+      decltype(sample) v;
+      memcpy(&v, p, sizeof v);
+      return v;
+    };
+    switch (type) {
+      case 0x1400:  // GL_BYTE
+        return normalized ? json(std::max(-1.0, get(int8_t{}) / 127.0)) : json(get(int8_t{}));
+      case 0x1401:  // GL_UNSIGNED_BYTE
+        return normalized ? json(get(uint8_t{}) / 255.0) : json(get(uint8_t{}));
+      case 0x1402:  // GL_SHORT
+        return normalized ? json(std::max(-1.0, get(int16_t{}) / 32767.0)) : json(get(int16_t{}));
+      case 0x1403:  // GL_UNSIGNED_SHORT
+        return normalized ? json(get(uint16_t{}) / 65535.0) : json(get(uint16_t{}));
+      case 0x1404:  // GL_INT
+        return get(int32_t{});
+      case 0x1405:  // GL_UNSIGNED_INT
+        return get(uint32_t{});
+      case 0x140C:  // GL_FIXED
+        return get(int32_t{}) / 65536.0;
+      default:  // GL_FLOAT
+        return get(float{});
+    }
+  }
+  static uint32_t type_size(uint32_t type) {
+    switch (type) {
+      case 0x1400:
+      case 0x1401:
+        return 1;
+      case 0x1402:
+      case 0x1403:
+      case 0x140B:
+      case 0x8D61:
+        return 2;
+      default:
+        return 4;
+    }
+  }
+
+  // A draw's client-side vertex arrays as a table; the attribute formats come
+  // from the glVertexAttrib*Pointer calls before it.
+  json draw_vertices(const httplib::Request& req) const {
+    uint64_t seq = param(req, "seq", std::nullopt);
+    uint64_t first = param(req, "first", 0);
+    uint64_t count = std::min(param(req, "count", 100), kMaxCalls);
+    struct Array {
+      uint32_t index;
+      uint32_t stride;
+      std::string data;
+    };
+    std::vector<Array> arrays;
+    uint64_t draw_frame = 0, draw_pos = 0;
+    model_.find_call(seq, [&](const CallRef& ref) {
+      if (!is_draw_name(name_of(ref.call)))
+        fail(404, "call " + std::to_string(seq) + " is no draw");
+      draw_frame = ref.frame;
+      draw_pos = ref.pos;
+      for (const format::ClientArray& a : ref.call.client_arrays) {
+        std::string data(a.data);
+        if (a.blob != 0) {
+          uint64_t total = 0;
+          data = model_.blob(a.blob, 0, uint64_t{64} << 20, &total);
+        }
+        arrays.push_back({a.index, a.stride, std::move(data)});
+      }
+    });
+    if (arrays.empty())
+      fail(404, "draw " + std::to_string(seq) +
+                    " reads no client-side arrays: its vertices are in buffer objects "
+                    "(see the state worker's buffer view)");
+    struct Format {
+      uint32_t size = 0, type = 0;
+      bool normalized = false, found = false;
+    };
+    std::map<uint32_t, Format> formats;
+    for (const Array& a : arrays) formats[a.index];
+    model_.for_frame_calls(draw_frame, 0, draw_pos, [&](const CallRef& ref) {
+      std::string name = name_of(ref.call);
+      if (name != "glVertexAttribPointer" && name != "glVertexAttribIPointer") return;
+      auto index = integer(arg(ref.call, "index"));
+      if (!index || formats.count(static_cast<uint32_t>(*index)) == 0) return;
+      Format& f = formats[static_cast<uint32_t>(*index)];
+      f.size = static_cast<uint32_t>(integer(arg(ref.call, "size")).value_or(4));
+      f.type = static_cast<uint32_t>(integer(arg(ref.call, "type")).value_or(0x1406));
+      f.normalized = integer(arg(ref.call, "normalized")).value_or(0) != 0;
+      f.found = true;
+    });
+    json attributes = json::array();
+    uint64_t total = UINT64_MAX;
+    for (const Array& a : arrays) {
+      const Format& f = formats[a.index];
+      if (!f.found || f.size == 0 || f.size > 4)
+        fail(404, "the format of attribute " + std::to_string(a.index) +
+                      " was set before this frame: ask the state worker");
+      const char* type = api::enum_name(f.type);
+      attributes.push_back({{"index", a.index},
+                            {"name", "attribute " + std::to_string(a.index)},
+                            {"size", f.size},
+                            {"type", type != nullptr ? type : std::to_string(f.type)}});
+      uint64_t element = uint64_t{f.size} * type_size(f.type);
+      uint64_t stride = a.stride != 0 ? a.stride : element;
+      total = std::min(total, a.data.size() < element ? 0 : (a.data.size() - element) / stride + 1);
+    }
+    json rows = json::array();
+    for (uint64_t row = first; row < total && row < first + count; ++row) {
+      json values = json::array();
+      for (const Array& a : arrays) {
+        const Format& f = formats[a.index];
+        uint64_t stride = a.stride != 0 ? a.stride : uint64_t{f.size} * type_size(f.type);
+        json v = json::array();
+        for (uint32_t c = 0; c < f.size; ++c)
+          v.push_back(attribute_value(reinterpret_cast<const uint8_t*>(a.data.data()) +
+                                          row * stride + c * type_size(f.type),
+                                      f.type, f.normalized));
+        values.push_back(v);
+      }
+      rows.push_back(values);
+    }
+    return {{"attributes", attributes}, {"rows", rows}, {"total", total}};
+  }
+
+  json minimap(const httplib::Request& req) const {
+    uint64_t number = param(req, "frame", std::nullopt);
+    uint64_t buckets = std::clamp<uint64_t>(param(req, "buckets", 1000), 1, kMaxBuckets);
+    FrameInfo f = model_.frame(number);
+    uint64_t n = std::min(buckets, f.calls);
+    std::vector<uint64_t> max(n, 0);
+    model_.for_frame_calls(number, 0, f.calls, [&](const CallRef& ref) {
+      uint64_t b = ref.pos * n / f.calls;
+      max[b] = std::max(max[b], ref.call.duration_ns);
+    });
+    return {{"buckets", max}, {"calls", f.calls}};
+  }
+
+  json timeline(const httplib::Request& req) const {
+    uint64_t start = param(req, "start_ns", 0);
+    uint64_t end = param(req, "end_ns", UINT64_MAX);
+    uint64_t max = std::clamp<uint64_t>(param(req, "max", 10000), 1, kMaxSpans);
+    if (end <= start) fail(400, "end_ns must be after start_ns");
+    // First how many calls there are; more than max: merged per time bin.
+    uint64_t in_range = 0;
+    bool truncated = false;
+    model_.for_time_range(start, end, kTimelineCalls, &truncated,
+                          [&](const CallRef&) { ++in_range; });
+    bool merge = in_range > max;
+    uint64_t bin_ns = merge ? std::max<uint64_t>(1, (end - start) / max) : 1;
+    struct Span {
+      uint64_t seq, start, end, calls;
+      std::string name;
+    };
+    std::map<uint32_t, std::vector<Span>> threads;
+    model_.for_time_range(start, end, kTimelineCalls, &truncated, [&](const CallRef& ref) {
+      const format::Call& c = ref.call;
+      std::vector<Span>& spans = threads[c.thread];
+      uint64_t call_end = c.start_ns + c.duration_ns;
+      if (merge && !spans.empty() &&
+          (std::max(c.start_ns, start) - start) / bin_ns ==
+              (std::max(spans.back().start, start) - start) / bin_ns) {
+        Span& s = spans.back();
+        s.end = std::max(s.end, call_end);
+        ++s.calls;
+        return;
+      }
+      spans.push_back({c.seq, c.start_ns, call_end, 1, name_of(c)});
+    });
+    json out_threads = json::array();
+    for (auto& [thread, spans] : threads) {
+      json list = json::array();
+      for (const Span& s : spans) {
+        json span = {{"seq", s.seq},
+                     {"name", s.calls > 1 ? std::to_string(s.calls) + " calls" : s.name},
+                     {"start_ns", s.start},
+                     {"dur_ns", s.end - s.start}};
+        if (s.calls > 1) span["calls"] = s.calls;
+        list.push_back(span);
+      }
+      out_threads.push_back({{"thread", thread}, {"spans", list}});
+    }
+    json frames = json::array();
+    uint64_t total = 0;
+    for (uint64_t from = 0;; from += kMaxFrames) {
+      std::vector<FrameInfo> page = model_.frames(from, kMaxFrames, &total);
+      for (const FrameInfo& f : page)
+        if (f.start_ns < end && f.end_ns >= start && frames.size() < kMaxSpans)
+          frames.push_back({{"number", f.number}, {"start_ns", f.start_ns}, {"end_ns", f.end_ns}});
+      if (page.empty() || from + kMaxFrames >= total) break;
+    }
+    return {{"threads", out_threads}, {"frames", frames}, {"truncated", truncated}};
+  }
+
+  std::string export_text(const httplib::Request& req) const {
+    uint64_t frame = param(req, "frame", std::nullopt);
+    uint64_t from = param(req, "from", 0);
+    uint64_t count = std::min(param(req, "count", kMaxExport), kMaxExport);
+    TraceModel::CallFilter filter = filter_of(req, "filter");
+    char* buffer = nullptr;
+    size_t size = 0;
+    FILE* out = open_memstream(&buffer, &size);
+    if (out == nullptr) fail(500, "out of memory");
+    {
+      consumers::Dumper dumper(out, consumers::DumpFilter{});
+      uint64_t total = 0;
+      selected_calls(frame, from, count, filter, &total, [&](const CallRef& ref) {
+        for (const auto& [id, bytes] : blob_sizes(ref.call)) dumper.note_blob(id, bytes);
+        dumper.on_call(ref.call);
+      });
+    }
+    fclose(out);
+    std::string text(buffer, size);
+    free(buffer);
+    return text;
+  }
+
+  // --- state, through the worker ---------------------------------------------
+
+  static json checked(json reply) {
+    if (reply.value("ok", false) != true) {
+      std::string error = reply.contains("error") && reply["error"].is_string()
+                              ? reply["error"].get<std::string>()
+                              : "the state worker failed without saying why";
+      fail(404, error);
+    }
+    reply.erase("id");
+    reply.erase("ok");
+    return reply;
+  }
+
+  static std::string base64_decode(const std::string& text) {
+    static const auto table = [] {
+      std::array<int8_t, 256> t{};
+      t.fill(-1);
+      const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+      for (int i = 0; i < 64; ++i) t[static_cast<uint8_t>(alphabet[i])] = static_cast<int8_t>(i);
+      return t;
+    }();
+    std::string out;
+    out.reserve(text.size() / 4 * 3);
+    uint32_t bits = 0;
+    int have = 0;
+    for (char c : text) {
+      if (c == '=') break;
+      int8_t v = table[static_cast<uint8_t>(c)];
+      if (v < 0) fail(503, "the state worker sent bad base64");
+      bits = (bits << 6) | static_cast<uint32_t>(v);
+      have += 6;
+      if (have >= 8) {
+        have -= 8;
+        out.push_back(static_cast<char>((bits >> have) & 0xff));
+      }
+    }
+    return out;
+  }
+
+  static std::string field(const json& reply, const char* name) {
+    if (!reply.contains(name) || !reply[name].is_string())
+      fail(503, std::string("the state worker's reply has no '") + name + "'");
+    return reply[name].get<std::string>();
+  }
+
+  json state(const httplib::Request& req) const {
+    uint64_t seq = param(req, "seq", std::nullopt);
+    json go;
+    json reply = checked(worker_.request_at(seq, {{"op", "state"}}, &go));
+    reply["seq"] = seq;
+    reply["warnings"] = go.value("warnings", json::array());
+    reply["ms"] = go.value("ms", json(0));
+    reply["restarted"] = go.value("restarted", json(false));
+    return reply;
+  }
+
+  std::string state_png(const httplib::Request& req, json op) const {
+    uint64_t seq = param(req, "seq", std::nullopt);
+    json go;
+    return base64_decode(field(checked(worker_.request_at(seq, std::move(op), &go)), "png"));
+  }
+
+  std::string state_framebuffer(const httplib::Request& req) const {
+    return state_png(req, {{"op", "framebuffer"}});
+  }
+
+  std::string state_texture(const httplib::Request& req) const {
+    if (!req.has_param("target") || req.get_param_value("target").empty())
+      fail(400, "missing parameter 'target'");
+    return state_png(req, {{"op", "texture"},
+                           {"name", param(req, "name", std::nullopt)},
+                           {"target", req.get_param_value("target")},
+                           {"level", param(req, "level", 0)},
+                           {"layer", param(req, "layer", 0)},
+                           {"face", param(req, "face", 0)}});
+  }
+
+  std::string state_buffer(const httplib::Request& req) const {
+    uint64_t seq = param(req, "seq", std::nullopt);
+    json go;
+    json reply =
+        checked(worker_.request_at(seq,
+                                   {{"op", "buffer"},
+                                    {"name", param(req, "name", std::nullopt)},
+                                    {"offset", param(req, "offset", 0)},
+                                    {"size", std::min(param(req, "size", kMaxBytes), kMaxBytes)}},
+                                   &go));
+    return base64_decode(field(reply, "data"));
+  }
+
+  json state_shader(const httplib::Request& req) const {
+    uint64_t seq = param(req, "seq", std::nullopt);
+    json go;
+    return checked(worker_.request_at(
+        seq, {{"op", "shader"}, {"name", param(req, "name", std::nullopt)}}, &go));
+  }
+
+ private:
+  TraceModel& model_;
+  StateWorker& worker_;
+};
+
+bool token_matches(const std::string& given, const std::string& token) {
+  if (given.size() != token.size()) return false;
+  unsigned char diff = 0;  // the same time whatever the first wrong character
+  for (size_t i = 0; i < token.size(); ++i) diff |= static_cast<unsigned char>(given[i] ^ token[i]);
+  return diff == 0;
+}
+
+void send_error(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  res.set_content(json_text({{"error", message}}), "application/json");
+}
+
+// Runs xdg-open in its own session, its output away from ours.
+void open_browser(const std::string& url) {
+  pid_t pid = fork();
+  if (pid != 0) {
+    if (pid > 0) {
+      // Reaped on a thread: xdg-open may wait for the browser.
+      std::thread([pid] { waitpid(pid, nullptr, 0); }).detach();
+    }
+    return;
+  }
+  setsid();
+  int null = open("/dev/null", O_RDWR);
+  if (null >= 0) dup2(null, 0), dup2(null, 1), dup2(null, 2);
+  close_range(3, ~0u, 0);
+  execlp("xdg-open", "xdg-open", url.c_str(), nullptr);
+  _exit(127);
+}
+
+}  // namespace
+
+std::string random_token() {
+  uint8_t bytes[16];
+  size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n > 0) got += static_cast<size_t>(n);
+  }
+  std::string token;
+  char hex[3];
+  for (uint8_t b : bytes) snprintf(hex, sizeof hex, "%02x", b), token += hex;
+  return token;
+}
+
+int run_view(const ViewOptions& options, FILE* out) {
+  TraceModel model;
+  std::string error;
+  if (!model.open(options.trace, &error)) {
+    fprintf(stderr, "gltrace view: %s\n", error.c_str());
+    return 1;
+  }
+  StateWorker worker(options.worker_command, options.trace);
+  Handlers handlers(model, worker);
+  const std::string token = random_token();
+
+  httplib::Server server;
+  // Requests carry no bodies: anything past a few KiB is refused.
+  server.set_payload_max_length(4096);
+  server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
+    if (!req.path.starts_with("/api/")) return httplib::Server::HandlerResponse::Unhandled;
+    std::string given = req.has_param("token") ? req.get_param_value("token")
+                                               : req.get_header_value("X-Gltrace-Token");
+    if (!token_matches(given, token)) {
+      send_error(res, 403, "missing or wrong token (use the URL gltrace view printed)");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (res.body.empty())
+      send_error(res, res.status,
+                 res.status == 404 ? "no such page: " + req.path.substr(0, 200) : "request failed");
+  });
+
+  auto guarded = [](auto body) {
+    return [body](const httplib::Request& req, httplib::Response& res) {
+      try {
+        body(req, res);
+      } catch (const QueryError& e) {
+        send_error(res, e.status, e.message);
+      } catch (const std::exception& e) {
+        send_error(res, 500, e.what());
+      }
+    };
+  };
+  auto json_route = [&](const char* path, json (Handlers::*method)(const httplib::Request&) const) {
+    server.Get(path,
+               guarded([&handlers, method](const httplib::Request& req, httplib::Response& res) {
+                 res.set_content(json_text((handlers.*method)(req)), "application/json");
+               }));
+  };
+  auto bytes_route = [&](const char* path, const char* type,
+                         std::string (Handlers::*method)(const httplib::Request&) const) {
+    server.Get(path, guarded([&handlers, method, type](const httplib::Request& req,
+                                                       httplib::Response& res) {
+                 res.set_content((handlers.*method)(req), type);
+               }));
+  };
+  server.Get("/api/trace", guarded([&](const httplib::Request&, httplib::Response& res) {
+               res.set_content(json_text(handlers.trace()), "application/json");
+             }));
+  json_route("/api/frames", &Handlers::frames);
+  json_route("/api/calls", &Handlers::calls);
+  json_route("/api/find", &Handlers::find);
+  json_route("/api/call", &Handlers::call);
+  json_route("/api/frame/summary", &Handlers::frame_summary);
+  bytes_route("/api/image", "image/png", &Handlers::image);
+  bytes_route("/api/call/image", "image/png", &Handlers::call_image);
+  bytes_route("/api/blob", "application/octet-stream", &Handlers::blob);
+  json_route("/api/draw/vertices", &Handlers::draw_vertices);
+  json_route("/api/minimap", &Handlers::minimap);
+  json_route("/api/timeline", &Handlers::timeline);
+  json_route("/api/state", &Handlers::state);
+  bytes_route("/api/state/framebuffer", "image/png", &Handlers::state_framebuffer);
+  bytes_route("/api/state/texture", "image/png", &Handlers::state_texture);
+  bytes_route("/api/state/buffer", "application/octet-stream", &Handlers::state_buffer);
+  json_route("/api/state/shader", &Handlers::state_shader);
+  bytes_route("/api/export", "text/plain; charset=utf-8", &Handlers::export_text);
+
+  // The front end: fixed paths, never a file name from the request.
+  for (const Asset* asset = kAssets; asset->path != nullptr; ++asset) {
+    auto serve = [asset](const httplib::Request&, httplib::Response& res) {
+      res.set_content(reinterpret_cast<const char*>(asset->data), asset->size, asset->content_type);
+      res.set_header("Cache-Control", "no-cache");
+    };
+    // httplib takes route patterns as regular expressions.
+    std::string pattern;
+    for (const char* c = asset->path; *c != '\0'; ++c) {
+      if (strchr(".+*?()[]{}|^$\\", *c) != nullptr) pattern += '\\';
+      pattern += *c;
+    }
+    server.Get(pattern, serve);
+    if (strcmp(asset->path, "/assets/index.html") == 0) {
+      server.Get("/", serve);
+      server.Get("/index\\.html", serve);
+    }
+  }
+
+  int port = options.port;
+  if (port == 0) {
+    port = server.bind_to_any_port("127.0.0.1");
+  } else if (!server.bind_to_port("127.0.0.1", port)) {
+    port = -1;
+  }
+  if (port <= 0) {
+    fprintf(stderr, "gltrace view: cannot listen on 127.0.0.1:%d: %s\n", options.port,
+            strerror(errno));
+    return 1;
+  }
+  std::string url = "http://127.0.0.1:" + std::to_string(port) + "/?token=" + token;
+  fprintf(out, "gltrace view: %s\n", url.c_str());
+  fflush(out);
+
+  // SIGINT/SIGTERM end the server from a thread of their own (stop() is
+  // not for signal handlers); a dead worker's pipe must not end us.
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::atomic<bool> signalled{false};
+  std::thread stopper([&] {
+    int signal_number = 0;
+    sigwait(&signals, &signal_number);
+    signalled = true;
+    server.stop();
+  });
+
+  const char* display = getenv("DISPLAY");
+  const char* wayland = getenv("WAYLAND_DISPLAY");
+  if (options.open_browser &&
+      ((display != nullptr && display[0] != '\0') || (wayland != nullptr && wayland[0] != '\0')))
+    open_browser(url);
+
+  bool ok = server.listen_after_bind();
+  // The server ended on its own: wake the signal thread.
+  if (!signalled) pthread_kill(stopper.native_handle(), SIGTERM);
+  stopper.join();
+  if (!ok) fprintf(stderr, "gltrace view: the server stopped: %s\n", strerror(errno));
+  return ok ? 0 : 1;
+}
+
+}  // namespace gltrace::view

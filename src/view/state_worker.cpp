@@ -1,0 +1,205 @@
+#include "view/state_worker.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "view/trace_model.h"
+
+namespace gltrace::view {
+namespace {
+
+constexpr size_t kStderrTail = 2048;
+
+[[noreturn]] void unavailable(const std::string& message) {
+  throw QueryError{503, "the state worker is unavailable: " + message};
+}
+
+std::string exit_text(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return std::string("was killed by ") + strsignal(WTERMSIG(status));
+  return "ended";
+}
+
+}  // namespace
+
+StateWorker::StateWorker(std::vector<std::string> command, std::string trace)
+    : command_(std::move(command)), trace_(std::move(trace)) {}
+
+StateWorker::~StateWorker() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stop(nullptr);
+}
+
+std::string StateWorker::stderr_tail() {
+  std::lock_guard<std::mutex> lock(stderr_mutex_);
+  std::string tail = stderr_tail_;
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+  return tail;
+}
+
+void StateWorker::start() {
+  std::vector<std::string> argv = command_;
+  argv.push_back(trace_);
+  int in[2], out[2], err[2];
+  if (pipe2(in, O_CLOEXEC) != 0) unavailable(std::string("pipe: ") + strerror(errno));
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    close(in[0]), close(in[1]);
+    unavailable(std::string("pipe: ") + strerror(errno));
+  }
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+    unavailable(std::string("pipe: ") + strerror(errno));
+  }
+  std::vector<char*> args;
+  for (std::string& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    // The worker must not outlive the viewer, nor hold its listening socket.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    close_range(3, ~0u, 0);
+    signal(SIGPIPE, SIG_DFL);
+    execv(args[0], args.data());
+    dprintf(2, "cannot run %s: %s\n", args[0], strerror(errno));
+    _exit(127);
+  }
+  int fork_errno = errno;
+  close(in[0]), close(out[1]), close(err[1]);
+  if (pid < 0) {
+    close(in[1]), close(out[0]), close(err[0]);
+    unavailable(std::string("fork: ") + strerror(fork_errno));
+  }
+  pid_ = pid;
+  to_worker_ = in[1];
+  from_worker_ = out[0];
+  buffered_.clear();
+  at_call_valid_ = false;
+  {
+    std::lock_guard<std::mutex> lock(stderr_mutex_);
+    stderr_tail_.clear();
+  }
+  // The worker's log goes on to ours; its last lines say why it failed.
+  int err_fd = err[0];
+  stderr_thread_ = std::thread([this, err_fd] {
+    char buffer[4096];
+    for (;;) {
+      ssize_t n = read(err_fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      (void)!write(2, buffer, static_cast<size_t>(n));
+      std::lock_guard<std::mutex> lock(stderr_mutex_);
+      stderr_tail_.append(buffer, static_cast<size_t>(n));
+      if (stderr_tail_.size() > kStderrTail)
+        stderr_tail_.erase(0, stderr_tail_.size() - kStderrTail);
+    }
+    close(err_fd);
+  });
+}
+
+void StateWorker::stop(const char* why) {
+  if (pid_ < 0) return;
+  if (to_worker_ >= 0) close(to_worker_);  // EOF: a healthy worker exits
+  to_worker_ = -1;
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 50 && done == 0; ++i) {
+    done = waitpid(pid_, &status, WNOHANG);
+    if (done == 0) usleep(10000);
+  }
+  if (done == 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &status, 0);
+  }
+  if (from_worker_ >= 0) close(from_worker_);
+  from_worker_ = -1;
+  if (stderr_thread_.joinable()) stderr_thread_.join();
+  if (why != nullptr) {
+    std::string tail = stderr_tail();
+    last_failure_ = std::string(why) + "; the worker " + exit_text(status);
+    if (!tail.empty()) last_failure_ += ": " + tail;
+  }
+  pid_ = -1;
+  at_call_valid_ = false;
+}
+
+nlohmann::json StateWorker::exchange(nlohmann::json message) {
+  if (pid_ < 0) start();
+  int64_t id = next_id_++;
+  message["id"] = id;
+  std::string line = message.dump() + "\n";
+  for (size_t done = 0; done < line.size();) {
+    ssize_t n = write(to_worker_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      stop("it stopped reading requests");
+      unavailable(last_failure_);
+    }
+    done += static_cast<size_t>(n);
+  }
+  for (;;) {
+    size_t newline = buffered_.find('\n');
+    if (newline != std::string::npos) {
+      std::string reply_line = buffered_.substr(0, newline);
+      buffered_.erase(0, newline + 1);
+      nlohmann::json reply;
+      try {
+        reply = nlohmann::json::parse(reply_line);
+      } catch (const nlohmann::json::exception& e) {
+        stop("it wrote a line that is no JSON");
+        unavailable(last_failure_ + " (" + e.what() + ")");
+      }
+      if (!reply.is_object() || !reply.contains("id") || reply["id"] != id) {
+        stop("its reply does not answer the request (wrong id)");
+        unavailable(last_failure_);
+      }
+      return reply;
+    }
+    if (buffered_.size() > kMaxReplyBytes) {
+      stop("its reply is too long");
+      unavailable(last_failure_);
+    }
+    char buffer[65536];
+    ssize_t n = read(from_worker_, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      stop("it ended before replying");
+      unavailable(last_failure_);
+    }
+    buffered_.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+nlohmann::json StateWorker::request(nlohmann::json message) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return exchange(std::move(message));
+}
+
+nlohmann::json StateWorker::request_at(uint64_t call, nlohmann::json message, nlohmann::json* go) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  *go = nlohmann::json{{"warnings", nlohmann::json::array()}, {"ms", 0}, {"restarted", false}};
+  if (!at_call_valid_ || at_call_ != call) {
+    nlohmann::json reply = exchange({{"op", "goto"}, {"call", call}});
+    if (reply.value("ok", false) != true) {
+      at_call_valid_ = false;
+      return reply;
+    }
+    at_call_valid_ = true;
+    at_call_ = call;
+    *go = reply;
+  }
+  return exchange(std::move(message));
+}
+
+}  // namespace gltrace::view

@@ -1,0 +1,60 @@
+// The viewer's state worker: `gltrace replay --state-worker TRACE` (protocol A
+// of docs/viewer.md) as a child process on pipes. Started on the first
+// request, kept running (paused at the last call asked for), restarted when
+// it died; one request at a time.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace gltrace::view {
+
+class StateWorker {
+ public:
+  // `command`: the worker's argv without the trace (executable first).
+  StateWorker(std::vector<std::string> command, std::string trace);
+  ~StateWorker();
+  StateWorker(const StateWorker&) = delete;
+  StateWorker& operator=(const StateWorker&) = delete;
+
+  // Sends {"op":..., ...} (the id is added) and returns the reply. When the
+  // worker cannot run, dies or breaks the protocol: throws QueryError 503
+  // saying why. A reply with "ok": false is returned as it is.
+  nlohmann::json request(nlohmann::json request);
+  // goto (skipped when the worker is already there), then the request; the
+  // goto reply's warnings, ms and whether it restarted in *go.
+  nlohmann::json request_at(uint64_t call, nlohmann::json request, nlohmann::json* go);
+
+  // Replies bigger than this end the worker (a texture PNG, a 16 MiB buffer
+  // in base64, fit well below it).
+  static constexpr size_t kMaxReplyBytes = size_t{64} << 20;
+
+ private:
+  void start();  // throws QueryError
+  void stop(const char* why);
+  nlohmann::json exchange(nlohmann::json request);
+  std::string stderr_tail();
+
+  std::vector<std::string> command_;
+  std::string trace_;
+  std::mutex mutex_;  // one request at a time
+  pid_t pid_ = -1;
+  int to_worker_ = -1, from_worker_ = -1;
+  std::string buffered_;  // read from the worker, not yet a whole line
+  int64_t next_id_ = 1;
+  bool at_call_valid_ = false;
+  uint64_t at_call_ = 0;
+  std::string last_failure_;
+
+  std::thread stderr_thread_;
+  std::mutex stderr_mutex_;
+  std::string stderr_tail_;
+};
+
+}  // namespace gltrace::view

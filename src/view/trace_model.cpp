@@ -1,0 +1,804 @@
+#include "view/trace_model.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <list>
+#include <unordered_map>
+
+#include "consumers/value_format.h"
+#include "gltrace/api/functions.h"
+
+namespace gltrace::view {
+namespace {
+
+enum class CallKind : uint8_t { kOther, kDraw, kPush, kPop };
+
+// What the viewer needs to know of a function, from its name in the model.
+const std::vector<CallKind>& call_kinds() {
+  static const std::vector<CallKind> kinds = [] {
+    std::vector<CallKind> k(api::kFunctionIdLimit, CallKind::kOther);
+    for (uint32_t id = 0; id < api::kFunctionIdLimit; ++id) {
+      const char* name = api::kFunctionInfo[id].name;
+      if (name == nullptr) continue;
+      std::string_view n(name);
+      if (n.starts_with("glDraw") || n.starts_with("glMultiDraw"))
+        k[id] = CallKind::kDraw;
+      else if (n.starts_with("glPushDebugGroup") || n == "glPushGroupMarkerEXT")
+        k[id] = CallKind::kPush;
+      else if (n.starts_with("glPopDebugGroup") || n == "glPopGroupMarkerEXT")
+        k[id] = CallKind::kPop;
+    }
+    return k;
+  }();
+  return kinds;
+}
+
+CallKind kind_of(uint32_t function) {
+  return function < api::kFunctionIdLimit ? call_kinds()[function] : CallKind::kOther;
+}
+
+// A push's label: glPushDebugGroup's message, glPushGroupMarkerEXT's marker.
+std::string_view group_label(const format::Call& call) {
+  for (auto it = call.args.rbegin(); it != call.args.rend(); ++it)
+    if (it->kind == format::ValueKind::kText || it->kind == format::ValueKind::kData)
+      return it->bytes;
+  return {};
+}
+
+struct ChunkInfo {
+  uint64_t offset = 0;
+  uint64_t first_index = 0;  // file-order index of its first call
+  uint64_t calls = 0;
+  uint64_t frames_before = 0;  // frame records before it
+  uint64_t min_seq = UINT64_MAX, max_seq = 0;
+  uint64_t min_start_ns = UINT64_MAX, max_end_ns = 0;
+};
+
+// A context's debug-group depth at the start of a chunk (only non-zero ones).
+struct DepthMark {
+  uint32_t chunk, context, depth;
+};
+
+struct BlobLocation {
+  uint64_t id;
+  uint32_t chunk;
+  uint32_t size;
+};
+
+using Payload = std::shared_ptr<const std::vector<uint8_t>>;
+
+}  // namespace
+
+struct TraceModel::Impl {
+  ModelLimits limits;
+  std::string path;
+  uint64_t file_size = 0;
+
+  // Tables, filled by the pass, read by queries (under `mutex`).
+  mutable std::mutex mutex;
+  std::vector<ChunkInfo> chunks;
+  std::vector<FrameInfo> frames;
+  std::vector<ImageInfo> images;
+  std::vector<BlobLocation> blobs;
+  bool blobs_sorted = false;
+  std::vector<DepthMark> depth_marks;  // by chunk
+  TraceSummary summary;
+  bool indexed = false;
+  std::condition_variable indexed_changed;
+
+  std::thread pass;
+  std::atomic<bool> stop{false};
+
+  // Reading chunks for queries: one reader, one at a time.
+  mutable std::mutex reader_mutex;
+  mutable format::ChunkReader reader;
+
+  // Decompressed chunks, least recently used first.
+  mutable std::mutex cache_mutex;
+  mutable std::list<std::pair<uint32_t, Payload>> cache;
+  mutable std::unordered_map<uint32_t, std::list<std::pair<uint32_t, Payload>>::iterator>
+      cache_index;
+  mutable size_t cache_bytes = 0;
+
+  struct FilterKey {
+    uint64_t frame;
+    std::string regex;
+    std::optional<uint32_t> thread, context;
+    bool operator==(const FilterKey&) const = default;
+  };
+  mutable std::mutex filter_mutex;
+  mutable std::list<std::pair<FilterKey, std::shared_ptr<const std::vector<uint32_t>>>> filters;
+
+  void warn(const std::string& message) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (summary.warnings.size() < 100) summary.warnings.push_back(message);
+  }
+
+  void run_pass();
+  Payload payload(uint32_t chunk) const;
+  uint64_t blob_size_locked(uint64_t id, uint32_t* chunk) const;
+  // Visits calls [lo, hi) of the trace (file order).
+  void walk(uint64_t lo, uint64_t hi, const std::function<bool(const CallRef&)>& visit) const;
+  uint32_t chunk_of_index(uint64_t index) const;  // under mutex
+};
+
+namespace {
+
+// The open pass: tables only, no calls kept.
+class Indexer final : public format::Consumer {
+ public:
+  explicit Indexer(TraceModel::Impl& m) : m_(m) {}
+
+  void on_chunk(uint64_t offset, uint32_t /*record_count*/) override {
+    publish();
+    if (m_.stop) return request_stop();
+    pending_chunk_ = ChunkInfo{};
+    pending_chunk_.offset = offset;
+    pending_chunk_.first_index = calls_;
+    pending_chunk_.frames_before = frames_seen_;
+    have_chunk_ = true;
+    chunk_number_ = chunks_published_;
+    for (auto& [context, depth] : depth_)
+      if (depth != 0) pending_marks_.push_back({chunk_number_, context, depth});
+  }
+
+  void on_header(const format::Header& h) override {
+    std::lock_guard<std::mutex> lock(m_.mutex);
+    m_.summary.pid = h.pid;
+    m_.summary.process_name = h.process_name;
+    m_.summary.command_line = h.command_line;
+  }
+  void on_thread(const format::Thread& t) override {
+    std::lock_guard<std::mutex> lock(m_.mutex);
+    if (m_.summary.threads.size() < m_.limits.max_threads)
+      m_.summary.threads.push_back({t.index, t.tid, std::string(t.name)});
+  }
+  void on_context(const format::Context& c) override {
+    std::lock_guard<std::mutex> lock(m_.mutex);
+    if (m_.summary.contexts.size() < m_.limits.max_threads)
+      m_.summary.contexts.push_back({c.index, c.client_version, c.handle, c.share_context,
+                                     std::string(c.gl_version), std::string(c.gl_renderer)});
+  }
+
+  void on_call(const format::Call& call) override {
+    if (!have_chunk_) return;
+    ChunkInfo& c = pending_chunk_;
+    ++c.calls;
+    c.min_seq = std::min(c.min_seq, call.seq);
+    c.max_seq = std::max(c.max_seq, call.seq);
+    c.min_start_ns = std::min(c.min_start_ns, call.start_ns);
+    uint64_t end = call.start_ns + call.duration_ns;
+    c.max_end_ns = std::max(c.max_end_ns, end);
+    if (frame_.calls == 0) {
+      frame_.first_index = calls_;
+      frame_.first_seq = call.seq;
+    }
+    ++frame_.calls;
+    frame_.last_seq = call.seq;
+    frame_.call_ns += call.duration_ns;
+    frame_.thread_ns += call.thread_time_ns;
+    frame_.end_ns = std::max(frame_.end_ns, end);
+    if (call.thread_time_ns != 0) has_thread_time_ = true;
+    if (call.gl_error != 0) ++frame_.errors;
+    switch (kind_of(call.function)) {
+      case CallKind::kDraw:
+        ++frame_.draws;
+        break;
+      case CallKind::kPush:
+        ++depth_[call.context];
+        break;
+      case CallKind::kPop:
+        if (depth_[call.context] != 0) --depth_[call.context];
+        break;
+      case CallKind::kOther:
+        break;
+    }
+    duration_ns_ = std::max(duration_ns_, end);
+    ++calls_;
+  }
+
+  void on_blob(const format::Blob& blob) override {
+    if (!have_chunk_) return;
+    if (pending_blobs_.size() + blobs_published_ >= m_.limits.max_blobs) {
+      if (!blobs_full_) m_.warn("more blobs than the viewer indexes: later ones are not shown");
+      blobs_full_ = true;
+      return;
+    }
+    pending_blobs_.push_back({blob.id, chunk_number_, static_cast<uint32_t>(blob.data.size())});
+  }
+
+  void on_frame(const format::Frame& frame) override {
+    FrameInfo f = frame_;
+    f.number = frames_seen_;
+    f.thread = frame.thread;
+    f.context = frame.context;
+    f.start_ns = last_frame_end_;
+    f.end_ns = std::max(frame.time_ns, f.start_ns);
+    if (f.calls == 0) f.first_index = calls_;
+    last_frame_end_ = f.end_ns;
+    ++frames_seen_;
+    frame_ = {};
+    if (frames_published_ + pending_frames_.size() < m_.limits.max_frames)
+      pending_frames_.push_back(f);
+    else if (!frames_full_) {
+      frames_full_ = true;
+      m_.warn("more frames than the viewer lists: frames from " +
+              std::to_string(m_.limits.max_frames) + " on are not shown");
+    }
+  }
+
+  void on_image(const format::Image& image) override {
+    if (images_published_ + pending_images_.size() >= m_.limits.max_images) return;
+    pending_images_.push_back(
+        {image.frame, image.seq, image.blob, image.width, image.height, image.context});
+  }
+
+  // Makes the chunk just read, and the frames it ended, visible to queries.
+  void publish() {
+    if (!have_chunk_) return;
+    std::lock_guard<std::mutex> lock(m_.mutex);
+    if (m_.chunks.size() >= m_.limits.max_chunks) {
+      if (!chunks_full_) {
+        chunks_full_ = true;
+        if (m_.summary.warnings.size() < 100)
+          m_.summary.warnings.push_back(
+              "more chunks than the viewer indexes: the rest is not shown");
+      }
+      request_stop();
+      have_chunk_ = false;
+      return;
+    }
+    m_.chunks.push_back(pending_chunk_);
+    ++chunks_published_;
+    for (const ImageInfo& image : pending_images_) {
+      m_.images.push_back(image);
+      for (auto it = pending_frames_.rbegin(); it != pending_frames_.rend(); ++it)
+        if (it->number == image.frame) it->image = static_cast<int64_t>(m_.images.size() - 1);
+      if (image.frame < m_.frames.size())
+        m_.frames[image.frame].image = static_cast<int64_t>(m_.images.size() - 1);
+    }
+    images_published_ += pending_images_.size();
+    pending_images_.clear();
+    for (const FrameInfo& f : pending_frames_) m_.frames.push_back(f);
+    frames_published_ += pending_frames_.size();
+    pending_frames_.clear();
+    m_.blobs.insert(m_.blobs.end(), pending_blobs_.begin(), pending_blobs_.end());
+    blobs_published_ += pending_blobs_.size();
+    pending_blobs_.clear();
+    for (const DepthMark& mark : pending_marks_)
+      if (m_.depth_marks.size() < m_.limits.max_depth_marks) m_.depth_marks.push_back(mark);
+    pending_marks_.clear();
+    m_.summary.calls = calls_;
+    m_.summary.frames = frames_seen_;
+    m_.summary.duration_ns = duration_ns_;
+    m_.summary.has_thread_time = has_thread_time_;
+    m_.summary.has_images = !m_.images.empty();
+    have_chunk_ = false;
+  }
+
+  // After the last chunk: the calls after the last frame record are a frame too.
+  void finish() {
+    publish();
+    std::lock_guard<std::mutex> lock(m_.mutex);
+    if (frame_.calls != 0 && m_.frames.size() < m_.limits.max_frames) {
+      FrameInfo f = frame_;
+      f.number = m_.frames.size();
+      f.start_ns = last_frame_end_;
+      f.end_ns = std::max(f.end_ns, f.start_ns);
+      f.complete = false;
+      m_.frames.push_back(f);
+    }
+  }
+
+ private:
+  TraceModel::Impl& m_;
+  ChunkInfo pending_chunk_;
+  bool have_chunk_ = false;
+  uint32_t chunk_number_ = 0;
+  uint64_t chunks_published_ = 0;
+  std::vector<FrameInfo> pending_frames_;
+  std::vector<ImageInfo> pending_images_;
+  std::vector<BlobLocation> pending_blobs_;
+  std::vector<DepthMark> pending_marks_;
+  uint64_t frames_published_ = 0, images_published_ = 0, blobs_published_ = 0;
+  bool frames_full_ = false, blobs_full_ = false, chunks_full_ = false;
+  FrameInfo frame_;
+  uint64_t calls_ = 0, frames_seen_ = 0, last_frame_end_ = 0, duration_ns_ = 0;
+  bool has_thread_time_ = false;
+  std::map<uint32_t, uint32_t> depth_;
+};
+
+// Decodes one chunk's calls, numbering them and tracking debug groups.
+class Walker final : public format::Consumer {
+ public:
+  Walker(const ChunkInfo& chunk, std::map<uint32_t, uint32_t> depths, uint64_t lo, uint64_t hi,
+         const std::function<bool(const CallRef&)>& visit, const std::vector<FrameInfo>& frames)
+      // frames: the frames from chunk.frames_before on that its calls can be in
+      : chunk_(chunk),
+        depth_(std::move(depths)),
+        lo_(lo),
+        hi_(hi),
+        visit_(visit),
+        frame_(chunk.frames_before),
+        frames_(frames) {}
+
+  void on_call(const format::Call& call) override {
+    uint64_t index = chunk_.first_index + n_++;
+    uint32_t& depth = depth_[call.context];
+    CallKind kind = kind_of(call.function);
+    if (kind == CallKind::kPop && depth != 0) --depth;
+    if (index >= lo_ && index < hi_) {
+      uint64_t at = frame_ - chunk_.frames_before;
+      uint64_t first = at < frames_.size() ? frames_[at].first_index : index;
+      CallRef ref{call,   index,
+                  frame_, index >= first ? index - first : 0,
+                  depth,  kind == CallKind::kPush ? group_label(call) : std::string_view()};
+      if (!visit_(ref)) {
+        stopped_ = true;
+        return request_stop();
+      }
+    }
+    if (kind == CallKind::kPush) ++depth;
+    if (index + 1 >= hi_) request_stop();
+  }
+  void on_frame(const format::Frame& /*frame*/) override { ++frame_; }
+  bool stopped() const { return stopped_; }
+
+ private:
+  const ChunkInfo& chunk_;
+  std::map<uint32_t, uint32_t> depth_;
+  uint64_t lo_, hi_;
+  const std::function<bool(const CallRef&)>& visit_;
+  uint64_t n_ = 0;
+  uint64_t frame_;
+  const std::vector<FrameInfo>& frames_;
+  bool stopped_ = false;
+};
+
+}  // namespace
+
+void TraceModel::Impl::run_pass() {
+  format::ChunkReader scan;
+  Indexer indexer(*this);
+  format::ReadStatus status;
+  bool ok = scan.open(path) && format::read_trace_prefetched(scan, indexer, &status);
+  if (!scan.status().ok() && scan.status().state != format::ReadState::kReading && !ok &&
+      status.message.empty())
+    status = scan.status();
+  indexer.finish();
+  if (!ok && !stop)
+    warn("the trace is damaged: " + status.message + " (what comes before is shown)");
+  else if (status.state == format::ReadState::kCutShort)
+    warn(status.message);
+  std::lock_guard<std::mutex> lock(mutex);
+  std::sort(blobs.begin(), blobs.end(),
+            [](const BlobLocation& a, const BlobLocation& b) { return a.id < b.id; });
+  blobs_sorted = true;
+  indexed = true;
+  summary.indexing = false;
+  indexed_changed.notify_all();
+}
+
+Payload TraceModel::Impl::payload(uint32_t chunk) const {
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    auto it = cache_index.find(chunk);
+    if (it != cache_index.end()) {
+      cache.splice(cache.end(), cache, it->second);
+      return it->second->second;
+    }
+  }
+  uint64_t offset;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    offset = chunks.at(chunk).offset;
+  }
+  Payload data;
+  {
+    std::lock_guard<std::mutex> lock(reader_mutex);
+    format::ChunkView view;
+    if (!reader.seek(offset) || !reader.next(&view) || view.offset != offset)
+      throw QueryError{500, "cannot read the chunk at offset " + std::to_string(offset) + ": " +
+                                reader.status().message};
+    data = std::make_shared<const std::vector<uint8_t>>(view.payload.begin(), view.payload.end());
+  }
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  if (cache_index.count(chunk) == 0) {
+    cache.emplace_back(chunk, data);
+    cache_index[chunk] = std::prev(cache.end());
+    cache_bytes += data->size();
+    while (cache_bytes > limits.chunk_cache_bytes && cache.size() > 1) {
+      cache_bytes -= cache.front().second->size();
+      cache_index.erase(cache.front().first);
+      cache.pop_front();
+    }
+  }
+  return data;
+}
+
+uint32_t TraceModel::Impl::chunk_of_index(uint64_t index) const {
+  auto it = std::upper_bound(chunks.begin(), chunks.end(), index,
+                             [](uint64_t i, const ChunkInfo& c) { return i < c.first_index; });
+  return static_cast<uint32_t>(it == chunks.begin() ? 0 : (it - chunks.begin()) - 1);
+}
+
+void TraceModel::Impl::walk(uint64_t lo, uint64_t hi,
+                            const std::function<bool(const CallRef&)>& visit) const {
+  if (lo >= hi) return;
+  uint32_t first;
+  size_t count;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (chunks.empty()) return;
+    first = chunk_of_index(lo);
+    count = chunks.size();
+  }
+  for (uint32_t c = first; c < count; ++c) {
+    ChunkInfo chunk;
+    std::map<uint32_t, uint32_t> depths;
+    std::vector<FrameInfo> frame_window;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      chunk = chunks[c];
+      auto mark = std::lower_bound(depth_marks.begin(), depth_marks.end(), c,
+                                   [](const DepthMark& m, uint32_t ch) { return m.chunk < ch; });
+      for (; mark != depth_marks.end() && mark->chunk == c; ++mark)
+        depths[mark->context] = mark->depth;
+      // The frames this chunk's calls can be in (positions are counted from them).
+      uint64_t end_frame = chunk.frames_before;
+      while (end_frame < frames.size() &&
+             frames[end_frame].first_index < chunk.first_index + chunk.calls)
+        ++end_frame;
+      frame_window.assign(frames.begin() + static_cast<std::ptrdiff_t>(std::min<uint64_t>(
+                                               chunk.frames_before, frames.size())),
+                          frames.begin() + static_cast<std::ptrdiff_t>(
+                                               std::min<uint64_t>(end_frame + 1, frames.size())));
+    }
+    if (chunk.first_index >= hi) return;
+    if (chunk.first_index + chunk.calls <= lo) continue;
+    Payload data = payload(c);
+    Walker walker(chunk, std::move(depths), lo, hi, visit, frame_window);
+    format::RecordDecoder decoder;
+    if (!decoder.decode_chunk(*data, walker) && !walker.stop_requested())
+      throw QueryError{500, "chunk at offset " + std::to_string(chunk.offset) +
+                                " does not decode: " + decoder.error()};
+    if (walker.stopped()) return;
+  }
+}
+
+TraceModel::TraceModel(ModelLimits limits) : impl_(std::make_unique<Impl>()) {
+  impl_->limits = limits;
+}
+
+TraceModel::~TraceModel() {
+  impl_->stop = true;
+  if (impl_->pass.joinable()) impl_->pass.join();
+}
+
+bool TraceModel::open(const std::string& path, std::string* error) {
+  Impl& d = *impl_;
+  if (!d.reader.open(path)) {
+    *error = d.reader.status().message;
+    return false;
+  }
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) d.file_size = static_cast<uint64_t>(st.st_size);
+  d.path = path;
+  d.summary.path = path;
+  d.summary.size = d.file_size;
+  d.pass = std::thread([&d] { d.run_pass(); });
+  return true;
+}
+
+void TraceModel::wait_indexed() {
+  std::unique_lock<std::mutex> lock(impl_->mutex);
+  impl_->indexed_changed.wait(lock, [this] { return impl_->indexed; });
+}
+
+TraceSummary TraceModel::summary() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->summary;
+}
+
+std::vector<FrameInfo> TraceModel::frames(uint64_t from, uint64_t count, uint64_t* total) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const auto& frames = impl_->frames;
+  *total = frames.size();
+  if (from >= frames.size()) return {};
+  uint64_t end = from + std::min<uint64_t>(count, frames.size() - from);
+  return {frames.begin() + static_cast<std::ptrdiff_t>(from),
+          frames.begin() + static_cast<std::ptrdiff_t>(end)};
+}
+
+FrameInfo TraceModel::frame(uint64_t number) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (number >= impl_->frames.size())
+    throw QueryError{404, "no frame " + std::to_string(number) + " (the trace has " +
+                              std::to_string(impl_->frames.size()) +
+                              (impl_->indexed ? "" : " so far") + ")"};
+  return impl_->frames[number];
+}
+
+std::optional<ImageInfo> TraceModel::image_of_frame(uint64_t number) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (number >= impl_->frames.size() || impl_->frames[number].image < 0) return std::nullopt;
+  return impl_->images[static_cast<size_t>(impl_->frames[number].image)];
+}
+
+std::optional<ImageInfo> TraceModel::image_after_call(uint64_t seq) const {
+  std::vector<ImageInfo> found = images_after_call(seq);
+  if (found.empty()) return std::nullopt;
+  return found.back();
+}
+
+std::vector<ImageInfo> TraceModel::images_after_call(uint64_t seq) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::vector<ImageInfo> found;
+  for (const ImageInfo& image : impl_->images)
+    if (image.seq == seq && found.size() < 16) found.push_back(image);
+  return found;
+}
+
+uint64_t TraceModel::Impl::blob_size_locked(uint64_t id, uint32_t* chunk) const {
+  if (blobs_sorted) {
+    auto it = std::lower_bound(blobs.begin(), blobs.end(), id,
+                               [](const BlobLocation& b, uint64_t i) { return b.id < i; });
+    if (it == blobs.end() || it->id != id) return 0;
+    if (chunk != nullptr) *chunk = it->chunk;
+    return it->size;
+  }
+  for (const BlobLocation& b : blobs)
+    if (b.id == id) {
+      if (chunk != nullptr) *chunk = b.chunk;
+      return b.size;
+    }
+  return 0;
+}
+
+uint64_t TraceModel::blob_size(uint64_t id) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->blob_size_locked(id, nullptr);
+}
+
+void TraceModel::blob_sizes_of(const format::Call& call,
+                               std::unordered_map<uint64_t, uint64_t>* out) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  auto add = [&](uint64_t id) {
+    uint64_t size = impl_->blob_size_locked(id, nullptr);
+    if (size != 0) (*out)[id] = size;
+  };
+  for (const format::Value& v : call.args)
+    if (v.kind == format::ValueKind::kBlob) add(v.blob);
+  if (call.ret != nullptr && call.ret->kind == format::ValueKind::kBlob) add(call.ret->blob);
+}
+
+std::string TraceModel::blob(uint64_t id, uint64_t offset, uint64_t size, uint64_t* total) const {
+  uint32_t chunk = 0;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    if (impl_->blob_size_locked(id, &chunk) == 0 &&
+        !std::any_of(impl_->blobs.begin(), impl_->blobs.end(),
+                     [id](const BlobLocation& b) { return b.id == id; }))
+      throw QueryError{404, "no blob " + std::to_string(id) + " in the trace"};
+  }
+  Payload data = impl_->payload(chunk);
+  struct Finder final : format::Consumer {
+    uint64_t id;
+    std::string bytes;
+    bool found = false;
+    uint64_t offset, size, total = 0;
+    void on_blob(const format::Blob& blob) override {
+      if (blob.id != id) return;
+      found = true;
+      total = blob.data.size();
+      if (offset < blob.data.size()) bytes = std::string(blob.data.substr(offset, size));
+      request_stop();
+    }
+  } finder;
+  finder.id = id;
+  finder.offset = offset;
+  finder.size = size;
+  format::RecordDecoder decoder;
+  decoder.decode_chunk(*data, finder);
+  if (!finder.found) throw QueryError{404, "blob " + std::to_string(id) + " not found"};
+  *total = finder.total;
+  return std::move(finder.bytes);
+}
+
+void TraceModel::for_frame_calls(uint64_t number, uint64_t first, uint64_t count,
+                                 const std::function<void(const CallRef&)>& visit) const {
+  FrameInfo f = frame(number);
+  if (first >= f.calls) return;
+  uint64_t lo = f.first_index + first;
+  uint64_t hi = f.first_index + std::min(f.calls, first + count);
+  impl_->walk(lo, hi, [&](const CallRef& ref) {
+    visit(ref);
+    return true;
+  });
+}
+
+std::regex TraceModel::compile_regex(const std::string& text) {
+  if (text.size() > kMaxRegex)
+    throw QueryError{400,
+                     "regular expression longer than " + std::to_string(kMaxRegex) + " characters"};
+    // libstdc++'s breadth-first matcher: time polynomial in the text (bounded
+    // by kMaxMatchText), where its default backtracking one is exponential on
+    // patterns like (a*)*b, and a recursion depth that does not grow with the
+    // text. It has no back-references.
+#if defined(__GLIBCXX__)
+  constexpr auto kFlags = std::regex::ECMAScript | std::regex_constants::__polynomial;
+#else
+  constexpr auto kFlags = std::regex::ECMAScript;
+#endif
+  try {
+    std::regex re(text, kFlags);
+    (void)std::regex_search(std::string(), re);  // throws for a back-reference
+    return re;
+  } catch (const std::regex_error& e) {
+    throw QueryError{400, "bad regular expression '" + text + "': " + e.what()};
+  }
+}
+
+bool TraceModel::regex_matches(const std::regex& re, const std::string& text) {
+  return std::regex_search(text, re);
+}
+
+std::string TraceModel::match_text(const format::Call& call,
+                                   const std::function<uint64_t(uint64_t)>& blob_size) {
+  consumers::BlobSizes sizes;
+  for (const format::Value& v : call.args)
+    if (v.kind == format::ValueKind::kBlob) {
+      uint64_t size = blob_size(v.blob);
+      if (size != 0) sizes[v.blob] = size;
+    }
+  std::string text;
+  consumers::format_call(text, call, sizes);
+  if (text.size() > kMaxMatchText) text.resize(kMaxMatchText);
+  return text;
+}
+
+std::shared_ptr<const std::vector<uint32_t>> TraceModel::filtered_positions(
+    uint64_t number, const CallFilter& filter) const {
+  Impl& d = *impl_;
+  Impl::FilterKey key{number, filter.regex, filter.thread, filter.context};
+  {
+    std::lock_guard<std::mutex> lock(d.filter_mutex);
+    for (auto it = d.filters.begin(); it != d.filters.end(); ++it)
+      if (it->first == key) {
+        d.filters.splice(d.filters.end(), d.filters, it);
+        return d.filters.back().second;
+      }
+  }
+  std::optional<std::regex> re;
+  if (!filter.regex.empty()) re = compile_regex(filter.regex);
+  FrameInfo f = frame(number);
+  auto positions = std::make_shared<std::vector<uint32_t>>();
+  auto size_of = [this](uint64_t id) { return blob_size(id); };
+  d.walk(f.first_index, f.first_index + f.calls, [&](const CallRef& ref) {
+    if (filter.thread && ref.call.thread != *filter.thread) return true;
+    if (filter.context && ref.call.context != *filter.context) return true;
+    if (re && !regex_matches(*re, match_text(ref.call, size_of))) return true;
+    positions->push_back(static_cast<uint32_t>(ref.pos));
+    return true;
+  });
+  positions->shrink_to_fit();
+  std::lock_guard<std::mutex> lock(d.filter_mutex);
+  d.filters.emplace_back(key, positions);
+  size_t bytes = 0;
+  for (const auto& entry : d.filters) bytes += entry.second->size() * sizeof(uint32_t);
+  while (bytes > d.limits.filter_cache_bytes && d.filters.size() > 1) {
+    bytes -= d.filters.front().second->size() * sizeof(uint32_t);
+    d.filters.pop_front();
+  }
+  return positions;
+}
+
+void TraceModel::find_call(uint64_t seq, const std::function<void(const CallRef&)>& visit) const {
+  Impl& d = *impl_;
+  // Seqs grow in file order but for threads writing at once: a call is in
+  // one of the few chunks whose seq range holds it.
+  std::vector<uint32_t> candidates;
+  {
+    std::lock_guard<std::mutex> lock(d.mutex);
+    for (uint32_t c = 0; c < d.chunks.size(); ++c)
+      if (d.chunks[c].calls != 0 && d.chunks[c].min_seq <= seq && seq <= d.chunks[c].max_seq)
+        candidates.push_back(c);
+  }
+  for (uint32_t c : candidates) {
+    ChunkInfo chunk;
+    {
+      std::lock_guard<std::mutex> lock(d.mutex);
+      chunk = d.chunks[c];
+    }
+    bool found = false;
+    d.walk(chunk.first_index, chunk.first_index + chunk.calls, [&](const CallRef& ref) {
+      if (ref.call.seq != seq) return true;
+      found = true;
+      visit(ref);
+      return false;
+    });
+    if (found) return;
+  }
+  throw QueryError{404, "no call " + std::to_string(seq) + " in the trace"};
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> TraceModel::find_next(const std::string& regex,
+                                                                   uint64_t after,
+                                                                   bool backward) const {
+  Impl& d = *impl_;
+  std::regex re = compile_regex(regex);
+  uint64_t start_index = backward ? UINT64_MAX : 0;  // exclusive bound
+  uint64_t total;
+  {
+    std::lock_guard<std::mutex> lock(d.mutex);
+    total = d.chunks.empty() ? 0 : d.chunks.back().first_index + d.chunks.back().calls;
+  }
+  if (after != UINT64_MAX) {
+    bool known = false;
+    try {
+      find_call(after, [&](const CallRef& ref) {
+        start_index = ref.index;
+        known = true;
+      });
+    } catch (const QueryError&) {
+    }
+    if (!known) throw QueryError{404, "no call " + std::to_string(after) + " in the trace"};
+  }
+  auto size_of = [this](uint64_t id) { return blob_size(id); };
+  std::optional<std::pair<uint64_t, uint64_t>> found;
+  if (!backward) {
+    uint64_t lo = after == UINT64_MAX ? 0 : start_index + 1;
+    d.walk(lo, total, [&](const CallRef& ref) {
+      if (!regex_matches(re, match_text(ref.call, size_of))) return true;
+      found.emplace(ref.call.seq, ref.frame);
+      return false;
+    });
+    return found;
+  }
+  // Backward: chunk by chunk from the end, the last match in each.
+  uint64_t hi = std::min(start_index, total);
+  constexpr uint64_t kStep = 65536;
+  while (hi > 0 && !found) {
+    uint64_t lo = hi > kStep ? hi - kStep : 0;
+    d.walk(lo, hi, [&](const CallRef& ref) {
+      if (regex_matches(re, match_text(ref.call, size_of))) found.emplace(ref.call.seq, ref.frame);
+      return true;
+    });
+    hi = lo;
+  }
+  return found;
+}
+
+void TraceModel::for_time_range(uint64_t start_ns, uint64_t end_ns, uint64_t max_calls,
+                                bool* truncated,
+                                const std::function<void(const CallRef&)>& visit) const {
+  Impl& d = *impl_;
+  *truncated = false;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  {
+    std::lock_guard<std::mutex> lock(d.mutex);
+    for (const ChunkInfo& c : d.chunks)
+      if (c.calls != 0 && c.min_start_ns < end_ns && c.max_end_ns >= start_ns)
+        ranges.emplace_back(c.first_index, c.first_index + c.calls);
+  }
+  uint64_t visited = 0;
+  for (auto [lo, hi] : ranges) {
+    d.walk(lo, hi, [&](const CallRef& ref) {
+      const format::Call& call = ref.call;
+      if (call.start_ns >= end_ns || call.start_ns + call.duration_ns < start_ns) return true;
+      if (visited == max_calls) {
+        *truncated = true;
+        return false;
+      }
+      ++visited;
+      visit(ref);
+      return true;
+    });
+    if (*truncated) return;
+  }
+}
+
+}  // namespace gltrace::view

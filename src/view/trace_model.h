@@ -1,0 +1,171 @@
+// The viewer's model of a trace: one pass at open builds compact tables (per
+// chunk, per frame, blob and image locations; no calls are kept), and every
+// question about calls decodes only the chunks that hold them, through an
+// LRU of decompressed chunks bounded in bytes. Memory stays bounded whatever
+// the trace claims: each table has a cap, past which it says so in warnings().
+// Thread-safe: the server asks from several threads while the pass runs.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "format/reader.h"
+#include "format/records.h"
+
+namespace gltrace::view {
+
+// Caps on what the open pass keeps (each entry a few dozen bytes).
+struct ModelLimits {
+  size_t max_frames = size_t{2} << 20;
+  size_t max_chunks = size_t{1} << 20;
+  size_t max_blobs = size_t{2} << 20;
+  size_t max_images = size_t{1} << 20;
+  size_t max_threads = 4096;  // threads and contexts listed
+  size_t max_depth_marks = size_t{1} << 20;
+  size_t chunk_cache_bytes = size_t{160} << 20;
+  size_t filter_cache_bytes = size_t{48} << 20;
+};
+
+struct FrameInfo {
+  uint64_t number = 0;
+  uint64_t first_index = 0;  // file-order index of its first call in the trace
+  uint64_t calls = 0;
+  uint64_t first_seq = 0, last_seq = 0;  // its first and last calls in file order
+  uint64_t start_ns = 0;                 // the previous frame's end (0: the trace's start)
+  uint64_t end_ns = 0;                   // eglSwapBuffers returned (or the last call's end)
+  uint64_t call_ns = 0;                  // its calls' durations, summed
+  uint64_t thread_ns = 0;                // their thread CPU time, summed
+  uint32_t thread = 0, context = 0;      // of the Frame record
+  uint32_t draws = 0, errors = 0;
+  int64_t image = -1;    // into images(), the frame's last image
+  bool complete = true;  // false: calls after the last frame record
+};
+
+struct ImageInfo {
+  uint64_t frame = 0, seq = 0, blob = 0;
+  uint32_t width = 0, height = 0, context = 0;
+};
+
+struct TraceSummary {
+  std::string path;
+  uint64_t size = 0;
+  uint64_t calls = 0;
+  uint64_t frames = 0;  // complete frames
+  uint64_t duration_ns = 0;
+  bool indexing = true;  // the open pass is still running
+  bool has_thread_time = false;
+  bool has_images = false;
+  struct Thread {
+    uint32_t index;
+    uint64_t tid;
+    std::string name;
+  };
+  struct Context {
+    uint32_t index;
+    int32_t client_version;
+    uint64_t handle, share_context;
+    std::string version, renderer;
+  };
+  std::vector<Thread> threads;
+  std::vector<Context> contexts;
+  uint32_t pid = 0;
+  std::string process_name, command_line;
+  std::vector<std::string> warnings;
+};
+
+// One call as a request needs it: the decoded record (valid during the
+// callback) and where it is.
+struct CallRef {
+  const format::Call& call;
+  uint64_t index;          // file order, in the trace
+  uint64_t frame;          // FrameInfo::number of the frame holding it
+  uint64_t pos;            // in that frame
+  uint32_t depth;          // debug-group nesting it is in (a push is at the outer depth)
+  std::string_view group;  // a push's label
+};
+
+// Thrown by queries: an HTTP status and the message for {"error": ...}.
+struct QueryError {
+  int status;
+  std::string message;
+};
+
+class TraceModel {
+ public:
+  explicit TraceModel(ModelLimits limits = {});
+  ~TraceModel();
+  TraceModel(const TraceModel&) = delete;
+  TraceModel& operator=(const TraceModel&) = delete;
+
+  // Opens the trace and starts the pass on a thread; false with *error when
+  // it is no readable trace.
+  bool open(const std::string& path, std::string* error);
+  // Waits for the pass (tests, the benchmark's figures).
+  void wait_indexed();
+
+  TraceSummary summary() const;
+  // Frames [from, from+count) of those indexed so far; *total: how many.
+  std::vector<FrameInfo> frames(uint64_t from, uint64_t count, uint64_t* total) const;
+  // Throws QueryError 404 when the frame is not (yet) known.
+  FrameInfo frame(uint64_t number) const;
+  std::optional<ImageInfo> image_of_frame(uint64_t number) const;
+  std::optional<ImageInfo> image_after_call(uint64_t seq) const;
+  std::vector<ImageInfo> images_after_call(uint64_t seq) const;
+  // Blob bytes [offset, offset+size); throws QueryError 404.
+  std::string blob(uint64_t id, uint64_t offset, uint64_t size, uint64_t* total) const;
+  uint64_t blob_size(uint64_t id) const;  // 0 if unknown
+
+  // Calls number [first, first+count) of a frame, in file order.
+  void for_frame_calls(uint64_t frame, uint64_t first, uint64_t count,
+                       const std::function<void(const CallRef&)>& visit) const;
+  // Positions in a frame of the calls that pass a filter (regex over "name(args)",
+  // thread, context); cached. Throws QueryError 400 for a bad regex.
+  struct CallFilter {
+    std::string regex;
+    std::optional<uint32_t> thread, context;
+    bool empty() const { return regex.empty() && !thread && !context; }
+  };
+  std::shared_ptr<const std::vector<uint32_t>> filtered_positions(uint64_t frame,
+                                                                  const CallFilter& filter) const;
+  // The call with this seq; throws QueryError 404.
+  void find_call(uint64_t seq, const std::function<void(const CallRef&)>& visit) const;
+  // The next (or previous) call after (before) the one with seq `after`
+  // whose "name(args)" matches; nullopt if none. `after` past every call
+  // (UINT64_MAX) searches from the end backward or from the start forward.
+  std::optional<std::pair<uint64_t, uint64_t>> find_next(const std::string& regex, uint64_t after,
+                                                         bool backward) const;
+  // Calls whose time overlaps [start, end); at most max_calls are visited
+  // (*truncated says when more would have been).
+  void for_time_range(uint64_t start_ns, uint64_t end_ns, uint64_t max_calls, bool* truncated,
+                      const std::function<void(const CallRef&)>& visit) const;
+
+  // The "name(args)" text a filter is matched against, as dump prints it
+  // (bounded: a regex never sees more than kMaxMatchText characters).
+  static std::string match_text(const format::Call& call,
+                                const std::function<uint64_t(uint64_t)>& blob_size);
+  static constexpr size_t kMaxMatchText = 1000;
+  static constexpr size_t kMaxRegex = 1000;
+  // Throws QueryError 400 with the library's message.
+  static std::regex compile_regex(const std::string& text);
+  static bool regex_matches(const std::regex& re, const std::string& text);
+
+  // Blob sizes for the values a call refers to (dump's "<blob X, N bytes>").
+  void blob_sizes_of(const format::Call& call, std::unordered_map<uint64_t, uint64_t>* out) const;
+
+  struct Impl;  // public for the pass's consumers in the .cpp; opaque here
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gltrace::view
