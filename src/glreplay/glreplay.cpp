@@ -13,6 +13,7 @@
 #include "glreplay/check.h"
 #include "glreplay/executor.h"
 #include "glreplay/session.h"
+#include "glreplay/state_worker.h"
 #include "glreplay/trace_source.h"
 #include "replay/read_ahead_source.h"
 #include "replay/replayer.h"
@@ -33,6 +34,7 @@ struct FrontOptions {
   bool stop_on_error = false;
   bool snapshot = false;
   bool check = false;
+  bool state_worker = false;
   uint64_t blob_memory_mib = 1024;
 };
 
@@ -94,6 +96,8 @@ std::string parse_front(const std::vector<std::string>& args, FrontOptions* o) {
       o->x11 = true;
     } else if (a == "--check") {
       o->check = true;
+    } else if (a == "--state-worker") {
+      o->state_worker = true;
     } else if (a == "--stop-on-error") {
       o->stop_on_error = true;
     } else if (a == "--blob-memory") {
@@ -113,6 +117,10 @@ std::string parse_front(const std::vector<std::string>& args, FrontOptions* o) {
   if (!o->snapshot && !o->executor.snapshot_dir.empty()) return "-o DIR is for --snapshot";
   if (o->check && (o->snapshot || o->executor.compare || o->benchmark || o->x11))
     return "--check replays nothing: it takes no --compare, --snapshot, --benchmark or --x11";
+  if (o->state_worker &&
+      (o->check || o->snapshot || o->executor.compare || o->benchmark || o->x11 || o->stop_on_error))
+    return "--state-worker replays headless, call by call, as its requests say: it takes no "
+           "--check, --compare, --snapshot, --benchmark, --x11 or --stop-on-error";
   if (o->benchmark && (o->snapshot || o->executor.compare))
     return "--benchmark replays without checks: drop --compare and --snapshot";
   return {};
@@ -195,6 +203,15 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
   error = parse_front(options.args, &front);
   if (!error.empty()) return usage_error(program, usage, error);
   if (front.check) return run_check(front, program);
+  if (front.state_worker) {
+    if (options.manual || options.stop_at || options.loops != 1)
+      return usage_error(program, usage, "--state-worker takes no -m, -s or -l");
+    StateWorkerOptions worker;
+    worker.trace = front.trace;
+    worker.blob_memory = front.blob_memory_mib << 20;
+    worker.program = program;
+    return run_state_worker(worker);
+  }
   if (front.benchmark) options.wait = false;
   if (!sets_threads(args)) options.threads = 0;
   // The driver allocates and frees buffer storage per call (glBufferData
