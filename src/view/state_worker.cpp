@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -39,9 +40,15 @@ StateWorker::~StateWorker() {
 
 std::string StateWorker::stderr_tail() {
   std::lock_guard<std::mutex> lock(stderr_mutex_);
+  // Its first line (a usage error says why there) and its last ones (a
+  // crash's messages).
+  std::string first = stderr_head_.substr(0, stderr_head_.find('\n'));
   std::string tail = stderr_tail_;
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
-  return tail;
+  size_t last_lines = tail.size() > 600 ? tail.find('\n', tail.size() - 600) : 0;
+  if (last_lines != std::string::npos && last_lines != 0) tail = "..." + tail.substr(last_lines);
+  if (tail.starts_with(first)) return tail;
+  return first + (tail.empty() ? "" : " ... " + tail);
 }
 
 void StateWorker::start() {
@@ -89,6 +96,7 @@ void StateWorker::start() {
   {
     std::lock_guard<std::mutex> lock(stderr_mutex_);
     stderr_tail_.clear();
+    stderr_head_.clear();
   }
   // The worker's log goes on to ours; its last lines say why it failed.
   int err_fd = err[0];
@@ -100,6 +108,8 @@ void StateWorker::start() {
       if (n <= 0) break;
       (void)!write(2, buffer, static_cast<size_t>(n));
       std::lock_guard<std::mutex> lock(stderr_mutex_);
+      if (stderr_head_.size() < kStderrTail)
+        stderr_head_.append(buffer, std::min(static_cast<size_t>(n), kStderrTail));
       stderr_tail_.append(buffer, static_cast<size_t>(n));
       if (stderr_tail_.size() > kStderrTail)
         stderr_tail_.erase(0, stderr_tail_.size() - kStderrTail);

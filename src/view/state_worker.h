@@ -54,7 +54,7 @@ class StateWorker {
 
   std::thread stderr_thread_;
   std::mutex stderr_mutex_;
-  std::string stderr_tail_;
+  std::string stderr_head_, stderr_tail_;
 };
 
 }  // namespace gltrace::view

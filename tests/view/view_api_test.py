@@ -1,0 +1,504 @@
+"""gltrace view's HTTP API on its own (protocol B of docs/viewer.md): every
+endpoint against real traces (the demo's, gltrace-view-app's), checked
+against what `gltrace dump`, `stats` and `frames` say; bad requests; damaged
+traces; no file outside the trace served; loopback only.
+
+    view_api_test.py BUILD_DIR WORK_DIR
+"""
+
+import http.client
+import json
+import os
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+BUILD, WORK = sys.argv[1], sys.argv[2]
+GLTRACE = os.path.join(BUILD, "bin", "gltrace")
+ENV = dict(os.environ, XDG_RUNTIME_DIR=tempfile.mkdtemp(), LP_NUM_THREADS="0")
+ENV.pop("DISPLAY", None)
+ENV.pop("WAYLAND_DISPLAY", None)
+URL_LINE = re.compile(r"^gltrace view: http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]{32})$")
+
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def run(args, **kwargs):
+    return subprocess.run(args, env=ENV, capture_output=True, text=True, check=False, **kwargs)
+
+
+def record(name, app_args, options=()):
+    path = os.path.join(WORK, name + ".gltrace")
+    r = run([GLTRACE, "trace", "-o", path, *options, "--", *app_args])
+    if r.returncode != 0:
+        sys.exit(f"recording {name} failed: {r.stderr}")
+    return path
+
+
+def dump_lines(path, *options):
+    """{seq: text} of every call line, and frames as lists of seqs."""
+    r = run([GLTRACE, "dump", *options, path])
+    calls, frames, current = {}, [], []
+    for line in r.stdout.splitlines():
+        m = re.match(r"^(\d+) (.*)$", line)
+        if m:
+            seq = int(m.group(1))
+            calls[seq] = m.group(2).split("  // ")[0]
+            current.append(seq)
+        elif line.startswith("// end of frame"):
+            frames.append(current)
+            current = []
+    if current:
+        frames.append(current)
+    return calls, frames, r.stdout
+
+
+def png_pixels(data):
+    """(width, height, rows of RGBA bytes, top first) of the viewer's PNGs."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", data[:16]
+    pos, idat, width, height = 8, b"", 0, 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height = struct.unpack(">II", body[:8])
+            assert body[8:10] == b"\x08\x06", "8-bit RGBA"
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    rows = []
+    for y in range(height):
+        row = raw[y * (width * 4 + 1):(y + 1) * (width * 4 + 1)]
+        assert row[0] == 0, "filter none"
+        rows.append(row[1:])
+    return width, height, rows
+
+
+class Viewer:
+    def __init__(self, trace, *options):
+        self.proc = subprocess.Popen([GLTRACE, "view", "--no-browser", "--port", "0", *options, trace],
+                                     env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+        line = self.proc.stdout.readline().strip()
+        m = URL_LINE.match(line)
+        if not m:
+            self.proc.kill()
+            sys.exit(f"gltrace view printed {line!r}; stderr: {self.proc.stderr.read()}")
+        self.port, self.token = int(m.group(1)), m.group(2)
+        # The index is built in the background: wait until it is complete.
+        while self.json("/api/trace")[1]["indexing"]:
+            pass
+
+    def get(self, path, token=True, headers=None):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)
+        if token:
+            path += ("&" if "?" in path else "?") + "token=" + self.token
+        conn.request("GET", path, headers=headers or {})
+        resp = conn.getresponse()
+        body = resp.read()
+        conn.close()
+        return resp.status, resp.getheader("Content-Type"), body
+
+    def json(self, path, **kwargs):
+        status, _, body = self.get(path, **kwargs)
+        return status, json.loads(body)
+
+    def close(self):
+        alive = self.proc.poll() is None
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+        return alive
+
+
+def q(text):
+    from urllib.parse import quote
+    return quote(text, safe="")
+
+
+def test_demo(trace):
+    calls, frames, _ = dump_lines(trace)
+    v = Viewer(trace)
+    try:
+        status, info = v.json("/api/trace")
+        check(status == 200, "/api/trace answers")
+        check(info["calls"] == len(calls), f"calls {info['calls']} == dump's {len(calls)}")
+        complete = len(frames) - (1 if frames and frames[-1] != [] and info["frames"] < len(frames) else 0)
+        check(info["frames"] == complete, f"frames {info['frames']} == dump's {complete}")
+        check(info["process"]["name"] == "gltrace-demo", "process name")
+        check(info["has_images"] and info["has_thread_time"], "images and thread time")
+        check(info["threads"] and info["contexts"][0]["version"] == 3, "threads and contexts")
+
+        # Frames: calls and call numbers as dump groups them; times as stats.
+        status, listing = v.json("/api/frames?from=0&count=1000")
+        check(status == 200 and listing["total"] == len(frames), "every frame listed")
+        stats = run([GLTRACE, "stats", trace]).stdout
+        stat_rows = re.findall(r"^(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)$", stats, re.M)
+        for f, seqs in zip(listing["frames"], frames):
+            check(f["calls"] == len(seqs) and f["first_call"] == seqs[0] and
+                  f["last_call"] == seqs[-1], f"frame {f['number']} calls as dump's")
+        for number, ncalls, call_ms, frame_ms in stat_rows:
+            f = listing["frames"][int(number)]
+            check(f["calls"] == int(ncalls), f"frame {number} calls as stats'")
+            check(abs(f["wall_ns"] / 1e6 - float(frame_ms)) < 0.0011, f"frame {number} wall time")
+            check(abs(f["call_ns"] / 1e6 - float(call_ms)) < 0.0011, f"frame {number} call time")
+        check(listing["frames"][1]["draws"] == sum(1 for s in frames[1] if calls[s].startswith("glDraw")),
+              "draws counted")
+
+        # Calls: the same text as dump, page by page.
+        status, page = v.json("/api/calls?frame=1&from=0&count=100000")
+        check(status == 200 and page["total"] == len(frames[1]), "frame 1's calls")
+        check(len(page["calls"]) == len(frames[1]), "a huge count is clamped to what there is")
+        for row in page["calls"]:
+            text = f"{row['name']}({row['args']})" + (f" = {row['result']}" if row["result"] else "")
+            if text != calls[row["seq"]]:
+                check(False, f"call {row['seq']}: {text!r} != dump's {calls[row['seq']]!r}")
+                break
+        check([r["pos"] for r in page["calls"]] == list(range(len(frames[1]))), "positions")
+        check(all(r["draw"] == r["name"].startswith("glDraw") for r in page["calls"]), "draw flags")
+        check(all(r["error"] is None and r["thread_ns"] is not None for r in page["calls"]),
+              "no errors; thread time")
+        status, window = v.json("/api/calls?frame=1&from=10&count=5")
+        check([r["seq"] for r in window["calls"]] == frames[1][10:15], "a window of calls")
+
+        # Filter: a regex over "name(args)", as Python's re finds it.
+        status, filtered = v.json("/api/calls?frame=2&count=1000&filter=" + q("^glDraw(Arrays|Elements)\\("))
+        want = [s for s in frames[2] if re.search(r"^glDraw(Arrays|Elements)\(", calls[s])]
+        check(status == 200 and [r["seq"] for r in filtered["calls"]] == want and
+              filtered["total"] == len(want), "filtered calls")
+        status, filtered = v.json("/api/calls?frame=2&from=3&count=2&filter=" + q("GL_TRIANGLES"))
+        want = [s for s in frames[2] if "GL_TRIANGLES" in calls[s]]
+        check([r["seq"] for r in filtered["calls"]] == want[3:5], "a window of filtered calls")
+        status, filtered = v.json("/api/calls?frame=2&thread=99")
+        check(status == 200 and filtered["total"] == 0, "thread filter")
+
+        # Find, forward and backward.
+        draws = [s for s in sorted(calls) if calls[s].startswith("glDrawElements(")]
+        status, found = v.json(f"/api/find?regex=glDrawElements&after={draws[0]}")
+        check(found["seq"] == draws[1], f"find next: {found} != {draws[1]}")
+        status, found = v.json(f"/api/find?regex=glDrawElements&after={draws[2]}&backward=1")
+        check(found["seq"] == draws[1], "find previous")
+        status, found = v.json("/api/find?regex=" + q("^nothing matches this$") + "&after=0")
+        check(status == 200 and found["seq"] is None and found["frame"] is None, "find nothing")
+
+        # A call's details.
+        upload = next(s for s in sorted(calls) if calls[s].startswith("glTexImage2D(") and "<blob" in calls[s])
+        status, detail = v.json(f"/api/call?seq={upload}")
+        check(status == 200 and detail["name"] == "glTexImage2D", "call details")
+        names = [a["name"] for a in detail["args"]]
+        check(names[:3] == ["target", "level", "internalformat"], f"argument names {names}")
+        check(detail["args"][0]["value"] == "GL_TEXTURE_2D", "enums by name")
+        pixels = detail["args"][-1]
+        check(pixels["blob"] is not None and pixels["blob"]["size"] > 0, "blob reference")
+        check(detail["texture"]["image"] == f"/api/call/image?seq={upload}", "decodable upload")
+        status, ctype, png = v.get(detail["texture"]["image"])
+        check(status == 200 and ctype == "image/png", "upload as PNG")
+        w, h, _ = png_pixels(png)
+        check((w, h) == (detail["texture"]["width"], detail["texture"]["height"]), "upload size")
+        status, ctype, blob = v.get(f"/api/blob?id={pixels['blob']['id']}")
+        check(status == 200 and len(blob) == pixels["blob"]["size"], "blob bytes")
+        status, ctype, part = v.get(f"/api/blob?id={pixels['blob']['id']}&offset=4&size=8")
+        check(part == blob[4:12], "blob slice")
+        source = next(s for s in sorted(calls) if calls[s].startswith("glShaderSource("))
+        status, detail = v.json(f"/api/call?seq={source}")
+        check("main" in detail.get("shader_source", ""), "shader source")
+        draw = frames[1][[calls[s].startswith("glDraw") for s in frames[1]].index(True)]
+        status, detail = v.json(f"/api/call?seq={draw}")
+        check(detail["draw"] is not None and detail["draw"]["mode"] == "GL_TRIANGLES", "draw info")
+        status, vertices = v.json(detail["draw"]["vertex_table"])
+        check(status == 404 and "buffer objects" in vertices["error"], "VBO draws: ask the worker")
+        swap = frames[1][-1]
+        status, detail = v.json(f"/api/call?seq={swap}")
+        check(detail["frame"] == 1 and detail["pos"] == len(frames[1]) - 1, "frame and position")
+
+        # Frame summary: the per-function table adds up to the frame.
+        status, summary = v.json("/api/frame/summary?frame=1")
+        check(sum(f["count"] for f in summary["functions"]) == len(frames[1]), "summary counts")
+        check(summary["image"] == "/api/image?frame=1", "summary image")
+        counts = {}
+        for s in frames[1]:
+            name = calls[s].split("(")[0]
+            counts[name] = counts.get(name, 0) + 1
+        check({f["name"]: f["count"] for f in summary["functions"]} == counts, "per-function counts")
+
+        # The captured image is the one `gltrace frames` writes.
+        out = os.path.join(WORK, "frames")
+        shutil.rmtree(out, ignore_errors=True)
+        run([GLTRACE, "frames", "-o", out, "--frames", "1", trace])
+        with open(os.path.join(out, "frame-000001.png"), "rb") as f:
+            want = png_pixels(f.read())
+        status, ctype, png = v.get("/api/image?frame=1")
+        check(status == 200 and png_pixels(png) == want, "frame image as gltrace frames'")
+        # A swap's image is read before the swap: after the call before it.
+        before_swap = frames[1][-2]
+        status, ctype, png = v.get(f"/api/image?seq={before_swap}")
+        check(status == 200 and png_pixels(png) == want, "image by call")
+        status, detail = v.json(f"/api/call?seq={before_swap}")
+        check(detail["images"] == [f"/api/image?seq={before_swap}"], "images after a call")
+        status, detail = v.json(f"/api/call?seq={swap}")
+        check(detail["images"] == [], "no image after the swap itself")
+
+        # Minimap and timeline.
+        status, minimap = v.json("/api/minimap?frame=1&buckets=10")
+        check(len(minimap["buckets"]) == 10 and minimap["calls"] == len(frames[1]), "minimap")
+        check(max(minimap["buckets"]) == max(r["dur_ns"] for r in page["calls"]), "minimap max")
+        f1 = listing["frames"][1]
+        status, timeline = v.json(f"/api/timeline?start_ns={f1['start_ns']}&end_ns={f1['start_ns'] + f1['wall_ns']}&max=100000")
+        spans = timeline["threads"][0]["spans"]
+        check(status == 200 and set(frames[1]) <= {s["seq"] for s in spans}, "timeline spans")
+        status, merged = v.json(f"/api/timeline?start_ns=0&end_ns={info['duration_ns']}&max=10")
+        check(sum(len(t["spans"]) for t in merged["threads"]) <= 12 and
+              sum(s.get("calls", 1) for t in merged["threads"] for s in t["spans"]) == len(calls),
+              "timeline merged")
+        check(len(merged["frames"]) == len(frames), "timeline frames")
+
+        # Export: the lines dump prints.
+        status, ctype, text = v.get("/api/export?frame=1")
+        _, _, dumped = dump_lines(trace, "--frames", "1")
+        want = [line for line in dumped.splitlines() if re.match(r"^\d+ ", line)]
+        check(text.decode().splitlines() == want, "export as dump's")
+        status, ctype, text = v.get("/api/export?frame=1&from=2&count=3&filter=" + q("gl"))
+        check(text.decode().splitlines() == [l for l in want if re.search("gl", l[l.index(' ') + 1:])][2:5],
+              "export of a filtered window")
+
+        bad_requests(v)
+        state(v, expect_worker_error=False)
+    finally:
+        check(v.close(), "the server is still running after every request")
+
+
+def bad_requests(v):
+    status, body = v.json("/api/trace", token=False)
+    check(status == 403 and "token" in body["error"], "no token: 403")
+    status, body = v.json("/api/trace?token=" + "0" * 32, token=False)
+    check(status == 403, "wrong token: 403")
+    status, body = v.json("/api/calls?frame=0&token=" + v.token[:-1], token=False)
+    check(status == 403, "a token's prefix: 403")
+    status, body = v.json("/api/trace", token=False, headers={"X-Gltrace-Token": v.token})
+    check(status == 200, "token in the header")
+    status, body = v.json("/api/calls?frame=0&filter=" + q("(unclosed"))
+    check(status == 400 and "regular expression" in body["error"], f"bad regex: 400 {body}")
+    status, body = v.json("/api/find?regex=" + q("a{2,1}"))
+    check(status == 400, "bad find regex: 400")
+    status, body = v.json("/api/calls?frame=0&filter=" + "a" * 5000)
+    check(status == 400, "regex too long: 400")
+    status, body = v.json("/api/calls?frame=0&filter=" + q("(a|b)\\1"))
+    check(status == 400, "back-reference: 400")
+    # Catastrophic for a backtracking matcher; polynomial here.
+    status, body = v.json("/api/calls?frame=0&filter=" + q("(a*)*(a*)*(a*)*$z"))
+    check(status == 200 and body["total"] == 0, "catastrophic regex answered")
+    status, body = v.json("/api/calls?frame=99999")
+    check(status == 404 and "frame" in body["error"], "unknown frame: 404")
+    status, body = v.json("/api/frame/summary?frame=99999")
+    check(status == 404, "unknown frame summary: 404")
+    status, body = v.json("/api/call?seq=999999999")
+    check(status == 404, "unknown call: 404")
+    status, body = v.json("/api/blob?id=0123456789abcdef")
+    check(status == 404, "unknown blob: 404")
+    status, body = v.json("/api/image?frame=99999")
+    check(status == 404, "unknown image: 404")
+    status, body = v.json("/api/call/image?seq=0")
+    check(status == 404 and "texture" in body["error"], "no upload: 404")
+    status, body = v.json("/api/calls?frame=abc")
+    check(status == 400 and "frame" in body["error"], "not a number: 400")
+    status, body = v.json("/api/calls")
+    check(status == 400, "missing parameter: 400")
+    status, body = v.json("/api/frames?count=99999999999")
+    check(status == 200 and len(body["frames"]) == body["total"], "huge frame count clamped")
+    status, body = v.json("/api/minimap?frame=0&buckets=99999999999")
+    check(status == 200 and len(body["buckets"]) == body["calls"], "huge bucket count clamped")
+    status, body = v.json("/api/timeline?start_ns=10&end_ns=5")
+    check(status == 400, "empty time range: 400")
+    status, body = v.json("/api/nothing")
+    check(status == 404, "unknown endpoint: 404")
+    # No file path from a request, however written.
+    for path in ["/../etc/passwd", "/api/../etc/passwd", "/assets/../../etc/passwd",
+                 "/%2e%2e/etc/passwd", "/assets/%2e%2e/%2e%2e/etc/passwd", "/etc/passwd",
+                 "/api/../../../../etc/passwd?token=" + v.token, "/assets/"]:
+        status, _, body = v.get(path, token=False)
+        check(status in (403, 404) and b"root:" not in body, f"{path}: {status}")
+    status, ctype, page = v.get("/", token=False)
+    check(status == 200 and ctype.startswith("text/html"), "the page without a token")
+    status, ctype, same = v.get("/index.html", token=False)
+    check(same == page, "/index.html")
+    # Loopback only: the listening socket is 127.0.0.1's, nothing else's.
+    listening = []
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, port = local.split(":")
+            if int(port, 16) == v.port and state == "0A":
+                listening.append(address)
+    check(listening == ["0100007F"], f"listens on 127.0.0.1 only: {listening}")
+    for address in non_loopback_addresses():
+        try:
+            socket.create_connection((address, v.port), timeout=5).close()
+            check(False, f"connection to {address}:{v.port} refused")
+        except OSError:
+            pass
+
+
+def non_loopback_addresses():
+    r = subprocess.run(["hostname", "-I"], capture_output=True, text=True, check=False)
+    return [a for a in r.stdout.split() if ":" not in a and not a.startswith("127.")]
+
+
+def state(v, expect_worker_error):
+    """The state endpoints go through the worker: its state, or a 503 that says why."""
+    status, body = v.json("/api/state?seq=20")
+    if status == 503 or expect_worker_error:
+        check(status == 503 and "state worker" in body["error"], f"worker unavailable: 503 {body}")
+        status, body = v.json("/api/state?seq=20")
+        check(status == 503, "still 503, after a restart")
+        for path in ["/api/state/framebuffer?seq=20", "/api/state/shader?seq=20&name=1",
+                     "/api/state/buffer?seq=20&name=1", "/api/state/texture?seq=20&name=1&target=GL_TEXTURE_2D"]:
+            status, _, _ = v.get(path)
+            check(status == 503, f"{path}: 503")
+        return
+    check(status == 200 and "bindings" in body["state"] and body["seq"] == 20, f"state: {status}")
+
+
+def test_app(trace):
+    calls, frames, _ = dump_lines(trace)
+    v = Viewer(trace)
+    try:
+        # Debug groups: depth and labels (KHR and EXT markers).
+        status, page = v.json("/api/calls?frame=0&count=1000")
+        rows = page["calls"]
+        got = [(r["name"], r["depth"], r["group"]) for r in rows
+               if r["name"].startswith(("glPush", "glPop", "glDraw", "glFlush"))]
+        want = [("glPushDebugGroup", 0, "outer"), ("glPushDebugGroup", 1, "inner"),
+                ("glDrawArrays", 2, None), ("glPopDebugGroup", 1, None),
+                ("glPushGroupMarkerEXT", 1, "marker"), ("glFlush", 2, None),
+                ("glPopGroupMarkerEXT", 1, None), ("glPopDebugGroup", 0, None)]
+        check(got == want, f"debug groups {got}")
+        # Past the many calls of frame 1 (in a group of their own, over many
+        # chunks), frame 2 nests as frame 0 did.
+        status, page2 = v.json("/api/calls?frame=2&count=1000")
+        got = [(r["name"], r["depth"], r["group"]) for r in page2["calls"]
+               if r["name"].startswith(("glPush", "glPop", "glDraw", "glFlush"))]
+        check(got == want, f"frame 2's debug groups {got}")
+
+        # Every upload the viewer decodes, pixel for pixel (rows bottom first).
+        uploads = [r for r in rows if r["name"] == "glTexImage2D"]
+        expected = [
+            [[255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 128],
+             [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160]],
+            [[255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255], [1, 2, 3, 255, 4, 5, 6, 255, 7, 8, 9, 255]],
+            [[255, 0, 0, 255, 0, 255, 0, 255], [0, 0, 255, 255, 255, 255, 255, 255]],
+            [[255, 0, 0, 255, 0, 255, 255, 0]],
+            [[255, 0, 0, 255, 0, 255, 0, 0]],
+            [[0, 0, 0, 255, 100, 100, 100, 255, 200, 200, 200, 255, 255, 255, 255, 255]],
+            [[0, 0, 0, 10, 0, 0, 0, 20, 0, 0, 0, 30, 0, 0, 0, 40]],
+            [[50, 50, 50, 60, 70, 70, 70, 80]],
+            [[1, 0, 0, 255, 2, 0, 0, 255, 3, 0, 0, 255]],
+            [[10, 20, 0, 255, 30, 40, 0, 255, 50, 60, 0, 255]],
+            [[255, 128, 0, 255, 64, 255, 0, 0]],
+            [[255, 128, 0, 255]],
+        ]
+        check(len(uploads) == len(expected), f"{len(uploads)} uploads")
+        for row, want_rows in zip(uploads, expected):
+            status, detail = v.json(f"/api/call?seq={row['seq']}")
+            status, ctype, png = v.get(detail["texture"]["image"] or "/none")
+            if status != 200:
+                check(False, f"upload {row['seq']} ({detail['texture']}): {png}")
+                continue
+            w, h, got_rows = png_pixels(png)
+            got_rows = [list(r) for r in reversed(got_rows)]  # PNG top first; GL rows bottom first
+            check(got_rows == want_rows, f"upload {row['args']}: {got_rows} != {want_rows}")
+
+        # A draw from client arrays: its vertex table.
+        draw = next(r for r in rows if r["name"] == "glDrawArrays")
+        status, detail = v.json(f"/api/call?seq={draw['seq']}")
+        status, table = v.json(detail["draw"]["vertex_table"])
+        check(status == 200 and table["total"] == 3, f"vertex table {table}")
+        check([a["type"] for a in table["attributes"]] == ["GL_FLOAT", "GL_UNSIGNED_BYTE"], "attribute types")
+        check(table["rows"][2] == [[0, 1], [0, 0, 1, 1]], f"vertex 2: {table['rows'][2:]}")
+        status, part = v.json(detail["draw"]["vertex_table"] + "&first=1&count=1")
+        check(part["rows"] == table["rows"][1:2], "vertex window")
+
+        # The long frame's windows far from its start.
+        status, info = v.json("/api/frames?from=1&count=1")
+        n = info["frames"][0]["calls"]
+        status, page = v.json(f"/api/calls?frame=1&from={n - 5}&count=10")
+        check(len(page["calls"]) == 5 and page["calls"][-1]["name"] == "eglSwapBuffers", "end of a long frame")
+        check([r["depth"] for r in page["calls"]] == [1, 1, 1, 0, 0], f"depths deep in a long frame {page['calls']}")
+        status, page = v.json(f"/api/calls?frame=1&from={n // 2}&count=1")
+        check(page["calls"][0]["depth"] == 1 and page["calls"][0]["pos"] == n // 2, "depth mid-frame")
+        status, filtered = v.json("/api/calls?frame=1&count=10&filter=" + q("^gl(Push|Pop)DebugGroup"))
+        check([r["depth"] for r in filtered["calls"]] == [0, 1, 1, 0, 0, 0], f"filtered depths {filtered}")
+    finally:
+        check(v.close(), "the server is still running")
+
+
+def test_damaged(trace):
+    with open(trace, "rb") as f:
+        data = f.read()
+    cut = os.path.join(WORK, "cut.gltrace")
+    with open(cut, "wb") as f:
+        f.write(data[:len(data) * 2 // 3])
+    flipped = os.path.join(WORK, "flipped.gltrace")
+    with open(flipped, "wb") as f:
+        f.write(data[:len(data) // 2] + bytes([data[len(data) // 2] ^ 0x40]) + data[len(data) // 2 + 1:])
+    for path, what in [(cut, "cut short"), (flipped, "bit-flipped")]:
+        v = Viewer(path)
+        try:
+            status, info = v.json("/api/trace")
+            check(status == 200 and info["warnings"], f"{what}: a warning ({info['warnings']})")
+            status, listing = v.json("/api/frames?count=1000")
+            for f in listing["frames"]:
+                status, page = v.json(f"/api/calls?frame={f['number']}&count=10000")
+                check(status == 200 and len(page["calls"]) == f["calls"], f"{what}: frame {f['number']} served")
+                status, _, _ = v.get(f"/api/frame/summary?frame={f['number']}")
+                check(status == 200, f"{what}: summary")
+            status, found = v.json("/api/find?regex=eglSwapBuffers")
+            check(status == 200, f"{what}: find")
+        finally:
+            check(v.close(), f"{what}: the server is still running")
+    garbage = os.path.join(WORK, "garbage.gltrace")
+    with open(garbage, "wb") as f:
+        f.write(b"not a trace at all" * 100)
+    r = run([GLTRACE, "view", "--no-browser", garbage], timeout=60)
+    check(r.returncode == 1 and "not a gltrace file" in r.stderr and "http" not in r.stdout,
+          f"no trace: exit 1 with why ({r.returncode}, {r.stderr!r})")
+    r = run([GLTRACE, "view", "--no-browser", os.path.join(WORK, "missing.gltrace")], timeout=60)
+    check(r.returncode == 1 and "cannot open" in r.stderr, "missing trace: exit 1")
+    r = run([GLTRACE, "view", "--port", "http", garbage], timeout=60)
+    check(r.returncode == 2 and "--port" in r.stderr, "bad --port: usage error")
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    demo = record("demo", [os.path.join(BUILD, "bin", "gltrace-demo"), "--frames", "4", "--size", "64x48"],
+                  ["--framebuffer", "swap", "--thread-time"])
+    app = record("app", [os.path.join(BUILD, "bin", "gltrace-view-app"), "--frames", "3", "--calls", "300000"],
+                 ["--framebuffer", "swap"])
+    test_demo(demo)
+    test_app(app)
+    test_damaged(demo)
+    # A driver the worker cannot load: the state endpoints say so.
+    v = Viewer(demo, "--replay-driver", os.path.join(WORK, "no-such-driver.so"))
+    try:
+        state(v, expect_worker_error=True)
+    finally:
+        check(v.close(), "the server survives its worker")
+    if failures:
+        print(f"{len(failures)} checks failed")
+        sys.exit(1)
+    print("all checks passed")
+
+
+if __name__ == "__main__":
+    main()
