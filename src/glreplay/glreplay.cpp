@@ -117,8 +117,8 @@ std::string parse_front(const std::vector<std::string>& args, FrontOptions* o) {
   if (!o->snapshot && !o->executor.snapshot_dir.empty()) return "-o DIR is for --snapshot";
   if (o->check && (o->snapshot || o->executor.compare || o->benchmark || o->x11))
     return "--check replays nothing: it takes no --compare, --snapshot, --benchmark or --x11";
-  if (o->state_worker &&
-      (o->check || o->snapshot || o->executor.compare || o->benchmark || o->x11 || o->stop_on_error))
+  if (o->state_worker && (o->check || o->snapshot || o->executor.compare || o->benchmark ||
+                          o->x11 || o->stop_on_error))
     return "--state-worker replays headless, call by call, as its requests say: it takes no "
            "--check, --compare, --snapshot, --benchmark, --x11 or --stop-on-error";
   if (o->benchmark && (o->snapshot || o->executor.compare))

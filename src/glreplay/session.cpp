@@ -641,7 +641,8 @@ void Session::forget_program(uint64_t recorded_program) {
 void Session::report(const std::string& message) {
   ++errors_;
   if (message_hook_)
-    message_hook_(call_ != nullptr ? "call " + std::to_string(call_->seq) + ": " + message : message);
+    message_hook_(call_ != nullptr ? "call " + std::to_string(call_->seq) + ": " + message
+                                   : message);
   if (errors_ <= options_.max_messages) {
     if (call_ != nullptr)
       fprintf(stderr, "%s: call %" PRIu64 ": %s\n", options_.program.c_str(), call_->seq,

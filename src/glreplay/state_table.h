@@ -25,16 +25,16 @@ enum class StateGroup : uint8_t {
 
 // The function that reads an entry.
 enum class StateQuery : uint8_t {
-  kInteger,         // glGetIntegerv
-  kFloat,           // glGetFloatv
-  kBoolean,         // glGetBooleanv
-  kEnabled,         // glIsEnabled
-  kIntegerIndexed,  // glGetIntegeri_v(pname, index)
-  kEglContext,      // eglQueryContext of the current context
-  kEglDraw,         // eglQuerySurface of the draw surface
-  kEglRead,         // eglQuerySurface of the read surface
-  kEglConfig,       // eglGetConfigAttrib of the current context's config
-  kTexParameter,    // glGetTexParameteriv(target, pname)
+  kInteger,              // glGetIntegerv
+  kFloat,                // glGetFloatv
+  kBoolean,              // glGetBooleanv
+  kEnabled,              // glIsEnabled
+  kIntegerIndexed,       // glGetIntegeri_v(pname, index)
+  kEglContext,           // eglQueryContext of the current context
+  kEglDraw,              // eglQuerySurface of the draw surface
+  kEglRead,              // eglQuerySurface of the read surface
+  kEglConfig,            // eglGetConfigAttrib of the current context's config
+  kTexParameter,         // glGetTexParameteriv(target, pname)
   kTexLevelParameter,    // glGetTexLevelParameteriv(target, 0, pname)
   kVertexAttrib,         // glGetVertexAttribiv(index, pname)
   kVertexAttribPointer,  // glGetVertexAttribPointerv(index, pname): an offset
@@ -48,9 +48,9 @@ enum class StateKind : uint8_t {
   kInt,
   kFloat,
   kBool,
-  kEnum,     // a GL enum, by name (the entry's registry group first)
-  kEglEnum,  // an EGL enum, by name
-  kObject,   // a GL name of `cls`, as the trace named it
+  kEnum,              // a GL enum, by name (the entry's registry group first)
+  kEglEnum,           // an EGL enum, by name
+  kObject,            // a GL name of `cls`, as the trace named it
   kAttachmentObject,  // a texture or renderbuffer, by the attachment's type
 };
 

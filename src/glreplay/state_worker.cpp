@@ -112,18 +112,30 @@ struct UniformShape {
   Base base;
 };
 constexpr UniformShape kUniformShapes[] = {
-    {GL_FLOAT, 1, Base::kFloat},        {GL_FLOAT_VEC2, 2, Base::kFloat},
-    {GL_FLOAT_VEC3, 3, Base::kFloat},   {GL_FLOAT_VEC4, 4, Base::kFloat},
-    {GL_INT, 1, Base::kInt},            {GL_INT_VEC2, 2, Base::kInt},
-    {GL_INT_VEC3, 3, Base::kInt},       {GL_INT_VEC4, 4, Base::kInt},
-    {GL_UNSIGNED_INT, 1, Base::kUint},  {GL_UNSIGNED_INT_VEC2, 2, Base::kUint},
-    {GL_UNSIGNED_INT_VEC3, 3, Base::kUint}, {GL_UNSIGNED_INT_VEC4, 4, Base::kUint},
-    {GL_BOOL, 1, Base::kBool},          {GL_BOOL_VEC2, 2, Base::kBool},
-    {GL_BOOL_VEC3, 3, Base::kBool},     {GL_BOOL_VEC4, 4, Base::kBool},
-    {GL_FLOAT_MAT2, 4, Base::kFloat},   {GL_FLOAT_MAT3, 9, Base::kFloat},
-    {GL_FLOAT_MAT4, 16, Base::kFloat},  {GL_FLOAT_MAT2x3, 6, Base::kFloat},
-    {GL_FLOAT_MAT2x4, 8, Base::kFloat}, {GL_FLOAT_MAT3x2, 6, Base::kFloat},
-    {GL_FLOAT_MAT3x4, 12, Base::kFloat}, {GL_FLOAT_MAT4x2, 8, Base::kFloat},
+    {GL_FLOAT, 1, Base::kFloat},
+    {GL_FLOAT_VEC2, 2, Base::kFloat},
+    {GL_FLOAT_VEC3, 3, Base::kFloat},
+    {GL_FLOAT_VEC4, 4, Base::kFloat},
+    {GL_INT, 1, Base::kInt},
+    {GL_INT_VEC2, 2, Base::kInt},
+    {GL_INT_VEC3, 3, Base::kInt},
+    {GL_INT_VEC4, 4, Base::kInt},
+    {GL_UNSIGNED_INT, 1, Base::kUint},
+    {GL_UNSIGNED_INT_VEC2, 2, Base::kUint},
+    {GL_UNSIGNED_INT_VEC3, 3, Base::kUint},
+    {GL_UNSIGNED_INT_VEC4, 4, Base::kUint},
+    {GL_BOOL, 1, Base::kBool},
+    {GL_BOOL_VEC2, 2, Base::kBool},
+    {GL_BOOL_VEC3, 3, Base::kBool},
+    {GL_BOOL_VEC4, 4, Base::kBool},
+    {GL_FLOAT_MAT2, 4, Base::kFloat},
+    {GL_FLOAT_MAT3, 9, Base::kFloat},
+    {GL_FLOAT_MAT4, 16, Base::kFloat},
+    {GL_FLOAT_MAT2x3, 6, Base::kFloat},
+    {GL_FLOAT_MAT2x4, 8, Base::kFloat},
+    {GL_FLOAT_MAT3x2, 6, Base::kFloat},
+    {GL_FLOAT_MAT3x4, 12, Base::kFloat},
+    {GL_FLOAT_MAT4x2, 8, Base::kFloat},
     {GL_FLOAT_MAT4x3, 12, Base::kFloat},
 };
 // Samplers and images: one int (their unit).
@@ -329,13 +341,14 @@ class Worker {
       thread_ = increment.target;
       ++replayed;
     }
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                    .count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!source_error.empty())
       throw RequestError{"trace error after call " + position_text() + ": " + source_error};
     if (ended && (!position_ || *position_ < call))
-      throw RequestError{"call " + std::to_string(call) + " is past the end of the trace (its last call is " +
-                         position_text() + ")"};
+      throw RequestError{"call " + std::to_string(call) +
+                         " is past the end of the trace (its last call is " + position_text() +
+                         ")"};
     if (more_warnings_ != 0)
       warnings_.push_back("... and " + std::to_string(more_warnings_) + " more");
     reply["call"] = call;
@@ -482,7 +495,8 @@ class Worker {
       case StateQuery::kTexLevelParameter: {
         auto get = GL(glGetTexLevelParameteriv);
         if (get == nullptr) return false;
-        GLenum target = at.target == GL_TEXTURE_CUBE_MAP ? GL_TEXTURE_CUBE_MAP_POSITIVE_X : at.target;
+        GLenum target =
+            at.target == GL_TEXTURE_CUBE_MAP ? GL_TEXTURE_CUBE_MAP_POSITIVE_X : at.target;
         get(target, 0, e.pname, values);
         break;
       }
@@ -596,8 +610,8 @@ class Worker {
     state["framebuffer"] = framebuffer_state();
     json vertex_arrays = vertex_array_state();
     state["vertex_arrays"] = std::move(vertex_arrays);
-    state["element_buffer"] =
-        object(ObjectClass::kBuffer, static_cast<uint64_t>(integer(GL_ELEMENT_ARRAY_BUFFER_BINDING)));
+    state["element_buffer"] = object(
+        ObjectClass::kBuffer, static_cast<uint64_t>(integer(GL_ELEMENT_ARRAY_BUFFER_BINDING)));
     reply["state"] = std::move(state);
   }
 
@@ -658,8 +672,9 @@ class Worker {
       GLsizei length = 0;
       GLint size = 0;
       GLenum type = 0;
-      GL(glGetActiveAttrib)(replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()),
-                            &length, &size, &type, name.data());
+      GL(glGetActiveAttrib)
+      (replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length, &size, &type,
+       name.data());
       attributes.push_back({{"name", std::string(name.data(), static_cast<size_t>(length))},
                             {"location", GL(glGetAttribLocation)(replayed, name.data())},
                             {"type", enum_text(type, "AttributeType")},
@@ -674,8 +689,9 @@ class Worker {
       GLsizei length = 0;
       GLint size = 0;
       GLenum type = 0;
-      GL(glGetActiveUniform)(replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()),
-                             &length, &size, &type, name.data());
+      GL(glGetActiveUniform)
+      (replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length, &size, &type,
+       name.data());
       std::string uniform_name(name.data(), static_cast<size_t>(length));
       GLint location = GL(glGetUniformLocation)(replayed, uniform_name.c_str());
       json entry = {{"name", uniform_name},
@@ -684,7 +700,8 @@ class Worker {
                                      : location},
                     {"type", enum_text(type, "UniformType")},
                     {"size", size}};
-      if (location >= 0) entry["value"] = uniform_value(replayed, uniform_name, location, type, size);
+      if (location >= 0)
+        entry["value"] = uniform_value(replayed, uniform_name, location, type, size);
       uniforms.push_back(std::move(entry));
     }
     program["uniforms"] = std::move(uniforms);
@@ -693,13 +710,13 @@ class Worker {
     if (es3()) {
       for (GLint i = 0; i < raw["active_uniform_blocks"]; ++i) {
         GLsizei length = 0;
-        GL(glGetActiveUniformBlockName)(replayed, static_cast<GLuint>(i),
-                                        static_cast<GLsizei>(name.size()), &length, name.data());
+        GL(glGetActiveUniformBlockName)
+        (replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length, name.data());
         GLint binding = 0, size = 0;
-        GL(glGetActiveUniformBlockiv)(replayed, static_cast<GLuint>(i), GL_UNIFORM_BLOCK_BINDING,
-                                      &binding);
-        GL(glGetActiveUniformBlockiv)(replayed, static_cast<GLuint>(i), GL_UNIFORM_BLOCK_DATA_SIZE,
-                                      &size);
+        GL(glGetActiveUniformBlockiv)
+        (replayed, static_cast<GLuint>(i), GL_UNIFORM_BLOCK_BINDING, &binding);
+        GL(glGetActiveUniformBlockiv)
+        (replayed, static_cast<GLuint>(i), GL_UNIFORM_BLOCK_DATA_SIZE, &size);
         blocks.push_back({{"name", std::string(name.data(), static_cast<size_t>(length))},
                           {"binding", binding},
                           {"size", size}});
@@ -790,8 +807,10 @@ class Worker {
       if (bound == 0) {
         if (three) points = {GL_BACK, GL_DEPTH, GL_STENCIL};  // ES 2 cannot ask
       } else {
-        GLint colors = three ? std::min(integer(GL_MAX_COLOR_ATTACHMENTS), kMaxColorAttachments) : 1;
-        for (GLint i = 0; i < colors; ++i) points.push_back(static_cast<GLenum>(GL_COLOR_ATTACHMENT0 + i));
+        GLint colors =
+            three ? std::min(integer(GL_MAX_COLOR_ATTACHMENTS), kMaxColorAttachments) : 1;
+        for (GLint i = 0; i < colors; ++i)
+          points.push_back(static_cast<GLenum>(GL_COLOR_ATTACHMENT0 + i));
         points.push_back(GL_DEPTH_ATTACHMENT);
         points.push_back(GL_STENCIL_ATTACHMENT);
       }
@@ -802,8 +821,8 @@ class Worker {
         at.attachment = point;
         clear_errors();
         GLint type = GL_NONE;
-        GL(glGetFramebufferAttachmentParameteriv)(target, point,
-                                                  GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
+        GL(glGetFramebufferAttachmentParameteriv)
+        (target, point, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
         if (GL(glGetError)() != GL_NO_ERROR || type == GL_NONE) continue;
         json entry = {{"attachment", enum_text(point, "FramebufferAttachment")}};
         read_group(StateGroup::kAttachment, at, entry, nullptr, 0, type);
@@ -815,7 +834,8 @@ class Worker {
         GLint count = std::min(integer(GL_MAX_DRAW_BUFFERS), kMaxColorAttachments);
         for (GLint i = 0; i < count; ++i) {
           GLint buffer = integer(static_cast<GLenum>(GL_DRAW_BUFFER0 + i));
-          if (buffer != GL_NONE) buffers.push_back(enum_text(static_cast<uint32_t>(buffer), "DrawBufferMode"));
+          if (buffer != GL_NONE)
+            buffers.push_back(enum_text(static_cast<uint32_t>(buffer), "DrawBufferMode"));
         }
         fb["draw_buffers"] = std::move(buffers);
       }
@@ -887,7 +907,8 @@ class Worker {
     GLenum binding_name = 0;
     for (const StateEntry& e : state_table())
       if (e.group == StateGroup::kTextureUnit && e.target == target) binding_name = e.pname;
-    if (binding_name == 0) throw RequestError{"unsupported texture target " + enum_text(target, "TextureTarget")};
+    if (binding_name == 0)
+      throw RequestError{"unsupported texture target " + enum_text(target, "TextureTarget")};
     GLint old = integer(binding_name);
     clear_errors();
     GL(glBindTexture)(target, texture);
@@ -920,10 +941,10 @@ class Worker {
       // Its first color attachment, whole.
       attachment = GL_COLOR_ATTACHMENT0;
       GLint type = GL_NONE, name = 0;
-      GL(glGetFramebufferAttachmentParameteriv)(GL_FRAMEBUFFER, attachment,
-                                                GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
-      GL(glGetFramebufferAttachmentParameteriv)(GL_FRAMEBUFFER, attachment,
-                                                GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &name);
+      GL(glGetFramebufferAttachmentParameteriv)
+      (GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
+      GL(glGetFramebufferAttachmentParameteriv)
+      (GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &name);
       if (type == GL_RENDERBUFFER) {
         GLint old = integer(GL_RENDERBUFFER_BINDING);
         GL(glBindRenderbuffer)(GL_RENDERBUFFER, static_cast<GLuint>(name));
@@ -932,10 +953,10 @@ class Worker {
         GL(glBindRenderbuffer)(GL_RENDERBUFFER, static_cast<GLuint>(old));
       } else if (type == GL_TEXTURE) {
         GLint level = 0, face = 0, depth = 0, format = 0;
-        GL(glGetFramebufferAttachmentParameteriv)(GL_FRAMEBUFFER, attachment,
-                                                  GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL, &level);
-        GL(glGetFramebufferAttachmentParameteriv)(
-            GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE, &face);
+        GL(glGetFramebufferAttachmentParameteriv)
+        (GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL, &level);
+        GL(glGetFramebufferAttachmentParameteriv)
+        (GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE, &face);
         GLenum target = face != 0 ? GL_TEXTURE_CUBE_MAP : GL_TEXTURE_2D;
         // A layer of an array or 3D texture: its target is found by binding.
         GLint layered_width = 0;
@@ -967,13 +988,15 @@ class Worker {
     }
     GL(glBindFramebuffer)(read_target, static_cast<GLuint>(read_fb));
     if (!three) GL(glBindFramebuffer)(GL_FRAMEBUFFER, static_cast<GLuint>(draw));
-    reply["framebuffer"] = draw == 0 ? json(nullptr) : object(ObjectClass::kFramebuffer, static_cast<uint64_t>(draw));
+    reply["framebuffer"] =
+        draw == 0 ? json(nullptr) : object(ObjectClass::kFramebuffer, static_cast<uint64_t>(draw));
   }
 
   // A recorded object name of the request, as the replay names it.
   uint64_t replay_name(const json& request, ObjectClass cls, const char* what) {
     int64_t recorded = integer_field(request, "name", true);
-    if (recorded <= 0) throw RequestError{std::string("\"name\" must be a ") + what + " name (> 0)"};
+    if (recorded <= 0)
+      throw RequestError{std::string("\"name\" must be a ") + what + " name (> 0)"};
     if (!session_.defines_name(cls, static_cast<uint64_t>(recorded)))
       throw RequestError{"no " + std::string(what) + " " + std::to_string(recorded) +
                          " exists in the trace's context at call " + position_text()};
@@ -988,12 +1011,13 @@ class Worker {
       throw RequestError{"texture " + std::to_string(integer_field(request, "name", true)) +
                          " has been deleted or never bound"};
     auto target_field = request.find("target");
-    std::string target_name =
-        target_field != request.end() && target_field->is_string() ? target_field->get<std::string>()
-                                                                    : "GL_TEXTURE_2D";
+    std::string target_name = target_field != request.end() && target_field->is_string()
+                                  ? target_field->get<std::string>()
+                                  : "GL_TEXTURE_2D";
     GLenum target = 0;
     for (const StateEntry& e : state_table())
-      if (e.group == StateGroup::kTextureUnit && e.target != 0 && target_name == e.key) target = e.target;
+      if (e.group == StateGroup::kTextureUnit && e.target != 0 && target_name == e.key)
+        target = e.target;
     if (target == 0 || target == GL_TEXTURE_2D_MULTISAMPLE)
       throw RequestError{"cannot read back a texture of target '" + target_name + "'"};
     auto level = static_cast<GLint>(integer_field(request, "level", false));
@@ -1006,7 +1030,8 @@ class Worker {
     GLenum face_target = cube ? static_cast<GLenum>(GL_TEXTURE_CUBE_MAP_POSITIVE_X + face) : target;
     GLint width = 0, height = 0, depth = 0, format = 0;
     texture_level(target, face_target, texture, level, &width, &height, &depth, &format);
-    if (width == 0) throw RequestError{"level " + std::to_string(level) + " of the texture is empty"};
+    if (width == 0)
+      throw RequestError{"level " + std::to_string(level) + " of the texture is empty"};
     bool layered = target == GL_TEXTURE_3D || target == GL_TEXTURE_2D_ARRAY ||
                    target == GL_TEXTURE_CUBE_MAP_ARRAY;
     if (layered && layer >= depth)
@@ -1021,16 +1046,17 @@ class Worker {
     GL(glGenFramebuffers)(1, &fb);
     GL(glBindFramebuffer)(fb_target, fb);
     if (layered)
-      GL(glFramebufferTextureLayer)(fb_target, GL_COLOR_ATTACHMENT0, texture, level,
-                                    static_cast<GLint>(layer));
+      GL(glFramebufferTextureLayer)
+      (fb_target, GL_COLOR_ATTACHMENT0, texture, level, static_cast<GLint>(layer));
     else
       GL(glFramebufferTexture2D)(fb_target, GL_COLOR_ATTACHMENT0, face_target, texture, level);
     GLenum status = GL(glCheckFramebufferStatus)(fb_target);
     std::optional<RequestError> failed;
     if (status != GL_FRAMEBUFFER_COMPLETE) {
-      failed = RequestError{"cannot read back a texture of format " +
-                            enum_text(static_cast<uint32_t>(format), "InternalFormat") +
-                            " through a framebuffer (" + enum_text(status, "FramebufferStatus") + ")"};
+      failed =
+          RequestError{"cannot read back a texture of format " +
+                       enum_text(static_cast<uint32_t>(format), "InternalFormat") +
+                       " through a framebuffer (" + enum_text(status, "FramebufferStatus") + ")"};
     } else {
       try {
         read_pixels(GL_COLOR_ATTACHMENT0, width, height, reply);
@@ -1071,7 +1097,8 @@ class Worker {
       failed = RequestError{"offset " + std::to_string(offset) + " is past the buffer's " +
                             std::to_string(size) + " bytes"};
     } else {
-      length = integer_field(request, "size", false, std::min<int64_t>(size - offset, kMaxBufferRead));
+      length =
+          integer_field(request, "size", false, std::min<int64_t>(size - offset, kMaxBufferRead));
       if (length < 0 || length > kMaxBufferRead)
         failed = RequestError{"\"size\" must be 0 to 16 MiB"};
       else if (length > size - offset)
@@ -1082,7 +1109,8 @@ class Worker {
       clear_errors();
       void* bytes = GL(glMapBufferRange)(GL_COPY_READ_BUFFER, offset, length, GL_MAP_READ_BIT);
       if (bytes == nullptr) {
-        failed = RequestError{"glMapBufferRange failed (" + enum_text(GL(glGetError)(), "ErrorCode") + ")"};
+        failed = RequestError{"glMapBufferRange failed (" +
+                              enum_text(GL(glGetError)(), "ErrorCode") + ")"};
       } else {
         data = base64(static_cast<const uint8_t*>(bytes), static_cast<size_t>(length));
         GL(glUnmapBuffer)(GL_COPY_READ_BUFFER);
@@ -1099,7 +1127,8 @@ class Worker {
     need_context();
     read_version();
     // Shaders and programs share one namespace.
-    auto name = static_cast<GLuint>(replay_name(request, ObjectClass::kProgram, "shader or program"));
+    auto name =
+        static_cast<GLuint>(replay_name(request, ObjectClass::kProgram, "shader or program"));
     if (GL(glIsShader)(name) == GL_TRUE) {
       Subject at;
       at.object = name;
@@ -1119,7 +1148,8 @@ class Worker {
       return;
     }
     if (GL(glIsProgram)(name) != GL_TRUE)
-      throw RequestError{"shader or program " + std::to_string(integer_field(request, "name", true)) +
+      throw RequestError{"shader or program " +
+                         std::to_string(integer_field(request, "name", true)) +
                          " has been deleted"};
     reply["program"] = true;
     Subject at;

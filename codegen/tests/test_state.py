@@ -1,0 +1,67 @@
+"""Checks of the state worker's table reader (spec/gles_state.json)."""
+
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from gltrace_codegen import emit, registry, state  # noqa: E402
+
+GL_XML = os.environ.get("GLTRACE_REGISTRY_GL", "/usr/share/khronos-api/gl.xml")
+EGL_HEADERS = ["/usr/include/EGL/egl.h", "/usr/include/EGL/eglext.h"]
+TABLE = os.path.join(HERE, "..", "..", "spec", "gles_state.json")
+
+
+class StateTableTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        registry.read_gl(GL_XML)
+        cls.gl_enums = registry.read_gl.enums
+        cls.egl_enums = registry.read_egl_enums(EGL_HEADERS)
+
+    def read(self, entries):
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({"state": entries}, f)
+        try:
+            return state.read(f.name, self.gl_enums, self.egl_enums)
+        finally:
+            os.unlink(f.name)
+
+    def test_the_table_reads_and_has_what_the_viewer_shows(self):
+        entries = state.read(TABLE, self.gl_enums, self.egl_enums)
+        keys = {(e["group"], e["key"]) for e in entries}
+        for wanted in [("kPipeline", "viewport"), ("kBindings", "current_program"),
+                       ("kTexture", "width"), ("kVertexAttrib", "stride"),
+                       ("kEgl", "context_client_version"), ("kAttachment", "object")]:
+            self.assertIn(wanted, keys)
+        viewport = next(e for e in entries if e["key"] == "viewport")
+        self.assertEqual((viewport["pname"], viewport["count"]), (0x0BA2, 4))
+        text = state.state_table_inc(entries, emit.HEADER)
+        self.assertIn('"viewport", 0xBA2u /* GL_VIEWPORT */, StateQuery::kInteger, 4', text)
+
+    def test_names_missing_from_the_registry_are_refused(self):
+        good = {"group": "pipeline", "key": "k", "enum": "GL_VIEWPORT", "get": "integer",
+                "kind": "int"}
+        self.assertEqual(len(self.read([good])), 1)
+        for bad, why in [({"enum": "GL_VIEWPORTT"}, "not in the registry"),
+                         ({"get": "glGetSomething"}, "unknown get"),
+                         ({"kind": "object"}, "class"),
+                         ({"kind": "enum", "enum_group": "NoSuchGroup"}, "enum group"),
+                         ({"group": "nowhere"}, "unknown group"),
+                         ({"since": "three"}, "MAJOR.MINOR"),
+                         ({"count": 0}, "count")]:
+            with self.assertRaisesRegex(state.StateError, why):
+                self.read([dict(good, **bad)])
+        with self.assertRaisesRegex(state.StateError, "twice"):
+            self.read([good, good])
+        # EGL queries name EGL enums.
+        with self.assertRaisesRegex(state.StateError, "not in the registry"):
+            self.read([dict(good, get="egl_context")])
+
+
+if __name__ == "__main__":
+    unittest.main()
