@@ -66,14 +66,16 @@ function formatSize(fields) {
 
 // A viewer bound to fetch(offset, size, signal) -> Uint8Array; total may be
 // null when unknown (a replayed buffer's size).
-export function bufferViewer({ fetch, total, title, initialFormat = 'hex' }) {
+// initialFormat: a preset's name or a format ("3f"); offset and stride: the
+// first element's byte offset and the bytes between elements (0: packed).
+export function bufferViewer({ fetch, total, title, initialFormat = 'hex', offset = 0, stride = 0 }) {
   const root = el('div', { class: 'buffer-viewer' });
   const fmtSelect = el('select', { class: 'buffer-format', title: 'element format' });
   for (const name of Object.keys(PRESETS)) fmtSelect.append(el('option', { value: PRESETS[name] }, name));
   fmtSelect.append(el('option', { value: 'custom' }, 'custom…'));
   const custom = el('input', { class: 'buffer-custom', placeholder: 'e.g. 3f 2f 4ub', size: '12' });
-  const offsetIn = el('input', { type: 'number', min: '0', value: '0', class: 'num', title: 'byte offset of the first element' });
-  const strideIn = el('input', { type: 'number', min: '0', value: '0', class: 'num', title: 'stride in bytes (0: packed)' });
+  const offsetIn = el('input', { type: 'number', min: '0', value: String(offset), class: 'num', title: 'byte offset of the first element' });
+  const strideIn = el('input', { type: 'number', min: '0', value: String(stride), class: 'num', title: 'stride in bytes (0: packed)' });
   const rowsPer = 256;
   let page = 0;
   const body = el('div', { class: 'buffer-body' });
@@ -81,7 +83,13 @@ export function bufferViewer({ fetch, total, title, initialFormat = 'hex' }) {
   const prev = el('button', { onclick: () => go(page - 1) }, '◀');
   const next = el('button', { onclick: () => go(page + 1) }, '▶');
   let controller = null;
-  if (PRESETS[initialFormat] !== undefined) fmtSelect.value = PRESETS[initialFormat];
+  const spec = PRESETS[initialFormat] ?? initialFormat;
+  if (Object.values(PRESETS).includes(spec)) {
+    fmtSelect.value = spec;
+  } else {
+    fmtSelect.value = 'custom';
+    custom.value = spec;
+  }
   const bar = el(
     'div',
     { class: 'buffer-bar' },
@@ -89,7 +97,7 @@ export function bufferViewer({ fetch, total, title, initialFormat = 'hex' }) {
     total !== null ? `${total} bytes · ` : '',
     'format ', fmtSelect, custom, ' offset ', offsetIn, ' stride ', strideIn, ' ', prev, pager, next,
   );
-  custom.hidden = true;
+  custom.hidden = fmtSelect.value !== 'custom';
   root.append(bar, body);
 
   function go(p) {
@@ -169,4 +177,10 @@ export function bufferViewer({ fetch, total, title, initialFormat = 'hex' }) {
   strideIn.addEventListener('change', () => go(0));
   render();
   return root;
+}
+
+// The format letter of a GL component type (vertex attributes).
+export function glTypeFormat(type) {
+  return { GL_FLOAT: 'f', GL_HALF_FLOAT: 'h', GL_HALF_FLOAT_OES: 'h', GL_INT: 'i', GL_FIXED: 'i', GL_UNSIGNED_INT: 'u',
+    GL_SHORT: 's', GL_UNSIGNED_SHORT: 'us', GL_BYTE: 'b', GL_UNSIGNED_BYTE: 'ub' }[type] || 'ub';
 }

@@ -5,7 +5,7 @@
 
 import { getJson, getBytes, url, aborted } from './api.js';
 import { el, note, fmtNs, fmtBytes, fmtNumber } from './util.js';
-import { bufferViewer } from './buffer.js';
+import { bufferViewer, glTypeFormat } from './buffer.js';
 import { imageBox } from './images.js';
 import { loadState, showValue, isObjectRef } from './state.js';
 
@@ -52,11 +52,54 @@ function vertexTable(seq, tableUrl) {
       next.disabled = first + per >= reply.total;
       body.replaceChildren(reply.rows.length ? table : note('empty', 'no vertices'));
     } catch (e) {
-      body.replaceChildren(note('error', `vertex attributes: ${e.message}`));
+      if (e.status === 404 && first === 0) {
+        // vertices in buffer objects: each enabled attribute's buffer as the
+        // replay has it, in the attribute's format, offset and stride
+        root.replaceChildren(note('muted', e.message), attributeBuffers(seq));
+      } else {
+        body.replaceChildren(note('error', `vertex attributes: ${e.message}`));
+      }
     }
   }
   load(0);
   return root;
+}
+
+// A replayed buffer's bytes from offset, at most size of them: a request past
+// the buffer's end is refused with its size, and asked again up to there.
+async function replayBufferBytes(seq, name, offset, size, signal) {
+  try {
+    return await getBytes('/api/state/buffer', { seq, name, offset, size }, signal);
+  } catch (e) {
+    const m = /buffer's (\d+) bytes/.exec(e.message || '');
+    if (!m || Number(m[1]) <= offset) throw e;
+    return getBytes('/api/state/buffer', { seq, name, offset, size: Number(m[1]) - offset }, signal);
+  }
+}
+
+function attributeBuffers(seq) {
+  const holder = el('div', { class: 'attribute-buffers' }, note('loading', 'replaying for the vertex attribute state…'));
+  loadState(seq)
+    .then((reply) => {
+      const attrs = ((reply.state || {}).vertex_arrays || []).filter((a) => a.enabled);
+      const names = new Map((((reply.state || {}).program || {}).attributes || []).map((a) => [a.location, a.name]));
+      holder.replaceChildren(
+        ...(attrs.length ? attrs.map((a) => {
+          const buffer = isObjectRef(a.buffer) ? a.buffer.name : a.buffer;
+          if (!buffer) return note('empty', `attribute ${a.index}: no buffer (a client array the trace did not record)`);
+          return bufferViewer({
+            title: `attribute ${a.index}${names.has(a.index) ? ` ${names.get(a.index)}` : ''}: buffer ${buffer}, ${a.size} × ${a.type}`,
+            total: null,
+            initialFormat: `${a.size}${glTypeFormat(a.type)}`,
+            offset: a.offset || 0,
+            stride: a.stride || 0,
+            fetch: (offset, size, signal) => replayBufferBytes(seq, buffer, offset, size, signal),
+          });
+        }) : [note('empty', 'no enabled vertex attribute')]),
+      );
+    })
+    .catch((e) => holder.replaceChildren(note('error', `vertex attributes: ${e.message}`)));
+  return holder;
 }
 
 // A texture read back from the replay at call seq, with level/face/layer

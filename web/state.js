@@ -3,7 +3,7 @@
 // since the previously selected call highlighted (and their old value shown).
 
 import { getJson, aborted } from './api.js';
-import { el, note } from './util.js';
+import { el, note, fmtNumber } from './util.js';
 
 const cache = new Map(); // seq -> promise of the /api/state reply
 
@@ -25,6 +25,7 @@ export function isObjectRef(v) {
 
 export function showValue(v) {
   if (v === null || v === undefined) return 'null';
+  if (typeof v === 'number') return fmtNumber(v);
   if (isObjectRef(v)) return v.name === 0 ? '0 (none)' : String(v.name);
   if (Array.isArray(v)) return `[${v.map(showValue).join(', ')}]`;
   if (typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${k}: ${showValue(x)}`).join(', ')}}`;
@@ -35,18 +36,32 @@ function isLeafArray(v) {
   return Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object' || isObjectRef(x));
 }
 
-// {group: {...}} -> Map(path -> displayed value); arrays of plain values and
-// object references stay one row, arrays of objects get a row per field.
+// What an element of an array of objects is called in a path: its name
+// (uniforms, attributes), unit and target (textures), attachment, index, or
+// else its position. A stable label keeps the comparison with the previous
+// call's state on the same object when the array's order changes.
+function elementLabel(x, i) {
+  if (typeof x.name === 'string') return x.name;
+  if (x.unit !== undefined && x.target !== undefined) return `unit ${x.unit} ${x.target}`;
+  if (typeof x.attachment === 'string') return x.attachment;
+  if (x.index !== undefined && typeof x.index !== 'object') return `index ${x.index}`;
+  return String(i);
+}
+
+// {group: {...}} -> Map(path -> {raw, shown}): raw (exact JSON) is what is
+// compared, shown is what the page prints. Arrays of plain values and object
+// references stay one row, arrays of objects get a row per field.
 export function flatten(state) {
   const out = new Map();
   const walk = (prefix, v) => {
     if (v === null || typeof v !== 'object' || isObjectRef(v) || isLeafArray(v)) {
-      out.set(prefix, showValue(v));
+      out.set(prefix, { raw: JSON.stringify(v), shown: showValue(v) });
     } else if (Array.isArray(v)) {
-      v.forEach((x, i) => walk(`${prefix}[${i}]`, x));
+      if (!v.length) out.set(prefix, { raw: '[]', shown: '[]' });
+      v.forEach((x, i) => walk(`${prefix}[${elementLabel(x, i)}]`, x));
     } else {
       const keys = Object.keys(v);
-      if (!keys.length) out.set(prefix, '{}');
+      if (!keys.length) out.set(prefix, { raw: '{}', shown: '{}' });
       for (const k of keys) walk(prefix ? `${prefix}.${k}` : k, v[k]);
     }
   };
@@ -110,8 +125,9 @@ export class StatePane {
     const needle = this.filter.value.trim().toLowerCase();
     const groups = new Map();
     let changedCount = 0;
-    for (const [path, value] of flat) {
-      const changed = prev ? prev.flat.get(path) !== value : false;
+    for (const [path, { raw, shown: value }] of flat) {
+      const before = prev ? prev.flat.get(path) : undefined;
+      const changed = prev ? !before || before.raw !== raw : false;
       if (changed) changedCount++;
       if (needle && !path.toLowerCase().includes(needle) && !value.toLowerCase().includes(needle)) continue;
       if (this.changedOnly.checked && !changed) continue;
@@ -119,11 +135,10 @@ export class StatePane {
       const group = dot < 0 ? path : path.slice(0, dot);
       const key = dot < 0 ? '' : path.slice(dot + (path[dot] === '.' ? 1 : 0));
       if (!groups.has(group)) groups.set(group, []);
-      const old = prev ? prev.flat.get(path) : undefined;
       groups.get(group).push(
         el(
           'tr',
-          { class: changed ? 'changed' : null, dataset: { path }, title: changed ? `was: ${old === undefined ? '(not set)' : old}` : null },
+          { class: changed ? 'changed' : null, dataset: { path }, title: changed ? `was: ${before ? before.shown : '(not set)'}` : null },
           el('td', { class: 'key' }, key),
           el('td', { class: 'value' }, value),
         ),
