@@ -33,9 +33,9 @@ packages=(
   # descriptor.proto of libprotobuf-dev to read its own descriptor sets;
   # libFuzzer (clang)
   libzstd-dev protobuf-compiler libprotobuf-dev clang libclang-rt-14-dev
-  # gltrace view: its HTTP server and JSON; glreplay --state-worker's JSON;
-  # the state worker's tests decode PNGs with zlib
-  libcpp-httplib-dev nlohmann-json3-dev zlib1g-dev
+  # gltrace view: its HTTP server, JSON and regular expressions; glreplay
+  # --state-worker's JSON; the state worker's tests decode PNGs with zlib
+  libcpp-httplib-dev nlohmann-json3-dev libre2-dev zlib1g-dev
 )
 if [ "${1:-}" = "--bench" ]; then
   # apitrace and eglretrace: the reference tools/bench.sh measures against

@@ -237,13 +237,22 @@ class Handlers {
     *total = positions->size();
     if (from >= positions->size()) return;
     size_t end = static_cast<size_t>(std::min<uint64_t>(positions->size(), from + count));
-    const uint32_t* first = positions->data() + from;
-    const uint32_t* last = positions->data() + end;
-    model_.for_frame_calls(frame, *first, uint64_t{*(last - 1)} - *first + 1,
-                           [&](const CallRef& ref) {
-                             if (std::binary_search(first, last, static_cast<uint32_t>(ref.pos)))
-                               visit(ref);
-                           });
+    // Runs of nearby positions, each decoded on its own: sparse matches
+    // (a few calls of a long frame) must not decode all that lies between.
+    constexpr uint32_t kGap = 256;
+    const uint32_t* p = positions->data() + from;
+    const uint32_t* end_p = positions->data() + end;
+    while (p != end_p) {
+      const uint32_t* run_end = p + 1;
+      while (run_end != end_p && *run_end - *(run_end - 1) <= kGap) ++run_end;
+      const uint32_t* run = p;
+      model_.for_frame_calls(frame, *run, uint64_t{*(run_end - 1)} - *run + 1,
+                             [&](const CallRef& ref) {
+                               if (std::binary_search(run, run_end, static_cast<uint32_t>(ref.pos)))
+                                 visit(ref);
+                             });
+      p = run_end;
+    }
   }
 
   json calls(const httplib::Request& req) const {
@@ -901,6 +910,9 @@ int run_view(const ViewOptions& options, FILE* out) {
   httplib::Server server;
   // Requests carry no bodies: anything past a few KiB is refused.
   server.set_payload_max_length(4096);
+  // Headers and body go out in separate writes: without this, a client's
+  // delayed ACK adds 40 ms to every keep-alive answer.
+  server.set_tcp_nodelay(true);
   server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
     if (!req.path.starts_with("/api/")) return httplib::Server::HandlerResponse::Unhandled;
     std::string given = req.has_param("token") ? req.get_param_value("token")

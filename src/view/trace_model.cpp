@@ -1,5 +1,6 @@
 #include "view/trace_model.h"
 
+#include <re2/re2.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -620,30 +621,19 @@ void TraceModel::for_frame_calls(uint64_t number, uint64_t first, uint64_t count
   });
 }
 
-std::regex TraceModel::compile_regex(const std::string& text) {
+Regex TraceModel::compile_regex(const std::string& text) {
   if (text.size() > kMaxRegex)
     throw QueryError{400,
                      "regular expression longer than " + std::to_string(kMaxRegex) + " characters"};
-    // libstdc++'s breadth-first matcher: time polynomial in the text (bounded
-    // by kMaxMatchText), where its default backtracking one is exponential on
-    // patterns like (a*)*b, and a recursion depth that does not grow with the
-    // text. It has no back-references.
-#if defined(__GLIBCXX__)
-  constexpr auto kFlags = std::regex::ECMAScript | std::regex_constants::__polynomial;
-#else
-  constexpr auto kFlags = std::regex::ECMAScript;
-#endif
-  try {
-    std::regex re(text, kFlags);
-    (void)std::regex_search(std::string(), re);  // throws for a back-reference
-    return re;
-  } catch (const std::regex_error& e) {
-    throw QueryError{400, "bad regular expression '" + text + "': " + e.what()};
-  }
+  re2::RE2::Options options;
+  options.set_log_errors(false);
+  auto re = std::make_shared<const re2::RE2>(text, options);
+  if (!re->ok()) throw QueryError{400, "bad regular expression '" + text + "': " + re->error()};
+  return re;
 }
 
-bool TraceModel::regex_matches(const std::regex& re, const std::string& text) {
-  return std::regex_search(text, re);
+bool TraceModel::regex_matches(const Regex& re, const std::string& text) {
+  return re2::RE2::PartialMatch(text, *re);
 }
 
 std::string TraceModel::match_text(const format::Call& call,
@@ -672,7 +662,7 @@ std::shared_ptr<const std::vector<uint32_t>> TraceModel::filtered_positions(
         return d.filters.back().second;
       }
   }
-  std::optional<std::regex> re;
+  Regex re;
   if (!filter.regex.empty()) re = compile_regex(filter.regex);
   FrameInfo f = frame(number);
   auto positions = std::make_shared<std::vector<uint32_t>>();
@@ -680,7 +670,7 @@ std::shared_ptr<const std::vector<uint32_t>> TraceModel::filtered_positions(
   d.walk(f.first_index, f.first_index + f.calls, [&](const CallRef& ref) {
     if (filter.thread && ref.call.thread != *filter.thread) return true;
     if (filter.context && ref.call.context != *filter.context) return true;
-    if (re && !regex_matches(*re, match_text(ref.call, size_of))) return true;
+    if (re && !regex_matches(re, match_text(ref.call, size_of))) return true;
     positions->push_back(static_cast<uint32_t>(ref.pos));
     return true;
   });
@@ -729,7 +719,7 @@ std::optional<std::pair<uint64_t, uint64_t>> TraceModel::find_next(const std::st
                                                                    uint64_t after,
                                                                    bool backward) const {
   Impl& d = *impl_;
-  std::regex re = compile_regex(regex);
+  Regex re = compile_regex(regex);
   uint64_t start_index = backward ? UINT64_MAX : 0;  // exclusive bound
   uint64_t total;
   {

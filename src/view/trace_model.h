@@ -13,7 +13,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -22,7 +21,15 @@
 #include "format/reader.h"
 #include "format/records.h"
 
+namespace re2 {
+class RE2;
+}
+
 namespace gltrace::view {
+
+// A compiled filter: RE2, linear in the text whatever the pattern (no
+// catastrophic backtracking), its program size bounded.
+using Regex = std::shared_ptr<const re2::RE2>;
 
 // Caps on what the open pass keeps (each entry a few dozen bytes).
 struct ModelLimits {
@@ -156,8 +163,8 @@ class TraceModel {
   static constexpr size_t kMaxMatchText = 1000;
   static constexpr size_t kMaxRegex = 1000;
   // Throws QueryError 400 with the library's message.
-  static std::regex compile_regex(const std::string& text);
-  static bool regex_matches(const std::regex& re, const std::string& text);
+  static Regex compile_regex(const std::string& text);
+  static bool regex_matches(const Regex& re, const std::string& text);
 
   // Blob sizes for the values a call refers to (dump's "<blob X, N bytes>").
   void blob_sizes_of(const format::Call& call, std::unordered_map<uint64_t, uint64_t>* out) const;

@@ -1,0 +1,160 @@
+"""gltrace view at scale: the figures issue 14 asks for.
+
+    bench/view_load.py BUILD_DIR [--calls N] [--frame-calls N] [--work DIR]
+
+Records (once; kept in --work) a trace of the bundled demo with about N calls
+(default 10 M: the demo makes ~230 calls a frame, so some 43,000 frames at
+32x32) and a trace of gltrace-view-app whose frame 1 holds --frame-calls
+calls (default 1 M glVertexAttrib1f in one debug group: the demo has no
+call-heavy frame). Then, for each, starts `gltrace view --no-browser` and
+prints:
+  - the time from start to the first frame's calls being served (the page's
+    first view), and to the whole index;
+  - in the 1 M-call frame: the time to serve a 100-call window in its middle
+    and at its end (scrolling), a regex filter over the whole frame, and its
+    minimap;
+  - the server's peak RSS (VmHWM) after all of it.
+Wall times are of one run on this machine (no repetitions: the point is the
+order of magnitude against the issue's bounds of 2 s and 300 MB).
+"""
+
+import argparse
+import http.client
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+from timing import demo_workload
+
+
+def record(gltrace, path, app, env):
+    if os.path.exists(path):
+        return
+    start = time.perf_counter()
+    subprocess.run([gltrace, "trace", "-o", path + ".tmp", "--", *app], env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.rename(path + ".tmp", path)
+    print(f"recorded {os.path.basename(path)} in {time.perf_counter() - start:.1f} s", flush=True)
+
+
+def calls_in(gltrace, path):
+    out = subprocess.run([gltrace, "info", path], capture_output=True, text=True, check=True).stdout
+    return int(re.search(r"^calls:\s+(\d+)", out, re.M).group(1))
+
+
+class Viewer:
+    def __init__(self, gltrace, trace, env):
+        self.start = time.perf_counter()
+        self.proc = subprocess.Popen([gltrace, "view", "--no-browser", "--port", "0", trace],
+                                     env=env, stdout=subprocess.PIPE, text=True)
+        m = re.match(r"gltrace view: http://127\.0\.0\.1:(\d+)/\?token=(\w+)",
+                     self.proc.stdout.readline())
+        self.port, self.token = int(m.group(1)), m.group(2)
+        self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
+
+    def get(self, path):
+        self.conn.request("GET", path + ("&" if "?" in path else "?") + "token=" + self.token)
+        resp = self.conn.getresponse()
+        body = resp.read()
+        return resp.status, json.loads(body)
+
+    def timed(self, path):
+        start = time.perf_counter()
+        status, body = self.get(path)
+        if status != 200:
+            sys.exit(f"{path}: {status} {body}")
+        return time.perf_counter() - start, body
+
+    def first_frame_served(self):
+        """Seconds from start until frame 0's first calls came back."""
+        while True:
+            status, body = self.get("/api/calls?frame=0&from=0&count=100")
+            if status == 200 and body["calls"]:
+                return time.perf_counter() - self.start
+            time.sleep(0.005)
+
+    def indexed(self):
+        while self.get("/api/trace")[1]["indexing"]:
+            time.sleep(0.01)
+        return time.perf_counter() - self.start
+
+    def peak_rss_mb(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            return int(re.search(r"VmHWM:\s+(\d+) kB", f.read()).group(1)) / 1024
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("build")
+    parser.add_argument("--calls", type=int, default=10_000_000)
+    parser.add_argument("--frame-calls", type=int, default=1_000_000)
+    parser.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "gltrace-view-bench"))
+    args = parser.parse_args()
+    gltrace = os.path.join(args.build, "bin", "gltrace")
+    os.makedirs(args.work, exist_ok=True)
+
+    # The demo's calls per frame, from a short trace, size the long one.
+    demo, env = demo_workload(args.build, 100)
+    probe = os.path.join(args.work, "demo-probe.gltrace")
+    record(gltrace, probe, demo, env)
+    per_frame = calls_in(gltrace, probe) / 100
+    frames = int(args.calls / per_frame) + 1
+    demo, env = demo_workload(args.build, frames)
+    demo_trace = os.path.join(args.work, f"demo-{args.calls}.gltrace")
+    record(gltrace, demo_trace, demo, env)
+    heavy_trace = os.path.join(args.work, f"view-app-{args.frame_calls}.gltrace")
+    record(gltrace, heavy_trace,
+           [os.path.join(args.build, "bin", "gltrace-view-app"), "--frames", "3", "--calls",
+            str(args.frame_calls)], env)
+
+    v = Viewer(gltrace, demo_trace, env)
+    first = v.first_frame_served()
+    whole = v.indexed()
+    _, info = v.get("/api/trace")
+    _, frames_page = v.get("/api/frames?from=0&count=1")
+    middle_frame = info["frames"] // 2
+    t_mid, _ = v.timed(f"/api/calls?frame={middle_frame}&from=0&count=100")
+    rss = v.peak_rss_mb()
+    v.close()
+    print(f"demo trace: {info['calls']:,} calls, {info['frames']:,} frames, "
+          f"{os.path.getsize(demo_trace) / 1e6:.0f} MB")
+    print(f"  first frame's calls served   {first:.3f} s after start")
+    print(f"  whole trace indexed          {whole:.3f} s after start")
+    print(f"  a frame in the middle        {t_mid * 1000:.1f} ms")
+    print(f"  peak RSS                     {rss:.0f} MB")
+
+    v = Viewer(gltrace, heavy_trace, env)
+    first = v.first_frame_served()
+    whole = v.indexed()
+    _, page = v.get("/api/frames?from=1&count=1")
+    n = page["frames"][0]["calls"]
+    t_middle, _ = v.timed(f"/api/calls?frame=1&from={n // 2}&count=100")
+    t_middle2, _ = v.timed(f"/api/calls?frame=1&from={n // 2 + 100}&count=100")
+    t_end, _ = v.timed(f"/api/calls?frame=1&from={n - 100}&count=100")
+    t_filter, filtered = v.timed("/api/calls?frame=1&from=0&count=100&filter=glPop")
+    t_filter_window, _ = v.timed("/api/calls?frame=1&from=0&count=100&filter=glPop")
+    t_minimap, _ = v.timed("/api/minimap?frame=1&buckets=2000")
+    t_summary, _ = v.timed("/api/frame/summary?frame=1")
+    rss = v.peak_rss_mb()
+    v.close()
+    print(f"{n:,}-call frame ({os.path.getsize(heavy_trace) / 1e6:.1f} MB trace):")
+    print(f"  first frame's calls served   {first:.3f} s after start; indexed in {whole:.3f} s")
+    print(f"  100 calls in its middle      {t_middle * 1000:.1f} ms (next 100: {t_middle2 * 1000:.1f} ms)")
+    print(f"  its last 100 calls           {t_end * 1000:.1f} ms")
+    print(f"  regex filter over the frame  {t_filter * 1000:.1f} ms ({filtered['total']} match;"
+          f" again, cached: {t_filter_window * 1000:.1f} ms)")
+    print(f"  minimap of the frame         {t_minimap * 1000:.1f} ms")
+    print(f"  per-function summary         {t_summary * 1000:.1f} ms")
+    print(f"  peak RSS                     {rss:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
