@@ -95,6 +95,7 @@ function makeFrameList() {
 
 // ---- call list ----
 let calls;
+let filterTimer = null; // a filter being typed reloads the list when typing pauses
 let minimap;
 let details;
 let statePane;
@@ -117,6 +118,7 @@ async function openFrame(n, { seq = null } = {}) {
   frameList.scrollToRow(n);
   frameList.redraw();
   if (changed) {
+    clearTimeout(filterTimer); // the list opened below reads the filter as it is
     app.call = null;
     $('#call-count').textContent = '';
     const q = query();
@@ -154,7 +156,6 @@ function updateCallCount() {
 
 async function reloadCalls() {
   if (app.frame === null) return;
-  const keep = app.call ? app.call.seq : null;
   const q = query();
   const err = q.filter ? regexError(q.filter) : null;
   $('#filter').classList.toggle('bad', !!err);
@@ -169,6 +170,8 @@ async function reloadCalls() {
     return;
   }
   updateCallCount();
+  // the call selected now (a find may have moved it while the list reloaded)
+  const keep = app.call ? app.call.seq : null;
   if (keep !== null) {
     const i = await calls.source.indexOfSeq(keep);
     if (i >= 0) calls.select(i, { center: true });
@@ -411,7 +414,6 @@ async function start() {
   timeline.setThreads(trace.threads);
 
   // controls
-  let filterTimer = null;
   $('#filter').addEventListener('input', () => {
     clearTimeout(filterTimer);
     filterTimer = setTimeout(reloadCalls, 250);

@@ -24,7 +24,12 @@ export class CallSource {
   }
 
   // Loads the first page of a new query; resolves once total is known.
-  async open(query) {
+  open(query) {
+    this.ready = this.reopen(query);
+    return this.ready;
+  }
+
+  async reopen(query) {
     this.generation++;
     if (this.controller) this.controller.abort();
     this.controller = new AbortController();
@@ -144,6 +149,16 @@ export class CallSource {
   // The filtered index of the first call whose seq is >= seq (binary search
   // over pages; seqs grow along a frame's list).
   async indexOfSeq(seq) {
+    // a list reopened meanwhile (filter typed, frame changed): search the new one
+    for (;;) {
+      await this.ready.catch(() => {});
+      const gen = this.generation;
+      const i = await this.searchSeq(seq);
+      if (gen === this.generation) return i;
+    }
+  }
+
+  async searchSeq(seq) {
     let lo = 0;
     let hi = this.total - 1;
     if (hi < 0) return -1;

@@ -177,10 +177,12 @@ try {
   await page.fill('#frame-number', String(frameOf));
   await page.press('#frame-number', 'Enter');
   await page.waitForSelector(`#pane-frame .frame-summary[data-frame="${frameOf}"]`, WAIT);
-  await page.waitForSelector('#pane-frame .frame-image img', WAIT);
-  await page.waitForFunction(() => document.querySelector('#pane-frame .frame-image img').complete, null, WAIT);
-  const natural = await page.$eval('#pane-frame .frame-image img', (img) => [img.naturalWidth, img.naturalHeight]);
-  check(natural[0] > 0 && natural[1] > 0, `frame ${frameOf}'s captured image is shown`, `${natural[0]}x${natural[1]}`);
+  // the image, or the page's word that there is none (a failure, not a hang)
+  await page.waitForSelector('#pane-frame .frame-image img, #pane-frame .frame-image .note.error, #pane-frame .note.empty', WAIT);
+  await page.waitForFunction(() => [...document.querySelectorAll('#pane-frame img')].every((i) => i.complete), null, WAIT);
+  const natural = await page.$$eval('#pane-frame .frame-image img', (imgs) => imgs.map((img) => [img.naturalWidth, img.naturalHeight]));
+  check(natural.length === 1 && natural[0][0] > 0 && natural[0][1] > 0, `frame ${frameOf}'s captured image is shown`,
+    natural.length ? `${natural[0][0]}x${natural[0][1]}` : (await page.textContent('#pane-frame .note')).trim());
   const funcs = await page.locator('#pane-frame table.functions tr').count();
   check(funcs > 1, 'the frame summary lists its functions', `${funcs - 1} functions`);
   await screenshot('frame');
@@ -229,6 +231,7 @@ try {
 
   // ---- find a texture upload: the recorded image ----
   await page.fill('#filter', '');
+  await page.waitForFunction(() => !/match/.test(document.querySelector('#call-count').textContent), null, WAIT);
   await page.fill('#find', 'glTexImage2D');
   await page.press('#find', 'Shift+Enter'); // backwards: the upload comes before the draws
   await page.waitForFunction(() => /glTexImage2D/.test(document.querySelector('#pane-call .call-details h2')?.textContent || ''), null, WAIT);
