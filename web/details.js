@@ -87,14 +87,14 @@ function attributeBuffers(seq) {
         ...(attrs.length ? attrs.map((a) => {
           const buffer = isObjectRef(a.buffer) ? a.buffer.name : a.buffer;
           if (!buffer) return note('empty', `attribute ${a.index}: no buffer (a client array the trace did not record)`);
-          return bufferViewer({
-            title: `attribute ${a.index}${names.has(a.index) ? ` ${names.get(a.index)}` : ''}: buffer ${buffer}, ${a.size} × ${a.type}`,
+          const title = `attribute ${a.index}${names.has(a.index) ? ` ${names.get(a.index)}` : ''}: buffer ${buffer}, ${a.size} × ${a.type}`;
+          return el('details', { class: 'attribute' }, el('summary', {}, title), bufferViewer({
             total: null,
             initialFormat: `${a.size}${glTypeFormat(a.type)}`,
             offset: a.offset || 0,
             stride: a.stride || 0,
             fetch: (offset, size, signal) => replayBufferBytes(seq, buffer, offset, size, signal),
-          });
+          }));
         }) : [note('empty', 'no enabled vertex attribute')]),
       );
     })
@@ -257,16 +257,15 @@ export class CallDetails {
           onmissing: (e, box) => box.append(el('button', { onclick: () => this.readBackUpload(seq, t, box) }, 'read it back from the replay')),
         })));
     }
-    if (c.draw) {
-      parts.push(section(`Draw: ${c.draw.mode}, ${c.draw.count} vertices`, c.draw.vertex_table ? vertexTable(seq, c.draw.vertex_table) : null));
-    }
     for (const img of c.images || []) {
       parts.push(section('Framebuffer captured after this call', imageBox(img, { caption: 'captured', className: 'captured-image' })));
     }
     if (c.draw) {
+      // what it drew with first, its (long) vertex data last
       const holder = el('div', { class: 'draw-state' });
       parts.push(holder);
       drawState(seq, holder);
+      parts.push(section(`Vertices: ${c.draw.mode}, ${c.draw.count} vertices`, c.draw.vertex_table ? vertexTable(seq, c.draw.vertex_table) : null));
     }
     this.root.replaceChildren(...parts);
     this.root.dataset.seq = String(seq);

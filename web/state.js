@@ -148,6 +148,19 @@ export class StatePane {
     if (prev) for (const p of prev.flat.keys()) if (!flat.has(p)) changedCount++;
     this.root.dataset.changed = String(changedCount);
     const parts = [];
+    if (prev && changedCount && !this.changedOnly.checked) {
+      // the changes first, where the eye lands; the full groups below
+      const changedRows = [...groups.values()].flat().filter((r) => r.classList.contains('changed')).map((r) => {
+        const copy = r.cloneNode(true);
+        copy.querySelector('.key').textContent = r.dataset.path;
+        return copy;
+      });
+      if (changedRows.length) {
+        parts.push(el('details', { open: true, class: 'state-group state-changes' },
+          el('summary', {}, `changed since call ${prev.seq}`, el('span', { class: 'badge changed' }, String(changedRows.length))),
+          el('table', {}, changedRows)));
+      }
+    }
     for (const [group, rows] of groups) {
       const changedHere = rows.filter((r) => r.classList.contains('changed')).length;
       parts.push(

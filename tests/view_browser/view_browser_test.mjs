@@ -199,7 +199,10 @@ try {
   const tex = await page.$$eval('#pane-call .texture-image img', (imgs) => imgs.map((i) => [i.naturalWidth, i.naturalHeight]));
   check(tex.length > 0 && tex.every(([w, h]) => w > 0 && h > 0), `draw ${target.seq} shows the textures it samples`, JSON.stringify(tex));
   await page.waitForSelector('#pane-call .framebuffer-image img, #pane-call .framebuffer-image .note.error', WAIT);
-  await screenshot('draw');
+  await page.locator('#pane-call .shader-source').first().scrollIntoViewIfNeeded();
+  await screenshot('draw-shaders');
+  await page.locator('#pane-call .texture-image').first().scrollIntoViewIfNeeded();
+  await screenshot('draw-textures');
 
   // ---- its GL state ----
   const stateOf = async (seq) => {
