@@ -389,7 +389,8 @@ async function start() {
 
   makeFrameList();
   calls = new CallList($('#calls'), { onselect: onCallSelected, onerror: showError });
-  calls.list.onrange = async (firstRow, lastRow) => {
+  calls.list.onrange = (firstRow, lastRow) => {
+    calls.source.prefetch(calls.source.rowToIndex(firstRow), calls.source.rowToIndex(lastRow));
     const a = calls.source.call(calls.source.rowToIndex(firstRow));
     const b = calls.source.call(calls.source.rowToIndex(Math.max(firstRow, lastRow)));
     if (a && b) minimap.setRange(a.pos, b.pos);

@@ -9,6 +9,7 @@ import { VirtualList } from './vlist.js';
 
 const PAGE = 256;
 const MAX_PAGES = 400;
+const MAX_INFLIGHT = 2;
 
 export class CallSource {
   constructor(onchange, onerror) {
@@ -17,10 +18,11 @@ export class CallSource {
     this.query = null; // {frame, filter, thread, context}
     this.total = 0;
     this.pages = new Map(); // page index -> [call] (insertion order = LRU)
-    this.pending = new Map(); // page index -> promise
+    this.pending = new Map(); // page index -> request entry (see fetchPage)
     this.folds = []; // sorted disjoint [firstHidden, lastHidden] row ranges
     this.generation = 0;
-    this.controller = null;
+    this.inflight = 0;
+    this.asked = 0;
   }
 
   // Loads the first page of a new query; resolves once total is known.
@@ -31,14 +33,16 @@ export class CallSource {
 
   async reopen(query) {
     this.generation++;
-    if (this.controller) this.controller.abort();
-    this.controller = new AbortController();
+    for (const entry of [...this.pending.values()]) this.drop(entry);
     this.query = query;
     this.pages.clear();
-    this.pending.clear();
     this.folds = [];
     this.total = 0;
-    await this.fetchPage(0);
+    const promise = this.fetchPage(0);
+    const entry = this.pending.get(0);
+    entry.opening = true; // its error is open()'s, not one more for onerror
+    entry.awaited = true;
+    if ((await promise) === null && entry.error) throw entry.error;
   }
 
   params(from, count) {
@@ -46,27 +50,63 @@ export class CallSource {
     return { frame: q.frame, from, count, filter: q.filter, thread: q.thread, context: q.context };
   }
 
+  // A page's calls (a promise; null when the list changed or the page was
+  // dropped). At most MAX_INFLIGHT requests are out at once and the newest
+  // asked-for page goes first, so a fast scroll does not queue up pages at
+  // the server that are off screen by the time they come back.
   fetchPage(p) {
     if (this.pages.has(p)) return Promise.resolve(this.pages.get(p));
-    if (this.pending.has(p)) return this.pending.get(p);
+    if (this.pending.has(p)) return this.pending.get(p).promise;
+    const entry = { page: p, started: false, awaited: false, controller: new AbortController(), order: ++this.asked };
+    entry.promise = new Promise((resolve) => (entry.resolve = resolve));
+    this.pending.set(p, entry);
+    this.schedule();
+    return entry.promise;
+  }
+
+  schedule() {
+    while (this.inflight < MAX_INFLIGHT) {
+      let next = null;
+      for (const e of this.pending.values()) {
+        if (e.started) continue;
+        if (!next || (e.awaited && !next.awaited) || (e.awaited === next.awaited && e.order > next.order)) next = e;
+      }
+      if (!next) return;
+      this.start(next);
+    }
+  }
+
+  start(entry) {
     const gen = this.generation;
-    const promise = getJson('/api/calls', this.params(p * PAGE, PAGE), this.controller.signal)
+    const p = entry.page;
+    entry.started = true;
+    this.inflight++;
+    getJson('/api/calls', this.params(p * PAGE, PAGE), entry.controller.signal)
       .then((reply) => {
-        if (gen !== this.generation) return null;
-        this.pending.delete(p);
+        if (gen !== this.generation) return entry.resolve(null);
         this.total = reply.total;
         this.pages.set(p, reply.calls);
         if (this.pages.size > MAX_PAGES) this.pages.delete(this.pages.keys().next().value);
+        entry.resolve(reply.calls);
         this.onchange();
-        return reply.calls;
       })
       .catch((e) => {
-        this.pending.delete(p);
-        if (!aborted(e) && gen === this.generation) this.onerror(e);
-        return null;
+        if (!aborted(e)) entry.error = e;
+        if (!aborted(e) && gen === this.generation && !entry.opening) this.onerror(e);
+        entry.resolve(null);
+      })
+      .finally(() => {
+        if (this.pending.get(p) === entry) this.pending.delete(p);
+        this.inflight--;
+        this.schedule();
       });
-    this.pending.set(p, promise);
-    return promise;
+  }
+
+  // Drops a page request: not sent yet, or aborted on the way.
+  drop(entry) {
+    this.pending.delete(entry.page);
+    if (entry.started) entry.controller.abort();
+    else entry.resolve(null);
   }
 
   // The call at a row (filtered index), or null while it is fetched.
@@ -83,8 +123,26 @@ export class CallSource {
     return null;
   }
 
+  // Fetches the pages around rows [first, last] before they are scrolled to.
+  prefetch(first, last) {
+    const span = last - first + 1;
+    const from = Math.max(0, Math.floor((first - span) / PAGE));
+    const to = Math.floor(Math.min(this.total - 1, last + span) / PAGE);
+    for (let p = from; p <= to; p++) if (!this.pages.has(p)) this.fetchPage(p);
+    // a fast scroll left pages behind: never ask for them, so the server
+    // answers the ones on screen sooner (awaited pages are never dropped)
+    // (a request already sent runs to its end: the server would answer an
+    // aborted one anyway, and a new one would queue behind it)
+    for (const entry of [...this.pending.values()]) {
+      if (!entry.started && !entry.awaited && (entry.page < from || entry.page > to)) this.drop(entry);
+    }
+  }
+
   async callAsync(i) {
-    const page = await this.fetchPage(Math.floor(i / PAGE));
+    const p = Math.floor(i / PAGE);
+    const promise = this.fetchPage(p);
+    if (this.pending.has(p)) this.pending.get(p).awaited = true;
+    const page = await promise;
     return page ? page[i % PAGE] || null : null;
   }
 
@@ -234,6 +292,7 @@ export class CallList {
     const sel = this.selectionRange();
     node.className = 'vrow call';
     if (!call) {
+      delete node.dataset.seq; // a reused row node: not the call it showed before
       node.replaceChildren(el('span', { class: 'c-seq' }, '…'), el('span', { class: 'c-name loading' }, 'loading'));
       return;
     }
