@@ -101,12 +101,17 @@ def main():
     gltrace = os.path.join(args.build, "bin", "gltrace")
     os.makedirs(args.work, exist_ok=True)
 
-    # The demo's calls per frame, from a short trace, size the long one.
-    demo, env = demo_workload(args.build, 100)
-    probe = os.path.join(args.work, "demo-probe.gltrace")
-    record(gltrace, probe, demo, env)
-    per_frame = calls_in(gltrace, probe) / 100
-    frames = int(args.calls / per_frame) + 1
+    # The demo's calls per frame and at start and end, from two short traces,
+    # size the long one.
+    counts = []
+    for n in (100, 200):
+        demo, env = demo_workload(args.build, n)
+        probe = os.path.join(args.work, f"demo-probe-{n}.gltrace")
+        record(gltrace, probe, demo, env)
+        counts.append(calls_in(gltrace, probe))
+    per_frame = (counts[1] - counts[0]) / 100
+    fixed = counts[0] - 100 * per_frame
+    frames = int((args.calls - fixed) / per_frame) + 1
     demo, env = demo_workload(args.build, frames)
     demo_trace = os.path.join(args.work, f"demo-{args.calls}.gltrace")
     record(gltrace, demo_trace, demo, env)

@@ -313,9 +313,16 @@ class Handlers {
 
   struct Upload {
     bool is_upload = false;
-    json info;
+    bool compressed = false;
     std::string why_not;  // empty when decodable
+    std::string target, format_name, type_name;
+    uint64_t level = 0;
     uint32_t format = 0, type = 0, width = 0, height = 0, depth = 1;
+
+    json info() const {
+      return {{"target", target}, {"level", level},        {"width", width},   {"height", height},
+              {"depth", depth},   {"format", format_name}, {"type", type_name}};
+    }
   };
   static Upload upload_of(const format::Call& call) {
     Upload u;
@@ -324,25 +331,21 @@ class Handlers {
         !name.starts_with("glCompressedTex"))
       return u;
     u.is_upload = true;
+    u.compressed = name.starts_with("glCompressed");
     u.width = static_cast<uint32_t>(integer(arg(call, "width")).value_or(0));
     u.height = static_cast<uint32_t>(integer(arg(call, "height")).value_or(1));
     u.depth = static_cast<uint32_t>(integer(arg(call, "depth")).value_or(1));
     u.format = static_cast<uint32_t>(integer(arg(call, "format")).value_or(0));
     u.type = static_cast<uint32_t>(integer(arg(call, "type")).value_or(0));
-    u.info = {{"target", enum_text(call, "target")},
-              {"level", integer(arg(call, "level")).value_or(0)},
-              {"width", u.width},
-              {"height", u.height},
-              {"depth", u.depth},
-              {"format", name.starts_with("glCompressed") ? enum_text(call, "internalformat")
-                                                          : enum_text(call, "format")},
-              {"type", enum_text(call, "type")}};
-    const format::Value* pixels = arg(call, name.starts_with("glCompressed") ? "data" : "pixels");
-    if (name.starts_with("glCompressed"))
+    u.target = enum_text(call, "target");
+    u.level = integer(arg(call, "level")).value_or(0);
+    u.format_name = u.compressed ? enum_text(call, "internalformat") : enum_text(call, "format");
+    u.type_name = enum_text(call, "type");
+    const format::Value* pixels = arg(call, u.compressed ? "data" : "pixels");
+    if (u.compressed)
       u.why_not = "compressed textures are not decoded by the viewer";
     else if (decodable_pixel_size(u.format, u.type) == 0)
-      u.why_not = "the viewer does not decode " + enum_text(call, "format") + " / " +
-                  enum_text(call, "type");
+      u.why_not = "the viewer does not decode " + u.format_name + " / " + u.type_name;
     else if (pixels == nullptr ||
              (pixels->kind != format::ValueKind::kData && pixels->kind != format::ValueKind::kBlob))
       u.why_not = "the call uploaded no client memory (a pixel unpack buffer, or NULL)";
@@ -407,7 +410,7 @@ class Handlers {
       }
       Upload upload = upload_of(call);
       if (upload.is_upload) {
-        out["texture"] = upload.info;
+        out["texture"] = upload.info();
         if (upload.why_not.empty())
           out["texture"]["image"] = "/api/call/image?seq=" + std::to_string(call.seq);
         else
@@ -1016,12 +1019,15 @@ int run_view(const ViewOptions& options, FILE* out) {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  std::atomic<bool> signalled{false};
+  std::atomic<bool> done{false};
   std::thread stopper([&] {
-    int signal_number = 0;
-    sigwait(&signals, &signal_number);
-    signalled = true;
-    server.stop();
+    const timespec tick = {0, 200 * 1000 * 1000};
+    while (!done) {
+      if (sigtimedwait(&signals, nullptr, &tick) > 0) {
+        server.stop();
+        return;
+      }
+    }
   });
 
   const char* display = getenv("DISPLAY");
@@ -1031,8 +1037,7 @@ int run_view(const ViewOptions& options, FILE* out) {
     open_browser(url);
 
   bool ok = server.listen_after_bind();
-  // The server ended on its own: wake the signal thread.
-  if (!signalled) pthread_kill(stopper.native_handle(), SIGTERM);
+  done = true;
   stopper.join();
   if (!ok) fprintf(stderr, "gltrace view: the server stopped: %s\n", strerror(errno));
   return ok ? 0 : 1;
