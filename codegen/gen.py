@@ -85,12 +85,12 @@ def main():
     write_if_changed(os.path.join(api, "enums.h"), emit.enums_h())
     if args.state_table:
         try:
-            entries = state.read(args.state_table, registry.read_gl.enums,
-                                 registry.read_egl_enums(args.egl_header))
+            entries, uniform_types = state.read(args.state_table, registry.read_gl.enums,
+                                                registry.read_egl_enums(args.egl_header))
         except state.StateError as e:
             sys.exit(f"gltrace codegen: {e}")
         write_if_changed(os.path.join(api, "state_table.inc"),
-                         state.state_table_inc(entries, emit.HEADER))
+                         state.state_table_inc(entries, uniform_types, emit.HEADER))
     write_if_changed(os.path.join(out, "entry_points.cpp"),
                      emit.entry_points_cpp(functions, HANDWRITTEN_EXPORTS))
     write_if_changed(os.path.join(out, "dispatch_stubs.cpp"),

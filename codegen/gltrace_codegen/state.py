@@ -38,9 +38,12 @@ def _version(text, where):
     return major, minor
 
 
+READS = {"float": "kFloat", "int": "kInt", "uint": "kUint", "bool": "kBool"}
+
+
 def read(path, gl_enums, egl_enums):
-    """The entries of the table, checked. gl_enums: registry (value, name,
-    groups, rank); egl_enums: (value, name)."""
+    """The entries of the table and its uniform types, checked. gl_enums:
+    registry (value, name, groups, rank); egl_enums: (value, name)."""
     with open(path, encoding="utf-8") as f:
         table = json.load(f)
     gl_values = {name: value for value, name, _, _ in gl_enums}
@@ -89,16 +92,32 @@ def read(path, gl_enums, egl_enums):
                         "kind": KINDS[e["kind"]], "enum_group": group,
                         "cls": CLASSES.get(cls, "kCount"), "target": target,
                         "index": e.get("index", 0), "major": major, "minor": minor})
-    return entries
+    uniform_types = []
+    for i, u in enumerate(table.get("uniform_types", [])):
+        where = f"{path}: uniform type {i} ({u.get('type', '?')})"
+        if u.get("type") not in gl_values:
+            raise StateError(f"{where}: not in the registry")
+        if u.get("read") not in READS:
+            raise StateError(f"{where}: read wants one of {', '.join(READS)}")
+        if not isinstance(u.get("components"), int) or not 1 <= u["components"] <= 16:
+            raise StateError(f"{where}: components wants 1 to 16")
+        uniform_types.append({"type": u["type"], "value": gl_values[u["type"]],
+                              "components": u["components"], "read": READS[u["read"]]})
+    return entries, uniform_types
 
 
-def state_table_inc(entries, header):
-    """The entries as `StateEntry kStateTable[]` (types in glreplay/state_table.h)."""
+def state_table_inc(entries, uniform_types, header):
+    """The entries as `StateEntry kStateTable[]`, the uniform types as
+    `UniformType kUniformTypes[]` (types in glreplay/state_table.h)."""
     out = [header, "// From spec/gles_state.json.", "", "const StateEntry kStateTable[] = {"]
     for e in entries:
         out.append(f"    {{StateGroup::{e['group']}, \"{e['key']}\", 0x{e['pname']:X}u /* {e['enum']} */, "
                    f"StateQuery::{e['query']}, {e['count']}, StateKind::{e['kind']}, "
                    f"\"{e['enum_group']}\", ObjectClass::{e['cls']}, 0x{e['target']:X}u, "
                    f"{e['index']}u, {e['major']}, {e['minor']}}},")
+    out += ["};", "", "const UniformType kUniformTypes[] = {"]
+    for u in uniform_types:
+        out.append(f"    {{0x{u['value']:X}u /* {u['type']} */, {u['components']}, "
+                   f"UniformRead::{u['read']}}},")
     out += ["};", ""]
     return "\n".join(out)

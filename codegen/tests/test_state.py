@@ -27,12 +27,12 @@ class StateTableTest(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump({"state": entries}, f)
         try:
-            return state.read(f.name, self.gl_enums, self.egl_enums)
+            return state.read(f.name, self.gl_enums, self.egl_enums)[0]
         finally:
             os.unlink(f.name)
 
     def test_the_table_reads_and_has_what_the_viewer_shows(self):
-        entries = state.read(TABLE, self.gl_enums, self.egl_enums)
+        entries, uniform_types = state.read(TABLE, self.gl_enums, self.egl_enums)
         keys = {(e["group"], e["key"]) for e in entries}
         for wanted in [("kPipeline", "viewport"), ("kBindings", "current_program"),
                        ("kTexture", "width"), ("kVertexAttrib", "stride"),
@@ -40,7 +40,9 @@ class StateTableTest(unittest.TestCase):
             self.assertIn(wanted, keys)
         viewport = next(e for e in entries if e["key"] == "viewport")
         self.assertEqual((viewport["pname"], viewport["count"]), (0x0BA2, 4))
-        text = state.state_table_inc(entries, emit.HEADER)
+        mat4 = next(u for u in uniform_types if u["type"] == "GL_FLOAT_MAT4")
+        self.assertEqual((mat4["components"], mat4["read"]), (16, "kFloat"))
+        text = state.state_table_inc(entries, uniform_types, emit.HEADER)
         self.assertIn('"viewport", 0xBA2u /* GL_VIEWPORT */, StateQuery::kInteger, 4', text)
 
     def test_names_missing_from_the_registry_are_refused(self):
@@ -56,6 +58,14 @@ class StateTableTest(unittest.TestCase):
                          ({"count": 0}, "count")]:
             with self.assertRaisesRegex(state.StateError, why):
                 self.read([dict(good, **bad)])
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({"state": [], "uniform_types": [{"type": "GL_FLOAT_VEC5", "components": 5,
+                                                       "read": "float"}]}, f)
+        try:
+            with self.assertRaisesRegex(state.StateError, "uniform type"):
+                state.read(f.name, self.gl_enums, self.egl_enums)
+        finally:
+            os.unlink(f.name)
         with self.assertRaisesRegex(state.StateError, "twice"):
             self.read([good, good])
         # EGL queries name EGL enums.

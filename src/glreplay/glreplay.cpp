@@ -35,6 +35,7 @@ struct FrontOptions {
   bool snapshot = false;
   bool check = false;
   bool state_worker = false;
+  std::string driver_dir;
   uint64_t blob_memory_mib = 1024;
 };
 
@@ -98,6 +99,9 @@ std::string parse_front(const std::vector<std::string>& args, FrontOptions* o) {
       o->check = true;
     } else if (a == "--state-worker") {
       o->state_worker = true;
+    } else if (a == "--driver") {
+      if (!has_value || args[i + 1].empty()) return "--driver wants a directory";
+      o->driver_dir = args[++i];
     } else if (a == "--stop-on-error") {
       o->stop_on_error = true;
     } else if (a == "--blob-memory") {
@@ -202,6 +206,8 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
   FrontOptions front;
   error = parse_front(options.args, &front);
   if (!error.empty()) return usage_error(program, usage, error);
+  if (front.check && !front.driver_dir.empty())
+    return usage_error(program, usage, "--check loads no driver: it takes no --driver");
   if (front.check) return run_check(front, program);
   if (front.state_worker) {
     if (options.manual || options.stop_at || options.loops != 1)
@@ -210,6 +216,7 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
     worker.trace = front.trace;
     worker.blob_memory = front.blob_memory_mib << 20;
     worker.program = program;
+    worker.driver_dir = front.driver_dir;
     return run_state_worker(worker);
   }
   if (front.benchmark) options.wait = false;
@@ -241,6 +248,7 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
   session_options.x11 = front.x11;
   session_options.stop_on_error = front.stop_on_error;
   session_options.program = program;
+  session_options.driver_dir = front.driver_dir;
   Session session(session_options, info);
   if (!session.init(&error)) {
     fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());

@@ -28,6 +28,7 @@ namespace gltrace::glreplay {
   "  --check            load no GL: check every call's pointers and sizes against the\n" \
   "                     bytes the trace holds and print what a replay would refuse\n"   \
   "                     ('call N: would refuse glX: ...'); exit 1 if anything\n"       \
+  "  --driver DIR       load the driver's libEGL.so.1 and libGLESv2.so.2 from DIR\n"       \
   "  --state-worker     serve the GL state at any call to `gltrace view`: JSON requests\n"  \
   "                     on stdin, one JSON reply a line on stdout (docs/replay.md)\n"     \
   "  --stop-on-error    stop at the first call that cannot be replayed\n"                 \

@@ -95,7 +95,7 @@ void Session::set_thread(uint32_t thread) {
 
 bool Session::init(std::string* error) {
   std::string warning;
-  if (!driver_.load(error, &warning)) return false;
+  if (!driver_.load(error, &warning, options_.driver_dir)) return false;
   if (!warning.empty())
     fprintf(stderr, "%s: warning: %s\n", options_.program.c_str(), warning.c_str());
   // Resolved now: release_thread() runs on several threads at once and must

@@ -206,6 +206,7 @@ struct SessionOptions {
   bool stop_on_error = false;
   size_t max_messages = 50;          // error lines printed before they are only counted
   std::string program = "glreplay";  // prefixes messages
+  std::string driver_dir;            // --driver: where libEGL.so.1 and libGLESv2.so.2 are
 };
 
 class Session {

@@ -71,4 +71,15 @@ struct StateEntry {
 // Every entry, in the table's order.
 std::span<const StateEntry> state_table();
 
+// How a uniform of a type reads: glGetUniformfv, iv (bool: iv, as bools)
+// or uiv, and how many components an element has.
+enum class UniformRead : uint8_t { kFloat, kInt, kUint, kBool };
+struct UniformType {
+  uint32_t type;
+  uint8_t components;
+  UniformRead read;
+};
+// The table's uniform types; a type not there (samplers, images) is one int.
+UniformType uniform_type(uint32_t type);
+
 }  // namespace gltrace::glreplay

@@ -3,19 +3,21 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <typeinfo>
 #include <vector>
 
 #include "consumers/png.h"
@@ -39,12 +41,20 @@ using json = nlohmann::ordered_json;
 
 std::span<const StateEntry> state_table() { return kStateTable; }
 
+UniformType uniform_type(uint32_t type) {
+  for (const UniformType& known : kUniformTypes)
+    if (known.type == type) return known;
+  return {type, 1, UniformRead::kInt};
+}
+
 namespace {
 
 // What one request may read at most (the contract's limit).
 constexpr int64_t kMaxBufferRead = int64_t{16} << 20;
 // Warnings listed in one goto reply; the rest are counted.
 constexpr size_t kMaxWarnings = 100;
+// A request line longer than this is refused unread (requests are small).
+constexpr size_t kMaxRequestLine = size_t{1} << 20;
 // Texture units, attributes and attachments looked at, whatever the driver
 // allows (a hostile or odd driver must not make a state reply huge).
 constexpr GLint kMaxUnits = 256;
@@ -102,47 +112,6 @@ std::string enum_text(uint32_t value, const char* group) {
   char hex_text[16];
   snprintf(hex_text, sizeof hex_text, "0x%X", value);
   return hex_text;
-}
-
-// A uniform type's components and how they read.
-enum class Base : uint8_t { kFloat, kInt, kUint, kBool };
-struct UniformShape {
-  GLenum type;
-  int components;
-  Base base;
-};
-constexpr UniformShape kUniformShapes[] = {
-    {GL_FLOAT, 1, Base::kFloat},
-    {GL_FLOAT_VEC2, 2, Base::kFloat},
-    {GL_FLOAT_VEC3, 3, Base::kFloat},
-    {GL_FLOAT_VEC4, 4, Base::kFloat},
-    {GL_INT, 1, Base::kInt},
-    {GL_INT_VEC2, 2, Base::kInt},
-    {GL_INT_VEC3, 3, Base::kInt},
-    {GL_INT_VEC4, 4, Base::kInt},
-    {GL_UNSIGNED_INT, 1, Base::kUint},
-    {GL_UNSIGNED_INT_VEC2, 2, Base::kUint},
-    {GL_UNSIGNED_INT_VEC3, 3, Base::kUint},
-    {GL_UNSIGNED_INT_VEC4, 4, Base::kUint},
-    {GL_BOOL, 1, Base::kBool},
-    {GL_BOOL_VEC2, 2, Base::kBool},
-    {GL_BOOL_VEC3, 3, Base::kBool},
-    {GL_BOOL_VEC4, 4, Base::kBool},
-    {GL_FLOAT_MAT2, 4, Base::kFloat},
-    {GL_FLOAT_MAT3, 9, Base::kFloat},
-    {GL_FLOAT_MAT4, 16, Base::kFloat},
-    {GL_FLOAT_MAT2x3, 6, Base::kFloat},
-    {GL_FLOAT_MAT2x4, 8, Base::kFloat},
-    {GL_FLOAT_MAT3x2, 6, Base::kFloat},
-    {GL_FLOAT_MAT3x4, 12, Base::kFloat},
-    {GL_FLOAT_MAT4x2, 8, Base::kFloat},
-    {GL_FLOAT_MAT4x3, 12, Base::kFloat},
-};
-// Samplers and images: one int (their unit).
-UniformShape uniform_shape(GLenum type) {
-  for (const UniformShape& shape : kUniformShapes)
-    if (shape.type == type) return shape;
-  return {type, 1, Base::kInt};
 }
 
 // Runs each recorded thread's calls on a thread of its own, one at a time
@@ -217,6 +186,22 @@ class Lanes {
   std::map<uint32_t, std::unique_ptr<Lane>> lanes_;
 };
 
+// The next line of `in` (without its newline); false at the end of input.
+// A line longer than kMaxRequestLine is skipped to its end: *too_long.
+bool read_line(FILE* in, std::string* line, bool* too_long) {
+  line->clear();
+  *too_long = false;
+  int c;
+  while ((c = getc_unlocked(in)) != EOF && c != '\n') {
+    if (line->size() < kMaxRequestLine)
+      line->push_back(static_cast<char>(c));
+    else
+      *too_long = true;
+  }
+  if (*too_long) line->clear();
+  return c != EOF || !line->empty() || *too_long;
+}
+
 // A failed request: its message.
 struct RequestError {
   std::string message;
@@ -224,11 +209,8 @@ struct RequestError {
 
 class Worker {
  public:
-  Worker(const StateWorkerOptions& options, std::shared_ptr<TraceInfo> info, TraceSource& source,
-         Session& session, GlExecutor& executor)
-      : options_(options),
-        info_(std::move(info)),
-        source_(source),
+  Worker(TraceSource& source, Session& session, GlExecutor& executor)
+      : source_(source),
         session_(session),
         executor_(executor),
         lanes_([&session] { session.release_thread(); }) {
@@ -334,6 +316,10 @@ class Worker {
       }
       std::string error;
       bool ok = true;
+      // The trace's context index of the call (as `gltrace info` lists
+      // contexts): the state reply's "context".
+      if (increment.payload != nullptr && typeid(*increment.payload) == typeid(Call))
+        context_ = static_cast<const Call&>(*increment.payload).context;
       lanes_.run(increment.target, [&] { ok = executor_.execute(increment, &error); });
       if (!ok && warnings_.size() < kMaxWarnings)
         warnings_.push_back("call " + std::to_string(increment.index) + ": " + error);
@@ -367,10 +353,10 @@ class Worker {
   void restart() {
     lanes_.stop();
     pending_.reset();
+    position_.reset();
     std::string error;
     executor_.restart(&error);
     if (!source_.rewind(&error)) throw RequestError{"cannot restart the replay: " + error};
-    position_.reset();
   }
 
   // --- queries, on the thread of the last call ----------------------------------------
@@ -384,6 +370,8 @@ class Worker {
         query();
       } catch (const RequestError& e) {
         failed = e;
+      } catch (const std::exception& e) {  // not to end the replay thread
+        failed = RequestError{std::string("internal error: ") + e.what()};
       }
     });
     if (failed) throw *failed;
@@ -595,7 +583,7 @@ class Worker {
       reply["state"] = {{"egl", {{"context", nullptr}}}};
       return;
     }
-    reply["context"] = session_.current_context();
+    reply["context"] = context_;
     read_version();
     json state = json::object();
     state["egl"] = egl_state();
@@ -731,7 +719,7 @@ class Worker {
   // array (the first kMaxUniformElements).
   json uniform_value(GLuint program, const std::string& name, GLint location, GLenum type,
                      GLint size) {
-    UniformShape shape = uniform_shape(type);
+    UniformType shape = uniform_type(type);
     json values = json::array();
     std::string base = name;
     if (base.size() > 3 && base.compare(base.size() - 3, 3, "[0]") == 0)
@@ -741,11 +729,11 @@ class Worker {
                         : GL(glGetUniformLocation)(program,
                                                    (base + "[" + std::to_string(k) + "]").c_str());
       if (at < 0) break;
-      if (shape.base == Base::kFloat) {
+      if (shape.read == UniformRead::kFloat) {
         GLfloat v[16] = {};
         GL(glGetUniformfv)(program, at, v);
         for (int c = 0; c < shape.components; ++c) values.push_back(v[c]);
-      } else if (shape.base == Base::kUint && es3()) {
+      } else if (shape.read == UniformRead::kUint && es3()) {
         GLuint v[16] = {};
         GL(glGetUniformuiv)(program, at, v);
         for (int c = 0; c < shape.components; ++c) values.push_back(v[c]);
@@ -753,7 +741,7 @@ class Worker {
         GLint v[16] = {};
         GL(glGetUniformiv)(program, at, v);
         for (int c = 0; c < shape.components; ++c) {
-          if (shape.base == Base::kBool)
+          if (shape.read == UniformRead::kBool)
             values.push_back(v[c] != 0);
           else
             values.push_back(v[c]);
@@ -855,6 +843,12 @@ class Worker {
       read_group(StateGroup::kVertexAttrib, at, entry, &raw);
       // Anything set: enabled, or pointing into a buffer.
       if (raw["enabled"] == 0 && raw["buffer"] == 0) continue;
+      // A client array's pointer is an address in the traced process (or
+      // in the replay), not an offset: said so instead.
+      if (raw["buffer"] == 0 && entry.contains("offset")) {
+        entry["offset"] = nullptr;
+        entry["client_memory"] = true;
+      }
       attributes.push_back(std::move(entry));
     }
     return attributes;
@@ -987,7 +981,6 @@ class Worker {
       throw;
     }
     GL(glBindFramebuffer)(read_target, static_cast<GLuint>(read_fb));
-    if (!three) GL(glBindFramebuffer)(GL_FRAMEBUFFER, static_cast<GLuint>(draw));
     reply["framebuffer"] =
         draw == 0 ? json(nullptr) : object(ObjectClass::kFramebuffer, static_cast<uint64_t>(draw));
   }
@@ -1045,11 +1038,9 @@ class Worker {
     GLuint fb = 0;
     GL(glGenFramebuffers)(1, &fb);
     GL(glBindFramebuffer)(fb_target, fb);
-    if (layered)
-      GL(glFramebufferTextureLayer)
-      (fb_target, GL_COLOR_ATTACHMENT0, texture, level, static_cast<GLint>(layer));
-    else
-      GL(glFramebufferTexture2D)(fb_target, GL_COLOR_ATTACHMENT0, face_target, texture, level);
+    if (layered) GL(glFramebufferTextureLayer)
+    (fb_target, GL_COLOR_ATTACHMENT0, texture, level, static_cast<GLint>(layer));
+    else GL(glFramebufferTexture2D)(fb_target, GL_COLOR_ATTACHMENT0, face_target, texture, level);
     GLenum status = GL(glCheckFramebufferStatus)(fb_target);
     std::optional<RequestError> failed;
     if (status != GL_FRAMEBUFFER_COMPLETE) {
@@ -1171,8 +1162,6 @@ class Worker {
     reply["shaders"] = std::move(list);
   }
 
-  const StateWorkerOptions& options_;
-  std::shared_ptr<TraceInfo> info_;
   TraceSource& source_;
   Session& session_;
   GlExecutor& executor_;
@@ -1180,6 +1169,7 @@ class Worker {
   // The last call replayed (none before the first goto) and its thread.
   std::optional<uint64_t> position_;
   uint32_t thread_ = 0;
+  uint32_t context_ = 0;  // the trace's Context.index of the last call
   // The call read past the last goto's target, run by the next goto.
   std::optional<replay::Increment> pending_;
   std::vector<std::string> warnings_;
@@ -1216,6 +1206,7 @@ int run_state_worker(const StateWorkerOptions& options) {
   }
   SessionOptions session_options;
   session_options.program = options.program;
+  session_options.driver_dir = options.driver_dir;
   Session session(session_options, info);
   if (!session.init(&error)) {
     fprintf(stderr, "%s: %s\n", options.program.c_str(), error.c_str());
@@ -1224,12 +1215,17 @@ int run_state_worker(const StateWorkerOptions& options) {
   }
   GlExecutor executor(session, ExecutorOptions{});
   {
-    Worker worker(options, info, source, session, executor);
+    Worker worker(source, session, executor);
     std::string line;
     bool quit = false;
-    while (!quit && std::getline(std::cin, line)) {
-      if (line.empty()) continue;
-      json reply = worker.handle(line, &quit);
+    bool too_long = false;
+    while (!quit && read_line(stdin, &line, &too_long)) {
+      if (line.empty() && !too_long) continue;
+      json reply = too_long ? json{{"id", nullptr},
+                                   {"ok", false},
+                                   {"error", "malformed request: longer than " +
+                                                 std::to_string(kMaxRequestLine) + " bytes"}}
+                            : worker.handle(line, &quit);
       std::string text = reply.dump(-1, ' ', false, json::error_handler_t::replace);
       fputs(text.c_str(), replies);
       fputc('\n', replies);

@@ -16,6 +16,7 @@ struct StateWorkerOptions {
   std::string trace;
   uint64_t blob_memory = uint64_t{1} << 30;
   std::string program = "glreplay";  // prefixes messages on stderr
+  std::string driver_dir;            // --driver (empty: the library search path)
 };
 
 // Runs the worker until `quit` or the end of stdin. Returns the exit

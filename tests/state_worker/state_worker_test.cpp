@@ -75,6 +75,7 @@ struct Recorded {
   std::vector<uint64_t> read_pixels;  // the demo's checksum read-backs, one a frame
   std::map<uint64_t, std::array<int64_t, 4>> viewport_at;  // draw -> last glViewport before it
   std::map<uint64_t, uint64_t> program_at;                 // draw -> glUseProgram's
+  std::map<uint64_t, uint32_t> context_at;                 // draw -> the trace's context index
   std::map<uint64_t, uint64_t> vao_at;                     // draw -> glBindVertexArray's
   std::map<uint64_t, uint64_t> texture_at;                 // draw -> GL_TEXTURE_2D binding
   // program -> location -> the last glUniform4fv value set (before each draw).
@@ -169,6 +170,7 @@ const Recorded& recorded() {
           r.draws.push_back(call.seq);
           r.viewport_at[call.seq] = viewport;
           r.program_at[call.seq] = program;
+          r.context_at[call.seq] = call.context;
           r.vao_at[call.seq] = vao;
           r.texture_at[call.seq] = texture;
           r.vec4_at[program][call.seq] = vec4[program];
@@ -185,7 +187,8 @@ const Recorded& recorded() {
 // A worker on pipes.
 class Worker {
  public:
-  explicit Worker(const std::string& trace, const std::string& command = "glreplay") {
+  explicit Worker(const std::string& trace, const std::string& command = "glreplay",
+                  const std::vector<std::string>& options = {}) {
     int in[2], out[2];
     EXPECT_EQ(pipe2(in, O_CLOEXEC), 0);
     EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
@@ -193,6 +196,7 @@ class Worker {
     std::vector<std::string> argv = {build_bin(command)};
     if (command == "gltrace") argv.emplace_back("replay");
     argv.emplace_back("--state-worker");
+    argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(trace);
     pid_ = fork();
     if (pid_ == 0) {
@@ -374,6 +378,8 @@ TEST(StateWorker, StateAtADrawIsWhatTheTraceSays) {
   ASSERT_TRUE(state["ok"]) << state;
   EXPECT_EQ(state["id"], 2);
   EXPECT_EQ(state["call"], draw);
+  EXPECT_EQ(state["thread"], 1);
+  EXPECT_EQ(state["context"], r.context_at.at(draw));
   const json& s = state["state"];
   auto v = r.viewport_at.at(draw);
   EXPECT_EQ(s["pipeline"]["viewport"], json({v[0], v[1], v[2], v[3]}));
@@ -693,6 +699,98 @@ TEST(StateWorkerNames, ReplayNamesMapBackToTraceNames) {
   EXPECT_EQ(session.recorded_name(glreplay::ObjectClass::kBuffer, 9), 9u);  // another class
   EXPECT_TRUE(session.defines_name(glreplay::ObjectClass::kTexture, 5));
   EXPECT_FALSE(session.defines_name(glreplay::ObjectClass::kTexture, 9));
+}
+
+// Client arrays, a uniform array, a uniform block (the client-memory app):
+// at its first draw.
+TEST(StateWorker, ClientArraysUniformArraysAndBlocks) {
+  std::string path = make_temp_dir() + "/client.gltrace";
+  ProcessResult traced = run_process(
+      {build_bin("gltrace"), "trace", "-o", path, "--", build_bin("glreplay_client_app"), "1"},
+      clean_env());
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  uint64_t draw = 0, ubo = 0;
+  std::string ubo_bytes;
+  {
+    glreplay::TraceSource source(std::make_shared<glreplay::TraceInfo>(), {});
+    std::string error;
+    ASSERT_TRUE(source.open(path, &error)) << error;
+    replay::Increment increment;
+    while (draw == 0 && source.next(&increment, &error) == replay::SourceResult::kIncrement) {
+      const auto& call = static_cast<const glreplay::Call&>(*increment.payload);
+      if (call.function == api::kFn_glBindBufferBase) ubo = call.args[2].uint;
+      if (call.function == api::kFn_glBufferSubData &&
+          call.args[3].kind == format::ValueKind::kData)
+        ubo_bytes = std::string(call.args[3].bytes());
+      if (call.function == api::kFn_glDrawArrays) draw = call.seq;
+    }
+  }
+  ASSERT_NE(draw, 0u);
+  Worker w(path);
+  ASSERT_TRUE(go(w, draw)["ok"]);
+  json state = w.ask(R"({"id":2,"op":"state"})");
+  ASSERT_TRUE(state["ok"]) << state;
+  const json& s = state["state"];
+  EXPECT_EQ(s["bindings"]["vertex_array"], nullptr);
+  ASSERT_EQ(s["vertex_arrays"].size(), 2u) << s["vertex_arrays"];
+  for (const json& attribute : s["vertex_arrays"]) {
+    EXPECT_EQ(attribute["buffer"], nullptr);
+    EXPECT_EQ(attribute["offset"], nullptr);  // an address, not an offset
+    EXPECT_EQ(attribute["client_memory"], true);
+  }
+  EXPECT_EQ(s["vertex_arrays"][1]["type"], "GL_UNSIGNED_BYTE");
+  EXPECT_EQ(s["vertex_arrays"][1]["normalized"], true);
+  bool array = false;
+  for (const json& u : s["program"]["uniforms"]) {
+    if (u["name"] != "u_offset[0]") continue;
+    array = true;
+    EXPECT_EQ(u["size"], 3);
+    EXPECT_EQ(u["value"].size(), 6u) << u;  // 3 elements of 2 floats
+  }
+  EXPECT_TRUE(array) << s["program"];
+  ASSERT_EQ(s["program"]["uniform_blocks"].size(), 1u);
+  EXPECT_EQ(s["program"]["uniform_blocks"][0],
+            json({{"name", "Tint"}, {"binding", 1}, {"size", 16}}));
+  EXPECT_EQ(s["bindings"]["uniform_buffer"], json({{"name", ubo}}));
+  ASSERT_EQ(ubo_bytes.size(), 16u);
+  json bytes = w.ask(json{{"id", 3}, {"op", "buffer"}, {"name", ubo}});
+  ASSERT_TRUE(bytes["ok"]) << bytes;
+  EXPECT_EQ(unbase64(bytes["data"]), ubo_bytes);
+}
+
+// --driver: the driver's libraries from a directory of the user's.
+TEST(StateWorker, DriverFromADirectory) {
+  std::string dir;
+  for (const char* candidate :
+       {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"}) {
+    if (access((std::string(candidate) + "/libEGL.so.1").c_str(), R_OK) == 0 &&
+        access((std::string(candidate) + "/libGLESv2.so.2").c_str(), R_OK) == 0) {
+      dir = candidate;
+      break;
+    }
+  }
+  ASSERT_FALSE(dir.empty()) << "no libEGL.so.1 found";
+  Worker w(demo().path, "glreplay", {"--driver", dir});
+  json reply = go(w, recorded().draws.front());
+  EXPECT_TRUE(reply["ok"]) << reply << w.err();
+  ProcessResult missing = run_process(
+      {build_bin("glreplay"), "--state-worker", "--driver", "/nonexistent", demo().path},
+      clean_env());
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("cannot load /nonexistent/libEGL.so.1"), std::string::npos)
+      << missing.err;
+  EXPECT_EQ(missing.out, "");
+  ProcessResult replay = run_process(
+      {build_bin("glreplay"), "-n", "--driver", "/nonexistent", demo().path}, clean_env());
+  EXPECT_EQ(replay.exit_code, 1);
+}
+
+TEST(StateWorker, AnOverlongLineIsRefusedAndTheWorkerGoesOn) {
+  Worker w(demo().path);
+  json reply = w.ask(std::string(2 << 20, ' ') + "{}");
+  EXPECT_EQ(reply["id"], nullptr);
+  EXPECT_NE(reply["error"].get<std::string>().find("longer than"), std::string::npos) << reply;
+  EXPECT_TRUE(go(w, 10)["ok"]);
 }
 
 TEST(StateWorker, ConflictingOptionsAreUsageErrors) {
