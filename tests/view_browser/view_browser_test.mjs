@@ -232,6 +232,24 @@ try {
   check(highlighted !== 'rgba(0, 0, 0, 0)', 'changed rows are drawn highlighted', highlighted);
   await screenshot('next-draw-state');
 
+  // ---- export of the list as it is shown (filtered): gltrace dump's text ----
+  const [download] = await Promise.all([page.waitForEvent('download', WAIT), page.click('#export')]);
+  const exported = fs.readFileSync(await download.path(), 'utf8');
+  const exportedLines = exported.split('\n').filter((l) => /^\d+ /.test(l));
+  check(exportedLines.length > 0 && exportedLines.every((l) => / glDraw/.test(l)) && exported.includes(`${next.seq} ${next.name}(`),
+    'export saves the filtered frame as gltrace dump prints it', `${exportedLines.length} lines: ${exportedLines[0]}`);
+
+  // ---- timeline: the frame's calls drawn per thread ----
+  await page.keyboard.press('t');
+  await page.waitForSelector('#timeline-pane:not([hidden]) canvas.timeline-canvas', WAIT);
+  await page.waitForFunction(() => {
+    const c = document.querySelector('canvas.timeline-canvas');
+    return c.height > 60; // a lane per thread beside the frames lane
+  }, null, WAIT);
+  await screenshot('timeline');
+  check(true, 'the timeline opens with the frame\'s thread lanes');
+  await page.keyboard.press('t');
+
   // ---- find a texture upload: the recorded image ----
   await page.fill('#filter', '');
   await page.waitForFunction(() => !/match/.test(document.querySelector('#call-count').textContent), null, WAIT);
