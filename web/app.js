@@ -19,7 +19,6 @@ const DRAW_REGEX = '^gl(Multi)?Draw';
 const app = {
   trace: null,
   frame: null,
-  frameInfo: null, // the /api/frames entry of the open frame
   frames: new Map(), // number -> frame entry (fetched pages)
   framePending: new Set(),
   call: null, // selected call (list entry)
@@ -134,7 +133,6 @@ async function openFrame(n, { seq = null } = {}) {
     minimap.setFrame(n);
     summary.show(n);
     frameEntryAsync(n).then((f) => {
-      app.frameInfo = f;
       if (f && timeline.root.offsetParent) timeline.setWindow(f.start_ns, f.start_ns + f.wall_ns);
     }).catch(showError);
     if (seq === null) {
@@ -403,8 +401,8 @@ async function start() {
       if (i >= 0) calls.list.scrollToRow(calls.source.indexToRow(i), true);
     },
   });
-  details = new CallDetails($('#pane-call'), { onerror: showError });
-  statePane = new StatePane($('#pane-state'), { onerror: showError });
+  details = new CallDetails($('#pane-call'));
+  statePane = new StatePane($('#pane-state'));
   summary = new FrameSummary($('#pane-frame'), {
     onfunction: (name) => {
       $('#filter').value = `^${name}\\b`;

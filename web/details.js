@@ -189,11 +189,9 @@ async function drawState(seq, into) {
 }
 
 export class CallDetails {
-  constructor(container, { onerror, onframe }) {
+  constructor(container) {
     this.root = el('div', { class: 'call-details' });
     container.append(this.root);
-    this.onerror = onerror;
-    this.onframe = onframe;
     this.seq = null;
     this.root.append(note('empty', 'Select a call in the list (↑/↓ move, n/p: next/previous draw).'));
   }

@@ -70,10 +70,9 @@ export function flatten(state) {
 }
 
 export class StatePane {
-  constructor(container, { onerror }) {
+  constructor(container) {
     this.root = el('div', { class: 'state-pane' });
     container.append(this.root);
-    this.onerror = onerror;
     this.previous = null; // {seq, flat}
     this.current = null;
     this.filter = el('input', { class: 'state-filter', placeholder: 'filter state (e.g. blend, texture)', type: 'search' });

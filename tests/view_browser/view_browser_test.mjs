@@ -262,6 +262,20 @@ try {
   check(upload.length > 0 && upload[0] > 0, 'find goes to a glTexImage2D whose uploaded image is shown', JSON.stringify(upload));
   await screenshot('texture-upload');
 
+  // ---- the minimap moves the list: a click a tenth of the way down ----
+  const firstSeq = () => page.$eval('#calls .vrow.call[data-seq]', (r) => Number(r.dataset.seq));
+  const before = await firstSeq();
+  const box = await page.locator('canvas.minimap').boundingBox();
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height * 0.1);
+  await page.waitForFunction((b) => {
+    const r = document.querySelector('#calls .vrow.call[data-seq]');
+    return r && Number(r.dataset.seq) < b;
+  }, before, WAIT);
+  const after = await firstSeq();
+  const frame0 = await page.textContent('#call-count');
+  check(after < before, 'a click on the minimap moves the list there', `first row ${before} -> ${after} (${frame0})`);
+  await screenshot('minimap');
+
   check(pageErrors.length === 0, 'no script error in the page', pageErrors.join('; '));
 } catch (e) {
   check(false, 'the page went through every step', e.stack || String(e));
