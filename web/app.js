@@ -437,9 +437,13 @@ async function start() {
     return;
   }
   const h = new URLSearchParams(location.hash.slice(1));
-  const frame = h.has('frame') ? Number(h.get('frame')) : 0;
   const seq = h.has('call') ? Number(h.get('call')) : null;
-  await openFrame(Math.min(Math.max(0, frame), trace.frames - 1), { seq });
+  if (seq !== null && !h.has('frame')) {
+    await gotoSeq(seq); // its frame from the server
+  } else {
+    const frame = h.has('frame') ? Number(h.get('frame')) : 0;
+    await openFrame(Math.min(Math.max(0, frame), trace.frames - 1), { seq });
+  }
   document.body.dataset.ready = '1';
 }
 

@@ -111,6 +111,7 @@ export class CallSource {
 
   // The call at a row (filtered index), or null while it is fetched.
   call(i) {
+    if (!this.query || i < 0 || i >= this.total) return null; // nothing opened, or past the end
     const p = Math.floor(i / PAGE);
     const page = this.pages.get(p);
     if (page) {
