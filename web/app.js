@@ -332,6 +332,8 @@ function onKey(ev) {
     '2': () => setTab('call'),
     '3': () => setTab('state'),
     t: () => toggleTimeline(),
+    '?': () => toggleHelp(),
+    Escape: () => ($('#help').hidden = true),
     ArrowLeft: () => app.call && calls.source.foldAt(calls.selected) === null && app.call.group && calls.source.toggleFold(calls.selected),
     ArrowRight: () => calls.source.foldAt(calls.selected) !== null && calls.source.toggleFold(calls.selected),
   };
@@ -339,6 +341,10 @@ function onKey(ev) {
     ev.preventDefault();
     keys[ev.key]();
   }
+}
+
+function toggleHelp() {
+  $('#help').hidden = !$('#help').hidden;
 }
 
 function toggleTimeline() {
@@ -429,6 +435,8 @@ async function start() {
   $('#draw-prev').addEventListener('click', () => stepDraw(-1));
   $('#export').addEventListener('click', exportSelection);
   $('#timeline-toggle').addEventListener('click', toggleTimeline);
+  $('#help-toggle').addEventListener('click', toggleHelp);
+  $('#help').addEventListener('click', toggleHelp);
   for (const b of document.querySelectorAll('#tabs button')) b.addEventListener('click', () => setTab(b.dataset.tab));
   document.addEventListener('keydown', onKey);
 
