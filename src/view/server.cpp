@@ -916,6 +916,13 @@ int run_view(const ViewOptions& options, FILE* out) {
   // Headers and body go out in separate writes: without this, a client's
   // delayed ACK adds 40 ms to every keep-alive answer.
   server.set_tcp_nodelay(true);
+  // httplib's default adds SO_REUSEPORT: a second viewer (or any process of
+  // this user) could then listen on the same port and take half the
+  // connections. SO_REUSEADDR alone lets only a closed socket's port be reused.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
     if (!req.path.starts_with("/api/")) return httplib::Server::HandlerResponse::Unhandled;
     std::string given = req.has_param("token") ? req.get_param_value("token")

@@ -487,6 +487,9 @@ bool TraceModel::open(const std::string& path, std::string* error) {
   }
   struct stat st {};
   if (stat(path.c_str(), &st) == 0) d.file_size = static_cast<uint64_t>(st.st_size);
+  if (!d.reader.index_error().empty())
+    d.summary.warnings.push_back("the trace's index is damaged (" + d.reader.index_error() +
+                                 "): read without it");
   d.path = path;
   d.summary.path = path;
   d.summary.size = d.file_size;

@@ -274,6 +274,8 @@ def test_demo(trace):
 
         bad_requests(v)
         state(v, expect_worker_error=False)
+        r = run([GLTRACE, "view", "--no-browser", "--port", str(v.port), trace], timeout=60)
+        check(r.returncode == 1 and "cannot listen" in r.stderr, f"port in use: exit 1 ({r.stderr!r})")
     finally:
         check(v.close(), "the server is still running after every request")
 
