@@ -660,9 +660,9 @@ class Worker {
       GLsizei length = 0;
       GLint size = 0;
       GLenum type = 0;
-      GL(glGetActiveAttrib)
-      (replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length, &size, &type,
-       name.data());
+      auto active_attrib = GL(glGetActiveAttrib);
+      active_attrib(replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length,
+                    &size, &type, name.data());
       attributes.push_back({{"name", std::string(name.data(), static_cast<size_t>(length))},
                             {"location", GL(glGetAttribLocation)(replayed, name.data())},
                             {"type", enum_text(type, "AttributeType")},
@@ -677,9 +677,9 @@ class Worker {
       GLsizei length = 0;
       GLint size = 0;
       GLenum type = 0;
-      GL(glGetActiveUniform)
-      (replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length, &size, &type,
-       name.data());
+      auto active_uniform = GL(glGetActiveUniform);
+      active_uniform(replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length,
+                     &size, &type, name.data());
       std::string uniform_name(name.data(), static_cast<size_t>(length));
       GLint location = GL(glGetUniformLocation)(replayed, uniform_name.c_str());
       json entry = {{"name", uniform_name},
@@ -696,15 +696,15 @@ class Worker {
     // Uniform blocks (ES 3).
     json blocks = json::array();
     if (es3()) {
+      auto block_name = GL(glGetActiveUniformBlockName);
+      auto block_param = GL(glGetActiveUniformBlockiv);
       for (GLint i = 0; i < raw["active_uniform_blocks"]; ++i) {
+        auto block = static_cast<GLuint>(i);
         GLsizei length = 0;
-        GL(glGetActiveUniformBlockName)
-        (replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length, name.data());
+        block_name(replayed, block, static_cast<GLsizei>(name.size()), &length, name.data());
         GLint binding = 0, size = 0;
-        GL(glGetActiveUniformBlockiv)
-        (replayed, static_cast<GLuint>(i), GL_UNIFORM_BLOCK_BINDING, &binding);
-        GL(glGetActiveUniformBlockiv)
-        (replayed, static_cast<GLuint>(i), GL_UNIFORM_BLOCK_DATA_SIZE, &size);
+        block_param(replayed, block, GL_UNIFORM_BLOCK_BINDING, &binding);
+        block_param(replayed, block, GL_UNIFORM_BLOCK_DATA_SIZE, &size);
         blocks.push_back({{"name", std::string(name.data(), static_cast<size_t>(length))},
                           {"binding", binding},
                           {"size", size}});
@@ -724,10 +724,10 @@ class Worker {
     std::string base = name;
     if (base.size() > 3 && base.compare(base.size() - 3, 3, "[0]") == 0)
       base.resize(base.size() - 3);
+    auto uniform_location = GL(glGetUniformLocation);
     for (GLint k = 0; k < std::min(size, kMaxUniformElements); ++k) {
-      GLint at = k == 0 ? location
-                        : GL(glGetUniformLocation)(program,
-                                                   (base + "[" + std::to_string(k) + "]").c_str());
+      std::string element = base + "[" + std::to_string(k) + "]";
+      GLint at = k == 0 ? location : uniform_location(program, element.c_str());
       if (at < 0) break;
       if (shape.read == UniformRead::kFloat) {
         GLfloat v[16] = {};
@@ -809,8 +809,8 @@ class Worker {
         at.attachment = point;
         clear_errors();
         GLint type = GL_NONE;
-        GL(glGetFramebufferAttachmentParameteriv)
-        (target, point, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
+        auto attachment_param = GL(glGetFramebufferAttachmentParameteriv);
+        attachment_param(target, point, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
         if (GL(glGetError)() != GL_NO_ERROR || type == GL_NONE) continue;
         json entry = {{"attachment", enum_text(point, "FramebufferAttachment")}};
         read_group(StateGroup::kAttachment, at, entry, nullptr, 0, type);
@@ -898,6 +898,31 @@ class Worker {
     auto get_level = GL(glGetTexLevelParameteriv);
     if (get_level == nullptr || major_ < 3 || (major_ == 3 && minor_ < 1))
       throw RequestError{"reading a texture's size needs ES 3.1 (glGetTexLevelParameteriv)"};
+    with_texture(target, texture, [&] {
+      get_level(face_target, level, GL_TEXTURE_WIDTH, width);
+      get_level(face_target, level, GL_TEXTURE_HEIGHT, height);
+      get_level(face_target, level, GL_TEXTURE_DEPTH, depth);
+      get_level(face_target, level, GL_TEXTURE_INTERNAL_FORMAT, format);
+    });
+  }
+
+  // The target a texture was made for: the one of the table's targets it
+  // binds to (binding it to another is an error).
+  GLenum texture_target(GLuint texture) {
+    for (const StateEntry& e : state_table()) {
+      if (e.group != StateGroup::kTextureUnit || e.target == 0 || !has(e)) continue;
+      try {
+        with_texture(e.target, texture, [] {});
+        return e.target;
+      } catch (const RequestError&) {
+      }
+    }
+    throw RequestError{"texture of an unknown target"};
+  }
+
+  // Runs `use` with `texture` bound to `target` of the active unit; the
+  // app's binding is put back after.
+  void with_texture(GLenum target, GLuint texture, const std::function<void()>& use) {
     GLenum binding_name = 0;
     for (const StateEntry& e : state_table())
       if (e.group == StateGroup::kTextureUnit && e.target == target) binding_name = e.pname;
@@ -910,10 +935,7 @@ class Worker {
       GL(glBindTexture)(target, static_cast<GLuint>(old));
       throw RequestError{"the texture is not a " + enum_text(target, "TextureTarget")};
     }
-    get_level(face_target, level, GL_TEXTURE_WIDTH, width);
-    get_level(face_target, level, GL_TEXTURE_HEIGHT, height);
-    get_level(face_target, level, GL_TEXTURE_DEPTH, depth);
-    get_level(face_target, level, GL_TEXTURE_INTERNAL_FORMAT, format);
+    use();
     GL(glBindTexture)(target, static_cast<GLuint>(old));
   }
 
@@ -934,11 +956,10 @@ class Worker {
     } else {
       // Its first color attachment, whole.
       attachment = GL_COLOR_ATTACHMENT0;
+      auto attachment_param = GL(glGetFramebufferAttachmentParameteriv);
       GLint type = GL_NONE, name = 0;
-      GL(glGetFramebufferAttachmentParameteriv)
-      (GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
-      GL(glGetFramebufferAttachmentParameteriv)
-      (GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &name);
+      attachment_param(GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
+      attachment_param(GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &name);
       if (type == GL_RENDERBUFFER) {
         GLint old = integer(GL_RENDERBUFFER_BINDING);
         GL(glBindRenderbuffer)(GL_RENDERBUFFER, static_cast<GLuint>(name));
@@ -947,28 +968,14 @@ class Worker {
         GL(glBindRenderbuffer)(GL_RENDERBUFFER, static_cast<GLuint>(old));
       } else if (type == GL_TEXTURE) {
         GLint level = 0, face = 0, depth = 0, format = 0;
-        GL(glGetFramebufferAttachmentParameteriv)
-        (GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL, &level);
-        GL(glGetFramebufferAttachmentParameteriv)
-        (GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE, &face);
-        GLenum target = face != 0 ? GL_TEXTURE_CUBE_MAP : GL_TEXTURE_2D;
-        // A layer of an array or 3D texture: its target is found by binding.
-        GLint layered_width = 0;
-        try {
-          texture_level(target, face != 0 ? static_cast<GLenum>(face) : target,
-                        static_cast<GLuint>(name), level, &width, &height, &depth, &format);
-        } catch (const RequestError&) {
-          for (GLenum other : {GL_TEXTURE_2D_ARRAY, GL_TEXTURE_3D}) {
-            try {
-              texture_level(other, other, static_cast<GLuint>(name), level, &layered_width, &height,
-                            &depth, &format);
-              width = layered_width;
-              break;
-            } catch (const RequestError&) {
-            }
-          }
-          if (width == 0) throw;
-        }
+        attachment_param(GL_FRAMEBUFFER, attachment, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL,
+                         &level);
+        attachment_param(GL_FRAMEBUFFER, attachment,
+                         GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE, &face);
+        auto texture = static_cast<GLuint>(name);
+        GLenum target = texture_target(texture);
+        texture_level(target, face != 0 ? static_cast<GLenum>(face) : target, texture, level,
+                      &width, &height, &depth, &format);
       } else {
         throw RequestError{"the bound draw framebuffer has no color attachment 0"};
       }
@@ -1031,32 +1038,49 @@ class Worker {
       throw RequestError{"layer " + std::to_string(layer) + " is past the texture's " +
                          std::to_string(depth) + " layers"};
     // Through a framebuffer of the worker's own (GLES has no glGetTexImage),
-    // the app's bindings put back after.
+    // the app's bindings put back after. A level other than the base one
+    // can be attached only when the texture is mipmap complete (ES 3.0
+    // 9.4.1): its base level is moved to that level meanwhile.
     bool three = es3();
+    GLint base_level = 0;
+    if (three) {
+      with_texture(target, texture, [&] {
+        GL(glGetTexParameteriv)(target, GL_TEXTURE_BASE_LEVEL, &base_level);
+        if (base_level != level) GL(glTexParameteri)(target, GL_TEXTURE_BASE_LEVEL, level);
+      });
+    }
     GLenum fb_target = three ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER;
     GLint old = integer(three ? GL_READ_FRAMEBUFFER_BINDING : GL_FRAMEBUFFER_BINDING);
     GLuint fb = 0;
     GL(glGenFramebuffers)(1, &fb);
     GL(glBindFramebuffer)(fb_target, fb);
-    if (layered) GL(glFramebufferTextureLayer)
-    (fb_target, GL_COLOR_ATTACHMENT0, texture, level, static_cast<GLint>(layer));
-    else GL(glFramebufferTexture2D)(fb_target, GL_COLOR_ATTACHMENT0, face_target, texture, level);
+    if (layered) {
+      auto attach_layer = GL(glFramebufferTextureLayer);
+      attach_layer(fb_target, GL_COLOR_ATTACHMENT0, texture, level, static_cast<GLint>(layer));
+    } else {
+      GL(glFramebufferTexture2D)(fb_target, GL_COLOR_ATTACHMENT0, face_target, texture, level);
+    }
     GLenum status = GL(glCheckFramebufferStatus)(fb_target);
+    std::string format_name = enum_text(static_cast<uint32_t>(format), "InternalFormat");
     std::optional<RequestError> failed;
     if (status != GL_FRAMEBUFFER_COMPLETE) {
       failed =
-          RequestError{"cannot read back a texture of format " +
-                       enum_text(static_cast<uint32_t>(format), "InternalFormat") +
+          RequestError{"cannot read back a texture of format " + format_name +
                        " through a framebuffer (" + enum_text(status, "FramebufferStatus") + ")"};
     } else {
       try {
         read_pixels(GL_COLOR_ATTACHMENT0, width, height, reply);
       } catch (const RequestError& e) {
-        failed = e;
+        failed = RequestError{e.message + " (the texture is " + format_name + ")"};
       }
     }
     GL(glBindFramebuffer)(fb_target, static_cast<GLuint>(old));
     GL(glDeleteFramebuffers)(1, &fb);
+    if (three && base_level != level) {
+      with_texture(target, texture, [&] {
+        GL(glTexParameteri)(target, GL_TEXTURE_BASE_LEVEL, base_level);
+      });
+    }
     if (failed) throw *failed;
     reply["internal_format"] = enum_text(static_cast<uint32_t>(format), "InternalFormat");
   }

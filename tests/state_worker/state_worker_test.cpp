@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -491,6 +492,47 @@ TEST(StateWorker, FramebufferIsTheFrameTheAppChecksummed) {
   }
 }
 
+// A draw into the demo's offscreen framebuffer: the framebuffer read back is
+// its color texture, read back through the texture op.
+TEST(StateWorker, FramebufferObjectIsItsColorTexture) {
+  const Recorded& r = recorded();
+  uint64_t draw = 0;
+  for (uint64_t d : r.draws)
+    if (r.viewport_at.at(d)[2] == 128) draw = d;  // the last offscreen draw
+  ASSERT_NE(draw, 0u);
+  Worker w(demo().path);
+  ASSERT_TRUE(go(w, draw)["ok"]);
+  json state = w.ask(R"({"id":2,"op":"state"})");
+  const json& fb = state["state"]["framebuffer"]["draw"];
+  ASSERT_EQ(fb["default"], false) << fb;
+  EXPECT_EQ(fb["status"], "GL_FRAMEBUFFER_COMPLETE");
+  ASSERT_GE(fb["attachments"].size(), 2u) << fb;
+  EXPECT_EQ(fb["attachments"][0]["attachment"], "GL_COLOR_ATTACHMENT0");
+  EXPECT_EQ(fb["attachments"][0]["type"], "GL_TEXTURE");
+  EXPECT_EQ(fb["attachments"][0]["level"], 0);
+  EXPECT_EQ(fb["attachments"][1]["attachment"], "GL_DEPTH_ATTACHMENT");
+  EXPECT_EQ(fb["attachments"][1]["type"], "GL_RENDERBUFFER");
+  json color = w.ask(R"({"id":3,"op":"framebuffer"})");
+  ASSERT_TRUE(color["ok"]) << color;
+  EXPECT_EQ(color["framebuffer"], fb["name"]);
+  EXPECT_EQ(color["width"], 128);
+  json texture =
+      w.ask(json{{"id", 4}, {"op", "texture"}, {"name", fb["attachments"][0]["object"]["name"]}});
+  ASSERT_TRUE(texture["ok"]) << texture;
+  EXPECT_EQ(texture["png"], color["png"]);
+  // Not a blank image: the draws left more than the clear colour.
+  uint32_t width = 0, height = 0;
+  std::vector<uint8_t> rgba;
+  ASSERT_TRUE(decode_png(unbase64(color["png"]), &width, &height, &rgba));
+  std::set<uint32_t> colours;
+  for (size_t p = 0; p < rgba.size(); p += 4) {
+    uint32_t c;
+    memcpy(&c, &rgba[p], 4);
+    colours.insert(c);
+  }
+  EXPECT_GT(colours.size(), 2u);
+}
+
 TEST(StateWorker, TextureBufferAndShaderReadBack) {
   const Recorded& r = recorded();
   Worker w(demo().path);
@@ -756,6 +798,96 @@ TEST(StateWorker, ClientArraysUniformArraysAndBlocks) {
   json bytes = w.ask(json{{"id", 3}, {"op", "buffer"}, {"name", ubo}});
   ASSERT_TRUE(bytes["ok"]) << bytes;
   EXPECT_EQ(unbase64(bytes["data"]), ubo_bytes);
+}
+
+// Cube faces, array layers and a level other than the base one, each filled
+// with one colour by state_worker_textures_app; textures RGBA8 cannot read.
+TEST(StateWorker, CubeFacesArrayLayersAndLevelsReadBack) {
+  std::string path = make_temp_dir() + "/textures.gltrace";
+  ProcessResult traced = run_process(
+      {build_bin("gltrace"), "trace", "-o", path, "--", build_bin("state_worker_textures_app")},
+      clean_env());
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  std::vector<uint64_t> names;  // the app's one glGenTextures: cube, array, 2D, float, depth
+  uint64_t finish = 0;
+  {
+    glreplay::TraceSource source(std::make_shared<glreplay::TraceInfo>(), {});
+    std::string error;
+    ASSERT_TRUE(source.open(path, &error)) << error;
+    replay::Increment increment;
+    while (source.next(&increment, &error) == replay::SourceResult::kIncrement) {
+      const auto& call = static_cast<const glreplay::Call&>(*increment.payload);
+      if (call.function == api::kFn_glGenTextures)
+        for (uint64_t name : call.args[1].uints()) names.push_back(name);
+      if (call.function == api::kFn_glFinish) finish = call.seq;
+    }
+  }
+  ASSERT_EQ(names.size(), 5u);
+  Worker w(path);
+  ASSERT_TRUE(go(w, finish)["ok"]);
+  // Every texel of image i is the app's colour i.
+  auto expect_colour = [&](const json& reply, int i, uint32_t size, const std::string& what) {
+    ASSERT_TRUE(reply["ok"]) << what << ": " << reply;
+    uint32_t width = 0, height = 0;
+    std::vector<uint8_t> rgba;
+    ASSERT_TRUE(decode_png(unbase64(reply["png"]), &width, &height, &rgba)) << what;
+    EXPECT_EQ(width, size) << what;
+    EXPECT_EQ(height, size) << what;
+    const uint8_t expected[4] = {static_cast<uint8_t>(30 * i + 10),
+                                 static_cast<uint8_t>(250 - 30 * i), static_cast<uint8_t>(7 * i),
+                                 255};
+    for (size_t p = 0; p < rgba.size(); p += 4)
+      ASSERT_EQ(0, memcmp(&rgba[p], expected, 4)) << what << ", texel " << p / 4;
+  };
+  for (int face = 0; face < 6; ++face)
+    expect_colour(w.ask(json{{"id", 1},
+                             {"op", "texture"},
+                             {"name", names[0]},
+                             {"target", "GL_TEXTURE_CUBE_MAP"},
+                             {"face", face}}),
+                  face, 8, "face " + std::to_string(face));
+  for (int layer = 0; layer < 3; ++layer)
+    expect_colour(w.ask(json{{"id", 2},
+                             {"op", "texture"},
+                             {"name", names[1]},
+                             {"target", "GL_TEXTURE_2D_ARRAY"},
+                             {"layer", layer}}),
+                  layer, 4, "layer " + std::to_string(layer));
+  expect_colour(w.ask(json{{"id", 3}, {"op", "texture"}, {"name", names[2]}, {"level", 1}}), 1, 4,
+                "level 1");
+  expect_colour(w.ask(json{{"id", 3}, {"op", "texture"}, {"name", names[2]}, {"level", 0}}), 0, 8,
+                "level 0");
+  json layer_past = w.ask(json{{"id", 4},
+                               {"op", "texture"},
+                               {"name", names[1]},
+                               {"target", "GL_TEXTURE_2D_ARRAY"},
+                               {"layer", 3}});
+  EXPECT_EQ(layer_past["ok"], false);
+  json wrong_target = w.ask(json{{"id", 4}, {"op", "texture"}, {"name", names[0]}});
+  EXPECT_EQ(wrong_target["ok"], false);
+  EXPECT_NE(wrong_target["error"].get<std::string>().find("not a GL_TEXTURE_2D"), std::string::npos)
+      << wrong_target;
+  json float_texture = w.ask(json{{"id", 5}, {"op", "texture"}, {"name", names[3]}});
+  EXPECT_EQ(float_texture["ok"], false);
+  EXPECT_NE(float_texture["error"].get<std::string>().find("GL_RGBA32F"), std::string::npos)
+      << float_texture;
+  json depth_texture = w.ask(json{{"id", 5}, {"op", "texture"}, {"name", names[4]}});
+  EXPECT_EQ(depth_texture["ok"], false);
+  EXPECT_NE(depth_texture["error"].get<std::string>().find("GL_DEPTH_COMPONENT24"),
+            std::string::npos)
+      << depth_texture;
+  // The state shows each unit's texture; the level read put the base level back.
+  json state = w.ask(R"({"id":6,"op":"state"})");
+  ASSERT_TRUE(state["ok"]) << state;
+  std::map<int, json> by_unit;
+  for (const json& t : state["state"]["textures"]) by_unit[t["unit"].get<int>()] = t;
+  EXPECT_EQ(by_unit[1]["target"], "GL_TEXTURE_CUBE_MAP");
+  EXPECT_EQ(by_unit[1]["texture"], json({{"name", names[0]}}));
+  EXPECT_EQ(by_unit[2]["target"], "GL_TEXTURE_2D_ARRAY");
+  EXPECT_EQ(by_unit[2]["depth"], 3);
+  EXPECT_EQ(by_unit[3]["texture"], json({{"name", names[2]}}));
+  EXPECT_EQ(by_unit[3]["base_level"], 0);
+  EXPECT_EQ(state["state"]["bindings"]["active_texture"], "GL_TEXTURE0");
 }
 
 // --driver: the driver's libraries from a directory of the user's.
