@@ -358,6 +358,33 @@ function toggleTimeline() {
   }
 }
 
+// ---- the trace's totals (they grow while the server still indexes it) ----
+function showTraceStats() {
+  const t = app.trace;
+  $('#trace-stats').textContent = `${t.calls.toLocaleString()} calls · ${t.frames} frames${t.indexing ? ' (indexing…)' : ''}`;
+  $('#frame-slider').max = Math.max(0, t.frames - 1);
+  $('#frame-number').max = Math.max(0, t.frames - 1);
+  $('#frame-total').textContent = `/ ${t.frames}`;
+}
+
+// While the server's first pass over a long trace runs, the frame list grows:
+// the page shows the first frames at once and asks again every second.
+async function followIndexing() {
+  while (app.trace.indexing) {
+    await new Promise((r) => setTimeout(r, 1000));
+    try {
+      const t = await getJson('/api/trace');
+      const grew = t.frames !== app.trace.frames;
+      app.trace = t;
+      showTraceStats();
+      if (grew) frameList.redraw();
+    } catch (e) {
+      showError(e);
+      return;
+    }
+  }
+}
+
 // ---- start ----
 async function start() {
   if (!hasToken()) {
@@ -381,17 +408,15 @@ async function start() {
   $('#trace-name').textContent = file;
   $('#trace-name').title = `${trace.path} · ${fmtBytes(trace.size)} · ${trace.calls} calls · ${trace.frames} frames · ${fmtNs(trace.duration_ns)}` +
     (trace.process ? `\n${trace.process.name} (pid ${trace.process.pid}): ${trace.process.cmdline}` : '');
-  $('#trace-stats').textContent = `${trace.calls.toLocaleString()} calls · ${trace.frames} frames`;
+  showTraceStats();
   if (trace.warnings && trace.warnings.length) {
     $('#status').replaceChildren(...trace.warnings.map((w) => el('div', { class: 'warning' }, w)));
   }
   for (const c of trace.contexts) $('#context').append(el('option', { value: c.index }, `context ${c.index} (${c.api} ${c.version}${c.share_group !== undefined && c.share_group !== null ? `, share ${c.share_group}` : ''})`));
   for (const t of trace.threads) $('#thread').append(el('option', { value: t.index }, `thread ${t.index}: ${t.name || ''} ${t.tid}`));
-  $('#frame-slider').max = Math.max(0, trace.frames - 1);
-  $('#frame-number').max = Math.max(0, trace.frames - 1);
-  $('#frame-total').textContent = `/ ${trace.frames}`;
 
   makeFrameList();
+  followIndexing();
   calls = new CallList($('#calls'), { onselect: onCallSelected, onerror: showError });
   calls.list.onrange = (firstRow, lastRow) => {
     calls.source.prefetch(calls.source.rowToIndex(firstRow), calls.source.rowToIndex(lastRow));
@@ -440,7 +465,13 @@ async function start() {
   for (const b of document.querySelectorAll('#tabs button')) b.addEventListener('click', () => setTab(b.dataset.tab));
   document.addEventListener('keydown', onKey);
 
-  if (trace.frames === 0) {
+  while (app.trace.indexing && app.trace.frames === 0) {
+    // the first frame is still being read: show the list as soon as it is there
+    await new Promise((r) => setTimeout(r, 200));
+    app.trace = await getJson('/api/trace');
+    showTraceStats();
+  }
+  if (app.trace.frames === 0) {
     $('#calls').replaceChildren(note('empty', 'The trace holds no frame.'));
     return;
   }
@@ -450,7 +481,7 @@ async function start() {
     await gotoSeq(seq); // its frame from the server
   } else {
     const frame = h.has('frame') ? Number(h.get('frame')) : 0;
-    await openFrame(Math.min(Math.max(0, frame), trace.frames - 1), { seq });
+    await openFrame(Math.min(Math.max(0, frame), app.trace.frames - 1), { seq });
   }
   document.body.dataset.ready = '1';
 }

@@ -36,6 +36,10 @@ export class Minimap {
 
   async setFrame(frame) {
     this.frame = frame;
+    // nothing of the previous frame stays on while this one's is computed
+    this.buckets = [];
+    this.range = null;
+    this.draw();
     await this.load();
   }
 
