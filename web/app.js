@@ -182,6 +182,8 @@ async function selectSeq(seq) {
     showInfo(`call ${seq} is not in the list (filtered out?)`);
     return;
   }
+  const found = await calls.source.callAsync(i);
+  if (found && found.seq !== seq) showInfo(`call ${seq} is filtered out: the next call the filter shows is selected`);
   await calls.select(i, { center: true });
 }
 
