@@ -67,7 +67,7 @@ function vertexTable(seq, tableUrl) {
 
 // A replayed buffer's bytes from offset, at most size of them: a request past
 // the buffer's end is refused with its size, and asked again up to there.
-async function replayBufferBytes(seq, name, offset, size, signal) {
+export async function replayBufferBytes(seq, name, offset, size, signal) {
   try {
     return await getBytes('/api/state/buffer', { seq, name, offset, size }, signal);
   } catch (e) {

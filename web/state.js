@@ -4,6 +4,8 @@
 
 import { getJson, aborted } from './api.js';
 import { el, note, fmtNumber } from './util.js';
+import { bufferViewer } from './buffer.js';
+import { replayTexture, replayBufferBytes } from './details.js';
 
 const cache = new Map(); // seq -> promise of the /api/state reply
 
@@ -80,10 +82,12 @@ export class StatePane {
     this.filter.addEventListener('input', () => this.render());
     this.changedOnly.addEventListener('change', () => this.render());
     this.head = el('div', { class: 'state-head' });
+    this.viewer = el('div', { class: 'state-viewer' });
     this.body = el('div', { class: 'state-body' });
     this.root.append(
       el('div', { class: 'state-bar' }, this.filter, el('label', {}, this.changedOnly, ' changed only')),
       this.head,
+      this.viewer,
       this.body,
     );
     this.body.append(note('empty', 'Select a call to see the GL state after it (the replay runs up to it).'));
@@ -94,6 +98,7 @@ export class StatePane {
     if (seq === this.seq) return;
     this.seq = seq;
     this.head.replaceChildren();
+    this.viewer.replaceChildren();
     this.body.replaceChildren(note('loading', `replaying up to call ${seq}…`));
     this.root.dataset.seq = '';
     let reply;
@@ -109,6 +114,34 @@ export class StatePane {
     this.current = { seq, flat: flatten(reply.state || {}), reply };
     this.render();
     this.root.dataset.seq = String(seq);
+  }
+
+  // A bound buffer or texture opens in the viewer at the top of the pane.
+  viewButton(path, raw, state, seq) {
+    const open = (title, content) => {
+      this.viewer.replaceChildren(
+        el('div', { class: 'buffer-bar' }, el('b', {}, title), el('button', { class: 'link', onclick: () => this.viewer.replaceChildren() }, 'close')),
+        content,
+      );
+      this.viewer.scrollIntoView({ block: 'nearest' });
+    };
+    const ref = JSON.parse(raw);
+    if (/^bindings\.\w*buffer$/.test(path) && isObjectRef(ref) && ref.name) {
+      return el('button', {
+        class: 'link',
+        title: 'show its contents (replay)',
+        onclick: () => open(`buffer ${ref.name} after call ${seq}`, bufferViewer({
+          total: null,
+          fetch: (offset, size, signal) => replayBufferBytes(seq, ref.name, offset, size, signal),
+        })),
+      }, 'view');
+    }
+    const m = /^textures\[(.*)\]\.texture$/.exec(path);
+    if (m && isObjectRef(ref) && ref.name) {
+      const tex = (state.textures || []).find((t) => `unit ${t.unit} ${t.target}` === m[1]);
+      if (tex) return el('button', { class: 'link', onclick: () => open(`texture ${ref.name}`, replayTexture(seq, tex)) }, 'view');
+    }
+    return null;
   }
 
   render() {
@@ -139,7 +172,7 @@ export class StatePane {
           'tr',
           { class: changed ? 'changed' : null, dataset: { path }, title: changed ? `was: ${before ? before.shown : '(not set)'}` : null },
           el('td', { class: 'key' }, key),
-          el('td', { class: 'value' }, value),
+          el('td', { class: 'value' }, value, this.viewButton(path, raw, reply.state || {}, seq)),
         ),
       );
     }
