@@ -224,6 +224,11 @@ try {
   const vp = state.filter((r) => /^pipeline\.viewport/.test(r.path)).map((r) => r.value).join(' ').match(/-?\d+/g);
   check(vp && vp.map(Number).join(',') === target.viewport.join(','), `the state's viewport is the dump's (${target.viewport})`,
     vp ? vp.join(',') : 'no viewport row');
+  // the bound vertex buffer's contents, as the replay has them
+  await page.click('#pane-state tr[data-path="bindings.array_buffer"] button');
+  await page.waitForSelector('#pane-state .state-viewer .buffer-table, #pane-state .state-viewer .note.error', WAIT);
+  const bufferRows = await page.locator('#pane-state .state-viewer .buffer-table tr').count();
+  check(bufferRows > 1, 'the bound array buffer opens from the state pane', `${bufferRows - 1} rows of 16 bytes`);
   await screenshot('state');
 
   // ---- next draw: changed state highlighted ----
@@ -309,9 +314,15 @@ try {
     check(label.trim().length > 0 && inner > 0, 'a group\'s push row shows its label and the calls inside are indented',
       `label "${label.trim()}", indent ${inner}px`);
     await page.click(`${row} .fold`);
-    await page.waitForFunction((p) => !document.querySelector(`#calls .vrow.call[data-seq="${p + 1}"]`), push, WAIT);
-    const after = await page.$eval(row, (r) => Number(r.nextElementSibling?.dataset.seq));
-    check(after === pop + 1, 'folding the group hides its calls up to the pop', `row after ${push}: ${after}`);
+    // the rows as shown, top to bottom, once the list has redrawn
+    const shown = () => page.$$eval('#calls .vrow.call[data-seq]', (rs) => rs.map((r) => Number(r.dataset.seq)));
+    const folded = await page.waitForFunction(([a, b]) => {
+      const seqs = [...document.querySelectorAll('#calls .vrow.call[data-seq]')].map((r) => Number(r.dataset.seq));
+      return seqs.includes(a) && !seqs.some((x) => x > a && x <= b);
+    }, [push, pop], { timeout: 20000 }).then(() => true, () => false);
+    const seqs = await shown();
+    const after = seqs[seqs.indexOf(push) + 1];
+    check(folded && after === pop + 1, 'folding the group hides its calls up to the pop', `row after ${push}: ${after}`);
     await screenshot('group-folded');
     await page.click(`${row} .fold`);
     await page.waitForSelector(`#calls .vrow.call[data-seq="${push + 1}"]`, WAIT);
