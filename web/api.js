@@ -2,7 +2,8 @@
 // the page was opened with, and every failure becomes an ApiError whose
 // message is the server's own {"error": ...} text (shown in the page).
 
-const token = new URLSearchParams(location.search).get('token') || '';
+// (no location outside a page: the logic tests import these modules in node)
+const token = typeof location === 'undefined' ? '' : new URLSearchParams(location.search).get('token') || '';
 
 export class ApiError extends Error {
   constructor(message, status) {

@@ -58,7 +58,25 @@ export function parseFormat(text) {
   return fields;
 }
 
-function formatSize(fields) {
+// The elements of bytes (little-endian) in a parsed format, one every stride
+// bytes: [[component values...], ...], whole elements only.
+export function decodeElements(bytes, fields, stride) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const size = formatSize(fields);
+  const out = [];
+  for (let o = 0; o + size <= bytes.length; o += stride) {
+    const row = [];
+    let p = o;
+    for (const f of fields) {
+      const [sz, read] = TYPES[f.type];
+      for (let k = 0; k < f.count; k++, p += sz) row.push(read(view, p));
+    }
+    out.push(row);
+  }
+  return out;
+}
+
+export function formatSize(fields) {
   return fields.reduce((n, f) => n + TYPES[f.type][0] * f.count, 0);
 }
 
@@ -136,8 +154,9 @@ export function bufferViewer({ fetch, total, title, initialFormat = 'hex', offse
       body.replaceChildren(note('error', e instanceof ApiError ? e.message : String(e)));
       return;
     }
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const rows = Math.floor((bytes.length - elemSize) / stride) + 1;
+    // hex: every byte, the last line maybe short; elements: whole ones only
+    const decoded = fields === 'hex' ? null : decodeElements(bytes, fields, stride);
+    const rows = fields === 'hex' ? Math.ceil(bytes.length / 16) : decoded.length;
     next.disabled = bytes.length < size || (total !== null && base + size >= total);
     pager.textContent = ` elements ${page * rowsPer}–${page * rowsPer + Math.max(0, rows) - 1} `;
     const table = el('table', { class: 'buffer-table' });
@@ -156,12 +175,7 @@ export function bufferViewer({ fetch, total, title, initialFormat = 'hex', offse
           el('td', { class: 'ascii' }, Array.from(slice, (b) => (b >= 32 && b < 127 ? String.fromCharCode(b) : '.')).join('')),
         );
       } else {
-        tr.append(el('td', { class: 'idx' }, page * rowsPer + r));
-        let p = o;
-        for (const f of fields) {
-          const [sz, read] = TYPES[f.type];
-          for (let k = 0; k < f.count; k++, p += sz) tr.append(el('td', {}, fmtNumber(read(view, p))));
-        }
+        tr.append(el('td', { class: 'idx' }, page * rowsPer + r), decoded[r].map((v) => el('td', {}, fmtNumber(v))));
       }
       table.append(tr);
     }
