@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <deque>
 #include <list>
 #include <unordered_map>
 
@@ -80,8 +81,9 @@ struct TraceModel::Impl {
 
   // Tables, filled by the pass, read by queries (under `mutex`).
   mutable std::mutex mutex;
-  std::vector<ChunkInfo> chunks;
-  std::vector<FrameInfo> frames;
+  // Deques: growing never copies (nor holds twice) what is there.
+  std::deque<ChunkInfo> chunks;
+  std::deque<FrameInfo> frames;
   std::vector<ImageInfo> images;
   std::vector<BlobLocation> blobs;
   bool blobs_sorted = false;
@@ -365,7 +367,10 @@ void TraceModel::Impl::run_pass() {
   format::ChunkReader scan;
   Indexer indexer(*this);
   format::ReadStatus status;
-  bool ok = scan.open(path) && format::read_trace_prefetched(scan, indexer, &status);
+  // Not read_trace_prefetched: its four slots of chunk copies could hold
+  // 300 MB of a trace's largest chunks; the pass runs behind the first
+  // answers anyway.
+  bool ok = scan.open(path) && format::read_trace(scan, indexer, &status);
   if (!scan.status().ok() && scan.status().state != format::ReadState::kReading && !ok &&
       status.message.empty())
     status = scan.status();

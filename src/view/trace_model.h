@@ -31,16 +31,18 @@ namespace gltrace::view {
 // catastrophic backtracking), its program size bounded.
 using Regex = std::shared_ptr<const re2::RE2>;
 
-// Caps on what the open pass keeps (each entry a few dozen bytes).
+// Caps on what the open pass keeps, and on the caches: together under
+// 300 MB whatever the trace (a frame is ~100 bytes, a chunk ~60, a blob 16,
+// an image 40; the decoders bound a chunk to 64 MiB).
 struct ModelLimits {
-  size_t max_frames = size_t{2} << 20;
-  size_t max_chunks = size_t{1} << 20;
-  size_t max_blobs = size_t{2} << 20;
-  size_t max_images = size_t{1} << 20;
+  size_t max_frames = size_t{1} << 20;
+  size_t max_chunks = size_t{512} << 10;
+  size_t max_blobs = size_t{1} << 20;
+  size_t max_images = size_t{256} << 10;
   size_t max_threads = 4096;  // threads and contexts listed
-  size_t max_depth_marks = size_t{1} << 20;
-  size_t chunk_cache_bytes = size_t{160} << 20;
-  size_t filter_cache_bytes = size_t{48} << 20;
+  size_t max_depth_marks = size_t{256} << 10;
+  size_t chunk_cache_bytes = size_t{96} << 20;
+  size_t filter_cache_bytes = size_t{32} << 20;
 };
 
 struct FrameInfo {

@@ -273,7 +273,10 @@ def test_demo(trace):
               "export of a filtered window")
 
         bad_requests(v)
-        state(v, expect_worker_error=False)
+        draws_1 = [s for s in frames[1] if calls[s].startswith("glDraw")]
+        program = int(re.search(r"program = (\d+)", [calls[s] for s in sorted(calls)
+                                                        if s < draws_1[0] and calls[s].startswith("glUseProgram(")][-1]).group(1))
+        state(v, expect_worker_error=False, draw=draws_1[0], program=program, next_draw=draws_1[1])
         r = run([GLTRACE, "view", "--no-browser", "--port", str(v.port), trace], timeout=60)
         check(r.returncode == 1 and "cannot listen" in r.stderr, f"port in use: exit 1 ({r.stderr!r})")
     finally:
@@ -356,19 +359,32 @@ def non_loopback_addresses():
     return [a for a in r.stdout.split() if ":" not in a and not a.startswith("127.")]
 
 
-def state(v, expect_worker_error):
-    """The state endpoints go through the worker: its state, or a 503 that says why."""
-    status, body = v.json("/api/state?seq=20")
+def state(v, expect_worker_error, draw=20, program=None, next_draw=None):
+    """The state endpoints go through the worker: the state at a draw (its
+    program the one dump says it used), or a 503 that says why."""
+    status, body = v.json(f"/api/state?seq={draw}")
     if status == 503 or expect_worker_error:
         check(status == 503 and "state worker" in body["error"], f"worker unavailable: 503 {body}")
-        status, body = v.json("/api/state?seq=20")
+        status, body = v.json(f"/api/state?seq={draw}")
         check(status == 503, "still 503, after a restart")
-        for path in ["/api/state/framebuffer?seq=20", "/api/state/shader?seq=20&name=1",
-                     "/api/state/buffer?seq=20&name=1", "/api/state/texture?seq=20&name=1&target=GL_TEXTURE_2D"]:
+        for path in [f"/api/state/framebuffer?seq={draw}", f"/api/state/shader?seq={draw}&name=1",
+                     f"/api/state/buffer?seq={draw}&name=1",
+                     f"/api/state/texture?seq={draw}&name=1&target=GL_TEXTURE_2D"]:
             status, _, _ = v.get(path)
             check(status == 503, f"{path}: 503")
         return
-    check(status == 200 and "bindings" in body["state"] and body["seq"] == 20, f"state: {status}")
+    print("state worker present: checking its answers", flush=True)
+    check(status == 200 and body["seq"] == draw, f"state: {status} {body.get('error')}")
+    check(body["state"]["bindings"]["current_program"] == {"name": program},
+          f"current program {program}: {body['state']['bindings'].get('current_program')}")
+    status, after = v.json(f"/api/state?seq={next_draw}")
+    check(status == 200 and after["restarted"] is False, "stepping forward does not restart")
+    status, ctype, png = v.get(f"/api/state/framebuffer?seq={next_draw}")
+    check(status == 200 and ctype == "image/png" and png_pixels(png)[0] > 0, "framebuffer read back")
+    status, shader = v.json(f"/api/state/shader?seq={next_draw}&name={program}")
+    check(status == 200 and shader.get("program") is True, f"program info {shader}")
+    status, body = v.json("/api/state?seq=999999999")
+    check(status == 404, "state past the end: 404")
 
 
 def test_app(trace):
