@@ -7,6 +7,7 @@ import json
 GROUPS = {"egl": "kEgl", "bindings": "kBindings", "pipeline": "kPipeline",
           "texture_unit": "kTextureUnit", "texture": "kTexture",
           "vertex_attrib": "kVertexAttrib", "attachment": "kAttachment",
+          "indexed_buffer": "kIndexedBuffer",
           "program": "kProgram", "shader": "kShader"}
 QUERIES = {"integer": "kInteger", "float": "kFloat", "boolean": "kBoolean",
            "enabled": "kEnabled", "integer_indexed": "kIntegerIndexed",
@@ -72,6 +73,13 @@ def read(path, gl_enums, egl_enums):
             if e["target"] not in gl_values:
                 raise StateError(f"{where}: target {e['target']} is not in the registry")
             target = gl_values[e["target"]]
+        limit = 0
+        if "limit" in e:
+            if e["limit"] not in gl_values:
+                raise StateError(f"{where}: limit {e['limit']} is not in the registry")
+            limit = gl_values[e["limit"]]
+        if (e["group"] == "indexed_buffer") != (limit != 0 and target != 0):
+            raise StateError(f"{where}: a target and a limit are for (and needed by) indexed_buffer")
         group = e.get("enum_group", "")
         if group and group not in gl_groups:
             raise StateError(f"{where}: enum group {group!r} is not in the registry")
@@ -83,15 +91,15 @@ def read(path, gl_enums, egl_enums):
         count = e.get("count", 1)
         if not isinstance(count, int) or not 1 <= count <= 16:
             raise StateError(f"{where}: count wants 1 to 16")
-        if (e["group"], e["key"]) in seen:
+        if (e["group"], e["key"], target) in seen:
             raise StateError(f"{where}: {e['group']}.{e['key']} twice")
-        seen.add((e["group"], e["key"]))
+        seen.add((e["group"], e["key"], target))
         major, minor = _version(e.get("since", "2.0"), where)
         entries.append({"group": GROUPS[e["group"]], "key": e["key"], "pname": values[e["enum"]],
                         "enum": e["enum"], "query": QUERIES[e["get"]], "count": count,
                         "kind": KINDS[e["kind"]], "enum_group": group,
                         "cls": CLASSES.get(cls, "kCount"), "target": target,
-                        "index": e.get("index", 0), "major": major, "minor": minor})
+                        "limit": limit, "major": major, "minor": minor})
     uniform_types = []
     for i, u in enumerate(table.get("uniform_types", [])):
         where = f"{path}: uniform type {i} ({u.get('type', '?')})"
@@ -114,7 +122,7 @@ def state_table_inc(entries, uniform_types, header):
         out.append(f"    {{StateGroup::{e['group']}, \"{e['key']}\", 0x{e['pname']:X}u /* {e['enum']} */, "
                    f"StateQuery::{e['query']}, {e['count']}, StateKind::{e['kind']}, "
                    f"\"{e['enum_group']}\", ObjectClass::{e['cls']}, 0x{e['target']:X}u, "
-                   f"{e['index']}u, {e['major']}, {e['minor']}}},")
+                   f"0x{e['limit']:X}u, {e['major']}, {e['minor']}}},")
     out += ["};", "", "const UniformType kUniformTypes[] = {"]
     for u in uniform_types:
         out.append(f"    {{0x{u['value']:X}u /* {u['type']} */, {u['components']}, "

@@ -55,7 +55,10 @@ class StateTableTest(unittest.TestCase):
                          ({"kind": "enum", "enum_group": "NoSuchGroup"}, "enum group"),
                          ({"group": "nowhere"}, "unknown group"),
                          ({"since": "three"}, "MAJOR.MINOR"),
-                         ({"count": 0}, "count")]:
+                         ({"count": 0}, "count"),
+                         ({"group": "indexed_buffer"}, "limit"),
+                         ({"group": "indexed_buffer", "target": "GL_UNIFORM_BUFFER",
+                           "limit": "GL_MAX_NOTHING"}, "limit")]:
             with self.assertRaisesRegex(state.StateError, why):
                 self.read([dict(good, **bad)])
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:

@@ -15,12 +15,13 @@ enum class StateGroup : uint8_t {
   kEgl,
   kBindings,
   kPipeline,
-  kTextureUnit,   // per texture unit
-  kTexture,       // per bound texture
-  kVertexAttrib,  // per attribute of the bound VAO
-  kAttachment,    // per framebuffer attachment point
-  kProgram,       // the current program
-  kShader,        // a shader
+  kTextureUnit,    // per texture unit
+  kTexture,        // per bound texture
+  kVertexAttrib,   // per attribute of the bound VAO
+  kAttachment,     // per framebuffer attachment point
+  kIndexedBuffer,  // per index of an indexed buffer target
+  kProgram,        // the current program
+  kShader,         // a shader
 };
 
 // The function that reads an entry.
@@ -29,7 +30,7 @@ enum class StateQuery : uint8_t {
   kFloat,                // glGetFloatv
   kBoolean,              // glGetBooleanv
   kEnabled,              // glIsEnabled
-  kIntegerIndexed,       // glGetIntegeri_v(pname, index)
+  kIntegerIndexed,       // glGetIntegeri_v(pname, the loop's index)
   kEglContext,           // eglQueryContext of the current context
   kEglDraw,              // eglQuerySurface of the draw surface
   kEglRead,              // eglQuerySurface of the read surface
@@ -63,9 +64,11 @@ struct StateEntry {
   StateKind kind;
   const char* enum_group;  // "" for none
   ObjectClass cls;         // kObject only (else kCount)
-  uint32_t target;         // kTextureUnit: the target a binding binds (0: none)
-  uint32_t index;          // kIntegerIndexed
-  uint8_t major, minor;    // the lowest GLES version that has it
+  // kTextureUnit: the target a binding binds (0: none); kIndexedBuffer:
+  // the indexed target.
+  uint32_t target;
+  uint32_t limit;        // kIndexedBuffer: the enum that says how many indices there are
+  uint8_t major, minor;  // the lowest GLES version that has it
 };
 
 // Every entry, in the table's order.

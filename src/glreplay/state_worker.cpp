@@ -60,6 +60,7 @@ constexpr size_t kMaxRequestLine = size_t{1} << 20;
 constexpr GLint kMaxUnits = 256;
 constexpr GLint kMaxAttribs = 64;
 constexpr GLint kMaxColorAttachments = 32;
+constexpr GLint kMaxIndexedBindings = 128;
 // Elements of a uniform array whose values are read.
 constexpr GLint kMaxUniformElements = 64;
 
@@ -434,7 +435,7 @@ class Worker {
       case StateQuery::kIntegerIndexed: {
         auto get = GL(glGetIntegeri_v);
         if (get == nullptr) return false;
-        get(e.pname, e.index, values);
+        get(e.pname, at.index, values);
         break;
       }
       case StateQuery::kFloat: {
@@ -598,6 +599,7 @@ class Worker {
     state["framebuffer"] = framebuffer_state();
     json vertex_arrays = vertex_array_state();
     state["vertex_arrays"] = std::move(vertex_arrays);
+    state["indexed_buffers"] = indexed_buffer_state();
     state["element_buffer"] = object(
         ObjectClass::kBuffer, static_cast<uint64_t>(integer(GL_ELEMENT_ARRAY_BUFFER_BINDING)));
     reply["state"] = std::move(state);
@@ -830,6 +832,30 @@ class Worker {
       framebuffer[draw ? "draw" : "read"] = std::move(fb);
     }
     return framebuffer;
+  }
+
+  // The buffers bound at each index of the table's indexed targets (uniform,
+  // transform feedback, storage, atomic counter), where one is.
+  json indexed_buffer_state() {
+    json buffers = json::array();
+    std::vector<std::pair<GLenum, GLenum>> targets;  // (target, limit), in table order
+    for (const StateEntry& e : state_table()) {
+      if (e.group != StateGroup::kIndexedBuffer || !has(e)) continue;
+      if (targets.empty() || targets.back().first != e.target)
+        targets.emplace_back(e.target, e.limit);
+    }
+    for (const auto& [target, limit] : targets) {
+      GLint count = std::min(integer(limit), kMaxIndexedBindings);
+      for (GLint index = 0; index < count; ++index) {
+        Subject at;
+        at.index = static_cast<GLuint>(index);
+        json entry = {{"target", enum_text(target, "BufferTargetARB")}, {"index", index}};
+        std::map<std::string, int64_t> raw;
+        read_group(StateGroup::kIndexedBuffer, at, entry, &raw, target);
+        if (raw["buffer"] != 0) buffers.push_back(std::move(entry));
+      }
+    }
+    return buffers;
   }
 
   json vertex_array_state() {

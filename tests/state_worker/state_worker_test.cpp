@@ -684,6 +684,32 @@ TEST(StateWorker, ARefusedCallIsAWarningAndTheWorkerGoesOn) {
   EXPECT_TRUE(later["warnings"].empty()) << later;  // each goto lists its own
 }
 
+// A trace cut in the middle: the goto past the cut says where the trace
+// ends; the state there and a restart still answer.
+TEST(StateWorker, ACutTraceReplaysUpToTheCut) {
+  std::string dir = make_temp_dir();
+  ProcessResult traced = run_process({build_bin("gltrace"), "trace", "-o", dir + "/whole.gltrace",
+                                      "--", build_bin("gltrace-demo"), "--frames", "60"},
+                                     clean_env());
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  std::string bytes = read_text_file(dir + "/whole.gltrace");
+  write_text_file(dir + "/cut.gltrace", bytes.substr(0, bytes.size() / 2));
+  Worker w(dir + "/cut.gltrace");
+  json past = go(w, 1000000);
+  EXPECT_EQ(past["ok"], false);
+  std::string error = past["error"];
+  std::smatch last;
+  ASSERT_TRUE(
+      std::regex_search(error, last, std::regex("^trace error after call (\\d+): .*cut short")))
+      << error;
+  json state = w.ask(R"({"id":2,"op":"state"})");
+  ASSERT_TRUE(state["ok"]) << state;
+  EXPECT_EQ(state["call"], std::stoull(last[1]));
+  json back = go(w, 100, 3);
+  ASSERT_TRUE(back["ok"]) << back;
+  EXPECT_EQ(back["restarted"], true);
+}
+
 // Each recorded thread replays on a thread of its own (its context current
 // there): the state is that of the thread that made the call.
 TEST(StateWorker, StateIsThatOfTheCallsThread) {
@@ -794,6 +820,10 @@ TEST(StateWorker, ClientArraysUniformArraysAndBlocks) {
   EXPECT_EQ(s["program"]["uniform_blocks"][0],
             json({{"name", "Tint"}, {"binding", 1}, {"size", 16}}));
   EXPECT_EQ(s["bindings"]["uniform_buffer"], json({{"name", ubo}}));
+  // glBindBufferBase(GL_UNIFORM_BUFFER, 1, ubo): the whole buffer (size 0).
+  EXPECT_EQ(s["indexed_buffers"], json::parse(R"([{"target":"GL_UNIFORM_BUFFER","index":1,
+      "buffer":{"name":)" + std::to_string(ubo) +
+                                              R"(},"start":0,"size":0}])"));
   ASSERT_EQ(ubo_bytes.size(), 16u);
   json bytes = w.ask(json{{"id", 3}, {"op", "buffer"}, {"name", ubo}});
   ASSERT_TRUE(bytes["ok"]) << bytes;
