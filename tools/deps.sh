@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what gltrace needs to build, test and run its demos, from Debian's
 # packages: tools/deps.sh [--bench]  (--bench adds what tools/bench.sh
-# compares against); and from npm, pinned by its lock file, the viewer check's
-# packages (tests/outputs/viewer).
+# compares against); and from npm, pinned by their lock files, the browser
+# tests' packages (tests/view_browser, tests/outputs/viewer).
 # Idempotent: does nothing when everything is there.
 # Checked on a clean Debian 12 by tools/clean_machine_check.sh.
 set -euo pipefail
@@ -33,6 +33,10 @@ packages=(
   libweston-10-dev
   # checks
   clang-format clang-tidy
+  # real headless browser tests, driven by playwright-core from npm (see
+  # below): gltrace view (tests/view_browser), the Chrome JSON export in
+  # speedscope (tests/outputs/viewer)
+  chromium
   # trace format: zstd chunks; protoc decodes records in tests, with the
   # descriptor.proto of libprotobuf-dev to read its own descriptor sets;
   # libFuzzer (clang)
@@ -45,16 +49,9 @@ packages=(
   # JSON: gltrace surface create/describe's descriptions, glreplay
   # --state-worker's protocol; the state worker's tests decode PNGs with zlib
   nlohmann-json3-dev zlib1g-dev
-  # tests/outputs: a real viewer (speedscope, from npm) in headless Chromium
-  chromium
   # gltrace view: its HTTP server, JSON and regular expressions
   libcpp-httplib-dev libre2-dev
 )
-# Node.js and npm run the viewer check (tests/outputs/viewer); a machine whose
-# image brings its own node keeps it (Debian's npm conflicts with it).
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  packages+=(nodejs npm)
-fi
 if [ "${1:-}" = "--bench" ]; then
   # apitrace and eglretrace: the reference tools/bench.sh measures against
   packages+=(apitrace apitrace-tracers)
@@ -63,25 +60,41 @@ elif [ $# -gt 0 ]; then
   exit 2
 fi
 
+# Node.js and npm run the browser tests' driver. Machine images that ship
+# their own node (and npm) must keep it: Debian's npm conflicts with it.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
+
+# npm_ci: each browser test's packages, from its lock file, when its
+# node_modules does not hold exactly what the lock file says (playwright-core
+# downloads no browser: the tests use Debian's chromium).
+npm_ci() {
+  local root dir
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  for dir in "$root/tests/view_browser" "$root/tests/outputs/viewer"; do
+    if ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.gltrace-package-lock.json"; then
+      echo "deps: npm ci in ${dir#"$root"/}"
+      (cd "$dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+      cp "$dir/package-lock.json" "$dir/node_modules/.gltrace-package-lock.json"
+    fi
+  done
+}
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi
 done
-if [ ${#missing[@]} -ne 0 ]; then
-  echo "deps: installing ${missing[*]}"
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  # Quiet on success; apt's own messages say why when it fails.
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -eq 0 ]; then
+  npm_ci
+  exit 0
 fi
-
-# The viewer check's npm packages (speedscope, playwright-core without its
-# browser download), exactly as package-lock.json pins them.
-viewer="$(dirname "$0")/../tests/outputs/viewer"
-if [ ! -d "$viewer/node_modules/speedscope" ] || [ ! -d "$viewer/node_modules/playwright-core" ]; then
-  echo "deps: npm ci in tests/outputs/viewer"
-  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix "$viewer" --no-audit --no-fund --silent
-fi
+echo "deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+$SUDO apt-get update -qq
+# Quiet on success; apt's own messages say why when it fails.
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+npm_ci

@@ -1,0 +1,491 @@
+// gltrace view: the page. Wires the frame list, the call list with its
+// minimap, the detail panes (frame summary, call, GL state) and the timeline
+// to the server's API, and keeps the position in the URL's hash so that a
+// reload (or a shared link) comes back to the same call.
+
+import { getJson, getText, hasToken, aborted } from './api.js';
+import { el, note, fmtNs, fmtBytes, fmtCount, regexError, download } from './util.js';
+import { VirtualList } from './vlist.js';
+import { CallList } from './calls.js';
+import { Minimap } from './minimap.js';
+import { CallDetails } from './details.js';
+import { StatePane } from './state.js';
+import { FrameSummary } from './summary.js';
+import { Timeline } from './timeline.js';
+
+const $ = (sel) => document.querySelector(sel);
+const DRAW_REGEX = '^gl(Multi)?Draw';
+
+const app = {
+  trace: null,
+  frame: null,
+  frames: new Map(), // number -> frame entry (fetched pages)
+  framePending: new Set(),
+  call: null, // selected call (list entry)
+  tab: 'frame',
+};
+
+// ---- status line: errors and progress never leave the page blank ----
+function showError(e) {
+  if (aborted(e)) return;
+  const msg = e && e.message ? e.message : String(e);
+  $('#status').replaceChildren(el('span', { class: 'error' }, msg), el('button', { class: 'link', onclick: () => $('#status').replaceChildren() }, '×'));
+  console.error(e);
+}
+function showInfo(text) {
+  $('#status').replaceChildren(el('span', { class: 'muted' }, text));
+}
+
+// ---- frame list (virtualised: traces have thousands of frames) ----
+const FRAME_PAGE = 200;
+function frameEntry(n) {
+  if (app.frames.has(n)) return app.frames.get(n);
+  const page = Math.floor(n / FRAME_PAGE);
+  if (!app.framePending.has(page)) {
+    app.framePending.add(page);
+    getJson('/api/frames', { from: page * FRAME_PAGE, count: FRAME_PAGE })
+      .then((r) => {
+        for (const f of r.frames) app.frames.set(f.number, f);
+        frameList.redraw();
+      })
+      .catch(showError)
+      .finally(() => app.framePending.delete(page));
+  }
+  return null;
+}
+async function frameEntryAsync(n) {
+  if (app.frames.has(n)) return app.frames.get(n);
+  const r = await getJson('/api/frames', { from: n, count: 1 });
+  for (const f of r.frames) app.frames.set(f.number, f);
+  return app.frames.get(n) || null;
+}
+
+let frameList;
+function makeFrameList() {
+  frameList = new VirtualList(
+    $('#frames'),
+    {
+      count: () => (app.trace ? app.trace.frames : 0),
+      row: (i) => frameEntry(i),
+      render: (f, i, node) => {
+        node.className = `vrow frame${i === app.frame ? ' current' : ''}`;
+        node.dataset.frame = i;
+        if (!f) {
+          node.replaceChildren(el('span', { class: 'f-num' }, i), el('span', { class: 'loading' }, '…'));
+          return;
+        }
+        node.title = `calls ${f.first_call}–${f.last_call} · context ${f.context} · thread ${f.thread}`;
+        node.replaceChildren(
+          el('span', { class: 'f-num' }, f.number),
+          el('span', { class: 'f-calls', title: `${f.calls} calls` }, fmtCount(f.calls)),
+          el('span', { class: 'f-draws' }, `${f.draws}`),
+          el('span', { class: 'f-time' }, fmtNs(f.wall_ns)),
+          el('span', { class: 'f-flags' }, f.has_image ? '▣' : '', f.errors ? el('span', { class: 'err-dot', title: `${f.errors} GL errors` }, '●') : ''),
+        );
+      },
+    },
+    { className: 'frames' },
+  );
+  frameList.scroller.addEventListener('click', (ev) => {
+    const i = frameList.indexAt(ev.target);
+    if (i >= 0) openFrame(i);
+  });
+}
+
+// ---- call list ----
+let calls;
+let filterTimer = null; // a filter being typed reloads the list when typing pauses
+let minimap;
+let details;
+let statePane;
+let summary;
+let timeline;
+
+function query() {
+  const filter = $('#filter').value.trim();
+  const t = $('#thread').value;
+  const c = $('#context').value;
+  return { frame: app.frame, filter: filter || null, thread: t === '' ? null : Number(t), context: c === '' ? null : Number(c) };
+}
+
+async function openFrame(n, { seq = null } = {}) {
+  if (!app.trace || n < 0 || n >= app.trace.frames) return;
+  const changed = n !== app.frame;
+  app.frame = n;
+  $('#frame-slider').value = n;
+  $('#frame-number').value = n;
+  frameList.scrollToRow(n);
+  frameList.redraw();
+  if (changed) {
+    clearTimeout(filterTimer); // the list opened below reads the filter as it is
+    app.call = null;
+    $('#call-count').textContent = '';
+    const q = query();
+    $('#calls-pane').classList.add('busy');
+    try {
+      await calls.open(q);
+    } catch (e) {
+      showError(e);
+    } finally {
+      $('#calls-pane').classList.remove('busy');
+    }
+    updateCallCount();
+    minimap.setFrame(n);
+    summary.show(n);
+    frameEntryAsync(n).then((f) => {
+      if (f && timeline.root.offsetParent) timeline.setWindow(f.start_ns, f.start_ns + f.wall_ns);
+    }).catch(showError);
+    if (seq === null) {
+      setTab('frame');
+      saveHash();
+    }
+  }
+  if (seq !== null) await selectSeq(seq);
+}
+
+function updateCallCount() {
+  const q = query();
+  const total = calls.source.total;
+  const f = app.frames.get(app.frame);
+  $('#call-count').textContent = q.filter || q.thread !== null || q.context !== null
+    ? `${total} of ${f ? f.calls : '?'} calls match`
+    : `${total} calls`;
+}
+
+async function reloadCalls() {
+  if (app.frame === null) return;
+  const q = query();
+  const err = q.filter ? regexError(q.filter) : null;
+  $('#filter').classList.toggle('bad', !!err);
+  $('#filter').title = err || 'regular expression over function name and arguments';
+  if (err) return;
+  try {
+    await calls.open(q);
+    $('#filter').classList.remove('bad');
+  } catch (e) {
+    $('#filter').classList.add('bad');
+    showError(e);
+    return;
+  }
+  updateCallCount();
+  // the call selected now (a find may have moved it while the list reloaded)
+  const keep = app.call ? app.call.seq : null;
+  if (keep !== null) {
+    const i = await calls.source.indexOfSeq(keep);
+    if (i >= 0) calls.select(i, { center: true });
+  }
+}
+
+async function selectSeq(seq) {
+  const i = await calls.source.indexOfSeq(seq);
+  if (i < 0) {
+    showInfo(`call ${seq} is not in the list (filtered out?)`);
+    return;
+  }
+  const found = await calls.source.callAsync(i);
+  if (found && found.seq !== seq) showInfo(`call ${seq} is filtered out: the next call the filter shows is selected`);
+  await calls.select(i, { center: true });
+}
+
+// Goes to a call anywhere in the trace (find, timeline).
+async function gotoSeq(seq, frame = null) {
+  if (frame === null) {
+    try {
+      frame = (await getJson('/api/call', { seq })).frame;
+    } catch (e) {
+      showError(e);
+      return;
+    }
+  }
+  if (frame !== app.frame) await openFrame(frame, { seq });
+  else await selectSeq(seq);
+}
+
+function onCallSelected(call) {
+  app.call = call;
+  details.show(call.seq);
+  if (app.tab === 'state') statePane.show(call.seq);
+  if (app.tab === 'frame') setTab('call');
+  saveHash();
+}
+
+// ---- tabs ----
+function setTab(tab) {
+  app.tab = tab;
+  for (const b of document.querySelectorAll('#tabs button')) b.classList.toggle('active', b.dataset.tab === tab);
+  for (const p of document.querySelectorAll('.tab-pane')) p.hidden = p.id !== `pane-${tab}`;
+  if (tab === 'state' && app.call) statePane.show(app.call.seq);
+}
+
+// ---- find, draws, export ----
+// Where a search starts: the selected call, else just before the open frame
+// (no `after`: the server searches from the trace's start).
+function searchStart() {
+  if (app.call) return app.call.seq;
+  const first = app.frames.get(app.frame)?.first_call;
+  return first > 0 ? first - 1 : null;
+}
+
+async function find(backward) {
+  const regex = $('#find').value.trim();
+  if (!regex) {
+    $('#find').focus();
+    return;
+  }
+  const err = regexError(regex);
+  if (err) {
+    showError(new Error(`find: ${err}`));
+    return;
+  }
+  const after = searchStart();
+  try {
+    const r = await getJson('/api/find', { regex, after, backward: backward ? 1 : null });
+    if (r.seq === null || r.seq === undefined) {
+      showInfo(`no ${backward ? 'earlier' : 'later'} call matches /${regex}/`);
+      return;
+    }
+    showInfo(`found call ${r.seq} in frame ${r.frame}`);
+    await gotoSeq(r.seq, r.frame);
+  } catch (e) {
+    showError(e);
+  }
+}
+
+async function stepDraw(dir) {
+  if (app.frame === null) return;
+  const i = await calls.findDraw(dir, 5000);
+  if (i !== null) {
+    await calls.select(i);
+    return;
+  }
+  // none near in this frame's list: ask the server (it searches every frame)
+  try {
+    const after = searchStart();
+    const r = await getJson('/api/find', { regex: DRAW_REGEX, after, backward: dir < 0 ? 1 : null });
+    if (r.seq === null || r.seq === undefined) showInfo(`no ${dir < 0 ? 'previous' : 'next'} draw`);
+    else await gotoSeq(r.seq, r.frame);
+  } catch (e) {
+    showError(e);
+  }
+}
+
+async function exportSelection() {
+  if (app.frame === null) return;
+  const q = query();
+  const range = calls.selectionRange();
+  const params = { frame: app.frame, filter: q.filter };
+  let name = `frame${app.frame}`;
+  if (range && range[1] > range[0]) {
+    params.from = range[0];
+    params.count = range[1] - range[0] + 1;
+    name += `-calls${range[0]}-${range[1]}`;
+  }
+  try {
+    const text = await getText('/api/export', params);
+    download(`${name}.txt`, text);
+    showInfo(`exported ${text.split('\n').filter(Boolean).length} lines (${fmtBytes(text.length)})`);
+  } catch (e) {
+    showError(e);
+  }
+}
+
+// ---- URL hash: #frame=F&call=S ----
+function saveHash() {
+  const h = new URLSearchParams();
+  if (app.frame !== null) h.set('frame', app.frame);
+  if (app.call) h.set('call', app.call.seq);
+  history.replaceState(null, '', `${location.pathname}${location.search}#${h}`);
+}
+
+// ---- keyboard ----
+function onKey(ev) {
+  const t = ev.target;
+  const typing = t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement;
+  if (ev.key === 'F3' || (ev.ctrlKey && ev.key === 'g')) {
+    ev.preventDefault();
+    find(ev.shiftKey);
+    return;
+  }
+  if (ev.ctrlKey && ev.key === 'f') {
+    ev.preventDefault();
+    $('#find').focus();
+    return;
+  }
+  if (typing) {
+    if (ev.key === 'Escape') t.blur();
+    if (ev.key === 'Enter' && t.id === 'find') find(ev.shiftKey);
+    return;
+  }
+  if (ev.ctrlKey || ev.altKey || ev.metaKey) return;
+  const page = calls.list.visibleCount() - 1;
+  const keys = {
+    ArrowDown: () => calls.move(1, ev.shiftKey),
+    ArrowUp: () => calls.move(-1, ev.shiftKey),
+    PageDown: () => calls.move(page, ev.shiftKey),
+    PageUp: () => calls.move(-page, ev.shiftKey),
+    Home: () => calls.select(0),
+    End: () => calls.select(calls.source.total - 1),
+    n: () => stepDraw(1),
+    p: () => stepDraw(-1),
+    ']': () => openFrame(app.frame + 1),
+    '[': () => openFrame(app.frame - 1),
+    '/': () => $('#filter').focus(),
+    '1': () => setTab('frame'),
+    '2': () => setTab('call'),
+    '3': () => setTab('state'),
+    t: () => toggleTimeline(),
+    '?': () => toggleHelp(),
+    Escape: () => ($('#help').hidden = true),
+    ArrowLeft: () => app.call && calls.source.foldAt(calls.selected) === null && app.call.group && calls.source.toggleFold(calls.selected),
+    ArrowRight: () => calls.source.foldAt(calls.selected) !== null && calls.source.toggleFold(calls.selected),
+  };
+  if (keys[ev.key]) {
+    ev.preventDefault();
+    keys[ev.key]();
+  }
+}
+
+function toggleHelp() {
+  $('#help').hidden = !$('#help').hidden;
+}
+
+function toggleTimeline() {
+  const pane = $('#timeline-pane');
+  pane.hidden = !pane.hidden;
+  $('#timeline-toggle').classList.toggle('active', !pane.hidden);
+  if (!pane.hidden) {
+    const f = app.frames.get(app.frame);
+    if (f && !timeline.window) timeline.setWindow(f.start_ns, f.start_ns + f.wall_ns);
+    else timeline.load();
+  }
+}
+
+// ---- the trace's totals (they grow while the server still indexes it) ----
+function showTraceStats() {
+  const t = app.trace;
+  $('#trace-stats').textContent = `${t.calls.toLocaleString()} calls · ${t.frames} frames${t.indexing ? ' (indexing…)' : ''}`;
+  $('#frame-slider').max = Math.max(0, t.frames - 1);
+  $('#frame-number').max = Math.max(0, t.frames - 1);
+  $('#frame-total').textContent = `/ ${t.frames}`;
+}
+
+// While the server's first pass over a long trace runs, the frame list grows:
+// the page shows the first frames at once and asks again every second.
+async function followIndexing() {
+  while (app.trace.indexing) {
+    await new Promise((r) => setTimeout(r, 1000));
+    try {
+      const t = await getJson('/api/trace');
+      const grew = t.frames !== app.trace.frames;
+      app.trace = t;
+      showTraceStats();
+      if (grew) frameList.redraw();
+    } catch (e) {
+      showError(e);
+      return;
+    }
+  }
+}
+
+// ---- start ----
+async function start() {
+  if (!hasToken()) {
+    $('#main').replaceChildren(note('error', 'This page needs the access token: open the full URL that `gltrace view` printed (…/?token=…).'));
+    return;
+  }
+  $('#main').hidden = true;
+  $('#loading').hidden = false;
+  let trace;
+  try {
+    trace = await getJson('/api/trace');
+  } catch (e) {
+    $('#loading').replaceChildren(note('error', `Cannot open the trace: ${e.message}`));
+    return;
+  }
+  app.trace = trace;
+  $('#loading').hidden = true;
+  $('#main').hidden = false;
+  const file = trace.path.split('/').pop();
+  document.title = `${file} — gltrace view`;
+  $('#trace-name').textContent = file;
+  $('#trace-name').title = `${trace.path} · ${fmtBytes(trace.size)} · ${trace.calls} calls · ${trace.frames} frames · ${fmtNs(trace.duration_ns)}` +
+    (trace.process ? `\n${trace.process.name} (pid ${trace.process.pid}): ${trace.process.cmdline}` : '');
+  showTraceStats();
+  if (trace.warnings && trace.warnings.length) {
+    $('#status').replaceChildren(...trace.warnings.map((w) => el('div', { class: 'warning' }, w)));
+  }
+  for (const c of trace.contexts) $('#context').append(el('option', { value: c.index }, `context ${c.index} (${c.api} ${c.version}${c.share_group !== undefined && c.share_group !== null ? `, share ${c.share_group}` : ''})`));
+  for (const t of trace.threads) $('#thread').append(el('option', { value: t.index }, `thread ${t.index}: ${t.name || ''} ${t.tid}`));
+
+  makeFrameList();
+  followIndexing();
+  calls = new CallList($('#calls'), { onselect: onCallSelected, onerror: showError });
+  calls.list.onrange = (firstRow, lastRow) => {
+    calls.source.prefetch(calls.source.rowToIndex(firstRow), calls.source.rowToIndex(lastRow));
+    const a = calls.source.call(calls.source.rowToIndex(firstRow));
+    const b = calls.source.call(calls.source.rowToIndex(Math.max(firstRow, lastRow)));
+    if (a && b) minimap.setRange(a.pos, b.pos);
+  };
+  minimap = new Minimap($('#minimap-holder'), {
+    onerror: showError,
+    onjump: async (fraction) => {
+      const pos = Math.floor(fraction * minimap.calls);
+      const i = await calls.source.indexOfPos(pos);
+      if (i >= 0) calls.list.scrollToRow(calls.source.indexToRow(i), true);
+    },
+  });
+  details = new CallDetails($('#pane-call'));
+  statePane = new StatePane($('#pane-state'));
+  summary = new FrameSummary($('#pane-frame'), {
+    onfunction: (name) => {
+      $('#filter').value = `^${name}\\b`;
+      reloadCalls();
+    },
+  });
+  timeline = new Timeline($('#timeline-pane'), { onselect: (seq) => gotoSeq(seq), onerror: showError });
+  timeline.setThreads(trace.threads);
+
+  // controls
+  $('#filter').addEventListener('input', () => {
+    clearTimeout(filterTimer);
+    filterTimer = setTimeout(reloadCalls, 250);
+  });
+  $('#thread').addEventListener('change', reloadCalls);
+  $('#context').addEventListener('change', reloadCalls);
+  $('#frame-slider').addEventListener('input', (ev) => openFrame(Number(ev.target.value)));
+  $('#frame-number').addEventListener('change', (ev) => openFrame(Number(ev.target.value)));
+  $('#frame-prev').addEventListener('click', () => openFrame(app.frame - 1));
+  $('#frame-next').addEventListener('click', () => openFrame(app.frame + 1));
+  $('#find-next').addEventListener('click', () => find(false));
+  $('#find-prev').addEventListener('click', () => find(true));
+  $('#draw-next').addEventListener('click', () => stepDraw(1));
+  $('#draw-prev').addEventListener('click', () => stepDraw(-1));
+  $('#export').addEventListener('click', exportSelection);
+  $('#timeline-toggle').addEventListener('click', toggleTimeline);
+  $('#help-toggle').addEventListener('click', toggleHelp);
+  $('#help').addEventListener('click', toggleHelp);
+  for (const b of document.querySelectorAll('#tabs button')) b.addEventListener('click', () => setTab(b.dataset.tab));
+  document.addEventListener('keydown', onKey);
+
+  while (app.trace.indexing && app.trace.frames === 0) {
+    // the first frame is still being read: show the list as soon as it is there
+    await new Promise((r) => setTimeout(r, 200));
+    app.trace = await getJson('/api/trace');
+    showTraceStats();
+  }
+  if (app.trace.frames === 0) {
+    $('#calls').replaceChildren(note('empty', 'The trace holds no frame.'));
+    return;
+  }
+  const h = new URLSearchParams(location.hash.slice(1));
+  const seq = h.has('call') ? Number(h.get('call')) : null;
+  if (seq !== null && !h.has('frame')) {
+    await gotoSeq(seq); // its frame from the server
+  } else {
+    const frame = h.has('frame') ? Number(h.get('frame')) : 0;
+    await openFrame(Math.min(Math.max(0, frame), app.trace.frames - 1), { seq });
+  }
+  document.body.dataset.ready = '1';
+}
+
+start().catch(showError);
