@@ -263,11 +263,19 @@ class Indexer final : public format::Consumer {
     ++chunks_published_;
     for (const ImageInfo& image : pending_images_) {
       m_.images.push_back(image);
-      if (image.frame < m_.frames.size())
-        m_.frames[image.frame].image = static_cast<int64_t>(m_.images.size() - 1);
+      // A swap's image is written before its frame's record, often in an
+      // earlier chunk (large images fill chunks): placed once the frame is in.
+      if (image.frame < m_.limits.max_frames && unplaced_images_.size() < kMaxUnplacedImages)
+        unplaced_images_.push_back(m_.images.size() - 1);
     }
     images_published_ += pending_images_.size();
     pending_images_.clear();
+    std::erase_if(unplaced_images_, [this](size_t i) {
+      uint64_t frame = m_.images[i].frame;
+      if (frame >= m_.frames.size()) return false;
+      m_.frames[frame].image = static_cast<int64_t>(i);
+      return true;
+    });
     m_.visible_frames = m_.frames.size();
     m_.blobs.insert(m_.blobs.end(), pending_blobs_.begin(), pending_blobs_.end());
     blobs_published_ += pending_blobs_.size();
@@ -308,6 +316,10 @@ class Indexer final : public format::Consumer {
   std::vector<BlobLocation> pending_blobs_;
   std::vector<DepthMark> pending_marks_;
   uint64_t images_published_ = 0, blobs_published_ = 0;
+  // Images whose frame has not been read yet (indices into m_.images); a
+  // real trace has one or two, a hostile one is cut off at the limit.
+  static constexpr size_t kMaxUnplacedImages = 4096;
+  std::vector<size_t> unplaced_images_;
   bool frames_full_ = false, blobs_full_ = false, chunks_full_ = false;
   FrameInfo frame_;
   uint64_t calls_ = 0, frames_seen_ = 0, last_frame_end_ = 0, duration_ns_ = 0;

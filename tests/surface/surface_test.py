@@ -16,13 +16,11 @@ import pty
 import re
 import select
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 import unittest
-import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from png_rgba import read_png  # noqa: E402

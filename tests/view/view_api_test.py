@@ -12,11 +12,12 @@ import os
 import re
 import shutil
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
-import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from png_rgba import read_png_bytes  # noqa: E402
 
 BUILD, WORK = sys.argv[1], sys.argv[2]
 GLTRACE = os.path.join(BUILD, "bin", "gltrace")
@@ -62,28 +63,6 @@ def dump_lines(path, *options):
     if current:
         frames.append(current)
     return calls, frames, r.stdout
-
-
-def png_pixels(data):
-    """(width, height, rows of RGBA bytes, top first) of the viewer's PNGs."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", data[:16]
-    pos, idat, width, height = 8, b"", 0, 0
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            width, height = struct.unpack(">II", body[:8])
-            assert body[8:10] == b"\x08\x06", "8-bit RGBA"
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    raw = zlib.decompress(idat)
-    rows = []
-    for y in range(height):
-        row = raw[y * (width * 4 + 1):(y + 1) * (width * 4 + 1)]
-        assert row[0] == 0, "filter none"
-        rows.append(row[1:])
-    return width, height, rows
 
 
 class Viewer:
@@ -204,7 +183,7 @@ def test_demo(trace):
         check(detail["texture"]["image"] == f"/api/call/image?seq={upload}", "decodable upload")
         status, ctype, png = v.get(detail["texture"]["image"])
         check(status == 200 and ctype == "image/png", "upload as PNG")
-        w, h, _ = png_pixels(png)
+        w, h, _ = read_png_bytes(png)
         check((w, h) == (detail["texture"]["width"], detail["texture"]["height"]), "upload size")
         status, ctype, blob = v.get(f"/api/blob?id={pixels['blob']['id']}")
         check(status == 200 and len(blob) == pixels["blob"]["size"], "blob bytes")
@@ -237,13 +216,13 @@ def test_demo(trace):
         shutil.rmtree(out, ignore_errors=True)
         run([GLTRACE, "frames", "-o", out, "--frames", "1", trace])
         with open(os.path.join(out, "frame-000001.png"), "rb") as f:
-            want = png_pixels(f.read())
+            want = read_png_bytes(f.read())
         status, ctype, png = v.get("/api/image?frame=1")
-        check(status == 200 and png_pixels(png) == want, "frame image as gltrace frames'")
+        check(status == 200 and read_png_bytes(png) == want, "frame image as gltrace frames'")
         # A swap's image is read before the swap: after the call before it.
         before_swap = frames[1][-2]
         status, ctype, png = v.get(f"/api/image?seq={before_swap}")
-        check(status == 200 and png_pixels(png) == want, "image by call")
+        check(status == 200 and read_png_bytes(png) == want, "image by call")
         status, detail = v.json(f"/api/call?seq={before_swap}")
         check(detail["images"] == [f"/api/image?seq={before_swap}"], "images after a call")
         status, detail = v.json(f"/api/call?seq={swap}")
@@ -380,7 +359,7 @@ def state(v, expect_worker_error, draw=20, program=None, next_draw=None):
     status, after = v.json(f"/api/state?seq={next_draw}")
     check(status == 200 and after["restarted"] is False, "stepping forward does not restart")
     status, ctype, png = v.get(f"/api/state/framebuffer?seq={next_draw}")
-    check(status == 200 and ctype == "image/png" and png_pixels(png)[0] > 0, "framebuffer read back")
+    check(status == 200 and ctype == "image/png" and read_png_bytes(png)[0] > 0, "framebuffer read back")
     status, detail = v.json(f"/api/call?seq={next_draw}")
     status, table = v.json(detail["draw"]["vertex_table"] + "&count=5")
     check(status == 200 and table["total"] == detail["draw"]["count"] and len(table["rows"]) == 5 and
@@ -456,7 +435,7 @@ def test_app(trace):
             if status != 200:
                 check(False, f"upload {row['seq']} ({detail['texture']}): {png}")
                 continue
-            w, h, got_rows = png_pixels(png)
+            w, h, got_rows = read_png_bytes(png)
             got_rows = [list(r) for r in reversed(got_rows)]  # PNG top first; GL rows bottom first
             check(got_rows == want_rows, f"upload {row['args']}: {got_rows} != {want_rows}")
 
