@@ -84,11 +84,28 @@ mount_in /sys -t sysfs sysfs
 mount_in /dev -t devtmpfs devtmpfs
 mount_in /dev/pts -t devpts -o newinstance,ptmxmode=0666 devpts
 mount_in /dev/shm -t tmpfs -o mode=1777 tmpfs
+# The machine's network setup, which a fresh machine of its kind has too: its
+# resolver, and the certificate authorities it trusts (an egress proxy's
+# among them: npm reaches its registry through it). Local ones go where
+# update-ca-certificates finds them again when apt installs ca-certificates.
 cp /etc/resolv.conf "$target/etc/resolv.conf"
+if [ -d /usr/local/share/ca-certificates ]; then
+  mkdir -p "$target/usr/local/share/ca-certificates"
+  cp -r /usr/local/share/ca-certificates/. "$target/usr/local/share/ca-certificates/"
+fi
+if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
+  mkdir -p "$target/etc/ssl/certs"
+  cp /etc/ssl/certs/ca-certificates.crt "$target/etc/ssl/certs/"
+fi
 
 # A login's environment, nothing of this shell's.
 chroot_env=(env -i HOME=/root LANG=C.UTF-8 TERM=dumb
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
+# ... except the machine's own network settings.
+for variable in NODE_EXTRA_CA_CERTS SSL_CERT_FILE SSL_CERT_DIR http_proxy https_proxy no_proxy \
+  HTTP_PROXY HTTPS_PROXY NO_PROXY; do
+  if [ -n "${!variable:-}" ]; then chroot_env+=("$variable=${!variable}"); fi
+done
 if [ -n "$ccache_dir" ]; then
   echo "== ccache (compiling only; the packages still come from tools/deps.sh)"
   chroot "$target" "${chroot_env[@]}" bash -c \
