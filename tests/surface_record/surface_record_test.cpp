@@ -3,11 +3,14 @@
 // surface from-gl` on real GL traces (the demo, glmark2-es2 under Xvfb).
 // Traces are checked with protoc --decode and with read_trace.
 #include <gtest/gtest.h>
+#include <png.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -367,6 +370,168 @@ INSTANTIATE_TEST_SUITE_P(Renderers, SurfaceRecordContents, testing::Values("pixm
 
 // CLIENT starts a client and leaves at once: the recording goes on until the
 // client it left behind has ended too.
+// RGBA pixels of a PNG, rows top first (empty when it does not read).
+struct Image {
+  uint32_t width = 0, height = 0;
+  std::vector<uint8_t> rgba;
+  std::array<int, 3> at(uint32_t x, uint32_t y) const {
+    const uint8_t* p = &rgba[(size_t{y} * width + x) * 4];
+    return {p[0], p[1], p[2]};
+  }
+};
+
+Image read_png(const std::string& path) {
+  Image out;
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  if (png_image_begin_read_from_file(&image, path.c_str()) == 0) return out;
+  image.format = PNG_FORMAT_RGBA;
+  out.rgba.resize(PNG_IMAGE_SIZE(image));
+  if (png_image_finish_read(&image, nullptr, out.rgba.data(), 0, nullptr) == 0) return {};
+  out.width = image.width;
+  out.height = image.height;
+  return out;
+}
+
+// surfacereplayer's colour of a surface at its n-th buffer update
+// (docs/surface.md): hue 137 * id degrees, saturation 1, value 1 - (n % 4) / 8.
+std::array<int, 3> replay_colour(int32_t id, size_t n) {
+  double hue = static_cast<double>((id * 137) % 360) / 60.0;
+  double value = 1.0 - static_cast<double>(n % 4) / 8.0;
+  double x = value * (1 - std::abs(std::fmod(hue, 2.0) - 1));
+  double rgb[3] = {0, 0, 0};
+  switch (static_cast<int>(hue)) {
+    case 0:
+      rgb[0] = value, rgb[1] = x;
+      break;
+    case 1:
+      rgb[0] = x, rgb[1] = value;
+      break;
+    case 2:
+      rgb[1] = value, rgb[2] = x;
+      break;
+    case 3:
+      rgb[1] = x, rgb[2] = value;
+      break;
+    case 4:
+      rgb[0] = x, rgb[2] = value;
+      break;
+    default:
+      rgb[0] = value, rgb[2] = x;
+      break;
+  }
+  return {static_cast<int>(std::lround(rgb[0] * 255)), static_cast<int>(std::lround(rgb[1] * 255)),
+          static_cast<int>(std::lround(rgb[2] * 255))};
+}
+
+// A toplevel as it stood at one VSync of the recording.
+struct Placed {
+  int32_t id = 0;
+  float x = 0, y = 0;
+  uint32_t w = 0, h = 0;
+  int32_t layer = 0;
+  size_t updates = 0;  // buffer updates so far
+};
+
+// weston's demo clients, one shm and one EGL, recorded under weston's
+// headless backend, then replayed by surfacereplayer, as fast as it goes
+// and at the recorded times: one image per recorded VSync, and in the last
+// image before the clients left, each window at the place, size and
+// stacking weston gave it, in its replay colour.
+TEST(SurfaceRecord, RecordedDemoClientsReplayWhereWestonShowedThem) {
+  if (std::string why = missing_for_recording(); !why.empty()) GTEST_SKIP() << why;
+  const std::string dir = make_temp_dir();
+  const std::string out = dir + "/clients.surface";
+  ProcessResult r = gltrace({"surface", "record", "-o", out, "--size", "640x480", "--", "sh", "-c",
+                             "timeout -s INT 2 weston-simple-shm & "
+                             "timeout -s INT 2 weston-simple-egl & wait"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const Trace trace = read(out);
+
+  // The state at the last VSync before the first window went away.
+  std::map<int32_t, Placed> windows, at_vsync;
+  size_t vsyncs = 0, vsync_before_deletion = 0;
+  int32_t display = -1;
+  bool deleting = false;
+  for (const Increment& inc : trace.increment()) {
+    if (inc.has_display_creation() && display < 0) display = inc.display_creation().id();
+    if (inc.has_surface_creation() && inc.surface_creation().role() == "xdg_toplevel")
+      windows[inc.surface_creation().id()].id = inc.surface_creation().id();
+    if (inc.has_surface_deletion()) deleting = true;
+    if (inc.has_vsync_event()) {
+      if (!deleting) {
+        vsync_before_deletion = vsyncs;
+        at_vsync = windows;
+      }
+      ++vsyncs;
+    }
+    if (deleting) continue;
+    if (inc.has_buffer_update()) {
+      auto it = windows.find(inc.buffer_update().id());
+      if (it == windows.end()) continue;
+      ++it->second.updates;
+      it->second.w = inc.buffer_update().w();
+      it->second.h = inc.buffer_update().h();
+    }
+    if (inc.has_transaction())
+      for (const auto& c : inc.transaction().surface_change()) {
+        auto it = windows.find(c.id());
+        if (it == windows.end()) continue;
+        if (c.has_position()) it->second.x = c.position().x(), it->second.y = c.position().y();
+        if (c.has_size()) it->second.w = c.size().w(), it->second.h = c.size().h();
+        if (c.has_layer()) it->second.layer = c.layer().layer();
+      }
+  }
+  windows = at_vsync;
+  ASSERT_EQ(windows.size(), 2u);
+  ASSERT_GE(display, 0);
+  ASSERT_GT(vsync_before_deletion, 10u);
+
+  for (bool fast : {true, false}) {  // -n, then at the recorded times
+    SCOPED_TRACE(fast ? "-n" : "at the recorded times");
+    const std::string images = dir + (fast ? "/fast" : "/timed");
+    std::vector<std::string> argv = {build_bin("surfacereplayer"), "-o", images, out};
+    if (fast) argv.insert(argv.begin() + 1, "-n");
+    ProcessResult replayed = run_process(argv, record_env(), 120);
+    ASSERT_EQ(replayed.exit_code, 0) << replayed.out << replayed.err;
+    size_t written = 0;
+    char name[64];
+    for (;; ++written) {
+      snprintf(name, sizeof name, "/display-%d-vsync-%06zu.png", display, written);
+      if (access((images + name).c_str(), F_OK) != 0) break;
+    }
+    EXPECT_EQ(written, vsyncs) << "an image per recorded VSync";
+
+    snprintf(name, sizeof name, "/display-%d-vsync-%06zu.png", display, vsync_before_deletion);
+    const Image image = read_png(images + name);
+    ASSERT_EQ(image.width, 640u);
+    ASSERT_EQ(image.height, 480u);
+    for (const auto& [id, w] : windows) {
+      // Points of the window that no window above it covers.
+      size_t checked = 0;
+      for (int gx = 1; gx < 8; ++gx)
+        for (int gy = 1; gy < 8; ++gy) {
+          float px = w.x + static_cast<float>(w.w) * static_cast<float>(gx) / 8.0f;
+          float py = w.y + static_cast<float>(w.h) * static_cast<float>(gy) / 8.0f;
+          bool covered = false;
+          for (const auto& [other_id, o] : windows)
+            covered = covered || (other_id != id && o.layer > w.layer && px >= o.x &&
+                                  px < o.x + static_cast<float>(o.w) && py >= o.y &&
+                                  py < o.y + static_cast<float>(o.h));
+          if (covered || px < 0 || py < 0 || px >= 640 || py >= 480) continue;
+          const std::array<int, 3> expected = replay_colour(id, w.updates - 1);
+          const std::array<int, 3> actual =
+              image.at(static_cast<uint32_t>(px), static_cast<uint32_t>(py));
+          for (int c = 0; c < 3; ++c)
+            EXPECT_NEAR(actual[c], expected[c], 3)
+                << "window " << id << " at (" << px << "," << py << ") channel " << c;
+          ++checked;
+        }
+      EXPECT_GT(checked, 10u) << "window " << id << " is mostly visible";
+    }
+  }
+}
+
 TEST(SurfaceRecord, WaitsForClientsTheClientLeftBehind) {
   if (std::string why = missing_for_recording(); !why.empty()) GTEST_SKIP() << why;
   const std::string out = make_temp_dir() + "/orphan.surface";
