@@ -774,8 +774,8 @@ TEST(SurfaceFromGl, Glmark2Window) {
     EnvChanges env = record_env();
     env["DISPLAY"] = xvfb.display();
     ProcessResult traced =
-        gltrace({"trace", "-o", gl, "--", "/usr/bin/glmark2-es2", "-s", "160x120", "-b",
-                 "build:duration=0.3", "-b", "shading:duration=0.3"},
+        gltrace({"trace", "--framebuffer", "swap", "-o", gl, "--", "/usr/bin/glmark2-es2", "-s",
+                 "160x120", "-b", "build:duration=0.3", "-b", "shading:duration=0.3"},
                 env);
     ASSERT_EQ(traced.exit_code, 0) << traced.err;
   }
@@ -793,9 +793,38 @@ TEST(SurfaceFromGl, Glmark2Window) {
   for (const BufferSeen& b : s.buffers) {
     EXPECT_EQ(b.w, 160u);
     EXPECT_EQ(b.h, 120u);
-    EXPECT_TRUE(b.contents.empty()) << "traced without --framebuffer";
+    EXPECT_EQ(b.contents.size(), 160u * 120 * 4) << "the captured framebuffer";
   }
   EXPECT_TRUE(s.deleted) << "glmark2's eglTerminate ends its window surface";
+
+  // Replayed: an image per swap, each showing that swap's framebuffer.
+  const std::string images = dir + "/images";
+  ProcessResult played =
+      run_process({build_bin("surfacereplayer"), "-n", "-o", images, out}, record_env(), 120);
+  ASSERT_EQ(played.exit_code, 0) << played.out << played.err;
+  ASSERT_EQ(replayed.displays.size(), 1u);
+  const int32_t display = replayed.displays[0].id();
+  for (size_t k = 0; k < swaps; ++k) {
+    char name[64];
+    snprintf(name, sizeof name, "/display-%d-vsync-%06zu.png", display, k);
+    const Image image = read_png(images + name);
+    ASSERT_EQ(image.width, 160u) << name;
+    ASSERT_EQ(image.height, 120u) << name;
+    // ARGB8888 in memory order: B, G, R, A.
+    const std::string& argb = s.buffers[k].contents;
+    size_t differing = 0;
+    for (uint32_t y = 0; y < 120; y += 7)
+      for (uint32_t x = 0; x < 160; x += 5) {
+        const auto* p = reinterpret_cast<const uint8_t*>(&argb[(size_t{y} * 160 + x) * 4]);
+        const std::array<int, 3> actual = image.at(x, y);
+        differing += std::abs(actual[0] - p[2]) > 2 || std::abs(actual[1] - p[1]) > 2 ||
+                     std::abs(actual[2] - p[0]) > 2;
+      }
+    EXPECT_EQ(differing, 0u) << name;
+  }
+  char past[64];
+  snprintf(past, sizeof past, "/display-%d-vsync-%06zu.png", display, swaps);
+  EXPECT_NE(access((images + past).c_str(), F_OK), 0) << "no image beyond the swaps";
 }
 
 TEST(SurfaceFromGl, NotAGlTrace) {
