@@ -9,13 +9,6 @@
 
 namespace gltrace::cli {
 
-const char kUsage_export[] =
-    "usage: gltrace export --perfetto [-o OUT.json] TRACE\n"
-    "\n"
-    "Writes TRACE as Chrome/Perfetto trace events (the systrace mode's format):\n"
-    "one slice per call on its thread's track, an instant event per frame.\n"
-    "Open it in ui.perfetto.dev or chrome://tracing. Without -o, to stdout.\n";
-
 namespace {
 
 constexpr char kName[] = "export";
@@ -50,25 +43,18 @@ class Exporter : public format::Consumer {
 
 }  // namespace
 
-int cmd_export(const std::vector<std::string>& args) {
-  std::string path, output;
+namespace {
+
+struct ExportOptions {
   bool perfetto = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--help" || args[i] == "-h") {
-      fputs(kUsage_export, stdout);
-      return kExitOk;
-    } else if (args[i] == "--perfetto" || args[i] == "--chrome") {
-      perfetto = true;
-    } else if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) {
-      output = args[++i];
-    } else if (args[i][0] == '-' && args[i] != "-") {
-      return usage_error(kName, "unknown option '" + args[i] + "'");
-    } else {
-      path = args[i];
-    }
-  }
-  if (!perfetto) return usage_error(kName, "say which format: --perfetto");
-  if (path.empty()) return usage_error(kName, "missing TRACE");
+  std::string output;
+  std::string path;
+};
+
+int export_trace(const ExportOptions& o, const CommandLine& line) {
+  const std::string& path = o.path;
+  const std::string& output = o.output;
+  if (!o.perfetto) return line.usage_error("say which format: --perfetto");
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
   FILE* out = output.empty() ? stdout : fopen(output.c_str(), "w");
@@ -82,6 +68,25 @@ int cmd_export(const std::vector<std::string>& args) {
   exporter.finish();
   if (out != stdout) fclose(out);
   return finish_reading(kName, path, ok, status);
+}
+
+}  // namespace
+
+void register_export(Commands& commands) {
+  auto options = std::make_shared<ExportOptions>();
+  CommandLine& line =
+      commands.add(kName, "a trace as a Chrome/Perfetto JSON timeline",
+                   [options](const CommandLine& line) { return export_trace(*options, line); });
+  CLI::App& app = line.app();
+  app.description(
+      "Writes TRACE as Chrome/Perfetto trace events (the systrace mode's format):\n"
+      "one slice per call on its thread's track, an instant event per frame.\n"
+      "Open it in ui.perfetto.dev or chrome://tracing.");
+  app.add_flag("--perfetto,--chrome", options->perfetto,
+               "the Chrome/Perfetto JSON format (the only one; it must be named)");
+  app.add_option("-o,--output", options->output, "where to write (default: standard output)")
+      ->type_name("OUT.json");
+  app.add_option("TRACE", options->path, "the trace")->required();
 }
 
 }  // namespace gltrace::cli

@@ -14,12 +14,6 @@
 
 namespace gltrace::cli {
 
-const char kUsage_info[] =
-    "usage: gltrace info TRACE\n"
-    "\n"
-    "Prints the header (process, command line, driver), threads, contexts,\n"
-    "frames, calls, bytes, compression ratio and the writer's stall time.\n";
-
 namespace {
 
 constexpr char kName[] = "info";
@@ -155,13 +149,9 @@ class InfoCollector : public format::Consumer {
 
 }  // namespace
 
-int cmd_info(const std::vector<std::string>& args) {
-  if (args.size() != 1) return usage_error(kName, "expected one TRACE");
-  if (args[0] == "--help" || args[0] == "-h") {
-    fputs(kUsage_info, stdout);
-    return kExitOk;
-  }
-  const std::string& path = args[0];
+namespace {
+
+int info(const std::string& path) {
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
   InfoCollector info;
@@ -207,6 +197,20 @@ int cmd_info(const std::vector<std::string>& args) {
                                    ? "no: cut short (the app crashed or was killed)"
                                    : "no index");
   return finish_reading(kName, path, ok, status);
+}
+
+}  // namespace
+
+void register_info(Commands& commands) {
+  auto path = std::make_shared<std::string>();
+  CommandLine& line =
+      commands.add(kName, "what a trace holds: process, contexts, frames, calls, bytes",
+                   [path](const CommandLine&) { return info(*path); });
+  CLI::App& app = line.app();
+  app.description(
+      "Prints the header (process, command line, driver), threads, contexts,\n"
+      "frames, calls, bytes, compression ratio and the writer's stall time.");
+  app.add_option("TRACE", *path, "the trace")->required();
 }
 
 }  // namespace gltrace::cli
