@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <regex>
 
 namespace gltrace::cli {
 namespace {
@@ -85,10 +86,17 @@ std::string wrap(const std::string& text, size_t first_column, size_t indent) {
   return out;
 }
 
-// CLI11's messages, as one line.
-std::string one_line(std::string text) {
+// CLI11's messages as one line, the common ones in the words of the rest
+// of gltrace's messages.
+std::string rephrase(std::string text) {
   std::replace(text.begin(), text.end(), '\n', ' ');
   while (!text.empty() && text.back() == ' ') text.pop_back();
+  static const std::regex missing_value(R"(^(\S+): 1 required ([^:\s]+)\S* missing$)");
+  static const std::regex required(R"(^(\S+) is required$)");
+  std::smatch m;
+  if (std::regex_match(text, m, missing_value))
+    return m[1].str() + " needs a value (" + m[2].str() + ")";
+  if (std::regex_match(text, m, required)) return "missing " + m[1].str();
   return text;
 }
 
@@ -123,7 +131,10 @@ std::string nearest(const std::string& word, const std::vector<std::string>& can
   std::string best;
   size_t best_distance = SIZE_MAX;
   for (const std::string& candidate : candidates) {
-    size_t distance = edit_distance(word, candidate);
+    // A word cut short ("--vers") is as near as one typo.
+    size_t distance = name.size() >= 3 && candidate.compare(0, word.size(), word) == 0
+                          ? 1
+                          : edit_distance(word, candidate);
     if (distance < best_distance && distance <= limit && distance < name.size()) {
       best = candidate;
       best_distance = distance;
@@ -135,6 +146,18 @@ std::string nearest(const std::string& word, const std::vector<std::string>& can
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
   std::string match = nearest(word, candidates);
   return match.empty() ? "" : " (did you mean " + match + "?)";
+}
+
+CLI::Validator one_of(std::vector<std::string> choices) {
+  // No description: it would be appended to the value's name in the help.
+  return CLI::Validator(
+      [choices](std::string& value) -> std::string {
+        if (std::find(choices.begin(), choices.end(), value) != choices.end()) return "";
+        std::string list;
+        for (const std::string& choice : choices) list += (list.empty() ? "" : ", ") + choice;
+        return "'" + value + "' is not one of " + list + did_you_mean(value, choices);
+      },
+      "");
 }
 
 CommandLine::CommandLine(std::string program, std::string help)
@@ -166,7 +189,7 @@ std::optional<int> CommandLine::parse(const std::vector<std::string>& args) {
     printf("%s\n", version.what());
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    return usage_error(one_line(e.what()));
+    return usage_error(rephrase(e.what()));
   }
   std::vector<std::string> rest = app_.remaining();
   if (pass_through_) {

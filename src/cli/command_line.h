@@ -67,6 +67,10 @@ class CommandLine {
   std::vector<std::string> operands_;
 };
 
+// A check that a value is one of `choices`; its error lists them and
+// suggests the nearest one.
+CLI::Validator one_of(std::vector<std::string> choices);
+
 // The candidate nearest to `word` by edit distance (a swap of two neighbours
 // counts as one edit), if near enough to be a likely misspelling; "" if none.
 std::string nearest(const std::string& word, const std::vector<std::string>& candidates);

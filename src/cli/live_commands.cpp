@@ -396,13 +396,14 @@ void register_attach(Commands& commands) {
                  "where the trace goes (the mode's text for log, error and systrace)")
       ->type_name("FILE")
       ->required();
-  app.add_option("--mode", o->start.mode, "full, log, error or systrace (default: the app's setting)")
+  app.add_option("--mode", o->start.mode,
+                 "full, log, error or systrace (default: the app's setting)")
       ->type_name("MODE")
-      ->check(CLI::IsMember(trace_modes()));
+      ->check(one_of(trace_modes()));
   app.add_option("--framebuffer", o->framebuffer,
                  "swap, draw, swap,draw or off: framebuffer read-backs")
       ->type_name("WHEN")
-      ->check(CLI::IsMember(kFramebufferChoices));
+      ->check(one_of(kFramebufferChoices));
   app.add_flag("--no-texture-data", o->no_texture_data, "texture uploads without their pixels");
   app.add_flag("--thread-time", o->thread_time, "each call's thread CPU time");
   app.add_option("--frames", o->start.max_frames, "stop after N frames")
@@ -446,13 +447,13 @@ void register_options(Commands& commands) {
   app.add_option("--framebuffer", o->framebuffer,
                  "swap, draw, swap,draw or off: framebuffer read-backs")
       ->type_name("WHEN")
-      ->check(CLI::IsMember(kFramebufferChoices));
+      ->check(one_of(kFramebufferChoices));
   app.add_option("--texture-data", o->texture_data, "texture uploads with their pixels")
       ->type_name("on|off")
-      ->check(CLI::IsMember({"on", "off"}));
+      ->check(one_of({"on", "off"}));
   app.add_option("--thread-time", o->thread_time, "each call's thread CPU time")
       ->type_name("on|off")
-      ->check(CLI::IsMember({"on", "off"}));
+      ->check(one_of({"on", "off"}));
   add_target_options(app, &o->target);
 }
 

@@ -217,7 +217,8 @@ struct RunOptions {
 
 int run(RunOptions& options, const CommandLine& line) {
   if (int status = take_app(line, &options.launch); status != kExitOk) return status;
-  if (!options.traceable.empty()) options.launch.env.emplace_back("GLTRACE_LIVE", options.traceable);
+  if (!options.traceable.empty())
+    options.launch.env.emplace_back("GLTRACE_LIVE", options.traceable);
   if (!options.control_socket.empty())
     options.launch.env.emplace_back("GLTRACE_CONTROL_SOCKET", options.control_socket);
   if (!options.control_tcp.empty())
@@ -243,7 +244,7 @@ void register_run(Commands& commands) {
                "records unless it says otherwise. Sets GLTRACE_LIVE; the settings "
                "debug.gltrace.trace / .proc / .start do the same persistently")
       ->type_name("MODE")
-      ->check(CLI::IsMember(trace_modes()));
+      ->check(one_of(trace_modes()));
   app.add_option("--control-socket", options->control_socket,
                  "the control socket's file name (GLTRACE_CONTROL_SOCKET)")
       ->type_name("NAME");

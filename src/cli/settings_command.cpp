@@ -250,14 +250,14 @@ int settings_command(Target target, const CommandLine& line) {
 
 void register_settings(Commands& commands) {
   auto target = std::make_shared<Target>();
-  CommandLine& line = commands.add(
-      kName, "read and write persistent settings (like `adb shell settings`)",
-      [target](const CommandLine& line) { return settings_command(*target, line); });
+  CommandLine& line =
+      commands.add(kName, "read and write persistent settings (like `adb shell settings`)",
+                   [target](const CommandLine& line) { return settings_command(*target, line); });
   CLI::App& app = line.app();
   app.add_flag("--system", target->system,
                "read or write only the system file (needs write permission there)");
-  line.set_operands({"put [global] NAME VALUE", "get [global] NAME", "delete [global] NAME",
-                     "list [global]"});
+  line.set_operands(
+      {"put [global] NAME VALUE", "get [global] NAME", "delete [global] NAME", "list [global]"});
   line.pass_operands_through();
   app.footer(settings_footer());
 }

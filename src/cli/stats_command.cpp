@@ -35,14 +35,14 @@ int stats_command(const StatsOptions& o) {
 
 void register_stats(Commands& commands) {
   auto options = std::make_shared<StatsOptions>();
-  CommandLine& line = commands.add(kName, "time per function and per frame",
-                                   [options](const CommandLine&) { return stats_command(*options); });
+  CommandLine& line =
+      commands.add(kName, "time per function and per frame",
+                   [options](const CommandLine&) { return stats_command(*options); });
   CLI::App& app = line.app();
   app.description(
       "Per function: calls, total, share, mean and max wall time, thread time.\n"
       "Per frame: calls, time spent in calls, frame time (the first N frames).");
-  app.add_option("--frames-max", options->max_frames, "frames listed (default 50)")
-      ->type_name("N");
+  app.add_option("--frames-max", options->max_frames, "frames listed (default 50)")->type_name("N");
   app.add_option("TRACE", options->path, "the trace")->required();
 }
 

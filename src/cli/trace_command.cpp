@@ -85,7 +85,8 @@ int trace(TraceOptions& o, const CommandLine& line) {
   const std::string& mode = o.mode;
   if (output.empty() && (mode == "full" || mode == "systrace"))
     return line.usage_error("missing -o FILE (the " + mode + " mode writes a file)");
-  if (!o.framebuffer.empty()) options.env.emplace_back("GLTRACE_CAPTURE_FRAMEBUFFER", o.framebuffer);
+  if (!o.framebuffer.empty())
+    options.env.emplace_back("GLTRACE_CAPTURE_FRAMEBUFFER", o.framebuffer);
   if (o.no_texture_data) options.env.emplace_back("GLTRACE_TEXTURE_DATA", "0");
   if (o.thread_time) options.env.emplace_back("GLTRACE_THREAD_TIME", "1");
   if (o.zstd_level != 0)
@@ -107,9 +108,9 @@ int trace(TraceOptions& o, const CommandLine& line) {
 
 void register_trace(Commands& commands) {
   auto options = std::make_shared<TraceOptions>();
-  CommandLine& line = commands.add(
-      kName, "run an app and record every EGL/GLES call it makes to a trace file",
-      [options](const CommandLine& line) { return trace(*options, line); });
+  CommandLine& line =
+      commands.add(kName, "run an app and record every EGL/GLES call it makes to a trace file",
+                   [options](const CommandLine& line) { return trace(*options, line); });
   CLI::App& app = line.app();
   app.description(
       "Runs APP with the trace layer below any other layers and records every EGL\n"
@@ -120,19 +121,19 @@ void register_trace(Commands& commands) {
                  "write to stderr without it)")
       ->type_name("FILE");
   app.add_option("--mode", options->mode,
-                 "full: every call, binary trace (default)\n"
+                 "full: every call, binary trace (default);\n"
                  "log: every call as a readable line\n"
                  "error: glGetError after every GL call; errors reported with the call and a "
-                 "call stack (the app still sees them)\n"
+                 "call stack (the app still sees them);\n"
                  "systrace: Chrome/Perfetto JSON timeline, one slice per call")
       ->type_name("MODE")
-      ->check(CLI::IsMember(trace_modes()));
+      ->check(one_of(trace_modes()));
   app.add_option("--framebuffer", options->framebuffer,
                  "read the framebuffer back and store it in the trace (see `gltrace frames`): "
                  "swap (at every eglSwapBuffers), draw (after every draw call: slow), or "
                  "swap,draw")
       ->type_name("WHEN")
-      ->check(CLI::IsMember({"swap", "draw", "swap,draw"}));
+      ->check(one_of({"swap", "draw", "swap,draw"}));
   app.add_flag("--no-texture-data", options->no_texture_data,
                "record texture uploads without their pixels (smaller traces; such traces do "
                "not replay textures)");

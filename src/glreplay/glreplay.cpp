@@ -66,8 +66,7 @@ bool parse_frames(const std::string& text, std::pair<uint64_t, uint64_t>* out) {
 
 // What the front end's options say together; empty when fine, else the
 // usage error.
-std::string check_front(FrontOptions* o, const std::string& compare,
-                        const std::string& snapshot) {
+std::string check_front(FrontOptions* o, const std::string& compare, const std::string& snapshot) {
   if (!compare.empty()) {
     o->executor.compare = true;
     o->executor.threshold = std::stoi(compare);  // checked: 0 to 255

@@ -1,7 +1,6 @@
 #include "replay/options.h"
 
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -162,7 +161,8 @@ void add_replay_options(CLI::App& app, ReplayOptions* options) {
       ->type_name("TIMESTAMP")
       ->group(group);
   app.add_flag_callback(
-         "-n", [options] { options->wait = false; }, "ignore timestamps: replay as fast as possible")
+         "-n", [options] { options->wait = false; },
+         "ignore timestamps: replay as fast as possible")
       ->group(group);
   app.add_flag_callback(
          "-l", [options] { options->loops = 0; }, "loop forever")

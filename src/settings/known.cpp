@@ -33,22 +33,22 @@ std::string tcp_port(std::string_view value) {
 constexpr KnownSetting kKnown[] = {
     {kEnableGpuDebugLayers, "1 to load the layers below into gpu_debug_app", kOnOff, nullptr},
     {kGpuDebugApp, "the process (executable name) to load layers into", nullptr, nullptr},
-    {kGpuDebugLayersGles, "layers, top (nearest the app) first: libA.so:libB.so", nullptr,
-     nullptr},
+    {kGpuDebugLayersGles, "layers, top (nearest the app) first: libA.so:libB.so", nullptr, nullptr},
     {kGpuDebugLayerApp, "where else to search for layers (Android: packages)", nullptr, nullptr},
     {kDebugGlesLayers, "layers for every process (like `setprop debug.gles.layers`)", nullptr,
      nullptr},
     {kLiveTrace, "make processes traceable, with the mode an attach records (GLTRACE_LIVE)",
      kLiveModes, nullptr},
-    {kLiveProc, "the executable names that are traceable, ':'-separated, name* a prefix; "
-                "empty: every process",
+    {kLiveProc,
+     "the executable names that are traceable, ':'-separated, name* a prefix; "
+     "empty: every process",
      nullptr, nullptr},
     {kLiveStart, "attach: idle until a host attaches; now: trace from the first call", kStarts,
      nullptr},
     {kLiveSocket, "the control socket's file name under $XDG_RUNTIME_DIR/gltrace", nullptr,
      plain_file_name},
-    {kLiveTcp, "also listen on 127.0.0.1:PORT (0: any) for a host with the printed token",
-     nullptr, tcp_port},
+    {kLiveTcp, "also listen on 127.0.0.1:PORT (0: any) for a host with the printed token", nullptr,
+     tcp_port},
 };
 
 }  // namespace

@@ -30,7 +30,8 @@ std::span<const KnownSetting> known_settings();
 const KnownSetting* find_known_setting(std::string_view name);
 
 // Empty when `value` is one the setting `name` takes (or `name` is not
-// known, or `value` is empty: unset); otherwise the error: "'fulll' is not one of off, 0, full, ...".
+// known, or `value` is empty: unset); otherwise the error: "'fulll' is not one of off, 0, full,
+// ...".
 std::string check_setting_value(std::string_view name, std::string_view value);
 
 }  // namespace gltrace::settings
