@@ -151,7 +151,7 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
 CLI::Validator one_of(std::vector<std::string> choices) {
   // No description: it would be appended to the value's name in the help.
   return CLI::Validator(
-      [choices](std::string& value) -> std::string {
+      [choices = std::move(choices)](std::string& value) -> std::string {
         if (std::find(choices.begin(), choices.end(), value) != choices.end()) return "";
         std::string list;
         for (const std::string& choice : choices) list += (list.empty() ? "" : ", ") + choice;
