@@ -154,14 +154,6 @@ int list(const Target& target) {
 // The help's footer: the files, and every known setting from the table.
 std::string settings_footer() {
   std::string text =
-      "Persistent settings, like `adb shell settings ... global ...` on Android\n"
-      "(the word `global` is optional). put and delete change your user file;\n"
-      "get and list show the effective values: the system file, overridden per\n"
-      "name by your user file. get prints `null` for a name that is not set.\n"
-      "put checks the value of a setting gltrace reads; a name it does not read\n"
-      "is stored with a warning. `--` ends the options, for a VALUE that starts\n"
-      "with --.\n"
-      "\n"
       "files:\n"
       "  user       $XDG_CONFIG_HOME/gltrace/settings.conf (or ~/.config/gltrace/...)\n"
       "  system     /etc/gltrace/settings.conf, or $GLTRACE_SYSTEM_SETTINGS\n"
@@ -259,6 +251,14 @@ void register_settings(Commands& commands) {
   line.set_operands(
       {"put [global] NAME VALUE", "get [global] NAME", "delete [global] NAME", "list [global]"});
   line.pass_operands_through();
+  app.description(
+      "Persistent settings, like `adb shell settings ... global ...` on Android\n"
+      "(the word `global` is optional). put and delete change your user file;\n"
+      "get and list show the effective values: the system file, overridden per\n"
+      "name by your user file. get prints `null` for a name that is not set.\n"
+      "put checks the value of a setting gltrace reads; a name it does not read\n"
+      "is stored with a warning. `--` ends the options, for a VALUE that starts\n"
+      "with --.");
   app.footer(settings_footer());
 }
 
