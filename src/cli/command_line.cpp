@@ -93,10 +93,13 @@ std::string rephrase(std::string text) {
   while (!text.empty() && text.back() == ' ') text.pop_back();
   static const std::regex missing_value(R"(^(\S+): 1 required ([^:\s]+)\S* missing$)");
   static const std::regex required(R"(^(\S+) is required$)");
+  static const std::regex not_converted(R"(^Could not convert: (\S+) = (.*)$)");
   std::smatch m;
   if (std::regex_match(text, m, missing_value))
     return m[1].str() + " needs a value (" + m[2].str() + ")";
   if (std::regex_match(text, m, required)) return "missing " + m[1].str();
+  if (std::regex_match(text, m, not_converted))
+    return m[1].str() + ": '" + m[2].str() + "' is not a valid value";
   return text;
 }
 

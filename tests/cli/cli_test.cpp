@@ -424,6 +424,10 @@ TEST(CommandLine, BadValueIsOneLineWithTheChoices) {
   EXPECT_EQ(r.err,
             "gltrace trace: --mode: 'fulll' is not one of full, log, error, systrace (did you "
             "mean full?)\nsee 'gltrace help trace'\n");
+  r = gltrace(env, {"stats", "--frames-max=x", "t.gltrace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace stats: --frames-max: 'x' is not a valid value\nsee 'gltrace help stats'\n");
   r = gltrace(env, {"attach", "1", "-o", "x.gltrace", "--zstd-level", "30"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(count_occurrences(r.err, "\n"), 2u) << r.err;
