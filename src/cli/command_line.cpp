@@ -12,12 +12,9 @@ constexpr size_t kMaxOptionColumn = 28;  // where option descriptions start, at 
 
 bool is_flag(const CLI::Option& option) { return option.get_expected_max() == 0; }
 
-// The value's name as the command set it: CLI11 appends its validators'
-// descriptions after a ':' ("N:INT in [1 - 22]").
-std::string value_name(const CLI::Option& option) {
-  std::string name = option.get_type_name();
-  return name.substr(0, name.find(':'));
-}
+// The value's name as the command set it (its checks are one_of and
+// in_range, which add nothing to it).
+std::string value_name(const CLI::Option& option) { return option.get_type_name(); }
 
 bool listed(const CLI::Option& option) {
   return !option.get_positional() && !option.get_group().empty();

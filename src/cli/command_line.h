@@ -71,6 +71,15 @@ class CommandLine {
 // suggests the nearest one.
 CLI::Validator one_of(std::vector<std::string> choices);
 
+// CLI::Range(min, max) without a description: CLI11 would append it to the
+// value's name in the help ("N:INT in [1 - 22]").
+template <typename T>
+CLI::Validator in_range(T min, T max) {
+  CLI::Validator range = CLI::Range(min, max);
+  range.description("");
+  return range;
+}
+
 // The candidate nearest to `word` by edit distance (a swap of two neighbours
 // counts as one edit), if near enough to be a likely misspelling; "" if none.
 std::string nearest(const std::string& word, const std::vector<std::string>& candidates);

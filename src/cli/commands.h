@@ -17,9 +17,11 @@
 //      the suggestions and the man page and completion (tools/cli_docs.py
 //      reads --help-options) all come from these definitions. Give every
 //      valued option a type_name(): it is the value's name in the help.
-//      A value check the parser can do goes in ->check(CLI::IsMember(...)),
-//      CLI::Range(...) or a CLI::Validator; one after parsing (options that
-//      exclude each other) calls line.usage_error("...").
+//      A value check the parser can do goes in ->check(one_of({...})) or
+//      ->check(in_range(MIN, MAX)) (command_line.h: CLI::IsMember and
+//      CLI::Range would add their descriptions to the value's name in the
+//      help); one after parsing (options that exclude each other) calls
+//      line.usage_error("...").
 //   2. One X(NAME) line in GLTRACE_CLI_COMMANDS below: the order is that of
 //      `gltrace --help`.
 #pragma once

@@ -408,15 +408,15 @@ void register_attach(Commands& commands) {
   app.add_flag("--thread-time", o->thread_time, "each call's thread CPU time");
   app.add_option("--frames", o->start.max_frames, "stop after N frames")
       ->type_name("N")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1'000'000'000}));
+      ->check(in_range(uint64_t{1}, uint64_t{1'000'000'000}));
   app.add_option("--duration", o->duration, "stop after S seconds")
       ->type_name("S")
-      ->check(CLI::Range(1e-9, 1e9));
+      ->check(in_range(1e-9, 1e9));
   app.add_option("--zstd-level", o->start.zstd_level,
                  "zstd compression level of the trace's chunks, 1 (fastest) to 22 (smallest); "
                  "default: the trace writer's")
       ->type_name("N")
-      ->check(CLI::Range(1, 22));
+      ->check(in_range(1, 22));
   add_target_options(app, &o->target);
   app.add_flag("--quiet", o->quiet, "no progress line");
   app.footer(

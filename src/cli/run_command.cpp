@@ -252,7 +252,7 @@ void register_run(Commands& commands) {
                  "also listen on 127.0.0.1:PORT (0: any), with a token printed at start "
                  "(GLTRACE_CONTROL_TCP)")
       ->type_name("PORT")
-      ->check(CLI::Range(0, 65535));
+      ->check(in_range(0, 65535));
   app.footer("The bundled layers directory is prepended to GLTRACE_LAYER_PATH.");
 }
 

@@ -143,7 +143,7 @@ void register_trace(Commands& commands) {
                  "zstd compression level of the trace's chunks, 1 (fastest) to 22 (smallest); "
                  "default: the trace writer's (GLTRACE_ZSTD_LEVEL)")
       ->type_name("N")
-      ->check(CLI::Range(1, 22));
+      ->check(in_range(1, 22));
   add_launch_options(line, &options->launch);
   app.footer(
       "With -o, gltrace checks that FILE can be written before it starts APP,\n"

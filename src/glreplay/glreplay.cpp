@@ -140,7 +140,7 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
                "(default 0: exact); exit 1 if an image differs (each is reported with its "
                "call and why)")
       ->type_name("T")
-      ->check(CLI::Range(0, 255));
+      ->check(cli::in_range(0, 255));
   app.add_option("--snapshot", args->snapshot,
                  "write frames N, N-M, N- or all as PNG files to -o DIR")
       ->type_name("FRAMES");
@@ -161,7 +161,7 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
                  "blob bytes (textures, buffers) kept in memory (default 1024); past that the "
                  "least recently used are read again when needed")
       ->type_name("MIB")
-      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 40));
+      ->check(cli::in_range(uint64_t{0}, uint64_t{1} << 40));
   app.add_option("TRACE", front.trace, "the trace")->required();
   // The engine's default of 3 preparing threads only costs a thread
   // handshake per call here: prepare() is empty.

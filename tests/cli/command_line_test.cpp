@@ -81,16 +81,21 @@ TEST(CommandLine, OptionTableAndHelpComeFromTheDefinitions) {
   line.app().add_option("-o,--output", output, "where")->type_name("FILE")->required();
   line.app().add_flag("--traceable{full}", mode, "traceable")->type_name("MODE");
   line.app().add_flag("--quiet", quiet, "no progress");
+  int level = 0;
+  line.app().add_option("--level", level, "level")->type_name("N")->check(in_range(1, 22));
+  line.app().add_option("--tcp", mode, "where")->type_name("HOST:PORT");
   line.app().add_option("TRACE", output, "the trace")->required();
   testing::internal::CaptureStdout();
   line.print_option_table(stdout);
   EXPECT_EQ(testing::internal::GetCapturedStdout(),
-            "-h --help\t\n-o --output\tFILE\n--traceable\t=MODE\n--quiet\t\n");
+            "-h --help\t\n-o --output\tFILE\n--traceable\t=MODE\n--quiet\t\n--level\tN\n"
+            "--tcp\tHOST:PORT\n");
   testing::internal::CaptureStdout();
   line.print_help(stdout);
   std::string help = testing::internal::GetCapturedStdout();
-  EXPECT_EQ(help.substr(0, help.find('\n')),
-            "usage: gltrace test -o FILE [--traceable[=MODE]] [--quiet] TRACE");
+  EXPECT_EQ(help.substr(0, help.find("\n\n")),
+            "usage: gltrace test -o FILE [--traceable[=MODE]] [--quiet] [--level N]\n"
+            "                    [--tcp HOST:PORT] TRACE");
   EXPECT_NE(help.find("\n  -o, --output FILE"), std::string::npos) << help;
   EXPECT_NE(help.find("\n  --traceable[=MODE]"), std::string::npos) << help;
 }
