@@ -1,7 +1,7 @@
 // Per-call cost of the interposer, of one layer and of tracing, on a
 // call-heavy loop.
 //
-//   gltrace-bench-calls [--calls N] [--reps R]
+//   gltrace-bench-calls [--calls N] [--reps R] [--upload BYTES]
 //
 // Runs itself natively, under the interposer with no layer, traceable but
 // idle (the trace layer loaded live, no host attached), with one
@@ -9,6 +9,9 @@
 // recording every call (full mode); each child times N
 // calls of glGetError (Mesa's cheapest entry point) and reports the best of R
 // repetitions in ns/call. The differences are what gltrace adds per call.
+// With --upload, the call is glBufferSubData of BYTES bytes, cycling through
+// 16 different contents: the trace stores each once as a blob and then
+// finds it again (the cost of blob deduplication on repeated uploads).
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES3/gl3.h>
@@ -45,16 +48,32 @@ bool make_context() {
   return context != EGL_NO_CONTEXT && eglMakeCurrent(display, surface, surface, context);
 }
 
-int run_child(long calls, int reps) {
+int run_child(long calls, int reps, long upload) {
   if (!make_context()) {
     fprintf(stderr, "bench: cannot create a GLES 3 context\n");
     return 2;
+  }
+  constexpr long kContents = 16;
+  std::vector<unsigned char> contents(static_cast<size_t>(upload * kContents));
+  for (size_t i = 0; i < contents.size(); ++i)
+    contents[i] = static_cast<unsigned char>(i * 131 + i / 251);
+  if (upload > 0) {
+    GLuint buffer = 0;
+    glGenBuffers(1, &buffer);
+    glBindBuffer(GL_ARRAY_BUFFER, buffer);
+    glBufferData(GL_ARRAY_BUFFER, upload, nullptr, GL_DYNAMIC_DRAW);
   }
   double best = 1e30;
   GLenum sink = 0;
   for (int rep = 0; rep < reps; ++rep) {
     auto start = std::chrono::steady_clock::now();
-    for (long i = 0; i < calls; ++i) sink |= glGetError();
+    if (upload > 0) {
+      for (long i = 0; i < calls; ++i)
+        glBufferSubData(GL_ARRAY_BUFFER, 0, upload,
+                        &contents[static_cast<size_t>(i % kContents * upload)]);
+    } else {
+      for (long i = 0; i < calls; ++i) sink |= glGetError();
+    }
     std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
     best = std::min(best, elapsed.count() / static_cast<double>(calls));
   }
@@ -63,7 +82,8 @@ int run_child(long calls, int reps) {
 }
 
 // Runs this binary as a child with extra environment; returns its ns/call.
-double measure(const char* self, long calls, int reps, const std::vector<std::string>& env) {
+double measure(const char* self, long calls, int reps, long upload,
+               const std::vector<std::string>& env) {
   int fds[2];
   if (pipe(fds) != 0) return -1;
   pid_t pid = fork();
@@ -73,8 +93,8 @@ double measure(const char* self, long calls, int reps, const std::vector<std::st
     // The layers' own messages are not part of the figures.
     freopen("/dev/null", "w", stderr);
     for (const auto& assignment : env) putenv(strdup(assignment.c_str()));
-    std::string n = std::to_string(calls), r = std::to_string(reps);
-    execl(self, self, "--child", "--calls", n.c_str(), "--reps", r.c_str(),
+    std::string n = std::to_string(calls), r = std::to_string(reps), u = std::to_string(upload);
+    execl(self, self, "--child", "--calls", n.c_str(), "--reps", r.c_str(), "--upload", u.c_str(),
           static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -95,6 +115,7 @@ std::string dir_of(const std::string& path) { return path.substr(0, path.find_la
 int main(int argc, char** argv) {
   long calls = 5'000'000;
   int reps = 7;
+  long upload = 0;
   bool child = false;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--child") == 0)
@@ -103,12 +124,14 @@ int main(int argc, char** argv) {
       calls = atol(argv[++i]);
     else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
       reps = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--upload") == 0 && i + 1 < argc && atol(argv[i + 1]) >= 0)
+      upload = atol(argv[++i]);
     else {
-      fprintf(stderr, "usage: %s [--calls N] [--reps R]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--calls N] [--reps R] [--upload BYTES]\n", argv[0]);
       return 2;
     }
   }
-  if (child) return run_child(calls, reps);
+  if (child) return run_child(calls, reps, upload);
 
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -141,10 +164,14 @@ int main(int argc, char** argv) {
       {"interposer + trace layer (full)",
        with({preload, layer_path, "DEBUG_GLES_LAYERS=libGLES_trace.so", trace_file})},
   };
-  printf("per-call cost of glGetError, best of %d x %ld calls (ns/call)\n", reps, calls);
+  if (upload > 0)
+    printf("per-call cost of glBufferSubData of %ld bytes, best of %d x %ld calls (ns/call)\n",
+           upload, reps, calls);
+  else
+    printf("per-call cost of glGetError, best of %d x %ld calls (ns/call)\n", reps, calls);
   double base = -1, interposer = -1;
   for (const auto& c : cases) {
-    double ns = measure(self, calls, reps, c.env);
+    double ns = measure(self, calls, reps, upload, c.env);
     if (ns < 0) {
       printf("  %-34s failed\n", c.name);
       return 1;

@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from gltrace_codegen import emit, ids, proto, registry, replay, trace, validate  # noqa: E402
+from gltrace_codegen import emit, ids, proto, registry, replay, state, trace, validate  # noqa: E402
 
 # Exports written by hand: they do more than jump through the table.
 HANDWRITTEN_EXPORTS = {"eglGetProcAddress", "eglMakeCurrent"}
@@ -50,6 +50,7 @@ def main():
     ap.add_argument("--ids")
     ap.add_argument("--out")
     ap.add_argument("--update-ids", action="store_true")
+    ap.add_argument("--state-table", help="spec/gles_state.json: the state worker's table")
     # A .proto's field numbers, on their own: the format and control libraries
     # build from them without the GL registry.
     ap.add_argument("--proto", help="a .proto file to write field-number constants for")
@@ -82,6 +83,14 @@ def main():
     write_if_changed(os.path.join(out, "enums.cpp"), emit.enums_cpp(registry.read_gl.enums,
                                    registry.read_egl_enums(args.egl_header)))
     write_if_changed(os.path.join(api, "enums.h"), emit.enums_h())
+    if args.state_table:
+        try:
+            entries, uniform_types = state.read(args.state_table, registry.read_gl.enums,
+                                                registry.read_egl_enums(args.egl_header))
+        except state.StateError as e:
+            sys.exit(f"gltrace codegen: {e}")
+        write_if_changed(os.path.join(api, "state_table.inc"),
+                         state.state_table_inc(entries, uniform_types, emit.HEADER))
     write_if_changed(os.path.join(out, "entry_points.cpp"),
                      emit.entry_points_cpp(functions, HANDWRITTEN_EXPORTS))
     write_if_changed(os.path.join(out, "dispatch_stubs.cpp"),

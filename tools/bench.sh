@@ -16,4 +16,9 @@ fi
 if command -v eglretrace >/dev/null; then
   python3 "$root/bench/replay_vs_eglretrace.py" "$root/build"
 fi
+if command -v apitrace >/dev/null && command -v eglretrace >/dev/null; then
+  # Every call mix, with instruction counts (valgrind's callgrind: stable
+  # where times on a shared machine are not).
+  python3 "$root/bench/call_mix.py" "$root/build" --callgrind
+fi
 python3 "$root/bench/replay_timing.py" "$root/build"

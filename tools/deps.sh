@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what gltrace needs to build, test and run its demos, from Debian's
-# packages only: tools/deps.sh [--bench]  (--bench adds what tools/bench.sh
-# compares against). Idempotent: does nothing when everything is there.
+# packages: tools/deps.sh [--bench]  (--bench adds what tools/bench.sh
+# compares against); and from npm, pinned by its lock file, the viewer check's
+# packages (tests/outputs/viewer).
+# Idempotent: does nothing when everything is there.
 # Checked on a clean Debian 12 by tools/clean_machine_check.sh.
 set -euo pipefail
 
@@ -29,13 +31,30 @@ packages=(
   qml6-module-qtquick-window qml6-module-qtqml-workerscript qt6-wayland
   # tests of Wayland apps: a client's headers and xdg-shell
   libwayland-dev wayland-protocols
+  # gltrace surface record: its weston module (libweston 10)
+  libweston-10-dev
   # checks
   clang-format clang-tidy
   # trace format: zstd chunks; protoc decodes records in tests, with the
   # descriptor.proto of libprotobuf-dev to read its own descriptor sets;
   # libFuzzer (clang)
   libzstd-dev protobuf-compiler libprotobuf-dev clang libclang-rt-14-dev
+  # PNG output (gltrace frames, replay --snapshot)
+  libpng-dev
+  # the trace layer's blob hash (XXH3-128, header-only use); error-mode
+  # stacks symbolized by libdw (headers; libdw1 is loaded when needed)
+  libxxhash-dev libdw-dev
+  # JSON: gltrace surface create/describe's descriptions, glreplay
+  # --state-worker's protocol; the state worker's tests decode PNGs with zlib
+  nlohmann-json3-dev zlib1g-dev
+  # tests/outputs: a real viewer (speedscope, from npm) in headless Chromium
+  chromium
 )
+# Node.js and npm run the viewer check (tests/outputs/viewer); a machine whose
+# image brings its own node keeps it (Debian's npm conflicts with it).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
 if [ "${1:-}" = "--bench" ]; then
   # apitrace and eglretrace: the reference tools/bench.sh measures against
   packages+=(apitrace apitrace-tracers)
@@ -50,12 +69,19 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -ne 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  # Quiet on success; apt's own messages say why when it fails.
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-echo "deps: installing ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-$SUDO apt-get update -qq
-# Quiet on success; apt's own messages say why when it fails.
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+# The viewer check's npm packages (speedscope, playwright-core without its
+# browser download), exactly as package-lock.json pins them.
+viewer="$(dirname "$0")/../tests/outputs/viewer"
+if [ ! -d "$viewer/node_modules/speedscope" ] || [ ! -d "$viewer/node_modules/playwright-core" ]; then
+  echo "deps: npm ci in tests/outputs/viewer"
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix "$viewer" --no-audit --no-fund --silent
+fi

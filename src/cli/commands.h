@@ -67,7 +67,8 @@ class Commands {
   X(ps)                         \
   X(attach)                     \
   X(detach)                     \
-  X(options)
+  X(options)                    \
+  X(surface)
 
 #define GLTRACE_CLI_DECLARE(name) void register_##name(Commands& commands);
 GLTRACE_CLI_COMMANDS(GLTRACE_CLI_DECLARE)

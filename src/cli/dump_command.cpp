@@ -1,4 +1,6 @@
 // `gltrace dump`: every call as readable text.
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "cli/commands.h"
@@ -17,12 +19,13 @@ struct DumpOptions {
   consumers::DumpFilter filter;
   std::string calls, frames, function;
   std::optional<uint32_t> thread, context;
-  std::string path;
+  std::string path, output;
 };
 
 int dump(DumpOptions& o, const CommandLine& line) {
   consumers::DumpFilter filter = std::move(o.filter);
   const std::string& path = o.path;
+  const std::string& output = o.output;
   if (!o.calls.empty() && !parse_range(o.calls, &filter.first_call, &filter.last_call))
     return line.usage_error("--calls needs a range like 100-200, not '" + o.calls + "'");
   if (!o.frames.empty() && !parse_range(o.frames, &filter.first_frame, &filter.last_frame))
@@ -38,11 +41,25 @@ int dump(DumpOptions& o, const CommandLine& line) {
   }
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
-  consumers::Dumper dumper(stdout, std::move(filter));
+  FILE* out = output.empty() ? stdout : fopen(output.c_str(), "w");
+  if (out == nullptr) {
+    perror(("gltrace dump: " + output).c_str());
+    return kExitFailure;
+  }
+  consumers::Dumper dumper(out, std::move(filter));
   format::ReadStatus status;
-  bool ok = format::read_trace_prefetched(reader, dumper, &status);
+  // The dump on the terminal is its own progress: a line only when it goes elsewhere.
+  bool ok = out != stdout || isatty(STDOUT_FILENO) != 1
+                ? read_trace_showing_progress(kName, path, reader, dumper, &status)
+                : format::read_trace_prefetched(reader, dumper, &status);
   dumper.flush();
-  fflush(stdout);
+  bool written = fflush(out) == 0 && ferror(out) == 0;
+  if (out != stdout && fclose(out) != 0) written = false;
+  if (!written) {
+    fprintf(stderr, "gltrace dump: writing %s failed\n",
+            output.empty() ? "standard output" : output.c_str());
+    return kExitFailure;
+  }
   return finish_reading(kName, path, ok, status);
 }
 
@@ -66,6 +83,10 @@ void register_dump(Commands& commands) {
       ->type_name("N");
   app.add_option("--function", options->function, "only functions whose name matches REGEX")
       ->type_name("REGEX");
+  app.add_option("-o,--output", options->output,
+                 "write to FILE instead of standard output (a progress line on stderr then, "
+                 "when it is a terminal)")
+      ->type_name("FILE");
   app.add_flag("--timing", options->filter.timing,
                "print each call's start time, duration, thread and context");
   app.add_option("TRACE", options->path, "the trace")->required();

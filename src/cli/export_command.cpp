@@ -1,4 +1,7 @@
-// `gltrace export --perfetto`: a full trace as a Chrome/Perfetto JSON timeline.
+// `gltrace export`: a full trace as a timeline for trace viewers, in
+// Perfetto's protobuf format (default) or Chrome's JSON trace events.
+#include <unistd.h>
+
 #include <cstdio>
 #include <unordered_map>
 
@@ -13,9 +16,9 @@ namespace {
 
 constexpr char kName[] = "export";
 
-class Exporter : public format::Consumer {
+class JsonExporter : public format::Consumer {
  public:
-  explicit Exporter(FILE* out) : events_(out) {}
+  explicit JsonExporter(FILE* out) : events_(out) {}
   void on_header(const format::Header& h) override {
     pid_ = h.pid;
     events_.begin(pid_, h.process_name);
@@ -28,7 +31,7 @@ class Exporter : public format::Consumer {
     const char* name =
         call.function < api::kFunctionIdLimit ? api::kFunctionInfo[call.function].name : nullptr;
     events_.slice(pid_, tids_[call.thread], name != nullptr ? name : "?", call.start_ns,
-                  call.duration_ns, call.seq, call.context);
+                  call.duration_ns);
   }
   void on_frame(const format::Frame& frame) override {
     events_.frame(pid_, tids_[frame.thread], frame.number, frame.time_ns);
@@ -41,12 +44,32 @@ class Exporter : public format::Consumer {
   std::unordered_map<uint32_t, uint64_t> tids_;
 };
 
+class PerfettoExporter : public format::Consumer {
+ public:
+  PerfettoExporter(FILE* out, consumers::PerfettoWriter::Compression compression)
+      : writer_(out, compression) {}
+  void on_header(const format::Header& h) override {
+    writer_.process(h.pid, h.process_name, h.command_line);
+  }
+  void on_thread(const format::Thread& t) override { writer_.thread(t.index, t.tid, t.name); }
+  void on_call(const format::Call& call) override { writer_.call(call); }
+  void on_blob(const format::Blob& blob) override { writer_.blob(blob); }
+  void on_frame(const format::Frame& frame) override { writer_.frame(frame); }
+  bool finish(std::string* error) { return writer_.finish(error); }
+
+ private:
+  consumers::PerfettoWriter writer_;
+};
+
 }  // namespace
 
 namespace {
 
 struct ExportOptions {
+  std::string format = "perfetto";
+  std::string compression = "zstd";
   bool perfetto = false;
+  bool chrome = false;
   std::string output;
   std::string path;
 };
@@ -54,20 +77,41 @@ struct ExportOptions {
 int export_trace(const ExportOptions& o, const CommandLine& line) {
   const std::string& path = o.path;
   const std::string& output = o.output;
-  if (!o.perfetto) return line.usage_error("say which format: --perfetto");
+  const std::string& compression_name = o.compression;
+  bool perfetto = o.chrome ? false : o.perfetto || o.format == "perfetto";
+  if (perfetto && output.empty() && isatty(STDOUT_FILENO) == 1)
+    return line.usage_error(
+        "the Perfetto format is binary: not written to a terminal (-o OUT, or --format json)");
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
-  FILE* out = output.empty() ? stdout : fopen(output.c_str(), "w");
+  FILE* out = output.empty() ? stdout : fopen(output.c_str(), "wb");
   if (out == nullptr) {
     perror(("gltrace export: " + output).c_str());
     return kExitFailure;
   }
-  Exporter exporter(out);
   format::ReadStatus status;
-  bool ok = format::read_trace_prefetched(reader, exporter, &status);
-  exporter.finish();
-  if (out != stdout) fclose(out);
-  return finish_reading(kName, path, ok, status);
+  bool ok = false, written = true;
+  std::string error;
+  if (perfetto) {
+    PerfettoExporter exporter(out, compression_name == "none"
+                                       ? consumers::PerfettoWriter::Compression::kNone
+                                       : consumers::PerfettoWriter::Compression::kZstd);
+    ok = read_trace_showing_progress(kName, path, reader, exporter, &status);
+    written = exporter.finish(&error);
+  } else {
+    JsonExporter exporter(out);
+    ok = read_trace_showing_progress(kName, path, reader, exporter, &status);
+    exporter.finish();
+    written = fflush(out) == 0 && ferror(out) == 0;
+  }
+  if (out != stdout && fclose(out) != 0) written = false;
+  int exit_status = finish_reading(kName, path, ok, status);
+  if (!written) {
+    fprintf(stderr, "gltrace export: writing %s failed\n",
+            output.empty() ? "standard output" : output.c_str());
+    return kExitFailure;
+  }
+  return exit_status;
 }
 
 }  // namespace
@@ -75,17 +119,39 @@ int export_trace(const ExportOptions& o, const CommandLine& line) {
 void register_export(Commands& commands) {
   auto options = std::make_shared<ExportOptions>();
   CommandLine& line =
-      commands.add(kName, "a trace as a Chrome/Perfetto JSON timeline",
+      commands.add(kName, "a trace as a Perfetto or Chrome JSON timeline",
                    [options](const CommandLine& line) { return export_trace(*options, line); });
   CLI::App& app = line.app();
   app.description(
-      "Writes TRACE as Chrome/Perfetto trace events (the systrace mode's format):\n"
-      "one slice per call on its thread's track, an instant event per frame.\n"
-      "Open it in ui.perfetto.dev or chrome://tracing.");
-  app.add_flag("--perfetto,--chrome", options->perfetto,
-               "the Chrome/Perfetto JSON format (the only one; it must be named)");
-  app.add_option("-o,--output", options->output, "where to write (default: standard output)")
-      ->type_name("OUT.json");
+      "Writes TRACE as a timeline for trace viewers (docs/outputs.md). A progress\n"
+      "line goes to stderr when it is a terminal.");
+  CLI::Option* format =
+      app.add_option("--format", options->format,
+                     "perfetto: Perfetto's protobuf format (default; OUT.perfetto-trace): a "
+                     "track per thread with a slice per call and its arguments, a frame track "
+                     "with a slice per frame, counters of calls and data bytes per frame; opens "
+                     "in ui.perfetto.dev and trace_processor. json: Chrome's JSON trace events "
+                     "(OUT.json): a slice per call and an instant event per frame, without "
+                     "arguments; opens in ui.perfetto.dev, chrome://tracing and speedscope")
+          ->type_name("perfetto|json")
+          ->check(one_of({"perfetto", "json"}));
+  app.add_option("--compression", options->compression,
+                 "zstd: the Perfetto packets zstd-compressed (default; Perfetto v58 and later "
+                 "read them); none: plain packets, for older readers and for protoc "
+                 "--decode=perfetto.protos.Trace proto/perfetto_subset.proto")
+      ->type_name("zstd|none")
+      ->check(one_of({"zstd", "none"}));
+  CLI::Option* perfetto = app.add_flag("--perfetto", options->perfetto,
+                                       "the same as --format perfetto (before the protobuf "
+                                       "format, it wrote the JSON: use --format json for that)");
+  app.add_flag("--chrome", options->chrome, "the same as --format json")
+      ->excludes(perfetto)
+      ->excludes(format);
+  perfetto->excludes(format);
+  app.add_option("-o,--output", options->output,
+                 "the file to write (default: standard output, not a terminal for the protobuf "
+                 "format)")
+      ->type_name("OUT");
   app.add_option("TRACE", options->path, "the trace")->required();
 }
 

@@ -1,6 +1,7 @@
 // `gltrace frames`: the framebuffers a trace captured, as PNG files.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <unordered_map>
@@ -27,12 +28,23 @@ struct Wanted {
 class ImageIndex : public format::Consumer {
  public:
   ImageIndex(uint64_t first, uint64_t last) : first_(first), last_(last) {}
+  void on_frame(const format::Frame& frame) override {
+    if (frames == 0 || frame.number < first_frame) first_frame = frame.number;
+    last_frame = std::max(last_frame, frame.number);
+    ++frames;
+  }
   void on_image(const format::Image& image) override {
+    if (images == 0 || image.frame < first_image_frame) first_image_frame = image.frame;
+    last_image_frame = std::max(last_image_frame, image.frame);
+    ++images;
     if (image.frame >= first_ && image.frame <= last_)
       wanted[image.blob].push_back(
           {image.frame, image.seq, image.width, image.height, image.origin == "draw"});
   }
   std::unordered_map<uint64_t, std::vector<Wanted>> wanted;
+  // All the trace holds, to say so when the range asked for is empty.
+  uint64_t frames = 0, first_frame = 0, last_frame = 0;
+  uint64_t images = 0, first_image_frame = 0, last_image_frame = 0;
 
  private:
   uint64_t first_, last_;
@@ -94,8 +106,19 @@ int frames(const FramesOptions& o, const CommandLine& line) {
     format::ChunkReader reader;
     if (!open_trace(kName, path, &reader)) return kExitFailure;
     format::ReadStatus status;
-    bool ok = format::read_trace_prefetched(reader, index, &status);
+    bool ok = read_trace_showing_progress(kName, path, reader, index, &status);
     if (int s = finish_reading(kName, path, ok, status); s != kExitOk) return s;
+  }
+  if (index.wanted.empty() && index.images != 0) {
+    std::string range = last == UINT64_MAX ? std::to_string(first) + "-"
+                        : first == last    ? std::to_string(first)
+                                           : std::to_string(first) + "-" + std::to_string(last);
+    fprintf(stderr,
+            "gltrace frames: no image in frames %s: %s has frames %" PRIu64 "-%" PRIu64
+            ", with %" PRIu64 " images in frames %" PRIu64 "-%" PRIu64 "\n",
+            range.c_str(), path.c_str(), index.first_frame, index.last_frame, index.images,
+            index.first_image_frame, index.last_image_frame);
+    return kExitFailure;
   }
   if (index.wanted.empty()) {
     fprintf(
@@ -108,7 +131,7 @@ int frames(const FramesOptions& o, const CommandLine& line) {
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
   format::ReadStatus status;
-  bool ok = format::read_trace_prefetched(reader, writer, &status);
+  bool ok = read_trace_showing_progress(kName, path, reader, writer, &status);
   printf("%zu frames written to %s\n", writer.written, dir.c_str());
   int s = finish_reading(kName, path, ok, status);
   return s != kExitOk ? s : writer.errors != 0 ? kExitFailure : kExitOk;
@@ -126,7 +149,8 @@ void register_frames(Commands& commands) {
       "Writes every framebuffer TRACE captured (gltrace trace --framebuffer ...):\n"
       "DIR/frame-NNNNNN.png at frame ends (swaps, an off-screen program's glFinish),\n"
       "DIR/frame-NNNNNN-call-SEQ.png after draws.\n"
-      "Reads the trace twice, keeping in memory only the images still to be written.");
+      "Reads the trace twice, keeping in memory only the images still to be written;\n"
+      "a progress line goes to stderr when it is a terminal.");
   app.add_option("-o,--output", options->dir, "the directory (created if missing)")
       ->type_name("DIR")
       ->required();

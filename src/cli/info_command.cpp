@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/trace_input.h"
+#include "consumers/trace_events.h"
 #include "consumers/value_format.h"
 #include "format/records.h"
 
@@ -18,12 +19,69 @@ namespace {
 
 constexpr char kName[] = "info";
 
+// The "key": value pairs of a JSON object, strings escaped.
+class JsonObject {
+ public:
+  JsonObject& str(const char* key, std::string_view v) {
+    this->key(key);
+    consumers::append_json_string(text_, v);
+    return *this;
+  }
+  JsonObject& num(const char* key, uint64_t v) {
+    this->key(key);
+    text_ += std::to_string(v);
+    return *this;
+  }
+  JsonObject& integer(const char* key, int64_t v) {
+    this->key(key);
+    text_ += std::to_string(v);
+    return *this;
+  }
+  JsonObject& real(const char* key, double v) {
+    this->key(key);
+    char number[32];
+    snprintf(number, sizeof number, "%.6g", v);
+    text_ += number;
+    return *this;
+  }
+  JsonObject& boolean(const char* key, bool v) { return raw(key, v ? "true" : "false"); }
+  JsonObject& raw(const char* key, const std::string& json) {
+    this->key(key);
+    text_ += json;
+    return *this;
+  }
+  std::string done() const { return text_ + "}"; }
+
+ private:
+  void key(const char* k) {
+    text_ += text_.size() == 1 ? "\"" : ", \"";
+    text_ += k;
+    text_ += "\": ";
+  }
+  std::string text_ = "{";
+};
+
 class InfoCollector : public format::Consumer {
  public:
+  explicit InfoCollector(bool json) : json_(json) {}
   void on_chunk(uint64_t, uint32_t) override { ++chunks; }
   // Names and strings from the trace are escaped: a hostile trace must not
   // send escape sequences to the terminal.
   void on_header(const format::Header& h) override {
+    if (json_) {
+      header = JsonObject()
+                   .str("process", h.process_name)
+                   .num("pid", h.pid)
+                   .str("command_line", h.command_line)
+                   .num("format_version", h.format_version)
+                   .str("clock", h.clock_domain)
+                   .str("mode", h.mode)
+                   .boolean("started_mid_run", h.mid_run)
+                   .str("capture_options", h.capture_options)
+                   .str("driver", h.driver)
+                   .done();
+      return;
+    }
     printf("process:      %s (pid %u)\n", consumers::escaped(h.process_name).c_str(), h.pid);
     printf("command line: %s\n", consumers::escaped(h.command_line).c_str());
     printf("format:       version %u, clock %s, mode %s%s\n", h.format_version,
@@ -33,10 +91,28 @@ class InfoCollector : public format::Consumer {
       printf("capture:      %s\n", consumers::escaped(h.capture_options).c_str());
   }
   void on_thread(const format::Thread& t) override {
+    if (json_) {
+      threads += threads.empty() ? "" : ", ";
+      threads += JsonObject().num("index", t.index).num("tid", t.tid).str("name", t.name).done();
+      return;
+    }
     printf("thread %u:     tid %" PRIu64 " \"%s\"\n", t.index, t.tid,
            consumers::escaped(t.name).c_str());
   }
   void on_context(const format::Context& c) override {
+    if (json_) {
+      contexts += contexts.empty() ? "" : ", ";
+      contexts += JsonObject()
+                      .num("index", c.index)
+                      .integer("client_version", c.client_version)
+                      .num("surface_width", c.surface_width)
+                      .num("surface_height", c.surface_height)
+                      .str("gl_vendor", c.gl_vendor)
+                      .str("gl_renderer", c.gl_renderer)
+                      .str("gl_version", c.gl_version)
+                      .done();
+      return;
+    }
     printf("context %u:    ES %d, %ux%u, %s | %s | %s\n", c.index, c.client_version,
            c.surface_width, c.surface_height, consumers::escaped(c.gl_vendor).c_str(),
            consumers::escaped(c.gl_renderer).c_str(), consumers::escaped(c.gl_version).c_str());
@@ -50,35 +126,70 @@ class InfoCollector : public format::Consumer {
     complete_below = std::max(complete_below, c.below_seq);
   }
 
+  struct Gap {
+    uint64_t first, last;
+    bool lost_while_tracing;  // else lost before the capture was cut
+  };
+  struct Gaps {
+    std::vector<Gap> listed;  // the first kMaxListed
+    uint64_t gaps = 0, missing = 0;
+  };
+  static constexpr size_t kMaxListed = 10;
+  // The runs of seqs missing below the last one read.
+  Gaps gaps(bool closed_cleanly) const {
+    Gaps g;
+    g.gaps = early_gaps;
+    g.missing = early_missing;
+    uint64_t next = 0;
+    for (const auto& [first, last] : seqs) {
+      if (first > next) {
+        ++g.gaps;
+        g.missing += first - next;
+        // Below a CallsComplete record, or in a trace closed cleanly, the
+        // calls were lost while recording; otherwise when the capture was cut.
+        if (g.listed.size() < kMaxListed)
+          g.listed.push_back({next, first - 1, first <= complete_below || closed_cleanly});
+      }
+      next = last + 1;
+    }
+    return g;
+  }
+
   // Prints a warning line per run of seqs missing below the last one read.
   void print_gaps(bool closed_cleanly) const {
-    constexpr int kMaxLines = 10;
-    int lines = 0;
-    uint64_t gaps = 0, missing = 0, next = 0;
+    Gaps g = gaps(closed_cleanly);
     if (early_gaps > 0)
       printf("warning:      %" PRIu64 " calls are missing in the first %" PRIu64
              " gaps (counted as they came: the trace has more than %zu)\n",
              early_missing, early_gaps, kMaxRuns);
-    for (const auto& [first, last] : seqs) {
-      if (first > next) {
-        ++gaps;
-        missing += first - next;
-        // Below a CallsComplete record, or in a trace closed cleanly, the
-        // calls were lost while recording; otherwise when the capture was cut.
-        if (++lines <= kMaxLines) {
-          std::string range = first - 1 > next ? "calls " + std::to_string(next) + "-" +
-                                                     std::to_string(first - 1) + " are"
-                                               : "call " + std::to_string(next) + " is";
-          printf("warning:      %s missing from the trace (%s)\n", range.c_str(),
-                 first <= complete_below || closed_cleanly ? "lost while tracing"
-                                                           : "lost before the capture was cut");
-        }
-      }
-      next = last + 1;
+    for (const Gap& gap : g.listed) {
+      std::string range = gap.last > gap.first ? "calls " + std::to_string(gap.first) + "-" +
+                                                     std::to_string(gap.last) + " are"
+                                               : "call " + std::to_string(gap.first) + " is";
+      printf("warning:      %s missing from the trace (%s)\n", range.c_str(),
+             gap.lost_while_tracing ? "lost while tracing" : "lost before the capture was cut");
     }
-    if (lines > kMaxLines || early_gaps > 0)
-      printf("warning:      %" PRIu64 " calls missing in %" PRIu64 " gaps in all\n",
-             missing + early_missing, gaps + early_gaps);
+    if (g.gaps - early_gaps > kMaxListed || early_gaps > 0)
+      printf("warning:      %" PRIu64 " calls missing in %" PRIu64 " gaps in all\n", g.missing,
+             g.gaps);
+  }
+  std::string gaps_json(bool closed_cleanly) const {
+    Gaps g = gaps(closed_cleanly);
+    std::string listed;
+    for (const Gap& gap : g.listed) {
+      listed += listed.empty() ? "" : ", ";
+      listed += JsonObject()
+                    .num("first", gap.first)
+                    .num("last", gap.last)
+                    .str("cause", gap.lost_while_tracing ? "lost while tracing"
+                                                         : "lost before the capture was cut")
+                    .done();
+    }
+    return JsonObject()
+        .num("calls", g.missing)
+        .num("gaps", g.gaps)
+        .raw("first_gaps", "[" + listed + "]")
+        .done();
   }
   void on_blob(const format::Blob& b) override {
     ++blobs;
@@ -111,8 +222,11 @@ class InfoCollector : public format::Consumer {
   bool app_frames = false;  // live traces number frames as the app does
   bool have_stats = false;
   format::Stats stats;
+  // --json: the parts as they came.
+  std::string header = "null", threads, contexts;
 
  private:
+  bool json_;
   void add_seq(uint64_t seq) {
     merge_runs(seq);
     if (seqs.size() <= kMaxRuns) return;
@@ -151,14 +265,68 @@ class InfoCollector : public format::Consumer {
 
 namespace {
 
-int info(const std::string& path) {
+int info(const std::string& path, bool json) {
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
-  InfoCollector info;
+  InfoCollector info(json);
   format::ReadStatus status;
   bool ok = format::read_trace_prefetched(reader, info, &status);
   struct stat st {};
   uint64_t file_bytes = stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  bool cut_short = status.state == format::ReadState::kCutShort;
+  // A trace cut short has no Stats record: its compression is that of the
+  // chunks read (up to the cut), and the writer's stalls were never written.
+  uint64_t stored = cut_short ? status.offset : file_bytes;
+  uint64_t uncompressed =
+      info.have_stats && !cut_short ? info.stats.bytes_uncompressed : status.payload_bytes;
+  double bytes_per_call =
+      info.calls != 0 ? static_cast<double>(file_bytes) / static_cast<double>(info.calls) : 0.0;
+  const char* completeness = status.closed_cleanly ? "closed cleanly"
+                             : cut_short           ? "cut short (the app crashed or was killed)"
+                                                   : "no index";
+  if (json) {
+    JsonObject o;
+    o.raw("header", info.header)
+        .raw("threads", "[" + info.threads + "]")
+        .raw("contexts", "[" + info.contexts + "]")
+        .num("calls", info.calls)
+        .num("frames", info.frames)
+        .boolean("indexed", reader.index() != nullptr);
+    if (info.app_frames)
+      o.raw(
+          "app_frames",
+          JsonObject().num("first", info.first_app_frame).num("last", info.last_app_frame).done());
+    else
+      o.raw("app_frames", "null");
+    o.num("duration_ns", info.last_ns)
+        .num("blobs", info.blobs)
+        .num("blob_bytes", info.blob_bytes)
+        .num("images", info.images)
+        .num("chunks", status.chunks)
+        .num("file_bytes", file_bytes)
+        .real("bytes_per_call", bytes_per_call);
+    if (stored != 0 && uncompressed != 0)
+      o.raw("compression",
+            JsonObject()
+                .real("ratio", static_cast<double>(uncompressed) / static_cast<double>(stored))
+                .num("uncompressed_bytes", uncompressed)
+                .boolean("of_part_read", cut_short)
+                .done());
+    else
+      o.raw("compression", "null");
+    if (info.have_stats)
+      o.raw(
+          "writer_stall",
+          JsonObject().num("count", info.stats.stall_count).num("ns", info.stats.stall_ns).done());
+    else
+      o.raw("writer_stall", "null");
+    o.raw("missing_calls", info.gaps_json(status.closed_cleanly))
+        .boolean("complete", status.closed_cleanly)
+        .str("state", ok ? completeness : "unreadable")
+        .str("error", ok ? "" : status.message);
+    printf("%s\n", o.done().c_str());
+    return finish_reading(kName, path, ok, status);
+  }
   printf("calls:        %" PRIu64 "\n", info.calls);
   printf("frames:       %" PRIu64 "%s\n", info.frames,
          reader.index() != nullptr ? " (indexed)" : "");
@@ -169,16 +337,9 @@ int info(const std::string& path) {
          static_cast<double>(info.blob_bytes) / 1e6);
   printf("images:       %" PRIu64 "\n", info.images);
   printf("chunks:       %" PRIu64 "\n", status.chunks);
-  bool cut_short = status.state == format::ReadState::kCutShort;
   if (file_bytes != 0)
-    printf(
-        "file size:    %.2f MB (%.1f bytes per call)\n", static_cast<double>(file_bytes) / 1e6,
-        info.calls != 0 ? static_cast<double>(file_bytes) / static_cast<double>(info.calls) : 0.0);
-  // A trace cut short has no Stats record: its compression is that of the
-  // chunks read (up to the cut), and the writer's stalls were never written.
-  uint64_t stored = cut_short ? status.offset : file_bytes;
-  uint64_t uncompressed =
-      info.have_stats && !cut_short ? info.stats.bytes_uncompressed : status.payload_bytes;
+    printf("file size:    %.2f MB (%.1f bytes per call)\n", static_cast<double>(file_bytes) / 1e6,
+           bytes_per_call);
   if (stored != 0 && uncompressed != 0)
     printf("compression:  %.2fx (%.2f MB uncompressed)%s\n",
            static_cast<double>(uncompressed) / static_cast<double>(stored),
@@ -193,24 +354,28 @@ int info(const std::string& path) {
                                                : "the trace has no final figures");
   info.print_gaps(status.closed_cleanly);
   printf("complete:     %s\n", status.closed_cleanly ? "yes (closed cleanly)"
-                               : status.state == format::ReadState::kCutShort
-                                   ? "no: cut short (the app crashed or was killed)"
-                                   : "no index");
+                               : cut_short ? "no: cut short (the app crashed or was killed)"
+                                           : "no index");
   return finish_reading(kName, path, ok, status);
 }
 
 }  // namespace
 
 void register_info(Commands& commands) {
-  auto path = std::make_shared<std::string>();
+  struct InfoOptions {
+    std::string path;
+    bool json = false;
+  };
+  auto options = std::make_shared<InfoOptions>();
   CommandLine& line =
       commands.add(kName, "what a trace holds: process, contexts, frames, calls, bytes",
-                   [path](const CommandLine&) { return info(*path); });
+                   [options](const CommandLine&) { return info(options->path, options->json); });
   CLI::App& app = line.app();
   app.description(
       "Prints the header (process, command line, driver), threads, contexts,\n"
       "frames, calls, bytes, compression ratio and the writer's stall time.");
-  app.add_option("TRACE", *path, "the trace")->required();
+  app.add_flag("--json", options->json, "print the same as one JSON object");
+  app.add_option("TRACE", options->path, "the trace")->required();
 }
 
 }  // namespace gltrace::cli

@@ -1,11 +1,13 @@
 #include "cli/trace_input.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 
 #include "cli/commands.h"
+#include "common/progress.h"
 
 namespace gltrace::cli {
 
@@ -30,6 +32,63 @@ int finish_reading(const char* command, const std::string& path, bool ok,
   if (status.state == format::ReadState::kCutShort)
     fprintf(stderr, "gltrace %s: warning: %s: %s\n", command, path.c_str(), status.message.c_str());
   return kExitOk;
+}
+
+namespace {
+
+// Passes every record on to `inner`, counting calls and frames for the line.
+class ProgressConsumer final : public format::Consumer {
+ public:
+  ProgressConsumer(format::Consumer& inner, Progress& progress)
+      : inner_(inner), progress_(progress) {}
+  void on_chunk(uint64_t offset, uint32_t records) override {
+    progress_.at(offset);
+    inner_.on_chunk(offset, records);
+    pass_stop();
+  }
+  void on_header(const format::Header& r) override { inner_.on_header(r), pass_stop(); }
+  void on_thread(const format::Thread& r) override { inner_.on_thread(r), pass_stop(); }
+  void on_context(const format::Context& r) override { inner_.on_context(r), pass_stop(); }
+  void on_call(const format::Call& r) override {
+    progress_.add_call();
+    inner_.on_call(r);
+    pass_stop();
+  }
+  void on_blob(const format::Blob& r) override { inner_.on_blob(r), pass_stop(); }
+  void on_frame(const format::Frame& r) override {
+    progress_.add_frame();
+    inner_.on_frame(r);
+    pass_stop();
+  }
+  void on_image(const format::Image& r) override { inner_.on_image(r), pass_stop(); }
+  void on_stats(const format::Stats& r) override { inner_.on_stats(r), pass_stop(); }
+  void on_calls_complete(const format::CallsComplete& r) override {
+    inner_.on_calls_complete(r), pass_stop();
+  }
+
+ private:
+  void pass_stop() {
+    if (inner_.stop_requested()) request_stop();
+  }
+  format::Consumer& inner_;
+  Progress& progress_;
+};
+
+}  // namespace
+
+bool read_trace_showing_progress(const char* command, const std::string& path,
+                                 format::ChunkReader& reader, format::Consumer& consumer,
+                                 format::ReadStatus* status) {
+  struct stat st {};
+  uint64_t size = path != "-" && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)
+                      ? static_cast<uint64_t>(st.st_size)
+                      : 0;
+  Progress progress(std::string("gltrace ") + command, size);
+  if (!progress.active()) return format::read_trace_prefetched(reader, consumer, status);
+  ProgressConsumer counting(consumer, progress);
+  bool ok = format::read_trace_prefetched(reader, counting, status);
+  progress.finish();
+  return ok;
 }
 
 bool parse_range(const std::string& text, uint64_t* first, uint64_t* last) {

@@ -16,6 +16,12 @@ bool open_trace(const char* command, const std::string& path, format::ChunkReade
 int finish_reading(const char* command, const std::string& path, bool ok,
                    const format::ReadStatus& status);
 
+// read_trace_prefetched() behind a progress line on stderr when it is a
+// terminal (common/progress.h): "gltrace COMMAND: N calls, M frames, ...".
+bool read_trace_showing_progress(const char* command, const std::string& path,
+                                 format::ChunkReader& reader, format::Consumer& consumer,
+                                 format::ReadStatus* status);
+
 // Parses "N", "N-M", "N-" or "-M" into [first, last]; false if malformed.
 bool parse_range(const std::string& text, uint64_t* first, uint64_t* last);
 

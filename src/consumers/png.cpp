@@ -1,75 +1,92 @@
 #include "consumers/png.h"
 
+#include <png.h>
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <vector>
-
-#include "format/crc32.h"
 
 namespace gltrace::consumers {
 namespace {
 
-void put_be32(std::vector<uint8_t>& out, uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(v >> shift));
+// Framebuffers compress best with the "up" filter alone (rows repeat their
+// neighbours) and zlib level 1: on glmark2's and the demo's 320x240 frames,
+// 15-52 KB in 0.9-1.7 ms an image, where libpng's defaults (every filter,
+// level 6) save 5-10% of the bytes in 3-5 times the time.
+constexpr int kFilters = PNG_FILTER_UP;
+constexpr int kCompressionLevel = 1;
+
+struct ErrorMessage {
+  char text[256] = "";
+  char warning[128] = "";  // why, before an error such as "Invalid IHDR data"
+};
+
+[[noreturn]] void on_error(png_structp png, png_const_charp message) {
+  auto* error = static_cast<ErrorMessage*>(png_get_error_ptr(png));
+  if (error->warning[0] != '\0')
+    snprintf(error->text, sizeof error->text, "%s (%s)", message, error->warning);
+  else
+    snprintf(error->text, sizeof error->text, "%s", message);
+  png_longjmp(png, 1);
 }
 
-void chunk(std::vector<uint8_t>& out, const char type[4], const std::vector<uint8_t>& data) {
-  put_be32(out, static_cast<uint32_t>(data.size()));
-  size_t start = out.size();
-  out.insert(out.end(), type, type + 4);
-  out.insert(out.end(), data.begin(), data.end());
-  put_be32(out, format::crc32(out.data() + start, out.size() - start));
+void on_warning(png_structp png, png_const_charp message) {
+  auto* error = static_cast<ErrorMessage*>(png_get_error_ptr(png));
+  if (error->warning[0] == '\0') snprintf(error->warning, sizeof error->warning, "%s", message);
+}
+
+// libpng reports errors by longjmp: nothing in this frame has a destructor,
+// and nothing set before setjmp changes after it.
+bool encode(FILE* file, uint32_t width, uint32_t height, const uint8_t* rgba, ErrorMessage* error) {
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, error, on_error, on_warning);
+  png_infop info = png != nullptr ? png_create_info_struct(png) : nullptr;
+  if (info == nullptr) {
+    snprintf(error->text, sizeof error->text, "out of memory");
+    png_destroy_write_struct(&png, nullptr);
+    return false;
+  }
+  if (setjmp(png_jmpbuf(png)) != 0) {
+    png_destroy_write_struct(&png, &info);
+    return false;
+  }
+  png_init_io(png, file);
+  png_set_filter(png, PNG_FILTER_TYPE_BASE, kFilters);
+  png_set_compression_level(png, kCompressionLevel);
+  png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
+  png_write_info(png, info);
+  size_t row_bytes = size_t{width} * 4;
+  for (uint32_t y = height; y-- > 0;) png_write_row(png, rgba + y * row_bytes);
+  png_write_end(png, nullptr);
+  png_destroy_write_struct(&png, &info);
+  return true;
 }
 
 }  // namespace
 
 bool write_png(const std::string& path, uint32_t width, uint32_t height, const uint8_t* rgba,
                std::string* error) {
-  // The zlib stream: header, stored blocks of at most 65535 bytes, Adler-32.
-  size_t row_bytes = size_t{width} * 4;
-  std::vector<uint8_t> raw;
-  raw.reserve((row_bytes + 1) * height);
-  for (uint32_t y = 0; y < height; ++y) {
-    raw.push_back(0);  // filter: none
-    const uint8_t* row = rgba + size_t{height - 1 - y} * row_bytes;
-    raw.insert(raw.end(), row, row + row_bytes);
-  }
-  std::vector<uint8_t> z = {0x78, 0x01};
-  for (size_t offset = 0; offset < raw.size() || offset == 0;) {
-    size_t n = std::min<size_t>(65535, raw.size() - offset);
-    bool last = offset + n == raw.size();
-    z.push_back(last ? 1 : 0);
-    z.push_back(static_cast<uint8_t>(n));
-    z.push_back(static_cast<uint8_t>(n >> 8));
-    z.push_back(static_cast<uint8_t>(~n));
-    z.push_back(static_cast<uint8_t>(~n >> 8));
-    z.insert(z.end(), raw.begin() + static_cast<std::ptrdiff_t>(offset),
-             raw.begin() + static_cast<std::ptrdiff_t>(offset + n));
-    offset += n;
-    if (last) break;
-  }
-  uint32_t a = 1, b = 0;
-  for (uint8_t byte : raw) {
-    a = (a + byte) % 65521;
-    b = (b + a) % 65521;
-  }
-  put_be32(z, (b << 16) | a);
-
-  std::vector<uint8_t> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  std::vector<uint8_t> header;
-  put_be32(header, width);
-  put_be32(header, height);
-  header.insert(header.end(), {8, 6, 0, 0, 0});  // 8-bit, RGBA, deflate, no filter, no interlace
-  chunk(png, "IHDR", header);
-  chunk(png, "IDAT", z);
-  chunk(png, "IEND", {});
-  FILE* f = fopen(path.c_str(), "wb");
-  if (f == nullptr || fwrite(png.data(), 1, png.size(), f) != png.size() || fclose(f) != 0) {
+  FILE* file = fopen(path.c_str(), "wb");
+  if (file == nullptr) {
     *error = path + ": " + strerror(errno);
     return false;
   }
-  return true;
+  struct stat st;
+  bool regular = fstat(fileno(file), &st) == 0 && S_ISREG(st.st_mode);
+  ErrorMessage message;
+  bool ok = encode(file, width, height, rgba, &message);
+  // A failed write (a full disk) is libpng's "Write Error", or shows only at
+  // fclose for the buffered rest: errno says why.
+  std::string why = ferror(file) != 0 ? strerror(errno) : message.text;
+  if (fclose(file) != 0 && ok) {
+    ok = false;
+    why = strerror(errno);
+  }
+  if (ok) return true;
+  *error = path + ": " + why;
+  if (regular) remove(path.c_str());  // a partial image; never a device or a pipe
+  return false;
 }
 
 }  // namespace gltrace::consumers

@@ -1,26 +1,23 @@
 #include "consumers/trace_events.h"
 
+#include <zstd.h>
+
+#include <algorithm>
 #include <cinttypes>
+#include <condition_variable>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "consumers/perfetto_schema.h"
+#include "gltrace/api/enums.h"
+#include "gltrace/api/functions.h"
+#include "protowire/wire.h"
 
 namespace gltrace::consumers {
 namespace {
-
-void append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      snprintf(escaped, sizeof escaped, "\\u%04x", c & 0xff);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
 
 // Microseconds with ns precision, as the format expects.
 void append_us(std::string& out, uint64_t ns) {
@@ -29,7 +26,53 @@ void append_us(std::string& out, uint64_t ns) {
   out += buffer;
 }
 
+// The length of the UTF-8 sequence at p (at most `left` bytes), 0 when the
+// bytes there are not one.
+size_t utf8_sequence_length(const unsigned char* p, size_t left) {
+  unsigned char c = p[0];
+  size_t n = c < 0x80             ? 1
+             : (c & 0xe0) == 0xc0 ? 2
+             : (c & 0xf0) == 0xe0 ? 3
+             : (c & 0xf8) == 0xf0 ? 4
+                                  : 0;
+  if (n == 0 || n > left) return 0;
+  for (size_t i = 1; i < n; ++i)
+    if ((p[i] & 0xc0) != 0x80) return 0;
+  uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1fu : n == 3 ? c & 0x0fu : c & 0x07u;
+  for (size_t i = 1; i < n; ++i) cp = cp << 6 | (p[i] & 0x3fu);
+  // Overlong forms, surrogates and code points past Unicode are not UTF-8.
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return 0;
+  return n;
+}
+
 }  // namespace
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t left = s.size();
+  while (left != 0) {
+    unsigned char c = *p;
+    size_t n = c >= 0x20 && c < 0x80 ? 1 : c < 0x20 ? 0 : utf8_sequence_length(p, left);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (n == 0) {
+      // A control character, or a byte that is not UTF-8: JSON must be
+      // valid UTF-8, so the byte becomes the code point of its value.
+      char escaped[8];
+      snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+      n = 1;
+    } else {
+      out.append(reinterpret_cast<const char*>(p), n);
+    }
+    p += n;
+    left -= n;
+  }
+  out += '"';
+}
 
 void TraceEventWriter::event_prefix() {
   line_.clear();
@@ -56,7 +99,22 @@ void TraceEventWriter::thread_name(uint32_t pid, uint64_t tid, std::string_view 
 }
 
 void TraceEventWriter::slice(uint32_t pid, uint64_t tid, std::string_view name, uint64_t start_ns,
+                             uint64_t duration_ns) {
+  slice_start(pid, tid, name, start_ns, duration_ns);
+  line_ += "}";
+  fwrite(line_.data(), 1, line_.size(), out_);
+}
+
+void TraceEventWriter::slice(uint32_t pid, uint64_t tid, std::string_view name, uint64_t start_ns,
                              uint64_t duration_ns, uint64_t seq, uint32_t context) {
+  slice_start(pid, tid, name, start_ns, duration_ns);
+  line_ += ",\"args\":{\"call\":" + std::to_string(seq) +
+           ",\"context\":" + std::to_string(context) + "}}";
+  fwrite(line_.data(), 1, line_.size(), out_);
+}
+
+void TraceEventWriter::slice_start(uint32_t pid, uint64_t tid, std::string_view name,
+                                   uint64_t start_ns, uint64_t duration_ns) {
   event_prefix();
   line_ += R"({"ph":"X","cat":"gl","name":)";
   append_json_string(line_, name);
@@ -64,9 +122,6 @@ void TraceEventWriter::slice(uint32_t pid, uint64_t tid, std::string_view name, 
   append_us(line_, start_ns);
   line_ += ",\"dur\":";
   append_us(line_, duration_ns);
-  line_ += ",\"args\":{\"call\":" + std::to_string(seq) +
-           ",\"context\":" + std::to_string(context) + "}}";
-  fwrite(line_.data(), 1, line_.size(), out_);
 }
 
 void TraceEventWriter::frame(uint32_t pid, uint64_t tid, uint64_t number, uint64_t time_ns) {
@@ -82,6 +137,640 @@ void TraceEventWriter::end() {
   if (first_) fputs("[", out_);
   fputs("\n]\n", out_);
   fflush(out_);
+}
+
+}  // namespace gltrace::consumers
+
+// ---------------------------------------------------------------------------
+// Perfetto's protobuf format.
+
+namespace gltrace::consumers {
+namespace {
+
+namespace pf = gltrace::perfetto;
+
+// Track uuids: fixed ones for the process and its frame and counter tracks,
+// threads after them by their index in the trace.
+constexpr uint64_t kProcessTrack = 1;
+constexpr uint64_t kFrameTrack = 2;
+constexpr uint64_t kCallsCounterTrack = 3;
+constexpr uint64_t kBytesCounterTrack = 4;
+constexpr uint64_t kFirstThreadTrack = 16;
+
+// Every packet is on one sequence: its interned names are shared by all.
+constexpr uint32_t kSequence = 1;
+
+// Plain packets are buffered up to this much; compressed, a batch stays
+// under the 512 KiB Perfetto allows one compressed packet.
+constexpr size_t kBatchBytes = size_t{256} << 10;
+
+// Longest text and most array elements put in an annotation: a shader's
+// source or a big array stays in the trace (gltrace dump shows it whole).
+constexpr size_t kMaxText = 1024;
+constexpr size_t kMaxElements = 16;
+// Past this many bytes of a call's annotations, the rest are left out.
+constexpr size_t kMaxCallBytes = size_t{64} << 10;
+
+// How a parameter's value is shown, from its registry type.
+enum class ParamKind : uint8_t { kNumber, kEnum, kBoolean };
+
+struct ParamPlan {
+  uint64_t name_iid = 0;
+  ParamKind kind = ParamKind::kNumber;
+  int32_t group = -1;  // api::enum_group of an enum's group
+};
+
+struct FunctionPlan {
+  bool planned = false;
+  uint64_t name_iid = 0;
+  std::vector<ParamPlan> params;
+};
+
+bool type_is(const char* type, std::string_view name) {
+  std::string_view t = type != nullptr ? type : "";
+  while (t.starts_with("const ")) t.remove_prefix(6);
+  return t.starts_with(name) && (t.size() == name.size() || t[name.size()] == ' ');
+}
+
+// The bytes of s that are UTF-8 (protobuf strings must be; a hostile trace's
+// need not), others as '?', at most kMaxText of them.
+void append_utf8(std::string& out, std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t left = std::min(s.size(), kMaxText);
+  while (left != 0) {
+    size_t n = *p < 0x80 ? 1 : utf8_sequence_length(p, left);
+    if (n == 0) {
+      out += '?';
+      n = 1;
+    } else {
+      out.append(reinterpret_cast<const char*>(p), n);
+    }
+    p += n;
+    left -= n;
+  }
+  if (s.size() > kMaxText) out += "...";
+}
+
+}  // namespace
+
+struct PerfettoWriter::State {
+  FILE* out;
+  Compression compression;
+  wire::Encoder packets;     // plain packets not yet written
+  wire::Encoder compressed;  // a compressed batch as a TracePacket
+  ZSTD_CCtx* zstd = nullptr;
+  bool failed = false;
+  uint64_t written = 0;
+  bool first_packet = true;
+
+  uint32_t pid = 0;
+  std::vector<FunctionPlan> functions = std::vector<FunctionPlan>(api::kFunctionIdLimit);
+  std::unordered_map<std::string_view, uint64_t> annotation_names;  // registry names: static
+  std::unordered_map<std::string, uint64_t> strings;                // interned string values
+  // Described threads by index, with where their last slice ended.
+  std::unordered_map<uint32_t, uint64_t> threads;
+  uint32_t last_thread = UINT32_MAX;  // of the last call
+  uint64_t* last_thread_end = nullptr;
+  uint64_t last_frame_end = 0;
+  uint64_t next_name_iid = 1, next_annotation_iid = 1, next_string_iid = 1;
+  uint64_t unknown_function_iid = 0;
+  // Interned entries a packet introduces: written with it.
+  std::vector<std::pair<uint64_t, std::string_view>> new_names, new_annotations;
+  std::vector<std::pair<uint64_t, std::string>> new_strings;
+  std::string text;  // scratch
+
+  // The frame in progress.
+  uint64_t frame_start_ns = 0, frame_calls = 0, frame_bytes = 0;
+  bool frame_started = false;
+
+  ~State() {
+    stop_compressor();
+    free(spare);
+    ZSTD_freeCCtx(zstd);
+  }
+
+  // A nested message whose length goes in 4 bytes reserved before it, as a
+  // padded varint (protozero writes lengths so too): nothing is moved when
+  // it ends. Up to 256 MiB; a packet's arguments are bounded far below.
+  size_t open_padded(uint32_t field) {
+    uint8_t* p = packets.begin_write(16);
+    p = wire::put_varint(p, uint64_t{field} << 3 | wire::kLengthDelimited);
+    packets.end_write(p + 4);
+    return packets.size();
+  }
+  void close_padded(size_t mark) {
+    size_t length = packets.size() - mark;
+    uint8_t* p = packets.data() + mark - 4;
+    p[0] = static_cast<uint8_t>(length | 0x80);
+    p[1] = static_cast<uint8_t>(length >> 7 | 0x80);
+    p[2] = static_cast<uint8_t>(length >> 14 | 0x80);
+    p[3] = static_cast<uint8_t>(length >> 21 & 0x7f);
+  }
+
+  size_t begin_packet(uint64_t timestamp, bool has_timestamp) {
+    size_t mark = open_padded(pf::trace::kPacket);
+    if (has_timestamp) packets.uint_field(pf::trace_packet::kTimestamp, timestamp);
+    packets.uint_field(pf::trace_packet::kTrustedPacketSequenceId, kSequence);
+    if (first_packet) {
+      packets.uint_field(pf::trace_packet::kSequenceFlags,
+                         pf::trace_packet::sequence_flags::kSeqIncrementalStateCleared);
+      first_packet = false;
+    }
+    return mark;
+  }
+  void end_packet(size_t mark) {
+    if (!new_names.empty() || !new_annotations.empty() || !new_strings.empty())
+      write_interned_data();
+    close_padded(mark);
+    if (packets.size() >= kBatchBytes) flush();
+  }
+  void write_interned_data() {
+    size_t interned = packets.begin_nested(pf::trace_packet::kInternedData);
+    auto entry = [&](uint32_t field, uint32_t name_field, uint64_t iid, std::string_view name) {
+      size_t m = packets.begin_nested(field);
+      packets.uint_field(pf::event_name::kIid, iid);
+      packets.string_field(name_field, name);
+      packets.end_nested(m);
+    };
+    for (const auto& [iid, name] : new_names)
+      entry(pf::interned_data::kEventNames, pf::event_name::kName, iid, name);
+    for (const auto& [iid, name] : new_annotations)
+      entry(pf::interned_data::kDebugAnnotationNames, pf::debug_annotation_name::kName, iid, name);
+    for (const auto& [iid, name] : new_strings)
+      entry(pf::interned_data::kDebugAnnotationStringValues, pf::interned_string::kStr, iid, name);
+    packets.end_nested(interned);
+    new_names.clear();
+    new_annotations.clear();
+    new_strings.clear();
+  }
+
+  uint64_t annotation_iid(std::string_view name) {
+    auto [it, added] = annotation_names.try_emplace(name, next_annotation_iid);
+    if (added) new_annotations.emplace_back(next_annotation_iid++, name);
+    return it->second;
+  }
+  uint64_t string_iid(std::string_view s) {
+    auto it = strings.find(std::string(s));
+    if (it != strings.end()) return it->second;
+    strings.emplace(std::string(s), next_string_iid);
+    new_strings.emplace_back(next_string_iid, std::string(s));
+    return next_string_iid++;
+  }
+
+  // The interned name of an enum value (0: it has none). A trace repeats a
+  // few values: they are found in a direct-mapped cache, not looked up by
+  // name each time.
+  struct EnumSlot {
+    uint32_t value = 0;
+    int32_t group = 0;
+    uint64_t iid = 0;  // 0: empty
+  };
+  std::vector<EnumSlot> enum_cache = std::vector<EnumSlot>(4096);
+  uint64_t enum_iid(uint32_t value, int32_t group) {
+    EnumSlot& slot =
+        enum_cache[(value ^ (value >> 12) ^ static_cast<uint32_t>(group) * 2654435761u) & 4095];
+    if (slot.iid != 0 && slot.value == value && slot.group == group) return slot.iid;
+    const char* name = api::enum_name_in(value, group);
+    if (name == nullptr) return 0;
+    slot = {value, group, string_iid(name)};
+    return slot.iid;
+  }
+
+  const FunctionPlan* plan(uint32_t function) {
+    if (function >= functions.size() || api::kFunctionInfo[function].name == nullptr) {
+      // Ids past this gltrace's model (a newer writer, or damage): one name.
+      if (unknown_function_iid == 0) {
+        unknown_function_iid = next_name_iid++;
+        new_names.emplace_back(unknown_function_iid, "(function unknown to this gltrace)");
+      }
+      return nullptr;
+    }
+    FunctionPlan& f = functions[function];
+    if (f.planned) return &f;
+    const api::FunctionInfo& info = api::kFunctionInfo[function];
+    f.planned = true;
+    f.name_iid = next_name_iid++;
+    new_names.emplace_back(f.name_iid, info.name);
+    for (uint32_t i = 0; i < info.param_count; ++i) {
+      const api::ParamInfo& p = info.params[i];
+      ParamPlan plan;
+      plan.name_iid = annotation_iid(p.name);
+      if (type_is(p.type, "GLenum") || type_is(p.type, "EGLenum")) {
+        plan.kind = ParamKind::kEnum;
+        plan.group = api::enum_group(p.group);
+      } else if (type_is(p.type, "GLboolean") || type_is(p.type, "EGLBoolean")) {
+        plan.kind = ParamKind::kBoolean;
+      }
+      f.params.push_back(plan);
+    }
+    return &f;
+  }
+
+  void string_annotation_value(std::string_view s) {
+    text.clear();
+    append_utf8(text, s);
+    packets.string_field(pf::debug_annotation::kStringValue, text);
+  }
+
+  void value(const format::Value& v, const ParamPlan* p) {
+    using format::ValueKind;
+    namespace da = pf::debug_annotation;
+    switch (v.kind) {
+      case ValueKind::kSint:
+        packets.uint_field(da::kIntValue, static_cast<uint64_t>(v.sint));
+        break;
+      case ValueKind::kUint:
+        if (p != nullptr && p->kind == ParamKind::kEnum && v.uint <= 0xffffffffu) {
+          if (uint64_t iid = enum_iid(static_cast<uint32_t>(v.uint), p->group); iid != 0) {
+            packets.uint_field(da::kStringValueIid, iid);
+            break;
+          }
+        } else if (p != nullptr && p->kind == ParamKind::kBoolean && v.uint <= 1) {
+          packets.bool_field(da::kBoolValue, v.uint != 0);
+          break;
+        }
+        packets.uint_field(da::kUintValue, v.uint);
+        break;
+      case ValueKind::kF32:
+        packets.double_field(da::kDoubleValue, v.f32);
+        break;
+      case ValueKind::kF64:
+        packets.double_field(da::kDoubleValue, v.f64);
+        break;
+      case ValueKind::kPointer:
+        packets.uint_field(da::kPointerValue, v.pointer);
+        break;
+      case ValueKind::kData:
+        string_annotation_value("<" + std::to_string(v.bytes.size()) + " bytes>");
+        break;
+      case ValueKind::kBlob:
+        string_annotation_value("<blob " + std::to_string(v.blob) + ">");
+        break;
+      case ValueKind::kText:
+        string_annotation_value(v.bytes);
+        break;
+      case ValueKind::kUnknown:
+        string_annotation_value("<not recorded: " + std::string(v.bytes) + ">");
+        break;
+      case ValueKind::kStrings:
+        for (size_t i = 0; i < v.strings.size() && i < kMaxElements; ++i) {
+          size_t m = packets.begin_nested(da::kArrayValues);
+          string_annotation_value(v.strings[i]);
+          packets.end_nested(m);
+        }
+        break;
+      case ValueKind::kArray: {
+        size_t n = v.sints.size() + v.uints.size() + v.floats.size();
+        for (size_t i = 0; i < n && i < kMaxElements; ++i) {
+          size_t m = packets.begin_nested(da::kArrayValues);
+          if (!v.sints.empty())
+            packets.uint_field(da::kIntValue, static_cast<uint64_t>(v.sints[i]));
+          else if (!v.uints.empty())
+            packets.uint_field(da::kUintValue, v.uints[i]);
+          else
+            packets.double_field(da::kDoubleValue, v.floats[i]);
+          packets.end_nested(m);
+        }
+        if (n > kMaxElements) {
+          size_t m = packets.begin_nested(da::kArrayValues);
+          string_annotation_value("<" + std::to_string(n - kMaxElements) + " more>");
+          packets.end_nested(m);
+        }
+        break;
+      }
+      case ValueKind::kNone:
+        string_annotation_value("<none>");
+        break;
+    }
+  }
+
+  void annotation(uint64_t name_iid, const format::Value& v, const ParamPlan* p) {
+    // Integers (most arguments): their size is known, so no nesting.
+    uint32_t field = 0;
+    uint64_t bits = 0;
+    switch (v.kind) {
+      case format::ValueKind::kSint:
+        field = pf::debug_annotation::kIntValue, bits = static_cast<uint64_t>(v.sint);
+        break;
+      case format::ValueKind::kPointer:
+        field = pf::debug_annotation::kPointerValue, bits = v.pointer;
+        break;
+      case format::ValueKind::kUint:
+        if (p == nullptr || p->kind == ParamKind::kNumber)
+          field = pf::debug_annotation::kUintValue, bits = v.uint;
+        break;
+      default:
+        break;
+    }
+    if (field != 0) {
+      size_t size = 1 + wire::varint_size(name_iid) + 1 + wire::varint_size(bits);
+      uint8_t* at = packets.begin_write(size + 4);
+      at = wire::put_varint(
+          at, uint64_t{pf::track_event::kDebugAnnotations} << 3 | wire::kLengthDelimited);
+      at = wire::put_varint(at, size);
+      at = wire::put_uint_field(at, pf::debug_annotation::kNameIid, name_iid);
+      packets.end_write(wire::put_uint_field(at, field, bits));
+      return;
+    }
+    size_t m = packets.begin_nested(pf::track_event::kDebugAnnotations);
+    packets.uint_field(pf::debug_annotation::kNameIid, name_iid);
+    value(v, p);
+    packets.end_nested(m);
+  }
+
+  void describe_thread(uint32_t index, uint64_t tid, std::string_view name) {
+    threads.try_emplace(index, 0);
+    size_t packet = begin_packet(0, false);
+    size_t track = packets.begin_nested(pf::trace_packet::kTrackDescriptor);
+    packets.uint_field(pf::track_descriptor::kUuid, kFirstThreadTrack + index);
+    packets.uint_field(pf::track_descriptor::kParentUuid, kProcessTrack);
+    size_t thread = packets.begin_nested(pf::track_descriptor::kThread);
+    packets.uint_field(pf::thread_descriptor::kPid, pid);
+    packets.uint_field(pf::thread_descriptor::kTid, tid);
+    text.clear();
+    append_utf8(text, name);
+    packets.string_field(pf::thread_descriptor::kThreadName, text);
+    packets.end_nested(thread);
+    packets.end_nested(track);
+    end_packet(packet);
+  }
+
+  // A slice's end: all its fields are known, so it is written in one go.
+  void end_slice(uint64_t track, uint64_t time_ns) {
+    size_t event_size = 2 + 1 + wire::varint_size(track);
+    size_t packet_size = 1 + wire::varint_size(time_ns) + 2 + 2 + event_size;
+    uint8_t* p = packets.begin_write(packet_size + 8);
+    p = wire::put_varint(p, uint64_t{pf::trace::kPacket} << 3 | wire::kLengthDelimited);
+    p = wire::put_varint(p, packet_size);
+    p = wire::put_uint_field(p, pf::trace_packet::kTimestamp, time_ns);
+    p = wire::put_uint_field(p, pf::trace_packet::kTrustedPacketSequenceId, kSequence);
+    p = wire::put_varint(p, uint64_t{pf::trace_packet::kTrackEvent} << 3 | wire::kLengthDelimited);
+    p = wire::put_varint(p, event_size);
+    p = wire::put_uint_field(p, pf::track_event::kType, pf::track_event::type::kTypeSliceEnd);
+    p = wire::put_uint_field(p, pf::track_event::kTrackUuid, track);
+    packets.end_write(p);
+    if (packets.size() >= kBatchBytes) flush();
+  }
+
+  void counter_track(uint64_t uuid, std::string_view name, uint64_t unit) {
+    size_t packet = begin_packet(0, false);
+    size_t track = packets.begin_nested(pf::trace_packet::kTrackDescriptor);
+    packets.uint_field(pf::track_descriptor::kUuid, uuid);
+    packets.uint_field(pf::track_descriptor::kParentUuid, kProcessTrack);
+    packets.string_field(pf::track_descriptor::kName, name);
+    size_t counter = packets.begin_nested(pf::track_descriptor::kCounter);
+    packets.uint_field(pf::counter_descriptor::kUnit, unit);
+    packets.end_nested(counter);
+    packets.end_nested(track);
+    end_packet(packet);
+  }
+
+  void counter(uint64_t uuid, uint64_t time_ns, uint64_t value) {
+    size_t packet = begin_packet(time_ns, true);
+    size_t event = packets.begin_nested(pf::trace_packet::kTrackEvent);
+    packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeCounter);
+    packets.uint_field(pf::track_event::kTrackUuid, uuid);
+    packets.uint_field(pf::track_event::kCounterValue, value);
+    packets.end_nested(event);
+    end_packet(packet);
+  }
+
+  // Written by the compressing thread when there is one (then read by the
+  // writer's thread only after it ended).
+  void write(const void* data, size_t n) {
+    if (failed || n == 0) return;
+    if (fwrite(data, 1, n, out) != n) failed = true;
+    written += n;
+  }
+
+  // Compresses a batch of plain packets into one packet and writes it.
+  void write_compressed(const uint8_t* batch, size_t size) {
+    if (zstd == nullptr) {
+      zstd = ZSTD_createCCtx();
+      if (zstd == nullptr) {
+        failed = true;
+        return;
+      }
+      ZSTD_CCtx_setParameter(zstd, ZSTD_c_compressionLevel, 1);
+    }
+    size_t bound = ZSTD_compressBound(size);
+    compressed.clear();
+    uint8_t* data = compressed.begin_write(bound);
+    size_t n = ZSTD_compress2(zstd, data, bound, batch, size);
+    if (ZSTD_isError(n)) {
+      failed = true;
+      return;
+    }
+    // The wrapping packet's tags and lengths, then the data.
+    uint8_t header[32];
+    uint8_t* p =
+        wire::put_varint(header, uint64_t{pf::trace::kPacket} << 3 | wire::kLengthDelimited);
+    p = wire::put_varint(p, 2 + wire::varint_size(n) + n);  // field 133's tag takes 2 bytes
+    p = wire::put_varint(
+        p, uint64_t{pf::trace_packet::kZstdCompressedPackets} << 3 | wire::kLengthDelimited);
+    p = wire::put_varint(p, n);
+    write(header, static_cast<size_t>(p - header));
+    write(data, n);
+  }
+
+  // Compression runs on a thread of its own, a batch at a time, while the
+  // next batch is encoded: it costs as much as encoding.
+  std::thread compressor;
+  std::mutex mutex;
+  std::condition_variable changed;
+  uint8_t* pending = nullptr;  // the batch handed over (malloc'ed), if any
+  size_t pending_size = 0, pending_capacity = 0;
+  uint8_t* spare = nullptr;  // a compressed batch's buffer, to encode into again
+  size_t spare_capacity = 0;
+  bool stopping = false;
+
+  void compress_batches() {
+    std::unique_lock lock(mutex);
+    for (;;) {
+      changed.wait(lock, [&] { return pending != nullptr || stopping; });
+      if (pending == nullptr) return;
+      uint8_t* batch = pending;
+      size_t size = pending_size, capacity = pending_capacity;
+      lock.unlock();
+      write_compressed(batch, size);
+      lock.lock();
+      free(spare);
+      spare = batch;
+      spare_capacity = capacity;
+      pending = nullptr;
+      changed.notify_all();
+    }
+  }
+
+  void flush() {
+    if (packets.size() == 0) return;
+    if (compression == Compression::kNone) {
+      write(packets.data(), packets.size());
+      packets.clear();
+      return;
+    }
+    if (!compressor.joinable()) compressor = std::thread([this] { compress_batches(); });
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return pending == nullptr; });
+    pending = packets.release(&pending_size, &pending_capacity);
+    if (spare != nullptr) {
+      packets.adopt(spare, spare_capacity);
+      spare = nullptr;
+    }
+    changed.notify_all();
+  }
+
+  // After the last flush(): waits for the compressing thread to write all.
+  void stop_compressor() {
+    if (!compressor.joinable()) return;
+    {
+      std::lock_guard lock(mutex);
+      stopping = true;
+      changed.notify_all();
+    }
+    compressor.join();
+  }
+};
+
+PerfettoWriter::PerfettoWriter(FILE* out, Compression compression)
+    : state_(std::make_unique<State>()) {
+  state_->out = out;
+  state_->compression = compression;
+}
+
+PerfettoWriter::~PerfettoWriter() = default;
+
+uint64_t PerfettoWriter::bytes_written() const { return state_->written; }
+
+void PerfettoWriter::process(uint32_t pid, std::string_view name, std::string_view command_line) {
+  State& s = *state_;
+  s.pid = pid;
+  size_t packet = s.begin_packet(0, false);
+  size_t track = s.packets.begin_nested(pf::trace_packet::kTrackDescriptor);
+  s.packets.uint_field(pf::track_descriptor::kUuid, kProcessTrack);
+  size_t process = s.packets.begin_nested(pf::track_descriptor::kProcess);
+  s.packets.uint_field(pf::process_descriptor::kPid, pid);
+  s.text.clear();
+  append_utf8(s.text, name);
+  s.packets.string_field(pf::process_descriptor::kProcessName, s.text);
+  s.text.clear();
+  append_utf8(s.text, command_line);
+  s.packets.string_field(pf::process_descriptor::kCmdline, s.text);
+  s.packets.end_nested(process);
+  s.packets.end_nested(track);
+  s.end_packet(packet);
+
+  packet = s.begin_packet(0, false);
+  track = s.packets.begin_nested(pf::trace_packet::kTrackDescriptor);
+  s.packets.uint_field(pf::track_descriptor::kUuid, kFrameTrack);
+  s.packets.uint_field(pf::track_descriptor::kParentUuid, kProcessTrack);
+  s.packets.string_field(pf::track_descriptor::kName, "frames");
+  s.packets.end_nested(track);
+  s.end_packet(packet);
+  s.counter_track(kCallsCounterTrack, "calls per frame", pf::counter_descriptor::unit::kUnitCount);
+  s.counter_track(kBytesCounterTrack, "data bytes per frame",
+                  pf::counter_descriptor::unit::kUnitSizeBytes);
+}
+
+void PerfettoWriter::thread(uint32_t index, uint64_t tid, std::string_view name) {
+  state_->describe_thread(index, tid, name);
+}
+
+void PerfettoWriter::call(const format::Call& call) {
+  State& s = *state_;
+  // Calls come in runs of one thread: one lookup per run.
+  if (call.thread != s.last_thread) {
+    if (!s.threads.contains(call.thread))
+      s.describe_thread(call.thread, 0, "thread " + std::to_string(call.thread));
+    s.last_thread = call.thread;
+    s.last_thread_end = &s.threads[call.thread];
+  }
+  // A slice must not begin before the one before it on its track ended:
+  // Perfetto would nest it there, and end the wrong one. Clocks read on
+  // different cores may disagree by a few ns.
+  uint64_t start = std::max(call.start_ns, *s.last_thread_end);
+  uint64_t end = std::max(call.start_ns + call.duration_ns, start);
+  *s.last_thread_end = end;
+  if (!s.frame_started) {
+    s.frame_start_ns = call.start_ns;
+    s.frame_started = true;
+  }
+  ++s.frame_calls;
+  for (const format::Value& v : call.args)
+    if (v.kind == format::ValueKind::kData) s.frame_bytes += v.bytes.size();
+  for (const format::ClientArray& a : call.client_arrays) s.frame_bytes += a.data.size();
+  for (const format::BufferWrite& w : call.buffer_writes) s.frame_bytes += w.data.size();
+
+  uint64_t track = kFirstThreadTrack + call.thread;
+  const FunctionPlan* plan = s.plan(call.function);
+  size_t packet = s.begin_packet(start, true);
+  s.packets.uint_field(pf::trace_packet::kSequenceFlags,
+                       pf::trace_packet::sequence_flags::kSeqNeedsIncrementalState);
+  size_t event = s.open_padded(pf::trace_packet::kTrackEvent);
+  s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceBegin);
+  s.packets.uint_field(pf::track_event::kTrackUuid, track);
+  s.packets.uint_field(pf::track_event::kNameIid,
+                       plan != nullptr ? plan->name_iid : s.unknown_function_iid);
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    // A call of many long strings (a hostile trace's) stays a small packet:
+    // a compressed batch must stay under 512 KiB.
+    if (s.packets.size() - event > kMaxCallBytes) {
+      format::Value more;
+      more.kind = format::ValueKind::kText;
+      more.bytes = "<more arguments: see gltrace dump>";
+      s.annotation(s.annotation_iid("..."), more, nullptr);
+      break;
+    }
+    const ParamPlan* p = plan != nullptr && i < plan->params.size() ? &plan->params[i] : nullptr;
+    s.annotation(p != nullptr ? p->name_iid : s.annotation_iid("arg"), call.args[i], p);
+  }
+  if (call.ret != nullptr) s.annotation(s.annotation_iid("return"), *call.ret, nullptr);
+  if (call.gl_error != 0) {
+    format::Value error;
+    error.kind = format::ValueKind::kUint;
+    error.uint = call.gl_error;
+    ParamPlan as_enum;
+    as_enum.kind = ParamKind::kEnum;
+    s.annotation(s.annotation_iid("gl_error"), error, &as_enum);
+  }
+  s.close_padded(event);
+  s.end_packet(packet);
+
+  s.end_slice(track, end);
+}
+
+void PerfettoWriter::blob(const format::Blob& blob) { state_->frame_bytes += blob.data.size(); }
+
+void PerfettoWriter::frame(const format::Frame& frame) {
+  State& s = *state_;
+  // Frames follow each other on their track (a multi-threaded trace may
+  // deliver one stamped before the end of the one before).
+  uint64_t end = std::max(frame.time_ns, s.last_frame_end);
+  uint64_t start = std::clamp(s.frame_started ? s.frame_start_ns : end, s.last_frame_end, end);
+  s.last_frame_end = end;
+  size_t packet = s.begin_packet(start, true);
+  size_t event = s.packets.begin_nested(pf::trace_packet::kTrackEvent);
+  s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceBegin);
+  s.packets.uint_field(pf::track_event::kTrackUuid, kFrameTrack);
+  s.packets.string_field(pf::track_event::kName, "frame " + std::to_string(frame.number));
+  s.packets.end_nested(event);
+  s.end_packet(packet);
+  s.end_slice(kFrameTrack, end);
+  s.counter(kCallsCounterTrack, end, s.frame_calls);
+  s.counter(kBytesCounterTrack, end, s.frame_bytes);
+  // The next frame starts where this one ended.
+  s.frame_start_ns = end;
+  s.frame_started = true;
+  s.frame_calls = s.frame_bytes = 0;
+}
+
+bool PerfettoWriter::finish(std::string* error) {
+  State& s = *state_;
+  s.flush();
+  s.stop_compressor();
+  if (!s.failed && fflush(s.out) != 0) s.failed = true;
+  if (s.failed) *error = "writing the Perfetto trace failed";
+  return !s.failed;
 }
 
 }  // namespace gltrace::consumers

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "control/schema.h"
-#include "format/wire.h"
+#include "protowire/wire.h"
 
 namespace gltrace::control {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <utility>
 
-#include "format/wire.h"
+#include "protowire/wire.h"
 
 namespace gltrace::format {
 

@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "format/schema.h"
-#include "format/wire.h"
+#include "protowire/wire.h"
 
 namespace gltrace::format {
 namespace {

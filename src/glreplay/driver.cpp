@@ -13,15 +13,17 @@ Driver::~Driver() {
   // run their code after the replay is gone.
 }
 
-bool Driver::load(std::string* error, std::string* warning) {
-  egl_ = dlopen("libEGL.so.1", RTLD_NOW | RTLD_GLOBAL);
+bool Driver::load(std::string* error, std::string* warning, const std::string& dir) {
+  std::string prefix = dir.empty() ? "" : dir + "/";
+  std::string egl = prefix + "libEGL.so.1", gles = prefix + "libGLESv2.so.2";
+  egl_ = dlopen(egl.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (egl_ == nullptr) {
-    *error = std::string("cannot load libEGL.so.1: ") + dlerror();
+    *error = "cannot load " + egl + ": " + dlerror();
     return false;
   }
-  gles_ = dlopen("libGLESv2.so.2", RTLD_NOW | RTLD_GLOBAL);
+  gles_ = dlopen(gles.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (gles_ == nullptr) {
-    *error = std::string("cannot load libGLESv2.so.2: ") + dlerror();
+    *error = "cannot load " + gles + ": " + dlerror();
     return false;
   }
   get_proc_address_ = reinterpret_cast<void* (*)(const char*)>(dlsym(egl_, "eglGetProcAddress"));

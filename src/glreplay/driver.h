@@ -19,8 +19,9 @@ class Driver {
 
   // False with *error when the libraries cannot be loaded. A warning goes to
   // *warning when they look like gltrace's own interposer (the replay would
-  // then be traced, or loop into itself).
-  bool load(std::string* error, std::string* warning);
+  // then be traced, or loop into itself). `dir`: load them from that
+  // directory (--driver) instead of the library search path.
+  bool load(std::string* error, std::string* warning, const std::string& dir = "");
 
   // The function with this id (gltrace/api/functions.h), or null when the
   // driver has none. Cached after the first look-up.

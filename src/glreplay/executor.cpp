@@ -89,6 +89,7 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   }
   auto* call = static_cast<Call*>(increment.payload.get());
   ++calls_;
+  if (options_.progress != nullptr) options_.progress->add_call();
   last_seq_ = call->seq;
   const bool borrowed = increment.target != call->thread;
   if (!borrowed) {
@@ -191,6 +192,10 @@ void GlExecutor::on_swap(uint64_t frame) {
 }
 
 void GlExecutor::frame_ended() {
+  if (options_.progress != nullptr) {
+    options_.progress->at(++frames_ended_);
+    options_.progress->add_frame();
+  }
   frame_unreplayed_.clear();
   frame_unreplayed_count_ = 0;
 }

@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/progress.h"
 #include "glreplay/args.h"
 #include "glreplay/compare.h"
 #include "glreplay/session.h"
@@ -33,6 +34,8 @@ struct ExecutorOptions {
   // Frames to write as PNG files to snapshot_dir, first and last.
   std::optional<std::pair<uint64_t, uint64_t>> snapshot_frames;
   std::string snapshot_dir;
+  // The progress line, counting calls and frames (none: nullptr).
+  Progress* progress = nullptr;
 };
 
 class GlExecutor : public replay::Executor {
@@ -76,6 +79,7 @@ class GlExecutor : public replay::Executor {
   uint64_t snapshots_ = 0;
   uint64_t calls_ = 0;
   uint64_t borrowed_calls_ = 0;
+  uint64_t frames_ended_ = 0;
   uint64_t last_seq_ = 0;
   // Per recorded thread, its last call's seq: a swap's trace image is keyed
   // by the call before it on its thread.

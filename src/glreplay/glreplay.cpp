@@ -10,9 +10,12 @@
 #include <cstring>
 #include <memory>
 
+#include "common/progress.h"
+#include "format/reader.h"
 #include "glreplay/check.h"
 #include "glreplay/executor.h"
 #include "glreplay/session.h"
+#include "glreplay/state_worker.h"
 #include "glreplay/trace_source.h"
 #include "replay/read_ahead_source.h"
 #include "replay/replayer.h"
@@ -32,6 +35,8 @@ struct FrontOptions {
   bool stop_on_error = false;
   bool snapshot = false;
   bool check = false;
+  bool state_worker = false;
+  std::string driver_dir;
   uint64_t blob_memory_mib = 1024;
 };
 
@@ -82,6 +87,10 @@ std::string check_front(FrontOptions* o, const std::string& compare, const std::
   if (!o->snapshot && !o->executor.snapshot_dir.empty()) return "-o DIR is for --snapshot";
   if (o->check && (o->snapshot || o->executor.compare || o->benchmark || o->x11))
     return "--check replays nothing: it takes no --compare, --snapshot, --benchmark or --x11";
+  if (o->state_worker && (o->check || o->snapshot || o->executor.compare || o->benchmark ||
+                          o->x11 || o->stop_on_error))
+    return "--state-worker replays headless, call by call, as its requests say: it takes no "
+           "--check, --compare, --snapshot, --benchmark, --x11 or --stop-on-error";
   if (o->benchmark && (o->snapshot || o->executor.compare))
     return "--benchmark replays without checks: drop --compare and --snapshot";
   return {};
@@ -114,6 +123,35 @@ int run_check(const FrontOptions& front, const std::string& program) {
   fprintf(stderr, "%s: %" PRIu64 " calls of %s would be refused\n", program.c_str(), report.refused,
           front.trace.c_str());
   return kExitFailure;
+}
+
+}  // namespace
+
+namespace {
+
+// Whether the trace at `path` holds a framebuffer image: read until the
+// first one (a capture's first frame has one), or to the end. A trace that
+// cannot be read says "yes": opening it for the replay then says why not.
+bool holds_images(const std::string& path) {
+  struct FirstImage : format::Consumer {
+    bool found = false;
+    void on_image(const format::Image&) override {
+      found = true;
+      request_stop();
+    }
+  } first;
+  format::ChunkReader reader;
+  if (!reader.open(path)) return true;
+  format::ReadStatus status;
+  bool ok = format::read_trace_prefetched(reader, first, &status);
+  return first.found || !ok;
+}
+
+// The frames the trace's index lists (0 without an index).
+uint64_t indexed_frames(const std::string& path) {
+  format::ChunkReader reader;
+  if (!reader.open(path) || reader.index() == nullptr) return 0;
+  return reader.index()->entries.size();
 }
 
 }  // namespace
@@ -154,6 +192,18 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
                "load no GL: check every call's pointers and sizes against the bytes the trace "
                "holds and print what a replay would refuse ('call N: would refuse glX: ...'); "
                "exit 1 if anything");
+  app.add_option("--driver", front.driver_dir,
+                 "load the driver's libEGL.so.1 and libGLESv2.so.2 from DIR")
+      ->type_name("DIR")
+      // One that is not there is said when the driver is loaded (exit 1).
+      ->check(CLI::Validator(
+          [](const std::string& dir) {
+            return dir.empty() ? std::string("wants a directory") : "";
+          },
+          ""));
+  app.add_flag("--state-worker", front.state_worker,
+               "serve the GL state at any call to `gltrace view`: JSON requests on stdin, one "
+               "JSON reply a line on stdout (docs/replay.md)");
   app.add_flag("--stop-on-error", front.stop_on_error,
                "stop at the first call that cannot be replayed (default: report it as "
                "'call N: ...' and go on)");
@@ -180,7 +230,19 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   FrontOptions& front = args.front;
   std::string error = check_front(&front, args.compare, args.snapshot);
   if (!error.empty()) return line.usage_error(error);
+  if (front.check && !front.driver_dir.empty())
+    return line.usage_error("--check loads no driver: it takes no --driver");
   if (front.check) return run_check(front, program);
+  if (front.state_worker) {
+    if (options.manual || options.stop_at || options.loops != 1)
+      return line.usage_error("--state-worker takes no -m, -s or -l");
+    StateWorkerOptions worker;
+    worker.trace = front.trace;
+    worker.blob_memory = front.blob_memory_mib << 20;
+    worker.program = program;
+    worker.driver_dir = front.driver_dir;
+    return run_state_worker(worker);
+  }
   if (front.benchmark) options.wait = false;
   // The driver allocates and frees buffer storage per call (glBufferData
   // copies); glibc's default trims the heap top back to the kernel each time,
@@ -193,6 +255,16 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   if (front.snapshot && mkdir(front.executor.snapshot_dir.c_str(), 0755) != 0 && errno != EEXIST) {
     fprintf(stderr, "%s: cannot create %s: %s\n", program.c_str(),
             front.executor.snapshot_dir.c_str(), strerror(errno));
+    return kExitFailure;
+  }
+
+  // --compare with nothing to compare with is said before replaying, not
+  // after a replay that may take minutes.
+  if (front.executor.compare && front.trace != "-" && !holds_images(front.trace)) {
+    fprintf(stderr,
+            "%s: %s holds no framebuffer images to compare with (trace with --framebuffer "
+            "swap or draw, or replay without --compare)\n",
+            program.c_str(), front.trace.c_str());
     return kExitFailure;
   }
 
@@ -209,11 +281,17 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   session_options.x11 = front.x11;
   session_options.stop_on_error = front.stop_on_error;
   session_options.program = program;
+  session_options.driver_dir = front.driver_dir;
   Session session(session_options, info);
   if (!session.init(&error)) {
     fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
     return kExitFailure;
   }
+  // A progress line on a terminal (not for --benchmark: drawing it would
+  // be measured); the share done is of the frames the index lists.
+  Progress progress(program,
+                    front.benchmark || front.trace == "-" ? 0 : indexed_frames(front.trace));
+  if (!front.benchmark) front.executor.progress = &progress;
   GlExecutor executor(session, front.executor);
   replay::ReplayStatus status;
   replay::ReplayStats stats;
@@ -225,6 +303,7 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
     status = replayer.replay();
     stats = replayer.stats();
   }
+  progress.finish();
   executor.finish();
   session.shutdown();
 

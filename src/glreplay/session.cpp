@@ -96,7 +96,7 @@ void Session::set_thread(uint32_t thread) {
 
 bool Session::init(std::string* error) {
   std::string warning;
-  if (!driver_.load(error, &warning)) return false;
+  if (!driver_.load(error, &warning, options_.driver_dir)) return false;
   if (!warning.empty())
     fprintf(stderr, "%s: warning: %s\n", options_.program.c_str(), warning.c_str());
   // Resolved now: release_thread() runs on several threads at once and must
@@ -145,6 +145,23 @@ uint64_t Session::map_name(ObjectClass cls, uint64_t recorded) {
   ContextState& c = current();
   auto index = static_cast<size_t>(cls);
   return is_container(cls) ? c.names[index].get(recorded) : c.group->names[index].get(recorded);
+}
+
+std::optional<uint64_t> Session::recorded_name(ObjectClass cls, uint64_t replayed) {
+  if (replayed == 0) return std::nullopt;
+  ContextState& c = current();
+  auto index = static_cast<size_t>(cls);
+  const NameMap& names = is_container(cls) ? c.names[index] : c.group->names[index];
+  if (std::optional<uint64_t> recorded = names.recorded_of(replayed)) return recorded;
+  // Not remapped: its own name, unless that recorded name means another.
+  if (names.contains(replayed)) return std::nullopt;
+  return replayed;
+}
+
+bool Session::defines_name(ObjectClass cls, uint64_t recorded) {
+  ContextState& c = current();
+  auto index = static_cast<size_t>(cls);
+  return (is_container(cls) ? c.names[index] : c.group->names[index]).contains(recorded);
 }
 
 void Session::define_name(ObjectClass cls, uint64_t recorded, uint64_t replayed) {
@@ -570,6 +587,15 @@ void Session::define_uniform_location(uint64_t recorded_program, int64_t recorde
   current().group->uniforms[recorded_program][recorded] = replayed;
 }
 
+int64_t Session::recorded_uniform_location(uint64_t recorded_program, int64_t replayed) {
+  auto& uniforms = current().group->uniforms;
+  auto it = uniforms.find(recorded_program);
+  if (it == uniforms.end()) return replayed;
+  for (const auto& [recorded, location] : it->second)
+    if (location == replayed) return recorded;
+  return replayed;
+}
+
 int64_t Session::attrib_location(int64_t recorded) {
   if (recorded < 0) return recorded;
   ContextState& c = current();
@@ -615,6 +641,9 @@ void Session::forget_program(uint64_t recorded_program) {
 
 void Session::report(const std::string& message) {
   ++errors_;
+  if (message_hook_)
+    message_hook_(call_ != nullptr ? "call " + std::to_string(call_->seq) + ": " + message
+                                   : message);
   if (errors_ <= options_.max_messages) {
     if (call_ != nullptr)
       fprintf(stderr, "%s: call %" PRIu64 ": %s\n", options_.program.c_str(), call_->seq,
@@ -630,6 +659,9 @@ void Session::warn(const std::string& message) {
   const char* name = call_ != nullptr && call_->function < api::kFunctionIdLimit
                          ? api::kFunctionInfo[call_->function].name
                          : nullptr;
+  if (message_hook_)
+    message_hook_(call_ != nullptr ? "call " + std::to_string(call_->seq) + ": warning: " + message
+                                   : "warning: " + message);
   if (call_ != nullptr)
     fprintf(stderr, "%s: call %" PRIu64 " (%s): warning: %s\n", options_.program.c_str(),
             call_->seq, name != nullptr ? name : "?", message.c_str());

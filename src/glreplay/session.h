@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -94,6 +95,16 @@ class NameMap {
       dense_[recorded] = kUnset;
     else
       sparse_.erase(recorded);
+  }
+  // The recorded value that maps to `replayed` (a linear search: for the
+  // state worker's replies, never on the replay's path); nullopt when none
+  // does.
+  std::optional<uint64_t> recorded_of(uint64_t replayed) const {
+    for (size_t i = 1; i < dense_.size(); ++i)
+      if (dense_[i] == replayed) return i;
+    for (const auto& [recorded, value] : sparse_)
+      if (value == replayed) return recorded;
+    return std::nullopt;
   }
   bool contains(uint64_t recorded) const {
     if (recorded < kDenseLimit) return recorded < dense_.size() && dense_[recorded] != kUnset;
@@ -195,6 +206,7 @@ struct SessionOptions {
   bool stop_on_error = false;
   size_t max_messages = 50;          // error lines printed before they are only counted
   std::string program = "glreplay";  // prefixes messages
+  std::string driver_dir;            // --driver: where libEGL.so.1 and libGLESv2.so.2 are
 };
 
 class Session {
@@ -239,6 +251,13 @@ class Session {
 
   // --- handles -----------------------------------------------------------------
   uint64_t map_name(ObjectClass cls, uint64_t recorded);
+  // The other way, in the current context: the recorded name of a replay
+  // name (what the app called it). A name the replay never remapped is its
+  // own (as map_name() passes it through); nullopt when the replay name
+  // belongs to another recorded one, or is 0.
+  std::optional<uint64_t> recorded_name(ObjectClass cls, uint64_t replayed);
+  // Whether the trace defined this recorded name in the current context.
+  bool defines_name(ObjectClass cls, uint64_t recorded);
   void define_name(ObjectClass cls, uint64_t recorded, uint64_t replayed);
   uint64_t map_handle(HandleKind kind, uint64_t recorded, std::string* error);
   void define_handle(HandleKind kind, uint64_t recorded, uint64_t replayed);
@@ -283,6 +302,9 @@ class Session {
   ContextState& current();
   bool has_current() const { return bound_->context != nullptr; }
   uint64_t current_draw() const { return bound_->draw; }
+  uint64_t current_read() const { return bound_->read; }
+  EGLSurface current_draw_surface() const { return bound_->surface; }
+  EGLSurface current_read_surface() const { return bound_->read_surface; }
   // The recorded context current on the running thread (0 for none).
   uint64_t current_context() const { return bound_->context ? bound_->context->recorded : 0; }
 
@@ -295,6 +317,9 @@ class Session {
   uint64_t resource_index(uint64_t recorded_program, uint32_t interface, uint64_t recorded);
   void define_resource_index(uint64_t recorded_program, uint32_t interface, uint64_t recorded,
                              uint64_t replayed);
+  // The recorded location of a replay uniform location of a recorded
+  // program (the replay's own when the app never asked for it).
+  int64_t recorded_uniform_location(uint64_t recorded_program, int64_t replayed);
   int64_t attrib_location(int64_t recorded);
   void define_attrib_location(uint64_t recorded_program, int64_t recorded, int64_t replayed);
   void forget_program(uint64_t recorded_program);
@@ -306,6 +331,11 @@ class Session {
   // that may make pixels differ.
   void warn(const std::string& message);
   uint64_t errors() const { return errors_; }
+  // Also hands each report() and warn() line ("call N: message") to `hook`
+  // (the state worker lists them in its replies).
+  void set_message_hook(std::function<void(const std::string&)> hook) {
+    message_hook_ = std::move(hook);
+  }
 
   // --- frames --------------------------------------------------------------------
   uint64_t frame() const { return frame_; }
@@ -375,6 +405,7 @@ class Session {
   uint64_t frame_ = 0;
   uint64_t errors_ = 0;
   std::function<void(uint64_t)> swap_hook_;
+  std::function<void(const std::string&)> message_hook_;
 };
 
 }  // namespace gltrace::glreplay

@@ -40,7 +40,9 @@ Engine::~Engine() { stop({}); }
 
 void Engine::dispatch(const SlotPtr& slot) {
   if (mode_ == ExecuteOn::kTargetThreadInOrder && !main_target_) main_target_ = slot->target;
-  if (mode_ != ExecuteOn::kWorker && !on_main(slot->target)) {
+  // kTargetThreadInOrder hands an increment to its lane only when it starts
+  // (release_to_lane): the lane runs what it is given, no Event handshake.
+  if (mode_ == ExecuteOn::kTargetThread && !on_main(slot->target)) {
     Lane& target_lane = lane(slot->target);
     {
       std::lock_guard<std::mutex> lock(target_lane.mutex);
@@ -168,10 +170,17 @@ void Engine::lane_main(Lane& lane) {
         run_tasks(lock);
         continue;
       }
-      if (lane.stop) break;
+      // A released increment has started: it runs even when stopping.
+      if (lane.stop && (mode_ != ExecuteOn::kTargetThreadInOrder || lane.slots.empty())) break;
       slot = lane.slots.front();
       lane.slots.pop_front();
       lane.current = slot;
+    }
+    if (mode_ == ExecuteOn::kTargetThreadInOrder) {
+      run_released(*slot);
+      std::lock_guard<std::mutex> lock(lane.mutex);
+      lane.current.reset();
+      continue;
     }
     if (inline_prepare_) prepare(*slot);
     for (;;) {
@@ -187,9 +196,58 @@ void Engine::lane_main(Lane& lane) {
   executor_.thread_exiting(lane.target);
 }
 
+void Engine::run_released(Slot& slot) {
+  // Released before an earlier increment failed: in recorded order nothing
+  // after a failure runs.
+  bool skip = failed_.load();
+  // Prepared here (inline) or by a worker before the main thread released it.
+  if (!skip && inline_prepare_ && !prepare(slot, false)) {
+    record_failure(slot.index, "prepare failed: " + slot.event.message());
+    skip = true;
+  }
+  if (skip) {
+    {
+      std::lock_guard<std::mutex> lock(state_mutex_);
+      ++finished_;
+    }
+    state_cv_.notify_all();
+    return;
+  }
+  execute(slot);
+}
+
+Event::Wait Engine::release_to_lane(const SlotPtr& slot, const Event::GiveUp& give_up,
+                                    Clock::time_point* started_at) {
+  if (!inline_prepare_) {
+    Event::Wait wait = slot->event.wait_prepared(give_up);
+    if (wait != Event::Wait::kOk) return wait;
+  }
+  {
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    ++started_;
+  }
+  if (started_at != nullptr) *started_at = Clock::now();
+  Lane& target_lane = lane(slot->target);
+  {
+    std::lock_guard<std::mutex> lock(target_lane.mutex);
+    target_lane.slots.push_back(slot);
+  }
+  target_lane.cv.notify_one();
+  return Event::Wait::kOk;
+}
+
 Event::Wait Engine::start(const SlotPtr& slot, const Event::GiveUp& give_up,
                           Clock::time_point* started_at) {
   Event::Wait wait;
+  if (mode_ == ExecuteOn::kTargetThreadInOrder) {
+    // In recorded order: an increment starts once the one before it has
+    // finished, since it may depend on what that one did. A lane runs its
+    // own increments one after another, so only a change of thread waits:
+    // a run of one thread's calls costs no handshake per call.
+    if (last_target_ && *last_target_ != slot->target) drain();
+    last_target_ = slot->target;
+    if (!on_main(slot->target)) return release_to_lane(slot, give_up, started_at);
+  }
   if (runs_inline(slot->target)) {
     // Prepared and run right here: no other thread waits on this slot, so
     // neither its Event nor the started/finished counts are needed (a
@@ -216,8 +274,6 @@ Event::Wait Engine::start(const SlotPtr& slot, const Event::GiveUp& give_up,
     std::lock_guard<std::mutex> lock(state_mutex_);
     ++started_;
   }
-  // In recorded order: the next increment may depend on what this one does.
-  if (wait == Event::Wait::kOk && mode_ == ExecuteOn::kTargetThreadInOrder) drain();
   return wait;
 }
 

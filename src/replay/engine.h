@@ -126,6 +126,11 @@ class Engine {
   void enqueue_prepare(const SlotPtr& slot);
   void worker_main();
   void lane_main(Lane& lane);
+  // kTargetThreadInOrder: the main thread hands a started increment to its
+  // lane, which runs it (run_released) as soon as it is free.
+  Event::Wait release_to_lane(const SlotPtr& slot, const Event::GiveUp& give_up,
+                              Clock::time_point* started_at);
+  void run_released(Slot& slot);
   void record_failure(uint64_t index, std::string message);
   Lane& lane(uint32_t target);
   // Whether the target's increments run on the main thread.
@@ -150,6 +155,8 @@ class Engine {
   std::map<uint32_t, std::unique_ptr<Lane>> lanes_;  // main thread only
   // kTargetThreadInOrder: the first target dispatched, run on the main thread.
   std::optional<uint32_t> main_target_;
+  // kTargetThreadInOrder: the target of the increment started last.
+  std::optional<uint32_t> last_target_;
 
   std::atomic<bool> failed_{false};
   std::atomic<bool> joining_{false};  // stop() is ending the threads

@@ -1,6 +1,5 @@
 #include "trace/modes.h"
 
-#include <execinfo.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include "gltrace/api/pfn.h"
 #include "trace/recorder.h"
 #include "trace/session.h"
+#include "trace/symbolize.h"
 
 namespace gltrace::trace {
 
@@ -70,18 +70,9 @@ void report_gl_error(const wire::Encoder& call, uint32_t error) {
   std::string message = "GL error ";
   message += name != nullptr ? name : std::to_string(error);
   message += " after call " + format_call_text(call);
-  void* frames[32];
-  int n = backtrace(frames, 32);
-  char** symbols = backtrace_symbols(frames, n);
-  // Skip the frames of the trace layer and the interposer.
-  for (int i = 0; i < n && symbols != nullptr; ++i) {
-    if (strstr(symbols[i], "libGLES_trace.so") != nullptr ||
-        strstr(symbols[i], "libgltrace.so") != nullptr)
-      continue;
-    message += "\n    at ";
-    message += symbols[i];
-  }
-  free(symbols);
+  // Symbolized here, lazily: errors are rare, and the stack is the
+  // erroring thread's.
+  message += describe_call_stack();
   std::lock_guard<std::mutex> lock(g_text_mutex);
   GLTRACE_LOG_ERROR("%s", message.c_str());
 }

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "format/wire.h"
+#include "protowire/wire.h"
 
 namespace gltrace::trace {
 

@@ -14,7 +14,7 @@
 #include <type_traits>
 
 #include "format/schema.h"
-#include "format/wire.h"
+#include "protowire/wire.h"
 #include "trace/session.h"
 #include "trace/tsc_clock.h"
 

@@ -61,32 +61,13 @@ struct Session {
   std::atomic<bool> texture_data{true};
   format::TraceWriter::Stats last_stats;  // of the session that ended last
   uint64_t complete_below = 0;            // the last CallsComplete record's seq
+  std::atomic<uint64_t> last_blob_id{0};  // blob ids are 1, 2, ... in a session
 };
 
 // Never destroyed: app threads may still call GL while the process exits.
 Session& session() {
   static auto* s = new Session();
   return *s;
-}
-
-// A 64-bit content hash for blob deduplication: 8 bytes a step.
-uint64_t hash_bytes(const void* data, size_t size) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ (size * 0xff51afd7ed558ccdull);
-  size_t i = 0;
-  for (; i + 8 <= size; i += 8) {
-    uint64_t v;
-    memcpy(&v, p + i, 8);
-    h ^= v * 0xc4ceb9fe1a85ec53ull;
-    h = ((h << 31) | (h >> 33)) * 0x9e3779b97f4a7c15ull;
-  }
-  uint64_t tail = 0;
-  memcpy(&tail, p + i, size - i);
-  h ^= tail * 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  return h;
 }
 
 std::string expand_output_pattern(const char* pattern) {
@@ -229,21 +210,12 @@ void append_record(ThreadState* thread, uint32_t kind, const uint8_t* body, size
 }
 
 uint64_t store_blob(ThreadState* thread, const void* data, size_t size) {
-  uint64_t id = hash_bytes(data, size);
-  if (mode() == Mode::kFull && thread->blobs.insert(id).second) {
-    wire::Encoder& out = thread->payload;
-    // Record{blob = Blob{id, data}} written in place: no copy of the data.
-    size_t blob_size = 1 + 8 + 1 + wire::varint_size(size) + size;
-    size_t record_size = 1 + wire::varint_size(blob_size) + blob_size;
-    out.tag(schema::chunk::kRecords, wire::kLengthDelimited);
-    out.raw_varint(record_size);
-    out.tag(schema::record::kBlob, wire::kLengthDelimited);
-    out.raw_varint(blob_size);
-    out.fixed64_field(schema::blob::kId, id);
-    out.bytes_field(schema::blob::kData, data, size);
-    ++thread->records;
-  }
-  return id;
+  BlobHash hash = hash_blob(data, size);
+  if (mode() != Mode::kFull) return hash.low;
+  BlobTable::Stored stored = thread->blobs.store(thread->payload, thread->flushes, hash, data, size,
+                                                 session().last_blob_id);
+  if (stored.written) ++thread->records;
+  return stored.id;
 }
 
 void flush_thread(ThreadState* thread) {
@@ -256,6 +228,7 @@ void flush_thread(ThreadState* thread) {
   thread->chunk_has_call = false;
   thread->frame_starts.clear();
   writer->acquire_buffer().give_to(thread->payload);
+  ++thread->flushes;  // the blobs' bytes in the payload are the writer's now
   // A call in progress (a record of it overflowed the payload) has last_seq.
   thread->submitted_below.store(
       std::max(thread->submitted_below.load(std::memory_order_relaxed), thread->last_seq),
@@ -405,6 +378,7 @@ bool begin_session(SessionOptions options, std::string* error) {
   s.frames = 0;
   s.thread_count = 0;
   s.complete_below = 0;
+  s.last_blob_id = 0;
   s.contexts.clear();
   set_capture_options(options.capture);
   g_hot.start_ns = now_ns();

@@ -7,11 +7,11 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
-#include "format/wire.h"
 #include "format/writer.h"
+#include "protowire/wire.h"
+#include "trace/blob_table.h"
 #include "trace/modes.h"
 
 namespace gltrace::trace {
@@ -41,7 +41,8 @@ struct ThreadState {
   bool chunk_has_call = false;  // a call of this thread is in `payload` (deltas)
   uint64_t chunk_last_seq = 0;
   uint64_t chunk_last_start = 0;
-  std::unordered_set<uint64_t> blobs;            // blob ids already in this thread's records
+  BlobTable blobs;                               // the blobs in this thread's records
+  uint64_t flushes = 0;                          // hand-overs of `payload` to the writer
   std::vector<format::FrameStart> frame_starts;  // frames whose first call is in `payload`
   // When the payload last went to the writer (the sweeper reads it unclaimed).
   std::atomic<uint64_t> last_flush_ns{0};
@@ -161,7 +162,9 @@ void append_record(ThreadState* thread, uint32_t kind, const uint8_t* body, size
 // Past this, a thread's records go to the writer even mid-frame.
 inline constexpr size_t kFlushBytes = 256 * 1024;
 
-// Stores `data` as a Blob record unless this thread already wrote it; returns its id.
+// Stores `data` as a Blob record unless this thread already wrote these
+// bytes (blob_table.h); returns the blob's id. In the text modes, which
+// write no blobs, the id is a fingerprint of the bytes.
 uint64_t store_blob(ThreadState* thread, const void* data, size_t size);
 
 // Hands the thread's payload to the writer (end of frame, full, or the

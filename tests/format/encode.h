@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "format/wire.h"
+#include "protowire/wire.h"
 
 namespace gltrace::test {
 

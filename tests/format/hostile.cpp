@@ -14,7 +14,7 @@
 #include "format/reader.h"
 #include "format/records.h"
 #include "format/schema.h"
-#include "format/wire.h"
+#include "protowire/wire.h"
 #include "record_text.h"
 
 namespace gltrace::test {
@@ -275,6 +275,15 @@ std::vector<HostileTrace> hostile_traces() {
                          {small_trace_payload("app\x1b[2J\x1b]0;owned\x07", "t\x1b[31mred\r")},
                          true);
                    }});
+  // Strings a JSON or protobuf writer must escape or replace: a quote, a
+  // backslash, control characters, bytes that are not UTF-8 (a lone 0xff, a
+  // cut sequence, an encoded surrogate) beside valid multi-byte UTF-8.
+  kinds.push_back(
+      {"hostile_strings", [] {
+         return make_container(
+             {small_trace_payload("q\"b\\s/\x01\x7f\xff\xc3(\xe2\x82\xac", "\xed\xa0\x80t\n")},
+             true);
+       }});
   // Function ids the model does not name (0, one past the last).
   kinds.push_back({"unknown_function_ids", [] {
                      wire::Encoder e;

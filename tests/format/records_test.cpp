@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "format/schema.h"
-#include "format/wire.h"
+#include "protowire/wire.h"
 #include "record_text.h"
 #include "support/subprocess.h"
 #include "test_trace.h"

@@ -17,12 +17,12 @@
 
 #include "format/reader.h"
 #include "format/schema.h"
-#include "format/wire.h"
 #include "format/writer.h"
 #include "glreplay/compare.h"
 #include "glreplay/session.h"
 #include "glreplay/trace_source.h"
 #include "gltrace/api/functions.h"
+#include "protowire/wire.h"
 #include "support/apps.h"
 #include "support/subprocess.h"
 #include "support/xvfb.h"

@@ -113,7 +113,10 @@ std::vector<Command> commands(const std::string& dir) {
       {"info", {"info"}},
       {"dump", {"dump"}},
       {"stats", {"stats"}},
-      {"export", {"export", "--perfetto", "-o", dir + "/export.json"}},
+      {"info --json", {"info", "--json"}},
+      {"stats json", {"stats", "--format", "json"}},
+      {"export", {"export", "-o", dir + "/export.perfetto-trace"}},
+      {"export json", {"export", "--format", "json", "-o", dir + "/export.json"}},
       {"frames", {"frames", "-o", dir + "/frames"}},
       {"replay -n", {"replay", "-n"}},
   };

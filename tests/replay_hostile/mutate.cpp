@@ -5,7 +5,7 @@
 #include "format/container.h"
 #include "format/crc32.h"
 #include "format/schema.h"
-#include "format/wire.h"
+#include "protowire/wire.h"
 
 namespace gltrace::test {
 

@@ -1,7 +1,12 @@
 // Protocol-buffer wire format, both ways, without libprotobuf: the capture
 // side encodes records straight into a reusable byte buffer (no allocation
 // once the buffer has grown), the read side parses with every length
-// checked against what is left (traces are hostile input).
+// checked against what is left (traces are hostile input). Shared by the
+// trace format (src/format) and the control protocol (src/control).
+//
+// Not libprotobuf: it would put a large C++ library, and its symbols, into
+// every traced app (which may link another protobuf version of its own),
+// and its messages allocate where the capture writes into a reused buffer.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,17 @@
+// surfacereplayer's command line, shared by the `surfacereplayer` executable
+// and `gltrace surface replay`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gltrace::surface {
+
+// The usage text, for a program name.
+std::string replay_usage(const std::string& program);
+
+// Parses args (the words after the program name), replays, prints the
+// summary; returns the exit status: 0 replayed, 1 failed, 2 bad usage.
+int run_replay(const std::vector<std::string>& args, const std::string& program);
+
+}  // namespace gltrace::surface

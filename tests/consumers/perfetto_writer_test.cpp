@@ -1,0 +1,230 @@
+// The Perfetto writer on calls and frames made here (pure logic: no driver):
+// slices on a track follow each other even when the recorded times overlap
+// (Perfetto nests a slice that begins before the one before ended, and its
+// end then closes the wrong one), threads without a Thread record get a
+// track, and names are interned once per sequence.
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "consumers/trace_events.h"
+#include "gltrace/api/functions.h"
+#include "protowire/wire.h"
+
+namespace gltrace::consumers {
+namespace {
+
+struct Event {
+  uint64_t timestamp = 0;
+  uint32_t type = 0;  // TrackEvent.Type
+  uint64_t track = 0;
+};
+
+// The packets of a plain (uncompressed) Perfetto trace: their track events,
+// and the count of each interned event name.
+struct Decoded {
+  std::vector<Event> events;
+  std::map<std::string, int> event_names;
+  std::map<uint64_t, std::string> thread_tracks;  // uuid -> thread name
+};
+
+Decoded decode(const std::string& bytes) {
+  Decoded d;
+  auto reader = [](std::string_view s) {
+    return wire::Reader(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  };
+  wire::Reader trace = reader(bytes);
+  uint32_t field;
+  wire::WireType type;
+  while (trace.next(&field, &type)) {
+    std::string_view packet_bytes = trace.bytes();
+    wire::Reader packet = reader(packet_bytes);
+    Event e;
+    bool is_event = false;
+    while (packet.next(&field, &type)) {
+      if (field == 8) {
+        e.timestamp = packet.varint();
+      } else if (field == 11) {
+        is_event = true;
+        wire::Reader event = reader(packet.bytes());
+        while (event.next(&field, &type)) {
+          if (field == 9)
+            e.type = static_cast<uint32_t>(event.varint());
+          else if (field == 11)
+            e.track = event.varint();
+          else
+            event.skip(type);
+        }
+      } else if (field == 12) {  // InternedData
+        wire::Reader interned = reader(packet.bytes());
+        while (interned.next(&field, &type)) {
+          if (field != 2) {
+            interned.skip(type);
+            continue;
+          }
+          wire::Reader name = reader(interned.bytes());
+          while (name.next(&field, &type))
+            if (field == 2)
+              ++d.event_names[std::string(name.bytes())];
+            else
+              name.skip(type);
+        }
+      } else if (field == 60) {  // TrackDescriptor
+        wire::Reader track = reader(packet.bytes());
+        uint64_t uuid = 0;
+        std::string thread_name;
+        while (track.next(&field, &type)) {
+          if (field == 1) {
+            uuid = track.varint();
+          } else if (field == 4) {
+            wire::Reader thread = reader(track.bytes());
+            while (thread.next(&field, &type))
+              if (field == 5)
+                thread_name = thread.bytes();
+              else
+                thread.skip(type);
+          } else {
+            track.skip(type);
+          }
+        }
+        if (!thread_name.empty()) d.thread_tracks[uuid] = thread_name;
+      } else {
+        packet.skip(type);
+      }
+    }
+    EXPECT_TRUE(packet.ok()) << packet.error();
+    if (is_event) d.events.push_back(e);
+  }
+  EXPECT_TRUE(trace.ok()) << trace.error();
+  return d;
+}
+
+std::string write(const std::function<void(PerfettoWriter&)>& body,
+                  PerfettoWriter::Compression compression = PerfettoWriter::Compression::kNone) {
+  char* data = nullptr;
+  size_t size = 0;
+  FILE* out = open_memstream(&data, &size);
+  {
+    PerfettoWriter writer(out, compression);
+    body(writer);
+    std::string error;
+    EXPECT_TRUE(writer.finish(&error)) << error;
+  }
+  fclose(out);
+  std::string bytes(data, size);
+  free(data);
+  return bytes;
+}
+
+format::Call call(uint32_t thread, uint64_t start, uint64_t duration) {
+  format::Call c;
+  c.function = api::kFn_glFlush;
+  c.thread = thread;
+  c.start_ns = start;
+  c.duration_ns = duration;
+  return c;
+}
+
+// Per track, slices alternate begin/end and never go back in time.
+void expect_well_formed(const Decoded& d) {
+  std::map<uint64_t, std::pair<bool, uint64_t>> tracks;  // open, last time
+  for (const Event& e : d.events) {
+    if (e.type != 1 && e.type != 2) continue;
+    auto& [open, last] = tracks[e.track];
+    EXPECT_EQ(open, e.type == 2) << "track " << e.track << " at " << e.timestamp;
+    EXPECT_GE(e.timestamp, last) << "track " << e.track;
+    open = e.type == 1;
+    last = e.timestamp;
+  }
+  for (const auto& [track, state] : tracks) EXPECT_FALSE(state.first) << "track " << track;
+}
+
+TEST(PerfettoWriter, OverlappingCallsAndFramesStayInOrderOnTheirTracks) {
+  Decoded d = decode(write([](PerfettoWriter& w) {
+    w.process(1, "app", "app --run");
+    w.thread(1, 100, "main");
+    w.call(call(1, 1000, 500));  // ends at 1500
+    w.call(call(1, 1490, 100));  // begins 10 ns early (another core's clock)
+    w.call(call(2, 1200, 50));   // a thread without a Thread record
+    w.frame({.number = 0, .seq = 2, .thread = 1, .time_ns = 2000});
+    w.call(call(1, 2100, 10));
+    w.frame({.number = 1, .seq = 4, .thread = 1, .time_ns = 1900});  // stamped before frame 0
+  }));
+  expect_well_formed(d);
+  // The early call begins where the one before ended, and ends as recorded.
+  ASSERT_GE(d.events.size(), 4u);
+  EXPECT_EQ(d.events[1].timestamp, 1500u);
+  EXPECT_EQ(d.events[2].timestamp, 1500u);
+  EXPECT_EQ(d.events[3].timestamp, 1590u);  // its recorded end
+  EXPECT_EQ(d.thread_tracks.size(), 2u);
+  EXPECT_EQ(d.thread_tracks.begin()->second, "main");
+  EXPECT_EQ(d.event_names["glFlush"], 1);  // interned once, used four times
+}
+
+// A call of a thousand long strings (a hostile trace's) makes a packet small
+// enough that a compressed batch stays under Perfetto's 512 KiB.
+TEST(PerfettoWriter, ACallOfManyLongArgumentsStaysASmallPacket) {
+  std::string text(1000, 'x');
+  std::vector<format::Value> args(1024);
+  for (format::Value& v : args) {
+    v.kind = format::ValueKind::kText;
+    v.bytes = text;
+  }
+  std::string bytes = write([&](PerfettoWriter& w) {
+    format::Call c = call(1, 10, 5);
+    c.args = args;
+    w.call(c);
+  });
+  wire::Reader trace(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  uint32_t field;
+  wire::WireType type;
+  size_t largest = 0;
+  while (trace.next(&field, &type)) largest = std::max(largest, trace.bytes().size());
+  EXPECT_GT(largest, size_t{64} << 10);
+  EXPECT_LT(largest, size_t{80} << 10);
+  EXPECT_NE(bytes.find("<more arguments: see gltrace dump>"), std::string::npos);
+}
+
+// zstd: batches compressed on the writer's own thread, in order, each a
+// packet of zstd_compressed_packets under 512 KiB, together the same bytes as
+// the plain output.
+TEST(PerfettoWriter, CompressedBatchesHoldThePlainPacketsInOrder) {
+  auto calls = [](PerfettoWriter& w) {
+    w.process(1, "app", "app");
+    for (uint64_t i = 0; i < 200000; ++i) {
+      w.call(call(static_cast<uint32_t>(i % 3), i * 100, 50));
+      if (i % 1000 == 999) w.frame({.number = i / 1000, .time_ns = i * 100 + 60});
+    }
+  };
+  std::string plain = write(calls);
+  std::string compressed = write(calls, PerfettoWriter::Compression::kZstd);
+  EXPECT_LT(compressed.size(), plain.size() / 4);
+  wire::Reader trace(reinterpret_cast<const uint8_t*>(compressed.data()), compressed.size());
+  uint32_t field;
+  wire::WireType type;
+  std::string unpacked;
+  size_t batches = 0;
+  while (trace.next(&field, &type)) {
+    std::string_view packet = trace.bytes();
+    EXPECT_LT(packet.size(), size_t{512} << 10);
+    wire::Reader fields(reinterpret_cast<const uint8_t*>(packet.data()), packet.size());
+    ASSERT_TRUE(fields.next(&field, &type));
+    ASSERT_EQ(field, 133u);
+    std::string_view frame = fields.bytes();
+    std::string data(ZSTD_getFrameContentSize(frame.data(), frame.size()), '\0');
+    ASSERT_EQ(ZSTD_decompress(data.data(), data.size(), frame.data(), frame.size()), data.size());
+    unpacked += data;
+    ++batches;
+  }
+  EXPECT_GT(batches, 4u);
+  EXPECT_TRUE(unpacked == plain);
+}
+
+}  // namespace
+}  // namespace gltrace::consumers
