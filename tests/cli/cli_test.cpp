@@ -433,6 +433,69 @@ TEST(CommandLine, BadValueIsOneLineWithTheChoices) {
   EXPECT_EQ(count_occurrences(r.err, "\n"), 2u) << r.err;
 }
 
+// The surface command and its subcommands, which parse their own words,
+// say a mistake as every command does: one line and where the help is.
+TEST(CommandLine, SurfaceMistakesAreOneLine) {
+  Env env;
+  ProcessResult r = gltrace(env, {"surface", "creat", "d.json", "-o", "t.surf"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace surface: unknown subcommand 'creat' (did you mean create?)\n"
+            "see 'gltrace help surface'\n");
+  r = gltrace(env, {"surface", "describe"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "gltrace surface: describe wants TRACE\nsee 'gltrace help surface'\n");
+  r = gltrace(env, {"surface", "record", "-o", "x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace surface record: need a CLIENT to run\n"
+            "see 'gltrace surface record --help'\n");
+  r = gltrace(env, {"surface", "from-gl", "-o", "x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace surface from-gl: need -o OUT and TRACE\n"
+            "see 'gltrace surface from-gl --help'\n");
+  r = gltrace(env, {"surface", "replay", "--bogus", "t.surf"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace surface replay: unknown option '--bogus'\n"
+            "see 'gltrace surface replay -h'\n");
+  r = gltrace(env, {"surface", "--bogus"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(count_occurrences(r.err, "\n"), 2u) << r.err;
+  ProcessResult help = gltrace(env, {"surface", "help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.out, gltrace(env, {"help", "surface"}).out);
+  EXPECT_TRUE(contains(help.out, "usage: gltrace surface SUBCOMMAND [ARGS...]\n")) << help.out;
+}
+
+// The choices main's outputs work added are checked by the parser.
+TEST(CommandLine, OutputFormatChoicesAreOneLine) {
+  Env env;
+  ProcessResult r = gltrace(env, {"export", "--format", "svg", "t.gltrace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace export: --format: 'svg' is not one of perfetto, json\n"
+            "see 'gltrace help export'\n");
+  r = gltrace(env, {"export", "--compression", "gzip", "t.gltrace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(count_occurrences(r.err, "\n"), 2u) << r.err;
+  r = gltrace(env, {"export", "--chrome", "--format", "perfetto", "t.gltrace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(count_occurrences(r.err, "\n"), 2u) << r.err;
+  r = gltrace(env, {"stats", "--format", "xml", "t.gltrace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace stats: --format: 'xml' is not one of text, csv, json\n"
+            "see 'gltrace help stats'\n");
+  r = gltrace(env, {"stats", "--table", "frame", "t.gltrace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "(did you mean frames?)")) << r.err;
+  r = gltrace(env, {"replay", "--driver", "", "t.gltrace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "gltrace replay: --driver: wants a directory\nsee 'gltrace help replay'\n");
+}
+
 // Every command's help names, in its usage line and in its option list, each
 // option its parser accepts (the table `--help-options` prints from the same
 // definitions, which tools/cli_docs.py makes the completion from).
