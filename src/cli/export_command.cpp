@@ -78,7 +78,8 @@ int export_trace(const ExportOptions& o, const CommandLine& line) {
   const std::string& path = o.path;
   const std::string& output = o.output;
   const std::string& compression_name = o.compression;
-  bool perfetto = o.chrome ? false : o.perfetto || o.format == "perfetto";
+  // --perfetto and --chrome exclude --format: with --perfetto it is the default.
+  bool perfetto = !o.chrome && o.format == "perfetto";
   if (perfetto && output.empty() && isatty(STDOUT_FILENO) == 1)
     return line.usage_error(
         "the Perfetto format is binary: not written to a terminal (-o OUT, or --format json)");

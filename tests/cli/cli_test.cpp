@@ -400,6 +400,26 @@ TEST_F(AnalysisCommands, FramesEqualsValueIsTheSameAsTheNextWord) {
   EXPECT_EQ(equals.out, word.out);
 }
 
+// --perfetto and --chrome name export's two formats as --format does; on a
+// pipe, each goes to standard output.
+TEST_F(AnalysisCommands, ExportFormatFlagsAreTheFormatsTheyName) {
+  auto export_to_stdout = [](const std::vector<std::string>& options) {
+    std::vector<std::string> args = {"export"};
+    args.insert(args.end(), options.begin(), options.end());
+    args.push_back(trace_);
+    return gltrace(*env_, args);
+  };
+  ProcessResult chrome = export_to_stdout({"--chrome"});
+  EXPECT_EQ(chrome.exit_code, 0) << chrome.err;
+  EXPECT_EQ(chrome.out, export_to_stdout({"--format", "json"}).out);
+  EXPECT_TRUE(contains(chrome.out, "\"ph\":\"X\"")) << chrome.out.substr(0, 200);
+  ProcessResult perfetto = export_to_stdout({"--perfetto", "--compression", "none"});
+  EXPECT_EQ(perfetto.exit_code, 0) << perfetto.err;
+  EXPECT_EQ(perfetto.out, export_to_stdout({"--compression", "none"}).out);
+  EXPECT_FALSE(contains(perfetto.out, "\"ph\":\"X\""));
+  EXPECT_FALSE(perfetto.out.empty());
+}
+
 TEST_F(AnalysisCommands, MisspelledOptionIsOneLineWithTheNearestOption) {
   ProcessResult r = dump({"--frmaes", "1"});
   EXPECT_EQ(r.exit_code, 2);
