@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Man pages (with help2man) and bash completion, generated at build time from
-the help texts of the built `gltrace` and `glreplay`, so neither can fall out
+the help texts of the built `gltrace` and `glreplay` and their option tables
+(`--help-options`, from the same CLI11 definitions), so neither can fall out
 of step with the commands (Python 3 standard library only).
 
   cli_docs.py --gltrace BIN --glreplay BIN --version V --completion-dir DIR
@@ -22,11 +23,6 @@ import tempfile
 
 # A command line in `gltrace --help`'s list: two spaces, name, summary.
 COMMAND_LINE = re.compile(r"^  ([a-z][a-z0-9-]*) +(\S.*)$")
-# The first column of an option line: an indented option, up to two spaces.
-OPTION_COLUMN = re.compile(r"^ {1,4}(-[^ ].*?)(?: {2,}|$)")
-OPTION = re.compile(r"^(--?[A-Za-z][\w-]*)(\[?=[^\s\]]*\]?)?$")
-# An option's value as help texts write it: FILE, N-M, L1:L2, on|off.
-METAVAR = re.compile(r"^(?:[A-Z][\w:.|,-]*|[\w-]+(?:\|[\w-]+)+)$")
 
 
 def help_text(argv):
@@ -70,48 +66,19 @@ def usage_block(text):
     return block
 
 
-def parse_options(text):
-    """(options, options that take a separate value) of one help text, from its
-    usage lines and the first column of its option lines; the prose between them
-    mentions other commands' options and is not read."""
+def option_table(argv):
+    """(options, options that take a separate value) from PROGRAM --help-options:
+    a line per option, its names and, after a tab, its value's name (empty for a
+    flag, "=NAME" for a value given only as --opt=VALUE): the parser's own
+    definitions, not the help's prose."""
     options, valued = set(), set()
-
-    def scan(words):
-        # The names of one option ("-o, --output FILE") share its value.
-        group, joined = [], False
-        for raw in words:
-            word = raw.strip("[],")
-            match = OPTION.match(word)
-            if match:
-                group = (group if joined else []) + [match.group(1)]
-                options.add(match.group(1))
-                if match.group(2):  # --opt=VALUE or --opt[=VALUE]: one word
-                    group = []
-            elif group and METAVAR.match(word):
-                valued.update(group)
-                group = []
-            else:
-                group = []
-            joined = raw.endswith(",")
-
-    for line in usage_block(text):
-        # "[-o FILE]" and "PID|NAME|--socket PATH": split alternatives apart.
-        scan(re.split(r"[\s|]+(?=-)|\s+", line.replace("usage: ", "", 1)))
-    for line in text.splitlines():
-        match = OPTION_COLUMN.match(line)
-        if match:
-            # "--framebuffer WHEN read the...": the value ends the option.
-            words = []
-            for word in re.split(r",?\s+", match.group(1)):
-                if word.startswith("-"):
-                    words.append(word)
-                elif words and words[-1].startswith("-") and METAVAR.match(word):
-                    words.append(word)
-                    break
-                else:
-                    break
-            scan(words)
-    options.discard("--")
+    for line in help_text(argv).splitlines():
+        names, _, value = line.partition("\t")
+        if not names.startswith("-"):
+            sys.exit(f"cli_docs: {' '.join(argv)}: not an option line: {line!r}")
+        options.update(names.split())
+        if value and not value.startswith("="):
+            valued.update(names.split())
     return sorted(options), sorted(valued)
 
 
@@ -318,8 +285,10 @@ def main():
     if args.man_dir:
         write_man_pages(args, commands, top, texts, glreplay_text)
 
-    gltrace_options = {name: parse_options(texts[name]) for name, _ in commands}
-    gltrace, glreplay = completion_scripts(commands, gltrace_options, parse_options(glreplay_text))
+    gltrace_options = {name: option_table([args.gltrace, name, "--help-options"])
+                       for name, _ in commands}
+    glreplay_options = option_table([args.glreplay, "--help-options"])
+    gltrace, glreplay = completion_scripts(commands, gltrace_options, glreplay_options)
     for name, text in (("gltrace", gltrace), ("glreplay", glreplay)):
         with open(os.path.join(args.completion_dir, name), "w", encoding="utf-8") as f:
             f.write(text)

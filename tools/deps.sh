@@ -11,6 +11,8 @@ packages=(
   # build; git lists the files tools/test.sh checks; help2man makes the man
   # pages from the help texts (man-db: tests/install reads them with man -l)
   g++ cmake ninja-build python3 pkg-config git help2man man-db
+  # the command-line parser of gltrace and glreplay (header-only)
+  libcli11-dev
   # EGL/GLES headers, the Khronos registry the code generator reads, X11
   libegl-dev libgles-dev khronos-api libx11-dev
   # the real driver every test runs against: Mesa llvmpipe

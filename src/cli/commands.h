@@ -1,44 +1,82 @@
-// The gltrace subcommands. Adding one is one line in GLTRACE_CLI_COMMANDS plus
-// a NAME_command.cpp that defines cmd_NAME() and kUsage_NAME.
+// The gltrace subcommands.
+//
+// Adding a command NAME:
+//   1. NAME_command.cpp (listed in src/cli/CMakeLists.txt) defines
+//        void register_NAME(Commands& commands) {
+//          auto options = std::make_shared<NameOptions>();
+//          CommandLine& line = commands.add("NAME", "one-line summary",
+//              [options](const CommandLine& line) { return run_name(*options, line); });
+//          CLI::App& app = line.app();
+//          app.description("What it does, for `gltrace help NAME`.");
+//          app.add_option("-o,--output", options->output, "where it writes")->type_name("FILE");
+//          app.add_flag("--quiet", options->quiet, "no progress line");
+//          app.add_option("TRACE", options->trace, "the trace")->required();
+//        }
+//      Options are CLI11's (CLI/CLI.hpp): `--opt VALUE` and `--opt=VALUE` both
+//      work, and the help's usage line and option list, the error messages,
+//      the suggestions and the man page and completion (tools/cli_docs.py
+//      reads --help-options) all come from these definitions. Give every
+//      valued option a type_name(): it is the value's name in the help.
+//      A value check the parser can do goes in ->check(one_of({...})) or
+//      ->check(in_range(MIN, MAX)) (command_line.h: CLI::IsMember and
+//      CLI::Range would add their descriptions to the value's name in the
+//      help); one after parsing (options that exclude each other) calls
+//      line.usage_error("...").
+//   2. One X(NAME) line in GLTRACE_CLI_COMMANDS below: the order is that of
+//      `gltrace --help`.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
+
 namespace gltrace::cli {
 
-// X(name, one-line summary shown by `gltrace --help`)
-#define GLTRACE_CLI_COMMANDS(X)                                                  \
-  X(settings, "read and write persistent settings (like `adb shell settings`)")  \
-  X(run, "run an app with the gltrace loader (and any layers) active")           \
-  X(trace, "run an app and record every EGL/GLES call it makes to a trace file") \
-  X(info, "what a trace holds: process, contexts, frames, calls, bytes")         \
-  X(dump, "every call of a trace as readable text")                              \
-  X(stats, "time per function and per frame")                                    \
-  X(export, "a trace as a Chrome/Perfetto JSON timeline")                        \
-  X(frames, "the framebuffers a trace captured, as PNG files")                   \
-  X(replay, "re-execute a trace's GL calls, timed or stepped; compare frames")   \
-  X(view, "look inside a trace, and at the GL state at any call, in a browser")  \
-  X(ps, "list the traceable processes of this user")                             \
-  X(attach, "start tracing a running traceable process, streaming to a file")    \
-  X(detach, "stop tracing a process (its attach finishes the trace)")            \
-  X(options, "change a running capture's options")                               \
-  X(surface, "surface traces: record, create, describe, convert, replay them")
+// A registered command: its command line and what runs once it is parsed.
+struct Command {
+  std::string name;
+  std::string summary;
+  std::unique_ptr<CommandLine> line;
+  std::function<int(const CommandLine& line)> run;  // returns the exit status
+};
 
-// Exit statuses shared by all commands.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;
-inline constexpr int kExitUsage = 2;
+class Commands {
+ public:
+  CommandLine& add(const std::string& name, const std::string& summary,
+                   std::function<int(const CommandLine& line)> run);
+  const std::vector<Command>& all() const { return commands_; }
+  const Command* find(const std::string& name) const;
 
-// Each command gets the words after its name and returns the exit status.
-// kUsage_NAME is its full help text (`gltrace help NAME`), ending in a newline.
-#define GLTRACE_CLI_DECLARE(name, summary)              \
-  int cmd_##name(const std::vector<std::string>& args); \
-  extern const char kUsage_##name[];
+ private:
+  std::vector<Command> commands_;
+};
+
+#define GLTRACE_CLI_COMMANDS(X) \
+  X(settings)                   \
+  X(run)                        \
+  X(trace)                      \
+  X(info)                       \
+  X(dump)                       \
+  X(stats)                      \
+  X(export)                     \
+  X(frames)                     \
+  X(replay)                     \
+  X(view)                       \
+  X(ps)                         \
+  X(attach)                     \
+  X(detach)                     \
+  X(options)                    \
+  X(surface)
+
+#define GLTRACE_CLI_DECLARE(name) void register_##name(Commands& commands);
 GLTRACE_CLI_COMMANDS(GLTRACE_CLI_DECLARE)
 #undef GLTRACE_CLI_DECLARE
 
-// Prints "gltrace NAME: MESSAGE" and NAME's usage to stderr; returns kExitUsage.
+// For checks after parsing: "gltrace NAME: MESSAGE" and "see 'gltrace help
+// NAME'" on stderr; returns kExitUsage.
 int usage_error(const char* command, const std::string& message);
 
 }  // namespace gltrace::cli

@@ -9,75 +9,36 @@
 
 namespace gltrace::cli {
 
-const char kUsage_dump[] =
-    "usage: gltrace dump [options] TRACE\n"
-    "\n"
-    "Prints every call of TRACE (\"-\" reads standard input): number, function,\n"
-    "arguments with enums by name, pointer data summarised, return value.\n"
-    "\n"
-    "options:\n"
-    "  --calls N-M        only calls N to M (by call number; N-, -M, N also work)\n"
-    "  --frames N-M       only frames N to M\n"
-    "  --thread N         only calls of thread N\n"
-    "  --context N        only calls made with context N current\n"
-    "  --function REGEX   only functions whose name matches REGEX\n"
-    "  --timing           print each call's start time, duration, thread and context\n"
-    "  -o, --output FILE  write to FILE instead of standard output (a progress line\n"
-    "                     on stderr then, when it is a terminal)\n"
-    "\n"
-    "With --calls, --thread, --context or --function, a frame's `// end of frame`\n"
-    "line is printed only when a call of that frame was; with --frames alone,\n"
-    "every frame's in the range is.\n";
-
 namespace {
 constexpr char kName[] = "dump";
 }
 
-int cmd_dump(const std::vector<std::string>& args) {
+namespace {
+
+struct DumpOptions {
   consumers::DumpFilter filter;
+  std::string calls, frames, function;
+  std::optional<uint32_t> thread, context;
   std::string path, output;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    auto value = [&](std::string* out) {
-      if (i + 1 >= args.size()) return false;
-      *out = args[++i];
-      return true;
-    };
-    std::string v;
-    if (arg == "--help" || arg == "-h") {
-      fputs(kUsage_dump, stdout);
-      return kExitOk;
-    } else if (arg == "-o" || arg == "--output") {
-      if (!value(&output)) return usage_error(kName, arg + " needs a FILE");
-    } else if (arg == "--timing") {
-      filter.timing = true;
-    } else if (arg == "--calls") {
-      if (!value(&v) || !parse_range(v, &filter.first_call, &filter.last_call))
-        return usage_error(kName, "--calls needs a range like 100-200");
-    } else if (arg == "--frames") {
-      if (!value(&v) || !parse_range(v, &filter.first_frame, &filter.last_frame))
-        return usage_error(kName, "--frames needs a range like 2-5");
-    } else if (arg == "--thread" || arg == "--context") {
-      uint64_t n, unused;
-      if (!value(&v) || !parse_range(v, &n, &unused) || n != unused)
-        return usage_error(kName, arg + " needs a number");
-      (arg == "--thread" ? filter.thread : filter.context) = static_cast<uint32_t>(n);
-    } else if (arg == "--function") {
-      if (!value(&v)) return usage_error(kName, "--function needs a regular expression");
-      try {
-        filter.function.emplace(v, std::regex::extended);
-      } catch (const std::regex_error& e) {
-        return usage_error(kName, "bad --function regular expression: " + std::string(e.what()));
-      }
-    } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
-      return usage_error(kName, "unknown option '" + arg + "'");
-    } else if (path.empty()) {
-      path = arg;
-    } else {
-      return usage_error(kName, "more than one TRACE");
+};
+
+int dump(DumpOptions& o, const CommandLine& line) {
+  consumers::DumpFilter filter = std::move(o.filter);
+  const std::string& path = o.path;
+  const std::string& output = o.output;
+  if (!o.calls.empty() && !parse_range(o.calls, &filter.first_call, &filter.last_call))
+    return line.usage_error("--calls needs a range like 100-200, not '" + o.calls + "'");
+  if (!o.frames.empty() && !parse_range(o.frames, &filter.first_frame, &filter.last_frame))
+    return line.usage_error("--frames needs a range like 2-5, not '" + o.frames + "'");
+  filter.thread = o.thread;
+  filter.context = o.context;
+  if (!o.function.empty()) {
+    try {
+      filter.function.emplace(o.function, std::regex::extended);
+    } catch (const std::regex_error& e) {
+      return line.usage_error("bad --function regular expression: " + std::string(e.what()));
     }
   }
-  if (path.empty()) return usage_error(kName, "missing TRACE");
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
   FILE* out = output.empty() ? stdout : fopen(output.c_str(), "w");
@@ -100,6 +61,39 @@ int cmd_dump(const std::vector<std::string>& args) {
     return kExitFailure;
   }
   return finish_reading(kName, path, ok, status);
+}
+
+}  // namespace
+
+void register_dump(Commands& commands) {
+  auto options = std::make_shared<DumpOptions>();
+  CommandLine& line =
+      commands.add(kName, "every call of a trace as readable text",
+                   [options](const CommandLine& line) { return dump(*options, line); });
+  CLI::App& app = line.app();
+  app.description(
+      "Prints every call of TRACE (\"-\" reads standard input): number, function,\n"
+      "arguments with enums by name, pointer data summarised, return value.");
+  app.add_option("--calls", options->calls,
+                 "only calls N to M (by call number; N-, -M, N also work)")
+      ->type_name("N-M");
+  app.add_option("--frames", options->frames, "only frames N to M")->type_name("N-M");
+  app.add_option("--thread", options->thread, "only calls of thread N")->type_name("N");
+  app.add_option("--context", options->context, "only calls made with context N current")
+      ->type_name("N");
+  app.add_option("--function", options->function, "only functions whose name matches REGEX")
+      ->type_name("REGEX");
+  app.add_option("-o,--output", options->output,
+                 "write to FILE instead of standard output (a progress line on stderr then, "
+                 "when it is a terminal)")
+      ->type_name("FILE");
+  app.add_flag("--timing", options->filter.timing,
+               "print each call's start time, duration, thread and context");
+  app.add_option("TRACE", options->path, "the trace")->required();
+  app.footer(
+      "With --calls, --thread, --context or --function, a frame's `// end of frame`\n"
+      "line is printed only when a call of that frame was; with --frames alone,\n"
+      "every frame's in the range is.");
 }
 
 }  // namespace gltrace::cli

@@ -12,32 +12,6 @@
 
 namespace gltrace::cli {
 
-const char kUsage_export[] =
-    "usage: gltrace export [--perfetto] [--format perfetto|json] [--compression zstd|none]\n"
-    "                      [-o OUT] TRACE\n"
-    "\n"
-    "Writes TRACE as a timeline for trace viewers (docs/outputs.md). A progress\n"
-    "line goes to stderr when it is a terminal.\n"
-    "\n"
-    "options:\n"
-    "  --format perfetto  Perfetto's protobuf format (default; OUT.perfetto-trace):\n"
-    "                     a track per thread with a slice per call and its\n"
-    "                     arguments, a frame track with a slice per frame,\n"
-    "                     counters of calls and data bytes per frame. Opens in\n"
-    "                     ui.perfetto.dev and trace_processor.\n"
-    "  --format json      Chrome's JSON trace events (OUT.json): a slice per call\n"
-    "                     and an instant event per frame, without arguments. Opens\n"
-    "                     in ui.perfetto.dev, chrome://tracing and speedscope.\n"
-    "  --compression zstd the Perfetto packets zstd-compressed (default; Perfetto\n"
-    "                     v58 and later read them)\n"
-    "  --compression none plain packets, for older readers and for\n"
-    "                     protoc --decode=perfetto.protos.Trace proto/perfetto_subset.proto\n"
-    "  --perfetto         the same as --format perfetto (before the protobuf\n"
-    "                     format, it wrote the JSON: use --format json for that)\n"
-    "  --chrome           the same as --format json\n"
-    "  -o, --output OUT   the file to write (default: standard output, not a\n"
-    "                     terminal for the protobuf format)\n";
-
 namespace {
 
 constexpr char kName[] = "export";
@@ -89,42 +63,26 @@ class PerfettoExporter : public format::Consumer {
 
 }  // namespace
 
-int cmd_export(const std::vector<std::string>& args) {
-  std::string path, output, format_name = "perfetto", compression_name = "zstd";
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--help" || args[i] == "-h") {
-      fputs(kUsage_export, stdout);
-      return kExitOk;
-    } else if (args[i] == "--perfetto") {
-      format_name = "perfetto";
-    } else if (args[i] == "--chrome") {
-      format_name = "json";
-    } else if (args[i] == "--format" && i + 1 < args.size()) {
-      format_name = args[++i];
-    } else if (args[i] == "--compression" && i + 1 < args.size()) {
-      compression_name = args[++i];
-    } else if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) {
-      output = args[++i];
-    } else if (args[i][0] == '-' && args[i] != "-") {
-      return usage_error(kName, "unknown option '" + args[i] + "'");
-    } else if (path.empty()) {
-      path = args[i];
-    } else {
-      return usage_error(kName, "more than one TRACE");
-    }
-  }
-  if (format_name != "perfetto" && format_name != "json")
-    return usage_error(kName, "--format is perfetto or json, not '" + format_name + "'");
-  if (compression_name != "zstd" && compression_name != "none")
-    return usage_error(kName, "--compression is zstd or none, not '" + compression_name + "'");
-  if (path.empty()) return usage_error(kName, "missing TRACE");
-  bool perfetto = format_name == "perfetto";
-  if (perfetto && output.empty() && isatty(STDOUT_FILENO) == 1) {
-    fprintf(stderr,
-            "gltrace export: the Perfetto format is binary: not written to a terminal (-o OUT, "
-            "or --format json)\n");
-    return kExitUsage;
-  }
+namespace {
+
+struct ExportOptions {
+  std::string format = "perfetto";
+  std::string compression = "zstd";
+  bool perfetto = false;
+  bool chrome = false;
+  std::string output;
+  std::string path;
+};
+
+int export_trace(const ExportOptions& o, const CommandLine& line) {
+  const std::string& path = o.path;
+  const std::string& output = o.output;
+  const std::string& compression_name = o.compression;
+  // --perfetto and --chrome exclude --format: with --perfetto it is the default.
+  bool perfetto = !o.chrome && o.format == "perfetto";
+  if (perfetto && output.empty() && isatty(STDOUT_FILENO) == 1)
+    return line.usage_error(
+        "the Perfetto format is binary: not written to a terminal (-o OUT, or --format json)");
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
   FILE* out = output.empty() ? stdout : fopen(output.c_str(), "wb");
@@ -155,6 +113,47 @@ int cmd_export(const std::vector<std::string>& args) {
     return kExitFailure;
   }
   return exit_status;
+}
+
+}  // namespace
+
+void register_export(Commands& commands) {
+  auto options = std::make_shared<ExportOptions>();
+  CommandLine& line =
+      commands.add(kName, "a trace as a Perfetto or Chrome JSON timeline",
+                   [options](const CommandLine& line) { return export_trace(*options, line); });
+  CLI::App& app = line.app();
+  app.description(
+      "Writes TRACE as a timeline for trace viewers (docs/outputs.md). A progress\n"
+      "line goes to stderr when it is a terminal.");
+  CLI::Option* format =
+      app.add_option("--format", options->format,
+                     "perfetto: Perfetto's protobuf format (default; OUT.perfetto-trace): a "
+                     "track per thread with a slice per call and its arguments, a frame track "
+                     "with a slice per frame, counters of calls and data bytes per frame; opens "
+                     "in ui.perfetto.dev and trace_processor. json: Chrome's JSON trace events "
+                     "(OUT.json): a slice per call and an instant event per frame, without "
+                     "arguments; opens in ui.perfetto.dev, chrome://tracing and speedscope")
+          ->type_name("perfetto|json")
+          ->check(one_of({"perfetto", "json"}));
+  app.add_option("--compression", options->compression,
+                 "zstd: the Perfetto packets zstd-compressed (default; Perfetto v58 and later "
+                 "read them); none: plain packets, for older readers and for protoc "
+                 "--decode=perfetto.protos.Trace proto/perfetto_subset.proto")
+      ->type_name("zstd|none")
+      ->check(one_of({"zstd", "none"}));
+  CLI::Option* perfetto = app.add_flag("--perfetto", options->perfetto,
+                                       "the same as --format perfetto (before the protobuf "
+                                       "format, it wrote the JSON: use --format json for that)");
+  app.add_flag("--chrome", options->chrome, "the same as --format json")
+      ->excludes(perfetto)
+      ->excludes(format);
+  perfetto->excludes(format);
+  app.add_option("-o,--output", options->output,
+                 "the file to write (default: standard output, not a terminal for the protobuf "
+                 "format)")
+      ->type_name("OUT");
+  app.add_option("TRACE", options->path, "the trace")->required();
 }
 
 }  // namespace gltrace::cli

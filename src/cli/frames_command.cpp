@@ -13,15 +13,6 @@
 
 namespace gltrace::cli {
 
-const char kUsage_frames[] =
-    "usage: gltrace frames -o DIR [--frames N-M] TRACE\n"
-    "\n"
-    "Writes every framebuffer TRACE captured (gltrace trace --framebuffer ...):\n"
-    "DIR/frame-NNNNNN.png at frame ends (swaps, an off-screen program's glFinish),\n"
-    "DIR/frame-NNNNNN-call-SEQ.png after draws.\n"
-    "Reads the trace twice, keeping in memory only the images still to be written;\n"
-    "a progress line goes to stderr when it is a terminal.\n";
-
 namespace {
 
 constexpr char kName[] = "frames";
@@ -97,25 +88,18 @@ class PngWriter : public format::Consumer {
 
 }  // namespace
 
-int cmd_frames(const std::vector<std::string>& args) {
-  std::string path, dir;
+namespace {
+
+struct FramesOptions {
+  std::string path, dir, frames;
+};
+
+int frames(const FramesOptions& o, const CommandLine& line) {
+  const std::string& path = o.path;
+  const std::string& dir = o.dir;
   uint64_t first = 0, last = UINT64_MAX;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--help" || args[i] == "-h") {
-      fputs(kUsage_frames, stdout);
-      return kExitOk;
-    } else if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) {
-      dir = args[++i];
-    } else if (args[i] == "--frames" && i + 1 < args.size()) {
-      if (!parse_range(args[++i], &first, &last))
-        return usage_error(kName, "--frames needs a range like 2-5");
-    } else if (args[i][0] == '-') {
-      return usage_error(kName, "unknown option '" + args[i] + "'");
-    } else {
-      path = args[i];
-    }
-  }
-  if (path.empty() || dir.empty()) return usage_error(kName, "need -o DIR and TRACE");
+  if (!o.frames.empty() && !parse_range(o.frames, &first, &last))
+    return line.usage_error("--frames needs a range like 2-5, not '" + o.frames + "'");
   mkdir(dir.c_str(), 0755);
   ImageIndex index(first, last);
   {
@@ -151,6 +135,28 @@ int cmd_frames(const std::vector<std::string>& args) {
   printf("%zu frames written to %s\n", writer.written, dir.c_str());
   int s = finish_reading(kName, path, ok, status);
   return s != kExitOk ? s : writer.errors != 0 ? kExitFailure : kExitOk;
+}
+
+}  // namespace
+
+void register_frames(Commands& commands) {
+  auto options = std::make_shared<FramesOptions>();
+  CommandLine& line =
+      commands.add(kName, "the framebuffers a trace captured, as PNG files",
+                   [options](const CommandLine& line) { return frames(*options, line); });
+  CLI::App& app = line.app();
+  app.description(
+      "Writes every framebuffer TRACE captured (gltrace trace --framebuffer ...):\n"
+      "DIR/frame-NNNNNN.png at frame ends (swaps, an off-screen program's glFinish),\n"
+      "DIR/frame-NNNNNN-call-SEQ.png after draws.\n"
+      "Reads the trace twice, keeping in memory only the images still to be written;\n"
+      "a progress line goes to stderr when it is a terminal.");
+  app.add_option("-o,--output", options->dir, "the directory (created if missing)")
+      ->type_name("DIR")
+      ->required();
+  app.add_option("--frames", options->frames, "only frames N to M (N-, -M, N also work)")
+      ->type_name("N-M");
+  app.add_option("TRACE", options->path, "the trace")->required();
 }
 
 }  // namespace gltrace::cli

@@ -15,13 +15,6 @@
 
 namespace gltrace::cli {
 
-const char kUsage_info[] =
-    "usage: gltrace info [--json] TRACE\n"
-    "\n"
-    "Prints the header (process, command line, driver), threads, contexts,\n"
-    "frames, calls, bytes, compression ratio and the writer's stall time.\n"
-    "--json prints the same as one JSON object.\n";
-
 namespace {
 
 constexpr char kName[] = "info";
@@ -270,24 +263,9 @@ class InfoCollector : public format::Consumer {
 
 }  // namespace
 
-int cmd_info(const std::vector<std::string>& args) {
-  std::string path;
-  bool json = false;
-  for (const std::string& arg : args) {
-    if (arg == "--help" || arg == "-h") {
-      fputs(kUsage_info, stdout);
-      return kExitOk;
-    } else if (arg == "--json") {
-      json = true;
-    } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
-      return usage_error(kName, "unknown option '" + arg + "'");
-    } else if (path.empty()) {
-      path = arg;
-    } else {
-      return usage_error(kName, "expected one TRACE");
-    }
-  }
-  if (path.empty()) return usage_error(kName, "expected one TRACE");
+namespace {
+
+int info(const std::string& path, bool json) {
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
   InfoCollector info(json);
@@ -379,6 +357,25 @@ int cmd_info(const std::vector<std::string>& args) {
                                : cut_short ? "no: cut short (the app crashed or was killed)"
                                            : "no index");
   return finish_reading(kName, path, ok, status);
+}
+
+}  // namespace
+
+void register_info(Commands& commands) {
+  struct InfoOptions {
+    std::string path;
+    bool json = false;
+  };
+  auto options = std::make_shared<InfoOptions>();
+  CommandLine& line =
+      commands.add(kName, "what a trace holds: process, contexts, frames, calls, bytes",
+                   [options](const CommandLine&) { return info(options->path, options->json); });
+  CLI::App& app = line.app();
+  app.description(
+      "Prints the header (process, command line, driver), threads, contexts,\n"
+      "frames, calls, bytes, compression ratio and the writer's stall time.");
+  app.add_flag("--json", options->json, "print the same as one JSON object");
+  app.add_option("TRACE", options->path, "the trace")->required();
 }
 
 }  // namespace gltrace::cli

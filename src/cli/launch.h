@@ -1,11 +1,14 @@
 // Starting an app with the gltrace loader active: shared by `run` and `trace`.
 #pragma once
 
-#include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "cli/command_line.h"
+#include "settings/known.h"
 
 namespace gltrace::cli {
 
@@ -17,13 +20,18 @@ struct LaunchOptions {
   std::vector<std::string> app;                          // APP ARGS...
 };
 
-// A command's own option at args[*i]: returns kExitOk (advancing *i past any
-// value it took), an exit status on error, or -1 if it is not one of its own.
-using ExtraOption = std::function<int(const std::vector<std::string>& args, size_t* i)>;
+// The tracing modes, for CLI::IsMember.
+inline std::vector<std::string> trace_modes() {
+  return {std::begin(settings::kTraceModes), std::end(settings::kTraceModes)};
+}
 
-// Parses [--layers L] [--dropin] [--loader-debug] [own options] [--] APP ARGS...
-int parse_launch_options(const char* command, const std::vector<std::string>& args,
-                         LaunchOptions* options, const ExtraOption& extra);
+// Defines --layers, --dropin and --loader-debug on `line`, and APP ARGS... as
+// its operands (everything from the first word that is no option on).
+void add_launch_options(CommandLine& line, LaunchOptions* options);
+
+// Takes APP ARGS... from the parsed `line` into options->app; kExitOk, or
+// the usage error when there is no APP.
+int take_app(const CommandLine& line, LaunchOptions* options);
 
 // Sets up the environment and becomes the app; returns only on failure.
 int launch_app(const char* command, const LaunchOptions& options);

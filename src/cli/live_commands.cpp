@@ -15,62 +15,12 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/launch.h"
 #include "cli/trace_output.h"
 #include "control/client.h"
 #include "format/reader.h"
 
 namespace gltrace::cli {
-
-const char kUsage_ps[] =
-    "usage: gltrace ps\n"
-    "\n"
-    "Lists this user's traceable processes (started with `gltrace run --traceable`\n"
-    "or with the debug.gltrace.trace setting): pid, name, state (idle, tracing,\n"
-    "finishing), the mode an attach records by default, frames the app drew, and\n"
-    "the control socket. Sockets nobody answers on (a process that died) are\n"
-    "listed as stale.\n";
-
-const char kUsage_attach[] =
-    "usage: gltrace attach PID|NAME -o FILE [--mode MODE] [--framebuffer WHEN]\n"
-    "                      [--no-texture-data] [--thread-time] [--frames N | --duration S]\n"
-    "                      [--tcp HOST:PORT --token TOKEN] [--zstd-level N]\n"
-    "\n"
-    "Starts tracing a running traceable process and streams the trace to FILE.\n"
-    "Each thread of the app switches to tracing at its next eglSwapBuffers or\n"
-    "eglMakeCurrent; the trace is marked as started mid-run. Tracing stops after\n"
-    "N frames, after S seconds, on Ctrl-C, on `gltrace detach`, or when the app\n"
-    "exits; FILE is then complete (index and footer) and the app keeps running.\n"
-    "If this command is killed, the app stops tracing within a frame.\n"
-    "At the end it reads FILE back and prints `wrote N calls, M frames, X MB to\n"
-    "FILE`, with a warning for no EGL/GLES call, no frame, or GLX/desktop GL use\n"
-    "in the app. Exit status 1 when FILE cannot be written, read or finished.\n"
-    "\n"
-    "options:\n"
-    "  -o, --output FILE  where the trace goes (the mode's text for log, error\n"
-    "                     and systrace)\n"
-    "  --mode MODE        full, log, error or systrace (default: the app's setting)\n"
-    "  --framebuffer WHEN swap, draw, swap,draw or off: framebuffer read-backs\n"
-    "  --no-texture-data  texture uploads without their pixels\n"
-    "  --thread-time      each call's thread CPU time\n"
-    "  --frames N         stop after N frames\n"
-    "  --duration S       stop after S seconds\n"
-    "  --tcp HOST:PORT    the app's TCP listener (`gltrace run --control-tcp`),\n"
-    "                     with --token TOKEN as it printed at start\n"
-    "  --socket PATH      the app's control socket, instead of PID or NAME\n"
-    "  --quiet            no progress line\n";
-
-const char kUsage_detach[] =
-    "usage: gltrace detach PID|NAME|--socket PATH [--tcp HOST:PORT --token TOKEN]\n"
-    "\n"
-    "Stops the capture running in a traceable process. The attach that started\n"
-    "it writes the end of the trace and exits; the app keeps running.\n";
-
-const char kUsage_options[] =
-    "usage: gltrace options PID|NAME [--framebuffer WHEN] [--texture-data on|off]\n"
-    "                       [--thread-time on|off] [--tcp HOST:PORT --token TOKEN]\n"
-    "\n"
-    "Changes the capture options of a traceable process, also while it traces,\n"
-    "and prints them. Without options, prints them.\n";
 
 namespace {
 
@@ -86,57 +36,47 @@ double seconds_now() {
 
 struct Target {
   std::string what;  // PID or NAME
+  std::string tcp;   // HOST:PORT
   control::Endpoint endpoint;
 };
 
-// Parses the options every live command shares; -1 for one it does not know.
-int parse_target_option(const char* command, const std::vector<std::string>& args, size_t* i,
-                        Target* target) {
-  const std::string& arg = args[*i];
-  if (arg == "--tcp" || arg == "--token" || arg == "--socket") {
-    if (*i + 1 >= args.size()) return usage_error(command, arg + " needs a value");
-    const std::string& value = args[++*i];
-    if (arg == "--token") {
-      target->endpoint.token = value;
-      return kExitOk;
-    }
-    if (arg == "--socket") {
-      target->endpoint.unix_path = value;
-      return kExitOk;
-    }
-    std::string error;
-    if (!control::parse_tcp_endpoint(value, &target->endpoint, &error))
-      return usage_error(command, error);
-    return kExitOk;
-  }
-  if (!arg.empty() && arg[0] != '-' && target->what.empty()) {
-    target->what = arg;
-    return kExitOk;
-  }
-  return -1;
+// The options every live command shares: PID|NAME, --socket, --tcp, --token.
+void add_target_options(CLI::App& app, Target* target) {
+  app.add_option("--tcp", target->tcp,
+                 "the app's TCP listener (`gltrace run --control-tcp`), with --token TOKEN as "
+                 "it printed at start")
+      ->type_name("HOST:PORT");
+  app.add_option("--token", target->endpoint.token, "the token for --tcp")->type_name("TOKEN");
+  app.add_option("--socket", target->endpoint.unix_path,
+                 "the app's control socket, instead of PID or NAME")
+      ->type_name("PATH");
+  app.add_option("PID|NAME", target->what, "the process: its pid or executable name");
 }
 
-// Fills in the Unix socket for a PID or NAME; false after printing why.
-bool resolve(const char* command, Target* target) {
+// Fills in the endpoint for a PID, NAME or --tcp; kExitOk, or the exit
+// status after printing why not.
+int resolve(const CommandLine& line, const char* command, Target* target) {
+  if (!target->tcp.empty()) {
+    std::string error;
+    if (!control::parse_tcp_endpoint(target->tcp, &target->endpoint, &error))
+      return line.usage_error(error);
+  }
   if (target->endpoint.tcp_port > 0) {
     if (target->endpoint.token.empty()) {
       fprintf(stderr, "gltrace %s: --tcp needs --token (the app printed it at start)\n", command);
-      return false;
+      return kExitFailure;
     }
-    return true;
+    return kExitOk;
   }
-  if (!target->endpoint.unix_path.empty()) return true;
-  if (target->what.empty()) {
-    usage_error(command, "missing PID or NAME");
-    return false;
-  }
+  if (!target->endpoint.unix_path.empty()) return kExitOk;
+  if (target->what.empty()) return line.usage_error("missing PID or NAME");
   std::string error;
   target->endpoint.unix_path = control::find_process_socket(target->what, &error);
   if (target->endpoint.unix_path.empty()) {
     fprintf(stderr, "gltrace %s: %s\n", command, error.c_str());
-    return false;
+    return kExitFailure;
   }
-  return true;
+  return kExitOk;
 }
 
 bool parse_framebuffer(const std::string& value, control::CaptureOptions* options) {
@@ -272,16 +212,7 @@ bool finished_trace(const std::string& path) {
   return reader.open(path) && reader.index() != nullptr;
 }
 
-}  // namespace
-
-int cmd_ps(const std::vector<std::string>& args) {
-  if (!args.empty()) {
-    if (args[0] == "--help" || args[0] == "-h") {
-      fputs(kUsage_ps, stdout);
-      return kExitOk;
-    }
-    return usage_error("ps", "takes no arguments");
-  }
+int ps() {
   std::string error;
   std::vector<control::ProcessEntry> entries = control::list_processes(&error);
   if (!error.empty() && entries.empty()) {
@@ -302,49 +233,28 @@ int cmd_ps(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-int cmd_attach(const std::vector<std::string>& args) {
+struct AttachOptions {
   Target target;
   std::string output;
   control::Request start;
-  start.command = control::Command::kStart;
+  std::string framebuffer;
+  bool no_texture_data = false;
+  bool thread_time = false;
   double duration = 0;
   bool quiet = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      fputs(kUsage_attach, stdout);
-      return kExitOk;
-    }
-    bool has_value = i + 1 < args.size();
-    if ((arg == "-o" || arg == "--output") && has_value) {
-      output = args[++i];
-    } else if (arg == "--mode" && has_value) {
-      start.mode = args[++i];
-    } else if (arg == "--framebuffer" && has_value) {
-      if (!parse_framebuffer(args[++i], &start.options))
-        return usage_error(kAttach, "--framebuffer takes swap, draw, swap,draw or off");
-    } else if (arg == "--no-texture-data") {
-      start.options.texture_data = false;
-    } else if (arg == "--thread-time") {
-      start.options.thread_time = true;
-    } else if (arg == "--quiet") {
-      quiet = true;
-    } else if ((arg == "--frames" || arg == "--duration" || arg == "--zstd-level") && has_value) {
-      char* end = nullptr;
-      double v = strtod(args[++i].c_str(), &end);
-      if (end == args[i].c_str() || *end != '\0' || v <= 0 || v > 1e9)
-        return usage_error(kAttach, arg + " takes a positive number");
-      if (arg == "--frames") start.max_frames = static_cast<uint64_t>(v);
-      if (arg == "--duration") duration = v;
-      if (arg == "--zstd-level") start.zstd_level = static_cast<int32_t>(v);
-    } else {
-      int status = parse_target_option(kAttach, args, &i, &target);
-      if (status == -1) return usage_error(kAttach, "unknown option or argument '" + arg + "'");
-      if (status != kExitOk) return status;
-    }
-  }
-  if (output.empty()) return usage_error(kAttach, "missing -o FILE");
-  if (!resolve(kAttach, &target)) return kExitFailure;
+};
+
+int attach(AttachOptions& o, const CommandLine& line) {
+  Target& target = o.target;
+  const std::string& output = o.output;
+  control::Request& start = o.start;
+  start.command = control::Command::kStart;
+  if (!o.framebuffer.empty()) parse_framebuffer(o.framebuffer, &start.options);
+  if (o.no_texture_data) start.options.texture_data = false;
+  if (o.thread_time) start.options.thread_time = true;
+  double duration = o.duration;
+  bool quiet = o.quiet;
+  if (int status = resolve(line, kAttach, &target); status != kExitOk) return status;
 
   std::string error;
   control::Status status;
@@ -412,18 +322,8 @@ int cmd_attach(const std::vector<std::string>& args) {
   return traced && complete ? kExitOk : kExitFailure;
 }
 
-int cmd_detach(const std::vector<std::string>& args) {
-  Target target;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--help" || args[i] == "-h") {
-      fputs(kUsage_detach, stdout);
-      return kExitOk;
-    }
-    int status = parse_target_option("detach", args, &i, &target);
-    if (status == -1) return usage_error("detach", "unknown option or argument '" + args[i] + "'");
-    if (status != kExitOk) return status;
-  }
-  if (!resolve("detach", &target)) return kExitFailure;
+int detach(Target& target, const CommandLine& line) {
+  if (int status = resolve(line, "detach", &target); status != kExitOk) return status;
   std::string error;
   auto client = control::Client::connect(target.endpoint, "gltrace detach", &error);
   control::Request stop;
@@ -439,32 +339,19 @@ int cmd_detach(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-int cmd_options(const std::vector<std::string>& args) {
+struct OptionsOptions {
   Target target;
+  std::string framebuffer, texture_data, thread_time;
+};
+
+int options(OptionsOptions& o, const CommandLine& line) {
+  Target& target = o.target;
   control::Request request;
   request.command = control::Command::kSetOptions;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      fputs(kUsage_options, stdout);
-      return kExitOk;
-    }
-    bool has_value = i + 1 < args.size();
-    if (arg == "--framebuffer" && has_value) {
-      if (!parse_framebuffer(args[++i], &request.options))
-        return usage_error("options", "--framebuffer takes swap, draw, swap,draw or off");
-    } else if ((arg == "--texture-data" || arg == "--thread-time") && has_value) {
-      const std::string& v = args[++i];
-      if (v != "on" && v != "off") return usage_error("options", arg + " takes on or off");
-      (arg == "--texture-data" ? request.options.texture_data : request.options.thread_time) =
-          v == "on";
-    } else {
-      int status = parse_target_option("options", args, &i, &target);
-      if (status == -1) return usage_error("options", "unknown option or argument '" + arg + "'");
-      if (status != kExitOk) return status;
-    }
-  }
-  if (!resolve("options", &target)) return kExitFailure;
+  if (!o.framebuffer.empty()) parse_framebuffer(o.framebuffer, &request.options);
+  if (!o.texture_data.empty()) request.options.texture_data = o.texture_data == "on";
+  if (!o.thread_time.empty()) request.options.thread_time = o.thread_time == "on";
+  if (int status = resolve(line, "options", &target); status != kExitOk) return status;
   std::string error;
   auto client = control::Client::connect(target.endpoint, "gltrace options", &error);
   control::Reply reply;
@@ -475,6 +362,99 @@ int cmd_options(const std::vector<std::string>& args) {
   if (reply.status)
     printf("%s (%s)\n", describe(reply.status->options).c_str(), reply.status->state.c_str());
   return kExitOk;
+}
+
+const std::vector<std::string> kFramebufferChoices = {"swap", "draw", "swap,draw", "off"};
+
+}  // namespace
+
+void register_ps(Commands& commands) {
+  CommandLine& line = commands.add("ps", "list the traceable processes of this user",
+                                   [](const CommandLine&) { return ps(); });
+  line.app().description(
+      "Lists this user's traceable processes (started with `gltrace run --traceable`\n"
+      "or with the debug.gltrace.trace setting): pid, name, state (idle, tracing,\n"
+      "finishing), the mode an attach records by default, frames the app drew, and\n"
+      "the control socket. Sockets nobody answers on (a process that died) are\n"
+      "listed as stale.");
+}
+
+void register_attach(Commands& commands) {
+  auto o = std::make_shared<AttachOptions>();
+  CommandLine& line =
+      commands.add(kAttach, "start tracing a running traceable process, streaming to a file",
+                   [o](const CommandLine& line) { return attach(*o, line); });
+  CLI::App& app = line.app();
+  app.description(
+      "Starts tracing a running traceable process and streams the trace to FILE.\n"
+      "Each thread of the app switches to tracing at its next eglSwapBuffers or\n"
+      "eglMakeCurrent; the trace is marked as started mid-run. Tracing stops after\n"
+      "N frames, after S seconds, on Ctrl-C, on `gltrace detach`, or when the app\n"
+      "exits; FILE is then complete (index and footer) and the app keeps running.\n"
+      "If this command is killed, the app stops tracing within a frame.");
+  app.add_option("-o,--output", o->output,
+                 "where the trace goes (the mode's text for log, error and systrace)")
+      ->type_name("FILE")
+      ->required();
+  app.add_option("--mode", o->start.mode,
+                 "full, log, error or systrace (default: the app's setting)")
+      ->type_name("MODE")
+      ->check(one_of(trace_modes()));
+  app.add_option("--framebuffer", o->framebuffer,
+                 "swap, draw, swap,draw or off: framebuffer read-backs")
+      ->type_name("WHEN")
+      ->check(one_of(kFramebufferChoices));
+  app.add_flag("--no-texture-data", o->no_texture_data, "texture uploads without their pixels");
+  app.add_flag("--thread-time", o->thread_time, "each call's thread CPU time");
+  app.add_option("--frames", o->start.max_frames, "stop after N frames")
+      ->type_name("N")
+      ->check(in_range(uint64_t{1}, uint64_t{1'000'000'000}));
+  app.add_option("--duration", o->duration, "stop after S seconds")
+      ->type_name("S")
+      ->check(in_range(1e-9, 1e9));
+  app.add_option("--zstd-level", o->start.zstd_level,
+                 "zstd compression level of the trace's chunks, 1 (fastest) to 22 (smallest); "
+                 "default: the trace writer's")
+      ->type_name("N")
+      ->check(in_range(1, 22));
+  add_target_options(app, &o->target);
+  app.add_flag("--quiet", o->quiet, "no progress line");
+  app.footer(
+      "At the end it reads FILE back and prints `wrote N calls, M frames, X MB to\n"
+      "FILE`, with a warning for no EGL/GLES call, no frame, or GLX/desktop GL use\n"
+      "in the app. Exit status 1 when FILE cannot be written, read or finished.");
+}
+
+void register_detach(Commands& commands) {
+  auto target = std::make_shared<Target>();
+  CommandLine& line =
+      commands.add("detach", "stop tracing a process (its attach finishes the trace)",
+                   [target](const CommandLine& line) { return detach(*target, line); });
+  line.app().description(
+      "Stops the capture running in a traceable process. The attach that started\n"
+      "it writes the end of the trace and exits; the app keeps running.");
+  add_target_options(line.app(), target.get());
+}
+
+void register_options(Commands& commands) {
+  auto o = std::make_shared<OptionsOptions>();
+  CommandLine& line = commands.add("options", "change a running capture's options",
+                                   [o](const CommandLine& line) { return options(*o, line); });
+  CLI::App& app = line.app();
+  app.description(
+      "Changes the capture options of a traceable process, also while it traces,\n"
+      "and prints them. Without options, prints them.");
+  app.add_option("--framebuffer", o->framebuffer,
+                 "swap, draw, swap,draw or off: framebuffer read-backs")
+      ->type_name("WHEN")
+      ->check(one_of(kFramebufferChoices));
+  app.add_option("--texture-data", o->texture_data, "texture uploads with their pixels")
+      ->type_name("on|off")
+      ->check(one_of({"on", "off"}));
+  app.add_option("--thread-time", o->thread_time, "each call's thread CPU time")
+      ->type_name("on|off")
+      ->check(one_of({"on", "off"}));
+  add_target_options(app, &o->target);
 }
 
 }  // namespace gltrace::cli

@@ -1,4 +1,4 @@
-// `gltrace`: one executable, subcommands dispatched from the table below.
+// `gltrace`: one executable, subcommands registered in commands.h.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -8,26 +8,29 @@
 #include "cli/commands.h"
 
 namespace gltrace::cli {
-namespace {
 
-struct Command {
-  const char* name;
-  const char* summary;
-  int (*run)(const std::vector<std::string>& args);
-  const char* usage;
-};
+CommandLine& Commands::add(const std::string& name, const std::string& summary,
+                           std::function<int(const CommandLine& line)> run) {
+  auto line = std::make_unique<CommandLine>("gltrace " + name, "gltrace help " + name);
+  CommandLine& ref = *line;
+  commands_.push_back({name, summary, std::move(line), std::move(run)});
+  return ref;
+}
 
-#define GLTRACE_CLI_ENTRY(name, summary) {#name, summary, cmd_##name, kUsage_##name},
-constexpr Command kCommands[] = {GLTRACE_CLI_COMMANDS(GLTRACE_CLI_ENTRY)};
-#undef GLTRACE_CLI_ENTRY
-
-const Command* find_command(const std::string& name) {
-  for (const Command& command : kCommands)
-    if (name == command.name) return &command;
+const Command* Commands::find(const std::string& name) const {
+  for (const Command& command : commands_)
+    if (command.name == name) return &command;
   return nullptr;
 }
 
-void print_usage(FILE* out) {
+int usage_error(const char* command, const std::string& message) {
+  fprintf(stderr, "gltrace %s: %s\nsee 'gltrace help %s'\n", command, message.c_str(), command);
+  return kExitUsage;
+}
+
+namespace {
+
+void print_usage(const Commands& commands, FILE* out) {
   fputs(
       "usage: gltrace COMMAND [ARGS...]\n"
       "       gltrace help COMMAND\n"
@@ -35,58 +38,69 @@ void print_usage(FILE* out) {
       "\n"
       "commands:\n",
       out);
-  for (const Command& command : kCommands)
-    fprintf(out, "  %-10s %s\n", command.name, command.summary);
+  for (const Command& command : commands.all())
+    fprintf(out, "  %-10s %s\n", command.name.c_str(), command.summary.c_str());
+  fputs("\n`gltrace help COMMAND` (or `gltrace COMMAND --help`) shows a command's options.\n", out);
 }
 
 int global_usage_error(const std::string& message) {
-  fprintf(stderr, "gltrace: %s\n\n", message.c_str());
-  print_usage(stderr);
+  fprintf(stderr, "gltrace: %s\nsee 'gltrace --help'\n", message.c_str());
   return kExitUsage;
 }
 
-int help(const std::vector<std::string>& args) {
+std::vector<std::string> command_names(const Commands& commands) {
+  std::vector<std::string> names = {"help"};
+  for (const Command& command : commands.all()) names.push_back(command.name);
+  return names;
+}
+
+int unknown_command(const Commands& commands, const std::string& word) {
+  return global_usage_error("unknown command '" + word + "'" +
+                            did_you_mean(word, command_names(commands)));
+}
+
+int help(const Commands& commands, const std::vector<std::string>& args) {
   if (args.empty()) {
-    print_usage(stdout);
+    print_usage(commands, stdout);
     return kExitOk;
   }
   if (args.size() > 1) return global_usage_error("help takes one COMMAND");
-  const Command* command = find_command(args[0]);
-  if (command == nullptr) return global_usage_error("unknown command '" + args[0] + "'");
-  fputs(command->usage, stdout);
+  const Command* command = commands.find(args[0]);
+  if (command == nullptr) return unknown_command(commands, args[0]);
+  command->line->print_help(stdout);
   return kExitOk;
 }
 
 }  // namespace
-
-int usage_error(const char* command, const std::string& message) {
-  fprintf(stderr, "gltrace %s: %s\n\n", command, message.c_str());
-  const Command* entry = find_command(command);
-  if (entry != nullptr) fputs(entry->usage, stderr);
-  return kExitUsage;
-}
-
 }  // namespace gltrace::cli
 
 int main(int argc, char** argv) {
   using namespace gltrace::cli;
+  Commands commands;
+#define GLTRACE_CLI_REGISTER(name) register_##name(commands);
+  GLTRACE_CLI_COMMANDS(GLTRACE_CLI_REGISTER)
+#undef GLTRACE_CLI_REGISTER
+
   if (argc < 2) return global_usage_error("missing COMMAND");
   const std::string first = argv[1];
   std::vector<std::string> rest(argv + 2, argv + argc);
-  if (first == "--help" || first == "-h") return help({});
+  if (first == "--help" || first == "-h") return help(commands, {});
   if (first == "--version") {
     printf("gltrace %s\n", GLTRACE_VERSION);
-    return kExitOk;
+    return fflush(stdout) != 0 ? kExitFailure : kExitOk;
   }
-  if (first == "help") return help(rest);
-  if (!first.empty() && first[0] == '-')
-    return global_usage_error("unknown option '" + first + "'");
-  const Command* command = find_command(first);
-  if (command == nullptr) return global_usage_error("unknown command '" + first + "'");
-  int status = command->run(rest);
+  if (first == "help") return help(commands, rest);
+  if (first.size() > 1 && first[0] == '-')
+    return global_usage_error("unknown option '" + first + "'" +
+                              did_you_mean(first, {"--help", "--version"}));
+  const Command* command = commands.find(first);
+  if (command == nullptr) return unknown_command(commands, first);
+  std::optional<int> parsed = command->line->parse(rest);
+  int status = parsed ? *parsed : command->run(*command->line);
   // A full disk or closed pipe on stdout must not look like success to scripts.
   if (fflush(stdout) != 0 || ferror(stdout)) {
-    fprintf(stderr, "gltrace %s: error writing output: %s\n", command->name, strerror(errno));
+    fprintf(stderr, "gltrace %s: error writing output: %s\n", command->name.c_str(),
+            strerror(errno));
     return kExitFailure;
   }
   return status;

@@ -22,32 +22,6 @@
 
 namespace gltrace::cli {
 
-const char kUsage_run[] =
-    "usage: gltrace run [--layers L1:L2:...] [--dropin] [--loader-debug]\n"
-    "                   [--traceable[=MODE]] [--control-socket NAME] [--control-tcp PORT]\n"
-    "                   [--] APP [ARGS...]\n"
-    "\n"
-    "Runs APP with the gltrace loader active. gltrace replaces itself with APP,\n"
-    "so the exit status is APP's (127 when APP cannot be executed).\n"
-    "\n"
-    "options:\n"
-    "  --layers L1:L2   layers to load, top (nearest the app) first, by file name\n"
-    "                   such as libGLLayer.so; sets DEBUG_GLES_LAYERS, the analogue\n"
-    "                   of Android's `setprop debug.gles.layers`\n"
-    "  --dropin         put the drop-in libEGL.so.1/libGLESv2.so.2 on LD_LIBRARY_PATH\n"
-    "                   instead of preloading libgltrace.so\n"
-    "  --loader-debug   log every loader decision to stderr (GLTRACE_LOADER_DEBUG=1)\n"
-    "  --traceable[=MODE]  make APP traceable: it runs untraced until a host\n"
-    "                   attaches (gltrace ps, attach); MODE (full, log, error,\n"
-    "                   systrace; default full) is what an attach records unless it\n"
-    "                   says otherwise. Sets GLTRACE_LIVE; the settings\n"
-    "                   debug.gltrace.trace / .proc / .start do the same persistently\n"
-    "  --control-socket NAME  the control socket's file name (GLTRACE_CONTROL_SOCKET)\n"
-    "  --control-tcp PORT     also listen on 127.0.0.1:PORT (0: any), with a token\n"
-    "                   printed at start (GLTRACE_CONTROL_TCP)\n"
-    "\n"
-    "The bundled layers directory is prepended to GLTRACE_LAYER_PATH.\n";
-
 namespace {
 
 constexpr char kName[] = "run";
@@ -92,33 +66,25 @@ void set_env(const char* name, const std::string& value, bool verbose) {
 
 }  // namespace
 
-int parse_launch_options(const char* command, const std::vector<std::string>& args,
-                         LaunchOptions* options, const ExtraOption& extra) {
-  size_t i = 0;
-  for (; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--") {
-      ++i;
-      break;
-    }
-    if (arg.empty() || arg[0] != '-') break;  // APP: everything after it is the app's
-    if (arg == "--dropin") {
-      options->dropin = true;
-    } else if (arg == "--loader-debug") {
-      options->loader_debug = true;
-    } else if (arg == "--layers") {
-      if (i + 1 >= args.size()) return usage_error(command, "--layers needs a value");
-      options->layers = args[++i];
-    } else if (arg.compare(0, 9, "--layers=") == 0) {
-      options->layers = arg.substr(9);
-    } else {
-      int status = extra ? extra(args, &i) : -1;
-      if (status == -1) return usage_error(command, "unknown option '" + arg + "'");
-      if (status != kExitOk) return status;
-    }
-  }
-  if (i >= args.size()) return usage_error(command, "missing APP");
-  options->app.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+void add_launch_options(CommandLine& line, LaunchOptions* options) {
+  CLI::App& app = line.app();
+  app.add_option("--layers", options->layers,
+                 "layers to load, top (nearest the app) first, by file name such as "
+                 "libGLLayer.so, ':'-separated; sets DEBUG_GLES_LAYERS, the analogue of "
+                 "Android's `setprop debug.gles.layers`")
+      ->type_name("LAYERS");
+  app.add_flag("--dropin", options->dropin,
+               "put the drop-in libEGL.so.1/libGLESv2.so.2 on LD_LIBRARY_PATH instead of "
+               "preloading libgltrace.so");
+  app.add_flag("--loader-debug", options->loader_debug,
+               "log every loader decision to stderr (GLTRACE_LOADER_DEBUG=1)");
+  line.set_operands({"[--] APP [ARGS...]"});
+  line.pass_operands_through();
+}
+
+int take_app(const CommandLine& line, LaunchOptions* options) {
+  if (line.operands().empty()) return line.usage_error("missing APP");
+  options->app = line.operands();
   return kExitOk;
 }
 
@@ -240,34 +206,54 @@ int run_app_and_wait(const char* command, const LaunchOptions& options, bool* st
   return WEXITSTATUS(wait_status);
 }
 
-int cmd_run(const std::vector<std::string>& args) {
-  for (const auto& arg : args) {
-    if (arg == "--") break;
-    if (arg == "--help" || arg == "-h") {
-      fputs(kUsage_run, stdout);
-      return kExitOk;
-    }
-  }
-  LaunchOptions options;
-  int status = parse_launch_options(
-      kName, args, &options, [&](const std::vector<std::string>& a, size_t* i) {
-        const std::string& arg = a[*i];
-        if (arg == "--traceable" || arg.compare(0, 12, "--traceable=") == 0) {
-          std::string mode = arg.size() > 12 ? arg.substr(12) : "full";
-          if (mode != "full" && mode != "log" && mode != "error" && mode != "systrace")
-            return usage_error(kName, "unknown mode '" + mode + "' (full, log, error, systrace)");
-          options.env.emplace_back("GLTRACE_LIVE", mode);
-          return kExitOk;
-        }
-        if (arg == "--control-socket" || arg == "--control-tcp") {
-          if (*i + 1 >= a.size()) return usage_error(kName, arg + " needs a value");
-          options.env.emplace_back(
-              arg == "--control-tcp" ? "GLTRACE_CONTROL_TCP" : "GLTRACE_CONTROL_SOCKET", a[++*i]);
-          return kExitOk;
-        }
-        return -1;
-      });
-  return status != kExitOk ? status : launch_app(kName, options);
+namespace {
+
+struct RunOptions {
+  LaunchOptions launch;
+  std::string traceable;  // GLTRACE_LIVE
+  std::string control_socket;
+  std::string control_tcp;
+};
+
+int run(RunOptions& options, const CommandLine& line) {
+  if (int status = take_app(line, &options.launch); status != kExitOk) return status;
+  if (!options.traceable.empty())
+    options.launch.env.emplace_back("GLTRACE_LIVE", options.traceable);
+  if (!options.control_socket.empty())
+    options.launch.env.emplace_back("GLTRACE_CONTROL_SOCKET", options.control_socket);
+  if (!options.control_tcp.empty())
+    options.launch.env.emplace_back("GLTRACE_CONTROL_TCP", options.control_tcp);
+  return launch_app(kName, options.launch);
+}
+
+}  // namespace
+
+void register_run(Commands& commands) {
+  auto options = std::make_shared<RunOptions>();
+  CommandLine& line =
+      commands.add(kName, "run an app with the gltrace loader (and any layers) active",
+                   [options](const CommandLine& line) { return run(*options, line); });
+  CLI::App& app = line.app();
+  app.description(
+      "Runs APP with the gltrace loader active. gltrace replaces itself with APP,\n"
+      "so the exit status is APP's (127 when APP cannot be executed).");
+  add_launch_options(line, &options->launch);
+  app.add_flag("--traceable{full}", options->traceable,
+               "make APP traceable: it runs untraced until a host attaches (gltrace ps, "
+               "attach); MODE (full, log, error, systrace; default full) is what an attach "
+               "records unless it says otherwise. Sets GLTRACE_LIVE; the settings "
+               "debug.gltrace.trace / .proc / .start do the same persistently")
+      ->type_name("MODE")
+      ->check(one_of(trace_modes()));
+  app.add_option("--control-socket", options->control_socket,
+                 "the control socket's file name (GLTRACE_CONTROL_SOCKET)")
+      ->type_name("NAME");
+  app.add_option("--control-tcp", options->control_tcp,
+                 "also listen on 127.0.0.1:PORT (0: any), with a token printed at start "
+                 "(GLTRACE_CONTROL_TCP)")
+      ->type_name("PORT")
+      ->check(in_range(0, 65535));
+  app.footer("The bundled layers directory is prepended to GLTRACE_LAYER_PATH.");
 }
 
 }  // namespace gltrace::cli

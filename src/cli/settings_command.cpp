@@ -7,35 +7,10 @@
 
 #include "cli/commands.h"
 #include "common/process.h"
+#include "settings/known.h"
 #include "settings/settings.h"
 
 namespace gltrace::cli {
-
-const char kUsage_settings[] =
-    "usage: gltrace settings [--system] put [global] NAME VALUE\n"
-    "       gltrace settings [--system] get [global] NAME\n"
-    "       gltrace settings [--system] delete [global] NAME\n"
-    "       gltrace settings [--system] list [global]\n"
-    "\n"
-    "Persistent settings, like `adb shell settings ... global ...` on Android\n"
-    "(the word `global` is optional). put and delete change your user file;\n"
-    "get and list show the effective values: the system file, overridden per\n"
-    "name by your user file. get prints `null` for a name that is not set.\n"
-    "\n"
-    "options:\n"
-    "  --system   read or write only the system file (needs write permission there)\n"
-    "  --         end of options, for a VALUE that starts with --\n"
-    "\n"
-    "files:\n"
-    "  user       $XDG_CONFIG_HOME/gltrace/settings.conf (or ~/.config/gltrace/...)\n"
-    "  system     /etc/gltrace/settings.conf, or $GLTRACE_SYSTEM_SETTINGS\n"
-    "\n"
-    "settings read by the layer loader (the names Android uses):\n"
-    "  enable_gpu_debug_layers  1 to load the layers below into gpu_debug_app\n"
-    "  gpu_debug_app            the process (executable name) to load layers into\n"
-    "  gpu_debug_layers_gles    layers, top (nearest the app) first: libA.so:libB.so\n"
-    "  gpu_debug_layer_app      where else to search for layers (Android: packages)\n"
-    "  debug.gles.layers        layers for every process (like `setprop debug.gles.layers`)\n";
 
 namespace {
 
@@ -116,11 +91,27 @@ settings::Values load_for_reading(const Target& target) {
   return values;
 }
 
+std::vector<std::string> known_names() {
+  std::vector<std::string> names;
+  for (const settings::KnownSetting& setting : settings::known_settings())
+    names.emplace_back(setting.name);
+  return names;
+}
+
 int put(const Target& target, const std::string& name, const std::string& value) {
   if (!settings::valid_name(name)) return invalid_name(name);
   if (!settings::valid_value(value))
     return usage_error(kName, "invalid value: it must not contain a newline and be at most " +
                                   std::to_string(settings::kMaxValueLength) + " bytes");
+  // A known setting's value is checked now, not when a process reads it and
+  // silently ignores it. An unknown name is stored, as Android's `settings
+  // put` does (a layer or a newer gltrace may read it), with a warning: a
+  // misspelt name would otherwise do nothing without a word.
+  if (std::string why = settings::check_setting_value(name, value); !why.empty())
+    return usage_error(kName, "invalid value for " + name + ": " + why);
+  if (settings::find_known_setting(name) == nullptr)
+    warn("'" + name + "' is no setting gltrace reads" + did_you_mean(name, known_names()) +
+         "; stored anyway (`gltrace help settings` lists the known ones)");
   settings::Values values;
   int status = kExitOk;
   if (!load_for_update(target, &values, &status)) return status;
@@ -160,21 +151,42 @@ int list(const Target& target) {
   return kExitOk;
 }
 
-void print_help() {
-  fputs(kUsage_settings, stdout);
+// The help's footer: the files, and every known setting from the table.
+std::string settings_footer() {
+  std::string text =
+      "files:\n"
+      "  user       $XDG_CONFIG_HOME/gltrace/settings.conf (or ~/.config/gltrace/...)\n"
+      "  system     /etc/gltrace/settings.conf, or $GLTRACE_SYSTEM_SETTINGS\n"
+      "\n"
+      "settings (the layer loader's are the names Android uses):";
+  for (const settings::KnownSetting& setting : settings::known_settings()) {
+    std::string entry = std::string("  ") + setting.name;
+    entry += entry.size() < 26 ? std::string(26 - entry.size(), ' ') : "  ";
+    entry += setting.help;
+    if (setting.choices != nullptr) {
+      std::string choices;
+      for (const char* const* c = setting.choices; *c != nullptr; ++c)
+        choices += std::string(choices.empty() ? "" : "|") + *c;
+      entry += " (" + choices + ")";
+    }
+    text += "\n" + entry;
+  }
   std::string user = settings::user_file_path();
-  printf("\nhere: user file %s\n      system file %s\n",
-         user.empty() ? "(none: HOME not set)" : user.c_str(),
-         settings::system_file_path().c_str());
+  text += "\n\nhere: user file " + (user.empty() ? "(none: HOME not set)" : user) +
+          "\n      system file " + settings::system_file_path();
+  return text;
 }
 
 }  // namespace
 
-int cmd_settings(const std::vector<std::string>& args) {
-  Target target;
+namespace {
+
+// The verb and its operands, after the options CLI11 took ([--system]):
+// --system may still come after the verb, and "--" ends the options.
+int settings_command(Target target, const CommandLine& line) {
   std::vector<std::string> words;
   bool options_done = false;
-  for (const std::string& arg : args) {
+  for (const std::string& arg : line.operands()) {
     if (!options_done) {
       if (arg == "--") {
         options_done = true;
@@ -184,15 +196,10 @@ int cmd_settings(const std::vector<std::string>& args) {
         target.system = true;
         continue;
       }
-      if (arg == "--help" || arg == "-h") {
-        print_help();
-        return kExitOk;
-      }
       // Single-dash words pass as operands: "-1" is a fine VALUE.
-      if (arg.size() > 2 && arg.compare(0, 2, "--") == 0)
-        return usage_error(kName, "unknown option '" + arg + "'");
-      if (words.empty() && arg.size() > 1 && arg[0] == '-')
-        return usage_error(kName, "unknown option '" + arg + "'");
+      if ((arg.size() > 2 && arg.compare(0, 2, "--") == 0) ||
+          (words.empty() && arg.size() > 1 && arg[0] == '-'))
+        return line.usage_error(line.unknown_option(arg));
     }
     words.push_back(arg);
   }
@@ -229,6 +236,30 @@ int cmd_settings(const std::vector<std::string>& args) {
   if (verb == "get") return get(target, operands[0]);
   if (verb == "delete") return delete_setting(target, operands[0]);
   return list(target);
+}
+
+}  // namespace
+
+void register_settings(Commands& commands) {
+  auto target = std::make_shared<Target>();
+  CommandLine& line =
+      commands.add(kName, "read and write persistent settings (like `adb shell settings`)",
+                   [target](const CommandLine& line) { return settings_command(*target, line); });
+  CLI::App& app = line.app();
+  app.add_flag("--system", target->system,
+               "read or write only the system file (needs write permission there)");
+  line.set_operands(
+      {"put [global] NAME VALUE", "get [global] NAME", "delete [global] NAME", "list [global]"});
+  line.pass_operands_through();
+  app.description(
+      "Persistent settings, like `adb shell settings ... global ...` on Android\n"
+      "(the word `global` is optional). put and delete change your user file;\n"
+      "get and list show the effective values: the system file, overridden per\n"
+      "name by your user file. get prints `null` for a name that is not set.\n"
+      "put checks the value of a setting gltrace reads; a name it does not read\n"
+      "is stored with a warning. `--` ends the options, for a VALUE that starts\n"
+      "with --.");
+  app.footer(settings_footer());
 }
 
 }  // namespace gltrace::cli

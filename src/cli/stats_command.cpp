@@ -8,71 +8,64 @@
 
 namespace gltrace::cli {
 
-const char kUsage_stats[] =
-    "usage: gltrace stats [--format text|csv|json] [--table functions|frames]\n"
-    "                     [--frames-max N] TRACE\n"
-    "\n"
-    "Per function: calls; total, mean, p50, p95 and max wall time; the same of\n"
-    "thread time when the trace recorded it (trace --thread-time), else n/a\n"
-    "(null in JSON). Per frame: calls, time spent in calls, frame time (first N\n"
-    "frames, default 50), and p50/p95/max frame time of all frames. GPU-side\n"
-    "time is not recorded by traces: n/a (null).\n"
-    "Percentiles come from a log-linear histogram: exact below 64 ns, else\n"
-    "within 0.8%, in bounded memory.\n"
-    "\n"
-    "options:\n"
-    "  --format text      a table to read (default)\n"
-    "  --format csv       one table as CSV: per function, or per frame with\n"
-    "                     --table frames\n"
-    "  --format json      everything as one JSON object\n"
-    "  --frames-max N     how many frames to list one by one\n";
-
 namespace {
 constexpr char kName[] = "stats";
 }
 
-int cmd_stats(const std::vector<std::string>& args) {
+namespace {
+
+struct StatsOptions {
   std::string path;
   size_t max_frames = 50;
-  std::string format_name = "text", table = "functions";
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--help" || args[i] == "-h") {
-      fputs(kUsage_stats, stdout);
-      return kExitOk;
-    } else if (args[i] == "--frames-max" && i + 1 < args.size()) {
-      uint64_t n = 0, last = 0;
-      if (!parse_range(args[++i], &n, &last) || n != last)
-        return usage_error(kName, "--frames-max needs a number");
-      max_frames = static_cast<size_t>(n);
-    } else if (args[i] == "--format" && i + 1 < args.size()) {
-      format_name = args[++i];
-    } else if (args[i] == "--table" && i + 1 < args.size()) {
-      table = args[++i];
-    } else if (args[i][0] == '-' && args[i] != "-") {
-      return usage_error(kName, "unknown option '" + args[i] + "'");
-    } else {
-      path = args[i];
-    }
-  }
-  if (path.empty()) return usage_error(kName, "missing TRACE");
+  std::string format = "text";
+  std::string table = "functions";
+};
+
+int stats_command(const StatsOptions& o) {
+  const std::string& path = o.path;
   using Format = consumers::StatsCollector::Format;
-  Format format = Format::kText;
-  if (format_name == "csv")
-    format = Format::kCsv;
-  else if (format_name == "json")
-    format = Format::kJson;
-  else if (format_name != "text")
-    return usage_error(kName, "--format is text, csv or json, not '" + format_name + "'");
-  if (table != "functions" && table != "frames")
-    return usage_error(kName, "--table is functions or frames, not '" + table + "'");
+  Format format = o.format == "csv"    ? Format::kCsv
+                  : o.format == "json" ? Format::kJson
+                                       : Format::kText;
+  const std::string& table = o.table;
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
-  consumers::StatsCollector stats(max_frames);
+  consumers::StatsCollector stats(o.max_frames);
   format::ReadStatus status;
   bool ok = format::read_trace_prefetched(reader, stats, &status);
   int exit_status = finish_reading(kName, path, ok, status);
   stats.print(stdout, format, table == "frames");
   return exit_status;
+}
+
+}  // namespace
+
+void register_stats(Commands& commands) {
+  auto options = std::make_shared<StatsOptions>();
+  CommandLine& line =
+      commands.add(kName, "time per function and per frame",
+                   [options](const CommandLine&) { return stats_command(*options); });
+  CLI::App& app = line.app();
+  app.description(
+      "Per function: calls; total, mean, p50, p95 and max wall time; the same of\n"
+      "thread time when the trace recorded it (trace --thread-time), else n/a\n"
+      "(null in JSON). Per frame: calls, time spent in calls, frame time (first N\n"
+      "frames, default 50), and p50/p95/max frame time of all frames. GPU-side\n"
+      "time is not recorded by traces: n/a (null).\n"
+      "Percentiles come from a log-linear histogram: exact below 64 ns, else\n"
+      "within 0.8%, in bounded memory.");
+  app.add_option("--format", options->format,
+                 "text: a table to read (default); csv: one table as CSV, per function, or per "
+                 "frame with --table frames; json: everything as one JSON object")
+      ->type_name("text|csv|json")
+      ->check(one_of({"text", "csv", "json"}));
+  app.add_option("--table", options->table,
+                 "the table --format csv writes: functions (default) or frames")
+      ->type_name("functions|frames")
+      ->check(one_of({"functions", "frames"}));
+  app.add_option("--frames-max", options->max_frames, "how many frames to list one by one")
+      ->type_name("N");
+  app.add_option("TRACE", options->path, "the trace")->required();
 }
 
 }  // namespace gltrace::cli

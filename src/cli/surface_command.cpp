@@ -14,29 +14,6 @@
 
 namespace gltrace::cli {
 
-const char kUsage_surface[] =
-    "usage: gltrace surface SUBCOMMAND [ARGS...]\n"
-    "\n"
-    "Surface traces: what a compositor showed, increment by increment (surfaces,\n"
-    "displays, transactions, buffer updates, VSyncs; proto/surface.proto).\n"
-    "\n"
-    "  create DESC.json -o TRACE     build a trace from a JSON description\n"
-    "                                (docs/surface.md: events at times, buffer\n"
-    "                                updates and VSyncs at rates)\n"
-    "  describe TRACE [-o DESC.json] print a trace as that description;\n"
-    "                                create gives the same trace back\n"
-    "  convert --to-trace IN OUT     a stream of increments (or a plain trace) as\n"
-    "                                one plain Trace, which protoc decodes:\n"
-    "                                protoc --decode=gltrace.surface.Trace\n"
-    "                                  proto/surface.proto < OUT\n"
-    "  replay [OPTIONS] TRACE        replay and composite it (surfacereplayer; see\n"
-    "                                gltrace surface replay -h)\n"
-    "  record -o FILE [--contents] -- CLIENT [ARGS...]\n"
-    "                                record what a real weston shows while CLIENT\n"
-    "                                runs (see gltrace surface record -h)\n"
-    "  from-gl -o OUT TRACE.gltrace  a GL trace's window surfaces and swaps as a\n"
-    "                                surface trace\n";
-
 namespace {
 
 constexpr const char* kCommand = "surface";
@@ -171,16 +148,52 @@ constexpr Subcommand kSubcommands[] = {
 
 }  // namespace
 
-int cmd_surface(const std::vector<std::string>& args) {
+namespace {
+
+int cmd_surface(const CommandLine& line) {
+  const std::vector<std::string>& args = line.operands();
   if (args.empty()) return usage_error(kCommand, "missing SUBCOMMAND");
-  if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-    std::fputs(kUsage_surface, stdout);
+  if (args[0] == "help") {
+    line.print_help(stdout);
     return kExitOk;
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   for (const Subcommand& subcommand : kSubcommands)
     if (args[0] == subcommand.name) return subcommand.run(rest);
-  return usage_error(kCommand, "unknown subcommand '" + args[0] + "'");
+  std::vector<std::string> names;
+  for (const Subcommand& subcommand : kSubcommands) names.emplace_back(subcommand.name);
+  return usage_error(kCommand,
+                     "unknown subcommand '" + args[0] + "'" + did_you_mean(args[0], names));
+}
+
+}  // namespace
+
+void register_surface(Commands& commands) {
+  CommandLine& line = commands.add(
+      kCommand, "surface traces: record, create, describe, convert, replay them", cmd_surface);
+  line.set_operands({"SUBCOMMAND [ARGS...]"});
+  line.pass_operands_through();
+  line.app().description(
+      "Surface traces: what a compositor showed, increment by increment (surfaces,\n"
+      "displays, transactions, buffer updates, VSyncs; proto/surface.proto).\n"
+      "\n"
+      "  create DESC.json -o TRACE     build a trace from a JSON description\n"
+      "                                (docs/surface.md: events at times, buffer\n"
+      "                                updates and VSyncs at rates)\n"
+      "  describe TRACE [-o DESC.json]\n"
+      "                                print a trace as that description; create\n"
+      "                                gives the same trace back\n"
+      "  convert --to-trace IN OUT     a stream of increments (or a plain trace) as\n"
+      "                                one plain Trace, which protoc decodes\n"
+      "                                (--decode=gltrace.surface.Trace\n"
+      "                                proto/surface.proto)\n"
+      "  replay [OPTIONS] TRACE        replay and composite it (surfacereplayer; see\n"
+      "                                gltrace surface replay -h)\n"
+      "  record -o FILE [--contents] -- CLIENT [ARGS...]\n"
+      "                                record what a real weston shows while CLIENT\n"
+      "                                runs (see gltrace surface record -h)\n"
+      "  from-gl -o OUT TRACE.gltrace  a GL trace's window surfaces and swaps as a\n"
+      "                                surface trace (see gltrace surface from-gl -h)");
 }
 
 }  // namespace gltrace::cli

@@ -50,8 +50,10 @@ const char kUsage_surface_from_gl[] =
 
 namespace {
 
-int usage(const char* text, const std::string& message) {
-  fprintf(stderr, "gltrace surface: %s\n\n%s", message.c_str(), text);
+// One line and where the subcommand's help is, as every usage error.
+int usage(const char* subcommand, const std::string& message) {
+  fprintf(stderr, "gltrace surface %s: %s\nsee 'gltrace surface %s --help'\n", subcommand,
+          message.c_str(), subcommand);
   return kExitUsage;
 }
 
@@ -80,12 +82,12 @@ int surface_record_main(int argc, char** argv) {
     } else if (arg == "--renderer" && i + 1 < args.size()) {
       options.renderer = args[++i];
     } else {
-      return usage(kUsage_surface_record, "record: unknown option or missing value '" + arg + "'");
+      return usage("record", "unknown option or missing value '" + arg + "'");
     }
   }
   options.client.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
-  if (options.output.empty()) return usage(kUsage_surface_record, "record: need -o FILE");
-  if (options.client.empty()) return usage(kUsage_surface_record, "record: need a CLIENT to run");
+  if (options.output.empty()) return usage("record", "need -o FILE");
+  if (options.client.empty()) return usage("record", "need a CLIENT to run");
   return surface::record(options);
 }
 
@@ -99,16 +101,14 @@ int surface_from_gl_main(int argc, char** argv) {
     } else if ((arg == "-o" || arg == "--output") && i + 1 < argc) {
       output = argv[++i];
     } else if (!arg.empty() && arg[0] == '-') {
-      return usage(kUsage_surface_from_gl,
-                   "from-gl: unknown option or missing value '" + arg + "'");
+      return usage("from-gl", "unknown option or missing value '" + arg + "'");
     } else if (input.empty()) {
       input = arg;
     } else {
-      return usage(kUsage_surface_from_gl, "from-gl: one TRACE only");
+      return usage("from-gl", "one TRACE only");
     }
   }
-  if (input.empty() || output.empty())
-    return usage(kUsage_surface_from_gl, "from-gl: need -o OUT and TRACE");
+  if (input.empty() || output.empty()) return usage("from-gl", "need -o OUT and TRACE");
   surface::Trace trace;
   surface::FromGlSummary summary;
   std::string error, warning;

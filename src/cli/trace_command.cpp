@@ -12,43 +12,6 @@
 
 namespace gltrace::cli {
 
-const char kUsage_trace[] =
-    "usage: gltrace trace [-o FILE] [--mode MODE] [--layers L1:L2:...] [--dropin]\n"
-    "                     [--loader-debug] [--] APP [ARGS...]\n"
-    "\n"
-    "Runs APP with the trace layer below any other layers and records every EGL\n"
-    "and GLES call to FILE. In FILE, %p is replaced by the process id and %n by\n"
-    "the process name (useful when APP starts several GL processes).\n"
-    "\n"
-    "options:\n"
-    "  -o, --output FILE  the output (required in full and systrace modes; the\n"
-    "                     log and error modes write to stderr without it)\n"
-    "  --mode MODE        full: every call, binary trace (default)\n"
-    "                     log: every call as a readable line\n"
-    "                     error: glGetError after every GL call; errors reported\n"
-    "                            with the call and a call stack (the app still sees them)\n"
-    "                     systrace: Chrome/Perfetto JSON timeline, one slice per call\n"
-    "  --framebuffer WHEN read the framebuffer back and store it in the trace\n"
-    "                     (see `gltrace frames`): swap (at every eglSwapBuffers),\n"
-    "                     draw (after every draw call: slow), or swap,draw\n"
-    "  --no-texture-data  record texture uploads without their pixels (smaller\n"
-    "                     traces; such traces do not replay textures)\n"
-    "  --thread-time      also record each call's thread CPU time (a system call\n"
-    "                     per call)\n"
-    "  --layers L1:L2     more layers, above the trace layer\n"
-    "  --dropin, --loader-debug  as for `gltrace run`\n"
-    "\n"
-    "With -o, gltrace checks that FILE can be written before it starts APP,\n"
-    "runs APP as its child, and then reads what was written: `wrote N calls,\n"
-    "M frames, X MB to FILE` per file, with a warning for a trace with no\n"
-    "EGL/GLES call or no frame, and for GLX or desktop OpenGL use seen in the\n"
-    "process (gltrace traces EGL and OpenGL ES only). Ctrl-C reaches APP.\n"
-    "\n"
-    "Exit status: APP's own when it fails (128+N when signal N ended it, 127\n"
-    "when it cannot be executed); otherwise 1 when FILE cannot be written (APP\n"
-    "is then not started) or no readable trace was written, 0 when it was;\n"
-    "2 for bad usage. Without -o, gltrace becomes APP as `gltrace run` does.\n";
-
 namespace {
 
 constexpr char kName[] = "trace";
@@ -61,7 +24,7 @@ std::string absolute(const std::string& path) {
 }
 
 // Runs the app, then says what it wrote to `output` (a pattern): one line per
-// file, or why there is none. Returns the exit status (see kUsage_trace).
+// file, or why there is none. Returns the exit status (see the help's footer).
 int run_and_report(const LaunchOptions& options, const std::string& output,
                    const std::string& mode) {
   std::vector<OutputFile> before = list_outputs(output);
@@ -103,54 +66,31 @@ int run_and_report(const LaunchOptions& options, const std::string& output,
 
 }  // namespace
 
-int cmd_trace(const std::vector<std::string>& args) {
-  for (const auto& arg : args) {
-    if (arg == "--") break;
-    if (arg == "--help" || arg == "-h") {
-      fputs(kUsage_trace, stdout);
-      return kExitOk;
-    }
-  }
+namespace {
+
+struct TraceOptions {
+  LaunchOptions launch;
   std::string output;
   std::string mode = "full";
-  LaunchOptions options;
-  int status = parse_launch_options(
-      kName, args, &options, [&](const std::vector<std::string>& a, size_t* i) {
-        const std::string& arg = a[*i];
-        if (arg == "-o" || arg == "--output") {
-          if (*i + 1 >= a.size()) return usage_error(kName, arg + " needs a file name");
-          output = a[++*i];
-          return kExitOk;
-        }
-        if (arg == "--framebuffer") {
-          if (*i + 1 >= a.size() ||
-              (a[*i + 1] != "swap" && a[*i + 1] != "draw" && a[*i + 1] != "swap,draw"))
-            return usage_error(kName, "--framebuffer takes swap, draw or swap,draw");
-          options.env.emplace_back("GLTRACE_CAPTURE_FRAMEBUFFER", a[++*i]);
-          return kExitOk;
-        }
-        if (arg == "--no-texture-data" || arg == "--thread-time") {
-          options.env.emplace_back(
-              arg == "--thread-time" ? "GLTRACE_THREAD_TIME" : "GLTRACE_TEXTURE_DATA",
-              arg == "--thread-time" ? "1" : "0");
-          return kExitOk;
-        }
-        if (arg == "--mode") {
-          if (*i + 1 >= a.size()) return usage_error(kName, "--mode needs a value");
-          mode = a[++*i];
-          return kExitOk;
-        }
-        if (arg.compare(0, 9, "--output=") == 0) {
-          output = arg.substr(9);
-          return kExitOk;
-        }
-        return -1;
-      });
-  if (status != kExitOk) return status;
-  if (mode != "full" && mode != "log" && mode != "error" && mode != "systrace")
-    return usage_error(kName, "unknown --mode '" + mode + "' (full, log, error, systrace)");
+  std::string framebuffer;
+  bool no_texture_data = false;
+  bool thread_time = false;
+  int zstd_level = 0;
+};
+
+int trace(TraceOptions& o, const CommandLine& line) {
+  LaunchOptions& options = o.launch;
+  if (int status = take_app(line, &options); status != kExitOk) return status;
+  std::string output = o.output;
+  const std::string& mode = o.mode;
   if (output.empty() && (mode == "full" || mode == "systrace"))
-    return usage_error(kName, "missing -o FILE");
+    return line.usage_error("missing -o FILE (the " + mode + " mode writes a file)");
+  if (!o.framebuffer.empty())
+    options.env.emplace_back("GLTRACE_CAPTURE_FRAMEBUFFER", o.framebuffer);
+  if (o.no_texture_data) options.env.emplace_back("GLTRACE_TEXTURE_DATA", "0");
+  if (o.thread_time) options.env.emplace_back("GLTRACE_THREAD_TIME", "1");
+  if (o.zstd_level != 0)
+    options.env.emplace_back("GLTRACE_ZSTD_LEVEL", std::to_string(o.zstd_level));
   // The app may change its working directory (piglit does): make it absolute.
   if (!output.empty()) output = absolute(output);
   // Checked before the app starts: the trace layer cannot report a failure to
@@ -162,6 +102,61 @@ int cmd_trace(const std::vector<std::string>& args) {
   if (output.empty()) return launch_app(kName, options);  // text on the app's stderr
 
   return run_and_report(options, output, mode);
+}
+
+}  // namespace
+
+void register_trace(Commands& commands) {
+  auto options = std::make_shared<TraceOptions>();
+  CommandLine& line =
+      commands.add(kName, "run an app and record every EGL/GLES call it makes to a trace file",
+                   [options](const CommandLine& line) { return trace(*options, line); });
+  CLI::App& app = line.app();
+  app.description(
+      "Runs APP with the trace layer below any other layers and records every EGL\n"
+      "and GLES call to FILE. In FILE, %p is replaced by the process id and %n by\n"
+      "the process name (useful when APP starts several GL processes).");
+  app.add_option("-o,--output", options->output,
+                 "the output (required in full and systrace modes; the log and error modes "
+                 "write to stderr without it)")
+      ->type_name("FILE");
+  app.add_option("--mode", options->mode,
+                 "full: every call, binary trace (default);\n"
+                 "log: every call as a readable line\n"
+                 "error: glGetError after every GL call; errors reported with the call and a "
+                 "call stack (the app still sees them);\n"
+                 "systrace: Chrome/Perfetto JSON timeline, one slice per call")
+      ->type_name("MODE")
+      ->check(one_of(trace_modes()));
+  app.add_option("--framebuffer", options->framebuffer,
+                 "read the framebuffer back and store it in the trace (see `gltrace frames`): "
+                 "swap (at every eglSwapBuffers), draw (after every draw call: slow), or "
+                 "swap,draw")
+      ->type_name("WHEN")
+      ->check(one_of({"swap", "draw", "swap,draw"}));
+  app.add_flag("--no-texture-data", options->no_texture_data,
+               "record texture uploads without their pixels (smaller traces; such traces do "
+               "not replay textures)");
+  app.add_flag("--thread-time", options->thread_time,
+               "also record each call's thread CPU time (a system call per call)");
+  app.add_option("--zstd-level", options->zstd_level,
+                 "zstd compression level of the trace's chunks, 1 (fastest) to 22 (smallest); "
+                 "default: the trace writer's (GLTRACE_ZSTD_LEVEL)")
+      ->type_name("N")
+      ->check(in_range(1, 22));
+  add_launch_options(line, &options->launch);
+  app.footer(
+      "With -o, gltrace checks that FILE can be written before it starts APP,\n"
+      "runs APP as its child, and then reads what was written: `wrote N calls,\n"
+      "M frames, X MB to FILE` per file, with a warning for a trace with no\n"
+      "EGL/GLES call or no frame, and for GLX or desktop OpenGL use seen in the\n"
+      "process (gltrace traces EGL and OpenGL ES only). Ctrl-C reaches APP.\n"
+      "--layers adds layers above the trace layer.\n"
+      "\n"
+      "Exit status: APP's own when it fails (128+N when signal N ended it, 127\n"
+      "when it cannot be executed); otherwise 1 when FILE cannot be written (APP\n"
+      "is then not started) or no readable trace was written, 0 when it was;\n"
+      "2 for bad usage. Without -o, gltrace becomes APP as `gltrace run` does.");
 }
 
 }  // namespace gltrace::cli

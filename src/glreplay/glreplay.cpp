@@ -22,11 +22,10 @@
 
 namespace gltrace::glreplay {
 
-namespace {
+using cli::kExitFailure;
+using cli::kExitOk;
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
+namespace {
 
 struct FrontOptions {
   std::string trace;
@@ -70,55 +69,20 @@ bool parse_frames(const std::string& text, std::pair<uint64_t, uint64_t>* out) {
   return out->first <= out->second;
 }
 
-// The front end's own options (what parse_replay_options left). Empty on
-// success, else the usage error.
-std::string parse_front(const std::vector<std::string>& args, FrontOptions* o) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    bool has_value = i + 1 < args.size();
-    if (a == "--compare") {
-      o->executor.compare = true;
-    } else if (a.rfind("--compare=", 0) == 0) {
-      uint64_t t;
-      if (!parse_number(a.substr(10), &t) || t > 255)
-        return "--compare=T wants a channel difference from 0 to 255";
-      o->executor.compare = true;
-      o->executor.threshold = static_cast<int>(t);
-    } else if (a == "--snapshot") {
-      std::pair<uint64_t, uint64_t> frames;
-      if (!has_value || !parse_frames(args[++i], &frames))
-        return "--snapshot wants frames: N, N-M, N- or all";
-      o->executor.snapshot_frames = frames;
-      o->snapshot = true;
-    } else if (a == "-o" || a == "--output") {
-      if (!has_value) return a + " wants a directory";
-      o->executor.snapshot_dir = args[++i];
-    } else if (a == "--benchmark") {
-      o->benchmark = true;
-    } else if (a == "--x11") {
-      o->x11 = true;
-    } else if (a == "--check") {
-      o->check = true;
-    } else if (a == "--state-worker") {
-      o->state_worker = true;
-    } else if (a == "--driver") {
-      if (!has_value || args[i + 1].empty()) return "--driver wants a directory";
-      o->driver_dir = args[++i];
-    } else if (a == "--stop-on-error") {
-      o->stop_on_error = true;
-    } else if (a == "--blob-memory") {
-      if (!has_value || !parse_number(args[++i], &o->blob_memory_mib) ||
-          o->blob_memory_mib > (uint64_t{1} << 40))
-        return "--blob-memory wants MiB";
-    } else if (a.size() > 1 && a[0] == '-') {
-      return "unknown option '" + a + "'";
-    } else if (o->trace.empty()) {
-      o->trace = a;
-    } else {
-      return "one TRACE only ('" + o->trace + "' and '" + a + "')";
-    }
+// What the front end's options say together; empty when fine, else the
+// usage error.
+std::string check_front(FrontOptions* o, const std::string& compare, const std::string& snapshot) {
+  if (!compare.empty()) {
+    o->executor.compare = true;
+    o->executor.threshold = std::stoi(compare);  // checked: 0 to 255
   }
-  if (o->trace.empty()) return "no TRACE given";
+  if (!snapshot.empty()) {
+    std::pair<uint64_t, uint64_t> frames;
+    if (!parse_frames(snapshot, &frames))
+      return "--snapshot wants frames: N, N-M, N- or all, not '" + snapshot + "'";
+    o->executor.snapshot_frames = frames;
+    o->snapshot = true;
+  }
   if (o->snapshot && o->executor.snapshot_dir.empty()) return "--snapshot needs -o DIR";
   if (!o->snapshot && !o->executor.snapshot_dir.empty()) return "-o DIR is for --snapshot";
   if (o->check && (o->snapshot || o->executor.compare || o->benchmark || o->x11))
@@ -130,25 +94,6 @@ std::string parse_front(const std::vector<std::string>& args, FrontOptions* o) {
   if (o->benchmark && (o->snapshot || o->executor.compare))
     return "--benchmark replays without checks: drop --compare and --snapshot";
   return {};
-}
-
-// Whether the engine options set -t (the engine's default of 3 preparing
-// threads only costs a thread handshake per call here: prepare() is empty).
-bool sets_threads(const std::vector<std::string>& args) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") break;
-    if (a.size() < 2 || a[0] != '-' || a[1] == '-') continue;
-    for (size_t k = 1; k < a.size(); ++k) {
-      if (a[k] == 't') return true;
-      if (a[k] == 's') {
-        if (k + 1 == a.size()) ++i;  // its value is the next word
-        break;
-      }
-      if (strchr("mnlh", a[k]) == nullptr) break;
-    }
-  }
-  return false;
 }
 
 // --check: the validation of every call, no GL.
@@ -178,11 +123,6 @@ int run_check(const FrontOptions& front, const std::string& program) {
   fprintf(stderr, "%s: %" PRIu64 " calls of %s would be refused\n", program.c_str(), report.refused,
           front.trace.c_str());
   return kExitFailure;
-}
-
-int usage_error(const std::string& program, const char* usage, const std::string& message) {
-  fprintf(stderr, "%s: %s\n\n%s", program.c_str(), message.c_str(), usage);
-  return kExitUsage;
 }
 
 }  // namespace
@@ -216,33 +156,86 @@ uint64_t indexed_frames(const std::string& path) {
 
 }  // namespace
 
-int run_replay(const std::vector<std::string>& args, const std::string& program,
-               const char* usage) {
-  std::vector<const char*> argv = {program.c_str()};
-  for (const std::string& a : args) {
-    if (a == "--help") {
-      fputs(usage, stdout);
-      return kExitOk;
-    }
-    argv.push_back(a.c_str());
-  }
-  std::string error;
-  replay::ReplayOptions options =
-      replay::parse_replay_options(static_cast<int>(argv.size()), argv.data(), &error);
-  if (!error.empty()) return usage_error(program, usage, error);
-  if (options.help) {
-    fputs(usage, stdout);
-    return kExitOk;
-  }
+struct ReplayArguments {
+  replay::ReplayOptions options;
   FrontOptions front;
-  error = parse_front(options.args, &front);
-  if (!error.empty()) return usage_error(program, usage, error);
+  std::string compare;   // --compare[=T]: T, "" when not given
+  std::string snapshot;  // --snapshot FRAMES
+};
+
+std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& line) {
+  auto args = std::make_shared<ReplayArguments>();
+  FrontOptions& front = args->front;
+  CLI::App& app = line.app();
+  app.description(
+      "Replays the EGL/GLES calls of TRACE (a .gltrace file) on this machine's driver,\n"
+      "headless by default (EGL surfaceless platform: the app's windows become pbuffers\n"
+      "of the recorded size), at the recorded times unless -n.");
+  app.add_flag("--compare{0}", args->compare,
+               "compare every framebuffer image the trace captured (gltrace trace "
+               "--framebuffer swap|draw|swap,draw: at frame ends, after draws) with the "
+               "replay's; T is the largest channel difference still counted as equal "
+               "(default 0: exact); exit 1 if an image differs (each is reported with its "
+               "call and why)")
+      ->type_name("T")
+      ->check(cli::in_range(0, 255));
+  app.add_option("--snapshot", args->snapshot,
+                 "write frames N, N-M, N- or all as PNG files to -o DIR")
+      ->type_name("FRAMES");
+  app.add_option("-o,--output", front.executor.snapshot_dir,
+                 "where --snapshot writes (created if missing)")
+      ->type_name("DIR");
+  app.add_flag("--benchmark", front.benchmark,
+               "as fast as possible (-n), no checks; prints frames/s, calls/s");
+  app.add_flag("--x11", front.x11, "replay into X11 windows ($DISPLAY) instead of pbuffers");
+  app.add_flag("--check", front.check,
+               "load no GL: check every call's pointers and sizes against the bytes the trace "
+               "holds and print what a replay would refuse ('call N: would refuse glX: ...'); "
+               "exit 1 if anything");
+  app.add_option("--driver", front.driver_dir,
+                 "load the driver's libEGL.so.1 and libGLESv2.so.2 from DIR")
+      ->type_name("DIR")
+      // One that is not there is said when the driver is loaded (exit 1).
+      ->check(CLI::Validator(
+          [](const std::string& dir) {
+            return dir.empty() ? std::string("wants a directory") : "";
+          },
+          ""));
+  app.add_flag("--state-worker", front.state_worker,
+               "serve the GL state at any call to `gltrace view`: JSON requests on stdin, one "
+               "JSON reply a line on stdout (docs/replay.md)");
+  app.add_flag("--stop-on-error", front.stop_on_error,
+               "stop at the first call that cannot be replayed (default: report it as "
+               "'call N: ...' and go on)");
+  app.add_option("--blob-memory", front.blob_memory_mib,
+                 "blob bytes (textures, buffers) kept in memory (default 1024); past that the "
+                 "least recently used are read again when needed")
+      ->type_name("MIB")
+      ->check(cli::in_range(uint64_t{0}, uint64_t{1} << 40));
+  app.add_option("TRACE", front.trace, "the trace")->required();
+  // The engine's default of 3 preparing threads only costs a thread
+  // handshake per call here: prepare() is empty.
+  args->options.threads = 0;
+  replay::add_replay_options(app, &args->options);
+  app.footer(
+      "Ctrl-C enters manual mode (`h` there lists its commands); a second one exits.\n"
+      "Exit status: 0 replayed (and every frame matched), 1 a call could not be\n"
+      "replayed, a frame differs or the trace is damaged, 2 bad usage.");
+  return args;
+}
+
+int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
+  const std::string& program = line.program();
+  replay::ReplayOptions& options = args.options;
+  FrontOptions& front = args.front;
+  std::string error = check_front(&front, args.compare, args.snapshot);
+  if (!error.empty()) return line.usage_error(error);
   if (front.check && !front.driver_dir.empty())
-    return usage_error(program, usage, "--check loads no driver: it takes no --driver");
+    return line.usage_error("--check loads no driver: it takes no --driver");
   if (front.check) return run_check(front, program);
   if (front.state_worker) {
     if (options.manual || options.stop_at || options.loops != 1)
-      return usage_error(program, usage, "--state-worker takes no -m, -s or -l");
+      return line.usage_error("--state-worker takes no -m, -s or -l");
     StateWorkerOptions worker;
     worker.trace = front.trace;
     worker.blob_memory = front.blob_memory_mib << 20;
@@ -251,7 +244,6 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
     return run_state_worker(worker);
   }
   if (front.benchmark) options.wait = false;
-  if (!sets_threads(args)) options.threads = 0;
   // The driver allocates and frees buffer storage per call (glBufferData
   // copies); glibc's default trims the heap top back to the kernel each time,
   // so every copy page-faulted fresh pages in: 55k faults and 30% of a
@@ -263,16 +255,6 @@ int run_replay(const std::vector<std::string>& args, const std::string& program,
   if (front.snapshot && mkdir(front.executor.snapshot_dir.c_str(), 0755) != 0 && errno != EEXIST) {
     fprintf(stderr, "%s: cannot create %s: %s\n", program.c_str(),
             front.executor.snapshot_dir.c_str(), strerror(errno));
-    return kExitFailure;
-  }
-
-  // --compare with nothing to compare with is said before replaying, not
-  // after a replay that may take minutes.
-  if (front.executor.compare && front.trace != "-" && !holds_images(front.trace)) {
-    fprintf(stderr,
-            "%s: %s holds no framebuffer images to compare with (trace with --framebuffer "
-            "swap or draw, or replay without --compare)\n",
-            program.c_str(), front.trace.c_str());
     return kExitFailure;
   }
 

@@ -1,17 +1,23 @@
-// `glreplay`: the GL replayer on its own, with the arguments of `gltrace replay`.
+// `glreplay`: the GL replayer on its own, with the options of `gltrace replay`.
 #include <cstdio>
+#include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "glreplay/glreplay.h"
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  // Alone, as `gltrace --version` is: packaging and scripts ask for it.
-  if (args.size() == 1 && args[0] == "--version") {
-    printf("glreplay %s\n", GLTRACE_VERSION);
-    return fflush(stdout) != 0 ? 1 : 0;
+  try {
+    gltrace::cli::CommandLine line("glreplay", "glreplay --help");
+    auto args = gltrace::glreplay::define_replay_command_line(line);
+    // Packaging and scripts ask for it, as of `gltrace --version`.
+    line.app().set_version_flag("--version", "glreplay " GLTRACE_VERSION, "print the version");
+    std::optional<int> parsed = line.parse(std::vector<std::string>(argv + 1, argv + argc));
+    int status = parsed ? *parsed : gltrace::glreplay::run_replay(*args, line);
+    return fflush(stdout) != 0 ? 1 : status;
+  } catch (const std::exception& e) {  // out of memory; a bad option definition
+    fprintf(stderr, "glreplay: %s\n", e.what());
+    return 1;
   }
-  int status = gltrace::glreplay::run_replay(args, "glreplay", GLTRACE_GLREPLAY_USAGE("glreplay"));
-  return fflush(stdout) != 0 ? 1 : status;
 }

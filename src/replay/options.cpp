@@ -1,5 +1,6 @@
 #include "replay/options.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -130,6 +131,42 @@ ReplayOptions parse_replay_options(int argc, const char* const* argv, std::strin
     }
   }
   return options;
+}
+
+void add_replay_options(CLI::App& app, ReplayOptions* options) {
+  const std::string group = "replay engine options";
+  app.add_flag_callback(
+         "-m", [options] { options->manual = true; }, "start paused, in manual mode")
+      ->group(group);
+  app.add_option_function<std::string>(
+         "-t",
+         [options](const std::string& text) {
+           std::string error;
+           if (!parse_threads(text, &options->threads, &error)) throw CLI::ValidationError(error);
+         },
+         "N threads prepare calls ahead (default " + std::to_string(options->threads) +
+             (options->threads == 0 ? ": each is prepared just before it runs)" : ")"))
+      ->type_name("N")
+      ->group(group);
+  app.add_option_function<std::string>(
+         "-s",
+         [options](const std::string& text) {
+           TimeSpec at;
+           std::string error;
+           if (!parse_time_spec(text, &at, &error)) throw CLI::ValidationError("-s: " + error);
+           options->stop_at = at;
+         },
+         "switch to manual mode at TIMESTAMP: trace nanoseconds, or an offset from the start "
+         "with a unit (1.5s, 200ms)")
+      ->type_name("TIMESTAMP")
+      ->group(group);
+  app.add_flag_callback(
+         "-n", [options] { options->wait = false; },
+         "ignore timestamps: replay as fast as possible")
+      ->group(group);
+  app.add_flag_callback(
+         "-l", [options] { options->loops = 0; }, "loop forever")
+      ->group(group);
 }
 
 const char* replay_options_help() {

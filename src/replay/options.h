@@ -1,5 +1,8 @@
 // The options every replayer shares: the seed's command line (-m -t -s -n -l
-// -h), the library-only settings, and the help texts.
+// -h), the library-only settings, and the help texts. parse_replay_options
+// reads the seed's command line by itself (front ends that leave the rest of
+// argv to their own parsing); add_replay_options puts the same options on a
+// CLI11 command line, as glreplay's.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +13,10 @@
 #include <vector>
 
 #include "replay/stats.h"
+
+namespace CLI {
+class App;
+}
 
 namespace gltrace::replay {
 
@@ -84,6 +91,13 @@ struct ReplayOptions {
 // bundled: -mn, -t4). "--" ends the options; everything else goes to
 // options.args in order. On a bad value returns the defaults with *error set.
 ReplayOptions parse_replay_options(int argc, const char* const* argv, std::string* error);
+
+// Defines -m, -t N, -s TIMESTAMP, -n and -l on a CLI11 command line (a
+// front end's: glreplay's), in the group "replay engine options", filling
+// in *options as they are parsed (the same values and checks as
+// parse_replay_options; -h is the front end's help). *options must outlive
+// the parse; its threads at the call is the -t default the help names.
+void add_replay_options(CLI::App& app, ReplayOptions* options);
 
 // "1234" (absolute ns) or "1.5s" / "200ms" / "10us" / "500ns" (from the start).
 bool parse_time_spec(const std::string& text, TimeSpec* out, std::string* error);

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "settings/known.h"
+
 namespace gltrace::settings {
 namespace {
 
@@ -16,11 +18,6 @@ std::string lookup(const Values& values, EnvLookup env, const char* setting, con
   if (it == values.end() || it->second.empty()) return "";
   *source += std::string(source->empty() ? "" : ", ") + "setting " + setting;
   return it->second;
-}
-
-bool plain_file_name(const std::string& name) {
-  return !name.empty() && name.size() <= 64 && name != "." && name != ".." &&
-         name.find('/') == std::string::npos;
 }
 
 }  // namespace
@@ -48,8 +45,8 @@ LiveConfig choose_live_config(const Values& values, EnvLookup env,
   std::string source;
   std::string mode = lookup(values, env, kLiveTrace, "GLTRACE_LIVE", &source);
   if (mode.empty() || mode == "off" || mode == "0") return config;
-  if (mode != "full" && mode != "log" && mode != "error" && mode != "systrace") {
-    config.error = "unknown tracing mode '" + mode + "' (off, full, log, error, systrace)";
+  if (std::string why = check_setting_value(kLiveTrace, mode); !why.empty()) {
+    config.error = "unknown tracing mode: " + why;
     return config;
   }
   std::string proc = lookup(values, env, kLiveProc, "GLTRACE_LIVE_PROC", &source);
@@ -59,24 +56,21 @@ LiveConfig choose_live_config(const Values& values, EnvLookup env,
   std::string start = lookup(values, env, kLiveStart, "GLTRACE_LIVE_START", &source);
   if (start == "now") {
     config.start_now = true;
-  } else if (!start.empty() && start != "attach") {
-    config.error = "unknown start '" + start + "' (attach, now): waiting for a host";
+  } else if (std::string why = check_setting_value(kLiveStart, start); !why.empty()) {
+    config.error = "unknown start: " + why + ": waiting for a host";
   }
   std::string socket = lookup(values, env, kLiveSocket, "GLTRACE_CONTROL_SOCKET", &source);
-  if (!socket.empty() && !plain_file_name(socket)) {
-    config.error =
-        "control socket name '" + socket + "' is not a plain file name: using the default";
+  if (std::string why = check_setting_value(kLiveSocket, socket); !why.empty()) {
+    config.error = "control socket name " + why + ": using the default";
   } else {
     config.socket_name = socket;
   }
   std::string tcp = lookup(values, env, kLiveTcp, "GLTRACE_CONTROL_TCP", &source);
   if (!tcp.empty()) {
-    char* end = nullptr;
-    long port = strtol(tcp.c_str(), &end, 10);
-    if (end == tcp.c_str() || *end != '\0' || port < 0 || port > 65535)
-      config.error = "bad TCP port '" + tcp + "': no TCP listener";
+    if (std::string why = check_setting_value(kLiveTcp, tcp); !why.empty())
+      config.error = why + ": no TCP listener";
     else
-      config.tcp_port = static_cast<int>(port);
+      config.tcp_port = static_cast<int>(strtol(tcp.c_str(), nullptr, 10));
   }
   config.source = source;
   return config;

@@ -40,9 +40,10 @@ int run_replay(const std::vector<std::string>& args, const std::string& program)
   std::string error;
   replay::ReplayOptions options =
       replay::parse_replay_options(static_cast<int>(argv.size()), argv.data(), &error);
+  // One line and where the help is, as gltrace's own usage errors.
   auto usage_error = [&](const std::string& message) {
-    std::fprintf(stderr, "%s: %s\n\n%s", program.c_str(), message.c_str(),
-                 replay_usage(program).c_str());
+    std::fprintf(stderr, "%s: %s\nsee '%s -h'\n", program.c_str(), message.c_str(),
+                 program.c_str());
     return 2;
   };
   if (!error.empty()) return usage_error(error);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "format/reader.h"
@@ -375,6 +376,279 @@ TEST(AttachCommand, MissingOutputDirectoryFailsAndTheAppStaysIdle) {
       << ps.out;
   app->signal(SIGTERM);
   app->wait();
+}
+
+// ----- One command-line parser ------------------------------------------------
+
+TEST(CommandLine, ModeEqualsLogTracesToStderr) {
+  Env env;
+  for (const char* mode : {"--mode=log", "--mode"}) {
+    std::vector<std::string> args = {"trace", mode};
+    if (std::string(mode) == "--mode") args.push_back("log");
+    args.insert(args.end(), {"--", build_bin("gltrace-cli-app"), "--frames", "1"});
+    ProcessResult r = gltrace(env, args);
+    EXPECT_EQ(r.exit_code, 0) << mode << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "eglSwapBuffers(")) << mode << ": " << r.err;
+  }
+}
+
+TEST_F(AnalysisCommands, FramesEqualsValueIsTheSameAsTheNextWord) {
+  ProcessResult equals = dump({"--frames=1"});
+  ProcessResult word = dump({"--frames", "1"});
+  EXPECT_EQ(equals.exit_code, 0) << equals.err;
+  EXPECT_EQ(count_occurrences(equals.out, "// end of frame"), 1u) << equals.out;
+  EXPECT_EQ(equals.out, word.out);
+}
+
+// --perfetto and --chrome name export's two formats as --format does; on a
+// pipe, each goes to standard output.
+TEST_F(AnalysisCommands, ExportFormatFlagsAreTheFormatsTheyName) {
+  auto export_to_stdout = [](const std::vector<std::string>& options) {
+    std::vector<std::string> args = {"export"};
+    args.insert(args.end(), options.begin(), options.end());
+    args.push_back(trace_);
+    return gltrace(*env_, args);
+  };
+  ProcessResult chrome = export_to_stdout({"--chrome"});
+  EXPECT_EQ(chrome.exit_code, 0) << chrome.err;
+  EXPECT_EQ(chrome.out, export_to_stdout({"--format", "json"}).out);
+  EXPECT_TRUE(contains(chrome.out, "\"ph\":\"X\"")) << chrome.out.substr(0, 200);
+  ProcessResult perfetto = export_to_stdout({"--perfetto", "--compression", "none"});
+  EXPECT_EQ(perfetto.exit_code, 0) << perfetto.err;
+  EXPECT_EQ(perfetto.out, export_to_stdout({"--compression", "none"}).out);
+  EXPECT_FALSE(contains(perfetto.out, "\"ph\":\"X\""));
+  EXPECT_FALSE(perfetto.out.empty());
+}
+
+TEST_F(AnalysisCommands, MisspelledOptionIsOneLineWithTheNearestOption) {
+  ProcessResult r = dump({"--frmaes", "1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace dump: unknown option '--frmaes' (did you mean --frames?)\n"
+            "see 'gltrace help dump'\n");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(CommandLine, MisspelledCommandSuggestsTheNearest) {
+  Env env;
+  ProcessResult r = gltrace(env, {"trcae", "-o", "x.gltrace", "app"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace: unknown command 'trcae' (did you mean trace?)\nsee 'gltrace --help'\n");
+}
+
+TEST(CommandLine, BadValueIsOneLineWithTheChoices) {
+  Env env;
+  ProcessResult r = gltrace(env, {"trace", "--mode", "fulll", "-o", "x.gltrace", "app"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace trace: --mode: 'fulll' is not one of full, log, error, systrace (did you "
+            "mean full?)\nsee 'gltrace help trace'\n");
+  r = gltrace(env, {"stats", "--frames-max=x", "t.gltrace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace stats: --frames-max: 'x' is not a valid value\nsee 'gltrace help stats'\n");
+  r = gltrace(env, {"attach", "1", "-o", "x.gltrace", "--zstd-level", "30"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(count_occurrences(r.err, "\n"), 2u) << r.err;
+}
+
+// The surface command and its subcommands, which parse their own words,
+// say a mistake as every command does: one line and where the help is.
+TEST(CommandLine, SurfaceMistakesAreOneLine) {
+  Env env;
+  ProcessResult r = gltrace(env, {"surface", "creat", "d.json", "-o", "t.surf"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace surface: unknown subcommand 'creat' (did you mean create?)\n"
+            "see 'gltrace help surface'\n");
+  r = gltrace(env, {"surface", "describe"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "gltrace surface: describe wants TRACE\nsee 'gltrace help surface'\n");
+  r = gltrace(env, {"surface", "record", "-o", "x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace surface record: need a CLIENT to run\n"
+            "see 'gltrace surface record --help'\n");
+  r = gltrace(env, {"surface", "from-gl", "-o", "x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace surface from-gl: need -o OUT and TRACE\n"
+            "see 'gltrace surface from-gl --help'\n");
+  r = gltrace(env, {"surface", "replay", "--bogus", "t.surf"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace surface replay: unknown option '--bogus'\n"
+            "see 'gltrace surface replay -h'\n");
+  r = gltrace(env, {"surface", "--bogus"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(count_occurrences(r.err, "\n"), 2u) << r.err;
+  ProcessResult help = gltrace(env, {"surface", "help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.out, gltrace(env, {"help", "surface"}).out);
+  EXPECT_TRUE(contains(help.out, "usage: gltrace surface SUBCOMMAND [ARGS...]\n")) << help.out;
+}
+
+// The choices main's outputs work added are checked by the parser.
+TEST(CommandLine, OutputFormatChoicesAreOneLine) {
+  Env env;
+  ProcessResult r = gltrace(env, {"export", "--format", "svg", "t.gltrace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace export: --format: 'svg' is not one of perfetto, json\n"
+            "see 'gltrace help export'\n");
+  r = gltrace(env, {"export", "--compression", "gzip", "t.gltrace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(count_occurrences(r.err, "\n"), 2u) << r.err;
+  r = gltrace(env, {"export", "--chrome", "--format", "perfetto", "t.gltrace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(count_occurrences(r.err, "\n"), 2u) << r.err;
+  r = gltrace(env, {"stats", "--format", "xml", "t.gltrace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace stats: --format: 'xml' is not one of text, csv, json\n"
+            "see 'gltrace help stats'\n");
+  r = gltrace(env, {"stats", "--table", "frame", "t.gltrace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "(did you mean frames?)")) << r.err;
+  r = gltrace(env, {"replay", "--driver", "", "t.gltrace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "gltrace replay: --driver: wants a directory\nsee 'gltrace help replay'\n");
+}
+
+// Every command's help names, in its usage line and in its option list, each
+// option its parser accepts (the table `--help-options` prints from the same
+// definitions, which tools/cli_docs.py makes the completion from).
+TEST(CommandLine, HelpOfEveryCommandListsEveryOptionItAccepts) {
+  Env env;
+  ProcessResult top = gltrace(env, {"--help"});
+  std::vector<std::string> commands;
+  std::regex command_line(R"(^  ([a-z]+) +\S)");
+  std::istringstream lines(top.out.substr(top.out.find("commands:\n")));
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, command_line)) commands.push_back(m[1]);
+  }
+  ASSERT_GE(commands.size(), 13u) << top.out;
+  auto check = [](const std::string& what, const std::string& help, const std::string& table) {
+    std::string usage = help.substr(0, help.find("\n\n"));
+    std::istringstream rows(table);
+    size_t options = 0;
+    for (std::string row; std::getline(rows, row);) {
+      std::string names = row.substr(0, row.find('\t'));
+      std::string value = row.substr(row.find('\t') + 1);
+      std::istringstream words(names);
+      std::string first, last;
+      for (std::string name; words >> name;) {
+        if (first.empty()) first = name;
+        last = name;
+      }
+      ++options;
+      if (first == "-h") continue;  // said on every help's last line, not in the usage
+      // "-o, --output FILE" in the list; "-o FILE" or "--traceable[=MODE]" in the usage.
+      std::string listed = "  " + std::regex_replace(names, std::regex(" "), ", ");
+      if (!value.empty()) listed += value[0] == '=' ? "[" + value + "]" : " " + value;
+      EXPECT_TRUE(contains(help, "\n" + listed + " ")) << what << ": " << listed << "\n" << help;
+      std::string in_usage = value.empty()     ? first
+                             : value[0] == '=' ? last + "[" + value + "]"
+                                               : first + " " + value;
+      EXPECT_TRUE(contains(usage, in_usage)) << what << ": " << in_usage << "\n" << usage;
+    }
+    EXPECT_GT(options, 0u) << what;
+  };
+  for (const std::string& command : commands) {
+    ProcessResult help = gltrace(env, {"help", command});
+    ProcessResult table = gltrace(env, {command, "--help-options"});
+    ASSERT_EQ(help.exit_code, 0) << command;
+    ASSERT_EQ(table.exit_code, 0) << command;
+    check(command, help.out, table.out);
+  }
+  ProcessResult help = run_process({build_bin("glreplay"), "--help"});
+  ProcessResult table = run_process({build_bin("glreplay"), "--help-options"});
+  check("glreplay", help.out, table.out);
+  // What the issue found missing.
+  ProcessResult trace = gltrace(env, {"trace", "--help-options"});
+  for (const char* option : {"--framebuffer\tWHEN", "--thread-time\t", "--zstd-level\tN"})
+    EXPECT_TRUE(contains(trace.out, option)) << option << "\n" << trace.out;
+  ProcessResult attach = gltrace(env, {"attach", "--help-options"});
+  EXPECT_TRUE(contains(attach.out, "--zstd-level\tN")) << attach.out;
+}
+
+TEST(CommandLine, Versions) {
+  Env env;
+  ProcessResult r = run_process({build_bin("glreplay"), "--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_match(r.out, std::regex("glreplay [0-9]+\\.[0-9]+\\.[0-9]+\n"))) << r.out;
+  r = gltrace(env, {"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(std::regex_match(r.out, std::regex("gltrace [0-9]+\\.[0-9]+\\.[0-9]+\n"))) << r.out;
+}
+
+TEST(CommandLine, ZstdLevelReachesTheTraceWriter) {
+  Env env;
+  std::string fast = env.dir + "/fast.gltrace", small = env.dir + "/small.gltrace";
+  std::vector<std::string> app = {"--", build_bin("gltrace-cli-app"), "--frames", "30"};
+  std::vector<std::string> a = {"trace", "--zstd-level=1", "-o", fast};
+  std::vector<std::string> b = {"trace", "--zstd-level", "19", "-o", small};
+  a.insert(a.end(), app.begin(), app.end());
+  b.insert(b.end(), app.begin(), app.end());
+  ASSERT_EQ(gltrace(env, a).exit_code, 0);
+  ASSERT_EQ(gltrace(env, b).exit_code, 0);
+  struct stat fast_st {
+  }, small_st{};
+  ASSERT_EQ(stat(fast.c_str(), &fast_st), 0);
+  ASSERT_EQ(stat(small.c_str(), &small_st), 0);
+  EXPECT_NE(fast_st.st_size, small_st.st_size);
+}
+
+// ----- gltrace settings put: known names and values ------------------------------
+
+TEST(SettingsPut, InvalidValueOfAKnownSettingIsRejectedWithTheChoices) {
+  Env env;
+  ProcessResult r = gltrace(env, {"settings", "put", "debug.gltrace.trace", "fulll"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace settings: invalid value for debug.gltrace.trace: 'fulll' is not one of off, "
+            "0, full, log, error, systrace\nsee 'gltrace help settings'\n");
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{{"enable_gpu_debug_layers", "yes"},
+                                             {"debug.gltrace.start", "later"},
+                                             {"debug.gltrace.socket", "a/b"},
+                                             {"debug.gltrace.tcp", "70000"}}) {
+    r = gltrace(env, {"settings", "put", bad[0], bad[1]});
+    EXPECT_EQ(r.exit_code, 2) << bad[0] << " " << bad[1];
+    EXPECT_TRUE(contains(r.err, "invalid value for " + bad[0])) << r.err;
+  }
+  EXPECT_EQ(read_text_file(env.dir + "/config/gltrace/settings.conf"), "") << "nothing stored";
+  for (const std::vector<std::string>& good :
+       std::vector<std::vector<std::string>>{{"debug.gltrace.trace", "full"},
+                                             {"enable_gpu_debug_layers", "1"},
+                                             {"debug.gltrace.tcp", "0"},
+                                             {"debug.gltrace.socket", "mine"},
+                                             {"gpu_debug_app", "x"}}) {
+    r = gltrace(env, {"settings", "put", good[0], good[1]});
+    EXPECT_EQ(r.exit_code, 0) << good[0] << " " << good[1] << ": " << r.err;
+    EXPECT_EQ(r.err, "");
+  }
+}
+
+TEST(SettingsPut, UnknownNameIsStoredWithAWarningAndTheNearestName) {
+  Env env;
+  ProcessResult r = gltrace(env, {"settings", "put", "gpu_debug_layer", "libX.so"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err,
+                       "warning: 'gpu_debug_layer' is no setting gltrace reads (did you "
+                       "mean gpu_debug_layers_gles?); stored anyway"))
+      << r.err;
+  EXPECT_EQ(gltrace(env, {"settings", "get", "gpu_debug_layer"}).out, "libX.so\n");
+}
+
+TEST(SettingsHelp, ListsEveryKnownSettingWithItsChoices) {
+  Env env;
+  ProcessResult r = gltrace(env, {"help", "settings"});
+  EXPECT_TRUE(contains(r.out, "  debug.gltrace.trace")) << r.out;
+  EXPECT_TRUE(contains(r.out, "(off|0|full|log|error|systrace)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  enable_gpu_debug_layers")) << r.out;
 }
 
 }  // namespace

@@ -470,11 +470,13 @@ TEST(GlreplayCli, BadUsageExitsTwo) {
                                              {"a.gltrace", "b.gltrace"}}) {
     ProcessResult r = glreplay(args);
     EXPECT_EQ(r.exit_code, 2) << args.size() << " " << r.err;
-    EXPECT_NE(r.err.find("usage: glreplay"), std::string::npos) << r.err;
+    // One line of error and where the help is, not the help itself.
+    EXPECT_NE(r.err.find("\nsee 'glreplay --help'\n"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("usage:"), std::string::npos) << r.err;
   }
   ProcessResult help = gltrace({"help", "replay"});
   EXPECT_EQ(help.exit_code, 0);
-  EXPECT_NE(help.out.find("usage: gltrace replay [OPTIONS] TRACE"), std::string::npos);
+  EXPECT_NE(help.out.find("usage: gltrace replay [--compare[=T]]"), std::string::npos) << help.out;
   ProcessResult missing = glreplay({"/nonexistent/t.gltrace"});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("/nonexistent/t.gltrace"), std::string::npos) << missing.err;

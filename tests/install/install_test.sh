@@ -143,7 +143,7 @@ complete_line() {  # SCRIPT WORDS...: what completing the last word offers
 }
 completions="$root/share/bash-completion/completions"
 [ "$(complete_line "$completions/gltrace" gltrace tr)" = trace ] || fail "gltrace tr<TAB>"
-# From trace's option list: its usage line does not name --framebuffer.
+# From trace's option table (gltrace trace --help-options): --framebuffer.
 [ "$(complete_line "$completions/gltrace" gltrace trace --fram)" = --framebuffer ] ||
   fail "gltrace trace --fram<TAB>: $(complete_line "$completions/gltrace" gltrace trace --fram)"
 [ "$(complete_line "$completions/gltrace" gltrace help rep)" = replay ] || fail "gltrace help rep<TAB>"

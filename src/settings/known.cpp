@@ -1,0 +1,78 @@
+#include "settings/known.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "settings/live_config.h"
+#include "settings/settings.h"
+
+namespace gltrace::settings {
+namespace {
+
+constexpr const char* kOnOff[] = {"0", "1", nullptr};
+constexpr const char* kLiveModes[] = {"off", "0", "full", "log", "error", "systrace", nullptr};
+constexpr const char* kStarts[] = {"attach", "now", nullptr};
+
+std::string plain_file_name(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name == "." || name == ".." ||
+      name.find('/') != std::string_view::npos)
+    return "'" + std::string(name) +
+           "' is no plain file name (at most 64 characters, no '/', not . or ..)";
+  return "";
+}
+
+std::string tcp_port(std::string_view value) {
+  std::string text(value);
+  char* end = nullptr;
+  long port = strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || port < 0 || port > 65535)
+    return "'" + text + "' is no TCP port (0 to 65535; 0: any free one)";
+  return "";
+}
+
+constexpr KnownSetting kKnown[] = {
+    {kEnableGpuDebugLayers, "1 to load the layers below into gpu_debug_app", kOnOff, nullptr},
+    {kGpuDebugApp, "the process (executable name) to load layers into", nullptr, nullptr},
+    {kGpuDebugLayersGles, "layers, top (nearest the app) first: libA.so:libB.so", nullptr, nullptr},
+    {kGpuDebugLayerApp, "where else to search for layers (Android: packages)", nullptr, nullptr},
+    {kDebugGlesLayers, "layers for every process (like `setprop debug.gles.layers`)", nullptr,
+     nullptr},
+    {kLiveTrace, "make processes traceable, with the mode an attach records (GLTRACE_LIVE)",
+     kLiveModes, nullptr},
+    {kLiveProc,
+     "the executable names that are traceable, ':'-separated, name* a prefix; "
+     "empty: every process",
+     nullptr, nullptr},
+    {kLiveStart, "attach: idle until a host attaches; now: trace from the first call", kStarts,
+     nullptr},
+    {kLiveSocket, "the control socket's file name under $XDG_RUNTIME_DIR/gltrace", nullptr,
+     plain_file_name},
+    {kLiveTcp, "also listen on 127.0.0.1:PORT (0: any) for a host with the printed token", nullptr,
+     tcp_port},
+};
+
+}  // namespace
+
+std::span<const KnownSetting> known_settings() { return kKnown; }
+
+const KnownSetting* find_known_setting(std::string_view name) {
+  for (const KnownSetting& setting : kKnown)
+    if (name == setting.name) return &setting;
+  return nullptr;
+}
+
+std::string check_setting_value(std::string_view name, std::string_view value) {
+  const KnownSetting* setting = find_known_setting(name);
+  // An empty value is no value: every reader takes it as the setting unset.
+  if (setting == nullptr || value.empty()) return "";
+  if (setting->check != nullptr) return setting->check(value);
+  if (setting->choices == nullptr) return "";
+  std::string list;
+  for (const char* const* choice = setting->choices; *choice != nullptr; ++choice) {
+    if (value == *choice) return "";
+    list += std::string(list.empty() ? "" : ", ") + *choice;
+  }
+  return "'" + std::string(value) + "' is not one of " + list;
+}
+
+}  // namespace gltrace::settings
