@@ -314,15 +314,21 @@ try {
     check(label.trim().length > 0 && inner > 0, 'a group\'s push row shows its label and the calls inside are indented',
       `label "${label.trim()}", indent ${inner}px`);
     await page.click(`${row} .fold`);
-    // the rows as shown, top to bottom, once the list has redrawn
-    const shown = () => page.$$eval('#calls .vrow.call[data-seq]', (rs) => rs.map((r) => Number(r.dataset.seq)));
+    // the rows as shown, top to bottom, once the list has redrawn: in call
+    // order (the virtual list reuses its row elements, so their order in the
+    // document is not the order on screen)
+    const shown = () => page.$$eval('#calls .vrow.call[data-seq]',
+      (rs) => rs.map((r) => Number(r.dataset.seq)).sort((x, y) => x - y));
+    // One look at the rows decides (the list may redraw between two looks).
     const folded = await page.waitForFunction(([a, b]) => {
-      const seqs = [...document.querySelectorAll('#calls .vrow.call[data-seq]')].map((r) => Number(r.dataset.seq));
-      return seqs.includes(a) && !seqs.some((x) => x > a && x <= b);
+      const seqs = [...document.querySelectorAll('#calls .vrow.call[data-seq]')]
+        .map((r) => Number(r.dataset.seq)).sort((x, y) => x - y);
+      const at = seqs.indexOf(a);
+      return at >= 0 && seqs[at + 1] === b + 1 && !seqs.some((x) => x > a && x <= b);
     }, [push, pop], { timeout: 20000 }).then(() => true, () => false);
     const seqs = await shown();
     const after = seqs[seqs.indexOf(push) + 1];
-    check(folded && after === pop + 1, 'folding the group hides its calls up to the pop', `row after ${push}: ${after}`);
+    check(folded, 'folding the group hides its calls up to the pop', `row after ${push}: ${after}`);
     await screenshot('group-folded');
     await page.click(`${row} .fold`);
     await page.waitForSelector(`#calls .vrow.call[data-seq="${push + 1}"]`, WAIT);
