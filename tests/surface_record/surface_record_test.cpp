@@ -445,10 +445,11 @@ TEST(SurfaceRecord, RecordedDemoClientsReplayWhereWestonShowedThem) {
   const std::string out = dir + "/clients.surface";
   // gltrace-surface-client resizes its window halfway, and moves its
   // subsurfaces (below the window, or unmapped, by the end).
+  const std::string clients =
+      "timeout -s INT 3 weston-simple-shm & timeout -s INT 3 weston-simple-egl & "
+      "\"$0\" --frames 60 & wait";
   ProcessResult r = gltrace({"surface", "record", "-o", out, "--size", "640x480", "--", "sh", "-c",
-                             "timeout -s INT 3 weston-simple-shm & "
-                             "timeout -s INT 3 weston-simple-egl & \"$0\" --frames 60 & wait",
-                             build_bin("gltrace-surface-client")});
+                             clients, build_bin("gltrace-surface-client")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const Trace trace = read(out);
 
