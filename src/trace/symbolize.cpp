@@ -124,13 +124,22 @@ std::string describe_call_stack() {
   std::lock_guard<std::mutex> lock(g_mutex);
   Dwfl* d = dwfl();
   const void* own = own_module();
+  // The app's frames begin after the last of the trace layer's and the
+  // interposer's (before them: backtrace itself, or a sanitizer's
+  // interceptor of it).
+  auto ours = [own](void* frame) {
+    Dl_info info{};
+    return dladdr(frame, &info) != 0 && info.dli_fname != nullptr &&
+           (info.dli_fbase == own || strstr(info.dli_fname, "libgltrace.so") != nullptr);
+  };
+  int first = 0;
+  for (int i = 0; i < n; ++i)
+    if (ours(frames[i])) first = i + 1;
   std::string out;
-  for (int i = 0; i < n; ++i) {
+  for (int i = first; i < n; ++i) {
     auto pc = reinterpret_cast<uintptr_t>(frames[i]);
     Dl_info info{};
     bool known = dladdr(frames[i], &info) != 0 && info.dli_fname != nullptr;
-    if (known && (info.dli_fbase == own || strstr(info.dli_fname, "libgltrace.so") != nullptr))
-      continue;  // the trace layer's and the interposer's frames
     // A return address: the call is the instruction before it (its line).
     uintptr_t call = pc - 1;
     std::string function, source;

@@ -1027,6 +1027,14 @@ std::string random_token() {
 }
 
 int run_view(const ViewOptions& options, FILE* out) {
+  // SIGINT/SIGTERM end the server from a thread of their own (stop() is
+  // not for signal handlers): blocked before any thread starts (the model's
+  // indexer is one), so none of them takes a signal with its default action.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   TraceModel model;
   std::string error;
   if (!model.open(options.trace, &error)) {
@@ -1147,14 +1155,8 @@ int run_view(const ViewOptions& options, FILE* out) {
   fprintf(out, "gltrace view: %s\n", url.c_str());
   fflush(out);
 
-  // SIGINT/SIGTERM end the server from a thread of their own (stop() is
-  // not for signal handlers); a dead worker's pipe must not end us.
+  // A dead worker's pipe must not end us.
   signal(SIGPIPE, SIG_IGN);
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::atomic<bool> done{false};
   std::thread stopper([&] {
     const timespec tick = {0, 200 * 1000 * 1000};

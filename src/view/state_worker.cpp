@@ -79,6 +79,11 @@ void StateWorker::start() {
     dup2(err[1], 2);
     close_range(3, ~0u, 0);
     signal(SIGPIPE, SIG_DFL);
+    // The viewer blocks SIGINT/SIGTERM for its signal thread; the worker
+    // takes them as any program does.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
     execv(args[0], args.data());
     dprintf(2, "cannot run %s: %s\n", args[0], strerror(errno));
     _exit(127);

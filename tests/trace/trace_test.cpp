@@ -183,9 +183,9 @@ TEST(TraceModes, SystraceModeAndExportWriteATimeline) {
       gltrace({"trace", "-o", dir + "/t.gltrace", "--", build_bin("gltrace-demo"), "--frames", "3"})
           .exit_code,
       0);
-  ASSERT_EQ(
-      gltrace({"export", "--perfetto", "-o", dir + "/export.json", dir + "/t.gltrace"}).exit_code,
-      0);
+  ASSERT_EQ(gltrace({"export", "--format", "json", "-o", dir + "/export.json", dir + "/t.gltrace"})
+                .exit_code,
+            0);
   // Both are JSON arrays of trace events; python's json module checks the syntax.
   for (const char* file : {"/timeline.json", "/export.json"}) {
     ProcessResult check =
