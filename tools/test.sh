@@ -64,8 +64,8 @@ echo "== sanitizers: ASan + UBSan build and suite"
 quiet build-asan tools/build.sh "$root/build-asan" -DGLTRACE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 # The instrumented interposer is preloaded ahead of the instrumented apps;
 # Mesa's own allocations at exit are not ours to report. In the main suite
-# only: glmark2, piglit, the real programs and the viewer in chromium (not
-# instrumented); the hostile traces through every command and through the
+# only: glmark2, piglit, the real programs, and the viewer and speedscope in
+# chromium (not instrumented; slow to load under ASan's load); the hostile traces through every command and through the
 # viewer's model, and the surface compositor's memory test (their memory
 # bounds need an uninstrumented build, and the hostile decodes take ASan
 # minutes; the decoders are fuzzed under ASan below); the setuid test (the
@@ -73,7 +73,7 @@ quiet build-asan tools/build.sh "$root/build-asan" -DGLTRACE_SANITIZE=ON -DCMAKE
 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest_quiet asan --test-dir "$root/build-asan" -j"$jobs" \
-    -E 'Glmark2|piglit|real_apps|view_browser|HostileCommands|ViewTraceModel.HostileTraces|surface.test_deleted_displays_free_their_images|SecureMode'
+    -E 'Glmark2|piglit|real_apps|view_browser|Speedscope|HostileCommands|ViewTraceModel.HostileTraces|surface.test_deleted_displays_free_their_images|SecureMode'
 
 echo "== ThreadSanitizer: the threaded parts that need no GL"
 # The replay engine (worker threads, read-ahead ring, Events) and the trace
