@@ -90,7 +90,6 @@ Session::~Session() = default;
 
 void Session::set_thread(uint32_t thread) {
   thread_ = thread;
-  thread_bound_ = true;
   bound_ = &bindings_[thread];
 }
 

@@ -235,8 +235,7 @@ class Session {
     if (borrowed) {
       borrowed_ = {};
       bound_ = &borrowed_;
-      thread_bound_ = false;
-    } else if (!thread_bound_ || call->thread != thread_) {
+    } else if (bound_ == &borrowed_ || call->thread != thread_) {
       set_thread(call->thread);
     }
   }
@@ -397,10 +396,9 @@ class Session {
   };
   std::unordered_map<uint32_t, Binding> bindings_;  // by recorded thread
   uint32_t thread_ = 0;
-  bool thread_bound_ = false;  // bound_ is bindings_[thread_]
-  Binding* bound_ = nullptr;   // bindings_[thread_] (nodes do not move), or borrowed_
-  Binding borrowed_;           // a borrowed call's: always empty
-  ContextState none_;          // GL calls with no context current land here
+  Binding* bound_ = nullptr;  // bindings_[thread_] (nodes do not move), or borrowed_
+  Binding borrowed_;          // a borrowed call's: always empty
+  ContextState none_;         // GL calls with no context current land here
 
   uint64_t frame_ = 0;
   uint64_t errors_ = 0;
