@@ -179,6 +179,9 @@ std::optional<int> CommandLine::parse(const std::vector<std::string>& args) {
     print_option_table(stdout);
     return kExitOk;
   }
+  if (std::optional<std::string> word = empty_value(args))
+    return usage_error("option '" + word->substr(0, word->size() - 1) +
+                       "' needs a value after '='");
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // as CLI11 takes them
   try {
     app_.parse(reversed);
@@ -204,6 +207,24 @@ std::optional<int> CommandLine::parse(const std::vector<std::string>& args) {
     if (word != "--" && word.size() > 1 && word[0] == '-') return usage_error(unknown_option(word));
   for (const std::string& word : rest)
     if (word != "--") return usage_error("unexpected argument '" + word + "'");
+  return std::nullopt;
+}
+
+std::optional<std::string> CommandLine::empty_value(const std::vector<std::string>& args) const {
+  // CLI11 reads "--opt=" as "--opt" and takes the next word as the value
+  // ("--frames= trace.gltrace" lost the trace): an empty value is refused.
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--" || word.size() < 2 || word[0] != '-') {
+      if (pass_through_) break;  // the command's own words from here on
+      continue;
+    }
+    size_t equals = word.find('=');
+    const CLI::Option* option = app_.get_option_no_throw(word.substr(0, equals));
+    if (option == nullptr || option->get_type_size_max() == 0) continue;  // a flag, or unknown
+    if (equals == word.size() - 1) return word;
+    if (equals == std::string::npos && option->get_expected_min() > 0) ++i;  // its value
+  }
   return std::nullopt;
 }
 

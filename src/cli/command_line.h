@@ -55,6 +55,10 @@ class CommandLine {
   // The usage line's "[-o FILE] [--mode MODE] ..." part.
   std::string options_synopsis() const;
 
+  // The first "--opt=" with nothing after the '=' of an option that takes
+  // a value, before the operands.
+  std::optional<std::string> empty_value(const std::vector<std::string>& args) const;
+
   // "unknown option '--frmaes' (did you mean --frames?)".
   std::string unknown_option(const std::string& word) const;
 

@@ -28,6 +28,21 @@ TEST(CommandLine, ValueAfterEqualsOrAsTheNextWord) {
   EXPECT_EQ(parse_launch({"--mode", "log", "app"}).mode, "log");
 }
 
+TEST(CommandLine, EmptyValueAfterEqualsIsAUsageErrorNotTheNextWord) {
+  testing::internal::CaptureStderr();
+  Parsed p = parse_launch({"--mode=", "app"});
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(p.status, kExitUsage);
+  EXPECT_EQ(err,
+            "gltrace test: option '--mode' needs a value after '='\n"
+            "see 'gltrace help test'\n");
+  // The app's own words are not looked at, nor is a value that ends in '='.
+  p = parse_launch({"--mode", "--mode=", "app", "--mode="});
+  EXPECT_FALSE(p.status);
+  EXPECT_EQ(p.mode, "--mode=");
+  EXPECT_EQ(p.operands, (std::vector<std::string>{"app", "--mode="}));
+}
+
 TEST(CommandLine, OperandsFromTheFirstNonOptionOnAreTheCommands) {
   Parsed p = parse_launch({"--mode", "log", "app", "--mode", "x", "-v"});
   EXPECT_FALSE(p.status);
