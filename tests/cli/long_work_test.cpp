@@ -9,32 +9,16 @@
 #include <vector>
 
 #include "support/subprocess.h"
+#include "support/tools.h"
 
 namespace gltrace::test {
 namespace {
 
-EnvChanges clean_env() {
-  static const std::string runtime = make_temp_dir();
-  return {{"DEBUG_GLES_LAYERS", std::nullopt},        {"LD_PRELOAD", std::nullopt},
-          {"GLTRACE_LAYER_PATH", std::nullopt},       {"GLTRACE_TRACE_FILE", std::nullopt},
-          {"XDG_CONFIG_HOME", make_temp_dir()},       {"XDG_RUNTIME_DIR", runtime},
-          {"GLTRACE_SYSTEM_SETTINGS", "/nonexistent"}};
-}
-
-std::vector<std::string> gltrace_argv(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {build_bin("gltrace")};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return argv;
-}
-
-ProcessResult gltrace(const std::vector<std::string>& args) {
-  return run_process(gltrace_argv(args), clean_env(), 300);
-}
-
 // gltrace with its stderr on a pseudo-terminal: out is what the terminal got.
 ProcessResult gltrace_on_terminal(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"/usr/bin/python3", source_path("tests/cli/pty_stderr.py")};
-  for (const std::string& a : gltrace_argv(args)) argv.push_back(a);
+  std::vector<std::string> argv = {"/usr/bin/python3", source_path("tests/cli/pty_stderr.py"),
+                                   build_bin("gltrace")};
+  argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv, clean_env(), 300);
 }
 

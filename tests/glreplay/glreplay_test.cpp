@@ -25,6 +25,7 @@
 #include "protowire/wire.h"
 #include "support/apps.h"
 #include "support/subprocess.h"
+#include "support/tools.h"
 #include "support/xvfb.h"
 #include "test_trace.h"
 
@@ -33,27 +34,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using glreplay::FrameImage;
-
-EnvChanges clean_env() {
-  static const std::string runtime = make_temp_dir();
-  return {{"DEBUG_GLES_LAYERS", std::nullopt},        {"LD_PRELOAD", std::nullopt},
-          {"GLTRACE_LAYER_PATH", std::nullopt},       {"GLTRACE_TRACE_FILE", std::nullopt},
-          {"XDG_CONFIG_HOME", make_temp_dir()},       {"XDG_RUNTIME_DIR", runtime},
-          {"GLTRACE_SYSTEM_SETTINGS", "/nonexistent"}};
-}
-
-ProcessResult gltrace(const std::vector<std::string>& args, const EnvChanges& env = clean_env(),
-                      int timeout = 120) {
-  std::vector<std::string> argv = {build_bin("gltrace")};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv, env, timeout);
-}
-
-ProcessResult glreplay(const std::vector<std::string>& args, int timeout = 120) {
-  std::vector<std::string> argv = {build_bin("glreplay")};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv, clean_env(), timeout);
-}
 
 // One demo trace with framebuffer images, made once for the tests that need it.
 const std::string& demo_trace() {
@@ -545,7 +525,7 @@ TEST(GlreplayDemo, DamagedCopiesReplayUpToTheDamageAndStop) {
   corrupt[corrupt.size() / 2] ^= 0x5a;
   write_text_file(dir + "/corrupt.gltrace", corrupt);
   for (const char* name : {"cut", "corrupt"}) {
-    ProcessResult r = glreplay({"-n", "--compare", dir + "/" + name + ".gltrace"}, 60);
+    ProcessResult r = glreplay({"-n", "--compare", dir + "/" + name + ".gltrace"}, clean_env(), 60);
     ASSERT_FALSE(r.timed_out) << name;
     EXPECT_EQ(r.exit_code, 1) << name << r.err;
     EXPECT_NE(r.err.find("trace error after call "), std::string::npos) << name << r.err;
@@ -1165,7 +1145,7 @@ TEST(GlreplayGlmark2, ScenesReplayPixelIdenticalHeadless) {
     ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;
   }
   // No X server from here on: the replay is headless.
-  ProcessResult r = glreplay({"-n", "--compare", trace}, 240);
+  ProcessResult r = glreplay({"-n", "--compare", trace}, clean_env(), 240);
   EXPECT_EQ(r.exit_code, 0) << r.out.substr(0, 4000) << r.err;
   CompareLine c = compare_line(r.out);
   ASSERT_TRUE(c.found) << r.out.substr(0, 4000);

@@ -28,18 +28,11 @@
 #include "protowire/wire.h"
 #include "support/apps.h"
 #include "support/subprocess.h"
+#include "support/tools.h"
 #include "support/xvfb.h"
 
 namespace gltrace::test {
 namespace {
-
-EnvChanges clean_env() {
-  static const std::string runtime = make_temp_dir();
-  return {{"DEBUG_GLES_LAYERS", std::nullopt},        {"LD_PRELOAD", std::nullopt},
-          {"GLTRACE_LAYER_PATH", std::nullopt},       {"GLTRACE_TRACE_FILE", std::nullopt},
-          {"XDG_CONFIG_HOME", make_temp_dir()},       {"XDG_RUNTIME_DIR", runtime},
-          {"GLTRACE_SYSTEM_SETTINGS", "/nonexistent"}};
-}
 
 // What the app wrote to --progress: its pid, whether the main thread went
 // idle, the last frame the worker completed.

@@ -10,26 +10,13 @@
 #include <vector>
 
 #include "support/subprocess.h"
+#include "support/tools.h"
 #include "support/xvfb.h"
 
 namespace gltrace::test {
 namespace {
 
 constexpr int kFrames = 6;
-
-EnvChanges clean_env() {
-  static const std::string runtime = make_temp_dir();
-  return {{"DEBUG_GLES_LAYERS", std::nullopt},        {"LD_PRELOAD", std::nullopt},
-          {"GLTRACE_LAYER_PATH", std::nullopt},       {"GLTRACE_TRACE_FILE", std::nullopt},
-          {"XDG_CONFIG_HOME", make_temp_dir()},       {"XDG_RUNTIME_DIR", runtime},
-          {"GLTRACE_SYSTEM_SETTINGS", "/nonexistent"}};
-}
-
-ProcessResult gltrace(const std::vector<std::string>& args, const EnvChanges& env = clean_env()) {
-  std::vector<std::string> argv = {build_bin("gltrace")};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv, env, 180);
-}
 
 // The replay's two summary lines.
 struct Summary {

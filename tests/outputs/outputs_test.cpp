@@ -13,23 +13,10 @@
 #include <vector>
 
 #include "support/subprocess.h"
+#include "support/tools.h"
 
 namespace gltrace::test {
 namespace {
-
-EnvChanges clean_env() {
-  static const std::string runtime = make_temp_dir();
-  return {{"DEBUG_GLES_LAYERS", std::nullopt},        {"LD_PRELOAD", std::nullopt},
-          {"GLTRACE_LAYER_PATH", std::nullopt},       {"GLTRACE_TRACE_FILE", std::nullopt},
-          {"XDG_CONFIG_HOME", make_temp_dir()},       {"XDG_RUNTIME_DIR", runtime},
-          {"GLTRACE_SYSTEM_SETTINGS", "/nonexistent"}};
-}
-
-ProcessResult gltrace(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {build_bin("gltrace")};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv, clean_env(), 180);
-}
 
 // The app's "NAME: v v v" lines, by name.
 std::map<std::string, std::vector<std::string>> app_values(const std::string& out) {
