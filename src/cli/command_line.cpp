@@ -192,6 +192,12 @@ std::optional<int> CommandLine::parse(const std::vector<std::string>& args) {
     printf("%s\n", version.what());
     return kExitOk;
   } catch (const CLI::ParseError& e) {
+    // An unknown option ended the options (pass-through): it is the mistake
+    // to name, not the required option it kept from being read.
+    std::vector<std::string> rest = app_.remaining();
+    if (pass_through_ && !rest.empty() && rest[0] != "--" && rest[0].size() > 1 &&
+        rest[0][0] == '-')
+      return usage_error(unknown_option(rest[0]));
     return usage_error(rephrase(e.what()));
   }
   std::vector<std::string> rest = app_.remaining();

@@ -59,20 +59,29 @@ bool load(const std::string& path, surface::Trace* trace, std::string* error) {
   return true;
 }
 
+// Each subcommand has a command line of its own, as every command:
+// "gltrace surface NAME", its help by `gltrace surface NAME --help`.
+std::string subcommand_program(const char* subcommand) {
+  return std::string("gltrace surface ") + subcommand;
+}
+
+struct SubcommandLine : CommandLine {
+  explicit SubcommandLine(const char* name)
+      : CommandLine(subcommand_program(name), subcommand_program(name) + " --help") {}
+};
+
 int create(const std::vector<std::string>& args) {
   std::string description, output;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "-o") {
-      if (i + 1 >= args.size()) return usage_error(kCommand, "create: -o needs a file");
-      output = args[++i];
-    } else if (description.empty() && (args[i] == "-" || args[i][0] != '-')) {
-      description = args[i];
-    } else {
-      return usage_error(kCommand, "create: unexpected '" + args[i] + "'");
-    }
-  }
-  if (description.empty() || output.empty())
-    return usage_error(kCommand, "create wants DESC.json -o TRACE");
+  SubcommandLine line("create");
+  line.app().description(
+      "Builds a surface trace from a JSON description (docs/surface.md): events at\n"
+      "times, buffer updates and VSyncs at rates.");
+  line.app()
+      .add_option("-o,--output", output, "the surface trace to write")
+      ->type_name("TRACE")
+      ->required();
+  line.app().add_option("DESC", description, "the description (JSON; - reads stdin)")->required();
+  if (std::optional<int> status = line.parse(args)) return *status;
   std::string text, error;
   if (!read_text(description == "-" ? "/dev/stdin" : description, &text, &error))
     return fail(error);
@@ -85,17 +94,15 @@ int create(const std::vector<std::string>& args) {
 
 int describe(const std::vector<std::string>& args) {
   std::string input, output = "-";
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "-o") {
-      if (i + 1 >= args.size()) return usage_error(kCommand, "describe: -o needs a file");
-      output = args[++i];
-    } else if (input.empty() && args[i][0] != '-') {
-      input = args[i];
-    } else {
-      return usage_error(kCommand, "describe: unexpected '" + args[i] + "'");
-    }
-  }
-  if (input.empty()) return usage_error(kCommand, "describe wants TRACE");
+  SubcommandLine line("describe");
+  line.app().description(
+      "Prints a surface trace as the JSON description `gltrace surface create` reads;\n"
+      "create gives the same trace back.");
+  line.app()
+      .add_option("-o,--output", output, "where to write it (default: stdout)")
+      ->type_name("FILE");
+  line.app().add_option("TRACE", input, "the surface trace")->required();
+  if (std::optional<int> status = line.parse(args)) return *status;
   surface::Trace trace;
   std::string error;
   if (!load(input, &trace, &error)) return fail(error);
@@ -104,36 +111,28 @@ int describe(const std::vector<std::string>& args) {
 }
 
 int convert(const std::vector<std::string>& args) {
-  if (args.size() != 3 || args[0] != "--to-trace")
-    return usage_error(kCommand, "convert wants --to-trace IN OUT");
+  std::string input, output;
+  bool to_trace = false;
+  SubcommandLine line("convert");
+  line.app().description(
+      "Writes a stream of increments (or a plain trace) as one plain Trace, which\n"
+      "protoc decodes (--decode=gltrace.surface.Trace proto/surface.proto).");
+  line.app()
+      .add_flag("--to-trace", to_trace, "to one plain gltrace.surface.Trace (the only conversion)")
+      ->required();
+  line.app().add_option("IN", input, "the surface trace or stream")->required();
+  line.app().add_option("OUT", output, "the plain trace to write")->required();
+  if (std::optional<int> status = line.parse(args)) return *status;
   surface::Trace trace;
   std::string error;
-  if (!load(args[1], &trace, &error)) return fail(error);
-  if (!surface::write_trace(args[2], trace, error)) return fail(error);
-  std::printf("%s: %d increments\n", args[2].c_str(), trace.increment_size());
+  if (!load(input, &trace, &error)) return fail(error);
+  if (!surface::write_trace(output, trace, error)) return fail(error);
+  std::printf("%s: %d increments\n", output.c_str(), trace.increment_size());
   return kExitOk;
 }
 
 int replay(const std::vector<std::string>& args) {
-  return surface::run_replay(args, "gltrace surface replay");
-}
-
-// record and from-gl take argc/argv with their own name first.
-int with_argv(int (*run)(int, char**), const char* name, const std::vector<std::string>& args) {
-  std::vector<std::string> words{name};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& word : words) argv.push_back(word.data());
-  argv.push_back(nullptr);
-  return run(static_cast<int>(words.size()), argv.data());
-}
-
-int record(const std::vector<std::string>& args) {
-  return with_argv(surface_record_main, "record", args);
-}
-
-int from_gl(const std::vector<std::string>& args) {
-  return with_argv(surface_from_gl_main, "from-gl", args);
+  return surface::run_replay(args, subcommand_program("replay"));
 }
 
 struct Subcommand {
@@ -142,8 +141,8 @@ struct Subcommand {
 };
 
 constexpr Subcommand kSubcommands[] = {
-    {"create", create}, {"describe", describe}, {"convert", convert},
-    {"replay", replay}, {"record", record},     {"from-gl", from_gl},
+    {"create", create}, {"describe", describe},     {"convert", convert},
+    {"replay", replay}, {"record", surface_record}, {"from-gl", surface_from_gl},
 };
 
 }  // namespace

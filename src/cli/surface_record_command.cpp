@@ -14,101 +14,60 @@
 
 namespace gltrace::cli {
 
-const char kUsage_surface_record[] =
-    "usage: gltrace surface record -o FILE [--contents] [--size WxH] [--renderer R]\n"
-    "                              [--] CLIENT [ARGS...]\n"
-    "\n"
-    "Runs the Wayland client CLIENT (and every client it starts) under a headless\n"
-    "weston started for the purpose, with gltrace's recorder module loaded, and\n"
-    "records what weston showed as a surface trace: its outputs as displays, each\n"
-    "surface's creation (role, app id, title) and deletion, where weston placed it\n"
-    "and in which order, sizes, crops, scales and transforms, subsurfaces, every\n"
-    "buffer commit, and a VSync at each repaint. Stops weston when the clients\n"
-    "have ended. Ctrl-C goes to the client, not to weston.\n"
-    "\n"
-    "  -o FILE      the trace: a plain gltrace.surface.Trace at the end (protoc\n"
-    "               --decode=gltrace.surface.Trace proto/surface.proto < FILE), a\n"
-    "               stream of increments while recording and when cut short\n"
-    "  --contents   keep the pixels of each shm buffer update\n"
-    "  --size WxH   the headless output's size (weston's default otherwise)\n"
-    "  --renderer R how weston composites: pixman (default) or gl (llvmpipe\n"
-    "               here: slower)\n"
-    "\n"
-    "WAYLAND_DISPLAY must not be set: a running compositor cannot be recorded from\n"
-    "outside (docs/surface.md says how to load the module into your own weston).\n"
-    "Exit status: the client's (128+N when signal N ended it), 1 when the\n"
-    "recording failed or weston died, 127 when CLIENT cannot be run.\n";
-
-const char kUsage_surface_from_gl[] =
-    "usage: gltrace surface from-gl -o OUT TRACE.gltrace\n"
-    "\n"
-    "Converts a GL trace to a surface trace: each EGL window surface becomes a\n"
-    "surface, each eglSwapBuffers a buffer update at the size the frame was drawn\n"
-    "at followed by a VSync, on one display as large as the largest frame. The\n"
-    "framebuffers captured at swaps (gltrace trace --framebuffer swap) become the\n"
-    "updates' contents. OUT is a plain gltrace.surface.Trace.\n";
-
-namespace {
-
-// One line and where the subcommand's help is, as every usage error.
-int usage(const char* subcommand, const std::string& message) {
-  fprintf(stderr, "gltrace surface %s: %s\nsee 'gltrace surface %s --help'\n", subcommand,
-          message.c_str(), subcommand);
-  return kExitUsage;
-}
-
-}  // namespace
-
-int surface_record_main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+int surface_record(const std::vector<std::string>& args) {
   surface::RecordOptions options;
-  size_t i = 0;
-  for (; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--") {
-      ++i;
-      break;
-    }
-    if (arg.empty() || arg[0] != '-') break;
-    if (arg == "--help" || arg == "-h") {
-      fputs(kUsage_surface_record, stdout);
-      return kExitOk;
-    } else if ((arg == "-o" || arg == "--output") && i + 1 < args.size()) {
-      options.output = args[++i];
-    } else if (arg == "--contents") {
-      options.contents = true;
-    } else if (arg == "--size" && i + 1 < args.size()) {
-      options.size = args[++i];
-    } else if (arg == "--renderer" && i + 1 < args.size()) {
-      options.renderer = args[++i];
-    } else {
-      return usage("record", "unknown option or missing value '" + arg + "'");
-    }
-  }
-  options.client.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
-  if (options.output.empty()) return usage("record", "need -o FILE");
-  if (options.client.empty()) return usage("record", "need a CLIENT to run");
+  CommandLine line("gltrace surface record", "gltrace surface record --help");
+  CLI::App& app = line.app();
+  app.description(
+      "Runs the Wayland client CLIENT (and every client it starts) under a headless\n"
+      "weston started for the purpose, with gltrace's recorder module loaded, and\n"
+      "records what weston showed as a surface trace: its outputs as displays, each\n"
+      "surface's creation (role, app id, title) and deletion, where weston placed it\n"
+      "and in which order, sizes, crops, scales and transforms, subsurfaces, every\n"
+      "buffer commit, and a VSync at each repaint. Stops weston when the clients\n"
+      "have ended. Ctrl-C goes to the client, not to weston.");
+  app.add_option("-o,--output", options.output,
+                 "the trace: a plain gltrace.surface.Trace at the end (protoc "
+                 "--decode=gltrace.surface.Trace proto/surface.proto < FILE), a stream of "
+                 "increments while recording and when cut short")
+      ->type_name("FILE")
+      ->required();
+  app.add_flag("--contents", options.contents, "keep the pixels of each shm buffer update");
+  app.add_option("--size", options.size, "the headless output's size (weston's default otherwise)")
+      ->type_name("WxH");
+  app.add_option("--renderer", options.renderer,
+                 "how weston composites: pixman (default) or gl (llvmpipe here: slower)")
+      ->type_name("R")
+      ->check(one_of({"pixman", "gl"}));
+  app.footer(
+      "WAYLAND_DISPLAY must not be set: a running compositor cannot be recorded from\n"
+      "outside (docs/surface.md says how to load the module into your own weston).\n"
+      "Exit status: the client's (128+N when signal N ended it), 1 when the\n"
+      "recording failed or weston died, 127 when CLIENT cannot be run, 2 bad usage.");
+  line.set_operands({"[--] CLIENT [ARGS...]"});
+  line.pass_operands_through();
+  if (std::optional<int> status = line.parse(args)) return *status;
+  options.client = line.operands();
+  if (options.client.empty()) return line.usage_error("missing CLIENT");
   return surface::record(options);
 }
 
-int surface_from_gl_main(int argc, char** argv) {
+int surface_from_gl(const std::vector<std::string>& args) {
   std::string input, output;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      fputs(kUsage_surface_from_gl, stdout);
-      return kExitOk;
-    } else if ((arg == "-o" || arg == "--output") && i + 1 < argc) {
-      output = argv[++i];
-    } else if (!arg.empty() && arg[0] == '-') {
-      return usage("from-gl", "unknown option or missing value '" + arg + "'");
-    } else if (input.empty()) {
-      input = arg;
-    } else {
-      return usage("from-gl", "one TRACE only");
-    }
-  }
-  if (input.empty() || output.empty()) return usage("from-gl", "need -o OUT and TRACE");
+  CommandLine line("gltrace surface from-gl", "gltrace surface from-gl --help");
+  CLI::App& app = line.app();
+  app.description(
+      "Converts a GL trace to a surface trace: each EGL window surface becomes a\n"
+      "surface, each eglSwapBuffers a buffer update at the size the frame was drawn\n"
+      "at followed by a VSync, on one display as large as the largest frame. The\n"
+      "framebuffers captured at swaps (gltrace trace --framebuffer swap) become the\n"
+      "updates' contents.");
+  app.add_option("-o,--output", output,
+                 "the surface trace to write (a plain gltrace.surface.Trace)")
+      ->type_name("OUT")
+      ->required();
+  app.add_option("TRACE", input, "the GL trace")->required();
+  if (std::optional<int> status = line.parse(args)) return *status;
   surface::Trace trace;
   surface::FromGlSummary summary;
   std::string error, warning;

@@ -1,13 +1,13 @@
 // `gltrace surface record` and `gltrace surface from-gl`: the words after
-// `surface` (argv[0] is "record" or "from-gl").
+// the subcommand's name.
 #pragma once
+
+#include <string>
+#include <vector>
 
 namespace gltrace::cli {
 
-int surface_record_main(int argc, char** argv);
-int surface_from_gl_main(int argc, char** argv);
-
-extern const char kUsage_surface_record[];
-extern const char kUsage_surface_from_gl[];
+int surface_record(const std::vector<std::string>& args);
+int surface_from_gl(const std::vector<std::string>& args);
 
 }  // namespace gltrace::cli

@@ -7,10 +7,7 @@
 
 namespace gltrace::surface {
 
-// The usage text, for a program name.
-std::string replay_usage(const std::string& program);
-
-// Parses args (the words after the program name), replays, prints the
+// Parses args (the words after the program name; gltrace's command line), replays, prints the
 // summary; returns the exit status: 0 replayed, 1 failed, 2 bad usage.
 int run_replay(const std::vector<std::string>& args, const std::string& program);
 

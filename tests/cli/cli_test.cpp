@@ -453,8 +453,8 @@ TEST(CommandLine, BadValueIsOneLineWithTheChoices) {
   EXPECT_EQ(count_occurrences(r.err, "\n"), 2u) << r.err;
 }
 
-// The surface command and its subcommands, which parse their own words,
-// say a mistake as every command does: one line and where the help is.
+// The surface command and its subcommands say a mistake as every command
+// does: one line and where the subcommand's help is.
 TEST(CommandLine, SurfaceMistakesAreOneLine) {
   Env env;
   ProcessResult r = gltrace(env, {"surface", "creat", "d.json", "-o", "t.surf"});
@@ -464,22 +464,36 @@ TEST(CommandLine, SurfaceMistakesAreOneLine) {
             "see 'gltrace help surface'\n");
   r = gltrace(env, {"surface", "describe"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "gltrace surface: describe wants TRACE\nsee 'gltrace help surface'\n");
+  EXPECT_EQ(r.err,
+            "gltrace surface describe: missing TRACE\n"
+            "see 'gltrace surface describe --help'\n");
   r = gltrace(env, {"surface", "record", "-o", "x"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
-            "gltrace surface record: need a CLIENT to run\n"
+            "gltrace surface record: missing CLIENT\n"
+            "see 'gltrace surface record --help'\n");
+  r = gltrace(env, {"surface", "record", "--renderr", "gl", "-o", "x", "app"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace surface record: unknown option '--renderr' (did you mean --renderer?)\n"
             "see 'gltrace surface record --help'\n");
   r = gltrace(env, {"surface", "from-gl", "-o", "x"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
-            "gltrace surface from-gl: need -o OUT and TRACE\n"
+            "gltrace surface from-gl: missing TRACE\n"
             "see 'gltrace surface from-gl --help'\n");
   r = gltrace(env, {"surface", "replay", "--bogus", "t.surf"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
             "gltrace surface replay: unknown option '--bogus'\n"
-            "see 'gltrace surface replay -h'\n");
+            "see 'gltrace surface replay --help'\n");
+  r = gltrace(env, {"surface", "replay", "--buffer-memory=0", "t.surf"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(count_occurrences(r.err, "\n"), 2u) << r.err;
+  ProcessResult sub_help = gltrace(env, {"surface", "from-gl", "--help"});
+  EXPECT_EQ(sub_help.exit_code, 0);
+  EXPECT_TRUE(contains(sub_help.out, "usage: gltrace surface from-gl -o OUT TRACE\n"))
+      << sub_help.out;
   r = gltrace(env, {"surface", "--bogus"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(count_occurrences(r.err, "\n"), 2u) << r.err;

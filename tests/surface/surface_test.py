@@ -697,7 +697,7 @@ class SurfaceTest(unittest.TestCase):
         self.assertFails([binary("surfacereplayer"), "--bogus", "x"], r"unknown option", status=2)
         self.assertFails([binary("gltrace"), "surface", "nope"], r"unknown subcommand", status=2)
         result = run([binary("surfacereplayer"), "-h"], check=0)
-        self.assertIn("-o DIR", result.stdout)
+        self.assertIn("-o, --output DIR", result.stdout)
 
 
 if __name__ == "__main__":
