@@ -2,6 +2,8 @@
 // through it. Loaded as an ordinary layer (usually the last, nearest the
 // driver) it records from the start; loaded as a live layer (top of the
 // chain, two tables) it records when a host attaches (trace/live.h).
+// This file is the module's entry points only; everything else is the
+// gltrace_trace_core library, which tests link directly.
 #include "trace/layer.h"
 
 #include "gltrace/api/functions.h"
@@ -17,8 +19,6 @@ namespace {
 __attribute__((destructor)) void finish_trace() { live_shutdown(); }
 
 }  // namespace
-
-void* g_next_functions[api::kFunctionIdLimit];
 
 }  // namespace gltrace::trace
 

@@ -10,11 +10,15 @@
 #include <cstring>
 
 #include "format/schema.h"
+#include "gltrace/api/functions.h"
 #include "trace/compsize.h"
 #include "trace/modes.h"
 #include "trace/session.h"
 
 namespace gltrace::trace {
+
+void* g_next_functions[api::kFunctionIdLimit];
+
 namespace {
 
 namespace schema = gltrace::schema;
