@@ -120,7 +120,8 @@ def _annotate_value(v, entry, f, where, classes, gl_values, defaults=False):
     if entry.get("kind") == "text" and v.depth == 1 and v.kind in ("uint", "sint"):
         v.kind = "text"  # characters, as bytes
     elif "kind" in entry:
-        if v.depth > 0 or v.kind not in INTEGER_KINDS:
+        # A pointer's kind is its elements' (defaults: scalars only).
+        if v.depth > (0 if defaults else 1) or v.kind not in INTEGER_KINDS:
             if not defaults:
                 raise ApiError(f"{where}: kind applies to integers only ({v.type})")
         else:
