@@ -251,6 +251,10 @@ def load(functions, table, gl_enums):
                 raise ApiError(f"{f.name}: ret given for a void function")
             _check_keys(entry["ret"], RET_KEYS, f"{f.name}.ret")
             _annotate_value(f.result, entry["ret"], f, f"{f.name}.ret", classes, gl_values)
+            r = f.result
+            if r.role == "uniform_location" and r.interface and r.interface[0] != "param":
+                raise ApiError(f"{f.name}.ret: a location's interface is the parameter "
+                               "that names it")
         params = {p.name: p for p in f.params}
         for pname, pentry in entry.get("params", {}).items():
             if pname not in params:

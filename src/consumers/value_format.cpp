@@ -358,8 +358,8 @@ CallText make_call_text(const api::FunctionInfo& info) {
   text.open = std::string(info.name) + "(";
   for (uint32_t i = 0; i < info.param_count; ++i) {
     const api::ParamInfo& p = info.params[i];
-    text.params.push_back({(i != 0 ? ", " : "") + std::string(p.name) + " = ",
-                           {p.kind, api::enum_group(p.group)}});
+    text.params.push_back(
+        {(i != 0 ? ", " : "") + std::string(p.name) + " = ", {p.kind, api::enum_group(p.group)}});
   }
   text.ret = {info.ret_kind, api::enum_group(info.ret_group)};
   return text;
