@@ -265,4 +265,11 @@ def load(functions, table, gl_enums):
             where = f"{f.name}.{v.name or 'ret'}"
             if v.cls and v.cls not in classes:
                 raise ApiError(f"{where}: class {v.cls!r} is not in [classes]")
+        for p in f.params:
+            # A const string without a length is NUL-terminated; a function
+            # pointer is recorded as an address.
+            nul_terminated = p.kind == "text" and p.is_const and p.depth == 1
+            if p.depth > 0 and not p.length and not nul_terminated and p.kind != "funcptr":
+                raise ApiError(f"{f.name}.{p.name}: a pointer ({p.type}) with no length rule: "
+                               f"give one, or \"{UNKNOWN} why\"")
     return functions

@@ -113,9 +113,8 @@ def value_call(f, p):
     elif length.startswith("COMPSIZE"):
         return f'unknown_value({v}, "size computed from {length}, not implemented")'
     elif length == "":
-        if is_text and is_const:
-            return f"text_value({v})"
-        return f'unknown_value({v}, "no size in the registry")'
+        # The loader lets only NUL-terminated strings go without a rule.
+        return f"text_value({v})"
     else:
         count = _len_expr(f, length)
         if count is None:

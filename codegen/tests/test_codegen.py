@@ -234,6 +234,16 @@ class ApiTableTest(unittest.TestCase):
                            "params.pixels = { offset_in = \"GL_NO_SUCH_BINDING\" }",
                            "GL_NO_SUCH_BINDING is no GL enum")
 
+    def test_a_pointer_without_a_length_rule_is_refused(self):
+        table = api.read(API_TABLE)
+        del table["functions"]["glExtGetTexSubImageQCOM"]
+        _, gl = registry.read_gl(GL_XML)
+        egl = registry.read_egl(EGL_HEADERS)
+        with self.assertRaises(api.ApiError) as e:
+            api.load(egl + gl, table, registry.read_gl.enums)
+        self.assertIn("glExtGetTexSubImageQCOM.texels: a pointer (void *) with no length rule",
+                      str(e.exception))
+
     def test_a_type_without_a_kind_is_refused(self):
         table = api.read(API_TABLE)
         del table["types"]["GLfixed"]
