@@ -12,7 +12,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from gltrace_codegen import api, emit, ids, proto, registry, replay, state, trace, validate  # noqa: E402
+from gltrace_codegen import (  # noqa: E402
+    api, emit, ids, proto, registry, replay, state, trace, validate)
 
 
 def write_if_changed(path, text):

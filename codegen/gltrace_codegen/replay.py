@@ -17,10 +17,7 @@ from .emit import HEADER
 # Element types the replay's arrays and outputs hold (numbers and handles).
 _ARRAY_REPS = {"uint", "sint", "f32", "f64", "handle"}
 _SCALAR = {"uint": "u", "sint": "s", "f32": "f", "f64": "d"}
-
-
-_GL_UNIFORM = "0x92E1"  # a program interface: its locations are uniform locations
-
+_GL_UNIFORM = "0x92E1"  # the program interface whose locations are uniform locations
 
 # Outputs larger than this are refused (a hostile trace must not make the
 # replay allocate without bound).
@@ -137,7 +134,8 @@ def _result(f, classes, post):
         post.append(f"a.{define}({classes[r.cls]['replay']}, result);")
     if r.role == "uniform_location" and r.interface:
         # Locations of other interfaces are the driver's to give (not remapped).
-        post.append(f"if (p{r.interface[1]} == {_GL_UNIFORM}) a.define_uniform_location(0, result);")
+        interface = f"p{r.interface[1]}"
+        post.append(f"if ({interface} == {_GL_UNIFORM}) a.define_uniform_location(0, result);")
     elif r.role == "uniform_location":
         post.append("a.define_uniform_location(0, result);")
     elif r.role == "resource_index":
