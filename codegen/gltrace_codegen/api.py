@@ -120,10 +120,12 @@ def _annotate_value(v, entry, f, where, classes, gl_values, defaults=False):
     if entry.get("kind") == "text" and v.depth == 1 and v.kind in ("uint", "sint"):
         v.kind = "text"  # characters, as bytes
     elif "kind" in entry:
-        # A pointer's kind is its elements' (defaults: scalars only).
-        if v.depth > (0 if defaults else 1) or v.kind not in INTEGER_KINDS:
+        # A pointer's kind is its elements' (defaults: scalars only). A
+        # handle may be an integer in disguise (a GL name as EGLClientBuffer).
+        refinable = v.kind in INTEGER_KINDS or (v.kind == "handle" and not defaults)
+        if v.depth > (0 if defaults else 1) or not refinable:
             if not defaults:
-                raise ApiError(f"{where}: kind applies to integers only ({v.type})")
+                raise ApiError(f"{where}: kind applies to integers and handles only ({v.type})")
         else:
             kind, cls = parse_kind(entry["kind"], where)
             if kind not in INTEGER_KINDS:
