@@ -9,7 +9,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from gltrace_codegen import api, ids, registry, trace, validate  # noqa: E402
+from gltrace_codegen import api, emit, ids, registry, replay, trace, validate  # noqa: E402
 
 GL_XML = os.environ.get("GLTRACE_REGISTRY_GL", "/usr/share/khronos-api/gl.xml")
 IDS = os.environ.get("GLTRACE_IDS", os.path.join(HERE, "..", "..", "spec", "function_ids.txt"))
@@ -186,6 +186,19 @@ class ApiTableTest(unittest.TestCase):
         self.assertEqual(trace.value_call(f, f.params[3]),
                          "text_value(message, gltrace::trace::compsize_glPushDebugGroupKHR_message"
                          "(source, id, length, message))")
+
+    def test_every_uniform_location_is_remapped(self):
+        # The regex this replaced missed glGetUniformi64vNV's.
+        text = replay._generic(self.fn["glGetUniformi64vNV"], api.read(API_TABLE)["classes"])
+        self.assertIn("a.uniform_location(1, 0)", text)
+
+    def test_no_generator_names_a_function(self):
+        # What a function means is the table's to say (docs/api-table.md).
+        import re
+        for module in (emit, replay, trace, validate):
+            with open(module.__file__, encoding="utf-8") as f:
+                source = f.read()
+            self.assertEqual(re.findall(r"[\"'](?:gl|egl)[A-Z]\w*", source), [], module.__name__)
 
     def load(self, text):
         import tomllib
