@@ -86,7 +86,8 @@ def value_call(f, p):
     length = p.length
     is_text = p.kind == "text"
     if length.startswith(UNKNOWN):
-        return f'unknown_value({v}, "{length[len(UNKNOWN):].strip()}")'
+        why = length[len(UNKNOWN):].strip().replace("\\", "\\\\").replace('"', '\\"')
+        return f'unknown_value({v}, "{why}")'
     if depth > 1:
         count = _len_expr(f, length) if length else None
         if is_const and is_text and count is not None:
