@@ -65,7 +65,7 @@ def read(path):
         with open(path, "rb") as f:
             return tomllib.load(f)
     except (OSError, tomllib.TOMLDecodeError) as e:
-        raise ApiError(f"{path}: {e}") from e
+        raise ApiError(str(e)) from e
 
 
 def _check_keys(entry, allowed, where):
@@ -189,6 +189,9 @@ def load(functions, table, gl_enums):
     type_kinds = {}
     for name, text in types.items():
         type_kinds[name] = parse_kind(text, f"types.{name}")
+        if type_kinds[name][0] == "name":
+            raise ApiError(f"types.{name}: a GL object name is a parameter's kind (the "
+                           "registry's class=), not a type's")
     classes = table.get("classes", {})
     for name, entry in classes.items():
         _check_keys(entry, {"replay", "on_bind", "on_delete"}, f"classes.{name}")
