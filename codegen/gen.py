@@ -2,7 +2,7 @@
 """gltrace code generator entry point (Python 3 standard library only).
 
   gen.py --gl-xml gl.xml --egl-header egl.h --egl-header eglext.h \
-         --ids spec/function_ids.txt --out DIR [--update-ids]
+         --ids spec/function_ids.txt --api-table spec/api.toml --out DIR [--update-ids]
   gen.py --proto proto/trace.proto --namespace gltrace::schema --header OUT.h
 """
 
@@ -12,10 +12,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from gltrace_codegen import emit, ids, proto, registry, replay, state, trace, validate  # noqa: E402
-
-# Exports written by hand: they do more than jump through the table.
-HANDWRITTEN_EXPORTS = {"eglGetProcAddress", "eglMakeCurrent"}
+from gltrace_codegen import (  # noqa: E402
+    api, emit, ids, proto, registry, replay, state, trace, validate)
 
 
 def write_if_changed(path, text):
@@ -50,6 +48,7 @@ def main():
     ap.add_argument("--ids")
     ap.add_argument("--out")
     ap.add_argument("--update-ids", action="store_true")
+    ap.add_argument("--api-table", help="spec/api.toml: what each function and parameter means")
     ap.add_argument("--state-table", help="spec/gles_state.json: the state worker's table")
     # A .proto's field numbers, on their own: the format and control libraries
     # build from them without the GL registry.
@@ -62,47 +61,52 @@ def main():
             ap.error("--proto needs --namespace and --header")
         generate_schema(args.proto, args.namespace, args.header)
         return
-    if not (args.gl_xml and args.egl_header and args.ids and args.out):
-        ap.error("--gl-xml, --egl-header, --ids and --out are required (or --proto)")
+    if not (args.gl_xml and args.egl_header and args.ids and args.out and args.api_table):
+        ap.error("--gl-xml, --egl-header, --ids, --api-table and --out are required (or --proto)")
 
     typedefs, gl_functions = registry.read_gl(args.gl_xml)
     egl_functions = registry.read_egl(args.egl_header)
     functions = egl_functions + gl_functions
+    try:
+        table = api.read(args.api_table)
+        api.load(functions, table, registry.read_gl.enums)
+    except api.ApiError as e:
+        sys.exit(f"gltrace codegen: {args.api_table}: {e}")
     registered = ids.read(args.ids) if os.path.exists(args.ids) else {}
     limit = ids.assign(functions, registered, args.ids, args.update_ids)
     if limit > 65535:
         sys.exit("gltrace codegen: ids must fit in 16 bits")
 
     out = args.out
-    api = os.path.join(out, "gltrace", "api")
-    write_if_changed(os.path.join(api, "types.h"), emit.types_h(typedefs))
-    write_if_changed(os.path.join(api, "limits.h"), emit.limits_h(limit))
-    write_if_changed(os.path.join(api, "functions.h"), emit.functions_h(functions, limit))
-    write_if_changed(os.path.join(api, "pfn.h"), emit.pfn_h(functions))
+    api_dir = os.path.join(out, "gltrace", "api")
+    write_if_changed(os.path.join(api_dir, "types.h"), emit.types_h(typedefs))
+    write_if_changed(os.path.join(api_dir, "limits.h"), emit.limits_h(limit))
+    write_if_changed(os.path.join(api_dir, "functions.h"), emit.functions_h(functions, limit))
+    write_if_changed(os.path.join(api_dir, "pfn.h"), emit.pfn_h(functions))
     write_if_changed(os.path.join(out, "functions.cpp"), emit.functions_cpp(functions, limit))
     write_if_changed(os.path.join(out, "enums.cpp"), emit.enums_cpp(registry.read_gl.enums,
                                    registry.read_egl_enums(args.egl_header)))
-    write_if_changed(os.path.join(api, "enums.h"), emit.enums_h())
+    write_if_changed(os.path.join(api_dir, "enums.h"), emit.enums_h())
     if args.state_table:
         try:
             entries, uniform_types = state.read(args.state_table, registry.read_gl.enums,
                                                 registry.read_egl_enums(args.egl_header))
         except state.StateError as e:
             sys.exit(f"gltrace codegen: {e}")
-        write_if_changed(os.path.join(api, "state_table.inc"),
+        write_if_changed(os.path.join(api_dir, "state_table.inc"),
                          state.state_table_inc(entries, uniform_types, emit.HEADER))
     write_if_changed(os.path.join(out, "entry_points.cpp"),
-                     emit.entry_points_cpp(functions, HANDWRITTEN_EXPORTS))
+                     emit.entry_points_cpp(functions))
     write_if_changed(os.path.join(out, "dispatch_stubs.cpp"),
                      emit.dispatch_stubs_cpp(functions, limit))
-    write_if_changed(os.path.join(api, "layer_wrappers.inc"), emit.layer_wrappers_inc(functions))
+    write_if_changed(os.path.join(api_dir, "layer_wrappers.inc"), emit.layer_wrappers_inc(functions))
     wrappers, decls = trace.trace_wrappers_inc(functions)
-    write_if_changed(os.path.join(api, "trace_wrappers.inc"), wrappers)
-    write_if_changed(os.path.join(api, "trace_decls.h"), decls)
-    replay_calls, replay_decls = replay.replay_calls_inc(functions)
-    write_if_changed(os.path.join(api, "replay_calls.inc"), replay_calls)
-    write_if_changed(os.path.join(api, "replay_decls.h"), replay_decls)
-    write_if_changed(os.path.join(api, "validate_rules.inc"),
+    write_if_changed(os.path.join(api_dir, "trace_wrappers.inc"), wrappers)
+    write_if_changed(os.path.join(api_dir, "trace_decls.h"), decls)
+    replay_calls, replay_decls = replay.replay_calls_inc(functions, table["classes"])
+    write_if_changed(os.path.join(api_dir, "replay_calls.inc"), replay_calls)
+    write_if_changed(os.path.join(api_dir, "replay_decls.h"), replay_decls)
+    write_if_changed(os.path.join(api_dir, "validate_rules.inc"),
                      validate.validate_rules_inc(functions, emit.HEADER))
     print(f"gltrace codegen: {len(egl_functions)} EGL + {len(gl_functions)} GLES functions, "
           f"id limit {limit}")

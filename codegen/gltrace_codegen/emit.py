@@ -39,12 +39,33 @@ def functions_h(functions, limit):
             f"inline constexpr uint32_t kFunctionIdLimit = {limit};",
             f"inline constexpr uint32_t kFunctionCount = {len(functions)};", "",
             "enum class Api : uint8_t { kNone, kEgl, kGles };", "",
+            "// What a value means (spec/api.toml): for a pointer, what it points to.",
+            "enum class Kind : uint8_t {",
+            "  kUint,",
+            "  kSint,",
+            "  kFloat,",
+            "  kDouble,",
+            "  kEnum,        // a GL enum of the parameter's group",
+            "  kEglEnum,     // an EGL enum",
+            "  kBitmask,     // GL bits of the parameter's group",
+            "  kBoolean,     // GL_TRUE / GL_FALSE",
+            "  kEglBoolean,  // EGL_TRUE / EGL_FALSE",
+            "  kTime,        // nanoseconds",
+            "  kName,        // a GL object name of class cls",
+            "  kHandle,      // an opaque handle (of class cls, if any)",
+            "  kText,",
+            "  kFunction,    // a function pointer",
+            "  kVoid,        // untyped memory",
+            "  kOpaque,      // a struct only pointed to",
+            "  kAttribList,  // an EGL_NONE-terminated attribute list: (EGL enum, value) pairs",
+            "};", "",
             "struct ParamInfo {",
             "  const char* name;",
             "  const char* type;   // C type text",
             "  const char* len;    // registry len= expression, \"\" if none",
-            "  const char* cls;    // object class (buffer, texture, ...), \"\" if none",
+            "  const char* cls;    // object class (buffer, texture, display, ...), \"\" if none",
             "  const char* group;  // enum group, \"\" if none",
+            "  Kind kind;",
             "};", "",
             "struct FunctionInfo {",
             "  const char* name;  // nullptr for an unused id",
@@ -54,6 +75,7 @@ def functions_h(functions, limit):
             "  const ParamInfo* params;",
             "  const char* origins;  // features/extensions that define it, space-separated",
             "  const char* ret_group;  // enum group of the return value, \"\" if none",
+            "  Kind ret_kind;",
             "};", "",
             "// Indexed by FunctionId; size kFunctionIdLimit.",
             "extern const FunctionInfo kFunctionInfo[kFunctionIdLimit];", "",
@@ -70,26 +92,40 @@ def pfn_h(functions):
     return "\n".join(out)
 
 
+_KINDS = {"uint": "kUint", "sint": "kSint", "float": "kFloat", "double": "kDouble",
+          "enum": "kEnum", "egl_enum": "kEglEnum", "bitmask": "kBitmask", "boolean": "kBoolean",
+          "egl_boolean": "kEglBoolean", "time": "kTime", "stime": "kTime", "name": "kName",
+          "handle": "kHandle", "text": "kText", "funcptr": "kFunction", "void": "kVoid",
+          "opaque": "kOpaque"}
+
+
+def _kind(v):
+    """The api::Kind of a parameter or result."""
+    if v.depth > 0 and v.length == "EGL_NONE-terminated":
+        return "Kind::kAttribList"
+    return f"Kind::{_KINDS[v.kind]}"
+
+
 def functions_cpp(functions, limit):
     by_id = {f.id: f for f in functions}
     out = [HEADER, "#include \"gltrace/api/functions.h\"", "", "#include <cstring>", "",
            "namespace gltrace::api {", "namespace {", ""]
     for f in functions:
         if f.params:
-            rows = ", ".join("{%s, %s, %s, %s, %s}" % (_c_str(p.name), _c_str(p.type), _c_str(p.len),
-                                                        _c_str(p.cls), _c_str(p.group))
-                             for p in f.params)
+            rows = ", ".join("{%s, %s, %s, %s, %s, %s}" % (
+                _c_str(p.name), _c_str(p.type), _c_str(p.len), _c_str(p.cls), _c_str(p.group),
+                _kind(p)) for p in f.params)
             out.append(f"const ParamInfo kParams_{f.name}[] = {{{rows}}};")
     out += ["", "}  // namespace", "", "const FunctionInfo kFunctionInfo[kFunctionIdLimit] = {"]
     for i in range(limit):
         f = by_id.get(i)
         if f is None:
-            out.append("    {nullptr, Api::kNone, nullptr, 0, nullptr, nullptr, nullptr},")
+            out.append("    {nullptr, Api::kNone, nullptr, 0, nullptr, nullptr, nullptr, Kind::kVoid},")
             continue
         api = "Api::kEgl" if f.api == "egl" else "Api::kGles"
         params = f"kParams_{f.name}" if f.params else "nullptr"
         out.append(f"    {{{_c_str(f.name)}, {api}, {_c_str(f.ret)}, {len(f.params)}, {params}, "
-                   f"{_c_str(' '.join(f.origins))}, {_c_str(f.ret_group)}}},")
+                   f"{_c_str(' '.join(f.origins))}, {_c_str(f.ret_group)}, {_kind(f.result)}}},")
     out += ["};", "", "namespace {", "// Ids sorted by name, for binary search.",
             "const uint16_t kIdsByName[] = {"]
     sorted_ids = [f.id for f in sorted(functions, key=lambda f: f.name.encode())]
@@ -113,14 +149,14 @@ def _ret_zero(f):
     return "" if f.returns_void else f"return ({f.ret})0;"
 
 
-def entry_points_cpp(functions, handwritten):
+def entry_points_cpp(functions):
     """The exported symbols: one indirect jump through the calling thread's table."""
     out = [HEADER, "#include \"dispatch/stubs.h\"", "#include \"dispatch/table.h\"",
            "#include \"gltrace/api/pfn.h\"", "",
            "#define GLTRACE_EXPORT extern \"C\" __attribute__((visibility(\"default\")))",
            "using gltrace::dispatch::current_table;", ""]
     for f in functions:
-        if f.name in handwritten:
+        if "export" in f.custom:
             out.append(f"GLTRACE_EXPORT {f.ret} {f.name}({f.param_list()});  // hand-written")
             continue
         out.append(f"GLTRACE_EXPORT {f.ret} {f.name}({f.param_list()}) {{\n"

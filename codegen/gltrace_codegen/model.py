@@ -13,6 +13,19 @@ class Param:
     len: str = ""        # registry len= expression ("count", "COMPSIZE(...)", "EGL_NONE-terminated")
     cls: str = ""        # object class for handle remapping ("buffer", "texture", ...)
     group: str = ""      # enum group for naming values
+    # From spec/api.toml (gltrace_codegen/api.py):
+    kind: str = ""       # the value's meaning (the pointee's for a pointer): api.REPRESENTATIONS
+    rep: str = ""        # how a scalar is recorded: uint, sint, f32, f64, handle, funcptr, ""
+    base: str = ""       # C type without pointers and qualifiers
+    depth: int = 0       # pointer depth
+    is_const: bool = False
+    length: str = ""     # the length rule that applies: the table's, else len
+    role: str = ""       # what the generators do with it beyond its kind (api.PARAM_ROLES)
+    interface: tuple = ()  # a resource index's program interface: ("enum", hex) or ("param", i)
+    offset_in: tuple = ()  # (pname, hex) of the binding a pointer is an offset into
+    null_ok: bool = False  # NULL is data GL allows
+    bytes: int = 0       # size of the structure an indirect pointer points to
+    effect: str = ""     # creates, binds or deletes an object of class cls
 
     @property
     def cname(self):
@@ -36,6 +49,12 @@ class Function:
     origins: list = field(default_factory=list)  # features/extensions requiring it
     ret_group: str = ""  # enum group of the return value
     id: int = 0
+    # From spec/api.toml:
+    result: Param = field(default_factory=lambda: Param(name="", type=""))
+    custom: dict = field(default_factory=dict)  # part (trace, replay, export) -> why by hand
+    replay_skip: str = ""
+    replay_unsupported: str = ""
+    roles: set = field(default_factory=set)
 
     @property
     def returns_void(self):

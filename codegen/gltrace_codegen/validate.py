@@ -9,21 +9,13 @@ buffer bound to the parameter's target, or NULL where GL allows it."""
 
 import re
 
-from . import replay
-from .trace import FUNCPTR, SIZES, TEXT_BASES, _TEXTURE_UPLOAD, _base
+from .api import COMPSIZE
 
-# glGet pnames of the bindings a bare pointer value may be an offset into.
-PIXEL_UNPACK = "GL_PIXEL_UNPACK_BUFFER_BINDING"
-PIXEL_PACK = "GL_PIXEL_PACK_BUFFER_BINDING"
-
-_READ_PIXELS = re.compile(r"^glReadn?Pixels")
-_DRAW = re.compile(r"^glDraw(Arrays|Elements|RangeElements)")
-_INDIRECT = re.compile(r"^glDraw(Arrays|Elements)Indirect$")
-# Where NULL is data GL allows: storage without contents.
-_NULL_DATA = re.compile(r"^glBuffer(Data|Storage)")
+# The registry's len= language: an image's size from the pixel-store state,
+# a text's from its length parameter.
 _IMAGE = re.compile(r"^COMPSIZE\(format,type,width,height(,depth)?\)$")
 _TEXT_WITH_LENGTH = re.compile(r"^COMPSIZE\((\w+),length\)$")
-# A SIZES rule (trace.py) that only the driver can answer at capture time
+# A table's length rule (spec/api.toml) that only the driver can answer at capture time
 # (uniform_components(...)) gives no count here; pname_count(X) is the table's.
 _PNAME_COUNT = re.compile(r"^pname_count\((\w+)\)$")
 
@@ -71,7 +63,8 @@ def _element(base):
 def _rules(f):
     """The checks of function f, as C++ statements."""
     out = []
-    if _DRAW.match(f.name) and not _INDIRECT.match(f.name):
+    indirect = any(p.role == "indirect" for p in f.params)
+    if "draw" in f.roles and not indirect:
         idx = {n: _index(f, n) for n in ("first", "count", "type", "indices", "basevertex")}
         instances = max(_index(f, "instancecount"), _index(f, "primcount"))
         out.append(f"v.draw({idx['first']}, {idx['count']}, {idx['type']}, {idx['indices']}, "
@@ -79,26 +72,24 @@ def _rules(f):
     for i, p in enumerate(f.params):
         if not p.is_pointer:
             continue
-        base, depth = _base(p.type)
-        is_const = p.type.strip().startswith("const")
-        if base in FUNCPTR or p.type.strip() in FUNCPTR:
+        base, depth, is_const = p.base, p.depth, p.is_const
+        if p.kind == "funcptr":
             continue
-        if f.name in replay._VERTEX_POINTER_FN:
+        if p.role == "vertex_pointer":
             continue  # a client address becomes NULL (Args::vertex_pointer)
-        if p.name == "length" and any(
-                _base(q.type)[1] > 1 and _base(q.type)[0] in TEXT_BASES for q in f.params):
+        if p.name == "length" and any(q.depth > 1 and q.kind == "text" for q in f.params):
             continue  # v.strings
-        if _DRAW.match(f.name) and p.name == "indices":
+        if p.role == "indices":
             continue  # v.draw
-        if _INDIRECT.match(f.name) and p.name == "indirect":
-            out.append(f"v.indirect({i}, {20 if 'Elements' in f.name else 16});")
+        if p.role == "indirect":
+            out.append(f"v.indirect({i}, {p.bytes});")
             continue
         if p.len == "EGL_NONE-terminated":
             out.append(f"v.attrib_list({i}, {_element(base)});")
             continue
         count = None
         # The capture's size where the registry gives none (one place for the fact).
-        length = SIZES.get(f"{f.name}.{p.name}", p.len)
+        length = p.len if p.length == COMPSIZE else p.length
         pname_of = _PNAME_COUNT.match(length)
         if pname_of and _index(f, pname_of.group(1)) >= 0:
             pname = _scalar(f, _index(f, pname_of.group(1)))
@@ -119,7 +110,7 @@ def _rules(f):
         elif not length.startswith("COMPSIZE"):
             count = _len_expr(f, length)
         if depth > 1:
-            if is_const and base in TEXT_BASES:
+            if is_const and p.kind == "text":
                 length = _index(f, "length")
                 if length >= 0 and not f.params[length].is_pointer:
                     length = -1
@@ -129,23 +120,19 @@ def _rules(f):
             else:
                 out.append(f"v.unsized({i});")
             continue
-        binding = "0"
-        if _TEXTURE_UPLOAD.match(f.name):
-            binding = PIXEL_UNPACK
-        elif _READ_PIXELS.match(f.name):
-            binding = PIXEL_PACK
+        binding = p.offset_in[0] if p.offset_in else "0"
         if not is_const:
             if count is not None:
                 elem = "1" if base == "void" else f"sizeof({base})"
                 out.append(f"v.output({i}, {elem}, {count}, {binding});")
             continue
-        if base in TEXT_BASES:
+        if p.kind == "text":
             m = _TEXT_WITH_LENGTH.match(p.len)
             if p.len in ("", "COMPSIZE()", f"COMPSIZE({p.name})"):
                 out.append(f"v.text({i});")
             elif m and _index(f, "length") >= 0:
                 # A NULL label removes the object's label.
-                null_ok = "true" if p.name == "label" else "false"
+                null_ok = "true" if p.null_ok else "false"
                 length = _scalar(f, _index(f, "length"))
                 out.append(f"v.text({i}, {length}, {null_ok});")
             elif count is not None:
@@ -156,17 +143,15 @@ def _rules(f):
         if count is None:
             out.append(f"v.unsized({i});")
             continue
-        null_ok = "true" if (_NULL_DATA.match(f.name) or (
-            _TEXTURE_UPLOAD.match(f.name) and "Sub" not in f.name)) else "false"
+        null_ok = "true" if p.null_ok else "false"
         out.append(f"v.input({i}, {_element(base)}, {count}, {binding}, {null_ok});")
     return out
 
 
 def validate_rules_inc(functions, header):
-    # The hand-written EGL calls (replay.CUSTOM) are checked too: their
+    # The hand-written EGL calls (custom replay) are checked too: their
     # attribute lists and rectangles come from the trace all the same.
-    replayed = [f for f in functions
-                if f.name not in replay.SKIP and f.name not in replay.UNSUPPORTED]
+    replayed = [f for f in functions if not f.replay_skip and not f.replay_unsupported]
     out = [header,
            "// Included once by src/glreplay/validate.cpp, inside namespace",
            "// gltrace::glreplay, after Validator is declared.", "",

@@ -9,18 +9,27 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from gltrace_codegen import ids, registry, trace, validate  # noqa: E402
+from gltrace_codegen import api, emit, ids, registry, replay, trace, validate  # noqa: E402
 
 GL_XML = os.environ.get("GLTRACE_REGISTRY_GL", "/usr/share/khronos-api/gl.xml")
 IDS = os.environ.get("GLTRACE_IDS", os.path.join(HERE, "..", "..", "spec", "function_ids.txt"))
 EGL_HEADERS = ["/usr/include/EGL/egl.h", "/usr/include/EGL/eglext.h"]
+API_TABLE = os.path.join(HERE, "..", "..", "spec", "api.toml")
+
+
+def load_model():
+    """(EGL functions, GLES functions) annotated from spec/api.toml."""
+    _, gl = registry.read_gl(GL_XML)
+    egl = registry.read_egl(EGL_HEADERS)
+    api.load(egl + gl, api.read(API_TABLE), registry.read_gl.enums)
+    return egl, gl
 
 
 class RegistryTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.typedefs, cls.gl = registry.read_gl(GL_XML)
-        cls.egl = registry.read_egl(EGL_HEADERS)
+        cls.typedefs, _ = registry.read_gl(GL_XML)
+        cls.egl, cls.gl = load_model()
 
     def test_every_function_has_a_registered_id(self):
         registered = ids.read(IDS)
@@ -47,15 +56,11 @@ class RegistryTest(unittest.TestCase):
         self.assertNotIn("glBegin", by_name)                 # desktop GL only
         self.assertEqual(by_name["glShaderSource"].params[2].len, "count")
 
-    def test_size_rules_name_real_parameters(self):
-        params = {f"{f.name}.{p.name}" for f in self.gl for p in f.params}
-        self.assertEqual(sorted(set(trace.SIZES) - params), [])
-
     def test_every_core_gles_output_is_sized(self):
         # What a call writes is recorded (and so gets scratch at replay).
         unsized = []
         for f in self.gl:
-            if f.name in trace.CUSTOM or not any(o.startswith(("GL_ES_VERSION", "GL_VERSION_ES"))
+            if "trace" in f.custom or not any(o.startswith(("GL_ES_VERSION", "GL_VERSION_ES"))
                                                  for o in f.origins):
                 continue
             for p in f.params:
@@ -101,7 +106,8 @@ class RegistryTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             result = subprocess.run(
                 [sys.executable, os.path.join(HERE, "..", "gen.py"), "--gl-xml", GL_XML,
-                 *sum((["--egl-header", h] for h in EGL_HEADERS), []), "--ids", IDS, "--out", tmp],
+                 *sum((["--egl-header", h] for h in EGL_HEADERS), []), "--ids", IDS,
+                 "--api-table", API_TABLE, "--out", tmp],
                 capture_output=True, text=True, check=True)
             self.assertNotIn("provisional", result.stderr)
             self.assertTrue(os.path.exists(os.path.join(tmp, "entry_points.cpp")))
@@ -112,7 +118,7 @@ class ValidateRulesTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        _, gl = registry.read_gl(GL_XML)
+        _, gl = load_model()
         cls.rules = {f.name: validate._rules(f) for f in gl}
 
     def test_len_expressions_over_the_calls_scalars(self):
@@ -134,6 +140,131 @@ class ValidateRulesTest(unittest.TestCase):
         self.assertIn("v.pname_count(", self.rules["glGetIntegerv"][0])
         self.assertEqual(self.rules["glShaderSource"], ["v.strings(2, v.as<GLsizei>(1), 3);"])
         self.assertEqual(self.rules["glVertexAttribPointer"], [])
+
+
+class ApiTableTest(unittest.TestCase):
+    """spec/api.toml: what it gives the model, and the mistakes it refuses."""
+
+    @classmethod
+    def setUpClass(cls):
+        egl, gl = load_model()
+        cls.fn = {f.name: f for f in egl + gl}
+
+    def param(self, function, name):
+        return next(p for p in self.fn[function].params if p.name == name)
+
+    def test_kinds_from_types_registry_classes_and_overrides(self):
+        self.assertEqual(self.param("glBindBuffer", "target").kind, "enum")
+        self.assertEqual(self.param("glClear", "mask").kind, "bitmask")
+        self.assertEqual((self.param("glBindBuffer", "buffer").kind,
+                          self.param("glBindBuffer", "buffer").cls), ("name", "buffer"))
+        self.assertEqual((self.param("eglMakeCurrent", "draw").kind,
+                          self.param("eglMakeCurrent", "draw").cls), ("handle", "surface"))
+        timeout = self.param("eglClientWaitSync", "timeout")
+        self.assertEqual((timeout.kind, timeout.rep), ("time", "uint"))
+        # An EGLint that names an EGL enum keeps its signed recording.
+        attribute = self.param("eglQuerySurface", "attribute")
+        self.assertEqual((attribute.kind, attribute.rep), ("egl_enum", "sint"))
+        self.assertEqual(self.fn["eglGetError"].result.kind, "egl_enum")
+        self.assertEqual(self.param("eglChooseConfig", "attrib_list").length,
+                         "EGL_NONE-terminated")
+
+    def test_roles_effects_and_hand_written_parts(self):
+        self.assertIn("draw", self.fn["glDrawElementsIndirect"].roles)
+        self.assertEqual(self.param("glDrawElementsIndirect", "indirect").bytes, 20)
+        self.assertEqual(self.param("glGenTextures", "textures").effect, "creates")
+        self.assertEqual(self.fn["glCreateShader"].result.cls, "shader")
+        self.assertEqual(self.param("glUniform4fv", "location").role, "uniform_location")
+        self.assertEqual(self.param("glProgramPathFragmentInputGenNV", "location").role, "")
+        self.assertIn("trace", self.fn["glDrawArrays"].custom)
+        self.assertIn("export", self.fn["eglGetProcAddress"].custom)
+        self.assertTrue(self.fn["glGetError"].replay_skip)
+        self.assertEqual(self.param("glGetIntegeri_v", "data").length, "pname_count(target)")
+
+    def test_hand_written_sizes_of_khr_aliases_are_used(self):
+        f = self.fn["glPushDebugGroupKHR"]
+        self.assertEqual(trace.value_call(f, f.params[3]),
+                         "text_value(message, gltrace::trace::compsize_glPushDebugGroupKHR_message"
+                         "(source, id, length, message))")
+
+    def test_every_uniform_location_is_remapped(self):
+        # The regex this replaced missed glGetUniformi64vNV's.
+        text = replay._generic(self.fn["glGetUniformi64vNV"], api.read(API_TABLE)["classes"])
+        self.assertIn("a.uniform_location(1, 0)", text)
+
+    def test_no_generator_names_a_function(self):
+        # What a function means is the table's to say (docs/api-table.md).
+        import re
+        for module in (emit, replay, trace, validate):
+            with open(module.__file__, encoding="utf-8") as f:
+                source = f.read()
+            self.assertEqual(re.findall(r"[\"'](?:gl|egl)[A-Z]\w*", source), [], module.__name__)
+
+    def load(self, text):
+        import tomllib
+        base = api.read(API_TABLE)
+        extra = tomllib.loads(text)
+        for key, value in extra.items():
+            if isinstance(value, list):
+                base.setdefault(key, []).extend(value)
+            else:
+                for k, v in value.items():
+                    base.setdefault(key, {})[k] = v
+        _, gl = registry.read_gl(GL_XML)
+        egl = registry.read_egl(EGL_HEADERS)
+        api.load(egl + gl, base, registry.read_gl.enums)
+
+    def assertRefused(self, text, message):
+        with self.assertRaises(api.ApiError) as e:
+            self.load(text)
+        self.assertIn(message, str(e.exception))
+
+    def test_the_table_loads(self):
+        self.load("")
+
+    def test_mistakes_are_refused(self):
+        self.assertRefused("[functions.glNoSuchCall]\nroles = [\"draw\"]",
+                           "functions not in the registry: glNoSuchCall")
+        self.assertRefused("[functions.glBufferData]\nparams.nodata = { null_ok = true }",
+                           "glBufferData: no parameter 'nodata'")
+        self.assertRefused("[functions.glBufferData]\nparams.data = { length = \"count\" }",
+                           "names no parameter 'count'")
+        self.assertRefused("[functions.glBufferData]\nparams.size = { length = \"1\" }",
+                           "a length rule for a non-pointer")
+        self.assertRefused("[functions.glFlush]\nroles = [\"drwa\"]", "unknown role 'drwa'")
+        self.assertRefused("[functions.glFlush]\nret = { kind = \"enum\" }",
+                           "ret given for a void function")
+        self.assertRefused("[functions.glEnable]\nparams.cap = { kind = \"size\" }",
+                           "unknown kind 'size'")
+        self.assertRefused("[functions.glEnable]\nparams.cap = { effect = \"creates\" }",
+                           "an effect on a value of no object class")
+        self.assertRefused("[functions.glBufferData]\nparams.data = { nul_ok = true }",
+                           "unknown key(s) nul_ok")
+        self.assertRefused("[types]\nGLenum = \"number\"", "unknown kind 'number'")
+        self.assertRefused("[functions.eglQueryString]\nreplay_unsupported = \"no\"",
+                           "only one")
+        self.assertRefused("[functions.glReadPixels]\n"
+                           "params.pixels = { offset_in = \"GL_NO_SUCH_BINDING\" }",
+                           "GL_NO_SUCH_BINDING is no GL enum")
+
+    def test_a_pointer_without_a_length_rule_is_refused(self):
+        table = api.read(API_TABLE)
+        del table["functions"]["glExtGetTexSubImageQCOM"]
+        _, gl = registry.read_gl(GL_XML)
+        egl = registry.read_egl(EGL_HEADERS)
+        with self.assertRaises(api.ApiError) as e:
+            api.load(egl + gl, table, registry.read_gl.enums)
+        self.assertIn("glExtGetTexSubImageQCOM.texels: a pointer (void *) with no length rule",
+                      str(e.exception))
+
+    def test_a_type_without_a_kind_is_refused(self):
+        table = api.read(API_TABLE)
+        del table["types"]["GLfixed"]
+        _, gl = registry.read_gl(GL_XML)
+        egl = registry.read_egl(EGL_HEADERS)
+        with self.assertRaises(api.ApiError) as e:
+            api.load(egl + gl, table, registry.read_gl.enums)
+        self.assertIn("type 'GLfixed' has no kind in [types]", str(e.exception))
 
 
 if __name__ == "__main__":

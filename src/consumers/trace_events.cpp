@@ -171,7 +171,7 @@ constexpr size_t kMaxElements = 16;
 // Past this many bytes of a call's annotations, the rest are left out.
 constexpr size_t kMaxCallBytes = size_t{64} << 10;
 
-// How a parameter's value is shown, from its registry type.
+// How a parameter's value is shown, from its kind (spec/api.toml).
 enum class ParamKind : uint8_t { kNumber, kEnum, kBoolean };
 
 struct ParamPlan {
@@ -185,12 +185,6 @@ struct FunctionPlan {
   uint64_t name_iid = 0;
   std::vector<ParamPlan> params;
 };
-
-bool type_is(const char* type, std::string_view name) {
-  std::string_view t = type != nullptr ? type : "";
-  while (t.starts_with("const ")) t.remove_prefix(6);
-  return t.starts_with(name) && (t.size() == name.size() || t[name.size()] == ' ');
-}
 
 // The bytes of s that are UTF-8 (protobuf strings must be; a hostile trace's
 // need not), others as '?', at most kMaxText of them.
@@ -355,10 +349,10 @@ struct PerfettoWriter::State {
       const api::ParamInfo& p = info.params[i];
       ParamPlan plan;
       plan.name_iid = annotation_iid(p.name);
-      if (type_is(p.type, "GLenum") || type_is(p.type, "EGLenum")) {
+      if (p.kind == api::Kind::kEnum || p.kind == api::Kind::kEglEnum) {
         plan.kind = ParamKind::kEnum;
         plan.group = api::enum_group(p.group);
-      } else if (type_is(p.type, "GLboolean") || type_is(p.type, "EGLBoolean")) {
+      } else if (p.kind == api::Kind::kBoolean || p.kind == api::Kind::kEglBoolean) {
         plan.kind = ParamKind::kBoolean;
       }
       f.params.push_back(plan);

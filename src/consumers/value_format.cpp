@@ -100,18 +100,6 @@ void append_hex(Text& out, uint64_t value) {
   out.done(std::to_chars(at + 2, at + 24, value, 16).ptr);
 }
 
-bool type_is(const char* type, const char* name) {
-  if (type == nullptr) return false;
-  while (strncmp(type, "const ", 6) == 0) type += 6;
-  size_t n = strlen(name);
-  return strncmp(type, name, n) == 0 && (type[n] == '\0' || type[n] == ' ' || type[n] == '*');
-}
-
-bool is_handle_type(const char* type) {
-  return type != nullptr && strncmp(type, "EGL", 3) == 0 && !type_is(type, "EGLint") &&
-         !type_is(type, "EGLBoolean") && !type_is(type, "EGLenum") && !type_is(type, "EGLAttrib");
-}
-
 // The registry finds a name by binary search (and its length by strlen);
 // the first enums seen keep theirs here, as a trace repeats a few. Each slot
 // is filled once and then only read, without locks: the trace layer's log
@@ -205,51 +193,56 @@ void append_bytes(Text& out, std::string_view data) {
   out += data.size() > 16 ? " ...>" : ">";
 }
 
-enum class IntKind : uint8_t {
-  kSigned,
-  kUnsigned,
-  kEnum,
-  kBitfield,
-  kBoolean,
-  kEglBoolean,
-  kHandle
-};
-
-IntKind classify(const char* type) {
-  if (type_is(type, "GLenum") || type_is(type, "EGLenum")) return IntKind::kEnum;
-  if (type_is(type, "GLbitfield")) return IntKind::kBitfield;
-  if (type_is(type, "GLboolean")) return IntKind::kBoolean;
-  if (type_is(type, "EGLBoolean")) return IntKind::kEglBoolean;
-  // GLeglImageOES: an EGLImage, printed as eglCreateImage* returned it.
-  if (is_handle_type(type) || type_is(type, "GLsync") || type_is(type, "GLeglImageOES"))
-    return IntKind::kHandle;
-  return IntKind::kUnsigned;  // signedness comes from the value's kind
-}
-
 struct ValueFormat {
-  IntKind kind = IntKind::kUnsigned;
+  api::Kind kind = api::Kind::kUint;
   int32_t group = -1;  // api::enum_group of the value's enum group
 };
 
+void append_egl_enum(Text& out, uint64_t value) {
+  const char* name =
+      value <= 0xffffffffu ? api::egl_enum_name(static_cast<uint32_t>(value)) : nullptr;
+  if (name != nullptr)
+    out += name;
+  else
+    append_number(out, value);
+}
+
+// Nanoseconds; EGL_FOREVER (all ones) waits without end.
+void append_time(Text& out, uint64_t u, int64_t s, bool is_signed) {
+  if (!is_signed && u == ~uint64_t{0}) {
+    out += "EGL_FOREVER";
+    return;
+  }
+  if (is_signed)
+    append_number(out, s);
+  else
+    append_number(out, u);
+  out += " ns";
+}
+
 void append_integer(Text& out, uint64_t u, int64_t s, bool is_signed, ValueFormat f) {
   switch (f.kind) {
-    case IntKind::kEnum:
+    case api::Kind::kEnum:
       return append_enum(out, u, f.group);
-    case IntKind::kBitfield:
+    case api::Kind::kEglEnum:
+      return append_egl_enum(out, u);
+    case api::Kind::kBitmask:
       return append_bitfield(out, u, f.group);
-    case IntKind::kBoolean:
+    case api::Kind::kTime:
+      return append_time(out, u, s, is_signed);
+    case api::Kind::kBoolean:
       if (u <= 1)
         out += u == 0 ? "GL_FALSE" : "GL_TRUE";
       else
         append_number(out, u);
       return;
-    case IntKind::kEglBoolean:
+    case api::Kind::kEglBoolean:
       if (u <= 1)
         out += u == 0 ? "EGL_FALSE" : "EGL_TRUE";
       else
         append_number(out, u);
       return;
-    case IntKind::kHandle:
+    case api::Kind::kHandle:
       return append_hex(out, u);
     default:
       if (is_signed)
@@ -328,28 +321,6 @@ void format_value(Text& out, const format::Value& value, ValueFormat f, const Bl
   }
 }
 
-// EGL parameters whose integers are EGL enums (EGLint ones among them:
-// eglQueryString's name, eglGetCurrentSurface's readdraw), and attribute
-// lists (pairs).
-bool is_egl_enum_param(const char* name, const char* type) {
-  if (type_is(type, "EGLenum")) return true;
-  static const char* const kNames[] = {"attribute", "name",     "platform", "api",
-                                       "buffer",    "engine",   "type",     "objectType",
-                                       "target",    "readdraw", "timestamp"};
-  for (const char* n : kNames)
-    if (strcmp(name, n) == 0) return true;
-  return false;
-}
-
-void append_egl_enum(Text& out, uint64_t value) {
-  const char* name =
-      value <= 0xffffffffu ? api::egl_enum_name(static_cast<uint32_t>(value)) : nullptr;
-  if (name != nullptr)
-    out += name;
-  else
-    append_number(out, value);
-}
-
 // {EGL_RED_SIZE, 8, ..., EGL_NONE}
 bool append_egl_attrib_list(Text& out, const format::Value& value) {
   if (value.kind != format::ValueKind::kArray || value.floats.size() != 0) return false;
@@ -371,18 +342,15 @@ bool append_egl_attrib_list(Text& out, const format::Value& value) {
 struct ParamText {
   std::string prefix;  // ", name = "
   ValueFormat format;
-  bool egl_enum = false;         // an EGL call's integer that names an EGL enum
-  bool egl_attrib_list = false;  // an EGL attribute list
 };
 
-// What classifying types and finding enum groups (string work) says about a
-// function, and its "glName(" and ", name = " texts: the dumper's hot loop
-// then only appends and switches.
+// What finding enum groups (string work) says about a function, and its
+// "glName(" and ", name = " texts: the dumper's hot loop then only appends
+// and switches.
 struct CallText {
   std::string open;
   std::vector<ParamText> params;
   ValueFormat ret;
-  bool ret_egl_enum = false;  // eglGetError, eglQueryAPI
 };
 
 CallText make_call_text(const api::FunctionInfo& info) {
@@ -390,15 +358,10 @@ CallText make_call_text(const api::FunctionInfo& info) {
   text.open = std::string(info.name) + "(";
   for (uint32_t i = 0; i < info.param_count; ++i) {
     const api::ParamInfo& p = info.params[i];
-    bool egl = info.api == api::Api::kEgl;
-    text.params.push_back({(i != 0 ? ", " : "") + std::string(p.name) + " = ",
-                           {classify(p.type), api::enum_group(p.group)},
-                           egl && is_egl_enum_param(p.name, p.type),
-                           egl && strcmp(p.len, "EGL_NONE-terminated") == 0});
+    text.params.push_back(
+        {(i != 0 ? ", " : "") + std::string(p.name) + " = ", {p.kind, api::enum_group(p.group)}});
   }
-  text.ret = {classify(info.ret), api::enum_group(info.ret_group)};
-  text.ret_egl_enum = info.api == api::Api::kEgl &&
-                      (type_is(info.ret, "EGLenum") || strcmp(info.name, "eglGetError") == 0);
+  text.ret = {info.ret_kind, api::enum_group(info.ret_group)};
   return text;
 }
 
@@ -440,11 +403,7 @@ const CallText* find_call_text(uint32_t function) {
 void append_argument(Text& out, const format::Value& v, const ParamText* param,
                      const BlobSizes& blobs) {
   if (param == nullptr) return format_value(out, v, {}, blobs);
-  bool integer = v.kind == format::ValueKind::kSint || v.kind == format::ValueKind::kUint;
-  if (integer && param->egl_enum)
-    append_egl_enum(out,
-                    v.kind == format::ValueKind::kSint ? static_cast<uint64_t>(v.sint) : v.uint);
-  else if (!param->egl_attrib_list || !append_egl_attrib_list(out, v))
+  if (param->format.kind != api::Kind::kAttribList || !append_egl_attrib_list(out, v))
     format_value(out, v, param->format, blobs);
 }
 
@@ -464,13 +423,7 @@ void append_arguments(Text& out, const format::Call& call, const CallText* text,
 
 void append_result(Text& out, const format::Call& call, const CallText* text,
                    const BlobSizes& blobs) {
-  const format::Value& r = *call.ret;
-  if (text != nullptr && text->ret_egl_enum &&
-      (r.kind == format::ValueKind::kSint || r.kind == format::ValueKind::kUint))
-    append_egl_enum(out,
-                    r.kind == format::ValueKind::kSint ? static_cast<uint64_t>(r.sint) : r.uint);
-  else
-    format_value(out, r, text != nullptr ? text->ret : ValueFormat{}, blobs);
+  format_value(out, *call.ret, text != nullptr ? text->ret : ValueFormat{}, blobs);
 }
 
 }  // namespace

@@ -7,6 +7,9 @@
 //   --desktop-gl         a desktop OpenGL context (EGL_OPENGL_API) cleared
 //                        green and swapped, then a GLES one cleared red and
 //                        swapped: each must render and report its own API.
+//   --fence-sync         a GLES fence (eglCreateSync) waited for with a 1 ms
+//                        timeout, then with EGL_FOREVER: both must end, the
+//                        second satisfied.
 // Exit 0 when everything behaved as natively.
 #include <sys/mman.h>
 #include <unistd.h>
@@ -111,11 +114,38 @@ int desktop_gl() {
   return ok ? 0 : 1;
 }
 
+int fence_sync() {
+  EGLDisplay display;
+  EGLConfig config;
+  if (!gltrace::test_app::open_surfaceless(kApp, &display, &config)) return 1;
+  const EGLint surface_attribs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
+  EGLSurface surface = eglCreatePbufferSurface(display, config, surface_attribs);
+  const EGLint context_attribs[] = {EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE};
+  EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
+  if (!check(surface != EGL_NO_SURFACE && context != EGL_NO_CONTEXT, kApp, "context creation") ||
+      !check(eglMakeCurrent(display, surface, surface, context), kApp, "eglMakeCurrent"))
+    return 1;
+  glClear(GL_COLOR_BUFFER_BIT);
+  EGLSync sync = eglCreateSync(display, EGL_SYNC_FENCE, nullptr);
+  if (!check(sync != EGL_NO_SYNC, kApp, "eglCreateSync")) return 1;
+  EGLint first = eglClientWaitSync(display, sync, EGL_SYNC_FLUSH_COMMANDS_BIT, 1000000);
+  EGLint forever = eglClientWaitSync(display, sync, 0, EGL_FOREVER);
+  bool ok = (first == EGL_CONDITION_SATISFIED || first == EGL_TIMEOUT_EXPIRED) &&
+            forever == EGL_CONDITION_SATISFIED && eglDestroySync(display, sync);
+  if (!ok) fprintf(stderr, "%s: the waits gave 0x%04x, then 0x%04x\n", kApp, first, forever);
+  eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  eglDestroyContext(display, context);
+  eglDestroySurface(display, surface);
+  eglTerminate(display);
+  return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc == 2 && strcmp(argv[1], "--malformed-attribs") == 0) return malformed_attribs();
   if (argc == 2 && strcmp(argv[1], "--desktop-gl") == 0) return desktop_gl();
+  if (argc == 2 && strcmp(argv[1], "--fence-sync") == 0) return fence_sync();
   fprintf(stderr, "usage: %s --malformed-attribs | --desktop-gl\n", kApp);
   return 2;
 }

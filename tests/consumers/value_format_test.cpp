@@ -199,6 +199,27 @@ TEST(ValueFormat, EglEnumsInIntegerParametersAndResults) {
   EXPECT_EQ(text_of(api::kFn_eglQueryAPI, {}, &es_api), "eglQueryAPI() = EGL_OPENGL_ES_API");
 }
 
+// EGLTime and EGLnsecsANDROID are nanoseconds (they printed as handles, in
+// hex), EGL_FOREVER by name; handles stay hex.
+TEST(ValueFormat, EglTimesInNanoseconds) {
+  Value satisfied = sint(0x30F6);
+  EXPECT_EQ(text_of(api::kFn_eglClientWaitSync, {uint(0x55aa), uint(0x9), sint(1), uint(1000000)},
+                    &satisfied),
+            "eglClientWaitSync(dpy = 0x55aa, sync = 0x9, flags = 1, timeout = 1000000 ns) = 12534");
+  EXPECT_EQ(text_of(api::kFn_eglClientWaitSyncKHR,
+                    {uint(0x55aa), uint(0x9), sint(0), uint(0xffffffffffffffff)}),
+            "eglClientWaitSyncKHR(dpy = 0x55aa, sync = 0x9, flags = 0, timeout = EGL_FOREVER)");
+  EXPECT_EQ(
+      text_of(api::kFn_eglPresentationTimeANDROID, {uint(0x55aa), uint(0x77), sint(16666667)}),
+      "eglPresentationTimeANDROID(dpy = 0x55aa, surface = 0x77, time = 16666667 ns)");
+  EXPECT_EQ(
+      text_of(api::kFn_eglGetCompositorTimingANDROID,
+              {uint(0x55aa), uint(0x77), sint(2), sints({0x3431, 0x3432}), sints({16666667, -1})}),
+      "eglGetCompositorTimingANDROID(dpy = 0x55aa, surface = 0x77, numTimestamps = 2, "
+      "names = {EGL_COMPOSITE_DEADLINE_ANDROID, EGL_COMPOSITE_INTERVAL_ANDROID}, "
+      "values = {16666667 ns, -1 ns})");
+}
+
 TEST(ValueFormat, TextDataAndOddValues) {
   Value source;
   source.kind = ValueKind::kStrings;

@@ -386,6 +386,26 @@ TEST(Trace, MalformedAttributeListIsRecordedWithoutFaulting) {
       << "the list is recorded up to the unreadable page: " << dump.out;
 }
 
+// EGLTime is nanoseconds: the dump prints a wait's timeout as such, and
+// EGL_FOREVER by name (it printed both as hex handles).
+TEST(Trace, FenceWaitTimeoutsDumpAsNanoseconds) {
+  std::string trace = make_temp_dir() + "/fence.gltrace";
+  ProcessResult traced =
+      gltrace({"trace", "-o", trace, "--", build_bin("gltrace-egl-edges"), "--fence-sync"});
+  ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;
+  ProcessResult dump = gltrace({"dump", "--function", "eglClientWaitSync", trace});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_EQ(dumped_calls(dump.out), 2u) << dump.out;
+  EXPECT_TRUE(std::regex_search(
+      dump.out, std::regex(R"(eglClientWaitSync\(dpy = 0x[0-9a-f]+, sync = 0x[0-9a-f]+, )"
+                           R"(flags = 1, timeout = 1000000 ns\) = 1253[34])")))
+      << dump.out;
+  EXPECT_TRUE(std::regex_search(
+      dump.out, std::regex(R"(eglClientWaitSync\(dpy = 0x[0-9a-f]+, sync = 0x[0-9a-f]+, )"
+                           R"(flags = 0, timeout = EGL_FOREVER\) = 12534)")))
+      << dump.out;
+}
+
 // gltrace covers OpenGL ES: a desktop-GL context made through EGL renders
 // through the driver alone (no layer sees or makes a GL call in it, no
 // framebuffer is read from it) while its EGL calls are still recorded; a
