@@ -991,28 +991,6 @@ class Handlers {
   StateWorkerPool& worker_;
 };
 
-// The first call of the last frame that starts at or before `call` (the
-// first frame's for a call before it); nullopt while no frame is indexed.
-std::optional<uint64_t> frame_start(const TraceModel& model, uint64_t call) {
-  uint64_t total = 0;
-  model.frames(0, 0, &total);
-  if (total == 0) return std::nullopt;
-  uint64_t low = 0, high = total;  // frames before `low` start at or before the call
-  while (low < high) {
-    uint64_t middle = low + (high - low) / 2;
-    uint64_t known = 0;
-    std::vector<FrameInfo> frame = model.frames(middle, 1, &known);
-    if (frame.empty() || frame[0].first_seq > call)
-      high = middle;
-    else
-      low = middle + 1;
-  }
-  uint64_t known = 0;
-  std::vector<FrameInfo> frame = model.frames(low == 0 ? 0 : low - 1, 1, &known);
-  if (frame.empty()) return std::nullopt;
-  return frame[0].first_seq;
-}
-
 bool token_matches(const std::string& given, const std::string& token) {
   if (given.size() != token.size()) return false;
   unsigned char diff = 0;  // the same time whatever the first wrong character
@@ -1074,7 +1052,7 @@ int run_view(const ViewOptions& options, FILE* out) {
     return 1;
   }
   StateWorkerPool worker(options.worker_command, options.trace, options.state_workers,
-                         [&model](uint64_t call) { return frame_start(model, call); });
+                         [&model](uint64_t call) { return frame_start_of(model, call); });
   Handlers handlers(model, worker);
   const std::string token = random_token();
 

@@ -18,6 +18,28 @@ constexpr double kStepMs = 50;
 
 }  // namespace
 
+// The first call of the last frame that starts at or before `call` (the
+// first frame's for a call before it): see the header.
+std::optional<uint64_t> frame_start_of(const TraceModel& model, uint64_t call) {
+  uint64_t total = 0;
+  model.frames(0, 0, &total);
+  if (total == 0) return std::nullopt;
+  uint64_t low = 0, high = total;  // frames before `low` start at or before the call
+  while (low < high) {
+    uint64_t middle = low + (high - low) / 2;
+    uint64_t known = 0;
+    std::vector<FrameInfo> frame = model.frames(middle, 1, &known);
+    if (frame.empty() || frame[0].first_seq > call)
+      high = middle;
+    else
+      low = middle + 1;
+  }
+  uint64_t known = 0;
+  std::vector<FrameInfo> frame = model.frames(low == 0 ? 0 : low - 1, 1, &known);
+  if (frame.empty()) return std::nullopt;
+  return frame[0].first_seq;
+}
+
 StateWorkerPool::StateWorkerPool(std::vector<std::string> command, std::string trace, size_t size,
                                  FrameStart frame_start)
     : frame_start_(std::move(frame_start)), step_calls_(kFirstStepCalls) {
@@ -46,8 +68,11 @@ std::optional<uint64_t> StateWorkerPool::reachable(size_t slot) const {
 
 size_t StateWorkerPool::claim(uint64_t call, std::unique_lock<std::mutex>& lock) {
   // A worker that died since its last use starts again from nothing.
-  for (size_t i = 0; i < slots_.size(); ++i)
-    if (!held(i)) slots_[i].position = slots_[i].worker->position();
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (held(i)) continue;
+    slots_[i].position = slots_[i].worker->position();
+    slots_[i].pid = slots_[i].worker->pid();
+  }
   auto running = [&](size_t i) { return running_ && running_->slot == i; };
   std::optional<size_t> best;
   for (size_t i = 0; i < slots_.size(); ++i) {

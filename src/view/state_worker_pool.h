@@ -32,6 +32,8 @@
 
 namespace gltrace::view {
 
+class TraceModel;
+
 class StateWorkerPool {
  public:
   // The first call of the frame that holds `call` (for a call before every
@@ -97,5 +99,10 @@ class StateWorkerPool {
   uint64_t step_calls_;  // calls per job step, adapted to take ~50 ms
   std::thread jobs_thread_;
 };
+
+// A pool's FrameStart from the model's frame table: the first call of the
+// last frame that starts at or before `call` (the first frame's for a call
+// before it); nullopt while no frame is indexed.
+std::optional<uint64_t> frame_start_of(const TraceModel& model, uint64_t call);
 
 }  // namespace gltrace::view
