@@ -40,8 +40,8 @@ std::optional<uint64_t> frame_start_of(const TraceModel& model, uint64_t call) {
   return frame[0].first_seq;
 }
 
-StateWorkerPool::StateWorkerPool(std::vector<std::string> command, std::string trace, size_t size,
-                                 FrameStart frame_start)
+StateWorkerPool::StateWorkerPool(const std::vector<std::string>& command, const std::string& trace,
+                                 size_t size, FrameStart frame_start)
     : frame_start_(std::move(frame_start)), step_calls_(kFirstStepCalls) {
   slots_.resize(std::max<size_t>(size, 1));
   for (Slot& slot : slots_) slot.worker = std::make_unique<StateWorker>(command, trace);

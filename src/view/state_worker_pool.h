@@ -42,7 +42,7 @@ class StateWorkerPool {
 
   // `command`: a worker's argv without the trace; `size` workers at most
   // (1: no checkpoints, every backward move replays from the start).
-  StateWorkerPool(std::vector<std::string> command, std::string trace, size_t size,
+  StateWorkerPool(const std::vector<std::string>& command, const std::string& trace, size_t size,
                   FrameStart frame_start);
   ~StateWorkerPool();
   StateWorkerPool(const StateWorkerPool&) = delete;
