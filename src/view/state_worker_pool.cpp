@@ -153,7 +153,9 @@ void StateWorkerPool::plan_checkpoint(size_t served, uint64_t call,
   for (size_t i = 0; i < slots_.size(); ++i)
     if (i != served && !held(i) && slots_[i].position == target) return;
   // The worker it costs the fewest calls to bring there: from at or before
-  // the target, else from the trace's start; the least recently used of equals.
+  // the target, else from the trace's start; the least recently used of
+  // equals, so a worker never used yet is started here, in the background,
+  // rather than by a later request.
   const uint64_t from_start = target - std::min(target, *first_call) + 1;
   std::optional<size_t> best;
   uint64_t best_cost = 0;
@@ -198,12 +200,13 @@ void StateWorkerPool::run_jobs() {
       stepping_to_ = step;
       lock.unlock();
       std::string error;
-      double ms = 0;
+      std::optional<double> ms;  // of a step that went on from where the worker was
       try {
         nlohmann::json reply = slot.worker->go_to(step);
         if (reply.value("ok", false) != true)
           error = reply.value("error", std::string("the worker failed without saying why"));
-        ms = reply.value("ms", 0.0);
+        else if (reply["from"].is_number())
+          ms = reply.value("ms", 0.0);
       } catch (const QueryError& e) {
         error = e.message;
       }
@@ -219,9 +222,10 @@ void StateWorkerPool::run_jobs() {
                 static_cast<unsigned long long>(step), error.c_str());
         break;
       }
-      if (ms < kStepMs / 2)
+      // A step from the start also pays for the new context: not a measure.
+      if (ms && *ms < kStepMs / 2)
         step_calls_ = std::min(step_calls_ * 2, kMaxStepCalls);
-      else if (ms > kStepMs * 2)
+      else if (ms && *ms > kStepMs * 2)
         step_calls_ = std::max(step_calls_ / 2, kMinStepCalls);
     }
     slot.checkpoint = slot.position == job.target;
