@@ -58,7 +58,8 @@ StateWorkerPool::~StateWorkerPool() {
 }
 
 bool StateWorkerPool::held(size_t slot) const {
-  return (running_ && running_->slot == slot) || (queued_ && queued_->slot == slot);
+  if (running_ && running_->slot == slot) return true;
+  return std::any_of(queued_.begin(), queued_.end(), [&](const Job& j) { return j.slot == slot; });
 }
 
 std::optional<uint64_t> StateWorkerPool::reachable(size_t slot) const {
@@ -88,7 +89,7 @@ size_t StateWorkerPool::claim(uint64_t call, std::unique_lock<std::mutex>& lock)
       if (!running(i) && (!best || slots_[i].last_used < slots_[*best].last_used)) best = i;
   }
   size_t chosen = *best;
-  if (queued_ && queued_->slot == chosen) queued_.reset();
+  std::erase_if(queued_, [&](const Job& j) { return j.slot == chosen; });
   if (running(chosen)) {
     // Its job stops after the step under way; the request goes on from there.
     cancel_ = true;
@@ -126,67 +127,87 @@ nlohmann::json StateWorkerPool::request_at(uint64_t call, nlohmann::json request
   pid_t pid = worker.pid();
   (*go)["worker"] = chosen;
   (*go)["checkpoint"] = parked.has_value() && go->contains("from") && (*go)["from"] == *parked;
-  // Where the next backward move in this frame starts (the model's lock, not ours).
-  std::optional<uint64_t> frame_start, first_call;
+  // Where the next backward moves start: this frame's first call (unless
+  // the call is that one) and the frames' before it, one per spare worker
+  // (the model's lock, not ours).
+  std::vector<uint64_t> frame_starts;
+  std::optional<uint64_t> first_call;
   if (slots_.size() > 1 && go->value("ok", false)) {
-    frame_start = frame_start_(call);
     first_call = frame_start_(0);
+    for (std::optional<uint64_t> start = frame_start_(call);
+         start && frame_starts.size() + 1 < slots_.size();) {
+      if (*start < call) frame_starts.push_back(*start);
+      if (*start == 0 || *start <= *first_call) break;
+      start = frame_start_(*start - 1);
+    }
   }
   std::lock_guard<std::mutex> lock(mutex_);
   slots_[chosen].position = position;
   slots_[chosen].pid = pid;
   // A request at the frame start itself leaves it there, a checkpoint still.
   slots_[chosen].checkpoint = parked && position == parked;
-  plan_checkpoint(chosen, call, frame_start, first_call);
+  if (first_call) plan_checkpoints(chosen, frame_starts, *first_call);
   return reply;
 }
 
-void StateWorkerPool::plan_checkpoint(size_t served, uint64_t call,
-                                      std::optional<uint64_t> frame_start,
-                                      std::optional<uint64_t> first_call) {
-  // At the frame's first call, no earlier call of the frame is left to go back to.
-  if (!frame_start || !first_call || *frame_start >= call) return;
-  const uint64_t target = *frame_start;
-  if ((running_ && running_->target == target && !cancel_) ||
-      (queued_ && queued_->target == target))
-    return;
-  for (size_t i = 0; i < slots_.size(); ++i)
-    if (i != served && !held(i) && slots_[i].position == target) return;
-  // The worker it costs the fewest calls to bring there: from at or before
-  // the target, else from the trace's start; the least recently used of
-  // equals, so a worker never used yet is started here, in the background,
-  // rather than by a later request.
-  const uint64_t from_start = target - std::min(target, *first_call) + 1;
-  std::optional<size_t> best;
-  uint64_t best_cost = 0;
-  for (size_t i = 0; i < slots_.size(); ++i) {
-    if (i == served) continue;
-    std::optional<uint64_t> at = reachable(i);
-    uint64_t cost = at && *at <= target ? target - *at : from_start;
-    if (!best || cost < best_cost ||
-        (cost == best_cost && slots_[i].last_used < slots_[*best].last_used)) {
-      best = i;
-      best_cost = cost;
+void StateWorkerPool::plan_checkpoints(size_t served, const std::vector<uint64_t>& frame_starts,
+                                       uint64_t first_call) {
+  std::vector<bool> taken(slots_.size(), false);
+  taken[served] = true;
+  std::vector<Job> jobs;
+  bool keep_running = false;
+  for (uint64_t target : frame_starts) {
+    // A worker there already, or on its way.
+    if (running_ && running_->target == target && !cancel_ && !taken[running_->slot]) {
+      taken[running_->slot] = keep_running = true;
+      continue;
     }
+    std::optional<size_t> there;
+    for (size_t i = 0; i < slots_.size() && !there; ++i)
+      if (!taken[i] && !(running_ && running_->slot == i) && slots_[i].position == target)
+        there = i;
+    if (there) {
+      taken[*there] = true;
+      continue;
+    }
+    // The worker it costs the fewest calls to bring there: from at or before
+    // the target, else from the trace's start; the least recently used of
+    // equals, so a worker never used yet is started here, in the
+    // background, rather than by a later request.
+    const uint64_t from_start = target - std::min(target, first_call) + 1;
+    std::optional<size_t> best;
+    uint64_t best_cost = 0;
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      if (taken[i]) continue;
+      std::optional<uint64_t> at = reachable(i);
+      uint64_t cost = at && *at <= target ? target - *at : from_start;
+      if (!best || cost < best_cost ||
+          (cost == best_cost && slots_[i].last_used < slots_[*best].last_used)) {
+        best = i;
+        best_cost = cost;
+      }
+    }
+    if (!best) break;
+    taken[*best] = true;
+    jobs.push_back({*best, target, first_call});
+    // A new checkpoint is as recent as the request it is for (not the first
+    // to go back to the start when a later request needs one).
+    slots_[*best].last_used = requests_;
   }
-  if (!best) return;
   // A job for another frame's start is stale: it ends after its step (and
-  // when it was this worker's, the new one goes on from where it got).
-  if (running_) cancel_ = true;
-  queued_ = Job{*best, target, *first_call};
-  // A new checkpoint is as recent as the request it is for (not the first
-  // to go back to the start when the next request needs one).
-  slots_[*best].last_used = requests_;
+  // when its worker has a new job, that goes on from where it got).
+  if (running_ && !keep_running) cancel_ = true;
+  queued_ = std::move(jobs);
   changed_.notify_all();
 }
 
 void StateWorkerPool::run_jobs() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    changed_.wait(lock, [&] { return quit_ || queued_; });
+    changed_.wait(lock, [&] { return quit_ || !queued_.empty(); });
     if (quit_) return;
-    running_ = queued_;
-    queued_.reset();
+    running_ = queued_.front();
+    queued_.erase(queued_.begin());
     cancel_ = false;
     const Job job = *running_;
     Slot& slot = slots_[job.slot];
@@ -241,7 +262,8 @@ nlohmann::json StateWorkerPool::workers() {
     const Slot& slot = slots_[i];
     nlohmann::json job;
     if (running_ && running_->slot == i) job = running_->target;
-    if (queued_ && queued_->slot == i) job = queued_->target;
+    for (const Job& queued : queued_)
+      if (queued.slot == i) job = queued.target;
     list.push_back({{"index", i},
                     {"pid", slot.pid > 0 ? nlohmann::json(slot.pid) : nlohmann::json()},
                     {"position", slot.position ? nlohmann::json(*slot.position) : nlohmann::json()},
@@ -253,7 +275,7 @@ nlohmann::json StateWorkerPool::workers() {
 
 void StateWorkerPool::wait_idle() {
   std::unique_lock<std::mutex> lock(mutex_);
-  changed_.wait(lock, [&] { return !running_ && !queued_; });
+  changed_.wait(lock, [&] { return !running_ && queued_.empty(); });
 }
 
 }  // namespace gltrace::view

@@ -83,8 +83,10 @@ class StateWorkerPool {
   // Under mutex_ (held by `lock`): the slot to serve `call`, taken from the
   // background job when that is where it is cheapest.
   size_t claim(uint64_t call, std::unique_lock<std::mutex>& lock);
-  void plan_checkpoint(size_t served, uint64_t call, std::optional<uint64_t> frame_start,
-                       std::optional<uint64_t> first_call);
+  // Under mutex_: jobs that bring workers (not `served`) to these frame
+  // starts, first ones first, where none is or goes.
+  void plan_checkpoints(size_t served, const std::vector<uint64_t>& frame_starts,
+                        uint64_t first_call);
   void run_jobs();
 
   std::vector<Slot> slots_;
@@ -92,7 +94,8 @@ class StateWorkerPool {
   std::mutex foreground_;  // one request at a time
   std::mutex mutex_;       // slots_' bookkeeping and the jobs
   std::condition_variable changed_;
-  std::optional<Job> running_, queued_;
+  std::optional<Job> running_;
+  std::vector<Job> queued_;              // run in order, one at a time
   std::optional<uint64_t> stepping_to_;  // the running job's goto under way
   bool cancel_ = false, quit_ = false;
   uint64_t requests_ = 0;

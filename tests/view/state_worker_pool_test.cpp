@@ -181,19 +181,43 @@ TEST(StateWorkerPool, AKilledWorkerIsReplaced) {
   pool->wait_idle();
   pid_t checkpoint = -1;
   for (const json& w : worker_list(*pool))
-    if (w["checkpoint"] == true) checkpoint = w["pid"].get<pid_t>();
+    if (w["checkpoint"] == true && w["position"] == f.first_seq) checkpoint = w["pid"].get<pid_t>();
   ASSERT_GT(checkpoint, 0) << worker_list(*pool).dump();
   ASSERT_EQ(kill(checkpoint, SIGKILL), 0);
   wait_dead(checkpoint);
 
-  // Its checkpoint is gone: from the start, on a new worker.
+  // Its checkpoint is gone: from an earlier one, or the start.
   EXPECT_EQ(state(*pool, call - 1, &go), fresh_state(call - 1));
-  EXPECT_TRUE(go["from"].is_null()) << go.dump();
+  EXPECT_TRUE(go["from"].is_null() || go["from"] < f.first_seq) << go.dump();
   for (const json& w : worker_list(*pool)) EXPECT_NE(w["pid"], checkpoint);
   // And the pool goes on making checkpoints.
   pool->wait_idle();
   state(*pool, call - 2, &go);
   EXPECT_EQ(go["from"], f.first_seq) << go.dump();
+}
+
+TEST(StateWorkerPool, ThePreviousFrameStartIsKeptToo) {
+  const FrameInfo f4 = frame(4), f5 = frame(5);
+  const uint64_t call = f5.first_seq + f5.calls / 2;
+  auto pool = make_pool(3);
+  json go;
+  state(*pool, call, &go);
+  pool->wait_idle();
+  // To the previous frame: from its first call.
+  const uint64_t back = f4.first_seq + f4.calls / 2;
+  EXPECT_EQ(state(*pool, back, &go), fresh_state(back));
+  EXPECT_EQ(go["from"], f4.first_seq) << go.dump();
+  EXPECT_EQ(go["checkpoint"], true);
+  // Forward again, frame by frame: the previous frame's start follows.
+  for (uint64_t n = 5; n < 8; ++n) {
+    pool->wait_idle();
+    state(*pool, frame(n).first_seq + 7, &go);
+    pool->wait_idle();
+    for (const json& w : worker_list(*pool)) EXPECT_FALSE(w["position"].is_null()) << w.dump();
+    state(*pool, frame(n - 1).first_seq + 3, &go);
+    EXPECT_EQ(go["from"], frame(n - 1).first_seq) << "frame " << n << ": " << go.dump();
+    state(*pool, frame(n).first_seq + 7, &go);
+  }
 }
 
 TEST(StateWorkerPool, OneWorkerGoesBackToTheTracesStart) {

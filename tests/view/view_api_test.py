@@ -407,10 +407,10 @@ def test_state_pool(trace):
               f"the first state request replays from the start: {status} {body.get('error')}")
         workers = wait_no_job(v)["workers"]
         check(len(workers) == 3 and
-              sorted((w["position"] is not None, w["checkpoint"]) for w in workers) ==
-              [(False, False), (True, False), (True, True)] and
-              any(w["checkpoint"] and w["position"] == first and w["pid"] for w in workers),
-              f"one worker at the call, one parked at its frame's start {first}: {workers}")
+              sorted((w["position"], w["checkpoint"]) for w in workers) ==
+              [(frames[1][0], True), (first, True), (call, False)] and all(w["pid"] for w in workers),
+              f"one worker at the call, two parked at its frame's start {first} and the previous "
+              f"frame's {frames[1][0]}: {workers}")
         status, back = v.json(f"/api/state?seq={call - 1}")
         check(status == 200 and back["from"] == first and back["checkpoint"] is True and
               back["replayed"] == call - 1 - first and back["restarted"] is False and
