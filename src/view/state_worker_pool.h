@@ -7,12 +7,14 @@
 //
 // A request at call C goes to the worker parked at the largest call <= C
 // (it replays only the calls between); a worker goes back to the trace's
-// start only when none is at or before C. After a request in frame F (first
-// call S < C), when no other worker is at S, one is advanced to S by a
-// background job, in steps, so a new request can take that worker over (or
-// stop the job) after the step under way. The worker moved there is the one
-// it costs the fewest calls to bring (from at or before S, else from the
-// trace's start), the least recently used among equals.
+// start only when none is at or before C. After a request in frame F, the
+// other workers are checkpoints: at F's first call (when C is not that
+// call) and at the first calls of the frames before F, one per worker.
+// Background jobs bring workers there, in steps, so a new request can take
+// a worker over (or stop its job) after the step under way. The worker
+// moved to a frame start is the one it costs the fewest calls to bring
+// (from at or before it, else from the trace's start), the least recently
+// used among equals.
 #pragma once
 
 #include <sys/types.h>
