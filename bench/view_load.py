@@ -24,8 +24,8 @@ from the trace's start) and with the default pool of 3, the state at a call
 in a frame in the middle of the trace, then --steps backward steps of one
 call each: their latency (the HTTP request, median and worst), "settled"
 when the background checkpoint job had finished before each step (a user who
-looks at each call) and "back to back" without waiting (a key held down);
-and each worker's peak RSS.
+looks at each call) and "back to back" without waiting (a key held down); then a move to the
+middle of the frame before; and each worker's peak RSS.
 """
 
 import argparse
@@ -156,9 +156,14 @@ def backward_steps(gltrace, trace, env, workers, steps, settled):
         replayed.append(body["replayed"])
         if settled:
             wait_no_job(v)
+    # Then to the middle of the frame before.
+    wait_no_job(v)
+    _, page = v.get(f"/api/frames?from={info['frames'] // 2 - 1}&count=1")
+    previous = page["frames"][0]
+    t_previous, body = v.timed(f"/api/state?seq={previous['first_call'] + previous['calls'] // 2}")
     rss = worker_rss_mb(wait_no_job(v))
     v.close()
-    return call, times, replayed, rss
+    return call, times, replayed, (t_previous, body["replayed"]), rss
 
 
 def backward(gltrace, traces, env, steps):
@@ -167,13 +172,14 @@ def backward(gltrace, traces, env, steps):
               flush=True)
         for workers in (1, 3):
             for settled in (True, False) if workers > 1 else (True,):
-                call, times, replayed, rss = backward_steps(gltrace, trace, env, workers, steps,
-                                                            settled)
+                call, times, replayed, previous, rss = backward_steps(gltrace, trace, env, workers,
+                                                                      steps, settled)
                 times.sort()
                 how = "settled" if settled else "back to back"
                 print(f"  --state-workers {workers} {how:12} from call {call}: median "
                       f"{times[len(times) // 2] * 1000:.1f} ms, worst {times[-1] * 1000:.1f} ms; "
-                      f"calls replayed {min(replayed)}-{max(replayed)}; worker peak RSS "
+                      f"calls replayed {min(replayed)}-{max(replayed)}; then the previous frame's "
+                      f"middle {previous[0] * 1000:.1f} ms ({previous[1]} calls); worker peak RSS "
                       f"{', '.join(f'{r:.0f}' for r in rss)} MB", flush=True)
 
 
