@@ -372,14 +372,14 @@ def state(v, expect_worker_error, draw=20, program=None, next_draw=None):
     # A worker that died between requests (a driver crash) is replaced on the
     # next request. (One that dies during a request gets that request a 503.)
     for worker in children(v.proc.pid):
-        os.kill(worker, 9)
         # Reapable once every thread is gone (the leader shows Z before);
         # gone when the viewer reaped it already (a checkpoint's job).
         try:
+            os.kill(worker, 9)
             while (open(f"/proc/{worker}/stat").read().split(") ")[1][0] != "Z" or
                    len(os.listdir(f"/proc/{worker}/task")) > 1):
                 pass
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):
             pass
     status, body = v.json(f"/api/state?seq={draw}")
     check(status == 200 and body["state"]["bindings"]["current_program"] == {"name": program},
