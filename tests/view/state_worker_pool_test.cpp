@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -90,14 +92,19 @@ json fresh_state(uint64_t call) {
 
 json worker_list(StateWorkerPool& pool) { return pool.workers(); }
 
-// Waits until `pid` (a worker, our child) has died; it stays a zombie until
-// the pool reaps it.
+// Waits until `pid` (a worker, our child) has died: a zombie (until the
+// pool reaps it) whose threads are all gone, so that waitpid() sees it.
 void wait_dead(pid_t pid) {
+  const std::string proc = "/proc/" + std::to_string(pid);
   for (;;) {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::ifstream stat(proc + "/stat");
     std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
     size_t paren = text.rfind(") ");
-    if (text.empty() || (paren != std::string::npos && text[paren + 2] == 'Z')) return;
+    if (text.empty()) return;
+    std::error_code error;
+    auto threads = std::distance(std::filesystem::directory_iterator(proc + "/task", error),
+                                 std::filesystem::directory_iterator());
+    if (paren != std::string::npos && text[paren + 2] == 'Z' && threads <= 1) return;
     usleep(1000);
   }
 }
