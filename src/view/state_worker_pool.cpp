@@ -79,8 +79,9 @@ size_t StateWorkerPool::claim(uint64_t call, std::unique_lock<std::mutex>& lock)
   for (size_t i = 0; i < slots_.size(); ++i) {
     std::optional<uint64_t> at = reachable(i);
     if (!at || *at > call) continue;
-    // The nearest; between equals, one no job is moving.
-    if (!best || *at > *reachable(*best) || (*at == *reachable(*best) && running(*best))) best = i;
+    // The nearest; between equals, one no job holds.
+    if (!best || *at > *reachable(*best) || (*at == *reachable(*best) && held(*best) && !held(i)))
+      best = i;
   }
   if (!best) {
     // None at or before the call: the least recently used goes back to the
