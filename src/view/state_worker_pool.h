@@ -53,7 +53,8 @@ class StateWorkerPool {
   // As StateWorker::request_at, on the worker that gets to `call` cheapest;
   // *go also says which worker ("worker", from 0) and whether it was a
   // checkpoint ("checkpoint": parked at a frame start by the pool). One
-  // request at a time; then the checkpoint for `call`'s frame is planned.
+  // request at a time; then the checkpoints for the frame starts at and
+  // before `call` are planned.
   nlohmann::json request_at(uint64_t call, nlohmann::json request, nlohmann::json* go);
 
   // Each worker: index, pid (null: not running), position (null: none),
@@ -61,8 +62,6 @@ class StateWorkerPool {
   nlohmann::json workers();
   // Waits until no background job is queued or running (tests, benchmarks).
   void wait_idle();
-
-  size_t size() const { return slots_.size(); }
 
  private:
   struct Slot {
