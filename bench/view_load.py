@@ -16,6 +16,16 @@ prints:
   - the server's peak RSS (VmHWM) after all of it.
 Wall times are of one run on this machine (no repetitions: the point is the
 order of magnitude against the issue's bounds of 2 s and 300 MB).
+
+Then the GL state moving backward (--backward-only does only this): on a
+100-frame demo trace and a glmark2-es2 trace (recorded under an Xvfb of its
+own), with one state worker (--state-workers 1: every backward move replays
+from the trace's start) and with the default pool of 3, the state at a call
+in a frame in the middle of the trace, then --steps backward steps of one
+call each: their latency (the HTTP request, median and worst), "settled"
+when the background checkpoint job had finished before each step (a user who
+looks at each call) and "back to back" without waiting (a key held down); then a move to the
+middle of the frame before; and each worker's peak RSS.
 """
 
 import argparse
@@ -47,10 +57,10 @@ def calls_in(gltrace, path):
 
 
 class Viewer:
-    def __init__(self, gltrace, trace, env):
+    def __init__(self, gltrace, trace, env, options=()):
         self.start = time.perf_counter()
-        self.proc = subprocess.Popen([gltrace, "view", "--no-browser", "--port", "0", trace],
-                                     env=env, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen([gltrace, "view", "--no-browser", "--port", "0", *options,
+                                      trace], env=env, stdout=subprocess.PIPE, text=True)
         m = re.match(r"gltrace view: http://127\.0\.0\.1:(\d+)/\?token=(\w+)",
                      self.proc.stdout.readline())
         self.port, self.token = int(m.group(1)), m.group(2)
@@ -91,12 +101,97 @@ class Viewer:
         self.proc.wait()
 
 
+def record_glmark2(gltrace, path, env):
+    """glmark2-es2's build and texture scenes under an Xvfb of its own."""
+    if os.path.exists(path):
+        return
+    read, write = os.pipe()
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24",
+                             "-nolisten", "tcp"], pass_fds=(write,), stderr=subprocess.DEVNULL)
+    os.close(write)
+    with os.fdopen(read) as f:
+        display = ":" + f.readline().strip()
+    try:
+        record(gltrace, path, ["glmark2-es2", "-s", "320x240", "-b", "build:duration=1",
+                               "-b", "texture:duration=1"], dict(env, DISPLAY=display))
+    finally:
+        xvfb.terminate()
+        xvfb.wait()
+
+
+def wait_no_job(v):
+    while True:
+        workers = v.get("/api/state/workers")[1]["workers"]
+        if all(w["job"] is None for w in workers):
+            return workers
+        time.sleep(0.005)
+
+
+def worker_rss_mb(workers):
+    rss = []
+    for w in workers:
+        try:
+            with open(f"/proc/{w['pid']}/status") as f:
+                rss.append(int(re.search(r"VmHWM:\s+(\d+) kB", f.read()).group(1)) / 1024)
+        except (TypeError, OSError):
+            pass
+    return rss
+
+
+def backward_steps(gltrace, trace, env, workers, steps, settled):
+    """Latencies (s) of `steps` one-call backward steps from a call in the
+    middle frame, the replies' calls replayed, and the workers' peak RSS."""
+    v = Viewer(gltrace, trace, env, ["--state-workers", str(workers)])
+    v.indexed()
+    _, info = v.get("/api/trace")
+    _, page = v.get(f"/api/frames?from={info['frames'] // 2}&count=1")
+    frame = page["frames"][0]
+    call = frame["first_call"] + min(frame["calls"] - 1, max(steps + 1, frame["calls"] * 3 // 4))
+    v.timed(f"/api/state?seq={call}")
+    wait_no_job(v)
+    times, replayed = [], []
+    for i in range(1, steps + 1):
+        t, body = v.timed(f"/api/state?seq={call - i}")
+        times.append(t)
+        replayed.append(body["replayed"])
+        if settled:
+            wait_no_job(v)
+    # Then to the middle of the frame before.
+    wait_no_job(v)
+    _, page = v.get(f"/api/frames?from={info['frames'] // 2 - 1}&count=1")
+    previous = page["frames"][0]
+    t_previous, body = v.timed(f"/api/state?seq={previous['first_call'] + previous['calls'] // 2}")
+    rss = worker_rss_mb(wait_no_job(v))
+    v.close()
+    return call, times, replayed, (t_previous, body["replayed"]), rss
+
+
+def backward(gltrace, traces, env, steps):
+    for name, trace in traces:
+        print(f"{name} ({calls_in(gltrace, trace):,} calls): {steps} backward steps of one call",
+              flush=True)
+        for workers in (1, 3):
+            for settled in (True, False) if workers > 1 else (True,):
+                call, times, replayed, previous, rss = backward_steps(gltrace, trace, env, workers,
+                                                                      steps, settled)
+                times.sort()
+                how = "settled" if settled else "back to back"
+                print(f"  --state-workers {workers} {how:12} from call {call}: median "
+                      f"{times[len(times) // 2] * 1000:.1f} ms, worst {times[-1] * 1000:.1f} ms; "
+                      f"calls replayed {min(replayed)}-{max(replayed)}; then the previous frame's "
+                      f"middle {previous[0] * 1000:.1f} ms ({previous[1]} calls); worker peak RSS "
+                      f"{', '.join(f'{r:.0f}' for r in rss)} MB", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build")
     parser.add_argument("--calls", type=int, default=10_000_000)
     parser.add_argument("--frame-calls", type=int, default=1_000_000)
     parser.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "gltrace-view-bench"))
+    parser.add_argument("--steps", type=int, default=9, help="backward steps measured")
+    parser.add_argument("--backward-only", action="store_true",
+                        help="only the GL state's backward steps")
     args = parser.parse_args()
     gltrace = os.path.join(args.build, "bin", "gltrace")
     os.makedirs(args.work, exist_ok=True)
@@ -109,6 +204,13 @@ def main():
         probe = os.path.join(args.work, f"demo-probe-{n}.gltrace")
         record(gltrace, probe, demo, env)
         counts.append(calls_in(gltrace, probe))
+    backward_traces = [("demo, 100 frames", os.path.join(args.work, "demo-probe-100.gltrace"))]
+    glmark2 = os.path.join(args.work, "glmark2.gltrace")
+    record_glmark2(gltrace, glmark2, env)
+    backward_traces.append(("glmark2-es2 build + texture", glmark2))
+    if args.backward_only:
+        backward(gltrace, backward_traces, env, args.steps)
+        return
     per_frame = (counts[1] - counts[0]) / 100
     fixed = counts[0] - 100 * per_frame
     frames = int((args.calls - fixed) / per_frame) + 1
@@ -159,6 +261,8 @@ def main():
     print(f"  minimap of the frame         {t_minimap * 1000:.1f} ms")
     print(f"  per-function summary         {t_summary * 1000:.1f} ms")
     print(f"  peak RSS                     {rss:.0f} MB")
+
+    backward(gltrace, backward_traces, env, args.steps)
 
 
 if __name__ == "__main__":

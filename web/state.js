@@ -71,6 +71,15 @@ export function flatten(state) {
   return out;
 }
 
+// What the replay went on from: a checkpoint at a frame start, the call a
+// worker was at, or the trace's start (docs/viewer.md, the state workers).
+export function replayedFrom(reply) {
+  if (!reply.replayed) return '';
+  const from = reply.from === null || reply.from === undefined ? "the trace's start"
+    : `${reply.checkpoint ? 'the frame start, ' : ''}call ${reply.from}`;
+  return `: ${fmtNumber(reply.replayed)} calls from ${from}`;
+}
+
 export class StatePane {
   constructor(container) {
     this.root = el('div', { class: 'state-pane' });
@@ -150,7 +159,7 @@ export class StatePane {
     const prev = this.previous && this.previous.seq !== seq ? this.previous : null;
     const warnings = reply.warnings || [];
     this.head.replaceChildren(
-      el('div', {}, `State after call ${seq}`, reply.ms !== undefined ? ` (replayed in ${Number(reply.ms).toFixed(1)} ms)` : '',
+      el('div', {}, `State after call ${seq}`, reply.ms !== undefined ? ` (replayed in ${Number(reply.ms).toFixed(1)} ms${replayedFrom(reply)})` : '',
         prev ? el('span', { class: 'muted' }, ` · highlighted: changed since call ${prev.seq}`) : ''),
       ...warnings.map((w) => el('div', { class: 'warning' }, w)),
     );

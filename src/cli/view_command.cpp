@@ -18,6 +18,7 @@ struct ViewCommandOptions {
   int port = 0;
   bool no_browser = false;
   std::string driver;
+  int state_workers = 3;
 };
 
 int view(const ViewCommandOptions& o) {
@@ -25,6 +26,7 @@ int view(const ViewCommandOptions& o) {
   options.trace = o.trace;
   options.port = o.port;
   options.open_browser = !o.no_browser;
+  options.state_workers = static_cast<size_t>(o.state_workers);
   // The worker is this executable's replay command (glreplay linked in).
   const std::string& self = executable_path();
   if (self.empty()) {
@@ -63,6 +65,11 @@ void register_view(Commands& commands) {
   app.add_option("--replay-driver", options->driver,
                  "the directory of the state worker's EGL and GLES driver (replay's --driver)")
       ->type_name("DIR");
+  app.add_option("--state-workers", options->state_workers,
+                 "state workers kept at once, parked at different calls so that moving "
+                 "backward replays from a frame start (default 3; 1: from the trace's start)")
+      ->type_name("N")
+      ->check(in_range(1, 16));
   app.add_option("TRACE", options->trace, "the trace")->required();
 }
 

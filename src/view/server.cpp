@@ -15,7 +15,9 @@
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "consumers/dump.h"
 #include "consumers/png.h"
@@ -24,7 +26,7 @@
 #include "gltrace/api/functions.h"
 #include "view/assets.h"
 #include "view/pixels.h"
-#include "view/state_worker.h"
+#include "view/state_worker_pool.h"
 #include "view/trace_model.h"
 
 namespace gltrace::view {
@@ -116,7 +118,7 @@ bool is_draw_name(const std::string& name) {
 
 class Handlers {
  public:
-  Handlers(TraceModel& model, StateWorker& worker) : model_(model), worker_(worker) {}
+  Handlers(TraceModel& model, StateWorkerPool& worker) : model_(model), worker_(worker) {}
 
   consumers::BlobSizes blob_sizes(const format::Call& call) const {
     consumers::BlobSizes sizes;
@@ -932,8 +934,16 @@ class Handlers {
     reply["warnings"] = go.value("warnings", json::array());
     reply["ms"] = go.value("ms", json(0));
     reply["restarted"] = go.value("restarted", json(false));
+    // Which worker answered, from which call (null: the trace's start), and
+    // whether that was a checkpoint at a frame start.
+    reply["worker"] = go.value("worker", json(0));
+    reply["from"] = go.value("from", json());
+    reply["replayed"] = go.value("replayed", json(0));
+    reply["checkpoint"] = go.value("checkpoint", json(false));
     return reply;
   }
+
+  json state_workers(const httplib::Request&) const { return {{"workers", worker_.workers()}}; }
 
   std::string state_png(const httplib::Request& req, json op) const {
     uint64_t seq = param(req, "seq", std::nullopt);
@@ -978,7 +988,7 @@ class Handlers {
 
  private:
   TraceModel& model_;
-  StateWorker& worker_;
+  StateWorkerPool& worker_;
 };
 
 bool token_matches(const std::string& given, const std::string& token) {
@@ -1041,7 +1051,8 @@ int run_view(const ViewOptions& options, FILE* out) {
     fprintf(stderr, "gltrace view: %s\n", error.c_str());
     return 1;
   }
-  StateWorker worker(options.worker_command, options.trace);
+  StateWorkerPool worker(options.worker_command, options.trace, options.state_workers,
+                         [&model](uint64_t call) { return frame_start_of(model, call); });
   Handlers handlers(model, worker);
   const std::string token = random_token();
 
@@ -1119,6 +1130,7 @@ int run_view(const ViewOptions& options, FILE* out) {
   bytes_route("/api/state/texture", "image/png", &Handlers::state_texture);
   bytes_route("/api/state/buffer", "application/octet-stream", &Handlers::state_buffer);
   json_route("/api/state/shader", &Handlers::state_shader);
+  json_route("/api/state/workers", &Handlers::state_workers);
   bytes_route("/api/export", "text/plain; charset=utf-8", &Handlers::export_text);
 
   // The front end: fixed paths, never a file name from the request.

@@ -3,6 +3,7 @@
 // answers from the trace model and the state worker.
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -16,6 +17,9 @@ struct ViewOptions {
   // The state worker's argv without the trace: {gltrace, "replay",
   // "--state-worker", ["--driver", PATH]}.
   std::vector<std::string> worker_command;
+  // State workers kept at once (1: one, which goes back to the trace's
+  // start for every backward move).
+  size_t state_workers = 3;
 };
 
 // Serves until SIGINT or SIGTERM; prints the URL line on `out` once

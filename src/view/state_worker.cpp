@@ -214,21 +214,52 @@ nlohmann::json StateWorker::request(nlohmann::json message) {
   return exchange(std::move(message));
 }
 
+nlohmann::json StateWorker::go_to_locked(uint64_t call) {
+  reap_if_ended();  // before deciding whether it is at `call` already
+  if (at_call_valid_ && at_call_ == call)
+    return {{"ok", true},
+            {"call", call},
+            {"from", call},
+            {"replayed", 0},
+            {"restarted", false},
+            {"ms", 0},
+            {"warnings", nlohmann::json::array()}};
+  nlohmann::json from = at_call_valid_ ? nlohmann::json(at_call_) : nlohmann::json();
+  nlohmann::json reply = exchange({{"op", "goto"}, {"call", call}});
+  reply.erase("id");
+  if (reply.value("ok", false) != true) {
+    at_call_valid_ = false;
+    return reply;
+  }
+  // Backward, the worker went back to the trace's start.
+  reply["from"] = reply.value("restarted", false) ? nlohmann::json() : from;
+  at_call_valid_ = true;
+  at_call_ = call;
+  return reply;
+}
+
+nlohmann::json StateWorker::go_to(uint64_t call) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return go_to_locked(call);
+}
+
 nlohmann::json StateWorker::request_at(uint64_t call, nlohmann::json message, nlohmann::json* go) {
   std::lock_guard<std::mutex> lock(mutex_);
-  reap_if_ended();  // before deciding whether it is at `call` already
-  *go = nlohmann::json{{"warnings", nlohmann::json::array()}, {"ms", 0}, {"restarted", false}};
-  if (!at_call_valid_ || at_call_ != call) {
-    nlohmann::json reply = exchange({{"op", "goto"}, {"call", call}});
-    if (reply.value("ok", false) != true) {
-      at_call_valid_ = false;
-      return reply;
-    }
-    at_call_valid_ = true;
-    at_call_ = call;
-    *go = reply;
-  }
+  *go = go_to_locked(call);
+  if (go->value("ok", false) != true) return *go;
   return exchange(std::move(message));
+}
+
+std::optional<uint64_t> StateWorker::position() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  reap_if_ended();
+  if (!at_call_valid_) return std::nullopt;
+  return at_call_;
+}
+
+pid_t StateWorker::pid() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return pid_;
 }
 
 }  // namespace gltrace::view

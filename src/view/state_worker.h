@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,8 +29,19 @@ class StateWorker {
   // saying why. A reply with "ok": false is returned as it is.
   nlohmann::json request(nlohmann::json request);
   // goto (skipped when the worker is already there), then the request; the
-  // goto reply's warnings, ms and whether it restarted in *go.
+  // goto reply in *go (see go_to).
   nlohmann::json request_at(uint64_t call, nlohmann::json request, nlohmann::json* go);
+  // Moves the worker to `call` and returns the goto reply (call, replayed,
+  // restarted, ms, warnings; "ok": false and "error" when the worker refused)
+  // with "from": the call it went on from, null when it replayed from the
+  // trace's start (a new worker, or one that went backward). Throws as
+  // request() does.
+  nlohmann::json go_to(uint64_t call);
+  // The call it is parked at; nullopt before its first goto, after a failed
+  // one, or when it died (which this notices).
+  std::optional<uint64_t> position();
+  // Its process id (-1: not running); for the viewer's worker list.
+  pid_t pid();
 
   // Replies bigger than this end the worker (a texture PNG, a 16 MiB buffer
   // in base64, fit well below it).
@@ -43,6 +55,7 @@ class StateWorker {
   void stop(const char* why, const int* reaped_status = nullptr);
   void reap_if_ended();
   nlohmann::json exchange(nlohmann::json request);
+  nlohmann::json go_to_locked(uint64_t call);
   std::string stderr_tail();
 
   std::vector<std::string> command_;

@@ -372,14 +372,68 @@ def state(v, expect_worker_error, draw=20, program=None, next_draw=None):
     # A worker that died between requests (a driver crash) is replaced on the
     # next request. (One that dies during a request gets that request a 503.)
     for worker in children(v.proc.pid):
-        os.kill(worker, 9)
-        # Reapable once every thread is gone (the leader shows Z before).
-        while (open(f"/proc/{worker}/stat").read().split(") ")[1][0] != "Z" or
-               len(os.listdir(f"/proc/{worker}/task")) > 1):
+        # Reapable once every thread is gone (the leader shows Z before);
+        # gone when the viewer reaped it already (a checkpoint's job).
+        try:
+            os.kill(worker, 9)
+            while (open(f"/proc/{worker}/stat").read().split(") ")[1][0] != "Z" or
+                   len(os.listdir(f"/proc/{worker}/task")) > 1):
+                pass
+        except (FileNotFoundError, ProcessLookupError):
             pass
     status, body = v.json(f"/api/state?seq={draw}")
     check(status == 200 and body["state"]["bindings"]["current_program"] == {"name": program},
           f"a new worker after a crash: {status} {body.get('error')}")
+
+
+def wait_no_job(v):
+    """Until no state worker is being moved to a checkpoint."""
+    while True:
+        status, body = v.json("/api/state/workers")
+        if status != 200 or all(w["job"] is None for w in body["workers"]):
+            return body
+
+
+def test_state_pool(trace):
+    """Workers parked at frame starts (--state-workers, default 3): a backward
+    move in a frame replays from its first call; with one worker, from the
+    trace's start, as before the pool."""
+    _, frames, _ = dump_lines(trace)
+    first, call = frames[2][0], frames[2][len(frames[2]) // 2]
+    v = Viewer(trace)
+    try:
+        status, body = v.json(f"/api/state?seq={call}")
+        check(status == 200 and body["from"] is None and body["replayed"] == call - frames[0][0] + 1,
+              f"the first state request replays from the start: {status} {body.get('error')}")
+        workers = wait_no_job(v)["workers"]
+        check(len(workers) == 3 and
+              sorted((w["position"], w["checkpoint"]) for w in workers) ==
+              [(frames[1][0], True), (first, True), (call, False)] and all(w["pid"] for w in workers),
+              f"one worker at the call, two parked at its frame's start {first} and the previous "
+              f"frame's {frames[1][0]}: {workers}")
+        status, back = v.json(f"/api/state?seq={call - 1}")
+        check(status == 200 and back["from"] == first and back["checkpoint"] is True and
+              back["replayed"] == call - 1 - first and back["restarted"] is False and
+              back["worker"] != body["worker"],
+              f"one call back: from the frame's start {first}: {status} "
+              f"{ {k: back.get(k) for k in ('worker', 'from', 'replayed', 'checkpoint', 'error')} }")
+    finally:
+        check(v.close(), "the server is still running (pool of 3)")
+    v = Viewer(trace, "--state-workers", "1")
+    try:
+        v.json(f"/api/state?seq={call}")
+        status, back = v.json(f"/api/state?seq={call - 1}")
+        check(status == 200 and back["restarted"] is True and back["from"] is None and back["worker"] == 0,
+              f"--state-workers 1: one call back restarts from the trace's start: {status} {back.get('from')}")
+        status, body = v.json("/api/state/workers")
+        check(status == 200 and len(body["workers"]) == 1 and body["workers"][0]["position"] == call - 1,
+              f"--state-workers 1: one worker, at the call: {body}")
+    finally:
+        check(v.close(), "the server is still running (pool of 1)")
+    for bad in ("0", "17", "x"):
+        r = run([GLTRACE, "view", "--no-browser", "--state-workers", bad, trace], timeout=60)
+        check(r.returncode != 0 and "--state-workers" in r.stderr,
+              f"--state-workers {bad}: refused ({r.returncode}, {r.stderr!r})")
 
 
 def children(pid):
@@ -539,6 +593,7 @@ def main():
     app = record("app", [os.path.join(BUILD, "bin", "gltrace-view-app"), "--frames", "3", "--calls", "300000"],
                  ["--framebuffer", "swap"])
     test_demo(demo)
+    test_state_pool(demo)
     test_app(app)
     test_damaged(demo)
     test_browser(demo)

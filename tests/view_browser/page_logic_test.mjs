@@ -1,13 +1,13 @@
 // The page's pure logic, in node (no browser): the buffer viewer's element
-// formats and decoding, the GL state pane's flattening and change matching,
-// and the number formats every table uses.
+// formats and decoding, the GL state pane's flattening and change matching
+// and its header, and the number formats every table uses.
 //
 //   node --test tests/view_browser/page_logic_test.mjs
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseFormat, decodeElements, formatSize, glTypeFormat } from '../../web/buffer.js';
-import { flatten } from '../../web/state.js';
+import { flatten, replayedFrom } from '../../web/state.js';
 import { fmtNumber, fmtNs, fmtCount } from '../../web/util.js';
 
 test('element formats parse, and bad ones say what is accepted', () => {
@@ -73,6 +73,15 @@ test('a change is found on exact values and on the same named object', () => {
   const changed = [...after].filter(([path, v]) => before.get(path)?.raw !== v.raw).map(([path]) => path);
   assert.deepEqual(changed, ['program.uniforms[a].value']);
   assert.equal(after.get('program.uniforms[a].value').shown, before.get('program.uniforms[a].value').shown);
+});
+
+test('the state header says what the replay went on from', () => {
+  assert.equal(replayedFrom({ replayed: 164, from: 11805, checkpoint: true }),
+    ': 164 calls from the frame start, call 11805');
+  assert.equal(replayedFrom({ replayed: 3, from: 11976, checkpoint: false }), ': 3 calls from call 11976');
+  assert.equal(replayedFrom({ replayed: 11979, from: null, checkpoint: false }),
+    ": 11979 calls from the trace's start");
+  assert.equal(replayedFrom({ replayed: 0, from: 5, checkpoint: false }), '');
 });
 
 test('numbers print short and exact enough', () => {
