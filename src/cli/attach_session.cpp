@@ -165,6 +165,16 @@ std::string default_output(const control::Status& status) {
 
 }  // namespace
 
+const std::vector<std::string>& framebuffer_choices() {
+  static const std::vector<std::string> choices = {"swap", "draw", "swap,draw", "off"};
+  return choices;
+}
+
+void parse_framebuffer(const std::string& value, control::CaptureOptions* options) {
+  options->framebuffer_on_swap = value == "swap" || value == "swap,draw";
+  options->framebuffer_on_draw = value == "draw" || value == "swap,draw";
+}
+
 void add_target_options(CLI::App& app, Target* target) {
   app.add_option("--tcp", target->tcp,
                  "the app's TCP listener (`gltrace run --control-tcp`), with --token TOKEN as "

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/command_line.h"
 #include "control/client.h"
@@ -26,6 +27,12 @@ void add_target_options(CLI::App& app, Target* target);
 // Fills in the endpoint for a PID, NAME or --tcp; kExitOk, or the exit
 // status after printing why not (messages start "gltrace COMMAND: ").
 int resolve_target(const CommandLine& line, const char* command, Target* target);
+
+// The values of --framebuffer (attach, options, view --attach): swap, draw,
+// swap,draw and off.
+const std::vector<std::string>& framebuffer_choices();
+// Sets the framebuffer read-backs one of them asks for.
+void parse_framebuffer(const std::string& value, control::CaptureOptions* options);
 
 struct AttachRequest {
   const char* command = "attach";  // messages start "gltrace COMMAND: "

@@ -23,13 +23,6 @@ static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler
 
 void on_interrupt(int) { g_interrupted = true; }
 
-bool parse_framebuffer(const std::string& value, control::CaptureOptions* options) {
-  if (value != "swap" && value != "draw" && value != "swap,draw" && value != "off") return false;
-  options->framebuffer_on_swap = value == "swap" || value == "swap,draw";
-  options->framebuffer_on_draw = value == "draw" || value == "swap,draw";
-  return true;
-}
-
 std::string describe(const control::CaptureOptions& o) {
   auto flag = [](const std::optional<bool>& v) { return v && *v ? "on" : "off"; };
   bool swap = o.framebuffer_on_swap && *o.framebuffer_on_swap;
@@ -140,8 +133,6 @@ int options(OptionsOptions& o, const CommandLine& line) {
   return kExitOk;
 }
 
-const std::vector<std::string> kFramebufferChoices = {"swap", "draw", "swap,draw", "off"};
-
 }  // namespace
 
 void register_ps(Commands& commands) {
@@ -179,7 +170,7 @@ void register_attach(Commands& commands) {
   app.add_option("--framebuffer", o->framebuffer,
                  "swap, draw, swap,draw or off: framebuffer read-backs")
       ->type_name("WHEN")
-      ->check(one_of(kFramebufferChoices));
+      ->check(one_of(framebuffer_choices()));
   app.add_flag("--no-texture-data", o->no_texture_data, "texture uploads without their pixels");
   app.add_flag("--thread-time", o->thread_time, "each call's thread CPU time");
   app.add_option("--frames", o->start.max_frames, "stop after N frames")
@@ -223,7 +214,7 @@ void register_options(Commands& commands) {
   app.add_option("--framebuffer", o->framebuffer,
                  "swap, draw, swap,draw or off: framebuffer read-backs")
       ->type_name("WHEN")
-      ->check(one_of(kFramebufferChoices));
+      ->check(one_of(framebuffer_choices()));
   app.add_option("--texture-data", o->texture_data, "texture uploads with their pixels")
       ->type_name("on|off")
       ->check(one_of({"on", "off"}));
