@@ -1153,6 +1153,10 @@ int run_view(const ViewOptions& options, FILE* out) {
   if (port <= 0) {
     fprintf(stderr, "gltrace view: cannot listen on 127.0.0.1:%d: %s\n", options.port,
             strerror(errno));
+    if (options.live != nullptr) {  // started already: stopped at once, its trace finished
+      std::atomic<bool> stop{true};
+      options.live->stream(stop, {});
+    }
     return 1;
   }
   std::string url = "http://127.0.0.1:" + std::to_string(port) + "/?token=" + token;

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -213,6 +214,26 @@ def test_bad_targets():
     check(r.returncode == 2 and "--attach" in r.stderr, f"--output without --attach: a usage error: {r.stderr}")
 
 
+def test_port_in_use():
+    """The capture starts before the server listens: a port that is taken
+    ends it at once, its trace finished, and the app can be attached again."""
+    demo = start_demo("--frames", "1000000")
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    output = os.path.join(WORK, "port.gltrace")
+    r = run([GLTRACE, "view", "--no-browser", "--port", str(taken.getsockname()[1]), "-o", output,
+             "--attach", str(demo.pid)])
+    taken.close()
+    check(r.returncode == 1 and "cannot listen" in r.stderr, f"a taken port: exit 1 ({r.returncode}): {r.stderr}")
+    info = run([GLTRACE, "info", output])
+    check(info.returncode == 0 and "closed cleanly" in info.stdout, f"the trace is finished: {info.stdout[-200:]}")
+    ps = wait_for("the app idle again", lambda: "idle" in run([GLTRACE, "ps"]).stdout)
+    check(ps, "the app can be attached again")
+    demo.kill()
+    demo.wait()
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -220,6 +241,7 @@ def main():
         test_bad_targets()
         test_live_capture_then_sigint()
         test_app_exit_ends_the_stream()
+        test_port_in_use()
     finally:
         for p in processes:
             if p.poll() is None:
