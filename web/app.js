@@ -112,7 +112,7 @@ async function openFrame(n, { seq = null } = {}) {
   if (!app.trace || n < 0 || n >= app.trace.frames) return;
   // Following a live capture stops when another frame than the latest is
   // asked for (as a log viewer stops scrolling when one scrolls up).
-  if (n !== app.trace.frames - 1 && $('#follow').checked) $('#follow').checked = false;
+  if (app.trace.live && n !== app.trace.frames - 1 && $('#follow').checked) $('#follow').checked = false;
   const changed = n !== app.frame;
   app.frame = n;
   $('#frame-slider').value = n;
@@ -369,7 +369,7 @@ function showTraceStats() {
   const state = t.live ? ' · live' : t.indexing ? ' (indexing…)' : '';
   $('#trace-stats').textContent = `${t.calls.toLocaleString()} calls · ${t.frames} frames${state}`;
   $('#trace-stats').classList.toggle('live', !!t.live);
-  $('#follow-group').hidden = !t.live && !t.indexing;
+  $('#follow-group').hidden = !t.live;
   $('#frame-slider').max = Math.max(0, t.frames - 1);
   $('#frame-number').max = Math.max(0, t.frames - 1);
   $('#frame-total').textContent = `/ ${t.frames}`;
@@ -391,7 +391,7 @@ async function followIndexing() {
       showTraceStats();
       if (grew) {
         frameList.redraw();
-        if ($('#follow').checked && app.frame !== null) followLatest();
+        if (t.live && $('#follow').checked && app.frame !== null) followLatest();
       }
     } catch (e) {
       showError(e);
@@ -407,7 +407,7 @@ async function followLatest() {
   if (followBusy) return;
   followBusy = true;
   try {
-    while ($('#follow').checked && app.frame !== app.trace.frames - 1) await openFrame(app.trace.frames - 1);
+    while (app.trace.live && $('#follow').checked && app.frame !== app.trace.frames - 1) await openFrame(app.trace.frames - 1);
   } finally {
     followBusy = false;
   }
