@@ -63,19 +63,26 @@ const socket = path.join(runtime, 'gltrace', `gltrace-${app.pid}.sock`);
 for (let i = 0; i < 1200 && !fs.existsSync(socket) && app.exitCode === null; i++) await new Promise((r) => setTimeout(r, 100));
 if (!check(fs.existsSync(socket), 'the demo is traceable')) process.exit(1);
 
-const view = spawn(gltrace, ['view', '--no-browser', '--port', '0', '--framebuffer', 'swap', '-o', path.join(work, 'live.gltrace'), '--attach', String(app.pid)],
-  { env, stdio: ['ignore', 'pipe', 'pipe'] });
-children.push(view);
-let viewLog = '';
-view.stderr.on('data', (d) => (viewLog += d));
-const pageUrl = await new Promise((resolve, reject) => {
-  const rl = readline.createInterface({ input: view.stdout });
-  rl.on('line', (line) => {
-    const m = /^gltrace view: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)$/.exec(line.trim());
-    if (m) resolve(m[1]);
+// Starts `gltrace view ARGS...`; its process, and its URL once printed.
+function startView(args) {
+  const proc = spawn(gltrace, ['view', '--no-browser', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(proc);
+  const viewer = { proc, log: '' };
+  proc.stderr.on('data', (d) => (viewer.log += d));
+  viewer.url = new Promise((resolve, reject) => {
+    const rl = readline.createInterface({ input: proc.stdout });
+    rl.on('line', (line) => {
+      const m = /^gltrace view: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)$/.exec(line.trim());
+      if (m) resolve(m[1]);
+    });
+    proc.on('exit', (code) => reject(new Error(`gltrace view exited (${code}) before printing its URL: ${viewer.log}`)));
   });
-  view.on('exit', (code) => reject(new Error(`gltrace view --attach exited (${code}) before printing its URL: ${viewLog}`)));
-});
+  return viewer;
+}
+const tracePath = path.join(work, 'live.gltrace');
+const live = startView(['--framebuffer', 'swap', '-o', tracePath, '--attach', String(app.pid)]);
+const view = live.proc;
+const pageUrl = await live.url;
 check(true, 'gltrace view --attach printed its URL');
 
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
@@ -127,8 +134,6 @@ try {
 } catch (e) {
   check(false, 'the page works while live', e.stack || String(e));
   await page.screenshot({ path: path.join(artifacts, 'failure.png') }).catch(() => {});
-} finally {
-  await browser.close();
 }
 
 const exited = new Promise((resolve) => {
@@ -137,6 +142,21 @@ const exited = new Promise((resolve) => {
 });
 view.kill('SIGINT');
 const code = await exited;
-check(code === 0, 'Ctrl-C ends the viewer once the trace is finished', `status ${code}: ${viewLog.slice(-300)}`);
+check(code === 0, 'Ctrl-C ends the viewer once the trace is finished', `status ${code}: ${live.log.slice(-300)}`);
+
+// The finished trace in an ordinary viewer: not live, no follow control, frame 0 first.
+try {
+  const plain = startView([tracePath]);
+  await page.goto(await plain.url);
+  await page.waitForSelector('body[data-ready="1"]', WAIT);
+  const stats = await page.textContent('#trace-stats');
+  check(!/live/.test(stats) && !(await page.isVisible('#follow')), 'the finished trace opens as an ordinary one', stats);
+  check(await currentFrame() === 0, 'it opens at frame 0');
+  await page.screenshot({ path: path.join(artifacts, '04-finished.png') });
+} catch (e) {
+  check(false, 'the finished trace opens in the page', e.stack || String(e));
+} finally {
+  await browser.close();
+}
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
