@@ -87,7 +87,10 @@ struct TraceModel::Impl {
   std::deque<FrameInfo> frames;
   size_t visible_frames = 0;  // those whose chunks are published
   std::vector<ImageInfo> images;
-  std::vector<BlobLocation> blobs;     // by id, kept so as the pass adds them
+  // By id while blobs_sorted (kept so as the pass adds them; a trace whose
+  // ids go far back is sorted once at the end, looked up in order till then).
+  std::vector<BlobLocation> blobs;
+  bool blobs_sorted = true;
   std::vector<DepthMark> depth_marks;  // by chunk
   TraceSummary summary;
   bool indexed = false;
@@ -295,16 +298,20 @@ class Indexer final : public format::Consumer {
     m_.visible_frames = m_.frames.size();
     // Ids grow through a session, but chunks of threads writing at once
     // interleave: the new ones are merged into the recent end where they
-    // go, so that lookups binary-search while the pass (or a live trace) runs.
+    // go, so that lookups binary-search while the pass (or a live trace)
+    // runs. A merge further back (a hostile trace) is left to the end.
     auto by_id = [](const BlobLocation& a, const BlobLocation& b) { return a.id < b.id; };
     std::stable_sort(pending_blobs_.begin(), pending_blobs_.end(), by_id);
     size_t old_size = m_.blobs.size();
     m_.blobs.insert(m_.blobs.end(), pending_blobs_.begin(), pending_blobs_.end());
-    if (!pending_blobs_.empty() && old_size != 0 &&
+    if (m_.blobs_sorted && !pending_blobs_.empty() && old_size != 0 &&
         pending_blobs_.front().id < m_.blobs[old_size - 1].id) {
-      auto first = std::upper_bound(m_.blobs.begin(), m_.blobs.begin() + old_size,
-                                    pending_blobs_.front(), by_id);
-      std::inplace_merge(first, m_.blobs.begin() + old_size, m_.blobs.end(), by_id);
+      auto middle = m_.blobs.begin() + static_cast<std::ptrdiff_t>(old_size);
+      auto first = std::upper_bound(m_.blobs.begin(), middle, pending_blobs_.front(), by_id);
+      if (middle - first <= kMaxBlobMerge)
+        std::inplace_merge(first, middle, m_.blobs.end(), by_id);
+      else
+        m_.blobs_sorted = false;
     }
     blobs_published_ += pending_blobs_.size();
     pending_blobs_.clear();
@@ -344,6 +351,8 @@ class Indexer final : public format::Consumer {
   std::vector<BlobLocation> pending_blobs_;
   std::vector<DepthMark> pending_marks_;
   uint64_t images_published_ = 0, blobs_published_ = 0;
+  // Blobs a chunk's new ones may be merged past (see publish()).
+  static constexpr std::ptrdiff_t kMaxBlobMerge = 1 << 16;
   // Images whose frame has not been read yet (indices into m_.images); a
   // real trace has one or two, a hostile one is cut off at the limit.
   static constexpr size_t kMaxUnplacedImages = 4096;
@@ -467,6 +476,11 @@ void TraceModel::Impl::run_pass() {
   else if (status.state == format::ReadState::kCutShort)
     warn(status.message);
   std::lock_guard<std::mutex> lock(mutex);
+  if (!blobs_sorted) {
+    std::stable_sort(blobs.begin(), blobs.end(),
+                     [](const BlobLocation& a, const BlobLocation& b) { return a.id < b.id; });
+    blobs_sorted = true;
+  }
   indexed = true;
   summary.indexing = false;
   if (live) {
@@ -672,6 +686,11 @@ std::vector<ImageInfo> TraceModel::images_after_call(uint64_t seq) const {
 }
 
 const BlobLocation* TraceModel::Impl::find_blob(uint64_t id) const {
+  if (!blobs_sorted) {
+    auto it = std::find_if(blobs.begin(), blobs.end(),
+                           [id](const BlobLocation& b) { return b.id == id; });
+    return it != blobs.end() ? &*it : nullptr;
+  }
   auto it = std::lower_bound(blobs.begin(), blobs.end(), id,
                              [](const BlobLocation& b, uint64_t i) { return b.id < i; });
   return it != blobs.end() && it->id == id ? &*it : nullptr;

@@ -246,6 +246,65 @@ TEST(ViewTraceModel, LiveTraceThatNeverCame) {
   EXPECT_EQ(s.warnings[0], "the capture wrote nothing");
 }
 
+// Blob ids out of order across chunks (threads writing at once; a hostile
+// trace's far back): every blob is found, while the pass runs and after.
+TEST(ViewTraceModel, BlobsOutOfOrderAreFound) {
+  std::string path = test::make_temp_dir() + "/blobs.gltrace";
+  // Chunk ids: 100-199, then 50-99 (merged into the recent end), then
+  // 70000 more above, then 1-49 (further back than a merge goes).
+  std::vector<std::pair<uint64_t, uint64_t>> chunks = {
+      {100, 200}, {50, 100}, {200, 70200}, {1, 50}};
+  {
+    std::string error;
+    auto writer = format::TraceWriter::open_file(path, {}, &error);
+    ASSERT_NE(writer, nullptr) << error;
+    wire::Encoder e;
+    uint64_t seq = 0;
+    for (auto [first, end] : chunks) {
+      uint32_t records = 0;
+      if (seq == 0) {
+        test::encode_header(e, 42, "blobs");
+        test::encode_thread(e, 0, 4242, "main");
+        records += 2;
+      }
+      for (uint64_t id = end; id-- > first; ++records)
+        test::encode_blob(e, id, std::string(1 + id % 7, 'x'));
+      test::encode_call(e, 0, seq++, 10);
+      ++records;
+      writer->submit(format::Payload::from_encoder(e), records, {});
+      writer->acquire_buffer().give_to(e);
+    }
+    ASSERT_TRUE(writer->close(&error)) << error;
+  }
+  std::vector<uint8_t> bytes = test::read_bytes(path);
+  std::vector<uint64_t> offsets;
+  {
+    format::ChunkReader reader;
+    ASSERT_TRUE(reader.open_memory(bytes));
+    format::ChunkView chunk;
+    while (reader.next(&chunk)) offsets.push_back(chunk.offset);
+  }
+  std::string live = path + ".live";
+  test::write_bytes(live, std::vector<uint8_t>(bytes.begin(), bytes.begin() + offsets[2]));
+  TraceModel model;
+  model.open_live(live);
+  model.notify_written();
+  ASSERT_TRUE(wait_until(model, [](const TraceSummary& t) { return t.calls == 2; }));
+  for (uint64_t id = 50; id < 200; ++id) ASSERT_EQ(model.blob_size(id), 1 + id % 7) << id;
+  EXPECT_EQ(model.blob_size(200), 0u);
+  append_bytes(live, bytes, offsets[2], bytes.size());
+  model.notify_written();
+  ASSERT_TRUE(wait_until(model, [](const TraceSummary& t) { return t.calls == 4; }));
+  for (uint64_t id = 1; id < 70200; ++id) ASSERT_EQ(model.blob_size(id), 1 + id % 7) << id;
+  model.end_of_stream();
+  model.wait_indexed();
+  for (uint64_t id = 1; id < 70200; ++id) ASSERT_EQ(model.blob_size(id), 1 + id % 7) << id;
+  EXPECT_EQ(model.blob_size(0), 0u);
+  EXPECT_EQ(model.blob_size(70200), 0u);
+  uint64_t total = 0;
+  EXPECT_EQ(model.blob(42, 0, 100, &total), std::string(1 + 42 % 7, 'x'));
+}
+
 TEST(ViewTraceModel, BadRegexIs400) {
   try {
     TraceModel::compile_regex("(unclosed");
