@@ -2,8 +2,9 @@
 serves the capture. The API shows frames growing while the app runs; a call
 of a streamed frame decodes, its image serves, the state worker answers at
 it; SIGINT stops the capture and the viewer, leaving a complete trace that
-`gltrace info` and `gltrace view` read; an app that exits ends the stream and
-the viewer keeps serving the finished trace; the app is found by name or
+`gltrace info` and `gltrace view` read; an app that exits, or `gltrace
+detach`, ends the stream and the viewer keeps serving the finished trace; a
+port that is taken stops the capture it started; the app is found by name or
 pid; a bad pid or a dead app is one error line and exit status 1.
 
     view_attach_test.py BUILD_DIR WORK_DIR
@@ -195,6 +196,22 @@ def test_app_exit_ends_the_stream():
     check(info.returncode == 0 and "closed cleanly" in info.stdout, "the app's exit left a complete trace")
 
 
+def test_detach_ends_the_stream():
+    demo = start_demo("--frames", "1000000")
+    v = LiveViewer(str(demo.pid), "-o", os.path.join(WORK, "detached.gltrace"))
+    wait_for("frames in the live trace", lambda: v.trace()["frames"] >= 2)
+    r = run([GLTRACE, "detach", str(demo.pid)])
+    check(r.returncode == 0, f"gltrace detach: {r.stderr}")
+    done = wait_for("the stream's end", lambda: (lambda t: t if not t["indexing"] else None)(v.trace()))
+    check(not done["live"] and done["frames"] >= 2 and not done["warnings"],
+          f"detached: the finished trace is served ({done['frames']} frames, warnings {done['warnings']})")
+    check(v.proc.poll() is None and demo.poll() is None, "the viewer and the app keep running")
+    code, err = v.end(signal.SIGINT)
+    check(code == 0 and "the capture ended" in err, f"Ctrl-C then ends the viewer, status 0 ({code}): {err[-400:]}")
+    demo.kill()
+    demo.wait()
+
+
 def test_bad_targets():
     r = run([GLTRACE, "view", "--no-browser", "--attach", "999999"])
     lines = r.stderr.strip().splitlines()
@@ -241,6 +258,7 @@ def main():
         test_bad_targets()
         test_live_capture_then_sigint()
         test_app_exit_ends_the_stream()
+        test_detach_ends_the_stream()
         test_port_in_use()
     finally:
         for p in processes:
