@@ -145,6 +145,11 @@ def test_live_capture_then_sigint():
     check(status == 200 and state.get("seq") == frame["last_call"],
           f"the state worker answers at a streamed call: {str(state)[:200]}")
 
+    # A call not written yet: the worker says so (it reads on at the next request).
+    status, state = v.json("/api/state?seq=1000000000")
+    check(status == 404 and "is not written yet" in state.get("error", ""),
+          f"a call not written yet is said to be so ({status}): {state}")
+
     code, err = v.end(signal.SIGINT)
     check(code == 0, f"SIGINT ends the viewer with status 0 ({code}): {err[-2000:]}")
     check("stopping the capture" in err and "wrote" in err, f"it says it stopped and what it wrote: {err[-600:]}")
