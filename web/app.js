@@ -110,6 +110,9 @@ function query() {
 
 async function openFrame(n, { seq = null } = {}) {
   if (!app.trace || n < 0 || n >= app.trace.frames) return;
+  // Following a live capture stops when another frame than the latest is
+  // asked for (as a log viewer stops scrolling when one scrolls up).
+  if (app.trace.live && n !== app.trace.frames - 1 && $('#follow').checked) $('#follow').checked = false;
   const changed = n !== app.frame;
   app.frame = n;
   $('#frame-slider').value = n;
@@ -363,27 +366,50 @@ function toggleTimeline() {
 // ---- the trace's totals (they grow while the server still indexes it) ----
 function showTraceStats() {
   const t = app.trace;
-  $('#trace-stats').textContent = `${t.calls.toLocaleString()} calls · ${t.frames} frames${t.indexing ? ' (indexing…)' : ''}`;
+  const state = t.live ? ' · live' : t.indexing ? ' (indexing…)' : '';
+  $('#trace-stats').textContent = `${t.calls.toLocaleString()} calls · ${t.frames} frames${state}`;
+  $('#trace-stats').classList.toggle('live', !!t.live);
+  $('#follow-group').hidden = !t.live;
   $('#frame-slider').max = Math.max(0, t.frames - 1);
   $('#frame-number').max = Math.max(0, t.frames - 1);
   $('#frame-total').textContent = `/ ${t.frames}`;
 }
 
 // While the server's first pass over a long trace runs, the frame list grows:
-// the page shows the first frames at once and asks again every second.
+// the page shows the first frames at once and asks again every second, or
+// every half second while a capture streams (gltrace view --attach), going
+// to the latest frame as it comes when "follow" is on.
+const POLL_MS = 1000;
+const LIVE_POLL_MS = 500;
 async function followIndexing() {
   while (app.trace.indexing) {
-    await new Promise((r) => setTimeout(r, 1000));
+    await new Promise((r) => setTimeout(r, app.trace.live ? LIVE_POLL_MS : POLL_MS));
     try {
       const t = await getJson('/api/trace');
       const grew = t.frames !== app.trace.frames;
       app.trace = t;
       showTraceStats();
-      if (grew) frameList.redraw();
+      if (grew) {
+        frameList.redraw();
+        if (t.live && $('#follow').checked && app.frame !== null) followLatest();
+      }
     } catch (e) {
       showError(e);
       return;
     }
+  }
+}
+
+// Opens the latest frame, one at a time: a frame that arrives while the
+// previous one opens is opened next.
+let followBusy = false;
+async function followLatest() {
+  if (followBusy) return;
+  followBusy = true;
+  try {
+    while (app.trace.live && $('#follow').checked && app.frame !== app.trace.frames - 1) await openFrame(app.trace.frames - 1);
+  } finally {
+    followBusy = false;
   }
 }
 
@@ -452,6 +478,9 @@ async function start() {
   });
   $('#thread').addEventListener('change', reloadCalls);
   $('#context').addEventListener('change', reloadCalls);
+  $('#follow').addEventListener('change', () => {
+    if ($('#follow').checked) followLatest();
+  });
   $('#frame-slider').addEventListener('input', (ev) => openFrame(Number(ev.target.value)));
   $('#frame-number').addEventListener('change', (ev) => openFrame(Number(ev.target.value)));
   $('#frame-prev').addEventListener('click', () => openFrame(app.frame - 1));
@@ -482,7 +511,9 @@ async function start() {
   if (seq !== null && !h.has('frame')) {
     await gotoSeq(seq); // its frame from the server
   } else {
-    const frame = h.has('frame') ? Number(h.get('frame')) : 0;
+    // A live capture opens at its latest frame, unless the address names one.
+    const latest = app.trace.live && $('#follow').checked ? app.trace.frames - 1 : 0;
+    const frame = h.has('frame') ? Number(h.get('frame')) : latest;
     await openFrame(Math.min(Math.max(0, frame), app.trace.frames - 1), { seq });
   }
   document.body.dataset.ready = '1';

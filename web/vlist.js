@@ -49,9 +49,16 @@ export class VirtualList {
     return { first: Math.round((top / maxTop) * maxFirst), offset: 0 };
   }
 
+  // The geometry, with the spacer sized for it (a list that grew since the
+  // last draw cannot scroll to its new rows before).
+  sizeSpacer() {
+    const g = this.geometry();
+    if (this.spacer.style.height !== `${g.height}px`) this.spacer.style.height = `${g.height}px`;
+    return g;
+  }
+
   draw() {
-    const { n, height } = this.geometry();
-    if (this.spacer.style.height !== `${height}px`) this.spacer.style.height = `${height}px`;
+    const { n } = this.sizeSpacer();
     const { first, offset } = this.position();
     const count = Math.min(this.visibleCount() + 2, Math.max(0, n - first));
     this.first = first;
@@ -71,7 +78,7 @@ export class VirtualList {
 
   // Scrolls so that row i is visible (centred when it was far away).
   scrollToRow(i, center = false) {
-    const { n, height, scaled } = this.geometry();
+    const { n, height, scaled } = this.sizeSpacer();
     i = clamp(i, 0, Math.max(0, n - 1));
     const vis = this.visibleCount();
     if (!center && i >= this.first && i < this.first + vis - 1) return;

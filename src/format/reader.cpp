@@ -378,6 +378,11 @@ const std::string& ChunkReader::index_error() const { return impl_->index_error;
 bool ChunkReader::seek(uint64_t offset) {
   Impl& d = *impl_;
   if (d.source != Impl::Source::kFile && d.source != Impl::Source::kMemory) return false;
+  if (d.source == Impl::Source::kFile && offset > d.size) {
+    // A file still being written (gltrace view --attach) is longer than at open.
+    struct stat st {};
+    if (fstat(d.fd, &st) == 0) d.size = static_cast<uint64_t>(st.st_size);
+  }
   if (d.pos == 0 || offset < kFileHeaderSize || offset > d.size) return false;  // not open
   if (d.status.state == ReadState::kIoError) return false;
   d.pos = offset;

@@ -36,6 +36,7 @@ struct FrontOptions {
   bool snapshot = false;
   bool check = false;
   bool state_worker = false;
+  bool follow = false;
   std::string driver_dir;
   uint64_t blob_memory_mib = 1024;
 };
@@ -91,6 +92,7 @@ std::string check_front(FrontOptions* o, const std::string& compare, const std::
                           o->x11 || o->stop_on_error))
     return "--state-worker replays headless, call by call, as its requests say: it takes no "
            "--check, --compare, --snapshot, --benchmark, --x11 or --stop-on-error";
+  if (o->follow && !o->state_worker) return "--follow goes with --state-worker";
   if (o->benchmark && (o->snapshot || o->executor.compare))
     return "--benchmark replays without checks: drop --compare and --snapshot";
   return {};
@@ -204,6 +206,9 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
   app.add_flag("--state-worker", front.state_worker,
                "serve the GL state at any call to `gltrace view`: JSON requests on stdin, one "
                "JSON reply a line on stdout (docs/replay.md)");
+  app.add_flag("--follow", front.follow,
+               "with --state-worker: TRACE is still being written (gltrace view --attach); a "
+               "call past what is written yet is said to be so, and is there once written");
   app.add_flag("--stop-on-error", front.stop_on_error,
                "stop at the first call that cannot be replayed (default: report it as "
                "'call N: ...' and go on)");
@@ -241,6 +246,7 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
     worker.blob_memory = front.blob_memory_mib << 20;
     worker.program = program;
     worker.driver_dir = front.driver_dir;
+    worker.follow = front.follow;
     return run_state_worker(worker);
   }
   if (front.benchmark) options.wait = false;

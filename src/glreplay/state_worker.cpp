@@ -332,6 +332,10 @@ class Worker {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!source_error.empty())
       throw RequestError{"trace error after call " + position_text() + ": " + source_error};
+    if (ended && (!position_ || *position_ < call) && source_.at_written_end())
+      throw RequestError{"call " + std::to_string(call) +
+                         " is not written yet: the trace holds calls up to " + position_text() +
+                         " so far (its capture is still writing it, or was cut short)"};
     if (ended && (!position_ || *position_ < call))
       throw RequestError{"call " + std::to_string(call) +
                          " is past the end of the trace (its last call is " + position_text() +
@@ -1251,6 +1255,7 @@ int run_state_worker(const StateWorkerOptions& options) {
   auto info = std::make_shared<TraceInfo>();
   SourceOptions source_options;
   source_options.blob_memory = options.blob_memory;
+  source_options.follow = options.follow;
   TraceSource source(info, source_options);
   std::string error;
   if (!source.open(options.trace, &error)) {

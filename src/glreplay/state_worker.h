@@ -17,6 +17,7 @@ struct StateWorkerOptions {
   uint64_t blob_memory = uint64_t{1} << 30;
   std::string program = "glreplay";  // prefixes messages on stderr
   std::string driver_dir;            // --driver (empty: the library search path)
+  bool follow = false;               // --follow: the trace may still grow
 };
 
 // Runs the worker until `quit` or the end of stdin. Returns the exit

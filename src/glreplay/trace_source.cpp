@@ -608,6 +608,7 @@ bool TraceSource::open(const std::string& path, std::string* error) {
   deferred_error_.reset();
   resume_ = kNoChunk;
   ended_ = false;
+  at_written_end_ = false;
   calls_ = 0;
   // A fresh consumer: one that met an error has asked the decoder to stop.
   collector_.reset();  // it refers to the old store
@@ -625,11 +626,26 @@ bool TraceSource::open(const std::string& path, std::string* error) {
 // at a time, or a part of one (the collector stops the decoder once
 // kMaxPendingCalls are pending, and decoding goes on from there later).
 bool TraceSource::fill() {
+  if (at_written_end_) {  // the file may have grown since
+    at_written_end_ = false;
+    if (!reader_->seek(resume_offset_)) {
+      deferred_error_ = "cannot read on at offset " + std::to_string(resume_offset_) + ": " +
+                        reader_->status().message;
+      return false;
+    }
+  }
   while (pending_.empty() && !ended_ && !deferred_error_.has_value()) {
     if (resume_ == kNoChunk) {
       if (!reader_->next(&chunk_)) {
-        ended_ = true;
         const format::ReadStatus& status = reader_->status();
+        if (options_.follow && !status.closed_cleanly &&
+            (status.state == format::ReadState::kEnd ||
+             status.state == format::ReadState::kCutShort)) {
+          at_written_end_ = true;
+          resume_offset_ = status.offset;
+          break;
+        }
+        ended_ = true;
         // A cut-short trace replays up to its damage and then stops, as a
         // corrupt one does: the replay is not the whole recording.
         if (status.state != format::ReadState::kEnd) deferred_error_ = status.message;

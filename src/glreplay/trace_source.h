@@ -114,6 +114,12 @@ struct SourceOptions {
   // least recently used are dropped and read again from the file when a
   // later call refers to them (a long trace's textures need not all fit).
   uint64_t blob_memory = uint64_t{1} << 30;
+  // The file may still be growing (a live capture's, the state worker's
+  // --follow): at the end of what is written, when the trace was not closed
+  // there, next() says kEnd without taking it as the end (calls waiting for
+  // another thread's earlier ones keep waiting), and the next next() reads
+  // on from there.
+  bool follow = false;
 };
 
 class TraceSource : public replay::IncrementSource {
@@ -128,6 +134,10 @@ class TraceSource : public replay::IncrementSource {
 
   replay::SourceResult next(replay::Increment* out, std::string* error) override;
   bool rewind(std::string* error) override;
+
+  // With SourceOptions::follow: the last next() stopped at the end of what
+  // is written so far, which may not be the trace's end.
+  bool at_written_end() const { return at_written_end_; }
 
   // Calls read so far (in this pass).
   uint64_t calls() const { return calls_; }
@@ -165,6 +175,8 @@ class TraceSource : public replay::IncrementSource {
   // A problem met while decoding: reported once what came before it is out.
   std::optional<std::string> deferred_error_;
   bool ended_ = false;
+  bool at_written_end_ = false;
+  uint64_t resume_offset_ = 0;  // where reading goes on after the written end
   uint64_t calls_ = 0;
   std::vector<SeqGap> gaps_;
   MoreGaps more_gaps_;

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
@@ -190,6 +191,7 @@ class Handlers {
             {"has_images", s.has_images},
             {"has_thread_time", s.has_thread_time},
             {"indexing", s.indexing},
+            {"live", s.live},
             {"warnings", s.warnings}};
   }
 
@@ -1047,7 +1049,9 @@ int run_view(const ViewOptions& options, FILE* out) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   TraceModel model;
   std::string error;
-  if (!model.open(options.trace, &error)) {
+  if (options.live != nullptr) {
+    model.open_live(options.trace);
+  } else if (!model.open(options.trace, &error)) {
     fprintf(stderr, "gltrace view: %s\n", error.c_str());
     return 1;
   }
@@ -1161,6 +1165,10 @@ int run_view(const ViewOptions& options, FILE* out) {
   if (port <= 0) {
     fprintf(stderr, "gltrace view: cannot listen on 127.0.0.1:%d: %s\n", options.port,
             strerror(errno));
+    if (options.live != nullptr) {  // started already: stopped at once, its trace finished
+      std::atomic<bool> stop{true};
+      options.live->stream(stop, {});
+    }
     return 1;
   }
   std::string url = "http://127.0.0.1:" + std::to_string(port) + "/?token=" + token;
@@ -1169,14 +1177,45 @@ int run_view(const ViewOptions& options, FILE* out) {
 
   // A dead worker's pipe must not end us.
   signal(SIGPIPE, SIG_IGN);
+
+  // The live capture, on a thread of its own. A signal while it runs stops
+  // it, and the server once the trace is finished; after it ended by itself,
+  // a signal ends the server.
+  std::mutex live_mutex;
+  bool capture_running = options.live != nullptr;
+  std::atomic<bool> stop_capture{false};
+  int capture_status = 0;
+  std::thread capture;
+  if (options.live != nullptr) {
+    capture = std::thread([&] {
+      int status = options.live->stream(stop_capture, [&model] { model.notify_written(); });
+      model.end_of_stream();
+      std::lock_guard<std::mutex> lock(live_mutex);
+      capture_running = false;
+      capture_status = status;
+      if (stop_capture) {
+        server.stop();
+      } else {
+        fprintf(stderr, "gltrace view: the capture ended; still serving %s (Ctrl-C ends)\n",
+                options.trace.c_str());
+      }
+    });
+  }
+
   std::atomic<bool> done{false};
   std::thread stopper([&] {
     const timespec tick = {0, 200 * 1000 * 1000};
     while (!done) {
-      if (sigtimedwait(&signals, nullptr, &tick) > 0) {
-        server.stop();
-        return;
+      if (sigtimedwait(&signals, nullptr, &tick) <= 0) continue;
+      std::lock_guard<std::mutex> lock(live_mutex);
+      if (capture_running) {
+        if (!stop_capture)
+          fprintf(stderr, "gltrace view: stopping the capture; the viewer ends with it\n");
+        stop_capture = true;
+        continue;
       }
+      server.stop();
+      return;
     }
   });
 
@@ -1187,10 +1226,15 @@ int run_view(const ViewOptions& options, FILE* out) {
     open_browser(url);
 
   bool ok = server.listen_after_bind();
+  int listen_errno = errno;
   done = true;
   stopper.join();
-  if (!ok) fprintf(stderr, "gltrace view: the server stopped: %s\n", strerror(errno));
-  return ok ? 0 : 1;
+  if (capture.joinable()) {
+    stop_capture = true;  // the server failed: the capture ends with it
+    capture.join();
+  }
+  if (!ok) fprintf(stderr, "gltrace view: the server stopped: %s\n", strerror(listen_errno));
+  return ok ? capture_status : 1;
 }
 
 }  // namespace gltrace::view

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <list>
@@ -86,8 +87,10 @@ struct TraceModel::Impl {
   std::deque<FrameInfo> frames;
   size_t visible_frames = 0;  // those whose chunks are published
   std::vector<ImageInfo> images;
+  // By id while blobs_sorted (kept so as the pass adds them; a trace whose
+  // ids go far back is sorted once at the end, looked up in order till then).
   std::vector<BlobLocation> blobs;
-  bool blobs_sorted = false;
+  bool blobs_sorted = true;
   std::vector<DepthMark> depth_marks;  // by chunk
   TraceSummary summary;
   bool indexed = false;
@@ -95,6 +98,13 @@ struct TraceModel::Impl {
 
   std::thread pass;
   std::atomic<bool> stop{false};
+
+  // A live trace (open_live), under `mutex`: the pass waits on
+  // `live_changed` for `written` or the end of the stream.
+  bool live = false;
+  bool stream_ended = false;
+  bool written = false;
+  std::condition_variable live_changed;
 
   // Reading chunks for queries: one reader, one at a time.
   mutable std::mutex reader_mutex;
@@ -122,8 +132,17 @@ struct TraceModel::Impl {
   }
 
   void run_pass();
+  // Whether more of the trace may come (a live capture that has not ended).
+  bool may_grow() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return live && !stream_ended;
+  }
+  // Until more was written, the stream ended, the model is closing, or
+  // kLivePollMs passed; then the file's size in the summary.
+  void wait_for_more();
   Payload payload(uint32_t chunk) const;
-  uint64_t blob_size_locked(uint64_t id, uint32_t* chunk) const;
+  // Under mutex; null when the trace has no such blob.
+  const BlobLocation* find_blob(uint64_t id) const;
   // Visits calls [lo, hi) of the trace (file order).
   void walk(uint64_t lo, uint64_t hi, const std::function<bool(const CallRef&)>& visit) const;
   uint32_t chunk_of_index(uint64_t index) const;  // under mutex
@@ -277,7 +296,23 @@ class Indexer final : public format::Consumer {
       return true;
     });
     m_.visible_frames = m_.frames.size();
+    // Ids grow through a session, but chunks of threads writing at once
+    // interleave: the new ones are merged into the recent end where they
+    // go, so that lookups binary-search while the pass (or a live trace)
+    // runs. A merge further back (a hostile trace) is left to the end.
+    auto by_id = [](const BlobLocation& a, const BlobLocation& b) { return a.id < b.id; };
+    std::stable_sort(pending_blobs_.begin(), pending_blobs_.end(), by_id);
+    size_t old_size = m_.blobs.size();
     m_.blobs.insert(m_.blobs.end(), pending_blobs_.begin(), pending_blobs_.end());
+    if (m_.blobs_sorted && !pending_blobs_.empty() && old_size != 0 &&
+        pending_blobs_.front().id < m_.blobs[old_size - 1].id) {
+      auto middle = m_.blobs.begin() + static_cast<std::ptrdiff_t>(old_size);
+      auto first = std::upper_bound(m_.blobs.begin(), middle, pending_blobs_.front(), by_id);
+      if (middle - first <= kMaxBlobMerge)
+        std::inplace_merge(first, middle, m_.blobs.end(), by_id);
+      else
+        m_.blobs_sorted = false;
+    }
     blobs_published_ += pending_blobs_.size();
     pending_blobs_.clear();
     for (const DepthMark& mark : pending_marks_)
@@ -316,6 +351,8 @@ class Indexer final : public format::Consumer {
   std::vector<BlobLocation> pending_blobs_;
   std::vector<DepthMark> pending_marks_;
   uint64_t images_published_ = 0, blobs_published_ = 0;
+  // Blobs a chunk's new ones may be merged past (see publish()).
+  static constexpr std::ptrdiff_t kMaxBlobMerge = 1 << 16;
   // Images whose frame has not been read yet (indices into m_.images); a
   // real trace has one or two, a hostile one is cut off at the limit.
   static constexpr size_t kMaxUnplacedImages = 4096;
@@ -376,28 +413,80 @@ class Walker final : public format::Consumer {
 
 }  // namespace
 
+void TraceModel::Impl::wait_for_more() {
+  std::unique_lock<std::mutex> lock(mutex);
+  live_changed.wait_for(lock, std::chrono::milliseconds(kLivePollMs),
+                        [this] { return written || stream_ended || stop; });
+  written = false;
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) summary.size = static_cast<uint64_t>(st.st_size);
+}
+
+namespace {
+
+bool empty_file(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && st.st_size == 0;
+}
+
+}  // namespace
+
 void TraceModel::Impl::run_pass() {
   format::ChunkReader scan;
   Indexer indexer(*this);
   format::ReadStatus status;
+  bool ok = false;
+  // A live trace is read once its file header is in. Each look decides
+  // first whether it is the last: what the stream wrote before it ended is
+  // all read by then.
+  for (;;) {
+    bool last_look = !may_grow();
+    ok = scan.open(path);
+    if (ok || last_look || stop ||
+        (scan.status().state != format::ReadState::kCutShort && !empty_file(path)))
+      break;
+    wait_for_more();
+  }
+  if (ok && live) {  // the queries' reader, before any chunk is published
+    std::lock_guard<std::mutex> lock(reader_mutex);
+    ok = reader.open(path);
+    if (!ok) status = reader.status();
+  }
   // Not read_trace_prefetched: its four slots of chunk copies could hold
   // 300 MB of a trace's largest chunks; the pass runs behind the first
   // answers anyway.
-  bool ok = scan.open(path) && format::read_trace(scan, indexer, &status);
+  while (ok) {
+    bool last_look = !may_grow();
+    ok = format::read_trace(scan, indexer, &status);
+    if (!ok || last_look || stop || indexer.stop_requested() || status.closed_cleanly) break;
+    // The end of what is written so far, between chunks or inside one:
+    // what was read is shown, and read goes on from there once there is more.
+    indexer.publish();
+    wait_for_more();
+    if (!scan.seek(status.offset)) break;
+  }
   if (!scan.status().ok() && scan.status().state != format::ReadState::kReading && !ok &&
       status.message.empty())
     status = scan.status();
   indexer.finish();
-  if (!ok && !stop)
+  if (!ok && live && empty_file(path))
+    warn("the capture wrote nothing");
+  else if (!ok && !stop)
     warn("the trace is damaged: " + status.message + " (what comes before is shown)");
   else if (status.state == format::ReadState::kCutShort)
     warn(status.message);
   std::lock_guard<std::mutex> lock(mutex);
-  std::sort(blobs.begin(), blobs.end(),
-            [](const BlobLocation& a, const BlobLocation& b) { return a.id < b.id; });
-  blobs_sorted = true;
+  if (!blobs_sorted) {
+    std::stable_sort(blobs.begin(), blobs.end(),
+                     [](const BlobLocation& a, const BlobLocation& b) { return a.id < b.id; });
+    blobs_sorted = true;
+  }
   indexed = true;
   summary.indexing = false;
+  if (live) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0) summary.size = static_cast<uint64_t>(st.st_size);
+  }
   indexed_changed.notify_all();
 }
 
@@ -493,7 +582,11 @@ TraceModel::TraceModel(ModelLimits limits) : impl_(std::make_unique<Impl>()) {
 }
 
 TraceModel::~TraceModel() {
-  impl_->stop = true;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->stop = true;
+    impl_->live_changed.notify_all();
+  }
   if (impl_->pass.joinable()) impl_->pass.join();
 }
 
@@ -513,6 +606,28 @@ bool TraceModel::open(const std::string& path, std::string* error) {
   d.summary.size = d.file_size;
   d.pass = std::thread([&d] { d.run_pass(); });
   return true;
+}
+
+void TraceModel::open_live(const std::string& path) {
+  Impl& d = *impl_;
+  d.path = path;
+  d.summary.path = path;
+  d.live = true;
+  d.summary.live = true;
+  d.pass = std::thread([&d] { d.run_pass(); });
+}
+
+void TraceModel::notify_written() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->written = true;
+  impl_->live_changed.notify_all();
+}
+
+void TraceModel::end_of_stream() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->stream_ended = true;
+  impl_->summary.live = false;
+  impl_->live_changed.notify_all();
 }
 
 void TraceModel::wait_indexed() {
@@ -570,33 +685,29 @@ std::vector<ImageInfo> TraceModel::images_after_call(uint64_t seq) const {
   return found;
 }
 
-uint64_t TraceModel::Impl::blob_size_locked(uint64_t id, uint32_t* chunk) const {
-  if (blobs_sorted) {
-    auto it = std::lower_bound(blobs.begin(), blobs.end(), id,
-                               [](const BlobLocation& b, uint64_t i) { return b.id < i; });
-    if (it == blobs.end() || it->id != id) return 0;
-    if (chunk != nullptr) *chunk = it->chunk;
-    return it->size;
+const BlobLocation* TraceModel::Impl::find_blob(uint64_t id) const {
+  if (!blobs_sorted) {
+    auto it = std::find_if(blobs.begin(), blobs.end(),
+                           [id](const BlobLocation& b) { return b.id == id; });
+    return it != blobs.end() ? &*it : nullptr;
   }
-  for (const BlobLocation& b : blobs)
-    if (b.id == id) {
-      if (chunk != nullptr) *chunk = b.chunk;
-      return b.size;
-    }
-  return 0;
+  auto it = std::lower_bound(blobs.begin(), blobs.end(), id,
+                             [](const BlobLocation& b, uint64_t i) { return b.id < i; });
+  return it != blobs.end() && it->id == id ? &*it : nullptr;
 }
 
 uint64_t TraceModel::blob_size(uint64_t id) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  return impl_->blob_size_locked(id, nullptr);
+  const BlobLocation* found = impl_->find_blob(id);
+  return found != nullptr ? found->size : 0;
 }
 
 void TraceModel::blob_sizes_of(const format::Call& call,
                                std::unordered_map<uint64_t, uint64_t>* out) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   auto add = [&](uint64_t id) {
-    uint64_t size = impl_->blob_size_locked(id, nullptr);
-    if (size != 0) (*out)[id] = size;
+    const BlobLocation* found = impl_->find_blob(id);
+    if (found != nullptr && found->size != 0) (*out)[id] = found->size;
   };
   for (const format::Value& v : call.args)
     if (v.kind == format::ValueKind::kBlob) add(v.blob);
@@ -607,10 +718,9 @@ std::string TraceModel::blob(uint64_t id, uint64_t offset, uint64_t size, uint64
   uint32_t chunk = 0;
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
-    if (impl_->blob_size_locked(id, &chunk) == 0 &&
-        !std::any_of(impl_->blobs.begin(), impl_->blobs.end(),
-                     [id](const BlobLocation& b) { return b.id == id; }))
-      throw QueryError{404, "no blob " + std::to_string(id) + " in the trace"};
+    const BlobLocation* found = impl_->find_blob(id);
+    if (found == nullptr) throw QueryError{404, "no blob " + std::to_string(id) + " in the trace"};
+    chunk = found->chunk;
   }
   Payload data = impl_->payload(chunk);
   struct Finder final : format::Consumer {

@@ -73,6 +73,7 @@ struct TraceSummary {
   uint64_t frames = 0;  // complete frames
   uint64_t duration_ns = 0;
   bool indexing = true;  // the open pass is still running
+  bool live = false;     // a capture is still writing the trace (open_live)
   bool has_thread_time = false;
   bool has_images = false;
   struct Thread {
@@ -120,6 +121,18 @@ class TraceModel {
   // Opens the trace and starts the pass on a thread; false with *error when
   // it is no readable trace.
   bool open(const std::string& path, std::string* error);
+  // Opens a trace that a capture is still writing (gltrace view --attach):
+  // the pass waits at the end of what is written for more, a chunk written
+  // in part being not there yet rather than damage, until end_of_stream();
+  // it then reads the rest and ends as for any trace. The file may still be
+  // empty: it is read once its header is in.
+  void open_live(const std::string& path);
+  // More of the live trace was written: the pass looks at once (it also
+  // looks every kLivePollMs by itself).
+  void notify_written();
+  // The capture ended: nothing more will be written.
+  void end_of_stream();
+  static constexpr int kLivePollMs = 250;
   // Waits for the pass (tests, the benchmark's figures).
   void wait_indexed();
 

@@ -138,6 +138,32 @@ TEST(Reader, SeekToAnIndexedFrame) {
   EXPECT_FALSE(reader.seek(bytes.size() + 1));
 }
 
+// A file still being written (gltrace view --attach follows one): the end
+// of what is there, even inside a chunk, is read again from where it
+// stopped once more bytes are in, past the size the file had at open.
+TEST(Reader, GrowingFileReadsOnFromWhereItStopped) {
+  std::vector<uint8_t> bytes = small_trace();
+  std::vector<uint64_t> offsets = chunk_offsets(bytes);
+  std::string path = test::make_temp_dir() + "/growing.gltrace";
+  uint64_t cut = offsets[1] + 10;  // inside the second chunk's header
+  test::write_bytes(path, std::vector<uint8_t>(bytes.begin(), bytes.begin() + cut));
+  ChunkReader reader;
+  ASSERT_TRUE(reader.open(path)) << reader.status().message;
+  format::ChunkView chunk;
+  ASSERT_TRUE(reader.next(&chunk));
+  EXPECT_FALSE(reader.next(&chunk));
+  EXPECT_EQ(reader.status().state, ReadState::kCutShort);
+  EXPECT_EQ(reader.status().offset, offsets[1]);
+  test::write_bytes(path, bytes);
+  ASSERT_TRUE(reader.seek(offsets[2])) << "past the size at open";
+  ASSERT_TRUE(reader.seek(offsets[1]));
+  test::RecordText text;
+  format::ReadStatus status;
+  ASSERT_TRUE(format::read_trace(reader, text, &status)) << status.message;
+  EXPECT_EQ(text.lines.size(), 2u * 5);
+  EXPECT_TRUE(status.closed_cleanly);
+}
+
 TEST(Reader, UncompressedTraceReadsTheSame) {
   Decoded compressed = decode_memory(small_trace(3, 1));
   Decoded stored = decode_memory(small_trace(3, 0));

@@ -711,6 +711,42 @@ TEST(StateWorker, ACutTraceReplaysUpToTheCut) {
   EXPECT_EQ(back["restarted"], true);
 }
 
+// --follow (gltrace view --attach): a trace still being written. A goto
+// past what is written says so, and the calls written later are replayed
+// by the same worker, from where it stopped.
+TEST(StateWorker, AFollowedTraceReadsOnAsItGrows) {
+  std::string dir = make_temp_dir();
+  ProcessResult traced = run_process({build_bin("gltrace"), "trace", "-o", dir + "/whole.gltrace",
+                                      "--", build_bin("gltrace-demo"), "--frames", "60"},
+                                     clean_env());
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  std::string bytes = read_text_file(dir + "/whole.gltrace");
+  std::string path = dir + "/growing.gltrace";
+  write_text_file(path, bytes.substr(0, bytes.size() / 2));
+  Worker w(path, "gltrace", {"--follow"});
+  json past = go(w, 1000000);
+  EXPECT_EQ(past["ok"], false);
+  std::string error = past["error"];
+  std::smatch last;
+  ASSERT_TRUE(std::regex_search(
+      error, last,
+      std::regex("^call 1000000 is not written yet: the trace holds calls up to (\\d+) so far")))
+      << error;
+  uint64_t written = std::stoull(last[1]);
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::app);
+    out << bytes.substr(bytes.size() / 2);
+  }
+  json later = go(w, written + 500, 2);
+  ASSERT_TRUE(later["ok"]) << later;
+  EXPECT_EQ(later["restarted"], false);
+  EXPECT_EQ(later["replayed"], 500);
+  json end = go(w, 1000000, 3);
+  EXPECT_EQ(end["ok"], false);
+  EXPECT_NE(end["error"].get<std::string>().find("past the end of the trace"), std::string::npos)
+      << end;
+}
+
 // A trace whose capture began mid-run (its first call is not call 0): a
 // goto before it says so.
 TEST(StateWorker, ACallBeforeTheTracesFirstIsAnError) {
@@ -986,6 +1022,9 @@ TEST(StateWorker, ConflictingOptionsAreUsageErrors) {
       run_process({build_bin("glreplay"), "--state-worker", "--compare", demo().path}, clean_env());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--state-worker"), std::string::npos) << r.err;
+  ProcessResult follow = run_process({build_bin("glreplay"), "--follow", demo().path}, clean_env());
+  EXPECT_EQ(follow.exit_code, 2);
+  EXPECT_NE(follow.err.find("--follow goes with --state-worker"), std::string::npos) << follow.err;
   ProcessResult missing =
       run_process({build_bin("glreplay"), "--state-worker", "/nonexistent.gltrace"}, clean_env());
   EXPECT_EQ(missing.exit_code, 1);

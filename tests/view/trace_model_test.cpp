@@ -9,7 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <fstream>
 #include <random>
+#include <thread>
 
 #include "hostile.h"
 #include "support/subprocess.h"
@@ -142,6 +145,164 @@ TEST(ViewTraceModel, CapsHoldAndSaySo) {
   } catch (const QueryError& e) {
     EXPECT_EQ(e.status, 404);
   }
+}
+
+// Polls the model until `done` holds; false after a minute (a generous
+// bound: what is tested is that it comes at all).
+template <typename Done>
+bool wait_until(const TraceModel& model, Done done) {
+  for (int i = 0; i < 6000; ++i) {
+    if (done(model.summary())) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+void append_bytes(const std::string& path, const std::vector<uint8_t>& bytes, size_t from,
+                  size_t to) {
+  std::ofstream out(path, std::ios::binary | std::ios::app);
+  out.write(reinterpret_cast<const char*>(bytes.data() + from),
+            static_cast<std::streamsize>(to - from));
+}
+
+// A trace a capture is still writing (gltrace view --attach): the model
+// waits for its header, indexes chunks as they come, takes a chunk written
+// in part as not there yet, answers about what it has meanwhile, and once
+// the stream ends reads the rest, reporting a cut tail as for any trace.
+TEST(ViewTraceModel, LiveTraceIsFollowedAsItGrows) {
+  std::string dir = test::make_temp_dir();
+  test::write_small_trace(dir + "/whole.gltrace", 10, 4);
+  std::vector<uint8_t> bytes = test::read_bytes(dir + "/whole.gltrace");
+  std::vector<uint64_t> chunks;
+  {
+    format::ChunkReader reader;
+    ASSERT_TRUE(reader.open_memory(bytes));
+    format::ChunkView chunk;
+    while (reader.next(&chunk)) chunks.push_back(chunk.offset);
+    ASSERT_EQ(chunks.size(), 10u);
+  }
+  TraceModel whole;
+  std::string error;
+  ASSERT_TRUE(whole.open(dir + "/whole.gltrace", &error)) << error;
+  whole.wait_indexed();
+  uint64_t whole_frames = 0;
+  std::vector<FrameInfo> expected = whole.frames(0, 100, &whole_frames);
+
+  std::string path = dir + "/live.gltrace";
+  test::write_bytes(path, {});
+  TraceModel model;
+  model.open_live(path);
+  TraceSummary s = model.summary();
+  EXPECT_TRUE(s.live && s.indexing);
+  append_bytes(path, bytes, 0, 10);  // a part of the file header
+  model.notify_written();
+  append_bytes(path, bytes, 10, chunks[3] + 30);  // three chunks and a part of the fourth
+  model.notify_written();
+  ASSERT_TRUE(wait_until(model, [](const TraceSummary& t) { return t.calls == 12; }));
+  s = model.summary();
+  EXPECT_TRUE(s.live && s.indexing);
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings[0];
+  uint64_t total = 0;
+  std::vector<FrameInfo> frames = model.frames(0, 100, &total);
+  ASSERT_GE(total, 2u);
+  uint64_t calls = 0;
+  model.for_frame_calls(1, 0, 100, [&](const CallRef& ref) {
+    EXPECT_EQ(ref.frame, 1u);
+    ++calls;
+  });
+  EXPECT_EQ(calls, expected[1].calls);
+  // The rest, but for the footer's last bytes.
+  append_bytes(path, bytes, chunks[3] + 30, bytes.size() - 5);
+  model.notify_written();
+  ASSERT_TRUE(wait_until(model, [](const TraceSummary& t) { return t.calls == 40; }));
+  s = model.summary();
+  EXPECT_TRUE(s.live && s.indexing);
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings[0];
+  model.end_of_stream();
+  model.wait_indexed();
+  s = model.summary();
+  EXPECT_FALSE(s.live || s.indexing);
+  EXPECT_EQ(s.size, bytes.size() - 5);
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_NE(s.warnings[0].find("cut short"), std::string::npos) << s.warnings[0];
+  frames = model.frames(0, 100, &total);
+  ASSERT_EQ(total, whole_frames);
+  for (size_t i = 0; i < frames.size(); ++i) {
+    EXPECT_EQ(frames[i].first_index, expected[i].first_index) << i;
+    EXPECT_EQ(frames[i].calls, expected[i].calls) << i;
+  }
+}
+
+// A capture that ends before writing anything: one clear warning.
+TEST(ViewTraceModel, LiveTraceThatNeverCame) {
+  std::string path = test::make_temp_dir() + "/nothing.gltrace";
+  test::write_bytes(path, {});
+  TraceModel model;
+  model.open_live(path);
+  model.end_of_stream();
+  model.wait_indexed();
+  TraceSummary s = model.summary();
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0], "the capture wrote nothing");
+}
+
+// Blob ids out of order across chunks (threads writing at once; a hostile
+// trace's far back): every blob is found, while the pass runs and after.
+TEST(ViewTraceModel, BlobsOutOfOrderAreFound) {
+  std::string path = test::make_temp_dir() + "/blobs.gltrace";
+  // Chunk ids: 100-199, then 50-99 (merged into the recent end), then
+  // 70000 more above, then 1-49 (further back than a merge goes).
+  std::vector<std::pair<uint64_t, uint64_t>> chunks = {
+      {100, 200}, {50, 100}, {200, 70200}, {1, 50}};
+  {
+    std::string error;
+    auto writer = format::TraceWriter::open_file(path, {}, &error);
+    ASSERT_NE(writer, nullptr) << error;
+    wire::Encoder e;
+    uint64_t seq = 0;
+    for (auto [first, end] : chunks) {
+      uint32_t records = 0;
+      if (seq == 0) {
+        test::encode_header(e, 42, "blobs");
+        test::encode_thread(e, 0, 4242, "main");
+        records += 2;
+      }
+      for (uint64_t id = end; id-- > first; ++records)
+        test::encode_blob(e, id, std::string(1 + id % 7, 'x'));
+      test::encode_call(e, 0, seq++, 10);
+      ++records;
+      writer->submit(format::Payload::from_encoder(e), records, {});
+      writer->acquire_buffer().give_to(e);
+    }
+    ASSERT_TRUE(writer->close(&error)) << error;
+  }
+  std::vector<uint8_t> bytes = test::read_bytes(path);
+  std::vector<uint64_t> offsets;
+  {
+    format::ChunkReader reader;
+    ASSERT_TRUE(reader.open_memory(bytes));
+    format::ChunkView chunk;
+    while (reader.next(&chunk)) offsets.push_back(chunk.offset);
+  }
+  std::string live = path + ".live";
+  test::write_bytes(live, std::vector<uint8_t>(bytes.begin(), bytes.begin() + offsets[2]));
+  TraceModel model;
+  model.open_live(live);
+  model.notify_written();
+  ASSERT_TRUE(wait_until(model, [](const TraceSummary& t) { return t.calls == 2; }));
+  for (uint64_t id = 50; id < 200; ++id) ASSERT_EQ(model.blob_size(id), 1 + id % 7) << id;
+  EXPECT_EQ(model.blob_size(200), 0u);
+  append_bytes(live, bytes, offsets[2], bytes.size());
+  model.notify_written();
+  ASSERT_TRUE(wait_until(model, [](const TraceSummary& t) { return t.calls == 4; }));
+  for (uint64_t id = 1; id < 70200; ++id) ASSERT_EQ(model.blob_size(id), 1 + id % 7) << id;
+  model.end_of_stream();
+  model.wait_indexed();
+  for (uint64_t id = 1; id < 70200; ++id) ASSERT_EQ(model.blob_size(id), 1 + id % 7) << id;
+  EXPECT_EQ(model.blob_size(0), 0u);
+  EXPECT_EQ(model.blob_size(70200), 0u);
+  uint64_t total = 0;
+  EXPECT_EQ(model.blob(42, 0, 100, &total), std::string(1 + 42 % 7, 'x'));
 }
 
 TEST(ViewTraceModel, BadRegexIs400) {
