@@ -18,7 +18,8 @@ own error messages and bounds:
       m, f, t, &out->x)        one element (or a packed run of them) appended
   d.append(m, &out->x)         room for one more element of a repeated message (or null)
 
-and optional hooks, used when `d` declares them (checked at compile time):
+and optional hooks, used when `d` declares them (checked at compile time; one declared
+with parameters that do not fit is a compile error):
 
   d.field_<message>_<field>(m, f, t, out) replaces the default handling of that field (a
                                          member that is not a copy of the field)
@@ -77,6 +78,13 @@ def _resolve(path, package, field, messages, enums):
     raise proto.ProtoError(path, field.line, f"field {field.name}: unknown type {field.type}")
 
 
+def _misfit(hook, parameters):
+    """A hook D declares but that cannot take these arguments would silently not be called:
+    a compile error instead (for a hook that is no overload set or template)."""
+    return (f"static_assert(!requires {{ &D::{hook}; }}, \"D::{hook} cannot be called as "
+            f"{hook}{parameters}\");")
+
+
 def _field_case(msg, field, kind, schema_ns):
     """The lines of one case of a message's switch (indented for it)."""
     ns = proto.snake_case(msg.name)
@@ -110,10 +118,14 @@ def _field_case(msg, field, kind, schema_ns):
     lines = [f"case {schema_ns}::{ns}::{proto.field_constant(field.name)}: {{"]
     if field.oneof:
         begin = f"begin_{ns}_{field.oneof}"
-        lines += [f"  if constexpr (requires {{ d.{begin}(out, f); }}) d.{begin}(out, f);"]
+        lines += [f"  if constexpr (requires {{ d.{begin}(out, f); }})",
+                  f"    d.{begin}(out, f);",
+                  "  else",
+                  f"    {_misfit(begin, '(out, f)')}"]
     lines += [f"  if constexpr (requires {{ d.{hook}(m, f, t, out); }}) {{",
               f"    ok = d.{hook}(m, f, t, out);",
-              "  } else {"]
+              "  } else {",
+              f"    {_misfit(hook, '(m, f, t, out)')}"]
     lines += ["    " + line for line in body]
     lines += ["  }", "  break;", "}"]
     return lines

@@ -2,6 +2,7 @@
 generated code does with real bytes is checked by tests/format and tests/control."""
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -14,6 +15,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from gltrace_codegen import decoders, proto  # noqa: E402
 
 GEN = os.path.join(HERE, "..", "gen.py")
+ROOT = os.path.join(HERE, "..", "..")
 
 SAMPLE = textwrap.dedent("""\
     syntax = "proto3";
@@ -129,6 +131,72 @@ class DecodersTest(unittest.TestCase):
                                      capture_output=True, text=True)
             self.assertNotEqual(missing.returncode, 0)
             self.assertIn("--decoders needs --schema-include", missing.stderr)
+
+
+# A decoder for SAMPLE's Inner: what the generated code needs of `d`, and a hook.
+DECODER = textwrap.dedent("""\
+    #include <string>
+    #include <string_view>
+    #include "demo/decoders.h"
+    struct Msg { gltrace::wire::Reader r; };
+    struct Inner { std::string_view data; };
+    struct D {
+      Msg open(std::string_view b, const char*) {
+        return {gltrace::wire::Reader(reinterpret_cast<const uint8_t*>(b.data()), b.size())};
+      }
+      bool finish(Msg& m) { return m.r.ok(); }
+      HOOK
+    };
+    int main() {
+      const uint8_t bytes[] = {0x0a, 0x02, 'h', 'i'};
+      D d;
+      Msg m{gltrace::wire::Reader(bytes, sizeof bytes)};
+      Inner inner;
+      return demo::schema::decode_inner(d, m, &inner) && inner.data == "hi!" ? 0 : 1;
+    }
+    """)
+
+
+@unittest.skipIf(shutil.which("c++") is None, "no C++ compiler")
+class GeneratedCodeTest(unittest.TestCase):
+    def build(self, hook):
+        """The compiler's result for DECODER with this hook, and its messages."""
+        with tempfile.TemporaryDirectory() as tmp:
+            source = os.path.join(tmp, "t.proto")
+            with open(source, "w", encoding="utf-8") as f:
+                f.write(SAMPLE)
+            os.makedirs(os.path.join(tmp, "demo"))
+            subprocess.run([sys.executable, GEN, "--proto", source, "--namespace", "demo::schema",
+                            "--header", os.path.join(tmp, "demo", "schema.h"),
+                            "--decoders", os.path.join(tmp, "demo", "decoders.h"),
+                            "--schema-include", "demo/schema.h"], check=True)
+            program = os.path.join(tmp, "t.cpp")
+            with open(program, "w", encoding="utf-8") as f:
+                f.write(DECODER.replace("HOOK", hook))
+            binary = os.path.join(tmp, "t")
+            built = subprocess.run(["c++", "-std=c++20", "-I", tmp, "-I",
+                                    os.path.join(ROOT, "src"), program, "-o", binary],
+                                   capture_output=True, text=True)
+            ran = subprocess.run([binary]).returncode if built.returncode == 0 else None
+            return built, ran
+
+    def test_a_hook_replaces_the_field(self):
+        built, ran = self.build("""
+            bool field_inner_data(Msg& m, uint32_t, gltrace::wire::WireType, Inner* out) {
+              static std::string kept;
+              kept = std::string(m.r.bytes()) + "!";
+              out->data = kept;
+              return true;
+            }""")
+        self.assertEqual(built.returncode, 0, built.stderr)
+        self.assertEqual(ran, 0)
+
+    def test_a_hook_that_does_not_fit_is_a_compile_error(self):
+        built, _ = self.build("""
+            bool field_inner_data(Msg& m, Inner* out) { return true; }""")
+        self.assertNotEqual(built.returncode, 0)
+        self.assertIn("D::field_inner_data cannot be called as field_inner_data(m, f, t, out)",
+                      built.stderr)
 
 
 if __name__ == "__main__":
