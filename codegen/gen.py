@@ -13,7 +13,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from gltrace_codegen import decoders, emit, ids, proto, registry, replay, state, trace, validate  # noqa: E402
+from gltrace_codegen import (decoders, emit, ids, proto, registry, replay, state,  # noqa: E402
+                             trace, validate)
 
 # Exports written by hand: they do more than jump through the table.
 HANDWRITTEN_EXPORTS = {"eglGetProcAddress", "eglMakeCurrent"}
