@@ -159,8 +159,13 @@ struct RecordDecoder::Scratch {
     return fail(m.base + m.r.error_offset(), "in %s: %s", m.name, m.r.error());
   }
   // Errors name the offset of the field's key.
-  bool want(const Msg& m, uint32_t field, WireType got, WireType expected) {
-    if (got == expected) return true;
+  [[gnu::always_inline]] bool want(const Msg& m, uint32_t field, WireType got, WireType expected) {
+    if (got == expected) [[likely]]
+      return true;
+    return wrong_wire_type(m, field, got, expected);
+  }
+  [[gnu::noinline]] bool wrong_wire_type(const Msg& m, uint32_t field, WireType got,
+                                         WireType expected) {
     size_t key = wire::varint_size((uint64_t{field} << 3) | got);
     return fail(m.base + m.r.offset() - key, "%s field %u has wire type %u, expected %u", m.name,
                 field, static_cast<unsigned>(got), static_cast<unsigned>(expected));
@@ -175,11 +180,13 @@ struct RecordDecoder::Scratch {
     return {bytes, offset_of(bytes), name};
   }
   bool finish(Msg& m) { return m.r.ok() || fail_reader(m); }
+  // The readers are inlined into the generated decoders' loops: out of line,
+  // the calls cost a tenth of decoding a call.
   // A nested message's bytes.
-  bool nested(Msg& m, uint32_t f, WireType t, std::string_view* out) {
+  [[gnu::always_inline]] bool nested(Msg& m, uint32_t f, WireType t, std::string_view* out) {
     return bytes(m, f, t, out) && (m.r.ok() || fail_reader(m));
   }
-  bool varint(Msg& m, uint32_t f, WireType t, uint64_t* out) {
+  [[gnu::always_inline]] bool varint(Msg& m, uint32_t f, WireType t, uint64_t* out) {
     if (!want(m, f, t, wire::kVarint)) return false;
     *out = m.r.varint();
     return true;
@@ -187,7 +194,7 @@ struct RecordDecoder::Scratch {
   // Narrower integers keep the low bits, as protobuf does.
   template <typename T>
   requires std::is_integral_v<T>
-  bool varint(Msg& m, uint32_t f, WireType t, T* out) {
+  [[gnu::always_inline]] bool varint(Msg& m, uint32_t f, WireType t, T* out) {
     uint64_t v = 0;
     if (!varint(m, f, t, &v)) return false;
     if constexpr (std::is_same_v<T, bool>)
@@ -196,14 +203,14 @@ struct RecordDecoder::Scratch {
       *out = static_cast<T>(v);
     return true;
   }
-  bool zigzag(Msg& m, uint32_t f, WireType t, int64_t* out) {
+  [[gnu::always_inline]] bool zigzag(Msg& m, uint32_t f, WireType t, int64_t* out) {
     uint64_t v = 0;
     if (!varint(m, f, t, &v)) return false;
     *out = wire::unzigzag(v);
     return true;
   }
   template <typename T>
-  bool fixed64(Msg& m, uint32_t f, WireType t, T* out) {
+  [[gnu::always_inline]] bool fixed64(Msg& m, uint32_t f, WireType t, T* out) {
     static_assert(sizeof(T) == 8);
     if (!want(m, f, t, wire::kFixed64)) return false;
     uint64_t bits = m.r.fixed64();
@@ -211,14 +218,14 @@ struct RecordDecoder::Scratch {
     return true;
   }
   template <typename T>
-  bool fixed32(Msg& m, uint32_t f, WireType t, T* out) {
+  [[gnu::always_inline]] bool fixed32(Msg& m, uint32_t f, WireType t, T* out) {
     static_assert(sizeof(T) == 4);
     if (!want(m, f, t, wire::kFixed32)) return false;
     uint32_t bits = m.r.fixed32();
     memcpy(out, &bits, 4);
     return true;
   }
-  bool bytes(Msg& m, uint32_t f, WireType t, std::string_view* out) {
+  [[gnu::always_inline]] bool bytes(Msg& m, uint32_t f, WireType t, std::string_view* out) {
     if (!want(m, f, t, wire::kLengthDelimited)) return false;
     *out = m.r.bytes();
     return true;
