@@ -4,9 +4,13 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
+#include <type_traits>
 
+#include "control/decoders.h"
 #include "control/schema.h"
 #include "protowire/wire.h"
 
@@ -30,112 +34,123 @@ void encode_options(wire::Encoder* e, uint32_t field, const CaptureOptions& o) {
   e->end_nested(m);
 }
 
-std::string where(const wire::Reader& r, const char* message) {
-  return std::string("malformed ") + message + " at byte " + std::to_string(r.error_offset()) +
-         ": " + r.error();
-}
+// The decoder that control/decoders.h's generated decode_<message> functions
+// run through (codegen/gltrace_codegen/decoders.py): field readers whose
+// errors name the message and the byte of the whole message, and hooks for
+// the fields that are no plain copy into Request, Reply and Status.
+class Decoder {
+ public:
+  // A message being read: its reader, where it starts, its name.
+  struct Msg {
+    wire::Reader r;
+    size_t base;
+    const char* name;
+  };
 
-// Reads one field of an expected wire type; a mismatch is an error.
-bool expect(wire::Reader& r, wire::WireType got, wire::WireType want) {
-  if (got == want) return true;
-  return r.fail("wrong wire type for a known field");
-}
+  Decoder(const uint8_t* data, std::string* error) : data_(data), error_(error) {}
 
-bool decode_options(std::string_view bytes, CaptureOptions* o, std::string* error) {
-  wire::Reader r(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-  uint32_t field;
-  wire::WireType type;
-  namespace f = schema::capture_options;
-  while (r.next(&field, &type)) {
-    std::optional<bool>* target = field == f::kFramebufferOnSwap   ? &o->framebuffer_on_swap
-                                  : field == f::kFramebufferOnDraw ? &o->framebuffer_on_draw
-                                  : field == f::kTextureData       ? &o->texture_data
-                                  : field == f::kThreadTime        ? &o->thread_time
-                                                                   : nullptr;
-    if (target == nullptr) {
-      r.skip(type);
-    } else if (expect(r, type, wire::kVarint)) {
-      *target = r.varint() != 0;
-    }
+  Msg open(std::string_view bytes, const char* name) const {
+    const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+    return {wire::Reader(p, bytes.size()), static_cast<size_t>(p - data_), name};
   }
-  if (!r.ok()) *error = where(r, "capture options");
-  return r.ok();
-}
-
-bool decode_status(std::string_view bytes, Status* s, std::string* error) {
-  wire::Reader r(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-  uint32_t field;
-  wire::WireType type;
-  namespace f = schema::status;
-  while (r.next(&field, &type)) {
-    uint64_t* number = field == f::kSession     ? &s->session
-                       : field == f::kFrames    ? &s->frames
-                       : field == f::kCalls     ? &s->calls
-                       : field == f::kBytes     ? &s->bytes
-                       : field == f::kStalls    ? &s->stalls
-                       : field == f::kStallNs   ? &s->stall_ns
-                       : field == f::kAppFrames ? &s->app_frames
-                                                : nullptr;
-    std::string* text = field == f::kProcessName ? &s->process_name
-                        : field == f::kState     ? &s->state
-                        : field == f::kMode      ? &s->mode
-                        : field == f::kOutput    ? &s->output
-                                                 : nullptr;
-    if (number != nullptr) {
-      if (expect(r, type, wire::kVarint)) *number = r.varint();
-    } else if (text != nullptr) {
-      if (expect(r, type, wire::kLengthDelimited)) *text = std::string(r.bytes());
-    } else if (field == f::kPid || field == f::kThreadsTracing) {
-      if (expect(r, type, wire::kVarint))
-        (field == f::kPid ? s->pid : s->threads_tracing) = static_cast<uint32_t>(r.varint());
-    } else if (field == f::kOptions) {
-      if (expect(r, type, wire::kLengthDelimited) && !decode_options(r.bytes(), &s->options, error))
-        return false;
-    } else {
-      r.skip(type);
-    }
+  bool finish(Msg& m) { return m.r.ok() || fail(m); }
+  bool nested(Msg& m, uint32_t /*f*/, wire::WireType t, std::string_view* out) {
+    return bytes(m, 0, t, out) && (m.r.ok() || fail(m));
   }
-  if (!r.ok()) *error = where(r, "status");
-  return r.ok();
-}
-
-bool decode_start(std::string_view bytes, Request* q, std::string* error) {
-  wire::Reader r(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-  uint32_t field;
-  wire::WireType type;
-  namespace f = schema::start;
-  while (r.next(&field, &type)) {
-    if (field == f::kOptions) {
-      if (expect(r, type, wire::kLengthDelimited) && !decode_options(r.bytes(), &q->options, error))
-        return false;
-    } else if (field == f::kMaxFrames) {
-      if (expect(r, type, wire::kVarint)) q->max_frames = r.varint();
-    } else if (field == f::kMode) {
-      if (expect(r, type, wire::kLengthDelimited)) q->mode = std::string(r.bytes());
-    } else if (field == f::kZstdLevel) {
-      if (expect(r, type, wire::kVarint)) q->zstd_level = static_cast<int32_t>(r.varint());
-    } else {
-      r.skip(type);
-    }
+  template <typename T>
+  bool varint(Msg& m, uint32_t /*f*/, wire::WireType t, T* out) {
+    if (!want(m, t, wire::kVarint)) return false;
+    uint64_t v = m.r.varint();
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::optional<bool>>)
+      *out = v != 0;
+    else
+      *out = static_cast<T>(v);  // the low bits, as protobuf does
+    return true;
   }
-  if (!r.ok()) *error = where(r, "start");
-  return r.ok();
-}
-
-bool decode_hello(std::string_view bytes, Request* q, std::string* error) {
-  wire::Reader r(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-  uint32_t field;
-  wire::WireType type;
-  while (r.next(&field, &type)) {
-    if (field == schema::hello::kToken || field == schema::hello::kClient) {
-      if (expect(r, type, wire::kLengthDelimited))
-        (field == schema::hello::kToken ? q->token : q->client) = std::string(r.bytes());
-    } else {
-      r.skip(type);
-    }
+  bool bytes(Msg& m, uint32_t /*f*/, wire::WireType t, std::string* out) {
+    std::string_view view;
+    if (!bytes(m, 0, t, &view)) return false;
+    *out = std::string(view);
+    return true;
   }
-  if (!r.ok()) *error = where(r, "hello");
-  return r.ok();
+  bool bytes(Msg& m, uint32_t /*f*/, wire::WireType t, std::string_view* out) {
+    if (!want(m, t, wire::kLengthDelimited)) return false;
+    *out = m.r.bytes();
+    return true;
+  }
+
+  // Versions saturate: a huge one must not read as a small supported one.
+  template <typename Out>
+  bool version(Msg& m, wire::WireType t, Out* out) {
+    uint64_t v = 0;
+    if (!varint(m, 0, t, &v)) return false;
+    out->version = v > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(v);
+    return true;
+  }
+  bool field_request_version(Msg& m, uint32_t /*f*/, wire::WireType t, Request* q) {
+    return version(m, t, q);
+  }
+  bool field_reply_version(Msg& m, uint32_t /*f*/, wire::WireType t, Reply* p) {
+    return version(m, t, p);
+  }
+  // A oneof: the last member wins and clears what an earlier one set (the
+  // same member again merges, as protobuf does). Its members decode into the
+  // Request itself.
+  static void begin_request_command(Request* q, uint32_t field) {
+    namespace f = schema::request;
+    Command command = field == f::kHello         ? Command::kHello
+                      : field == f::kStart       ? Command::kStart
+                      : field == f::kStop        ? Command::kStop
+                      : field == f::kSetOptions  ? Command::kSetOptions
+                      : field == f::kGetStatus   ? Command::kGetStatus
+                      : field == f::kDataChannel ? Command::kDataChannel
+                                                 : Command::kNone;
+    if (command == q->command) return;
+    Request cleared;
+    cleared.version = q->version;
+    cleared.id = q->id;
+    *q = cleared;
+    q->command = command;
+  }
+  bool field_reply_status(Msg& m, uint32_t f, wire::WireType t, Reply* p) {
+    std::string_view body;
+    if (!nested(m, f, t, &body)) return false;
+    p->status.emplace();
+    Msg inner = open(body, "Status");
+    return schema::decode_status(*this, inner, &*p->status);
+  }
+
+ private:
+  bool want(Msg& m, wire::WireType got, wire::WireType expected) {
+    if (got == expected) return true;
+    m.r.fail("wrong wire type for a known field");
+    return fail(m);
+  }
+  // "malformed capture options at byte 12: truncated varint"
+  bool fail(const Msg& m) {
+    std::string name;
+    for (const char* c = m.name; *c != 0; ++c) {
+      if (isupper(static_cast<unsigned char>(*c)) && c != m.name) name += ' ';
+      name += static_cast<char>(tolower(static_cast<unsigned char>(*c)));
+    }
+    *error_ = "malformed " + name + " at byte " + std::to_string(m.base + m.r.error_offset()) +
+              ": " + m.r.error();
+    return false;
+  }
+
+  const uint8_t* data_;
+  std::string* error_;
+};
+
+template <typename Out>
+bool decode_message(const uint8_t* data, size_t size, const char* name, Out* out,
+                    std::string* error) {
+  Decoder d(data, error);
+  Decoder::Msg m = d.open(std::string_view(reinterpret_cast<const char*>(data), size), name);
+  if constexpr (std::is_same_v<Out, Request>)
+    return schema::decode_request(d, m, out);
+  else
+    return schema::decode_reply(d, m, out);
 }
 
 }  // namespace
@@ -237,99 +252,13 @@ std::vector<uint8_t> encode(const Reply& p) {
 bool decode(const uint8_t* data, size_t size, Request* q, std::string* error) {
   *q = Request();
   q->version = 0;
-  wire::Reader r(data, size);
-  uint32_t field;
-  wire::WireType type;
-  namespace f = schema::request;
-  while (r.next(&field, &type)) {
-    if (field == f::kVersion || field == f::kId) {
-      if (!expect(r, type, wire::kVarint)) break;
-      uint64_t v = r.varint();
-      if (field == f::kId)
-        q->id = v;
-      else
-        q->version = v > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(v);
-      continue;
-    }
-    Command command = field == f::kHello         ? Command::kHello
-                      : field == f::kStart       ? Command::kStart
-                      : field == f::kStop        ? Command::kStop
-                      : field == f::kSetOptions  ? Command::kSetOptions
-                      : field == f::kGetStatus   ? Command::kGetStatus
-                      : field == f::kDataChannel ? Command::kDataChannel
-                                                 : Command::kNone;
-    if (command == Command::kNone) {
-      r.skip(type);
-      continue;
-    }
-    if (!expect(r, type, wire::kLengthDelimited)) break;
-    std::string_view body = r.bytes();
-    if (!r.ok()) break;
-    if (command != q->command) {
-      // A oneof: the last member wins and clears what an earlier one set
-      // (the same member again merges, as protobuf does).
-      Request cleared;
-      cleared.version = q->version;
-      cleared.id = q->id;
-      *q = cleared;
-      q->command = command;
-    }
-    bool ok = true;
-    if (command == Command::kHello) ok = decode_hello(body, q, error);
-    if (command == Command::kStart) ok = decode_start(body, q, error);
-    if (command == Command::kSetOptions) {
-      wire::Reader inner(reinterpret_cast<const uint8_t*>(body.data()), body.size());
-      uint32_t f2;
-      wire::WireType t2;
-      while (ok && inner.next(&f2, &t2)) {
-        if (f2 == schema::set_options::kOptions && t2 == wire::kLengthDelimited)
-          ok = decode_options(inner.bytes(), &q->options, error);
-        else
-          inner.skip(t2);
-      }
-      if (ok && !inner.ok()) {
-        *error = where(inner, "set_options");
-        ok = false;
-      }
-    }
-    if (!ok) return false;
-  }
-  if (!r.ok()) {
-    *error = where(r, "request");
-    return false;
-  }
-  return true;
+  return decode_message(data, size, "Request", q, error);
 }
 
 bool decode(const uint8_t* data, size_t size, Reply* p, std::string* error) {
   *p = Reply();
   p->version = 0;
-  wire::Reader r(data, size);
-  uint32_t field;
-  wire::WireType type;
-  namespace f = schema::reply;
-  while (r.next(&field, &type)) {
-    if (field == f::kVersion || field == f::kId || field == f::kOk) {
-      if (!expect(r, type, wire::kVarint)) break;
-      uint64_t v = r.varint();
-      if (field == f::kVersion) p->version = v > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(v);
-      if (field == f::kId) p->id = v;
-      if (field == f::kOk) p->ok = v != 0;
-    } else if (field == f::kError) {
-      if (expect(r, type, wire::kLengthDelimited)) p->error = std::string(r.bytes());
-    } else if (field == f::kStatus) {
-      if (!expect(r, type, wire::kLengthDelimited)) break;
-      p->status.emplace();
-      if (!decode_status(r.bytes(), &*p->status, error)) return false;
-    } else {
-      r.skip(type);
-    }
-  }
-  if (!r.ok()) {
-    *error = where(r, "reply");
-    return false;
-  }
-  return true;
+  return decode_message(data, size, "Reply", p, error);
 }
 
 std::vector<uint8_t> frame(const std::vector<uint8_t>& message) {

@@ -4,8 +4,10 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 #include <unordered_map>
 
+#include "format/decoders.h"
 #include "format/schema.h"
 #include "protowire/wire.h"
 
@@ -86,10 +88,16 @@ void assign(Value* to, const Value& from) {
 
 }  // namespace
 
+// The decoder that format/decoders.h's generated decode_<message> functions
+// run through (codegen/gltrace_codegen/decoders.py): the field readers, with
+// errors that name the message and the payload offset, the bounds on what a
+// record may hold, and hooks for the fields that are no plain copy into the
+// records of format/records.h.
 struct RecordDecoder::Scratch {
   const uint8_t* payload = nullptr;
   std::string error;
   size_t error_offset = 0;
+  Consumer* consumer = nullptr;
 
   Header header;
   Thread thread;
@@ -120,6 +128,21 @@ struct RecordDecoder::Scratch {
   std::unordered_map<uint32_t, ThreadPosition> many_positions;
   // Array elements and strings the record being decoded may still add.
   size_t elements_left = 0;
+  // The call being decoded: what its fields said beyond the Call struct.
+  struct CallState {
+    std::vector<Value>* pool = nullptr;  // where its args go, from first_arg on
+    size_t first_arg = 0;
+    size_t nargs = 0;
+    size_t narrays = 0;
+    size_t nwrites = 0;
+    bool has_ret = false;
+    bool has_seq = false;
+    bool has_start = false;
+    bool has_image_source = false;
+    uint64_t seq_delta = 0;
+    uint64_t start_delta = 0;
+  } call_state;
+  size_t max_index_entries = SIZE_MAX;
 
   bool fail(size_t offset, const char* fmt, ...) __attribute__((format(printf, 3, 4))) {
     char why[256];
@@ -136,8 +159,13 @@ struct RecordDecoder::Scratch {
     return fail(m.base + m.r.error_offset(), "in %s: %s", m.name, m.r.error());
   }
   // Errors name the offset of the field's key.
-  bool want(const Msg& m, uint32_t field, WireType got, WireType expected) {
-    if (got == expected) return true;
+  [[gnu::always_inline]] bool want(const Msg& m, uint32_t field, WireType got, WireType expected) {
+    if (got == expected) [[likely]]
+      return true;
+    return wrong_wire_type(m, field, got, expected);
+  }
+  [[gnu::noinline]] bool wrong_wire_type(const Msg& m, uint32_t field, WireType got,
+                                         WireType expected) {
     size_t key = wire::varint_size((uint64_t{field} << 3) | got);
     return fail(m.base + m.r.offset() - key, "%s field %u has wire type %u, expected %u", m.name,
                 field, static_cast<unsigned>(got), static_cast<unsigned>(expected));
@@ -146,33 +174,62 @@ struct RecordDecoder::Scratch {
     return static_cast<size_t>(reinterpret_cast<const uint8_t*>(bytes.data()) - payload);
   }
 
-  // Field readers: check the wire type, then read (errors surface through m.r.ok()).
-  bool u64(Msg& m, uint32_t f, WireType t, uint64_t* out) {
+  // What the generated decoders call (decoders.py lists it). Readers check
+  // the wire type, then read; errors surface through m.r.ok() and finish().
+  Msg open(std::string_view bytes, const char* name) const {
+    return {bytes, offset_of(bytes), name};
+  }
+  bool finish(Msg& m) { return m.r.ok() || fail_reader(m); }
+  // The readers are inlined into the generated decoders' loops: out of line,
+  // the calls cost a tenth of decoding a call.
+  // A nested message's bytes.
+  [[gnu::always_inline]] bool nested(Msg& m, uint32_t f, WireType t, std::string_view* out) {
+    return bytes(m, f, t, out) && (m.r.ok() || fail_reader(m));
+  }
+  [[gnu::always_inline]] bool varint(Msg& m, uint32_t f, WireType t, uint64_t* out) {
     if (!want(m, f, t, wire::kVarint)) return false;
     *out = m.r.varint();
     return true;
   }
-  bool u32(Msg& m, uint32_t f, WireType t, uint32_t* out) {
+  // Narrower integers keep the low bits, as protobuf does.
+  template <typename T>
+  requires std::is_integral_v<T>
+  [[gnu::always_inline]] bool varint(Msg& m, uint32_t f, WireType t, T* out) {
     uint64_t v = 0;
-    if (!u64(m, f, t, &v)) return false;
-    *out = static_cast<uint32_t>(v);  // as protobuf does: keep the low 32 bits
+    if (!varint(m, f, t, &v)) return false;
+    if constexpr (std::is_same_v<T, bool>)
+      *out = v != 0;
+    else
+      *out = static_cast<T>(v);
     return true;
   }
-  bool fixed64(Msg& m, uint32_t f, WireType t, uint64_t* out) {
+  [[gnu::always_inline]] bool zigzag(Msg& m, uint32_t f, WireType t, int64_t* out) {
+    uint64_t v = 0;
+    if (!varint(m, f, t, &v)) return false;
+    *out = wire::unzigzag(v);
+    return true;
+  }
+  template <typename T>
+  [[gnu::always_inline]] bool fixed64(Msg& m, uint32_t f, WireType t, T* out) {
+    static_assert(sizeof(T) == 8);
     if (!want(m, f, t, wire::kFixed64)) return false;
-    *out = m.r.fixed64();
+    uint64_t bits = m.r.fixed64();
+    memcpy(out, &bits, 8);
     return true;
   }
-  bool str(Msg& m, uint32_t f, WireType t, std::string_view* out) {
+  template <typename T>
+  [[gnu::always_inline]] bool fixed32(Msg& m, uint32_t f, WireType t, T* out) {
+    static_assert(sizeof(T) == 4);
+    if (!want(m, f, t, wire::kFixed32)) return false;
+    uint32_t bits = m.r.fixed32();
+    memcpy(out, &bits, 4);
+    return true;
+  }
+  [[gnu::always_inline]] bool bytes(Msg& m, uint32_t f, WireType t, std::string_view* out) {
     if (!want(m, f, t, wire::kLengthDelimited)) return false;
     *out = m.r.bytes();
     return true;
   }
-  // A nested message's bytes.
-  bool sub(Msg& m, uint32_t f, WireType t, std::string_view* out) {
-    return str(m, f, t, out) && (m.r.ok() || fail_reader(m));
-  }
-  bool finish(Msg& m) { return m.r.ok() || fail_reader(m); }
 
   // Takes n elements from the record's budget.
   bool take_elements(const Msg& m, size_t n) {
@@ -193,10 +250,10 @@ struct RecordDecoder::Scratch {
       out->push_back(kZigzag ? static_cast<T>(wire::unzigzag(v)) : static_cast<T>(v));
       return true;
     }
-    std::string_view bytes;
-    if (!sub(m, f, t, &bytes)) return false;
+    std::string_view packed_bytes;
+    if (!nested(m, f, t, &packed_bytes)) return false;
     // Every element is at least a byte, so growth is bounded by the field's length.
-    Msg packed(bytes, offset_of(bytes), m.name);
+    Msg packed(packed_bytes, offset_of(packed_bytes), m.name);
     while (!packed.r.done()) {
       uint64_t v = packed.r.varint();
       if (!packed.r.ok()) break;
@@ -205,7 +262,14 @@ struct RecordDecoder::Scratch {
     }
     return finish(packed);
   }
-  bool floats(Msg& m, uint32_t f, WireType t, std::vector<float>* out) {
+  template <typename T>
+  bool repeated_varint(Msg& m, uint32_t f, WireType t, std::vector<T>* out) {
+    return ints<T, false>(m, f, t, out);
+  }
+  bool repeated_zigzag(Msg& m, uint32_t f, WireType t, std::vector<int64_t>* out) {
+    return ints<int64_t, true>(m, f, t, out);
+  }
+  bool repeated_fixed32(Msg& m, uint32_t f, WireType t, std::vector<float>* out) {
     if (t == wire::kFixed32) {
       if (!take_elements(m, 1)) return false;
       uint32_t bits = m.r.fixed32();
@@ -214,162 +278,200 @@ struct RecordDecoder::Scratch {
       out->push_back(v);
       return true;
     }
-    std::string_view bytes;
-    if (!sub(m, f, t, &bytes)) return false;
-    if (bytes.size() % 4 != 0) {
-      return fail(offset_of(bytes), "in %s: packed floats of %zu bytes, not a multiple of 4",
-                  m.name, bytes.size());
+    std::string_view packed_bytes;
+    if (!nested(m, f, t, &packed_bytes)) return false;
+    if (packed_bytes.size() % 4 != 0) {
+      return fail(offset_of(packed_bytes), "in %s: packed floats of %zu bytes, not a multiple of 4",
+                  m.name, packed_bytes.size());
     }
-    if (!take_elements(m, bytes.size() / 4)) return false;
+    if (!take_elements(m, packed_bytes.size() / 4)) return false;
     size_t first = out->size();
-    out->resize(first + bytes.size() / 4);
-    if (!bytes.empty()) memcpy(out->data() + first, bytes.data(), bytes.size());
+    out->resize(first + packed_bytes.size() / 4);
+    if (!packed_bytes.empty())
+      memcpy(out->data() + first, packed_bytes.data(), packed_bytes.size());
     return true;
   }
 
-  bool decode_header(std::string_view bytes) {
-    clear_record(&header);
-    Msg m(bytes, offset_of(bytes), "Header");
-    uint32_t f = 0;
-    WireType t{};
-    uint64_t v = 0;
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      switch (f) {
-        case s::header::kFormatVersion:
-          ok = u32(m, f, t, &header.format_version);
-          break;
-        case s::header::kPid:
-          ok = u32(m, f, t, &header.pid);
-          break;
-        case s::header::kProcessName:
-          ok = str(m, f, t, &header.process_name);
-          break;
-        case s::header::kCommandLine:
-          ok = str(m, f, t, &header.command_line);
-          break;
-        case s::header::kClockDomain:
-          ok = str(m, f, t, &header.clock_domain);
-          break;
-        case s::header::kStartTimeNs:
-          ok = u64(m, f, t, &header.start_time_ns);
-          break;
-        case s::header::kMode:
-          ok = str(m, f, t, &header.mode);
-          break;
-        case s::header::kCaptureOptions:
-          ok = str(m, f, t, &header.capture_options);
-          break;
-        case s::header::kMidRun:
-          ok = u64(m, f, t, &v);
-          header.mid_run = v != 0;
-          break;
-        case s::header::kDriver:
-          ok = str(m, f, t, &header.driver);
-          break;
-        default:
-          m.r.skip(t);
-          break;
-      }
-      if (!ok) return false;
-    }
-    return finish(m);
+  // Chunk: records until the consumer asks to stop.
+  bool stop_chunk() const { return consumer->stop_requested(); }
+  bool field_chunk_records(Msg& m, uint32_t f, WireType t, Scratch* out) {
+    std::string_view record;
+    if (!nested(m, f, t, &record)) return false;
+    Msg r = open(record, "Record");
+    return s::decode_record(*this, r, out);
   }
 
-  bool decode_thread(std::string_view bytes) {
-    clear_record(&thread);
-    Msg m(bytes, offset_of(bytes), "Thread");
-    uint32_t f = 0;
-    WireType t{};
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      switch (f) {
-        case s::thread::kIndex:
-          ok = u32(m, f, t, &thread.index);
-          break;
-        case s::thread::kTid:
-          ok = u64(m, f, t, &thread.tid);
-          break;
-        case s::thread::kName:
-          ok = str(m, f, t, &thread.name);
-          break;
-        default:
-          m.r.skip(t);
-          break;
-      }
-      if (!ok) return false;
-    }
-    return finish(m);
+  // Record: each member present is decoded into a cleared scratch record and
+  // delivered (a oneof, so normally one member).
+  template <typename T, typename Decode>
+  bool record(Msg& m, uint32_t f, WireType t, const char* name, T* out, Decode decode,
+              void (Consumer::*deliver)(const T&)) {
+    std::string_view bytes;
+    if (!nested(m, f, t, &bytes)) return false;
+    clear_record(out);
+    Msg r = open(bytes, name);
+    if (!decode(r, out)) return false;
+    (consumer->*deliver)(*out);
+    return true;
   }
-
-  bool decode_context(std::string_view bytes) {
-    context.config_attribs.clear();
+  bool field_record_header(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
+    return record(
+        m, f, t, "Header", &header,
+        [this](Msg& r, Header* h) { return s::decode_header(*this, r, h); }, &Consumer::on_header);
+  }
+  bool field_record_thread(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
+    return record(
+        m, f, t, "Thread", &thread,
+        [this](Msg& r, Thread* h) { return s::decode_thread(*this, r, h); }, &Consumer::on_thread);
+  }
+  bool field_record_blob(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
+    return record(
+        m, f, t, "Blob", &blob, [this](Msg& r, Blob* b) { return s::decode_blob(*this, r, b); },
+        &Consumer::on_blob);
+  }
+  bool field_record_frame(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
+    return record(
+        m, f, t, "Frame", &frame, [this](Msg& r, Frame* x) { return s::decode_frame(*this, r, x); },
+        &Consumer::on_frame);
+  }
+  bool field_record_image(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
+    return record(
+        m, f, t, "Image", &image, [this](Msg& r, Image* x) { return s::decode_image(*this, r, x); },
+        &Consumer::on_image);
+  }
+  bool field_record_stats(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
+    return record(
+        m, f, t, "Stats", &stats, [this](Msg& r, Stats* x) { return s::decode_stats(*this, r, x); },
+        &Consumer::on_stats);
+  }
+  bool field_record_calls_complete(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
+    return record(
+        m, f, t, "CallsComplete", &calls_complete,
+        [this](Msg& r, CallsComplete* x) { return s::decode_calls_complete(*this, r, x); },
+        &Consumer::on_calls_complete);
+  }
+  bool field_record_context(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
+    std::string_view bytes;
+    if (!nested(m, f, t, &bytes)) return false;
     std::vector<int64_t> attribs;
     attribs.swap(context.config_attribs);  // keep the capacity across records
     context = Context{};
     context.config_attribs.swap(attribs);
     clear_pooled(&context.config_attribs);
     elements_left = kMaxElementsPerRecord;
-    Msg m(bytes, offset_of(bytes), "Context");
-    uint32_t f = 0;
-    WireType t{};
-    uint64_t v = 0;
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      switch (f) {
-        case s::context::kIndex:
-          ok = u32(m, f, t, &context.index);
-          break;
-        case s::context::kHandle:
-          ok = u64(m, f, t, &context.handle);
-          break;
-        case s::context::kDisplay:
-          ok = u64(m, f, t, &context.display);
-          break;
-        case s::context::kConfig:
-          ok = u64(m, f, t, &context.config);
-          break;
-        case s::context::kShareContext:
-          ok = u64(m, f, t, &context.share_context);
-          break;
-        case s::context::kClientVersion:
-          ok = u64(m, f, t, &v);
-          context.client_version = static_cast<int32_t>(v);
-          break;
-        case s::context::kConfigAttribs:
-          ok = ints<int64_t, false>(m, f, t, &context.config_attribs);
-          break;
-        case s::context::kGlVendor:
-          ok = str(m, f, t, &context.gl_vendor);
-          break;
-        case s::context::kGlRenderer:
-          ok = str(m, f, t, &context.gl_renderer);
-          break;
-        case s::context::kGlVersion:
-          ok = str(m, f, t, &context.gl_version);
-          break;
-        case s::context::kSurfaceWidth:
-          ok = u32(m, f, t, &context.surface_width);
-          break;
-        case s::context::kSurfaceHeight:
-          ok = u32(m, f, t, &context.surface_height);
-          break;
-        default:
-          m.r.skip(t);
-          break;
-      }
-      if (!ok) return false;
+    Msg r = open(bytes, "Context");
+    if (!s::decode_context(*this, r, &context)) return false;
+    consumer->on_context(context);
+    return true;
+  }
+  bool field_record_call(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
+    std::string_view bytes;
+    if (!nested(m, f, t, &bytes)) return false;
+    clear_record(&call);
+    elements_left = kMaxElementsPerRecord;
+    config_attribs.clear();
+    CallState& c = call_state;
+    c = CallState{};
+    // Args go to the unused end of a batch's value pool, where its on_call()
+    // keeps them without a copy; else to args.
+    c.pool = &args;
+    if (batch != nullptr && !batch->overflowed()) {
+      c.pool = &batch->values_;
+      c.first_arg = batch->values_used_;
     }
-    return finish(m);
+    c.nargs = c.first_arg;
+    Msg r = open(bytes, "Call");
+    if (!s::decode_call(*this, r, &call)) return false;
+    resolve_deltas(&call, c.has_seq, c.seq_delta, c.has_start, c.start_delta);
+    call.args = std::span<const Value>(c.pool->data() + c.first_arg, c.nargs - c.first_arg);
+    call.ret = c.has_ret ? &ret : nullptr;
+    call.client_arrays = std::span<const ClientArray>(client_arrays.data(), c.narrays);
+    call.buffer_writes = std::span<const BufferWrite>(buffer_writes.data(), c.nwrites);
+    call.image_source = c.has_image_source ? &image_source : nullptr;
+    call.config_attribs = config_attribs.empty() ? nullptr : &config_attribs;
+    consumer->on_call(call);
+    return true;
   }
 
-  // Sets the oneof member (the last one present wins, as in protobuf).
-  static void set_kind(Value* v, ValueKind kind) {
-    if (v->kind == kind) return;
-    if (v->kind != ValueKind::kNone) reset(v);  // kNone: nothing set yet
-    v->kind = kind;
+  // Call: the fields that are no plain copy into the Call struct.
+  bool field_call_seq(Msg& m, uint32_t f, WireType t, Call* c) {
+    call_state.has_seq = true;
+    return varint(m, f, t, &c->seq);
+  }
+  bool field_call_start_ns(Msg& m, uint32_t f, WireType t, Call* c) {
+    call_state.has_start = true;
+    return varint(m, f, t, &c->start_ns);
+  }
+  bool field_call_seq_delta(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
+    return varint(m, f, t, &call_state.seq_delta);
+  }
+  bool field_call_start_delta_ns(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
+    return varint(m, f, t, &call_state.start_delta);
+  }
+  bool field_call_config_attribs(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
+    return ints<int64_t, false>(m, f, t, &config_attribs);
+  }
+  // Room for one more args value (or client array...) in pool, whose slots
+  // from `first` on are this call's: slots are reused across calls.
+  template <typename T>
+  T* next_slot(const Msg& m, std::vector<T>* pool, size_t* used, const char* what,
+               size_t first = 0) {
+    if (*used - first >= kMaxValuesPerCall) {
+      fail(m.base + m.r.offset(), "Call has more than %zu %s", kMaxValuesPerCall, what);
+      return nullptr;
+    }
+    if (*used == pool->size()) pool->emplace_back();
+    return &(*pool)[(*used)++];
+  }
+  bool field_call_args(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
+    std::string_view bytes;
+    Value* v = nullptr;
+    return nested(m, f, t, &bytes) &&
+           (v = next_slot(m, call_state.pool, &call_state.nargs, "args", call_state.first_arg)) !=
+               nullptr &&
+           value(bytes, v);
+  }
+  bool field_call_ret(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
+    std::string_view bytes;
+    call_state.has_ret = true;
+    return nested(m, f, t, &bytes) && value(bytes, &ret);
+  }
+  bool field_call_client_arrays(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
+    std::string_view bytes;
+    ClientArray* a = nullptr;
+    if (!nested(m, f, t, &bytes) ||
+        (a = next_slot(m, &client_arrays, &call_state.narrays, "client arrays")) == nullptr)
+      return false;
+    clear_record(a);
+    Msg r = open(bytes, "ClientArray");
+    return s::decode_client_array(*this, r, a);
+  }
+  bool field_call_buffer_writes(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
+    std::string_view bytes;
+    BufferWrite* w = nullptr;
+    if (!nested(m, f, t, &bytes) ||
+        (w = next_slot(m, &buffer_writes, &call_state.nwrites, "buffer writes")) == nullptr)
+      return false;
+    clear_record(w);
+    Msg r = open(bytes, "BufferWrite");
+    return s::decode_buffer_write(*this, r, w);
+  }
+  bool field_call_image_source(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
+    std::string_view bytes;
+    call_state.has_image_source = true;
+    if (!nested(m, f, t, &bytes)) return false;
+    clear_record(&image_source);
+    Msg r = open(bytes, "ImageSource");
+    return s::decode_image_source(*this, r, &image_source);
   }
 
+  // Frame: whether app_frame was written at all.
+  bool field_frame_app_frame(Msg& m, uint32_t f, WireType t, Frame* out) {
+    out->has_app_frame = varint(m, f, t, &out->app_frame);
+    return out->has_app_frame;
+  }
+
+  // Value: a oneof kept as a kind and the members its kinds share.
   // Most values are one integer field, which this reads without the general
   // loop; false for anything else (and for malformed input, left to the loop).
   static bool decode_integer_value(std::string_view bytes, Value* v) {
@@ -394,584 +496,36 @@ struct RecordDecoder::Scratch {
     }
     return false;  // truncated
   }
-
-  bool decode_value(std::string_view bytes, Value* v) {
+  bool value(std::string_view bytes, Value* v) {
     reset(v);
     if (decode_integer_value(bytes, v)) return true;
-    Msg m(bytes, offset_of(bytes), "Value");
-    uint32_t f = 0;
-    WireType t{};
-    std::string_view nested;
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      switch (f) {
-        case s::value::kSint: {
-          set_kind(v, ValueKind::kSint);
-          uint64_t raw = 0;
-          ok = u64(m, f, t, &raw);
-          v->sint = wire::unzigzag(raw);
-          break;
-        }
-        case s::value::kUint:
-          set_kind(v, ValueKind::kUint);
-          ok = u64(m, f, t, &v->uint);
-          break;
-        case s::value::kF32:
-          set_kind(v, ValueKind::kF32);
-          if ((ok = want(m, f, t, wire::kFixed32))) {
-            uint32_t bits = m.r.fixed32();
-            memcpy(&v->f32, &bits, 4);
-          }
-          break;
-        case s::value::kF64:
-          set_kind(v, ValueKind::kF64);
-          if ((ok = want(m, f, t, wire::kFixed64))) {
-            uint64_t bits = m.r.fixed64();
-            memcpy(&v->f64, &bits, 8);
-          }
-          break;
-        case s::value::kPointer:
-          set_kind(v, ValueKind::kPointer);
-          ok = u64(m, f, t, &v->pointer);
-          break;
-        case s::value::kData:
-          set_kind(v, ValueKind::kData);
-          ok = str(m, f, t, &v->bytes);
-          break;
-        case s::value::kBlob:
-          set_kind(v, ValueKind::kBlob);
-          ok = fixed64(m, f, t, &v->blob);
-          break;
-        case s::value::kText:
-          set_kind(v, ValueKind::kText);
-          ok = str(m, f, t, &v->bytes);
-          break;
-        case s::value::kUnknown:
-          set_kind(v, ValueKind::kUnknown);
-          ok = sub(m, f, t, &nested) && decode_unknown(nested, v);
-          break;
-        case s::value::kStrings:
-          set_kind(v, ValueKind::kStrings);
-          ok = sub(m, f, t, &nested) && decode_strings(nested, v);
-          break;
-        case s::value::kArray:
-          set_kind(v, ValueKind::kArray);
-          ok = sub(m, f, t, &nested) && decode_array(nested, v);
-          break;
-        default:
-          m.r.skip(t);
-          break;
-      }
-      if (!ok) return false;
-    }
-    return finish(m);
+    Msg m = open(bytes, "Value");
+    return s::decode_value(*this, m, v);
   }
-
-  bool decode_unknown(std::string_view bytes, Value* v) {
-    Msg m(bytes, offset_of(bytes), "Unknown");
-    uint32_t f = 0;
-    WireType t{};
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      switch (f) {
-        case s::unknown::kPointer:
-          ok = u64(m, f, t, &v->pointer);
-          break;
-        case s::unknown::kReason:
-          ok = str(m, f, t, &v->bytes);
-          break;
-        default:
-          m.r.skip(t);
-          break;
-      }
-      if (!ok) return false;
-    }
-    return finish(m);
+  // Sets the oneof member (the last one present wins, as in protobuf).
+  static void begin_value_v(Value* v, uint32_t field) {
+    auto kind = static_cast<ValueKind>(field);  // ValueKind's numbers are the fields'
+    if (v->kind == kind) return;
+    if (v->kind != ValueKind::kNone) reset(v);  // kNone: nothing set yet
+    v->kind = kind;
   }
-
-  bool decode_strings(std::string_view bytes, Value* v) {
-    Msg m(bytes, offset_of(bytes), "Strings");
-    uint32_t f = 0;
-    WireType t{};
+  bool field_value_data(Msg& m, uint32_t f, WireType t, Value* v) {
+    return bytes(m, f, t, &v->bytes);
+  }
+  bool field_value_text(Msg& m, uint32_t f, WireType t, Value* v) {
+    return bytes(m, f, t, &v->bytes);
+  }
+  // Unknown and Array decode into the Value itself; Unknown's reason is its bytes.
+  bool field_unknown_reason(Msg& m, uint32_t f, WireType t, Value* v) {
+    return bytes(m, f, t, &v->bytes);
+  }
+  bool field_strings_items(Msg& m, uint32_t f, WireType t, std::vector<std::string_view>* items) {
     std::string_view item;
-    while (m.r.next(&f, &t)) {
-      if (f == s::strings::kItems) {
-        if (!str(m, f, t, &item)) return false;
-        if (!m.r.ok()) break;
-        if (!take_elements(m, 1)) return false;
-        v->strings.push_back(item);
-      } else {
-        m.r.skip(t);
-      }
-    }
-    return finish(m);
-  }
-
-  bool decode_array(std::string_view bytes, Value* v) {
-    Msg m(bytes, offset_of(bytes), "Array");
-    uint32_t f = 0;
-    WireType t{};
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      switch (f) {
-        case s::array::kSints:
-          ok = ints<int64_t, true>(m, f, t, &v->sints);
-          break;
-        case s::array::kUints:
-          ok = ints<uint64_t, false>(m, f, t, &v->uints);
-          break;
-        case s::array::kFloats:
-          ok = floats(m, f, t, &v->floats);
-          break;
-        default:
-          m.r.skip(t);
-          break;
-      }
-      if (!ok) return false;
-    }
-    return finish(m);
-  }
-
-  // Room for one more args value (or client array...) in pool, whose slots
-  // from `first` on are this call's: slots are reused across calls.
-  template <typename T>
-  T* next_slot(const Msg& m, std::vector<T>* pool, size_t* used, const char* what,
-               size_t first = 0) {
-    if (*used - first >= kMaxValuesPerCall) {
-      fail(m.base + m.r.offset(), "Call has more than %zu %s", kMaxValuesPerCall, what);
-      return nullptr;
-    }
-    if (*used == pool->size()) pool->emplace_back();
-    return &(*pool)[(*used)++];
-  }
-
-  bool decode_client_array(std::string_view bytes, ClientArray* a) {
-    clear_record(a);
-    Msg m(bytes, offset_of(bytes), "ClientArray");
-    uint32_t f = 0;
-    WireType t{};
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      switch (f) {
-        case s::client_array::kIndex:
-          ok = u32(m, f, t, &a->index);
-          break;
-        case s::client_array::kFirst:
-          ok = u64(m, f, t, &a->first);
-          break;
-        case s::client_array::kStride:
-          ok = u32(m, f, t, &a->stride);
-          break;
-        case s::client_array::kPointer:
-          ok = u64(m, f, t, &a->pointer);
-          break;
-        case s::client_array::kData:
-          ok = str(m, f, t, &a->data);
-          break;
-        case s::client_array::kBlob:
-          ok = fixed64(m, f, t, &a->blob);
-          break;
-        default:
-          m.r.skip(t);
-          break;
-      }
-      if (!ok) return false;
-    }
-    return finish(m);
-  }
-
-  bool decode_buffer_write(std::string_view bytes, BufferWrite* w) {
-    clear_record(w);
-    Msg m(bytes, offset_of(bytes), "BufferWrite");
-    uint32_t f = 0;
-    WireType t{};
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      switch (f) {
-        case s::buffer_write::kTarget:
-          ok = u32(m, f, t, &w->target);
-          break;
-        case s::buffer_write::kOffset:
-          ok = u64(m, f, t, &w->offset);
-          break;
-        case s::buffer_write::kData:
-          ok = str(m, f, t, &w->data);
-          break;
-        case s::buffer_write::kBlob:
-          ok = fixed64(m, f, t, &w->blob);
-          break;
-        default:
-          m.r.skip(t);
-          break;
-      }
-      if (!ok) return false;
-    }
-    return finish(m);
-  }
-
-  bool decode_image_source(std::string_view bytes) {
-    clear_record(&image_source);
-    Msg m(bytes, offset_of(bytes), "ImageSource");
-    uint32_t f = 0;
-    WireType t{};
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      switch (f) {
-        case s::image_source::kWidth:
-          ok = u32(m, f, t, &image_source.width);
-          break;
-        case s::image_source::kHeight:
-          ok = u32(m, f, t, &image_source.height);
-          break;
-        case s::image_source::kBlob:
-          ok = fixed64(m, f, t, &image_source.blob);
-          break;
-        case s::image_source::kNotCaptured:
-          ok = str(m, f, t, &image_source.not_captured);
-          break;
-        default:
-          m.r.skip(t);
-          break;
-      }
-      if (!ok) return false;
-    }
-    return finish(m);
-  }
-
-  bool decode_call(std::string_view bytes) {
-    clear_record(&call);
-    elements_left = kMaxElementsPerRecord;
-    bool has_image_source = false;
-    config_attribs.clear();
-    // Args go to the unused end of a batch's value pool, where its on_call()
-    // keeps them without a copy; else to args.
-    std::vector<Value>* pool = &args;
-    size_t first_arg = 0;
-    if (batch != nullptr && !batch->overflowed()) {
-      pool = &batch->values_;
-      first_arg = batch->values_used_;
-    }
-    size_t nargs = first_arg;
-    size_t narrays = 0;
-    size_t nwrites = 0;
-    bool has_ret = false;
-    bool has_seq = false, has_start = false;
-    uint64_t seq_delta = 0, start_delta = 0;
-    Msg m(bytes, offset_of(bytes), "Call");
-    uint32_t f = 0;
-    WireType t{};
-    std::string_view nested;
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      switch (f) {
-        case s::call::kFunction:
-          ok = u32(m, f, t, &call.function);
-          break;
-        case s::call::kThread:
-          ok = u32(m, f, t, &call.thread);
-          break;
-        case s::call::kContext:
-          ok = u32(m, f, t, &call.context);
-          break;
-        case s::call::kSeq:
-          ok = u64(m, f, t, &call.seq);
-          has_seq = true;
-          break;
-        case s::call::kStartNs:
-          ok = u64(m, f, t, &call.start_ns);
-          has_start = true;
-          break;
-        case s::call::kSeqDelta:
-          ok = u64(m, f, t, &seq_delta);
-          break;
-        case s::call::kStartDeltaNs:
-          ok = u64(m, f, t, &start_delta);
-          break;
-        case s::call::kDurationNs:
-          ok = u64(m, f, t, &call.duration_ns);
-          break;
-        case s::call::kThreadTimeNs:
-          ok = u64(m, f, t, &call.thread_time_ns);
-          break;
-        case s::call::kGlError:
-          ok = u32(m, f, t, &call.gl_error);
-          break;
-        case s::call::kSynthetic: {
-          uint32_t v = 0;
-          ok = u32(m, f, t, &v);
-          call.synthetic = v != 0;
-          break;
-        }
-        case s::call::kEndsFrame: {
-          uint32_t v = 0;
-          ok = u32(m, f, t, &v);
-          call.ends_frame = v != 0;
-          break;
-        }
-        case s::call::kArgs: {
-          Value* v = nullptr;
-          ok = sub(m, f, t, &nested) &&
-               (v = next_slot(m, pool, &nargs, "args", first_arg)) != nullptr &&
-               decode_value(nested, v);
-          break;
-        }
-        case s::call::kRet:
-          ok = sub(m, f, t, &nested) && decode_value(nested, &ret);
-          has_ret = true;
-          break;
-        case s::call::kClientArrays: {
-          ClientArray* a = nullptr;
-          ok = sub(m, f, t, &nested) &&
-               (a = next_slot(m, &client_arrays, &narrays, "client arrays")) != nullptr &&
-               decode_client_array(nested, a);
-          break;
-        }
-        case s::call::kBufferWrites: {
-          BufferWrite* w = nullptr;
-          ok = sub(m, f, t, &nested) &&
-               (w = next_slot(m, &buffer_writes, &nwrites, "buffer writes")) != nullptr &&
-               decode_buffer_write(nested, w);
-          break;
-        }
-        case s::call::kImageSource:
-          ok = sub(m, f, t, &nested) && decode_image_source(nested);
-          has_image_source = true;
-          break;
-        case s::call::kConfigAttribs:
-          ok = ints<int64_t, false>(m, f, t, &config_attribs);
-          break;
-        case s::call::kSurfaceWidth:
-          ok = u32(m, f, t, &call.surface_width);
-          break;
-        case s::call::kSurfaceHeight:
-          ok = u32(m, f, t, &call.surface_height);
-          break;
-        default:
-          m.r.skip(t);
-          break;
-      }
-      if (!ok) return false;
-    }
-    if (!finish(m)) return false;
-    resolve_deltas(&call, has_seq, seq_delta, has_start, start_delta);
-    call.args = std::span<const Value>(pool->data() + first_arg, nargs - first_arg);
-    call.ret = has_ret ? &ret : nullptr;
-    call.client_arrays = std::span<const ClientArray>(client_arrays.data(), narrays);
-    call.buffer_writes = std::span<const BufferWrite>(buffer_writes.data(), nwrites);
-    call.image_source = has_image_source ? &image_source : nullptr;
-    call.config_attribs = config_attribs.empty() ? nullptr : &config_attribs;
+    if (!bytes(m, f, t, &item)) return false;
+    if (!m.r.ok()) return true;  // finish() reports it
+    if (!take_elements(m, 1)) return false;
+    items->push_back(item);
     return true;
-  }
-
-  bool decode_blob(std::string_view bytes) {
-    clear_record(&blob);
-    Msg m(bytes, offset_of(bytes), "Blob");
-    uint32_t f = 0;
-    WireType t{};
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      switch (f) {
-        case s::blob::kId:
-          ok = fixed64(m, f, t, &blob.id);
-          break;
-        case s::blob::kData:
-          ok = str(m, f, t, &blob.data);
-          break;
-        default:
-          m.r.skip(t);
-          break;
-      }
-      if (!ok) return false;
-    }
-    return finish(m);
-  }
-
-  bool decode_frame(std::string_view bytes) {
-    clear_record(&frame);
-    Msg m(bytes, offset_of(bytes), "Frame");
-    uint32_t f = 0;
-    WireType t{};
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      switch (f) {
-        case s::frame::kNumber:
-          ok = u64(m, f, t, &frame.number);
-          break;
-        case s::frame::kSeq:
-          ok = u64(m, f, t, &frame.seq);
-          break;
-        case s::frame::kThread:
-          ok = u32(m, f, t, &frame.thread);
-          break;
-        case s::frame::kContext:
-          ok = u32(m, f, t, &frame.context);
-          break;
-        case s::frame::kTimeNs:
-          ok = u64(m, f, t, &frame.time_ns);
-          break;
-        case s::frame::kAppFrame:
-          ok = u64(m, f, t, &frame.app_frame);
-          frame.has_app_frame = ok;
-          break;
-        default:
-          m.r.skip(t);
-          break;
-      }
-      if (!ok) return false;
-    }
-    return finish(m);
-  }
-
-  bool decode_image(std::string_view bytes) {
-    clear_record(&image);
-    Msg m(bytes, offset_of(bytes), "Image");
-    uint32_t f = 0;
-    WireType t{};
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      switch (f) {
-        case s::image::kFrame:
-          ok = u64(m, f, t, &image.frame);
-          break;
-        case s::image::kSeq:
-          ok = u64(m, f, t, &image.seq);
-          break;
-        case s::image::kWidth:
-          ok = u32(m, f, t, &image.width);
-          break;
-        case s::image::kHeight:
-          ok = u32(m, f, t, &image.height);
-          break;
-        case s::image::kBlob:
-          ok = fixed64(m, f, t, &image.blob);
-          break;
-        case s::image::kOrigin:
-          ok = str(m, f, t, &image.origin);
-          break;
-        case s::image::kContext:
-          ok = u32(m, f, t, &image.context);
-          break;
-        default:
-          m.r.skip(t);
-          break;
-      }
-      if (!ok) return false;
-    }
-    return finish(m);
-  }
-
-  bool decode_stats(std::string_view bytes) {
-    clear_record(&stats);
-    Msg m(bytes, offset_of(bytes), "Stats");
-    uint32_t f = 0;
-    WireType t{};
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      switch (f) {
-        case s::stats::kCalls:
-          ok = u64(m, f, t, &stats.calls);
-          break;
-        case s::stats::kFrames:
-          ok = u64(m, f, t, &stats.frames);
-          break;
-        case s::stats::kBytesUncompressed:
-          ok = u64(m, f, t, &stats.bytes_uncompressed);
-          break;
-        case s::stats::kStallCount:
-          ok = u64(m, f, t, &stats.stall_count);
-          break;
-        case s::stats::kStallNs:
-          ok = u64(m, f, t, &stats.stall_ns);
-          break;
-        case s::stats::kBlobs:
-          ok = u64(m, f, t, &stats.blobs);
-          break;
-        case s::stats::kBlobBytesDeduplicated:
-          ok = u64(m, f, t, &stats.blob_bytes_deduplicated);
-          break;
-        case s::stats::kDesktopGlLibraries:
-          ok = str(m, f, t, &stats.desktop_gl_libraries);
-          break;
-        default:
-          m.r.skip(t);
-          break;
-      }
-      if (!ok) return false;
-    }
-    return finish(m);
-  }
-
-  bool decode_calls_complete(std::string_view bytes) {
-    clear_record(&calls_complete);
-    Msg m(bytes, offset_of(bytes), "CallsComplete");
-    uint32_t f = 0;
-    WireType t{};
-    while (m.r.next(&f, &t)) {
-      bool ok = true;
-      if (f == s::calls_complete::kBelowSeq)
-        ok = u64(m, f, t, &calls_complete.below_seq);
-      else
-        m.r.skip(t);
-      if (!ok) return false;
-    }
-    return finish(m);
-  }
-
-  // One Record: a oneof, so normally one member; each present member is delivered.
-  bool decode_record(std::string_view bytes, Consumer& consumer) {
-    Msg m(bytes, offset_of(bytes), "Record");
-    uint32_t f = 0;
-    WireType t{};
-    std::string_view nested;
-    while (m.r.next(&f, &t)) {
-      if ((f < s::record::kHeader || f > s::record::kStats) &&
-          f != s::record::kCallsComplete) {  // a newer record kind
-        m.r.skip(t);
-        continue;
-      }
-      if (!sub(m, f, t, &nested)) return false;
-      switch (f) {
-        case s::record::kHeader:
-          if (!decode_header(nested)) return false;
-          consumer.on_header(header);
-          break;
-        case s::record::kCall:
-          if (!decode_call(nested)) return false;
-          consumer.on_call(call);
-          break;
-        case s::record::kBlob:
-          if (!decode_blob(nested)) return false;
-          consumer.on_blob(blob);
-          break;
-        case s::record::kFrame:
-          if (!decode_frame(nested)) return false;
-          consumer.on_frame(frame);
-          break;
-        case s::record::kThread:
-          if (!decode_thread(nested)) return false;
-          consumer.on_thread(thread);
-          break;
-        case s::record::kContext:
-          if (!decode_context(nested)) return false;
-          consumer.on_context(context);
-          break;
-        case s::record::kImage:
-          if (!decode_image(nested)) return false;
-          consumer.on_image(image);
-          break;
-        case s::record::kStats:
-          if (!decode_stats(nested)) return false;
-          consumer.on_stats(stats);
-          break;
-        case s::record::kCallsComplete:
-          if (!decode_calls_complete(nested)) return false;
-          consumer.on_calls_complete(calls_complete);
-          break;
-        default:
-          break;
-      }
-    }
-    return finish(m);
   }
 
   // Absolute fields win; delta fields count from the thread's previous call
@@ -1001,8 +555,9 @@ struct RecordDecoder::Scratch {
   }
 
   // From byte *resume on (0: a new chunk); *resume is where it stopped.
-  bool decode_chunk(std::span<const uint8_t> bytes, Consumer& consumer, size_t* resume) {
+  bool decode_chunk(std::span<const uint8_t> bytes, Consumer& to, size_t* resume) {
     payload = bytes.data();
+    consumer = &to;
     size_t start = std::min(*resume, bytes.size());
     if (start == 0) {
       positions.clear();  // every chunk decodes on its own (seeking)
@@ -1011,65 +566,29 @@ struct RecordDecoder::Scratch {
     Msg m(
         std::string_view(reinterpret_cast<const char*>(bytes.data()) + start, bytes.size() - start),
         start, "Chunk");
-    bool ok = decode_records(m, consumer);
+    bool ok = s::decode_chunk(*this, m, this);
     *resume = start + m.r.offset();
     return ok;
   }
 
-  bool decode_records(Msg& m, Consumer& consumer) {
-    uint32_t f = 0;
-    WireType t{};
-    std::string_view record;
-    while (!consumer.stop_requested() && m.r.next(&f, &t)) {
-      if (f != s::chunk::kRecords) {
-        m.r.skip(t);
-        continue;
-      }
-      if (!sub(m, f, t, &record)) return false;
-      if (!decode_record(record, consumer)) return false;
-    }
-    return finish(m);
+  // Index: at most max_index_entries entries.
+  bool field_index_entries(Msg& m, uint32_t f, WireType t, Index* index) {
+    std::string_view bytes;
+    if (!nested(m, f, t, &bytes)) return false;
+    if (index->entries.size() >= max_index_entries)
+      return fail(offset_of(bytes), "Index has more than %zu entries", max_index_entries);
+    IndexEntry entry;
+    Msg e = open(bytes, "IndexEntry");
+    if (!s::decode_index_entry(*this, e, &entry)) return false;
+    index->entries.push_back(entry);
+    return true;
   }
-
   bool decode_index(std::span<const uint8_t> bytes, Index* index, size_t max_entries) {
     payload = bytes.data();
     index->entries.clear();
+    max_index_entries = max_entries;
     Msg m(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), 0, "Index");
-    uint32_t f = 0;
-    WireType t{};
-    std::string_view nested;
-    while (m.r.next(&f, &t)) {
-      if (f != s::index::kEntries) {
-        m.r.skip(t);
-        continue;
-      }
-      if (!sub(m, f, t, &nested)) return false;
-      if (index->entries.size() >= max_entries)
-        return fail(offset_of(nested), "Index has more than %zu entries", max_entries);
-      IndexEntry entry;
-      Msg e(nested, offset_of(nested), "IndexEntry");
-      while (e.r.next(&f, &t)) {
-        bool ok = true;
-        switch (f) {
-          case s::index_entry::kFrame:
-            ok = u64(e, f, t, &entry.frame);
-            break;
-          case s::index_entry::kChunkOffset:
-            ok = u64(e, f, t, &entry.chunk_offset);
-            break;
-          case s::index_entry::kSeq:
-            ok = u64(e, f, t, &entry.seq);
-            break;
-          default:
-            e.r.skip(t);
-            break;
-        }
-        if (!ok) return false;
-      }
-      if (!finish(e)) return false;
-      index->entries.push_back(entry);
-    }
-    return finish(m);
+    return s::decode_index(*this, m, index);
   }
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "format/record_builder.h"
 #include "format/schema.h"
 
 // Inlined: no run-time dependency on libxxhash in the apps the layer is
@@ -20,14 +21,9 @@ constexpr size_t kInitialSlots = 64;
 // Record{blob = Blob{id, data}} appended in place (no copy of the data but
 // into the payload); returns the offset of the data in the payload.
 size_t write_blob_record(wire::Encoder& out, uint64_t id, const void* data, size_t size) {
-  static_assert(schema::chunk::kRecords < 16 && schema::record::kBlob < 16 &&
-                schema::blob::kId < 16 && schema::blob::kData < 16);
+  static_assert(schema::blob::kId < 16 && schema::blob::kData < 16);
   size_t blob_size = 1 + 8 + 1 + wire::varint_size(size) + size;
-  size_t record_size = 1 + wire::varint_size(blob_size) + blob_size;
-  out.tag(schema::chunk::kRecords, wire::kLengthDelimited);
-  out.raw_varint(record_size);
-  out.tag(schema::record::kBlob, wire::kLengthDelimited);
-  out.raw_varint(blob_size);
+  format::begin_record(out, schema::record::kBlob, blob_size);
   out.fixed64_field(schema::blob::kId, id);
   out.bytes_field(schema::blob::kData, data, size);
   return out.size() - size;

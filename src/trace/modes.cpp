@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "consumers/trace_events.h"
 #include "consumers/value_format.h"
+#include "format/record_builder.h"
 #include "format/records.h"
 #include "format/schema.h"
 #include "gltrace/api/enums.h"
@@ -56,9 +57,7 @@ struct ThreadFormatter {
 const std::string& format_call_text(const wire::Encoder& call) {
   static thread_local ThreadFormatter* f = new ThreadFormatter();
   f->chunk.clear();
-  size_t record = f->chunk.begin_nested(schema::chunk::kRecords);
-  f->chunk.bytes_field(schema::record::kCall, call.data(), call.size());
-  f->chunk.end_nested(record);
+  format::append_record(f->chunk, schema::record::kCall, call.data(), call.size());
   f->formatter.line.clear();
   if (!f->decoder.decode_chunk({f->chunk.data(), f->chunk.size()}, f->formatter))
     f->formatter.line = "<cannot format call: " + f->decoder.error() + ">";

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "format/record_builder.h"
 #include "format/schema.h"
 #include "gltrace/api/functions.h"
 #include "trace/compsize.h"
@@ -259,15 +260,10 @@ void CallRecorder::commit() {
   t->chunk_last_seq = seq_;
   t->chunk_last_start = start;
   // Chunk.records = Record{call = Call{head, arguments}}, in one write.
-  static_assert(schema::chunk::kRecords < 16 && schema::record::kCall < 16);
   size_t args_size = t->call.size();
   size_t call_size = head_size + args_size;
-  size_t record_size = 1 + wire::varint_size(call_size) + call_size;
-  uint8_t* out = t->payload.begin_write(1 + 10 + record_size);
-  *out++ = schema::chunk::kRecords << 3 | wire::kLengthDelimited;
-  out = wire::put_varint(out, record_size);
-  *out++ = schema::record::kCall << 3 | wire::kLengthDelimited;
-  out = wire::put_varint(out, call_size);
+  uint8_t* out = t->payload.begin_write(format::kMaxRecordFraming + call_size);
+  out = format::put_record_framing(out, schema::record::kCall, call_size);
   memcpy(out, head, head_size);
   if (args_size != 0) memcpy(out + head_size, t->call.data(), args_size);
   t->payload.end_write(out + call_size);

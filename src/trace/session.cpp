@@ -18,6 +18,7 @@
 
 #include "common/log.h"
 #include "common/process.h"
+#include "format/record_builder.h"
 #include "format/schema.h"
 #include "format/writer.h"
 #include "trace/modes.h"
@@ -201,10 +202,7 @@ ThreadState* join_thread_state() {
 
 void append_record(ThreadState* thread, uint32_t kind, const uint8_t* body, size_t size) {
   wire::Encoder& out = thread->payload;
-  out.tag(schema::chunk::kRecords, wire::kLengthDelimited);
-  out.raw_varint(wire::varint_size((uint64_t{kind} << 3) | wire::kLengthDelimited) +
-                 wire::varint_size(size) + size);
-  out.bytes_field(kind, body, size);
+  format::append_record(out, kind, body, size);
   ++thread->records;
   if (out.size() >= kFlushBytes) flush_thread(thread);
 }
@@ -336,9 +334,7 @@ void sweep(Session& s) {
     wire::Encoder body;
     body.uint_field(schema::calls_complete::kBelowSeq, complete_below);
     wire::Encoder record;
-    record.tag(schema::chunk::kRecords, wire::kLengthDelimited);
-    record.raw_varint(1 + wire::varint_size(body.size()) + body.size());
-    record.bytes_field(schema::record::kCallsComplete, body.data(), body.size());
+    format::append_record(record, schema::record::kCallsComplete, body.data(), body.size());
     writer->submit(format::Payload::from_encoder(record), 1, {});
   }
 }
@@ -426,9 +422,7 @@ bool begin_session(SessionOptions options, std::string* error) {
   body.string_field(schema::header::kCaptureOptions, options_text);
   if (options.mid_run) body.bool_field(schema::header::kMidRun, true);
   wire::Encoder record;
-  record.tag(schema::chunk::kRecords, wire::kLengthDelimited);
-  record.raw_varint(1 + wire::varint_size(body.size()) + body.size());
-  record.bytes_field(schema::record::kHeader, body.data(), body.size());
+  format::append_record(record, schema::record::kHeader, body.data(), body.size());
   writer->submit(format::Payload::from_encoder(record), 1, {});
   s.writer.store(writer, std::memory_order_release);
   g_hot.recording.store(true);

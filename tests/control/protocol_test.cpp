@@ -99,6 +99,20 @@ TEST(ControlProtocol, MalformedRequestsSayWhere) {
   EXPECT_NE(error.find("wrong wire type"), std::string::npos) << error;
 }
 
+// A nested message's error names it and the byte of the whole message.
+TEST(ControlProtocol, NestedErrorsNameTheMessageAndItsByte) {
+  // version 1; start { options { framebuffer_on_swap: a key without its value } }
+  const uint8_t bytes[] = {0x08, 0x01, 0x5a, 0x03, 0x0a, 0x01, 0x08};
+  Request q;
+  std::string error;
+  EXPECT_FALSE(decode(bytes, sizeof bytes, &q, &error));
+  EXPECT_EQ(error, "malformed capture options at byte 7: truncated varint");
+  Reply p;
+  const uint8_t pid_as_bytes[] = {0x2a, 0x02, 0x0a, 0x00};  // status { pid as bytes }
+  EXPECT_FALSE(decode(pid_as_bytes, sizeof pid_as_bytes, &p, &error));
+  EXPECT_EQ(error, "malformed status at byte 3: wrong wire type for a known field");
+}
+
 TEST(ControlProtocol, FramingCutsAStreamAnywhere) {
   Request a, b;
   a.command = Command::kGetStatus;

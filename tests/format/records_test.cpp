@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <functional>
 
+#include "format/record_builder.h"
 #include "format/schema.h"
 #include "protowire/wire.h"
 #include "record_text.h"
@@ -525,6 +527,44 @@ TEST(Records, EverythingThroughTheWriter) {
   test::Decoded d = test::decode_memory(test::read_bytes(path));
   ASSERT_TRUE(d.ok) << d.status.message;
   EXPECT_EQ(d.lines, direct);
+}
+
+// The writers' framing (format/record_builder.h) is the protobuf encoding of
+// Chunk{records: Record{kind: body}}, lengths of every varint size included,
+// and decodes as such.
+TEST(RecordBuilder, FramingIsTheNestedEncoding) {
+  for (uint32_t kind :
+       {s::record::kThread, s::record::kCallsComplete, uint32_t{16}, uint32_t{2048}}) {
+    for (size_t size : {size_t{0}, size_t{1}, size_t{124}, size_t{125}, size_t{127}, size_t{128},
+                        size_t{16380}, size_t{16384}, size_t{1} << 21}) {
+      std::string body(size, 'x');
+      wire::Encoder nested;
+      size_t r = nested.begin_nested(s::chunk::kRecords);
+      nested.bytes_field(kind, body.data(), body.size());
+      nested.end_nested(r);
+      wire::Encoder built;
+      format::append_record(built, kind, body.data(), body.size());
+      ASSERT_EQ(std::string(reinterpret_cast<const char*>(built.data()), built.size()),
+                std::string(reinterpret_cast<const char*>(nested.data()), nested.size()))
+          << "kind " << kind << ", " << size << " bytes";
+      // In place, as the per-call path writes it.
+      wire::Encoder in_place;
+      uint8_t* p = in_place.begin_write(format::kMaxRecordFraming + size);
+      p = format::put_record_framing(p, kind, size);
+      if (size != 0) memcpy(p, body.data(), size);
+      in_place.end_write(p + size);
+      ASSERT_EQ(in_place.size(), nested.size());
+      EXPECT_EQ(memcmp(in_place.data(), nested.data(), nested.size()), 0);
+    }
+  }
+  wire::Encoder chunk;
+  wire::Encoder thread;
+  thread.uint_field(s::thread::kIndex, 3);
+  thread.string_field(s::thread::kName, "worker");
+  format::append_record(chunk, s::record::kThread, thread.data(), thread.size());
+  std::vector<std::string> lines = decode(chunk);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("worker"), std::string::npos) << lines[0];
 }
 
 }  // namespace
