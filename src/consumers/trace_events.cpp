@@ -3,6 +3,8 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <bit>
+#include <charconv>
 #include <cinttypes>
 #include <condition_variable>
 #include <mutex>
@@ -186,6 +188,30 @@ struct FunctionPlan {
   std::vector<ParamPlan> params;
 };
 
+// The bytes of v as a varint (1 to 10), without wire::varint_size's loop.
+constexpr size_t varint_bytes(uint64_t v) {
+  return (static_cast<size_t>(std::bit_width(v | 1)) + 6) / 7;
+}
+
+constexpr uint64_t tag(uint32_t field, wire::WireType type) { return uint64_t{field} << 3 | type; }
+
+// Room for a call's packet header and its track event's fixed fields (tags,
+// two 4-byte lengths, five varints), written in one go.
+constexpr size_t kCallHeaderBound = 64;
+// Room for an annotation of a scalar: its tag, a 1-byte length (its name
+// and the value take at most 22 bytes), its name's iid and the value.
+constexpr size_t kScalarAnnotationBound = 24;
+
+// Appends "<prefix><n><suffix>" without building strings on the heap.
+void append_number(std::string& out, std::string_view prefix, uint64_t n,
+                   std::string_view suffix) {
+  char digits[20];
+  auto [end, ec] = std::to_chars(std::begin(digits), std::end(digits), n);
+  out += prefix;
+  out.append(digits, end);
+  out += suffix;
+}
+
 bool type_is(const char* type, std::string_view name) {
   std::string_view t = type != nullptr ? type : "";
   while (t.starts_with("const ")) t.remove_prefix(6);
@@ -234,10 +260,12 @@ struct PerfettoWriter::State {
   uint64_t last_frame_end = 0;
   uint64_t next_name_iid = 1, next_annotation_iid = 1, next_string_iid = 1;
   uint64_t unknown_function_iid = 0;
+  // Annotation names of arguments without a registry name, interned on first use.
+  uint64_t arg_iid = 0, return_iid = 0, gl_error_iid = 0, more_iid = 0;
   // Interned entries a packet introduces: written with it.
   std::vector<std::pair<uint64_t, std::string_view>> new_names, new_annotations;
   std::vector<std::pair<uint64_t, std::string>> new_strings;
-  std::string text;  // scratch
+  std::string text, composed;  // scratch
 
   // The frame in progress.
   uint64_t frame_start_ns = 0, frame_calls = 0, frame_bytes = 0;
@@ -309,6 +337,10 @@ struct PerfettoWriter::State {
     if (added) new_annotations.emplace_back(next_annotation_iid++, name);
     return it->second;
   }
+  uint64_t annotation_iid(uint64_t* cached, std::string_view name) {
+    if (*cached == 0) *cached = annotation_iid(name);
+    return *cached;
+  }
   uint64_t string_iid(std::string_view s) {
     auto it = strings.find(std::string(s));
     if (it != strings.end()) return it->second;
@@ -372,110 +404,162 @@ struct PerfettoWriter::State {
     packets.string_field(pf::debug_annotation::kStringValue, text);
   }
 
-  void value(const format::Value& v, const ParamPlan* p) {
-    using format::ValueKind;
+  // An annotation whose value is text (UTF-8 checked, at most kMaxText
+  // bytes of it): its length is known before it is written.
+  void string_annotation(uint64_t name_iid, std::string_view s) {
     namespace da = pf::debug_annotation;
-    switch (v.kind) {
-      case ValueKind::kSint:
-        packets.uint_field(da::kIntValue, static_cast<uint64_t>(v.sint));
-        break;
-      case ValueKind::kUint:
-        if (p != nullptr && p->kind == ParamKind::kEnum && v.uint <= 0xffffffffu) {
-          if (uint64_t iid = enum_iid(static_cast<uint32_t>(v.uint), p->group); iid != 0) {
-            packets.uint_field(da::kStringValueIid, iid);
-            break;
-          }
-        } else if (p != nullptr && p->kind == ParamKind::kBoolean && v.uint <= 1) {
-          packets.bool_field(da::kBoolValue, v.uint != 0);
-          break;
-        }
-        packets.uint_field(da::kUintValue, v.uint);
-        break;
-      case ValueKind::kF32:
-        packets.double_field(da::kDoubleValue, v.f32);
-        break;
-      case ValueKind::kF64:
-        packets.double_field(da::kDoubleValue, v.f64);
-        break;
-      case ValueKind::kPointer:
-        packets.uint_field(da::kPointerValue, v.pointer);
-        break;
-      case ValueKind::kData:
-        string_annotation_value("<" + std::to_string(v.bytes.size()) + " bytes>");
-        break;
-      case ValueKind::kBlob:
-        string_annotation_value("<blob " + std::to_string(v.blob) + ">");
-        break;
-      case ValueKind::kText:
-        string_annotation_value(v.bytes);
-        break;
-      case ValueKind::kUnknown:
-        string_annotation_value("<not recorded: " + std::string(v.bytes) + ">");
-        break;
-      case ValueKind::kStrings:
-        for (size_t i = 0; i < v.strings.size() && i < kMaxElements; ++i) {
-          size_t m = packets.begin_nested(da::kArrayValues);
-          string_annotation_value(v.strings[i]);
-          packets.end_nested(m);
-        }
-        break;
-      case ValueKind::kArray: {
-        size_t n = v.sints.size() + v.uints.size() + v.floats.size();
-        for (size_t i = 0; i < n && i < kMaxElements; ++i) {
-          size_t m = packets.begin_nested(da::kArrayValues);
-          if (!v.sints.empty())
-            packets.uint_field(da::kIntValue, static_cast<uint64_t>(v.sints[i]));
-          else if (!v.uints.empty())
-            packets.uint_field(da::kUintValue, v.uints[i]);
-          else
-            packets.double_field(da::kDoubleValue, v.floats[i]);
-          packets.end_nested(m);
-        }
-        if (n > kMaxElements) {
-          size_t m = packets.begin_nested(da::kArrayValues);
-          string_annotation_value("<" + std::to_string(n - kMaxElements) + " more>");
-          packets.end_nested(m);
-        }
-        break;
-      }
-      case ValueKind::kNone:
-        string_annotation_value("<none>");
-        break;
-    }
+    text.clear();
+    append_utf8(text, s);
+    size_t size = 1 + varint_bytes(name_iid) + 1 + varint_bytes(text.size()) + text.size();
+    uint8_t* at = packets.begin_write(size + 16);
+    at = wire::put_varint(at, tag(pf::track_event::kDebugAnnotations, wire::kLengthDelimited));
+    at = wire::put_varint(at, size);
+    at = wire::put_uint_field(at, da::kNameIid, name_iid);
+    at = wire::put_varint(at, tag(da::kStringValue, wire::kLengthDelimited));
+    at = wire::put_varint(at, text.size());
+    memcpy(at, text.data(), text.size());
+    packets.end_write(at + text.size());
   }
 
+  // An annotation of a list of strings (at most kMaxElements of them):
+  // nested, as its length is not known before.
+  void strings_annotation(uint64_t name_iid, const format::Value& v) {
+    namespace da = pf::debug_annotation;
+    size_t annotation = packets.begin_nested(pf::track_event::kDebugAnnotations);
+    packets.uint_field(da::kNameIid, name_iid);
+    for (size_t i = 0; i < v.strings.size() && i < kMaxElements; ++i) {
+      size_t m = packets.begin_nested(da::kArrayValues);
+      string_annotation_value(v.strings[i]);
+      packets.end_nested(m);
+    }
+    packets.end_nested(annotation);
+  }
+
+  // An annotation of a list of numbers: the first kMaxElements, then how
+  // many more there are. The list is its integers, then its unsigned
+  // integers, then its floats (one kind in a trace gltrace wrote; a hostile
+  // trace may mix them). Its size is known first, so it is written in one go.
+  void numbers_annotation(uint64_t name_iid, const format::Value& v) {
+    namespace da = pf::debug_annotation;
+    const size_t sints = v.sints.size(), uints = v.uints.size();
+    const size_t n = sints + uints + v.floats.size();
+    const size_t shown = std::min(n, kMaxElements);
+    // An element's value field: its tag (1 byte) and value.
+    auto element_size = [&](size_t i) -> size_t {
+      if (i < sints) return 1 + varint_bytes(static_cast<uint64_t>(v.sints[i]));
+      if (i < sints + uints) return 1 + varint_bytes(v.uints[i - sints]);
+      return 1 + 8;
+    };
+    size_t size = 1 + varint_bytes(name_iid);
+    for (size_t i = 0; i < shown; ++i) size += 2 + element_size(i);  // 1-byte tag and length
+    size_t more_size = 0;
+    if (n > shown) {
+      composed.clear();
+      append_number(composed, "<", n - shown, " more>");
+      more_size = 1 + varint_bytes(composed.size()) + composed.size();
+      size += 1 + varint_bytes(more_size) + more_size;
+    }
+    uint8_t* at = packets.begin_write(size + 16);
+    at = wire::put_varint(at, tag(pf::track_event::kDebugAnnotations, wire::kLengthDelimited));
+    at = wire::put_varint(at, size);
+    at = wire::put_uint_field(at, da::kNameIid, name_iid);
+    for (size_t i = 0; i < shown; ++i) {
+      at = wire::put_varint(at, tag(da::kArrayValues, wire::kLengthDelimited));
+      *at++ = static_cast<uint8_t>(element_size(i));
+      if (i < sints) {
+        at = wire::put_uint_field(at, da::kIntValue, static_cast<uint64_t>(v.sints[i]));
+      } else if (i < sints + uints) {
+        at = wire::put_uint_field(at, da::kUintValue, v.uints[i - sints]);
+      } else {
+        double d = v.floats[i - sints - uints];
+        at = wire::put_varint(at, tag(da::kDoubleValue, wire::kFixed64));
+        std::memcpy(at, &d, 8);
+        at += 8;
+      }
+    }
+    if (more_size != 0) {
+      at = wire::put_varint(at, tag(da::kArrayValues, wire::kLengthDelimited));
+      at = wire::put_varint(at, more_size);
+      at = wire::put_varint(at, tag(da::kStringValue, wire::kLengthDelimited));
+      at = wire::put_varint(at, composed.size());
+      std::memcpy(at, composed.data(), composed.size());
+      at += composed.size();
+    }
+    packets.end_write(at);
+  }
+
+  // A call's argument (p: its parameter in the registry, if known) as a
+  // debug annotation. Scalars, most arguments, are written in one go.
   void annotation(uint64_t name_iid, const format::Value& v, const ParamPlan* p) {
-    // Integers (most arguments): their size is known, so no nesting.
-    uint32_t field = 0;
+    using format::ValueKind;
+    namespace da = pf::debug_annotation;
+    uint64_t value_tag = 0;  // a varint's, or a double's
     uint64_t bits = 0;
     switch (v.kind) {
-      case format::ValueKind::kSint:
-        field = pf::debug_annotation::kIntValue, bits = static_cast<uint64_t>(v.sint);
+      case ValueKind::kSint:
+        value_tag = tag(da::kIntValue, wire::kVarint), bits = static_cast<uint64_t>(v.sint);
         break;
-      case format::ValueKind::kPointer:
-        field = pf::debug_annotation::kPointerValue, bits = v.pointer;
+      case ValueKind::kPointer:
+        value_tag = tag(da::kPointerValue, wire::kVarint), bits = v.pointer;
         break;
-      case format::ValueKind::kUint:
-        if (p == nullptr || p->kind == ParamKind::kNumber)
-          field = pf::debug_annotation::kUintValue, bits = v.uint;
+      case ValueKind::kUint:
+        value_tag = tag(da::kUintValue, wire::kVarint), bits = v.uint;
+        if (p != nullptr && p->kind == ParamKind::kEnum && v.uint <= 0xffffffffu) {
+          if (uint64_t iid = enum_iid(static_cast<uint32_t>(v.uint), p->group); iid != 0)
+            value_tag = tag(da::kStringValueIid, wire::kVarint), bits = iid;
+        } else if (p != nullptr && p->kind == ParamKind::kBoolean && v.uint <= 1) {
+          value_tag = tag(da::kBoolValue, wire::kVarint);
+        }
         break;
-      default:
+      case ValueKind::kF32:
+      case ValueKind::kF64: {
+        double d = v.kind == ValueKind::kF32 ? v.f32 : v.f64;
+        value_tag = tag(da::kDoubleValue, wire::kFixed64);
+        std::memcpy(&bits, &d, 8);
         break;
+      }
+      case ValueKind::kData:
+        composed.clear();
+        append_number(composed, "<", v.bytes.size(), " bytes>");
+        string_annotation(name_iid, composed);
+        return;
+      case ValueKind::kBlob:
+        composed.clear();
+        append_number(composed, "<blob ", v.blob, ">");
+        string_annotation(name_iid, composed);
+        return;
+      case ValueKind::kText:
+        string_annotation(name_iid, v.bytes);
+        return;
+      case ValueKind::kUnknown:
+        composed.assign("<not recorded: ");
+        composed.append(v.bytes.substr(0, kMaxText));  // more is cut in the annotation
+        composed += '>';
+        string_annotation(name_iid, composed);
+        return;
+      case ValueKind::kStrings:
+        strings_annotation(name_iid, v);
+        return;
+      case ValueKind::kArray:
+        numbers_annotation(name_iid, v);
+        return;
+      case ValueKind::kNone:
+        string_annotation(name_iid, "<none>");
+        return;
     }
-    if (field != 0) {
-      size_t size = 1 + wire::varint_size(name_iid) + 1 + wire::varint_size(bits);
-      uint8_t* at = packets.begin_write(size + 4);
-      at = wire::put_varint(
-          at, uint64_t{pf::track_event::kDebugAnnotations} << 3 | wire::kLengthDelimited);
-      at = wire::put_varint(at, size);
-      at = wire::put_uint_field(at, pf::debug_annotation::kNameIid, name_iid);
-      packets.end_write(wire::put_uint_field(at, field, bits));
-      return;
+    uint8_t* at = packets.begin_write(kScalarAnnotationBound);
+    at = wire::put_varint(at, tag(pf::track_event::kDebugAnnotations, wire::kLengthDelimited));
+    uint8_t* length = at++;
+    at = wire::put_uint_field(at, da::kNameIid, name_iid);
+    at = wire::put_varint(at, value_tag);
+    if ((value_tag & 7) == wire::kFixed64) {
+      std::memcpy(at, &bits, 8);
+      at += 8;
+    } else {
+      at = wire::put_varint(at, bits);
     }
-    size_t m = packets.begin_nested(pf::track_event::kDebugAnnotations);
-    packets.uint_field(pf::debug_annotation::kNameIid, name_iid);
-    value(v, p);
-    packets.end_nested(m);
+    *length = static_cast<uint8_t>(at - length - 1);
+    packets.end_write(at);
   }
 
   void describe_thread(uint32_t index, uint64_t tid, std::string_view name) {
@@ -497,8 +581,8 @@ struct PerfettoWriter::State {
 
   // A slice's end: all its fields are known, so it is written in one go.
   void end_slice(uint64_t track, uint64_t time_ns) {
-    size_t event_size = 2 + 1 + wire::varint_size(track);
-    size_t packet_size = 1 + wire::varint_size(time_ns) + 2 + 2 + event_size;
+    size_t event_size = 2 + 1 + varint_bytes(track);
+    size_t packet_size = 1 + varint_bytes(time_ns) + 2 + 2 + event_size;
     uint8_t* p = packets.begin_write(packet_size + 8);
     p = wire::put_varint(p, uint64_t{pf::trace::kPacket} << 3 | wire::kLengthDelimited);
     p = wire::put_varint(p, packet_size);
@@ -696,45 +780,66 @@ void PerfettoWriter::call(const format::Call& call) {
     s.frame_started = true;
   }
   ++s.frame_calls;
-  for (const format::Value& v : call.args)
-    if (v.kind == format::ValueKind::kData) s.frame_bytes += v.bytes.size();
   for (const format::ClientArray& a : call.client_arrays) s.frame_bytes += a.data.size();
   for (const format::BufferWrite& w : call.buffer_writes) s.frame_bytes += w.data.size();
 
   uint64_t track = kFirstThreadTrack + call.thread;
   const FunctionPlan* plan = s.plan(call.function);
-  size_t packet = s.begin_packet(start, true);
-  s.packets.uint_field(pf::trace_packet::kSequenceFlags,
-                       pf::trace_packet::sequence_flags::kSeqNeedsIncrementalState);
-  size_t event = s.open_padded(pf::trace_packet::kTrackEvent);
-  s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceBegin);
-  s.packets.uint_field(pf::track_event::kTrackUuid, track);
-  s.packets.uint_field(pf::track_event::kNameIid,
-                       plan != nullptr ? plan->name_iid : s.unknown_function_iid);
+  // The packet's and its track event's fixed fields, in one go; the lengths
+  // are filled in at the end (State::close_padded).
+  size_t packet = 0, event = 0;
+  {
+    using wire::put_uint_field;
+    namespace tp = pf::trace_packet;
+    namespace te = pf::track_event;
+    uint8_t* const base = s.packets.begin_write(kCallHeaderBound);
+    uint8_t* p = wire::put_varint(base, tag(pf::trace::kPacket, wire::kLengthDelimited)) + 4;
+    packet = s.packets.size() + static_cast<size_t>(p - base);
+    p = put_uint_field(p, tp::kTimestamp, start);
+    p = put_uint_field(p, tp::kTrustedPacketSequenceId, kSequence);
+    uint64_t flags = tp::sequence_flags::kSeqNeedsIncrementalState;
+    if (s.first_packet) {
+      flags |= tp::sequence_flags::kSeqIncrementalStateCleared;
+      s.first_packet = false;
+    }
+    p = put_uint_field(p, tp::kSequenceFlags, flags);
+    p = wire::put_varint(p, tag(tp::kTrackEvent, wire::kLengthDelimited)) + 4;
+    event = s.packets.size() + static_cast<size_t>(p - base);
+    p = put_uint_field(p, te::kType, te::type::kTypeSliceBegin);
+    p = put_uint_field(p, te::kTrackUuid, track);
+    p = put_uint_field(p, te::kNameIid, plan != nullptr ? plan->name_iid : s.unknown_function_iid);
+    s.packets.end_write(p);
+  }
+  bool cut = false;
   for (size_t i = 0; i < call.args.size(); ++i) {
+    const format::Value& v = call.args[i];
+    if (v.kind == format::ValueKind::kData) s.frame_bytes += v.bytes.size();
+    if (cut) continue;
     // A call of many long strings (a hostile trace's) stays a small packet:
     // a compressed batch must stay under 512 KiB.
     if (s.packets.size() - event > kMaxCallBytes) {
-      format::Value more;
-      more.kind = format::ValueKind::kText;
-      more.bytes = "<more arguments: see gltrace dump>";
-      s.annotation(s.annotation_iid("..."), more, nullptr);
-      break;
+      s.string_annotation(s.annotation_iid(&s.more_iid, "..."),
+                          "<more arguments: see gltrace dump>");
+      cut = true;
+      continue;
     }
     const ParamPlan* p = plan != nullptr && i < plan->params.size() ? &plan->params[i] : nullptr;
-    s.annotation(p != nullptr ? p->name_iid : s.annotation_iid("arg"), call.args[i], p);
+    s.annotation(p != nullptr ? p->name_iid : s.annotation_iid(&s.arg_iid, "arg"), v, p);
   }
-  if (call.ret != nullptr) s.annotation(s.annotation_iid("return"), *call.ret, nullptr);
+  if (call.ret != nullptr)
+    s.annotation(s.annotation_iid(&s.return_iid, "return"), *call.ret, nullptr);
   if (call.gl_error != 0) {
     format::Value error;
     error.kind = format::ValueKind::kUint;
     error.uint = call.gl_error;
     ParamPlan as_enum;
     as_enum.kind = ParamKind::kEnum;
-    s.annotation(s.annotation_iid("gl_error"), error, &as_enum);
+    s.annotation(s.annotation_iid(&s.gl_error_iid, "gl_error"), error, &as_enum);
   }
   s.close_padded(event);
-  s.end_packet(packet);
+  if (!s.new_names.empty() || !s.new_annotations.empty() || !s.new_strings.empty())
+    s.write_interned_data();
+  s.close_padded(packet);
 
   s.end_slice(track, end);
 }
@@ -752,7 +857,9 @@ void PerfettoWriter::frame(const format::Frame& frame) {
   size_t event = s.packets.begin_nested(pf::trace_packet::kTrackEvent);
   s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceBegin);
   s.packets.uint_field(pf::track_event::kTrackUuid, kFrameTrack);
-  s.packets.string_field(pf::track_event::kName, "frame " + std::to_string(frame.number));
+  s.text.clear();
+  append_number(s.text, "frame ", frame.number, "");
+  s.packets.string_field(pf::track_event::kName, s.text);
   s.packets.end_nested(event);
   s.end_packet(packet);
   s.end_slice(kFrameTrack, end);
