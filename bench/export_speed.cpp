@@ -72,8 +72,9 @@ struct Encoded {
 };
 
 // Not inlined: callgrind's --toggle-collect names it.
-[[gnu::noinline]] Encoded encode_from_memory(const std::vector<std::unique_ptr<DecodedChunk>>& chunks,
-                                             PerfettoWriter::Compression compression) {
+[[gnu::noinline]] Encoded encode_from_memory(
+    const std::vector<std::unique_ptr<DecodedChunk>>& chunks,
+    PerfettoWriter::Compression compression) {
   FILE* out = fopen("/dev/null", "wb");
   if (out == nullptr) {
     perror("gltrace-bench-export: /dev/null");

@@ -162,6 +162,14 @@ constexpr uint64_t kFirstThreadTrack = 16;
 // Every packet is on one sequence: its interned names are shared by all.
 constexpr uint32_t kSequence = 1;
 
+// Timestamps are deltas on an incremental clock of the sequence (as
+// Perfetto's SDK writes them): absolute times of consecutive calls differ in
+// their low bits only, which compression cannot remove, and took most of a
+// compressed export. A time before the one before it (another thread's call,
+// a frame's start) is written absolute, on BOOTTIME, the trace's clock.
+constexpr uint32_t kIncrementalClock = 64;  // the first sequence-scoped clock id
+constexpr uint32_t kBoottime = pf::clock_snapshot::clock::builtin_clocks::kBoottime;
+
 // Plain packets are buffered up to this much; compressed, a batch stays
 // under the 512 KiB Perfetto allows one compressed packet.
 constexpr size_t kBatchBytes = size_t{256} << 10;
@@ -196,15 +204,14 @@ constexpr size_t varint_bytes(uint64_t v) {
 constexpr uint64_t tag(uint32_t field, wire::WireType type) { return uint64_t{field} << 3 | type; }
 
 // Room for a call's packet header and its track event's fixed fields (tags,
-// two 4-byte lengths, five varints), written in one go.
+// two 4-byte lengths, a timestamp, four varints), written in one go.
 constexpr size_t kCallHeaderBound = 64;
 // Room for an annotation of a scalar: its tag, a 1-byte length (its name
 // and the value take at most 22 bytes), its name's iid and the value.
 constexpr size_t kScalarAnnotationBound = 24;
 
 // Appends "<prefix><n><suffix>" without building strings on the heap.
-void append_number(std::string& out, std::string_view prefix, uint64_t n,
-                   std::string_view suffix) {
+void append_number(std::string& out, std::string_view prefix, uint64_t n, std::string_view suffix) {
   char digits[20];
   auto [end, ec] = std::to_chars(std::begin(digits), std::end(digits), n);
   out += prefix;
@@ -248,6 +255,7 @@ struct PerfettoWriter::State {
   bool failed = false;
   uint64_t written = 0;
   bool first_packet = true;
+  uint64_t clock_ns = 0;  // the incremental clock's time: the last delta's end
 
   uint32_t pid = 0;
   std::vector<FunctionPlan> functions = std::vector<FunctionPlan>(api::kFunctionIdLimit);
@@ -295,15 +303,51 @@ struct PerfettoWriter::State {
     p[3] = static_cast<uint8_t>(length >> 21 & 0x7f);
   }
 
-  size_t begin_packet(uint64_t timestamp, bool has_timestamp) {
-    size_t mark = open_padded(pf::trace::kPacket);
-    if (has_timestamp) packets.uint_field(pf::trace_packet::kTimestamp, timestamp);
-    packets.uint_field(pf::trace_packet::kTrustedPacketSequenceId, kSequence);
-    if (first_packet) {
-      packets.uint_field(pf::trace_packet::kSequenceFlags,
-                         pf::trace_packet::sequence_flags::kSeqIncrementalStateCleared);
-      first_packet = false;
+  // The sequence's first packet: it clears the incremental state and sets
+  // the incremental clock up, at 0, as the packets' default clock.
+  void start_sequence() {
+    namespace tp = pf::trace_packet;
+    namespace clock = pf::clock_snapshot::clock;
+    first_packet = false;
+    clock_ns = 0;
+    size_t packet = packets.begin_nested(pf::trace::kPacket);
+    packets.uint_field(tp::kTrustedPacketSequenceId, kSequence);
+    packets.uint_field(tp::kSequenceFlags, tp::sequence_flags::kSeqIncrementalStateCleared);
+    size_t defaults = packets.begin_nested(tp::kTracePacketDefaults);
+    packets.uint_field(pf::trace_packet_defaults::kTimestampClockId, kIncrementalClock);
+    packets.end_nested(defaults);
+    size_t snapshot = packets.begin_nested(tp::kClockSnapshot);
+    size_t boottime = packets.begin_nested(pf::clock_snapshot::kClocks);
+    packets.uint_field(clock::kClockId, kBoottime);
+    packets.uint_field(clock::kTimestamp, 0);
+    packets.end_nested(boottime);
+    size_t incremental = packets.begin_nested(pf::clock_snapshot::kClocks);
+    packets.uint_field(clock::kClockId, kIncrementalClock);
+    packets.uint_field(clock::kTimestamp, 0);
+    packets.bool_field(clock::kIsIncremental, true);
+    packets.end_nested(incremental);
+    packets.end_nested(snapshot);
+    packets.end_nested(packet);
+  }
+
+  // A packet's timestamp (up to 14 bytes): a delta on the incremental clock,
+  // or absolute on BOOTTIME when it is before the clock's time.
+  uint8_t* put_timestamp(uint8_t* p, uint64_t time_ns) {
+    namespace tp = pf::trace_packet;
+    if (time_ns >= clock_ns) {
+      p = wire::put_uint_field(p, tp::kTimestamp, time_ns - clock_ns);
+      clock_ns = time_ns;
+      return p;
     }
+    p = wire::put_uint_field(p, tp::kTimestamp, time_ns);
+    return wire::put_uint_field(p, tp::kTimestampClockId, kBoottime);
+  }
+
+  size_t begin_packet(uint64_t timestamp, bool has_timestamp) {
+    if (first_packet) start_sequence();
+    size_t mark = open_padded(pf::trace::kPacket);
+    if (has_timestamp) packets.end_write(put_timestamp(packets.begin_write(16), timestamp));
+    packets.uint_field(pf::trace_packet::kTrustedPacketSequenceId, kSequence);
     return mark;
   }
   void end_packet(size_t mark) {
@@ -581,12 +625,15 @@ struct PerfettoWriter::State {
 
   // A slice's end: all its fields are known, so it is written in one go.
   void end_slice(uint64_t track, uint64_t time_ns) {
+    uint8_t timestamp[16];
+    size_t timestamp_size = static_cast<size_t>(put_timestamp(timestamp, time_ns) - timestamp);
     size_t event_size = 2 + 1 + varint_bytes(track);
-    size_t packet_size = 1 + varint_bytes(time_ns) + 2 + 2 + event_size;
+    size_t packet_size = timestamp_size + 2 + 2 + event_size;
     uint8_t* p = packets.begin_write(packet_size + 8);
     p = wire::put_varint(p, uint64_t{pf::trace::kPacket} << 3 | wire::kLengthDelimited);
     p = wire::put_varint(p, packet_size);
-    p = wire::put_uint_field(p, pf::trace_packet::kTimestamp, time_ns);
+    std::memcpy(p, timestamp, timestamp_size);
+    p += timestamp_size;
     p = wire::put_uint_field(p, pf::trace_packet::kTrustedPacketSequenceId, kSequence);
     p = wire::put_varint(p, uint64_t{pf::trace_packet::kTrackEvent} << 3 | wire::kLengthDelimited);
     p = wire::put_varint(p, event_size);
@@ -792,17 +839,13 @@ void PerfettoWriter::call(const format::Call& call) {
     using wire::put_uint_field;
     namespace tp = pf::trace_packet;
     namespace te = pf::track_event;
+    if (s.first_packet) s.start_sequence();
     uint8_t* const base = s.packets.begin_write(kCallHeaderBound);
     uint8_t* p = wire::put_varint(base, tag(pf::trace::kPacket, wire::kLengthDelimited)) + 4;
     packet = s.packets.size() + static_cast<size_t>(p - base);
-    p = put_uint_field(p, tp::kTimestamp, start);
+    p = s.put_timestamp(p, start);
     p = put_uint_field(p, tp::kTrustedPacketSequenceId, kSequence);
-    uint64_t flags = tp::sequence_flags::kSeqNeedsIncrementalState;
-    if (s.first_packet) {
-      flags |= tp::sequence_flags::kSeqIncrementalStateCleared;
-      s.first_packet = false;
-    }
-    p = put_uint_field(p, tp::kSequenceFlags, flags);
+    p = put_uint_field(p, tp::kSequenceFlags, tp::sequence_flags::kSeqNeedsIncrementalState);
     p = wire::put_varint(p, tag(tp::kTrackEvent, wire::kLengthDelimited)) + 4;
     event = s.packets.size() + static_cast<size_t>(p - base);
     p = put_uint_field(p, te::kType, te::type::kTypeSliceBegin);
