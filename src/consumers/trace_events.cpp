@@ -210,14 +210,20 @@ constexpr size_t kCallHeaderBound = 64;
 // and the value take at most 22 bytes), its name's iid and the value.
 constexpr size_t kScalarAnnotationBound = 24;
 
-// Appends "<prefix><n><suffix>" without building strings on the heap.
-void append_number(std::string& out, std::string_view prefix, uint64_t n, std::string_view suffix) {
-  char digits[20];
-  auto [end, ec] = std::to_chars(std::begin(digits), std::end(digits), n);
-  out += prefix;
-  out.append(digits, end);
-  out += suffix;
-}
+// "<prefix><n><suffix>" (ASCII), made in `buffer` rather than on the heap.
+class NumberText {
+ public:
+  NumberText(std::string_view prefix, uint64_t n, std::string_view suffix) {
+    char* p = std::copy(prefix.begin(), prefix.end(), buffer_);
+    p = std::to_chars(p, p + 20, n).ptr;
+    size_ = static_cast<size_t>(std::copy(suffix.begin(), suffix.end(), p) - buffer_);
+  }
+  std::string_view view() const { return {buffer_, size_}; }
+
+ private:
+  char buffer_[64];  // prefixes and suffixes here are short
+  size_t size_;
+};
 
 bool type_is(const char* type, std::string_view name) {
   std::string_view t = type != nullptr ? type : "";
@@ -231,7 +237,14 @@ void append_utf8(std::string& out, std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   size_t left = std::min(s.size(), kMaxText);
   while (left != 0) {
-    size_t n = *p < 0x80 ? 1 : utf8_sequence_length(p, left);
+    // Runs of ASCII (most text) in one go.
+    size_t ascii = 0;
+    while (ascii < left && p[ascii] < 0x80) ++ascii;
+    out.append(reinterpret_cast<const char*>(p), ascii);
+    p += ascii;
+    left -= ascii;
+    if (left == 0) break;
+    size_t n = utf8_sequence_length(p, left);
     if (n == 0) {
       out += '?';
       n = 1;
@@ -451,9 +464,13 @@ struct PerfettoWriter::State {
   // An annotation whose value is text (UTF-8 checked, at most kMaxText
   // bytes of it): its length is known before it is written.
   void string_annotation(uint64_t name_iid, std::string_view s) {
-    namespace da = pf::debug_annotation;
     text.clear();
     append_utf8(text, s);
+    utf8_annotation(name_iid, text);
+  }
+  // The same of text known to be UTF-8 and short.
+  void utf8_annotation(uint64_t name_iid, std::string_view text) {
+    namespace da = pf::debug_annotation;
     size_t size = 1 + varint_bytes(name_iid) + 1 + varint_bytes(text.size()) + text.size();
     uint8_t* at = packets.begin_write(size + 16);
     at = wire::put_varint(at, tag(pf::track_event::kDebugAnnotations, wire::kLengthDelimited));
@@ -497,10 +514,9 @@ struct PerfettoWriter::State {
     size_t size = 1 + varint_bytes(name_iid);
     for (size_t i = 0; i < shown; ++i) size += 2 + element_size(i);  // 1-byte tag and length
     size_t more_size = 0;
+    NumberText more("<", n - shown, " more>");
     if (n > shown) {
-      composed.clear();
-      append_number(composed, "<", n - shown, " more>");
-      more_size = 1 + varint_bytes(composed.size()) + composed.size();
+      more_size = 1 + varint_bytes(more.view().size()) + more.view().size();
       size += 1 + varint_bytes(more_size) + more_size;
     }
     uint8_t* at = packets.begin_write(size + 16);
@@ -525,9 +541,9 @@ struct PerfettoWriter::State {
       at = wire::put_varint(at, tag(da::kArrayValues, wire::kLengthDelimited));
       at = wire::put_varint(at, more_size);
       at = wire::put_varint(at, tag(da::kStringValue, wire::kLengthDelimited));
-      at = wire::put_varint(at, composed.size());
-      std::memcpy(at, composed.data(), composed.size());
-      at += composed.size();
+      at = wire::put_varint(at, more.view().size());
+      std::memcpy(at, more.view().data(), more.view().size());
+      at += more.view().size();
     }
     packets.end_write(at);
   }
@@ -563,14 +579,10 @@ struct PerfettoWriter::State {
         break;
       }
       case ValueKind::kData:
-        composed.clear();
-        append_number(composed, "<", v.bytes.size(), " bytes>");
-        string_annotation(name_iid, composed);
+        utf8_annotation(name_iid, NumberText("<", v.bytes.size(), " bytes>").view());
         return;
       case ValueKind::kBlob:
-        composed.clear();
-        append_number(composed, "<blob ", v.blob, ">");
-        string_annotation(name_iid, composed);
+        utf8_annotation(name_iid, NumberText("<blob ", v.blob, ">").view());
         return;
       case ValueKind::kText:
         string_annotation(name_iid, v.bytes);
@@ -588,7 +600,7 @@ struct PerfettoWriter::State {
         numbers_annotation(name_iid, v);
         return;
       case ValueKind::kNone:
-        string_annotation(name_iid, "<none>");
+        utf8_annotation(name_iid, "<none>");
         return;
     }
     uint8_t* at = packets.begin_write(kScalarAnnotationBound);
@@ -900,9 +912,7 @@ void PerfettoWriter::frame(const format::Frame& frame) {
   size_t event = s.packets.begin_nested(pf::trace_packet::kTrackEvent);
   s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceBegin);
   s.packets.uint_field(pf::track_event::kTrackUuid, kFrameTrack);
-  s.text.clear();
-  append_number(s.text, "frame ", frame.number, "");
-  s.packets.string_field(pf::track_event::kName, s.text);
+  s.packets.string_field(pf::track_event::kName, NumberText("frame ", frame.number, "").view());
   s.packets.end_nested(event);
   s.end_packet(packet);
   s.end_slice(kFrameTrack, end);
