@@ -502,17 +502,16 @@ struct PerfettoWriter::State {
   // trace may mix them). Its size is known first, so it is written in one go.
   void numbers_annotation(uint64_t name_iid, const format::Value& v) {
     namespace da = pf::debug_annotation;
-    const size_t sints = v.sints.size(), uints = v.uints.size();
-    const size_t n = sints + uints + v.floats.size();
-    const size_t shown = std::min(n, kMaxElements);
-    // An element's value field: its tag (1 byte) and value.
-    auto element_size = [&](size_t i) -> size_t {
-      if (i < sints) return 1 + varint_bytes(static_cast<uint64_t>(v.sints[i]));
-      if (i < sints + uints) return 1 + varint_bytes(v.uints[i - sints]);
-      return 1 + 8;
-    };
-    size_t size = 1 + varint_bytes(name_iid);
-    for (size_t i = 0; i < shown; ++i) size += 2 + element_size(i);  // 1-byte tag and length
+    const size_t n = v.sints.size() + v.uints.size() + v.floats.size();
+    // The elements shown of each list, in this order.
+    const size_t sints = std::min(v.sints.size(), kMaxElements);
+    const size_t uints = std::min(v.uints.size(), kMaxElements - sints);
+    const size_t floats = std::min(v.floats.size(), kMaxElements - sints - uints);
+    // Each element: array_values' tag and 1-byte length, a value's tag, the value.
+    size_t size = 1 + varint_bytes(name_iid) + floats * (3 + 8);
+    for (size_t i = 0; i < sints; ++i) size += 3 + varint_bytes(static_cast<uint64_t>(v.sints[i]));
+    for (size_t i = 0; i < uints; ++i) size += 3 + varint_bytes(v.uints[i]);
+    const size_t shown = sints + uints + floats;
     size_t more_size = 0;
     NumberText more("<", n - shown, " more>");
     if (n > shown) {
@@ -523,22 +522,28 @@ struct PerfettoWriter::State {
     at = wire::put_varint(at, tag(pf::track_event::kDebugAnnotations, wire::kLengthDelimited));
     at = wire::put_varint(at, size);
     at = wire::put_uint_field(at, da::kNameIid, name_iid);
-    for (size_t i = 0; i < shown; ++i) {
-      at = wire::put_varint(at, tag(da::kArrayValues, wire::kLengthDelimited));
-      *at++ = static_cast<uint8_t>(element_size(i));
-      if (i < sints) {
-        at = wire::put_uint_field(at, da::kIntValue, static_cast<uint64_t>(v.sints[i]));
-      } else if (i < sints + uints) {
-        at = wire::put_uint_field(at, da::kUintValue, v.uints[i - sints]);
-      } else {
-        double d = v.floats[i - sints - uints];
-        at = wire::put_varint(at, tag(da::kDoubleValue, wire::kFixed64));
-        std::memcpy(at, &d, 8);
-        at += 8;
-      }
+    constexpr uint8_t kElement = tag(da::kArrayValues, wire::kLengthDelimited);
+    for (size_t i = 0; i < sints; ++i) {
+      auto bits = static_cast<uint64_t>(v.sints[i]);
+      *at++ = kElement;
+      *at++ = static_cast<uint8_t>(1 + varint_bytes(bits));
+      at = wire::put_uint_field(at, da::kIntValue, bits);
+    }
+    for (size_t i = 0; i < uints; ++i) {
+      *at++ = kElement;
+      *at++ = static_cast<uint8_t>(1 + varint_bytes(v.uints[i]));
+      at = wire::put_uint_field(at, da::kUintValue, v.uints[i]);
+    }
+    for (size_t i = 0; i < floats; ++i) {
+      double d = v.floats[i];
+      at[0] = kElement;
+      at[1] = 1 + 8;
+      at[2] = tag(da::kDoubleValue, wire::kFixed64);
+      std::memcpy(at + 3, &d, 8);
+      at += 3 + 8;
     }
     if (more_size != 0) {
-      at = wire::put_varint(at, tag(da::kArrayValues, wire::kLengthDelimited));
+      at = wire::put_varint(at, kElement);
       at = wire::put_varint(at, more_size);
       at = wire::put_varint(at, tag(da::kStringValue, wire::kLengthDelimited));
       at = wire::put_varint(at, more.view().size());
@@ -546,6 +551,37 @@ struct PerfettoWriter::State {
       at += more.view().size();
     }
     packets.end_write(at);
+  }
+
+  // An annotation of a value that is not a scalar: text, lists, pointer data.
+  [[gnu::noinline]] void other_annotation(uint64_t name_iid, const format::Value& v) {
+    using format::ValueKind;
+    switch (v.kind) {
+      case ValueKind::kData:
+        utf8_annotation(name_iid, NumberText("<", v.bytes.size(), " bytes>").view());
+        break;
+      case ValueKind::kBlob:
+        utf8_annotation(name_iid, NumberText("<blob ", v.blob, ">").view());
+        break;
+      case ValueKind::kText:
+        string_annotation(name_iid, v.bytes);
+        break;
+      case ValueKind::kUnknown:
+        composed.assign("<not recorded: ");
+        composed.append(v.bytes.substr(0, kMaxText));  // more is cut in the annotation
+        composed += '>';
+        string_annotation(name_iid, composed);
+        break;
+      case ValueKind::kStrings:
+        strings_annotation(name_iid, v);
+        break;
+      case ValueKind::kArray:
+        numbers_annotation(name_iid, v);
+        break;
+      default:
+        utf8_annotation(name_iid, "<none>");
+        break;
+    }
   }
 
   // A call's argument (p: its parameter in the registry, if known) as a
@@ -578,29 +614,8 @@ struct PerfettoWriter::State {
         std::memcpy(&bits, &d, 8);
         break;
       }
-      case ValueKind::kData:
-        utf8_annotation(name_iid, NumberText("<", v.bytes.size(), " bytes>").view());
-        return;
-      case ValueKind::kBlob:
-        utf8_annotation(name_iid, NumberText("<blob ", v.blob, ">").view());
-        return;
-      case ValueKind::kText:
-        string_annotation(name_iid, v.bytes);
-        return;
-      case ValueKind::kUnknown:
-        composed.assign("<not recorded: ");
-        composed.append(v.bytes.substr(0, kMaxText));  // more is cut in the annotation
-        composed += '>';
-        string_annotation(name_iid, composed);
-        return;
-      case ValueKind::kStrings:
-        strings_annotation(name_iid, v);
-        return;
-      case ValueKind::kArray:
-        numbers_annotation(name_iid, v);
-        return;
-      case ValueKind::kNone:
-        utf8_annotation(name_iid, "<none>");
+      default:
+        other_annotation(name_iid, v);
         return;
     }
     uint8_t* at = packets.begin_write(kScalarAnnotationBound);
