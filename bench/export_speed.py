@@ -7,8 +7,9 @@ draw, small-frames, two-threads). Per trace it prints the calls, the trace's
 bytes, the export's bytes (zstd, the default) and their ratio to the trace,
 the encoder's ns per call and calls/s (gltrace-bench-export: plain packets
 from decoded records in memory, best of R), the decoder's ns per call, the
-whole `gltrace export -o FILE` in calls/s (best of R, wall time), and with
---callgrind the encoder's instructions per call (valgrind's callgrind,
+whole `gltrace export -o FILE` in calls/s (best of R, wall time) and its CPU
+time per call on all its threads (reading, decoding, encoding and compressing
+run on threads of their own), and with --callgrind the encoder's instructions per call (valgrind's callgrind,
 counting only the encoding: stable where times on a shared 2-core machine
 are not).
 
@@ -90,6 +91,19 @@ def record(build, name, frames, seconds, path, xvfb):
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def cpu_seconds(cmd):
+    """User and system time of cmd, all its threads, best of 3."""
+    best = float("inf")
+    for _ in range(3):
+        process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            sys.exit(f"{cmd} failed ({process.returncode})")
+        best = min(best, usage.ru_utime + usage.ru_stime)
+    return best
+
+
 def encoder_instructions(bench, trace, tmp):
     """Instructions of the encoding alone (plain packets from memory)."""
     out = os.path.join(tmp, "callgrind.out")
@@ -144,8 +158,8 @@ def main():
                 [bench, trace, "--runs", str(args.runs)], check=True, capture_output=True,
                 text=True).stdout.split())
             exported = os.path.join(tmp, name + ".perfetto-trace")
-            (export_seconds,) = best_times([[gltrace, "export", "-o", exported, trace]],
-                                           args.runs)
+            export = [gltrace, "export", "-o", exported, trace]
+            (export_seconds,) = best_times([export], args.runs)
             row = {
                 "trace": name, "calls": calls, "bytes": os.path.getsize(trace),
                 "out": os.path.getsize(exported),
@@ -155,6 +169,7 @@ def main():
                 "decode": float(figures["decode_ns_per_call"]) +
                 float(figures["read_ns_per_call"]),
                 "export": calls / export_seconds,
+                "export_cpu": cpu_seconds(export) * 1e9 / calls,
             }
             if args.callgrind:
                 row["instructions"] = encoder_instructions(bench, trace, tmp) / calls
@@ -164,12 +179,13 @@ def main():
     print()
     print(f"summary (best of {args.runs}; targets: ratio <= 2, export >= 10 M calls/s)")
     print(f"  {'trace':30} {'calls':>8} {'trace B':>10} {'zstd B':>10} {'ratio':>6} "
-          f"{'enc ns':>7} {'enc M/s':>7} {'instr':>6} {'dec ns':>7} {'export M/s':>10}")
+          f"{'enc ns':>7} {'enc M/s':>7} {'instr':>6} {'dec ns':>7} {'export M/s':>10} "
+          f"{'CPU ns':>7}")
     for r in rows:
         instr = f"{r['instructions']:6.0f}" if "instructions" in r else f"{'-':>6}"
         print(f"  {r['trace']:30} {r['calls']:8d} {r['bytes']:10d} {r['out']:10d} "
               f"{r['out'] / r['bytes']:6.2f} {r['encode']:7.1f} {1e3 / r['encode']:7.1f} "
-              f"{instr} {r['decode']:7.1f} {r['export'] / 1e6:10.2f}")
+              f"{instr} {r['decode']:7.1f} {r['export'] / 1e6:10.2f} {r['export_cpu']:7.1f}")
     shutil.rmtree(tmp)
 
 
@@ -187,7 +203,8 @@ def print_row(r):
     instr = f", {r['instructions']:.0f} instructions/call" if "instructions" in r else ""
     print(f"  encoder {r['encode']:.1f} ns/call ({1e3 / r['encode']:.1f} M calls/s){instr}; "
           f"with zstd {r['encode_zstd']:.1f} ns/call on the encoding thread")
-    print(f"  read+decode {r['decode']:.1f} ns/call; whole export {r['export'] / 1e6:.2f} M calls/s")
+    print(f"  read+decode {r['decode']:.1f} ns/call; whole export {r['export'] / 1e6:.2f} M calls/s, "
+          f"{r['export_cpu']:.1f} ns/call of CPU on all its threads")
 
 
 if __name__ == "__main__":
