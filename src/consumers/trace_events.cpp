@@ -419,6 +419,9 @@ struct PerfettoWriter::State {
     EnumSlot& slot =
         enum_cache[(value ^ (value >> 12) ^ static_cast<uint32_t>(group) * 2654435761u) & 4095];
     if (slot.iid != 0 && slot.value == value && slot.group == group) return slot.iid;
+    return enum_iid_looked_up(slot, value, group);
+  }
+  [[gnu::noinline]] uint64_t enum_iid_looked_up(EnumSlot& slot, uint32_t value, int32_t group) {
     const char* name = api::enum_name_in(value, group);
     if (name == nullptr) return 0;
     slot = {value, group, string_iid(name)};
@@ -586,7 +589,8 @@ struct PerfettoWriter::State {
 
   // A call's argument (p: its parameter in the registry, if known) as a
   // debug annotation. Scalars, most arguments, are written in one go.
-  void annotation(uint64_t name_iid, const format::Value& v, const ParamPlan* p) {
+  [[gnu::always_inline]] void annotation(uint64_t name_iid, const format::Value& v,
+                                         const ParamPlan* p) {
     using format::ValueKind;
     namespace da = pf::debug_annotation;
     uint64_t value_tag = 0;  // a varint's, or a double's
@@ -656,10 +660,10 @@ struct PerfettoWriter::State {
     size_t timestamp_size = static_cast<size_t>(put_timestamp(timestamp, time_ns) - timestamp);
     size_t event_size = 2 + 1 + varint_bytes(track);
     size_t packet_size = timestamp_size + 2 + 2 + event_size;
-    uint8_t* p = packets.begin_write(packet_size + 8);
+    uint8_t* p = packets.begin_write(packet_size + 8 + sizeof timestamp);
     p = wire::put_varint(p, uint64_t{pf::trace::kPacket} << 3 | wire::kLengthDelimited);
     p = wire::put_varint(p, packet_size);
-    std::memcpy(p, timestamp, timestamp_size);
+    std::memcpy(p, timestamp, sizeof timestamp);  // a fixed size: no call to memcpy
     p += timestamp_size;
     p = wire::put_uint_field(p, pf::trace_packet::kTrustedPacketSequenceId, kSequence);
     p = wire::put_varint(p, uint64_t{pf::trace_packet::kTrackEvent} << 3 | wire::kLengthDelimited);
@@ -881,7 +885,9 @@ void PerfettoWriter::call(const format::Call& call) {
     s.packets.end_write(p);
   }
   bool cut = false;
-  for (size_t i = 0; i < call.args.size(); ++i) {
+  const ParamPlan* params = plan != nullptr ? plan->params.data() : nullptr;
+  const size_t planned = plan != nullptr ? plan->params.size() : 0;
+  for (size_t i = 0, n = call.args.size(); i < n; ++i) {
     const format::Value& v = call.args[i];
     if (v.kind == format::ValueKind::kData) s.frame_bytes += v.bytes.size();
     if (cut) continue;
@@ -893,7 +899,7 @@ void PerfettoWriter::call(const format::Call& call) {
       cut = true;
       continue;
     }
-    const ParamPlan* p = plan != nullptr && i < plan->params.size() ? &plan->params[i] : nullptr;
+    const ParamPlan* p = i < planned ? &params[i] : nullptr;
     s.annotation(p != nullptr ? p->name_iid : s.annotation_iid(&s.arg_iid, "arg"), v, p);
   }
   if (call.ret != nullptr)
