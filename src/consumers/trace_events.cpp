@@ -206,9 +206,10 @@ constexpr uint64_t tag(uint32_t field, wire::WireType type) { return uint64_t{fi
 // Room for a call's packet header and its track event's fixed fields (tags,
 // two 4-byte lengths, a timestamp, four varints), written in one go.
 constexpr size_t kCallHeaderBound = 64;
-// Room for an annotation of a scalar: its tag, a 1-byte length (its name
-// and the value take at most 22 bytes), its name's iid and the value.
-constexpr size_t kScalarAnnotationBound = 24;
+// Room for an annotation of a scalar: its tag, a 1-byte length (its name's
+// iid and the value, with their tags, take at most 1+10+2+10 bytes), then
+// those.
+constexpr size_t kScalarAnnotationBound = 32;
 
 // "<prefix><n><suffix>" (ASCII), made in `buffer` rather than on the heap.
 class NumberText {
