@@ -473,17 +473,17 @@ struct PerfettoWriter::State {
     utf8_annotation(name_iid, text);
   }
   // The same of text known to be UTF-8 and short.
-  void utf8_annotation(uint64_t name_iid, std::string_view text) {
+  void utf8_annotation(uint64_t name_iid, std::string_view utf8) {
     namespace da = pf::debug_annotation;
-    size_t size = 1 + varint_bytes(name_iid) + 1 + varint_bytes(text.size()) + text.size();
+    size_t size = 1 + varint_bytes(name_iid) + 1 + varint_bytes(utf8.size()) + utf8.size();
     uint8_t* at = packets.begin_write(size + 16);
     at = wire::put_varint(at, tag(pf::track_event::kDebugAnnotations, wire::kLengthDelimited));
     at = wire::put_varint(at, size);
     at = wire::put_uint_field(at, da::kNameIid, name_iid);
     at = wire::put_varint(at, tag(da::kStringValue, wire::kLengthDelimited));
-    at = wire::put_varint(at, text.size());
-    memcpy(at, text.data(), text.size());
-    packets.end_write(at + text.size());
+    at = wire::put_varint(at, utf8.size());
+    memcpy(at, utf8.data(), utf8.size());
+    packets.end_write(at + utf8.size());
   }
 
   // An annotation of a list of strings (at most kMaxElements of them):
@@ -582,7 +582,8 @@ struct PerfettoWriter::State {
       case ValueKind::kArray:
         numbers_annotation(name_iid, v);
         break;
-      default:
+      case ValueKind::kNone:
+      default:  // scalars: not here
         utf8_annotation(name_iid, "<none>");
         break;
     }
