@@ -22,3 +22,6 @@ if command -v apitrace >/dev/null && command -v eglretrace >/dev/null; then
   python3 "$root/bench/call_mix.py" "$root/build" --callgrind
 fi
 python3 "$root/bench/replay_timing.py" "$root/build"
+# gltrace export (Perfetto) on the demo, glmark2-es2 scenes and the call
+# mixes: sizes, encoder and decoder ns per call, callgrind instructions.
+python3 "$root/bench/export_speed.py" "$root/build" --callgrind

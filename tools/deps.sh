@@ -55,8 +55,9 @@ packages=(
   libcpp-httplib-dev libre2-dev
 )
 if [ "${1:-}" = "--bench" ]; then
-  # apitrace and eglretrace: the reference tools/bench.sh measures against
-  packages+=(apitrace apitrace-tracers)
+  # apitrace and eglretrace: the reference tools/bench.sh measures against;
+  # valgrind: instruction counts (callgrind), stable where times are not
+  packages+=(apitrace apitrace-tracers valgrind)
 elif [ $# -gt 0 ]; then
   echo "usage: tools/deps.sh [--bench]" >&2
   exit 2

@@ -3,6 +3,8 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <bit>
+#include <charconv>
 #include <cinttypes>
 #include <condition_variable>
 #include <mutex>
@@ -160,6 +162,14 @@ constexpr uint64_t kFirstThreadTrack = 16;
 // Every packet is on one sequence: its interned names are shared by all.
 constexpr uint32_t kSequence = 1;
 
+// Timestamps are deltas on an incremental clock of the sequence (as
+// Perfetto's SDK writes them): absolute times of consecutive calls differ in
+// their low bits only, which compression cannot remove, and took most of a
+// compressed export. A time before the one before it (another thread's call,
+// a frame's start) is written absolute, on BOOTTIME, the trace's clock.
+constexpr uint32_t kIncrementalClock = 64;  // the first sequence-scoped clock id
+constexpr uint32_t kBoottime = pf::clock_snapshot::clock::builtin_clocks::kBoottime;
+
 // Plain packets are buffered up to this much; compressed, a batch stays
 // under the 512 KiB Perfetto allows one compressed packet.
 constexpr size_t kBatchBytes = size_t{256} << 10;
@@ -186,13 +196,50 @@ struct FunctionPlan {
   std::vector<ParamPlan> params;
 };
 
+// The bytes of v as a varint (1 to 10), without wire::varint_size's loop.
+constexpr size_t varint_bytes(uint64_t v) {
+  return (static_cast<size_t>(std::bit_width(v | 1)) + 6) / 7;
+}
+
+constexpr uint64_t tag(uint32_t field, wire::WireType type) { return uint64_t{field} << 3 | type; }
+
+// Room for a call's packet header and its track event's fixed fields (tags,
+// two 4-byte lengths, a timestamp, four varints), written in one go.
+constexpr size_t kCallHeaderBound = 64;
+// Room for an annotation of a scalar: its tag, a 1-byte length (its name's
+// iid and the value, with their tags, take at most 1+10+2+10 bytes), then
+// those.
+constexpr size_t kScalarAnnotationBound = 32;
+
+// "<prefix><n><suffix>" (ASCII), made in `buffer` rather than on the heap.
+class NumberText {
+ public:
+  NumberText(std::string_view prefix, uint64_t n, std::string_view suffix) {
+    char* p = std::copy(prefix.begin(), prefix.end(), buffer_);
+    p = std::to_chars(p, p + 20, n).ptr;
+    size_ = static_cast<size_t>(std::copy(suffix.begin(), suffix.end(), p) - buffer_);
+  }
+  std::string_view view() const { return {buffer_, size_}; }
+
+ private:
+  char buffer_[64];  // prefixes and suffixes here are short
+  size_t size_;
+};
+
 // The bytes of s that are UTF-8 (protobuf strings must be; a hostile trace's
 // need not), others as '?', at most kMaxText of them.
 void append_utf8(std::string& out, std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   size_t left = std::min(s.size(), kMaxText);
   while (left != 0) {
-    size_t n = *p < 0x80 ? 1 : utf8_sequence_length(p, left);
+    // Runs of ASCII (most text) in one go.
+    size_t ascii = 0;
+    while (ascii < left && p[ascii] < 0x80) ++ascii;
+    out.append(reinterpret_cast<const char*>(p), ascii);
+    p += ascii;
+    left -= ascii;
+    if (left == 0) break;
+    size_t n = utf8_sequence_length(p, left);
     if (n == 0) {
       out += '?';
       n = 1;
@@ -216,6 +263,7 @@ struct PerfettoWriter::State {
   bool failed = false;
   uint64_t written = 0;
   bool first_packet = true;
+  uint64_t clock_ns = 0;  // the incremental clock's time: the last delta's end
 
   uint32_t pid = 0;
   std::vector<FunctionPlan> functions = std::vector<FunctionPlan>(api::kFunctionIdLimit);
@@ -228,10 +276,12 @@ struct PerfettoWriter::State {
   uint64_t last_frame_end = 0;
   uint64_t next_name_iid = 1, next_annotation_iid = 1, next_string_iid = 1;
   uint64_t unknown_function_iid = 0;
+  // Annotation names of arguments without a registry name, interned on first use.
+  uint64_t arg_iid = 0, return_iid = 0, gl_error_iid = 0, more_iid = 0;
   // Interned entries a packet introduces: written with it.
   std::vector<std::pair<uint64_t, std::string_view>> new_names, new_annotations;
   std::vector<std::pair<uint64_t, std::string>> new_strings;
-  std::string text;  // scratch
+  std::string text, composed;  // scratch
 
   // The frame in progress.
   uint64_t frame_start_ns = 0, frame_calls = 0, frame_bytes = 0;
@@ -261,15 +311,51 @@ struct PerfettoWriter::State {
     p[3] = static_cast<uint8_t>(length >> 21 & 0x7f);
   }
 
-  size_t begin_packet(uint64_t timestamp, bool has_timestamp) {
-    size_t mark = open_padded(pf::trace::kPacket);
-    if (has_timestamp) packets.uint_field(pf::trace_packet::kTimestamp, timestamp);
-    packets.uint_field(pf::trace_packet::kTrustedPacketSequenceId, kSequence);
-    if (first_packet) {
-      packets.uint_field(pf::trace_packet::kSequenceFlags,
-                         pf::trace_packet::sequence_flags::kSeqIncrementalStateCleared);
-      first_packet = false;
+  // The sequence's first packet: it clears the incremental state and sets
+  // the incremental clock up, at 0, as the packets' default clock.
+  void start_sequence() {
+    namespace tp = pf::trace_packet;
+    namespace clock = pf::clock_snapshot::clock;
+    first_packet = false;
+    clock_ns = 0;
+    size_t packet = packets.begin_nested(pf::trace::kPacket);
+    packets.uint_field(tp::kTrustedPacketSequenceId, kSequence);
+    packets.uint_field(tp::kSequenceFlags, tp::sequence_flags::kSeqIncrementalStateCleared);
+    size_t defaults = packets.begin_nested(tp::kTracePacketDefaults);
+    packets.uint_field(pf::trace_packet_defaults::kTimestampClockId, kIncrementalClock);
+    packets.end_nested(defaults);
+    size_t snapshot = packets.begin_nested(tp::kClockSnapshot);
+    size_t boottime = packets.begin_nested(pf::clock_snapshot::kClocks);
+    packets.uint_field(clock::kClockId, kBoottime);
+    packets.uint_field(clock::kTimestamp, 0);
+    packets.end_nested(boottime);
+    size_t incremental = packets.begin_nested(pf::clock_snapshot::kClocks);
+    packets.uint_field(clock::kClockId, kIncrementalClock);
+    packets.uint_field(clock::kTimestamp, 0);
+    packets.bool_field(clock::kIsIncremental, true);
+    packets.end_nested(incremental);
+    packets.end_nested(snapshot);
+    packets.end_nested(packet);
+  }
+
+  // A packet's timestamp (up to 14 bytes): a delta on the incremental clock,
+  // or absolute on BOOTTIME when it is before the clock's time.
+  uint8_t* put_timestamp(uint8_t* p, uint64_t time_ns) {
+    namespace tp = pf::trace_packet;
+    if (time_ns >= clock_ns) {
+      p = wire::put_uint_field(p, tp::kTimestamp, time_ns - clock_ns);
+      clock_ns = time_ns;
+      return p;
     }
+    p = wire::put_uint_field(p, tp::kTimestamp, time_ns);
+    return wire::put_uint_field(p, tp::kTimestampClockId, kBoottime);
+  }
+
+  size_t begin_packet(uint64_t timestamp, bool has_timestamp) {
+    if (first_packet) start_sequence();
+    size_t mark = open_padded(pf::trace::kPacket);
+    if (has_timestamp) packets.end_write(put_timestamp(packets.begin_write(16), timestamp));
+    packets.uint_field(pf::trace_packet::kTrustedPacketSequenceId, kSequence);
     return mark;
   }
   void end_packet(size_t mark) {
@@ -303,6 +389,10 @@ struct PerfettoWriter::State {
     if (added) new_annotations.emplace_back(next_annotation_iid++, name);
     return it->second;
   }
+  uint64_t annotation_iid(uint64_t* cached, std::string_view name) {
+    if (*cached == 0) *cached = annotation_iid(name);
+    return *cached;
+  }
   uint64_t string_iid(std::string_view s) {
     auto it = strings.find(std::string(s));
     if (it != strings.end()) return it->second;
@@ -324,6 +414,9 @@ struct PerfettoWriter::State {
     EnumSlot& slot =
         enum_cache[(value ^ (value >> 12) ^ static_cast<uint32_t>(group) * 2654435761u) & 4095];
     if (slot.iid != 0 && slot.value == value && slot.group == group) return slot.iid;
+    return enum_iid_looked_up(slot, value, group);
+  }
+  [[gnu::noinline]] uint64_t enum_iid_looked_up(EnumSlot& slot, uint32_t value, int32_t group) {
     const char* name = api::enum_name_in(value, group);
     if (name == nullptr) return 0;
     slot = {value, group, string_iid(name)};
@@ -366,110 +459,178 @@ struct PerfettoWriter::State {
     packets.string_field(pf::debug_annotation::kStringValue, text);
   }
 
-  void value(const format::Value& v, const ParamPlan* p) {
-    using format::ValueKind;
+  // An annotation whose value is text (UTF-8 checked, at most kMaxText
+  // bytes of it): its length is known before it is written.
+  void string_annotation(uint64_t name_iid, std::string_view s) {
+    text.clear();
+    append_utf8(text, s);
+    utf8_annotation(name_iid, text);
+  }
+  // The same of text known to be UTF-8 and short.
+  void utf8_annotation(uint64_t name_iid, std::string_view utf8) {
     namespace da = pf::debug_annotation;
+    size_t size = 1 + varint_bytes(name_iid) + 1 + varint_bytes(utf8.size()) + utf8.size();
+    uint8_t* at = packets.begin_write(size + 16);
+    at = wire::put_varint(at, tag(pf::track_event::kDebugAnnotations, wire::kLengthDelimited));
+    at = wire::put_varint(at, size);
+    at = wire::put_uint_field(at, da::kNameIid, name_iid);
+    at = wire::put_varint(at, tag(da::kStringValue, wire::kLengthDelimited));
+    at = wire::put_varint(at, utf8.size());
+    memcpy(at, utf8.data(), utf8.size());
+    packets.end_write(at + utf8.size());
+  }
+
+  // An annotation of a list of strings (at most kMaxElements of them):
+  // nested, as its length is not known before.
+  void strings_annotation(uint64_t name_iid, const format::Value& v) {
+    namespace da = pf::debug_annotation;
+    size_t annotation = packets.begin_nested(pf::track_event::kDebugAnnotations);
+    packets.uint_field(da::kNameIid, name_iid);
+    for (size_t i = 0; i < v.strings.size() && i < kMaxElements; ++i) {
+      size_t m = packets.begin_nested(da::kArrayValues);
+      string_annotation_value(v.strings[i]);
+      packets.end_nested(m);
+    }
+    packets.end_nested(annotation);
+  }
+
+  // An annotation of a list of numbers: the first kMaxElements, then how
+  // many more there are. The list is its integers, then its unsigned
+  // integers, then its floats (one kind in a trace gltrace wrote; a hostile
+  // trace may mix them). Its size is known first, so it is written in one go.
+  void numbers_annotation(uint64_t name_iid, const format::Value& v) {
+    namespace da = pf::debug_annotation;
+    const size_t n = v.sints.size() + v.uints.size() + v.floats.size();
+    // The elements shown of each list, in this order.
+    const size_t sints = std::min(v.sints.size(), kMaxElements);
+    const size_t uints = std::min(v.uints.size(), kMaxElements - sints);
+    const size_t floats = std::min(v.floats.size(), kMaxElements - sints - uints);
+    // Each element: array_values' tag and 1-byte length, a value's tag, the value.
+    size_t size = 1 + varint_bytes(name_iid) + floats * (3 + 8);
+    for (size_t i = 0; i < sints; ++i) size += 3 + varint_bytes(static_cast<uint64_t>(v.sints[i]));
+    for (size_t i = 0; i < uints; ++i) size += 3 + varint_bytes(v.uints[i]);
+    const size_t shown = sints + uints + floats;
+    size_t more_size = 0;
+    NumberText more("<", n - shown, " more>");
+    if (n > shown) {
+      more_size = 1 + varint_bytes(more.view().size()) + more.view().size();
+      size += 1 + varint_bytes(more_size) + more_size;
+    }
+    uint8_t* at = packets.begin_write(size + 16);
+    at = wire::put_varint(at, tag(pf::track_event::kDebugAnnotations, wire::kLengthDelimited));
+    at = wire::put_varint(at, size);
+    at = wire::put_uint_field(at, da::kNameIid, name_iid);
+    constexpr uint8_t kElement = tag(da::kArrayValues, wire::kLengthDelimited);
+    for (size_t i = 0; i < sints; ++i) {
+      auto bits = static_cast<uint64_t>(v.sints[i]);
+      *at++ = kElement;
+      *at++ = static_cast<uint8_t>(1 + varint_bytes(bits));
+      at = wire::put_uint_field(at, da::kIntValue, bits);
+    }
+    for (size_t i = 0; i < uints; ++i) {
+      *at++ = kElement;
+      *at++ = static_cast<uint8_t>(1 + varint_bytes(v.uints[i]));
+      at = wire::put_uint_field(at, da::kUintValue, v.uints[i]);
+    }
+    for (size_t i = 0; i < floats; ++i) {
+      double d = v.floats[i];
+      at[0] = kElement;
+      at[1] = 1 + 8;
+      at[2] = tag(da::kDoubleValue, wire::kFixed64);
+      std::memcpy(at + 3, &d, 8);
+      at += 3 + 8;
+    }
+    if (more_size != 0) {
+      at = wire::put_varint(at, kElement);
+      at = wire::put_varint(at, more_size);
+      at = wire::put_varint(at, tag(da::kStringValue, wire::kLengthDelimited));
+      at = wire::put_varint(at, more.view().size());
+      std::memcpy(at, more.view().data(), more.view().size());
+      at += more.view().size();
+    }
+    packets.end_write(at);
+  }
+
+  // An annotation of a value that is not a scalar: text, lists, pointer data.
+  [[gnu::noinline]] void other_annotation(uint64_t name_iid, const format::Value& v) {
+    using format::ValueKind;
     switch (v.kind) {
-      case ValueKind::kSint:
-        packets.uint_field(da::kIntValue, static_cast<uint64_t>(v.sint));
-        break;
-      case ValueKind::kUint:
-        if (p != nullptr && p->kind == ParamKind::kEnum && v.uint <= 0xffffffffu) {
-          if (uint64_t iid = enum_iid(static_cast<uint32_t>(v.uint), p->group); iid != 0) {
-            packets.uint_field(da::kStringValueIid, iid);
-            break;
-          }
-        } else if (p != nullptr && p->kind == ParamKind::kBoolean && v.uint <= 1) {
-          packets.bool_field(da::kBoolValue, v.uint != 0);
-          break;
-        }
-        packets.uint_field(da::kUintValue, v.uint);
-        break;
-      case ValueKind::kF32:
-        packets.double_field(da::kDoubleValue, v.f32);
-        break;
-      case ValueKind::kF64:
-        packets.double_field(da::kDoubleValue, v.f64);
-        break;
-      case ValueKind::kPointer:
-        packets.uint_field(da::kPointerValue, v.pointer);
-        break;
       case ValueKind::kData:
-        string_annotation_value("<" + std::to_string(v.bytes.size()) + " bytes>");
+        utf8_annotation(name_iid, NumberText("<", v.bytes.size(), " bytes>").view());
         break;
       case ValueKind::kBlob:
-        string_annotation_value("<blob " + std::to_string(v.blob) + ">");
+        utf8_annotation(name_iid, NumberText("<blob ", v.blob, ">").view());
         break;
       case ValueKind::kText:
-        string_annotation_value(v.bytes);
+        string_annotation(name_iid, v.bytes);
         break;
       case ValueKind::kUnknown:
-        string_annotation_value("<not recorded: " + std::string(v.bytes) + ">");
+        composed.assign("<not recorded: ");
+        composed.append(v.bytes.substr(0, kMaxText));  // more is cut in the annotation
+        composed += '>';
+        string_annotation(name_iid, composed);
         break;
       case ValueKind::kStrings:
-        for (size_t i = 0; i < v.strings.size() && i < kMaxElements; ++i) {
-          size_t m = packets.begin_nested(da::kArrayValues);
-          string_annotation_value(v.strings[i]);
-          packets.end_nested(m);
-        }
+        strings_annotation(name_iid, v);
         break;
-      case ValueKind::kArray: {
-        size_t n = v.sints.size() + v.uints.size() + v.floats.size();
-        for (size_t i = 0; i < n && i < kMaxElements; ++i) {
-          size_t m = packets.begin_nested(da::kArrayValues);
-          if (!v.sints.empty())
-            packets.uint_field(da::kIntValue, static_cast<uint64_t>(v.sints[i]));
-          else if (!v.uints.empty())
-            packets.uint_field(da::kUintValue, v.uints[i]);
-          else
-            packets.double_field(da::kDoubleValue, v.floats[i]);
-          packets.end_nested(m);
-        }
-        if (n > kMaxElements) {
-          size_t m = packets.begin_nested(da::kArrayValues);
-          string_annotation_value("<" + std::to_string(n - kMaxElements) + " more>");
-          packets.end_nested(m);
-        }
+      case ValueKind::kArray:
+        numbers_annotation(name_iid, v);
         break;
-      }
       case ValueKind::kNone:
-        string_annotation_value("<none>");
+      default:  // scalars: not here
+        utf8_annotation(name_iid, "<none>");
         break;
     }
   }
 
-  void annotation(uint64_t name_iid, const format::Value& v, const ParamPlan* p) {
-    // Integers (most arguments): their size is known, so no nesting.
-    uint32_t field = 0;
+  // A call's argument (p: its parameter in the registry, if known) as a
+  // debug annotation. Scalars, most arguments, are written in one go.
+  [[gnu::always_inline]] void annotation(uint64_t name_iid, const format::Value& v,
+                                         const ParamPlan* p) {
+    using format::ValueKind;
+    namespace da = pf::debug_annotation;
+    uint64_t value_tag = 0;  // a varint's, or a double's
     uint64_t bits = 0;
     switch (v.kind) {
-      case format::ValueKind::kSint:
-        field = pf::debug_annotation::kIntValue, bits = static_cast<uint64_t>(v.sint);
+      case ValueKind::kSint:
+        value_tag = tag(da::kIntValue, wire::kVarint), bits = static_cast<uint64_t>(v.sint);
         break;
-      case format::ValueKind::kPointer:
-        field = pf::debug_annotation::kPointerValue, bits = v.pointer;
+      case ValueKind::kPointer:
+        value_tag = tag(da::kPointerValue, wire::kVarint), bits = v.pointer;
         break;
-      case format::ValueKind::kUint:
-        if (p == nullptr || p->kind == ParamKind::kNumber)
-          field = pf::debug_annotation::kUintValue, bits = v.uint;
+      case ValueKind::kUint:
+        value_tag = tag(da::kUintValue, wire::kVarint), bits = v.uint;
+        if (p != nullptr && p->kind == ParamKind::kEnum && v.uint <= 0xffffffffu) {
+          if (uint64_t iid = enum_iid(static_cast<uint32_t>(v.uint), p->group); iid != 0)
+            value_tag = tag(da::kStringValueIid, wire::kVarint), bits = iid;
+        } else if (p != nullptr && p->kind == ParamKind::kBoolean && v.uint <= 1) {
+          value_tag = tag(da::kBoolValue, wire::kVarint);
+        }
         break;
+      case ValueKind::kF32:
+      case ValueKind::kF64: {
+        double d = v.kind == ValueKind::kF32 ? v.f32 : v.f64;
+        value_tag = tag(da::kDoubleValue, wire::kFixed64);
+        std::memcpy(&bits, &d, 8);
+        break;
+      }
       default:
-        break;
+        other_annotation(name_iid, v);
+        return;
     }
-    if (field != 0) {
-      size_t size = 1 + wire::varint_size(name_iid) + 1 + wire::varint_size(bits);
-      uint8_t* at = packets.begin_write(size + 4);
-      at = wire::put_varint(
-          at, uint64_t{pf::track_event::kDebugAnnotations} << 3 | wire::kLengthDelimited);
-      at = wire::put_varint(at, size);
-      at = wire::put_uint_field(at, pf::debug_annotation::kNameIid, name_iid);
-      packets.end_write(wire::put_uint_field(at, field, bits));
-      return;
+    uint8_t* at = packets.begin_write(kScalarAnnotationBound);
+    at = wire::put_varint(at, tag(pf::track_event::kDebugAnnotations, wire::kLengthDelimited));
+    uint8_t* length = at++;
+    at = wire::put_uint_field(at, da::kNameIid, name_iid);
+    at = wire::put_varint(at, value_tag);
+    if ((value_tag & 7) == wire::kFixed64) {
+      std::memcpy(at, &bits, 8);
+      at += 8;
+    } else {
+      at = wire::put_varint(at, bits);
     }
-    size_t m = packets.begin_nested(pf::track_event::kDebugAnnotations);
-    packets.uint_field(pf::debug_annotation::kNameIid, name_iid);
-    value(v, p);
-    packets.end_nested(m);
+    *length = static_cast<uint8_t>(at - length - 1);
+    packets.end_write(at);
   }
 
   void describe_thread(uint32_t index, uint64_t tid, std::string_view name) {
@@ -491,12 +652,15 @@ struct PerfettoWriter::State {
 
   // A slice's end: all its fields are known, so it is written in one go.
   void end_slice(uint64_t track, uint64_t time_ns) {
-    size_t event_size = 2 + 1 + wire::varint_size(track);
-    size_t packet_size = 1 + wire::varint_size(time_ns) + 2 + 2 + event_size;
-    uint8_t* p = packets.begin_write(packet_size + 8);
+    uint8_t timestamp[16];
+    size_t timestamp_size = static_cast<size_t>(put_timestamp(timestamp, time_ns) - timestamp);
+    size_t event_size = 2 + 1 + varint_bytes(track);
+    size_t packet_size = timestamp_size + 2 + 2 + event_size;
+    uint8_t* p = packets.begin_write(packet_size + 8 + sizeof timestamp);
     p = wire::put_varint(p, uint64_t{pf::trace::kPacket} << 3 | wire::kLengthDelimited);
     p = wire::put_varint(p, packet_size);
-    p = wire::put_uint_field(p, pf::trace_packet::kTimestamp, time_ns);
+    std::memcpy(p, timestamp, sizeof timestamp);  // a fixed size: no call to memcpy
+    p += timestamp_size;
     p = wire::put_uint_field(p, pf::trace_packet::kTrustedPacketSequenceId, kSequence);
     p = wire::put_varint(p, uint64_t{pf::trace_packet::kTrackEvent} << 3 | wire::kLengthDelimited);
     p = wire::put_varint(p, event_size);
@@ -690,45 +854,64 @@ void PerfettoWriter::call(const format::Call& call) {
     s.frame_started = true;
   }
   ++s.frame_calls;
-  for (const format::Value& v : call.args)
-    if (v.kind == format::ValueKind::kData) s.frame_bytes += v.bytes.size();
   for (const format::ClientArray& a : call.client_arrays) s.frame_bytes += a.data.size();
   for (const format::BufferWrite& w : call.buffer_writes) s.frame_bytes += w.data.size();
 
   uint64_t track = kFirstThreadTrack + call.thread;
   const FunctionPlan* plan = s.plan(call.function);
-  size_t packet = s.begin_packet(start, true);
-  s.packets.uint_field(pf::trace_packet::kSequenceFlags,
-                       pf::trace_packet::sequence_flags::kSeqNeedsIncrementalState);
-  size_t event = s.open_padded(pf::trace_packet::kTrackEvent);
-  s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceBegin);
-  s.packets.uint_field(pf::track_event::kTrackUuid, track);
-  s.packets.uint_field(pf::track_event::kNameIid,
-                       plan != nullptr ? plan->name_iid : s.unknown_function_iid);
-  for (size_t i = 0; i < call.args.size(); ++i) {
+  // The packet's and its track event's fixed fields, in one go; the lengths
+  // are filled in at the end (State::close_padded).
+  size_t packet = 0, event = 0;
+  {
+    using wire::put_uint_field;
+    namespace tp = pf::trace_packet;
+    namespace te = pf::track_event;
+    if (s.first_packet) s.start_sequence();
+    uint8_t* const base = s.packets.begin_write(kCallHeaderBound);
+    uint8_t* p = wire::put_varint(base, tag(pf::trace::kPacket, wire::kLengthDelimited)) + 4;
+    packet = s.packets.size() + static_cast<size_t>(p - base);
+    p = s.put_timestamp(p, start);
+    p = put_uint_field(p, tp::kTrustedPacketSequenceId, kSequence);
+    p = put_uint_field(p, tp::kSequenceFlags, tp::sequence_flags::kSeqNeedsIncrementalState);
+    p = wire::put_varint(p, tag(tp::kTrackEvent, wire::kLengthDelimited)) + 4;
+    event = s.packets.size() + static_cast<size_t>(p - base);
+    p = put_uint_field(p, te::kType, te::type::kTypeSliceBegin);
+    p = put_uint_field(p, te::kTrackUuid, track);
+    p = put_uint_field(p, te::kNameIid, plan != nullptr ? plan->name_iid : s.unknown_function_iid);
+    s.packets.end_write(p);
+  }
+  bool cut = false;
+  const ParamPlan* params = plan != nullptr ? plan->params.data() : nullptr;
+  const size_t planned = plan != nullptr ? plan->params.size() : 0;
+  for (size_t i = 0, n = call.args.size(); i < n; ++i) {
+    const format::Value& v = call.args[i];
+    if (v.kind == format::ValueKind::kData) s.frame_bytes += v.bytes.size();
+    if (cut) continue;
     // A call of many long strings (a hostile trace's) stays a small packet:
     // a compressed batch must stay under 512 KiB.
     if (s.packets.size() - event > kMaxCallBytes) {
-      format::Value more;
-      more.kind = format::ValueKind::kText;
-      more.bytes = "<more arguments: see gltrace dump>";
-      s.annotation(s.annotation_iid("..."), more, nullptr);
-      break;
+      s.string_annotation(s.annotation_iid(&s.more_iid, "..."),
+                          "<more arguments: see gltrace dump>");
+      cut = true;
+      continue;
     }
-    const ParamPlan* p = plan != nullptr && i < plan->params.size() ? &plan->params[i] : nullptr;
-    s.annotation(p != nullptr ? p->name_iid : s.annotation_iid("arg"), call.args[i], p);
+    const ParamPlan* p = i < planned ? &params[i] : nullptr;
+    s.annotation(p != nullptr ? p->name_iid : s.annotation_iid(&s.arg_iid, "arg"), v, p);
   }
-  if (call.ret != nullptr) s.annotation(s.annotation_iid("return"), *call.ret, nullptr);
+  if (call.ret != nullptr)
+    s.annotation(s.annotation_iid(&s.return_iid, "return"), *call.ret, nullptr);
   if (call.gl_error != 0) {
     format::Value error;
     error.kind = format::ValueKind::kUint;
     error.uint = call.gl_error;
     ParamPlan as_enum;
     as_enum.kind = ParamKind::kEnum;
-    s.annotation(s.annotation_iid("gl_error"), error, &as_enum);
+    s.annotation(s.annotation_iid(&s.gl_error_iid, "gl_error"), error, &as_enum);
   }
   s.close_padded(event);
-  s.end_packet(packet);
+  if (!s.new_names.empty() || !s.new_annotations.empty() || !s.new_strings.empty())
+    s.write_interned_data();
+  s.close_padded(packet);
 
   s.end_slice(track, end);
 }
@@ -746,7 +929,7 @@ void PerfettoWriter::frame(const format::Frame& frame) {
   size_t event = s.packets.begin_nested(pf::trace_packet::kTrackEvent);
   s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceBegin);
   s.packets.uint_field(pf::track_event::kTrackUuid, kFrameTrack);
-  s.packets.string_field(pf::track_event::kName, "frame " + std::to_string(frame.number));
+  s.packets.string_field(pf::track_event::kName, NumberText("frame ", frame.number, "").view());
   s.packets.end_nested(event);
   s.end_packet(packet);
   s.end_slice(kFrameTrack, end);

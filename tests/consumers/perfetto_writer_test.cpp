@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <string>
@@ -21,8 +22,9 @@ namespace gltrace::consumers {
 namespace {
 
 struct Event {
-  uint64_t timestamp = 0;
-  uint32_t type = 0;  // TrackEvent.Type
+  uint64_t timestamp = 0;  // absolute, as trace_processor reads it
+  uint64_t written = 0;    // the packet's timestamp field
+  uint32_t type = 0;       // TrackEvent.Type
   uint64_t track = 0;
 };
 
@@ -30,6 +32,7 @@ struct Event {
 // and the count of each interned event name.
 struct Decoded {
   std::vector<Event> events;
+  bool incremental_clock = false;  // set up by a clock snapshot in the first packet
   std::map<std::string, int> event_names;
   std::map<uint64_t, std::string> thread_tracks;  // uuid -> thread name
 };
@@ -42,14 +45,49 @@ Decoded decode(const std::string& bytes) {
   wire::Reader trace = reader(bytes);
   uint32_t field;
   wire::WireType type;
+  // Timestamps as trace_processor resolves them: on the sequence's default
+  // clock unless the packet names one (timestamp_clock_id); on the
+  // incremental clock (64) each is a delta from the one before on it.
+  constexpr uint32_t kIncremental = 64;
+  uint32_t default_clock = 0;
+  uint64_t clock = 0;  // the incremental clock's time
+  bool first = true;
   while (trace.next(&field, &type)) {
     std::string_view packet_bytes = trace.bytes();
     wire::Reader packet = reader(packet_bytes);
     Event e;
-    bool is_event = false;
+    bool is_event = false, has_timestamp = false;
+    uint32_t clock_id = 0;
     while (packet.next(&field, &type)) {
       if (field == 8) {
-        e.timestamp = packet.varint();
+        e.written = packet.varint();
+        has_timestamp = true;
+      } else if (field == 58) {
+        clock_id = static_cast<uint32_t>(packet.varint());
+      } else if (field == 59) {  // TracePacketDefaults
+        wire::Reader defaults = reader(packet.bytes());
+        while (defaults.next(&field, &type))
+          if (field == 58)
+            default_clock = static_cast<uint32_t>(defaults.varint());
+          else
+            defaults.skip(type);
+      } else if (field == 6) {  // ClockSnapshot
+        wire::Reader snapshot = reader(packet.bytes());
+        while (snapshot.next(&field, &type)) {
+          wire::Reader c = reader(snapshot.bytes());
+          uint64_t id = 0, time = 0;
+          bool incremental = false;
+          while (c.next(&field, &type)) {
+            uint64_t v = c.varint();
+            if (field == 1) id = v;
+            if (field == 2) time = v;
+            if (field == 3) incremental = v != 0;
+          }
+          if (id == kIncremental && incremental) {
+            clock = time;
+            d.incremental_clock = first;
+          }
+        }
       } else if (field == 11) {
         is_event = true;
         wire::Reader event = reader(packet.bytes());
@@ -99,7 +137,15 @@ Decoded decode(const std::string& bytes) {
       }
     }
     EXPECT_TRUE(packet.ok()) << packet.error();
-    if (is_event) d.events.push_back(e);
+    first = false;
+    if ((clock_id != 0 ? clock_id : default_clock) == kIncremental)
+      e.timestamp = clock += e.written;
+    else
+      e.timestamp = e.written;
+    if (is_event) {
+      EXPECT_TRUE(has_timestamp);
+      d.events.push_back(e);
+    }
   }
   EXPECT_TRUE(trace.ok()) << trace.error();
   return d;
@@ -157,6 +203,7 @@ TEST(PerfettoWriter, OverlappingCallsAndFramesStayInOrderOnTheirTracks) {
     w.frame({.number = 1, .seq = 4, .thread = 1, .time_ns = 1900});  // stamped before frame 0
   }));
   expect_well_formed(d);
+  EXPECT_TRUE(d.incremental_clock);
   // The early call begins where the one before ended, and ends as recorded.
   ASSERT_GE(d.events.size(), 4u);
   EXPECT_EQ(d.events[1].timestamp, 1500u);
@@ -165,6 +212,97 @@ TEST(PerfettoWriter, OverlappingCallsAndFramesStayInOrderOnTheirTracks) {
   EXPECT_EQ(d.thread_tracks.size(), 2u);
   EXPECT_EQ(d.thread_tracks.begin()->second, "main");
   EXPECT_EQ(d.event_names["glFlush"], 1);  // interned once, used four times
+}
+
+// Timestamps are written as deltas from the packet before (an incremental
+// clock): a long trace's absolute times differ in their low bits only, and
+// took most of a compressed export. One before the time before it (another
+// thread's) is written absolute, and the deltas go on from where they were.
+TEST(PerfettoWriter, TimestampsAreDeltasFromThePacketBefore) {
+  constexpr uint64_t kStart = uint64_t{3} << 50;  // an uptime of a few weeks
+  Decoded d = decode(write([](PerfettoWriter& w) {
+    w.process(1, "app", "app");
+    w.call(call(1, kStart, 40));
+    w.call(call(1, kStart + 100, 40));
+    w.call(call(2, kStart + 50, 10));  // another thread's, before the end before it
+    w.call(call(1, kStart + 200, 40));
+  }));
+  expect_well_formed(d);
+  EXPECT_TRUE(d.incremental_clock);
+  std::vector<uint64_t> times, written;
+  for (const Event& e : d.events) {
+    times.push_back(e.timestamp);
+    written.push_back(e.written);
+  }
+  EXPECT_EQ(times, (std::vector<uint64_t>{kStart, kStart + 40, kStart + 100, kStart + 140,
+                                          kStart + 50, kStart + 60, kStart + 200, kStart + 240}));
+  EXPECT_EQ(written, (std::vector<uint64_t>{kStart, 40, 60, 40, kStart + 50, kStart + 60, 60, 40}));
+}
+
+// A number list's elements, the first 16 of them, then how many more; one
+// that mixes kinds (a hostile trace's) reads each from its own list.
+TEST(PerfettoWriter, NumberListsKeepTheirFirstElements) {
+  format::Value list;
+  list.kind = format::ValueKind::kArray;
+  list.sints = {-1, 2};
+  list.uints = {3};
+  list.floats = std::vector<float>(20, 0.5f);
+  std::string bytes = write([&](PerfettoWriter& w) {
+    format::Call c = call(1, 10, 5);
+    c.args = std::span<const format::Value>(&list, 1);
+    w.call(c);
+  });
+  // The annotation's array_values, as (field, value) of each element.
+  std::vector<std::pair<uint32_t, std::string>> elements;
+  auto reader = [](std::string_view s) {
+    return wire::Reader(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  };
+  uint32_t field;
+  wire::WireType type;
+  wire::Reader trace = reader(bytes);
+  while (trace.next(&field, &type)) {
+    wire::Reader packet = reader(trace.bytes());
+    while (packet.next(&field, &type)) {
+      if (field != 11) {
+        packet.skip(type);
+        continue;
+      }
+      wire::Reader event = reader(packet.bytes());
+      while (event.next(&field, &type)) {
+        if (field != 4) {
+          event.skip(type);
+          continue;
+        }
+        wire::Reader annotation = reader(event.bytes());
+        while (annotation.next(&field, &type)) {
+          if (field != 12) {
+            annotation.skip(type);
+            continue;
+          }
+          wire::Reader element = reader(annotation.bytes());
+          ASSERT_TRUE(element.next(&field, &type));
+          if (type == wire::kVarint) {
+            elements.emplace_back(field, std::to_string(static_cast<int64_t>(element.varint())));
+          } else if (type == wire::kFixed64) {
+            uint64_t bits = element.fixed64();
+            double v;
+            memcpy(&v, &bits, 8);
+            elements.emplace_back(field, std::to_string(v));
+          } else {
+            elements.emplace_back(field, std::string(element.bytes()));
+          }
+          EXPECT_TRUE(element.done());
+        }
+      }
+    }
+  }
+  ASSERT_EQ(elements.size(), 17u);
+  EXPECT_EQ(elements[0], std::make_pair(4u, std::string("-1")));  // int_value
+  EXPECT_EQ(elements[1], std::make_pair(4u, std::string("2")));
+  EXPECT_EQ(elements[2], std::make_pair(3u, std::string("3")));  // uint_value
+  for (size_t i = 3; i < 16; ++i)
+    EXPECT_EQ(elements[i], std::make_pair(5u, std::to_string(0.5)));     // double_value
+  EXPECT_EQ(elements[16], std::make_pair(6u, std::string("<7 more>")));  // string_value
 }
 
 // A call of a thousand long strings (a hostile trace's) makes a packet small

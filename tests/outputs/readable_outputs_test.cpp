@@ -87,6 +87,9 @@ TEST_F(ReadableOutputs, PerfettoProtobufDecodesWithProtocIntoTracksSlicesAndArgu
   EXPECT_TRUE(contains(text, "name: \"frames\""));
   EXPECT_TRUE(contains(text, "name: \"calls per frame\""));
   EXPECT_TRUE(contains(text, "name: \"data bytes per frame\""));
+  // Timestamps are deltas on the incremental clock the first packet sets up.
+  EXPECT_EQ(lines_with(text, "is_incremental: true"), 1u);
+  EXPECT_EQ(lines_with(text, "timestamp_clock_id: 64"), 1u);
   // A slice per call and per frame, each begun and ended; a counter value
   // of each counter per frame.
   ProcessResult info = gltrace({"info", "--json", trace()});
