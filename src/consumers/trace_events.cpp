@@ -187,8 +187,11 @@ enum class ParamKind : uint8_t { kNumber, kEnum, kBoolean };
 struct ParamPlan {
   uint64_t name_iid = 0;
   ParamKind kind = ParamKind::kNumber;
-  int32_t group = -1;  // api::enum_group of an enum's group
+  int32_t group = -1;  // api::enum_group of an enum's group, or kEglEnums
 };
+
+// ParamPlan::group of an EGL enum: named from EGL's enums, not GL's.
+constexpr int32_t kEglEnums = -2;
 
 struct FunctionPlan {
   bool planned = false;
@@ -417,7 +420,8 @@ struct PerfettoWriter::State {
     return enum_iid_looked_up(slot, value, group);
   }
   [[gnu::noinline]] uint64_t enum_iid_looked_up(EnumSlot& slot, uint32_t value, int32_t group) {
-    const char* name = api::enum_name_in(value, group);
+    const char* name =
+        group == kEglEnums ? api::egl_enum_name(value) : api::enum_name_in(value, group);
     if (name == nullptr) return 0;
     slot = {value, group, string_iid(name)};
     return slot.iid;
@@ -444,7 +448,7 @@ struct PerfettoWriter::State {
       plan.name_iid = annotation_iid(p.name);
       if (p.kind == api::Kind::kEnum || p.kind == api::Kind::kEglEnum) {
         plan.kind = ParamKind::kEnum;
-        plan.group = api::enum_group(p.group);
+        plan.group = p.kind == api::Kind::kEglEnum ? kEglEnums : api::enum_group(p.group);
       } else if (p.kind == api::Kind::kBoolean || p.kind == api::Kind::kEglBoolean) {
         plan.kind = ParamKind::kBoolean;
       }

@@ -305,6 +305,20 @@ TEST(PerfettoWriter, NumberListsKeepTheirFirstElements) {
   EXPECT_EQ(elements[16], std::make_pair(6u, std::string("<7 more>")));  // string_value
 }
 
+// An EGL enum argument is named from EGL's enums (GL's have no name for it).
+TEST(PerfettoWriter, EglEnumsAreNamedAsEglNamesThem) {
+  format::Value api_value;
+  api_value.kind = format::ValueKind::kUint;
+  api_value.uint = 0x30A0;  // EGL_OPENGL_ES_API
+  std::string bytes = write([&](PerfettoWriter& w) {
+    format::Call c = call(1, 10, 5);
+    c.function = api::kFn_eglBindAPI;
+    c.args = std::span<const format::Value>(&api_value, 1);
+    w.call(c);
+  });
+  EXPECT_NE(bytes.find("EGL_OPENGL_ES_API"), std::string::npos);
+}
+
 // A call of a thousand long strings (a hostile trace's) makes a packet small
 // enough that a compressed batch stays under Perfetto's 512 KiB.
 TEST(PerfettoWriter, ACallOfManyLongArgumentsStaysASmallPacket) {
