@@ -19,23 +19,14 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 
+import { check, children, cleanUpAtExit, launchBrowser, loadChromium, results, startView } from './harness.mjs';
+
 const [gltrace, artifacts, groupsApp] = process.argv.slice(2);
 if (!gltrace || !artifacts) {
   console.error('usage: view_browser_test.mjs GLTRACE ARTIFACTS_DIR');
   process.exit(2);
 }
-const CHROMIUM = process.env.GLTRACE_CHROMIUM || '/usr/bin/chromium';
-if (!fs.existsSync(CHROMIUM)) {
-  console.log(`SKIP: ${CHROMIUM} is not installed (tools/deps.sh installs Debian's chromium)`);
-  process.exit(77);
-}
-let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch (e) {
-  console.error(`view_browser: playwright-core is missing (${e.message}); run tools/deps.sh (npm ci in tests/view_browser)`);
-  process.exit(1);
-}
+const chromium = await loadChromium('view_browser');
 const GLMARK2 = '/usr/bin/glmark2-es2';
 if (!fs.existsSync(GLMARK2)) {
   console.error(`view_browser: ${GLMARK2} is missing (tools/deps.sh installs glmark2-es2-x11)`);
@@ -50,23 +41,7 @@ fs.mkdirSync(xdg, { mode: 0o700 });
 const env = { ...process.env, XDG_RUNTIME_DIR: xdg };
 for (const k of ['LD_PRELOAD', 'DEBUG_GLES_LAYERS', 'GLTRACE_TRACE_FILE', 'WAYLAND_DISPLAY', 'DISPLAY']) delete env[k];
 
-let passed = 0;
-let failed = 0;
-function check(ok, what, detail = '') {
-  if (ok) passed++;
-  else failed++;
-  console.log(`${ok ? 'PASS' : 'FAIL'}: ${what}${detail ? ` (${detail})` : ''}`);
-  return ok;
-}
-
-const children = [];
-function cleanup() {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-}
-process.on('exit', () => {
-  cleanup();
-  fs.rmSync(work, { recursive: true, force: true });
-});
+cleanUpAtExit(work, 'SIGTERM');
 
 // Xvfb on a display it picks itself (-displayfd), for glmark2's X11 window.
 async function startXvfb() {
@@ -116,24 +91,10 @@ for await (const line of readline.createInterface({ input: dump.stdout })) {
 if (!check(draws.length >= 2, 'the glmark2 trace holds draws', `${draws.length} draws`)) process.exit(1);
 
 // ---- 2. gltrace view ----
-async function startView(tracePath) {
-  const view = spawn(gltrace, ['view', '--no-browser', '--port', '0', tracePath], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(view);
-  let viewLog = '';
-  view.stderr.on('data', (d) => (viewLog += d));
-  return new Promise((resolve, reject) => {
-    const rl = readline.createInterface({ input: view.stdout });
-    rl.on('line', (line) => {
-      const m = /^gltrace view: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)$/.exec(line.trim());
-      if (m) resolve(m[1]);
-    });
-    view.on('exit', (code) => reject(new Error(`gltrace view exited (${code}) before printing its URL: ${viewLog}`)));
-  });
-}
-const pageUrl = await startView(trace);
+const pageUrl = await startView(gltrace, [trace], env).url;
 check(true, 'gltrace view printed its URL', pageUrl.replace(/token=.*/, 'token=…'));
 
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+const browser = await launchBrowser(chromium);
 const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 const pageErrors = [];
 page.on('pageerror', (e) => pageErrors.push(e.stack || e.message));
@@ -305,7 +266,7 @@ try {
       }
     }
     check(push !== null && pop !== null, 'the groups trace has a debug group', `push ${push}, pop ${pop}`);
-    await page.goto(`${await startView(groupsTrace)}#call=${push}`);
+    await page.goto(`${await startView(gltrace, [groupsTrace], env).url}#call=${push}`);
     await page.waitForSelector('body[data-ready="1"]', WAIT);
     const row = `#calls .vrow.call[data-seq="${push}"]`;
     await page.waitForSelector(`${row} .fold`, WAIT);
@@ -345,5 +306,5 @@ try {
   await browser.close();
 }
 console.log(`screenshots: ${artifacts}`);
-console.log(`view_browser: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`view_browser: ${results.passed} passed, ${results.failed} failed`);
+process.exit(results.failed ? 1 : 0);

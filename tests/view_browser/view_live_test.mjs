@@ -13,25 +13,15 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
+
+import { check, children, cleanUpAtExit, launchBrowser, loadChromium, results, startView } from './harness.mjs';
 
 const [gltrace, demo, artifacts] = process.argv.slice(2);
 if (!gltrace || !demo || !artifacts) {
   console.error('usage: view_live_test.mjs GLTRACE GLTRACE_DEMO ARTIFACTS_DIR');
   process.exit(2);
 }
-const CHROMIUM = process.env.GLTRACE_CHROMIUM || '/usr/bin/chromium';
-if (!fs.existsSync(CHROMIUM)) {
-  console.log(`SKIP: ${CHROMIUM} is not installed (tools/deps.sh installs Debian's chromium)`);
-  process.exit(77);
-}
-let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch (e) {
-  console.error(`view_live: playwright-core is missing (${e.message}); run tools/deps.sh (npm ci in tests/view_browser)`);
-  process.exit(1);
-}
+const chromium = await loadChromium('view_live');
 
 fs.rmSync(artifacts, { recursive: true, force: true });
 fs.mkdirSync(artifacts, { recursive: true });
@@ -41,20 +31,7 @@ fs.mkdirSync(runtime, { mode: 0o700 });
 const env = { ...process.env, XDG_RUNTIME_DIR: runtime, XDG_CONFIG_HOME: path.join(work, 'config'), GLTRACE_SYSTEM_SETTINGS: '/nonexistent' };
 for (const k of ['LD_PRELOAD', 'DEBUG_GLES_LAYERS', 'GLTRACE_LAYER_PATH', 'GLTRACE_TRACE_FILE', 'GLTRACE_LIVE', 'WAYLAND_DISPLAY', 'DISPLAY']) delete env[k];
 
-let passed = 0;
-let failed = 0;
-function check(ok, what, detail = '') {
-  if (ok) passed++;
-  else failed++;
-  console.log(`${ok ? 'PASS' : 'FAIL'}: ${what}${detail ? ` (${detail})` : ''}`);
-  return ok;
-}
-
-const children = [];
-process.on('exit', () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  fs.rmSync(work, { recursive: true, force: true });
-});
+cleanUpAtExit(work, 'SIGKILL');
 
 // A traceable demo that draws until it is killed (gltrace run becomes the app: same pid).
 const app = spawn(gltrace, ['run', '--traceable', '--', demo, '--frames', '1000000', '--fps', '20'], { env, stdio: 'ignore' });
@@ -63,29 +40,13 @@ const socket = path.join(runtime, 'gltrace', `gltrace-${app.pid}.sock`);
 for (let i = 0; i < 1200 && !fs.existsSync(socket) && app.exitCode === null; i++) await new Promise((r) => setTimeout(r, 100));
 if (!check(fs.existsSync(socket), 'the demo is traceable')) process.exit(1);
 
-// Starts `gltrace view ARGS...`; its process, and its URL once printed.
-function startView(args) {
-  const proc = spawn(gltrace, ['view', '--no-browser', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(proc);
-  const viewer = { proc, log: '' };
-  proc.stderr.on('data', (d) => (viewer.log += d));
-  viewer.url = new Promise((resolve, reject) => {
-    const rl = readline.createInterface({ input: proc.stdout });
-    rl.on('line', (line) => {
-      const m = /^gltrace view: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)$/.exec(line.trim());
-      if (m) resolve(m[1]);
-    });
-    proc.on('exit', (code) => reject(new Error(`gltrace view exited (${code}) before printing its URL: ${viewer.log}`)));
-  });
-  return viewer;
-}
 const tracePath = path.join(work, 'live.gltrace');
-const live = startView(['--framebuffer', 'swap', '-o', tracePath, '--attach', String(app.pid)]);
+const live = startView(gltrace, ['--framebuffer', 'swap', '-o', tracePath, '--attach', String(app.pid)], env);
 const view = live.proc;
 const pageUrl = await live.url;
 check(true, 'gltrace view --attach printed its URL');
 
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+const browser = await launchBrowser(chromium);
 const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 const pageErrors = [];
 page.on('pageerror', (e) => pageErrors.push(e.stack || e.message));
@@ -142,11 +103,11 @@ const exited = new Promise((resolve) => {
 });
 view.kill('SIGINT');
 const code = await exited;
-check(code === 0, 'Ctrl-C ends the viewer once the trace is finished', `status ${code}: ${live.log.slice(-300)}`);
+check(code === 0, 'Ctrl-C ends the viewer once the trace is finished', `status ${code}: ${live.log().slice(-300)}`);
 
 // The finished trace in an ordinary viewer: not live, no follow control, frame 0 first.
 try {
-  const plain = startView([tracePath]);
+  const plain = startView(gltrace, [tracePath], env);
   await page.goto(await plain.url);
   await page.waitForSelector('body[data-ready="1"]', WAIT);
   const stats = await page.textContent('#trace-stats');
@@ -158,5 +119,5 @@ try {
 } finally {
   await browser.close();
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+console.log(`${results.passed} passed, ${results.failed} failed`);
+process.exit(results.failed === 0 ? 0 : 1);
