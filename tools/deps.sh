@@ -24,6 +24,9 @@ packages=(
   libgl1
   # tests/install: the installed completion as an interactive shell loads it
   bash-completion
+  # tests/surface: a replay's peak memory (/usr/bin/time -f %M); tests/surface_record:
+  # the processes a client left behind (ps)
+  time procps
   # tests/real_apps: real programs that use EGL + GLES in other ways (Wayland
   # clients and compositor, eglut demos, SDL2, GStreamer GL, GTK 4, mpv, Qt 6)
   weston mesa-utils-bin libsdl2-tests gstreamer1.0-tools gstreamer1.0-gl

@@ -1,5 +1,6 @@
 """Writes a C++ source holding the viewer's front end (every file under
-web/) as byte arrays, with their URL paths and content types:
+web/ but its package.json) as byte arrays, with their URL paths and content
+types:
 
     embed_assets.py OUT.cpp WEB_DIR FILE...
 """
@@ -38,6 +39,8 @@ def main():
         relative = os.path.relpath(path, web_dir).replace(os.sep, "/")
         if relative.startswith("..") or os.path.basename(relative).startswith("."):
             continue
+        if relative == "package.json":
+            continue  # tells Node (the page-logic tests) these are ES modules; not the page's
         ext = os.path.splitext(relative)[1].lower()
         if ext not in TYPES:
             sys.exit(f"embed_assets: {relative}: no content type for '{ext}' files")

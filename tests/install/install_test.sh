@@ -171,7 +171,8 @@ step "an out-of-tree layer: find_package(gltrace), pkg-config, the installed exa
 layers="$work/layers"
 mkdir "$layers"
 build_with_cmake() {  # SOURCE BUILD: configure and build against the installed package only
-  cmake -S "$1" -B "$2" -DCMAKE_PREFIX_PATH="$root" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+  # Ninja: what tools/deps.sh installs (a fresh machine has no make).
+  cmake -G Ninja -S "$1" -B "$2" -DCMAKE_PREFIX_PATH="$root" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
     >"$work/layer.log" 2>&1 || fail "configuring $1: $(cat "$work/layer.log")"
   cmake --build "$2" >"$work/layer.log" 2>&1 || fail "building $1: $(cat "$work/layer.log")"
 }
