@@ -29,9 +29,7 @@ ALLOWED = {
     # modes alike (DESIGN.md: capture never decodes what it encoded).
     "textformat": {"common"},
     "consumers": {"common", "format", "protowire", "textformat"},
-    # consumers: the log and error modes format their text with the dumper's
-    # formatter today (src/trace/modes.cpp).
-    "trace": {"common", "control", "format", "protowire", "settings", "consumers"},
+    "trace": {"common", "control", "format", "protowire", "settings", "textformat"},
     "replay": {"common"},
     "glreplay": {"common", "format", "consumers", "replay", "cli/command_line.h"},
     "surface": {"common", "format", "consumers", "replay", "glreplay", "cli/command_line.h"},
