@@ -244,7 +244,7 @@ void ValueWriter::bytes_value(const void* p, int64_t size) {
     LineValue value = next_line_value(*line_, field_);
     textformat::Text out(*value.out);
     // The blob's id is its hash: no blob is stored in a text mode.
-    if (n >= kInlineLimit) return textformat::append_blob(out, store_blob(thread_, p, n), 0);
+    if (n >= kInlineLimit) return textformat::append_blob(out, store_blob(thread_, p, n), n);
     return textformat::append_bytes(out, {static_cast<const char*>(p), n});
   }
   size_t m = call_->begin_nested(field_);
