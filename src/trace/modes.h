@@ -38,10 +38,11 @@ void close_text_output();
 // values the wrapper records (recorder.cpp: arguments in parameter order,
 // then the result): nothing is encoded to be decoded again.
 struct CallLine {
-  const textformat::CallText* text = nullptr;  // the function's names and formats
-  std::string line;                            // "seq glName(a = 1, b = 2"
-  std::string result;                          // the result's text
-  uint32_t args = 0;                           // arguments written so far
+  // The function's names and formats; nullptr: the line takes no values.
+  const textformat::CallText* text = nullptr;
+  std::string line;    // "seq glName(a = 1, b = 2"
+  std::string result;  // the result's text
+  uint32_t args = 0;   // arguments written so far
   bool has_result = false;
 };
 
@@ -52,8 +53,7 @@ void begin_call_line(CallLine& line, uint32_t function, uint64_t seq);
 void end_call_line(ThreadState* thread, CallLine& line);
 
 // Error mode, after a GL call: whether it raised an error (then pending on
-// the thread for the app's own glGetError). Calls that are not GLES, and
-// glGetError itself, raise none here.
+// the thread for the app's own glGetError). glGetError itself raises none.
 bool gl_error_raised(ThreadState* thread, uint32_t function);
 
 // Systrace mode: a call's slice (names and times only).

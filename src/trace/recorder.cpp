@@ -128,55 +128,67 @@ struct LineValue {
   textformat::ValueFormat format;
 };
 
-LineValue next_line_value(CallLine& line, uint32_t field) {
+// False when the line takes no values (systrace, and EGL calls in error
+// mode: recorded for their wrappers' state, not shown).
+bool next_line_value(CallLine& line, uint32_t field, LineValue* value) {
+  if (line.text == nullptr) return false;
   if (field == schema::call::kRet) {
     line.result.clear();
     line.has_result = true;
-    return {&line.result, line.text->ret};
+    *value = {&line.result, line.text->ret};
+    return true;
   }
   uint32_t i = line.args++;
   if (i < line.text->params.size()) {
     line.line += line.text->params[i].prefix;
-    return {&line.line, line.text->params[i].format};
+    *value = {&line.line, line.text->params[i].format};
+    return true;
   }
   if (i != 0) line.line += ", ";
-  return {&line.line, {}};
+  *value = {&line.line, {}};
+  return true;
 }
 
 }  // namespace
 
 void ValueWriter::line_uint(uint64_t v) {
-  LineValue value = next_line_value(*line_, field_);
+  LineValue value;
+  if (!next_line_value(*line_, field_, &value)) return;
   textformat::Text out(*value.out);
   textformat::append_uint(out, v, value.format);
 }
 
 void ValueWriter::line_sint(int64_t v) {
-  LineValue value = next_line_value(*line_, field_);
+  LineValue value;
+  if (!next_line_value(*line_, field_, &value)) return;
   textformat::Text out(*value.out);
   textformat::append_sint(out, v, value.format);
 }
 
 void ValueWriter::line_pointer(const void* p) {
-  LineValue value = next_line_value(*line_, field_);
+  LineValue value;
+  if (!next_line_value(*line_, field_, &value)) return;
   textformat::Text out(*value.out);
   textformat::append_pointer(out, reinterpret_cast<uintptr_t>(p));
 }
 
 void ValueWriter::line_f32(float v) {
-  LineValue value = next_line_value(*line_, field_);
+  LineValue value;
+  if (!next_line_value(*line_, field_, &value)) return;
   textformat::Text out(*value.out);
   textformat::append_number(out, v);
 }
 
 void ValueWriter::line_f64(double v) {
-  LineValue value = next_line_value(*line_, field_);
+  LineValue value;
+  if (!next_line_value(*line_, field_, &value)) return;
   textformat::Text out(*value.out);
   textformat::append_number(out, v);
 }
 
 void ValueWriter::line_array(const void* p, int64_t count, size_t element_size, int kind) {
-  LineValue value = next_line_value(*line_, field_);
+  LineValue value;
+  if (!next_line_value(*line_, field_, &value)) return;
   textformat::Text out(*value.out);
   const auto* base = static_cast<const uint8_t*>(p);
   auto n = static_cast<size_t>(count);
@@ -209,7 +221,8 @@ void ValueWriter::line_array(const void* p, int64_t count, size_t element_size, 
 void ValueWriter::unknown_value(const void* p, const char* reason) {
   if (p == nullptr) return pointer_value(p);
   if (line_ != nullptr) {
-    LineValue value = next_line_value(*line_, field_);
+    LineValue value;
+    if (!next_line_value(*line_, field_, &value)) return;
     textformat::Text out(*value.out);
     return textformat::append_unknown(out, reinterpret_cast<uintptr_t>(p), reason);
   }
@@ -225,7 +238,8 @@ void ValueWriter::text_value(const char* s, int64_t max_length) {
   if (s == nullptr) return pointer_value(s);
   size_t n = max_length < 0 ? strlen(s) : strnlen(s, static_cast<size_t>(max_length));
   if (line_ != nullptr) {
-    LineValue value = next_line_value(*line_, field_);
+    LineValue value;
+    if (!next_line_value(*line_, field_, &value)) return;
     textformat::Text out(*value.out);
     return textformat::append_escaped(out, {s, n});
   }
@@ -241,7 +255,8 @@ void ValueWriter::bytes_value(const void* p, int64_t size) {
   if (size > kMaxCapture) return unknown_value(p, "larger than the 60 MiB capture limit");
   size_t n = static_cast<size_t>(size);
   if (line_ != nullptr) {
-    LineValue value = next_line_value(*line_, field_);
+    LineValue value;
+    if (!next_line_value(*line_, field_, &value)) return;
     textformat::Text out(*value.out);
     // The blob's id is its hash: no blob is stored in a text mode.
     if (n >= kInlineLimit) return textformat::append_blob(out, store_blob(thread_, p, n), n);
@@ -332,7 +347,8 @@ void ValueWriter::strings_value(const char* const* strings, int32_t count, const
     return std::string_view(s, n);
   };
   if (line_ != nullptr) {
-    LineValue value = next_line_value(*line_, field_);
+    LineValue value;
+    if (!next_line_value(*line_, field_, &value)) return;
     textformat::Text out(*value.out);
     return textformat::append_list(
         out, static_cast<size_t>(count), [&](textformat::Text& text, size_t i) {
@@ -396,22 +412,26 @@ void CallRecorder::commit() {
   leave_busy(t);
 }
 
-// Systrace records names and times only: a GL call's slice is written here
-// and nothing else is recorded. EGL calls go on to commit(): their
-// wrappers keep the layer's state (the current context, frames) there.
-// Error mode formats a GL call only when it raised an error; log mode every
-// call.
+// Systrace records names and times only: the values go to a line that
+// takes none, and commit() writes the slice. (Each call still reaches
+// commit(): wrappers keep the layer's state there, such as the current
+// context of eglMakeCurrent and the frames a glFinish ends.) Error mode
+// reads glGetError here and records nothing more of a GL call that raised
+// none; log mode formats every call.
 bool CallRecorder::finish_text() {
   ThreadState* t = thread_;
-  bool gles = api::kFunctionInfo[function_].api == api::Api::kGles;
+  CallLine* line = &t->line;
   switch (mode()) {
     case Mode::kSystrace:
-      if (!gles) return true;
-      systrace_slice(t, function_, seq_, trace_time(start_), duration_);
-      leave_busy(t);
-      return false;
+      line->text = nullptr;
+      line_ = line;
+      return true;
     case Mode::kError:
-      if (!gles) return true;
+      if (api::kFunctionInfo[function_].api != api::Api::kGles) {
+        line->text = nullptr;
+        line_ = line;
+        return true;
+      }
       if (!gl_error_raised(t, function_)) {
         leave_busy(t);
         return false;
@@ -421,17 +441,17 @@ bool CallRecorder::finish_text() {
     case Mode::kFull:
       break;
   }
-  line_ = &t->line;
-  begin_call_line(*line_, function_, seq_);
+  line_ = line;
+  begin_call_line(*line, function_, seq_);
   return true;
 }
 
 void CallRecorder::commit_text() {
   ThreadState* t = thread_;
-  if (line_ != nullptr)
-    end_call_line(t, *line_);
-  else if (mode() == Mode::kSystrace)
+  if (mode() == Mode::kSystrace)
     systrace_slice(t, function_, seq_, trace_time(start_), duration_);
+  else if (line_->text != nullptr)
+    end_call_line(t, *line_);
   leave_busy(t);
 }
 
