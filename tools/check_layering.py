@@ -25,10 +25,11 @@ ALLOWED = {
     "interposer": {"common", "dispatch", "layers", "settings"},
     "format": {"common", "protowire"},
     "control": {"common", "protowire"},
-    "consumers": {"common", "format", "protowire"},
-    # consumers: the log and error modes format their text with the dumper's
-    # formatter today (src/trace/modes.cpp).
-    "trace": {"common", "control", "format", "protowire", "settings", "consumers"},
+    # textformat: values as text, for the dumper and the trace layer's text
+    # modes alike (DESIGN.md: capture never decodes what it encoded).
+    "textformat": {"common"},
+    "consumers": {"common", "format", "protowire", "textformat"},
+    "trace": {"common", "control", "format", "protowire", "settings", "textformat"},
     "replay": {"common"},
     "glreplay": {"common", "format", "consumers", "replay", "cli/command_line.h"},
     "surface": {"common", "format", "consumers", "replay", "glreplay", "cli/command_line.h"},

@@ -4,9 +4,9 @@
 //   slice per call and its arguments as debug annotations, a frame track with
 //   a slice per frame, counters of calls and data bytes per frame. Opens in
 //   ui.perfetto.dev and trace_processor.
-// - TraceEventWriter: Chrome's JSON "Trace Event Format": one complete ("X")
-//   slice per call, per thread, and an instant event per frame. Opens in
-//   ui.perfetto.dev, chrome://tracing and speedscope.
+// - TraceEventWriter (textformat/trace_event_writer.h, which the trace
+//   layer's systrace mode writes with too): Chrome's JSON "Trace Event
+//   Format".
 // Both write as a stream, in memory bounded by the functions and strings
 // interned, not by the trace's length.
 #pragma once
@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "format/records.h"
+#include "textformat/trace_event_writer.h"
 
 namespace gltrace::consumers {
 
@@ -53,35 +54,7 @@ class PerfettoWriter {
   std::unique_ptr<State> state_;
 };
 
-class TraceEventWriter {
- public:
-  // Writes to `out` (not closed by the writer).
-  explicit TraceEventWriter(FILE* out) : out_(out) {}
-  void begin(uint32_t pid, std::string_view process_name);
-  void thread_name(uint32_t pid, uint64_t tid, std::string_view name);
-  // A call: times in ns on the trace's clock. Without arguments: viewers
-  // that aggregate by function (speedscope) key a slice by name and
-  // arguments, so a call number made every call a function of its own.
-  void slice(uint32_t pid, uint64_t tid, std::string_view name, uint64_t start_ns,
-             uint64_t duration_ns);
-  // The same with the call's number and context as its arguments (the
-  // trace layer's systrace mode, read in chrome://tracing and Perfetto).
-  void slice(uint32_t pid, uint64_t tid, std::string_view name, uint64_t start_ns,
-             uint64_t duration_ns, uint64_t seq, uint32_t context);
-  void frame(uint32_t pid, uint64_t tid, uint64_t number, uint64_t time_ns);
-  void end();
-
- private:
-  void event_prefix();
-  void slice_start(uint32_t pid, uint64_t tid, std::string_view name, uint64_t start_ns,
-                   uint64_t duration_ns);
-  FILE* out_;
-  bool first_ = true;
-  std::string line_;
-};
-
-// Appends s as a JSON string (quoted): quotes, backslashes and control
-// characters escaped, bytes that are not UTF-8 as \u00XX of their value.
-void append_json_string(std::string& out, std::string_view s);
+using textformat::append_json_string;
+using textformat::TraceEventWriter;
 
 }  // namespace gltrace::consumers

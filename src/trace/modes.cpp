@@ -8,14 +8,11 @@
 #include <string>
 
 #include "common/log.h"
-#include "consumers/trace_events.h"
-#include "consumers/value_format.h"
-#include "format/record_builder.h"
-#include "format/records.h"
-#include "format/schema.h"
 #include "gltrace/api/enums.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/pfn.h"
+#include "textformat/trace_event_writer.h"
+#include "textformat/value_text.h"
 #include "trace/recorder.h"
 #include "trace/session.h"
 #include "trace/symbolize.h"
@@ -26,55 +23,10 @@ Mode g_mode = Mode::kFull;
 
 namespace {
 
-namespace schema = gltrace::schema;
-
 std::mutex g_text_mutex;
 FILE* g_text = nullptr;
-consumers::TraceEventWriter* g_events = nullptr;
+textformat::TraceEventWriter* g_events = nullptr;
 uint32_t g_pid = 0;
-
-// Turns the thread's encoded Call back into text with the dumper's formatter.
-class LineFormatter : public format::Consumer {
- public:
-  void on_call(const format::Call& call) override {
-    line.clear();
-    line += std::to_string(call.seq);
-    line += ' ';
-    consumers::format_call(line, call, blobs_);
-  }
-  std::string line;
-
- private:
-  consumers::BlobSizes blobs_;
-};
-
-struct ThreadFormatter {
-  format::RecordDecoder decoder;
-  wire::Encoder chunk;
-  LineFormatter formatter;
-};
-
-const std::string& format_call_text(const wire::Encoder& call) {
-  static thread_local ThreadFormatter* f = new ThreadFormatter();
-  f->chunk.clear();
-  format::append_record(f->chunk, schema::record::kCall, call.data(), call.size());
-  f->formatter.line.clear();
-  if (!f->decoder.decode_chunk({f->chunk.data(), f->chunk.size()}, f->formatter))
-    f->formatter.line = "<cannot format call: " + f->decoder.error() + ">";
-  return f->formatter.line;
-}
-
-void report_gl_error(const wire::Encoder& call, uint32_t error) {
-  const char* name = api::enum_name(error, "ErrorCode");
-  std::string message = "GL error ";
-  message += name != nullptr ? name : std::to_string(error);
-  message += " after call " + format_call_text(call);
-  // Symbolized here, lazily: errors are rare, and the stack is the
-  // erroring thread's.
-  message += describe_call_stack();
-  std::lock_guard<std::mutex> lock(g_text_mutex);
-  GLTRACE_LOG_ERROR("%s", message.c_str());
-}
 
 }  // namespace
 
@@ -119,7 +71,7 @@ bool start_text_output(Mode mode, FILE* out, uint32_t pid, const char* process_n
   delete g_events;
   g_events = nullptr;
   if (mode == Mode::kSystrace) {
-    g_events = new consumers::TraceEventWriter(g_text);
+    g_events = new textformat::TraceEventWriter(g_text);
     g_events->begin(pid, process_name);
   }
   return true;
@@ -152,40 +104,60 @@ void close_text_output() {
   g_text = nullptr;
 }
 
-void text_mode_call(ThreadState* thread, const wire::Encoder& call, uint32_t function, uint64_t seq,
-                    uint64_t start_ns, uint64_t duration_ns) {
-  switch (g_mode) {
-    case Mode::kLog: {
-      const std::string& line = format_call_text(call);
-      std::lock_guard<std::mutex> lock(g_text_mutex);
-      if (g_text == nullptr) return;
-      fwrite(line.data(), 1, line.size(), g_text);
-      fputc('\n', g_text);
-      return;
-    }
-    case Mode::kError: {
-      if (api::kFunctionInfo[function].api != api::Api::kGles || function == api::kFn_glGetError ||
-          thread->context == 0 || thread->pending_gl_error != 0)
-        return;
-      auto get_error = reinterpret_cast<PFN_gltrace_glGetError>(next_function(api::kFn_glGetError));
-      uint32_t error = get_error();
-      if (error == 0) return;
-      // The app's own glGetError still gets it (see trace_glGetError).
-      thread->pending_gl_error = error;
-      report_gl_error(call, error);
-      return;
-    }
-    case Mode::kSystrace: {
-      static thread_local uint64_t tid = static_cast<uint64_t>(syscall(SYS_gettid));
-      std::lock_guard<std::mutex> lock(g_text_mutex);
-      if (g_events == nullptr) return;
-      g_events->slice(g_pid, tid, api::kFunctionInfo[function].name, start_ns, duration_ns, seq,
-                      thread->context);
-      return;
-    }
-    case Mode::kFull:
-      return;
+void begin_call_line(CallLine& line, uint32_t function, uint64_t seq) {
+  line.text = textformat::find_call_text(function);
+  line.line.clear();
+  line.args = 0;
+  line.has_result = false;
+  textformat::Text out(line.line);
+  textformat::append_number(out, seq);
+  out += ' ';
+  out += line.text->open;
+}
+
+void end_call_line(ThreadState* thread, CallLine& line) {
+  line.line += ')';
+  if (line.has_result) {
+    line.line += " = ";
+    line.line += line.result;
   }
+  if (g_mode == Mode::kError) {
+    uint32_t error = thread->pending_gl_error;
+    const char* name = api::enum_name(error, "ErrorCode");
+    std::string message = "GL error ";
+    message += name != nullptr ? name : std::to_string(error);
+    message += " after call " + line.line;
+    // Symbolized here, lazily: errors are rare, and the stack is the
+    // erroring thread's.
+    message += describe_call_stack();
+    std::lock_guard<std::mutex> lock(g_text_mutex);
+    GLTRACE_LOG_ERROR("%s", message.c_str());
+    return;
+  }
+  std::lock_guard<std::mutex> lock(g_text_mutex);
+  if (g_text == nullptr) return;
+  line.line += '\n';
+  fwrite(line.line.data(), 1, line.line.size(), g_text);
+}
+
+bool gl_error_raised(ThreadState* thread, uint32_t function) {
+  if (api::kFunctionInfo[function].api != api::Api::kGles || function == api::kFn_glGetError ||
+      thread->context == 0 || thread->pending_gl_error != 0)
+    return false;
+  auto get_error = reinterpret_cast<PFN_gltrace_glGetError>(next_function(api::kFn_glGetError));
+  uint32_t error = get_error();
+  // The app's own glGetError still gets it (see trace_glGetError).
+  thread->pending_gl_error = error;
+  return error != 0;
+}
+
+void systrace_slice(ThreadState* thread, uint32_t function, uint64_t seq, uint64_t start_ns,
+                    uint64_t duration_ns) {
+  static thread_local uint64_t tid = static_cast<uint64_t>(syscall(SYS_gettid));
+  std::lock_guard<std::mutex> lock(g_text_mutex);
+  if (g_events == nullptr) return;
+  g_events->slice(g_pid, tid, api::kFunctionInfo[function].name, start_ns, duration_ns, seq,
+                  thread->context);
 }
 
 void text_mode_frame(ThreadState* /*thread*/, uint64_t number, uint64_t time_ns) {

@@ -9,8 +9,11 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
-#include "protowire/wire.h"
+namespace gltrace::textformat {
+struct CallText;
+}
 
 namespace gltrace::trace {
 
@@ -31,9 +34,32 @@ bool open_text_output(Mode mode, const char* path, uint32_t pid, const char* pro
 bool open_text_output_fd(Mode mode, int fd, uint32_t pid, const char* process_name);
 void close_text_output();
 
-// A finished call (`call`: its whole Call message) in a text mode.
-void text_mode_call(ThreadState* thread, const wire::Encoder& call, uint32_t function, uint64_t seq,
-                    uint64_t start_ns, uint64_t duration_ns);
+// A call's line in the log and error modes, formatted straight from the
+// values the wrapper records (recorder.cpp: arguments in parameter order,
+// then the result): nothing is encoded to be decoded again.
+struct CallLine {
+  // The function's names and formats; nullptr: the line takes no values.
+  const textformat::CallText* text = nullptr;
+  std::string line;    // "seq glName(a = 1, b = 2"
+  std::string result;  // the result's text
+  uint32_t args = 0;   // arguments written so far
+  bool has_result = false;
+};
+
+// Starts the line of call `seq` of `function`.
+void begin_call_line(CallLine& line, uint32_t function, uint64_t seq);
+// Ends the line: log mode writes it out, error mode reports the thread's
+// pending GL error with it.
+void end_call_line(ThreadState* thread, CallLine& line);
+
+// Error mode, after a GL call: whether it raised an error (then pending on
+// the thread for the app's own glGetError). glGetError itself raises none.
+bool gl_error_raised(ThreadState* thread, uint32_t function);
+
+// Systrace mode: a call's slice (names and times only).
+void systrace_slice(ThreadState* thread, uint32_t function, uint64_t seq, uint64_t start_ns,
+                    uint64_t duration_ns);
+
 // The end of a frame in a text mode.
 void text_mode_frame(ThreadState* thread, uint64_t number, uint64_t time_ns);
 

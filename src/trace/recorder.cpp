@@ -8,10 +8,14 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "format/record_builder.h"
 #include "format/schema.h"
 #include "gltrace/api/functions.h"
+#include "textformat/value_text.h"
 #include "trace/compsize.h"
 #include "trace/modes.h"
 #include "trace/session.h"
@@ -81,10 +85,147 @@ int64_t attrib_list_length(const T* list) {
   return kMaxAttribListLength;
 }
 
+// An integer array's element i, unsigned and sign-extended.
+void load_element(const uint8_t* e, size_t element_size, uint64_t* u, int64_t* s) {
+  switch (element_size) {
+    case 1: {
+      uint8_t v;
+      memcpy(&v, e, 1);
+      *u = v;
+      *s = static_cast<int64_t>(v) - (v >= 0x80 ? 256 : 0);  // sign-extend
+      break;
+    }
+    case 2: {
+      uint16_t v;
+      memcpy(&v, e, 2);
+      *u = v;
+      *s = static_cast<int16_t>(v);
+      break;
+    }
+    case 4: {
+      uint32_t v;
+      memcpy(&v, e, 4);
+      *u = v;
+      *s = static_cast<int32_t>(v);
+      break;
+    }
+    default: {
+      uint64_t v;
+      memcpy(&v, e, 8);
+      *u = v;
+      *s = static_cast<int64_t>(v);
+      break;
+    }
+  }
+}
+
+// Where the text of a call's next value goes, and how it is shown: an
+// argument after its "name = " (the wrappers write them in parameter order),
+// or the result. The text is the dumper's (consumers/value_format.cpp) for
+// the same value encoded and decoded.
+struct LineValue {
+  std::string* out;
+  textformat::ValueFormat format;
+};
+
+// False when the line takes no values (systrace, and EGL calls in error
+// mode: recorded for their wrappers' state, not shown).
+bool next_line_value(CallLine& line, uint32_t field, LineValue* value) {
+  if (line.text == nullptr) return false;
+  if (field == schema::call::kRet) {
+    line.result.clear();
+    line.has_result = true;
+    *value = {&line.result, line.text->ret};
+    return true;
+  }
+  uint32_t i = line.args++;
+  if (i < line.text->params.size()) {
+    line.line += line.text->params[i].prefix;
+    *value = {&line.line, line.text->params[i].format};
+    return true;
+  }
+  if (i != 0) line.line += ", ";
+  *value = {&line.line, {}};
+  return true;
+}
+
 }  // namespace
+
+void ValueWriter::line_uint(uint64_t v) {
+  LineValue value;
+  if (!next_line_value(*line_, field_, &value)) return;
+  textformat::Text out(*value.out);
+  textformat::append_uint(out, v, value.format);
+}
+
+void ValueWriter::line_sint(int64_t v) {
+  LineValue value;
+  if (!next_line_value(*line_, field_, &value)) return;
+  textformat::Text out(*value.out);
+  textformat::append_sint(out, v, value.format);
+}
+
+void ValueWriter::line_pointer(const void* p) {
+  LineValue value;
+  if (!next_line_value(*line_, field_, &value)) return;
+  textformat::Text out(*value.out);
+  textformat::append_pointer(out, reinterpret_cast<uintptr_t>(p));
+}
+
+void ValueWriter::line_f32(float v) {
+  LineValue value;
+  if (!next_line_value(*line_, field_, &value)) return;
+  textformat::Text out(*value.out);
+  textformat::append_number(out, v);
+}
+
+void ValueWriter::line_f64(double v) {
+  LineValue value;
+  if (!next_line_value(*line_, field_, &value)) return;
+  textformat::Text out(*value.out);
+  textformat::append_number(out, v);
+}
+
+void ValueWriter::line_array(const void* p, int64_t count, size_t element_size, int kind) {
+  LineValue value;
+  if (!next_line_value(*line_, field_, &value)) return;
+  textformat::Text out(*value.out);
+  const auto* base = static_cast<const uint8_t*>(p);
+  auto n = static_cast<size_t>(count);
+  if (kind == kFloats)
+    return textformat::append_list(out, n, [&](textformat::Text& text, size_t i) {
+      float v;
+      memcpy(&v, base + i * sizeof(float), sizeof(float));
+      textformat::append_number(text, v);
+    });
+  auto element = [&](size_t i) {
+    uint64_t u = 0;
+    int64_t s = 0;
+    load_element(base + i * element_size, element_size, &u, &s);
+    return std::pair(u, s);
+  };
+  if (value.format.kind == api::Kind::kAttribList)
+    return textformat::append_attrib_list(out, n, [&](size_t i) {
+      auto [u, s] = element(i);
+      return kind == kSints ? static_cast<uint64_t>(s) : u;
+    });
+  textformat::append_list(out, n, [&](textformat::Text& text, size_t i) {
+    auto [u, s] = element(i);
+    if (kind == kSints)
+      textformat::append_sint(text, s, value.format);
+    else
+      textformat::append_uint(text, u, value.format);
+  });
+}
 
 void ValueWriter::unknown_value(const void* p, const char* reason) {
   if (p == nullptr) return pointer_value(p);
+  if (line_ != nullptr) {
+    LineValue value;
+    if (!next_line_value(*line_, field_, &value)) return;
+    textformat::Text out(*value.out);
+    return textformat::append_unknown(out, reinterpret_cast<uintptr_t>(p), reason);
+  }
   size_t m = call_->begin_nested(field_);
   size_t u = call_->begin_nested(schema::value::kUnknown);
   call_->uint_field(schema::unknown::kPointer, reinterpret_cast<uintptr_t>(p));
@@ -96,6 +237,12 @@ void ValueWriter::unknown_value(const void* p, const char* reason) {
 void ValueWriter::text_value(const char* s, int64_t max_length) {
   if (s == nullptr) return pointer_value(s);
   size_t n = max_length < 0 ? strlen(s) : strnlen(s, static_cast<size_t>(max_length));
+  if (line_ != nullptr) {
+    LineValue value;
+    if (!next_line_value(*line_, field_, &value)) return;
+    textformat::Text out(*value.out);
+    return textformat::append_escaped(out, {s, n});
+  }
   size_t m = call_->begin_nested(field_);
   call_->bytes_field(schema::value::kText, s, n);
   call_->end_nested(m);
@@ -107,6 +254,14 @@ void ValueWriter::bytes_value(const void* p, int64_t size) {
   if (p == nullptr || size < 0) return pointer_value(p);
   if (size > kMaxCapture) return unknown_value(p, "larger than the 60 MiB capture limit");
   size_t n = static_cast<size_t>(size);
+  if (line_ != nullptr) {
+    LineValue value;
+    if (!next_line_value(*line_, field_, &value)) return;
+    textformat::Text out(*value.out);
+    // The blob's id is its hash: no blob is stored in a text mode.
+    if (n >= kInlineLimit) return textformat::append_blob(out, store_blob(thread_, p, n), n);
+    return textformat::append_bytes(out, {static_cast<const char*>(p), n});
+  }
   size_t m = call_->begin_nested(field_);
   if (n >= kInlineLimit)
     call_->fixed64_field(schema::value::kBlob, store_blob(thread_, p, n));
@@ -121,6 +276,7 @@ void ValueWriter::typed_array(const void* p, int64_t count, size_t element_size,
     return unknown_value(p, "larger than the 60 MiB capture limit");
   size_t bytes = static_cast<size_t>(count) * element_size;
   if (kind == kBytes || bytes >= kInlineLimit) return bytes_value(p, static_cast<int64_t>(bytes));
+  if (line_ != nullptr) return line_array(p, count, element_size, kind);
   size_t m = call_->begin_nested(field_);
   size_t a = call_->begin_nested(schema::value::kArray);
   if (count > 0) {
@@ -131,39 +287,9 @@ void ValueWriter::typed_array(const void* p, int64_t count, size_t element_size,
       size_t packed =
           call_->begin_nested(kind == kSints ? schema::array::kSints : schema::array::kUints);
       for (int64_t i = 0; i < count; ++i) {
-        const uint8_t* e = base + static_cast<size_t>(i) * element_size;
         uint64_t u = 0;
         int64_t s = 0;
-        switch (element_size) {
-          case 1: {
-            uint8_t v;
-            memcpy(&v, e, 1);
-            u = v;
-            s = static_cast<int64_t>(v) - (v >= 0x80 ? 256 : 0);  // sign-extend
-            break;
-          }
-          case 2: {
-            uint16_t v;
-            memcpy(&v, e, 2);
-            u = v;
-            s = static_cast<int16_t>(v);
-            break;
-          }
-          case 4: {
-            uint32_t v;
-            memcpy(&v, e, 4);
-            u = v;
-            s = static_cast<int32_t>(v);
-            break;
-          }
-          default: {
-            uint64_t v;
-            memcpy(&v, e, 8);
-            u = v;
-            s = static_cast<int64_t>(v);
-            break;
-          }
-        }
+        load_element(base + static_cast<size_t>(i) * element_size, element_size, &u, &s);
         call_->raw_varint(kind == kSints ? wire::zigzag(s) : u);
       }
       call_->end_nested(packed);
@@ -215,12 +341,25 @@ void ValueWriter::attrib_list_value(const intptr_t* list) {
 
 void ValueWriter::strings_value(const char* const* strings, int32_t count, const int32_t* lengths) {
   if (strings == nullptr || count < 0) return pointer_value(strings);
+  auto string = [&](int32_t i) {
+    const char* s = strings[i] != nullptr ? strings[i] : "";
+    size_t n = lengths != nullptr && lengths[i] >= 0 ? static_cast<size_t>(lengths[i]) : strlen(s);
+    return std::string_view(s, n);
+  };
+  if (line_ != nullptr) {
+    LineValue value;
+    if (!next_line_value(*line_, field_, &value)) return;
+    textformat::Text out(*value.out);
+    return textformat::append_list(
+        out, static_cast<size_t>(count), [&](textformat::Text& text, size_t i) {
+          textformat::append_escaped(text, string(static_cast<int32_t>(i)));
+        });
+  }
   size_t m = call_->begin_nested(field_);
   size_t list = call_->begin_nested(schema::value::kStrings);
   for (int32_t i = 0; i < count; ++i) {
-    const char* s = strings[i] != nullptr ? strings[i] : "";
-    size_t n = lengths != nullptr && lengths[i] >= 0 ? static_cast<size_t>(lengths[i]) : strlen(s);
-    call_->bytes_field(schema::strings::kItems, s, n);
+    std::string_view s = string(i);
+    call_->bytes_field(schema::strings::kItems, s.data(), s.size());
   }
   call_->end_nested(list);
   call_->end_nested(m);
@@ -234,15 +373,16 @@ void CallRecorder::note_frame_start() {
 void CallRecorder::commit() {
   // The head is written last: a record appended meanwhile (a context, a blob)
   // may have sent the payload to the writer, and deltas are per chunk.
+  if (mode() != Mode::kFull) [[unlikely]]
+    return commit_text();
   ThreadState* t = thread_;
   uint64_t start = trace_time(start_);
-  bool full = mode() == Mode::kFull;
   uint8_t head[96];
   uint8_t* p = head;
   p = wire::put_uint_field(p, schema::call::kFunction, function_);
   p = wire::put_uint_field(p, schema::call::kThread, t->index);
   if (context_ != 0) p = wire::put_uint_field(p, schema::call::kContext, context_);
-  if (full && t->chunk_has_call) {
+  if (t->chunk_has_call) {
     uint64_t seq_delta = seq_ - t->chunk_last_seq - 1;
     if (seq_delta != 0) p = wire::put_uint_field(p, schema::call::kSeqDelta, seq_delta);
     p = wire::put_uint_field(p, schema::call::kStartDeltaNs, start - t->chunk_last_start);
@@ -254,7 +394,6 @@ void CallRecorder::commit() {
   if (thread_time_ != 0) p = wire::put_uint_field(p, schema::call::kThreadTimeNs, thread_time_);
   if (synthetic_) p = wire::put_uint_field(p, schema::call::kSynthetic, 1);
   size_t head_size = static_cast<size_t>(p - head);
-  if (!full) return commit_text(head, head_size, start);
 
   t->chunk_has_call = true;
   t->chunk_last_seq = seq_;
@@ -273,13 +412,46 @@ void CallRecorder::commit() {
   leave_busy(t);
 }
 
-// Text modes decode the call right away: head and arguments together.
-void CallRecorder::commit_text(const uint8_t* head, size_t head_size, uint64_t start) {
+// Systrace records names and times only: the values go to a line that
+// takes none, and commit() writes the slice. (Each call still reaches
+// commit(): wrappers keep the layer's state there, such as the current
+// context of eglMakeCurrent and the frames a glFinish ends.) Error mode
+// reads glGetError here and records nothing more of a GL call that raised
+// none; log mode formats every call.
+bool CallRecorder::finish_text() {
   ThreadState* t = thread_;
-  t->call_head.clear();
-  t->call_head.raw(head, head_size);
-  t->call_head.raw(t->call.data(), t->call.size());
-  text_mode_call(t, t->call_head, function_, seq_, start, duration_);
+  CallLine* line = &t->line;
+  switch (mode()) {
+    case Mode::kSystrace:
+      line->text = nullptr;
+      line_ = line;
+      return true;
+    case Mode::kError:
+      if (api::kFunctionInfo[function_].api != api::Api::kGles) {
+        line->text = nullptr;
+        line_ = line;
+        return true;
+      }
+      if (!gl_error_raised(t, function_)) {
+        leave_busy(t);
+        return false;
+      }
+      break;
+    case Mode::kLog:
+    case Mode::kFull:
+      break;
+  }
+  line_ = line;
+  begin_call_line(*line, function_, seq_);
+  return true;
+}
+
+void CallRecorder::commit_text() {
+  ThreadState* t = thread_;
+  if (mode() == Mode::kSystrace)
+    systrace_slice(t, function_, seq_, trace_time(start_), duration_);
+  else if (line_->text != nullptr)
+    end_call_line(t, *line_);
   leave_busy(t);
 }
 

@@ -39,21 +39,40 @@ inline uint64_t thread_cpu_ns() {
 extern void* g_next_functions[];
 inline void* next_function(uint32_t id) { return g_next_functions[id]; }
 
-// Writes Value messages (proto/trace.proto) for one repeated field of a Call.
+// Writes Value messages (proto/trace.proto) for one repeated field of a Call;
+// with a line (the log and error modes), the values as text on it instead.
 class ValueWriter {
  public:
-  ValueWriter(ThreadState* thread, wire::Encoder* call, uint32_t field)
-      : thread_(thread), call_(call), field_(field) {}
+  ValueWriter(ThreadState* thread, wire::Encoder* call, uint32_t field, CallLine* line = nullptr)
+      : thread_(thread), call_(call), field_(field), line_(line) {}
 
   // Scalars, inline: most calls record only these. The Value's length is
   // known up front, so it is written directly (no nested-message gap).
-  void uint_value(uint64_t v) { varint_value(schema::value::kUint, v); }
-  void sint_value(int64_t v) { varint_value(schema::value::kSint, wire::zigzag(v)); }
+  void uint_value(uint64_t v) {
+    if (line_ != nullptr) [[unlikely]]
+      return line_uint(v);
+    varint_value(schema::value::kUint, v);
+  }
+  void sint_value(int64_t v) {
+    if (line_ != nullptr) [[unlikely]]
+      return line_sint(v);
+    varint_value(schema::value::kSint, wire::zigzag(v));
+  }
   void pointer_value(const void* p) {
+    if (line_ != nullptr) [[unlikely]]
+      return line_pointer(p);
     varint_value(schema::value::kPointer, reinterpret_cast<uintptr_t>(p));
   }
-  void f32_value(float v) { fixed_value(schema::value::kF32, wire::kFixed32, &v, 4); }
-  void f64_value(double v) { fixed_value(schema::value::kF64, wire::kFixed64, &v, 8); }
+  void f32_value(float v) {
+    if (line_ != nullptr) [[unlikely]]
+      return line_f32(v);
+    fixed_value(schema::value::kF32, wire::kFixed32, &v, 4);
+  }
+  void f64_value(double v) {
+    if (line_ != nullptr) [[unlikely]]
+      return line_f64(v);
+    fixed_value(schema::value::kF64, wire::kFixed64, &v, 8);
+  }
   void unknown_value(const void* p, const char* reason);
   // A NUL-terminated string; with max_length, at most that many bytes.
   void text_value(const char* s, int64_t max_length = -1);
@@ -91,10 +110,18 @@ class ValueWriter {
     call_->end_write(p + n);
   }
   void typed_array(const void* p, int64_t count, size_t element_size, int kind);
+  // The text of a value (recorder.cpp), out of line: full mode never calls them.
+  void line_uint(uint64_t v);
+  void line_sint(int64_t v);
+  void line_pointer(const void* p);
+  void line_f32(float v);
+  void line_f64(double v);
+  void line_array(const void* p, int64_t count, size_t element_size, int kind);
 
   ThreadState* thread_;
   wire::Encoder* call_;
   uint32_t field_;
+  CallLine* line_;
 };
 
 // One call being recorded: created before the driver is called, finished
@@ -122,10 +149,12 @@ class CallRecorder {
     if (thread->frame_started) [[unlikely]]
       note_frame_start();
     thread->call.clear();
+    if (mode() != Mode::kFull) [[unlikely]]
+      return finish_text();
     return true;
   }
-  ValueWriter args() { return ValueWriter(thread_, &thread_->call, schema::call::kArgs); }
-  ValueWriter ret() { return ValueWriter(thread_, &thread_->call, schema::call::kRet); }
+  ValueWriter args() { return ValueWriter(thread_, &thread_->call, schema::call::kArgs, line_); }
+  ValueWriter ret() { return ValueWriter(thread_, &thread_->call, schema::call::kRet, line_); }
   ThreadState* thread() { return thread_; }
   uint64_t seq() const { return seq_; }
   // The Call's repeated field `field` (client arrays, buffer writes) is
@@ -135,12 +164,15 @@ class CallRecorder {
   void set_context(uint32_t context_index) { context_ = context_index; }
   // Not a call the app made just now (live tracing's eglMakeCurrent at join).
   void set_synthetic() { synthetic_ = true; }
-  // Appends the call to the thread's records.
+  // Appends the call to the thread's records (a text mode: writes its text).
   void commit();
 
  private:
   void note_frame_start();  // the first call of a frame, for the index
-  void commit_text(const uint8_t* head, size_t head_size, uint64_t start);
+  // The text modes: what the mode records of the call (nothing, when
+  // finish_text() returns false), without encoding it.
+  bool finish_text();
+  void commit_text();
 
   uint32_t function_;
   ThreadState* thread_ = nullptr;
@@ -151,6 +183,7 @@ class CallRecorder {
   uint64_t seq_ = 0;
   uint32_t context_ = 0;
   bool synthetic_ = false;
+  CallLine* line_ = nullptr;  // the call's text in the log and error modes
 };
 
 }  // namespace gltrace::trace

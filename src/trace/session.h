@@ -37,7 +37,7 @@ struct ThreadState {
   // session_calls().
   std::atomic<uint64_t> calls{0};
   wire::Encoder call;           // the Call being recorded: arguments and the rest
-  wire::Encoder call_head;      // text modes: the whole Call, head and arguments
+  CallLine line;                // log and error modes: the call as text
   bool chunk_has_call = false;  // a call of this thread is in `payload` (deltas)
   uint64_t chunk_last_seq = 0;
   uint64_t chunk_last_start = 0;

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "consumers/float_chars.h"
 #include "gltrace/api/functions.h"
+#include "textformat/float_chars.h"
 
 namespace gltrace {
 namespace {
@@ -71,8 +71,8 @@ std::string std_text(float f) {
 }
 
 std::string our_text(float f) {
-  char buffer[consumers::kFloatCharsMax];
-  return std::string(buffer, consumers::float_chars(buffer, f));
+  char buffer[textformat::kFloatCharsMax];
+  return std::string(buffer, textformat::float_chars(buffer, f));
 }
 
 // Every one of the 2^32 floats was compared once (a few minutes); here a

@@ -109,6 +109,22 @@ TEST(Offscreen, EveryFrameAndImageReplaysIdenticallyHeadlessAndOnX11) {
 }
 
 // A trace made with draw images only compares those (no frame-end images).
+// The systrace mode records no call's arguments, yet each call reaches the
+// layer's wrappers, which end the frames of a program that does not swap.
+TEST(Offscreen, SystraceTimelineHasTheFramesGlFinishEnds) {
+  std::string timeline = make_temp_dir() + "/timeline.json";
+  ProcessResult r =
+      gltrace({"trace", "--mode", "systrace", "-o", timeline, "--",
+               build_bin("gltrace-offscreen-app"), "--frames", std::to_string(kFrames)});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ProcessResult frames = run_process(
+      {"/usr/bin/python3", "-c",
+       "import json,sys; e=json.load(open(sys.argv[1])); print(sum(x['ph']=='i' for x in e))",
+       timeline});
+  ASSERT_EQ(frames.exit_code, 0) << frames.err;
+  EXPECT_EQ(std::stoi(frames.out), kFrames);
+}
+
 TEST(Offscreen, DrawImagesAloneAreCompared) {
   std::string trace = trace_app("draw", {});
   ProcessResult r = gltrace({"replay", "-n", "--compare", trace});

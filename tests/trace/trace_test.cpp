@@ -161,6 +161,38 @@ TEST(TraceModes, LogModeWritesEveryCallAsText) {
   EXPECT_EQ(count_occurrences(log, "// end of frame"), 3u);
 }
 
+// Log mode formats the values as it records them, the dumper decoded
+// values: both with the one formatter (textformat), so a call reads the
+// same in both, every kind of value the demo passes (enums, bits, arrays,
+// attribute lists, blobs, strings). Addresses and the hashes of data that
+// holds addresses differ between runs.
+TEST(TraceModes, LogModeLinesAreTheDumpsLines) {
+  std::string dir = make_temp_dir();
+  std::vector<std::string> demo = {"--", build_bin("gltrace-demo"), "--frames", "2"};
+  auto trace = [&](std::vector<std::string> args) {
+    args.insert(args.end(), demo.begin(), demo.end());
+    ProcessResult r = gltrace(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  };
+  trace({"trace", "--mode", "log", "-o", dir + "/log.txt"});
+  trace({"trace", "-o", dir + "/t.gltrace"});
+  ProcessResult dump = gltrace({"dump", dir + "/t.gltrace"});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  std::regex varies("0x[0-9a-f]{6,}|<blob [0-9a-f]{16}");
+  auto calls = [&](const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (!line.starts_with("//")) lines.push_back(std::regex_replace(line, varies, "<varies>"));
+    return lines;
+  };
+  std::vector<std::string> logged = calls(read_text_file(dir + "/log.txt"));
+  std::vector<std::string> dumped = calls(dump.out);
+  ASSERT_EQ(logged.size(), dumped.size());
+  ASSERT_GT(logged.size(), 500u);
+  for (size_t i = 0; i < logged.size(); ++i) EXPECT_EQ(logged[i], dumped[i]);
+}
+
 TEST(TraceModes, SystraceModeAndExportWriteATimeline) {
   std::string dir = make_temp_dir();
   ProcessResult r = gltrace({"trace", "--mode", "systrace", "-o", dir + "/timeline.json", "--",

@@ -2,7 +2,7 @@
 // binary32, after Alexander Bolz's C++ version (drachennest), for the
 // digits; then the fixed-or-scientific choice of std::to_chars. The tests
 // compare it with std::to_chars.
-#include "consumers/float_chars.h"
+#include "textformat/float_chars.h"
 
 #include <algorithm>
 #include <bit>
@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace gltrace::consumers {
+namespace gltrace::textformat {
 namespace {
 
 // g(k) = floor(10^k * 2^(63 - floor(log2(10^k)))) + 1, for k in [kMinPow10, kMaxPow10]:
@@ -179,4 +179,4 @@ char* float_chars(char* out, float value) {
   return out + 4;
 }
 
-}  // namespace gltrace::consumers
+}  // namespace gltrace::textformat

@@ -3,7 +3,7 @@
 // three quarters of its time: the dumper prints more floats than calls.
 #pragma once
 
-namespace gltrace::consumers {
+namespace gltrace::textformat {
 
 // Longest text: "-1.17549435e-38".
 inline constexpr int kFloatCharsMax = 16;
@@ -11,4 +11,4 @@ inline constexpr int kFloatCharsMax = 16;
 // Writes value at out (room for kFloatCharsMax chars); returns the end.
 char* float_chars(char* out, float value);
 
-}  // namespace gltrace::consumers
+}  // namespace gltrace::textformat
