@@ -205,7 +205,8 @@ TEST(ValueFormat, EglTimesInNanoseconds) {
   Value satisfied = sint(0x30F6);
   EXPECT_EQ(text_of(api::kFn_eglClientWaitSync, {uint(0x55aa), uint(0x9), sint(1), uint(1000000)},
                     &satisfied),
-            "eglClientWaitSync(dpy = 0x55aa, sync = 0x9, flags = 1, timeout = 1000000 ns) = 12534");
+            "eglClientWaitSync(dpy = 0x55aa, sync = 0x9, flags = 1, timeout = 1000000 ns) = "
+            "EGL_CONDITION_SATISFIED");
   EXPECT_EQ(text_of(api::kFn_eglClientWaitSyncKHR,
                     {uint(0x55aa), uint(0x9), sint(0), uint(0xffffffffffffffff)}),
             "eglClientWaitSyncKHR(dpy = 0x55aa, sync = 0x9, flags = 0, timeout = EGL_FOREVER)");
