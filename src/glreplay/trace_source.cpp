@@ -298,7 +298,6 @@ class TraceSource::Collector : public format::Consumer {
                            (c.ends_frame && c.function == api::kFn_glFinish);
     increment.payload = std::move(payload);
     push(std::move(increment));
-    if (out_.size() >= kMaxPendingCalls) request_stop();  // the rest of the chunk later
   }
 
   // Every seq below this is in the chunks read so far: a call still
@@ -385,6 +384,11 @@ class TraceSource::Collector : public format::Consumer {
     }
     increment.target = own ? call.thread : *main_thread_;
     out_.push_back(std::move(increment));
+    // Decoding goes on when these calls are taken: reading ahead is the
+    // replay's ReadAheadSource's alone, so calls are not held a chunk's
+    // worth here and a ring's worth there. A batch, not a call: stopping and
+    // resuming the decoder per call cost ~45 instructions a call.
+    if (out_.size() >= kDecodeBatch) request_stop();
   }
 
   static bool takes_thread(const Call& call) {
@@ -622,9 +626,9 @@ bool TraceSource::open(const std::string& path, std::string* error) {
   return true;
 }
 
-// Decodes until an increment is pending, the trace ends or fails: a chunk
-// at a time, or a part of one (the collector stops the decoder once
-// kMaxPendingCalls are pending, and decoding goes on from there later).
+// Decodes until an increment is pending, the trace ends or fails: the
+// collector stops the decoder once kDecodeBatch calls are pending, and
+// decoding goes on from there when they have been taken.
 bool TraceSource::fill() {
   if (at_written_end_) {  // the file may have grown since
     at_written_end_ = false;

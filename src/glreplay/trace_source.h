@@ -100,12 +100,13 @@ std::string describe_gap(const SeqGap& gap);
 // thread of its own, so a trace with more is refused (a hostile one named
 // 20 000). Threads that never have a context current start none.
 inline constexpr size_t kMaxReplayThreads = 256;
+// Calls a source decodes at a time (a chunk holds many more): what is read
+// ahead of the replay is its ReadAheadSource's.
+inline constexpr size_t kDecodeBatch = 64;
 // Calls held back waiting for an earlier seq of another thread: past this
 // many the missing calls are taken as lost (a gap in the seqs must not make
 // a replay hold the rest of the trace).
 inline constexpr size_t kMaxHeldCalls = size_t{1} << 20;
-// Calls decoded ahead of the replay: a chunk of more is decoded in parts.
-inline constexpr size_t kMaxPendingCalls = size_t{64} << 10;
 
 struct SourceOptions {
   // Keep the trace's images (for --compare); otherwise they are dropped.
@@ -141,6 +142,8 @@ class TraceSource : public replay::IncrementSource {
 
   // Calls read so far (in this pass).
   uint64_t calls() const { return calls_; }
+  // Calls decoded and routed that next() has not handed out yet.
+  size_t calls_pending() const { return pending_.size(); }
   // Recorded threads that have a replay thread of their own so far: those
   // that had a context current (see Collector::send). Read it once the
   // source's reading thread is done.
@@ -171,6 +174,8 @@ class TraceSource : public replay::IncrementSource {
   static constexpr size_t kNoChunk = SIZE_MAX;
   format::ChunkView chunk_;
   size_t resume_ = kNoChunk;
+  // Calls decoded and not taken yet: a batch (kDecodeBatch), or the calls
+  // held for a late one released with it, in seq order.
   std::deque<replay::Increment> pending_;
   // A problem met while decoding: reported once what came before it is out.
   std::optional<std::string> deferred_error_;

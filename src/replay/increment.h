@@ -48,7 +48,10 @@ enum class SourceResult { kIncrement, kEnd, kError };
 
 // Where increments come from, in order. Called from one thread at a time
 // (the replay's calling thread between increments, or ReadAheadSource's
-// reader): keep next() cheap, the slow decoding belongs in Executor::prepare().
+// reader). A source whose next() is slow (reading, decompressing, decoding
+// into the payload) is wrapped in a ReadAheadSource, the one read-ahead, so
+// the replay's thread never waits on it; Executor::prepare() is for work on
+// an increment that may run out of order on the engine's workers.
 class IncrementSource {
  public:
   virtual ~IncrementSource() = default;

@@ -286,6 +286,26 @@ TEST(GlreplaySource, OneIncrementPerCallInOrderAndAgainAfterRewind) {
   EXPECT_EQ(read_all(source, &error, &last).size(), 15u);
 }
 
+// The source decodes a chunk a small batch at a time, as the replay takes
+// the calls: reading ahead is the replay's ReadAheadSource's alone (a
+// chunk's calls decoded ahead here were a second read-ahead, their memory
+// held twice over).
+TEST(GlreplaySource, DecodesAChunkABatchAtATime) {
+  std::string path = make_temp_dir() + "/one_chunk.gltrace";
+  write_small_trace(path, 1, 1000);
+  glreplay::TraceSource source(std::make_shared<glreplay::TraceInfo>(), {});
+  std::string error;
+  ASSERT_TRUE(source.open(path, &error)) << error;
+  for (uint64_t i = 0; i < 1000; ++i) {
+    replay::Increment increment;
+    ASSERT_EQ(source.next(&increment, &error), replay::SourceResult::kIncrement) << error;
+    EXPECT_EQ(increment.index, i);
+    EXPECT_LT(source.calls_pending(), glreplay::kDecodeBatch) << "after call " << i;
+  }
+  replay::Increment end;
+  EXPECT_EQ(source.next(&end, &error), replay::SourceResult::kEnd) << error;
+}
+
 // Each thread's calls reach the file in chunks of their own, so calls of
 // several threads come out of order; the source puts them back in seq order,
 // a call waiting for earlier ones however late their chunk comes.
