@@ -187,8 +187,8 @@ def _record_body(f, indent):
 
 
 def record_function(f):
-    """record_<name>: the recording of a call the wrapper made, with its post
-    hooks (also for a call recorded without the app making it)."""
+    """record_<name>: the wrapper's recording, post hooks included, for a call
+    the app did not make (live tracing's eglMakeCurrent at join)."""
     params = ["CallRecorder& rec"] + ([f"{f.hooks['state']}& state"] if "state" in f.hooks
                                       else []) + _hook_params(f, False)
     return f"void record_{f.name}({', '.join(params)})"
@@ -216,12 +216,10 @@ def _hooked_wrapper(f):
         body.append("  if (recorded) {")
     else:
         body.append("  if (rec.finish()) {")
-    if f.hooks.get("post"):
-        args = ", ".join(["rec"] + (["state"] if "state" in f.hooks else [])
-                         + [p.cname for p in f.params] + ([] if f.returns_void else ["result"]))
-        body.append(f"    record_{f.name}({args});")
-    else:
-        body += _record_body(f, "    ")
+    # The recording inline, as in every other wrapper (record_<name> is the
+    # same, for calls the app did not make; a call to it here costs a draw
+    # tens of instructions: the encoder's inline writers stay out of line).
+    body += _record_body(f, "    ")
     body.append("  }")
     body += [f"  {name}({_hook_args(f, ['recorded ? &rec : nullptr'])});" for name in done]
     if not f.returns_void:

@@ -198,7 +198,7 @@ class ApiTableTest(unittest.TestCase):
         # Plain arguments are the generated code's; the hooks follow them.
         draw = self.wrapper("glDrawElements")
         order = ["CallRecorder rec(", "(mode, count, type, indices);", "rec.finish()",
-                 "record_glDrawElements(rec, mode, count, type, indices);",
+                 "record_client_arrays(rec, mode, count, type, indices);", "rec.commit();",
                  "capture_after_draw(recorded ? &rec : nullptr, mode, count, type, indices);"]
         positions = [draw.index(s, draw.index("trace_glDrawElements(")) for s in order]
         self.assertEqual(positions, sorted(positions))
@@ -309,8 +309,8 @@ class ApiTableTest(unittest.TestCase):
                            "unknown key(s) after")
         self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", pre = \"a-b\" }",
                            "glFlush.hooks.pre: a C++ function name")
-        self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", post = [\"f\", \"f\"] }",
-                           "a hook named twice")
+        self.assertRefused("[functions.glFlush]\n"
+                           "hooks = { why = \"w\", post = [\"f\", \"f\"] }", "a hook named twice")
         self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", post = \"f\", "
                            "state = \"a b\" }", "is no C++ type name")
         self.assertRefused("[functions.glBufferData]\nparams.data = { lengths = \"size\" }",
