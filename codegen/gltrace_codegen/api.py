@@ -32,7 +32,8 @@ PARAM_KEYS = {"kind", "length", "effect", "role", "interface", "offset_in", "nul
 # its arguments or make it), after the generated recording (extra Call
 # fields), after the call whether recorded or not.
 HOOK_KINDS = ("pre", "post", "done")
-HOOK_KEYS = set(HOOK_KINDS) | {"why", "state"}
+# record = true: also a record_<function> for calls the app did not make.
+HOOK_KEYS = set(HOOK_KINDS) | {"why", "state", "record"}
 RET_KEYS = {"kind", "effect", "role", "interface"}
 # Functions of src/trace/compsize.h a length rule may call.
 SIZE_HELPERS = {"pname_count", "uniform_components", "uniform_block_param_count", "index_bytes"}
@@ -205,6 +206,9 @@ def _load_hooks(f, hooks):
         if len(set(names)) != len(names):
             raise ApiError(f"{where}.{kind}: a hook named twice")
         out[kind] = names
+    out["record"] = hooks.get("record", False)
+    if not isinstance(out["record"], bool):
+        raise ApiError(f"{where}: record is true or false")
     if not any(out[kind] for kind in HOOK_KINDS):
         raise ApiError(f"{where}: names no hook ({', '.join(HOOK_KINDS)})")
     return out

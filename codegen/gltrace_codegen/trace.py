@@ -232,7 +232,7 @@ def trace_wrappers_inc(functions):
            "// Included once by src/trace/wrappers.cpp, inside namespace",
            "// gltrace::trace, after the CallRecorder and next_function() are declared.", ""]
     for f in functions:
-        if f.hooks.get("post"):
+        if f.hooks.get("record"):
             out.append(f"{record_function(f)} {{\n" + "\n".join(_record_body(f, "  ")) + "\n}\n")
         if f.hooks:
             out.append(f"{f.ret} trace_{f.name}({f.param_list()}) {{\n"
@@ -271,8 +271,9 @@ def trace_wrappers_inc(functions):
             if d not in seen:
                 seen.add(d)
                 decls.append(d)
-    decls += ["", "// The recording of a hooked call with post hooks, its post hooks included."]
-    decls += [f"{record_function(f)};" for f in functions if f.hooks.get("post")]
+    decls += ["", "// The wrapper's recording, its post hooks included, for calls the app did",
+              "// not make."]
+    decls += [f"{record_function(f)};" for f in functions if f.hooks.get("record")]
     decls.append("")
     compsize = sorted((f"{f.name}.{p.name}", f) for f in functions for p in f.params
                       if p.length == COMPSIZE)

@@ -202,7 +202,8 @@ class ApiTableTest(unittest.TestCase):
                  "capture_after_draw(recorded ? &rec : nullptr, mode, count, type, indices);"]
         positions = [draw.index(s, draw.index("trace_glDrawElements(")) for s in order]
         self.assertEqual(positions, sorted(positions))
-        record = [line.strip() for line in draw[:draw.index("\n}")].splitlines()[1:]]
+        start = draw.index("if (recorded) {\n") + len("if (recorded) {\n")
+        record = [line.strip() for line in draw[start:draw.index("\n  }", start)].splitlines()]
         self.assertEqual(record, [
             "rec.args().uint_value(static_cast<uint64_t>(mode));",
             "rec.args().sint_value(static_cast<int64_t>(count));",
@@ -232,6 +233,8 @@ class ApiTableTest(unittest.TestCase):
                 "void record_eglMakeCurrent(CallRecorder& rec, EGLDisplay dpy, EGLSurface draw, "
                 "EGLSurface read, EGLContext ctx, EGLBoolean result);"]:
             self.assertIn(line + "\n", decls)
+        # Only where the table asks for one.
+        self.assertNotIn("void record_glDrawArrays(", decls)
 
     def test_plain_arguments_of_hooked_calls_come_from_the_table(self):
         self.assertIn("rec.args().strings_value(string, static_cast<int32_t>(static_cast<int64_t>"
@@ -313,6 +316,8 @@ class ApiTableTest(unittest.TestCase):
                            "hooks = { why = \"w\", post = [\"f\", \"f\"] }", "a hook named twice")
         self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", post = \"f\", "
                            "state = \"a b\" }", "is no C++ type name")
+        self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", post = \"f\", "
+                           "record = \"yes\" }", "record is true or false")
         self.assertRefused("[functions.glBufferData]\nparams.data = { lengths = \"size\" }",
                            "lengths applies to arrays of strings only")
         self.assertRefused("[functions.glReadPixels]\n"
