@@ -24,17 +24,25 @@ PARAM_ROLES = {"uniform_location", "attrib_location", "resource_index", "vertex_
                "indices", "indirect", "texture_data"}
 RET_ROLES = {"uniform_location", "attrib_location", "resource_index"}
 FUNCTION_ROLES = {"draw", "map", "unmap", "flush_mapped", "release_thread"}
-CUSTOM_PARTS = {"trace", "replay", "export"}
-FUNCTION_KEYS = {"custom", "replay_skip", "replay_unsupported", "roles", "ret", "params"}
-PARAM_KEYS = {"kind", "length", "effect", "role", "interface", "offset_in", "null_ok", "bytes"}
+CUSTOM_PARTS = {"replay", "export"}
+FUNCTION_KEYS = {"custom", "hooks", "replay_skip", "replay_unsupported", "roles", "ret", "params"}
+PARAM_KEYS = {"kind", "length", "effect", "role", "interface", "offset_in", "null_ok", "bytes",
+              "lengths"}
+# The trace wrapper's hooks (docs/api-table.md): before the call (may change
+# its arguments or make it), after the generated recording (extra Call
+# fields), after the call whether recorded or not.
+HOOK_KINDS = ("pre", "post", "done")
+# record = true: also a record_<function> for calls the app did not make.
+HOOK_KEYS = set(HOOK_KINDS) | {"why", "state", "record"}
 RET_KEYS = {"kind", "effect", "role", "interface"}
 # Functions of src/trace/compsize.h a length rule may call.
-SIZE_HELPERS = {"pname_count", "uniform_components", "uniform_block_param_count"}
+SIZE_HELPERS = {"pname_count", "uniform_components", "uniform_block_param_count", "index_bytes"}
 COMPSIZE = "compsize"
 UNKNOWN = "unknown:"
 
 _TRAILING_CONST = re.compile(r"\bconst\b")
 _KIND = re.compile(r"^(\w+)(?:\(([\w ]+)\))?$")
+_IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
 
 
 class ApiError(Exception):
@@ -81,7 +89,7 @@ def _merge(into, entry, where):
             params = into.setdefault("params", {})
             for pname, pentry in value.items():
                 _merge(params.setdefault(pname, {}), pentry, f"{where}.params.{pname}")
-        elif key in ("ret", "custom"):
+        elif key in ("ret", "custom", "hooks"):
             _merge(into.setdefault(key, {}), value, f"{where}.{key}")
         elif key == "roles":
             into.setdefault("roles", [])
@@ -168,6 +176,42 @@ def _annotate_value(v, entry, f, where, classes, gl_values, defaults=False):
         v.null_ok = bool(entry["null_ok"])
     if "bytes" in entry:
         v.bytes = int(entry["bytes"])
+    if "lengths" in entry:
+        name = entry["lengths"]
+        q = next((q for q in f.params if q.name == name), None)
+        if v.kind != "text" or v.depth != 2:
+            raise ApiError(f"{where}: lengths applies to arrays of strings only ({v.type})")
+        if q is None or q.depth != 1 or q.rep != "sint":
+            raise ApiError(f"{where}: lengths {name!r} names no integer array parameter")
+        v.lengths = q.cname
+
+
+def _load_hooks(f, hooks):
+    """Checks a function's hooks entry; {kind: [names]} plus "state" and "why"."""
+    where = f"{f.name}.hooks"
+    _check_keys(hooks, HOOK_KEYS, where)
+    if not isinstance(hooks.get("why"), str) or not hooks["why"].strip():
+        raise ApiError(f"{where}: needs a why (what the hooks record that the table cannot say)")
+    out = {"why": hooks["why"]}
+    if "state" in hooks:
+        if not isinstance(hooks["state"], str) or not _IDENTIFIER.match(hooks["state"]):
+            raise ApiError(f"{where}: state {hooks['state']!r} is no C++ type name")
+        out["state"] = hooks["state"]
+    for kind in HOOK_KINDS:
+        names = hooks.get(kind, [])
+        names = [names] if isinstance(names, str) else names
+        if not isinstance(names, list) or not all(
+                isinstance(n, str) and _IDENTIFIER.match(n) for n in names):
+            raise ApiError(f"{where}.{kind}: a C++ function name or a list of them")
+        if len(set(names)) != len(names):
+            raise ApiError(f"{where}.{kind}: a hook named twice")
+        out[kind] = names
+    out["record"] = hooks.get("record", False)
+    if not isinstance(out["record"], bool):
+        raise ApiError(f"{where}: record is true or false")
+    if not any(out[kind] for kind in HOOK_KINDS):
+        raise ApiError(f"{where}: names no hook ({', '.join(HOOK_KINDS)})")
+    return out
 
 
 def _check_length(f, p, where):
@@ -243,6 +287,7 @@ def load(functions, table, gl_enums):
                 raise ApiError(f"{f.name}: custom part {part!r} is none of "
                                f"{', '.join(sorted(CUSTOM_PARTS))}")
         f.custom = dict(custom)
+        f.hooks = _load_hooks(f, entry["hooks"]) if "hooks" in entry else {}
         f.replay_skip = entry.get("replay_skip", "")
         f.replay_unsupported = entry.get("replay_unsupported", "")
         if sum(bool(x) for x in (f.replay_skip, f.replay_unsupported, "replay" in custom)) > 1:

@@ -25,6 +25,7 @@ class Param:
     offset_in: tuple = ()  # (pname, hex) of the binding a pointer is an offset into
     null_ok: bool = False  # NULL is data GL allows
     bytes: int = 0       # size of the structure an indirect pointer points to
+    lengths: str = ""    # strings: the parameter holding each one's length (NULL: NUL-terminated)
     effect: str = ""     # creates, binds or deletes an object of class cls
 
     @property
@@ -51,7 +52,10 @@ class Function:
     id: int = 0
     # From spec/api.toml:
     result: Param = field(default_factory=lambda: Param(name="", type=""))
-    custom: dict = field(default_factory=dict)  # part (trace, replay, export) -> why by hand
+    custom: dict = field(default_factory=dict)  # part (replay, export) -> why by hand
+    # The trace wrapper's hand-written hooks (src/trace/hooks/): kind (pre,
+    # post, done) -> C++ names, in call order; "state" -> the type they share.
+    hooks: dict = field(default_factory=dict)
     replay_skip: str = ""
     replay_unsupported: str = ""
     roles: set = field(default_factory=set)

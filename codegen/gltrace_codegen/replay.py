@@ -104,8 +104,8 @@ def _param(f, i, p, locals_, post, classes):
         if is_text:
             return f"a.text({i})"
         if p.kind == "void" and p.role in ("indices", "indirect"):
-            # Sized by COMPSIZE, so not captured unless the custom wrapper
-            # did: with a buffer bound in the replay, the pointer is an offset.
+            # Not captured unless the table sizes it (index_bytes): with a
+            # buffer bound in the replay, the pointer is an offset.
             return f"a.bound_offset({i}, {p.offset_in[1]})"
         if p.kind == "void":
             return f"a.bytes({i})"

@@ -6,12 +6,17 @@ the registry by api.py): how each value is recorded (its kind), the length
 rule of each pointer (the registry's len=, or the table's: a len= expression,
 "compsize" for a hand-written compsize_<function>_<param> of
 src/trace/compsize.cpp, "unknown: why"). An unsizable pointer is recorded as
-Unknown, with the reason, never as garbage. Functions whose trace part is
-custom are written by hand (src/trace/custom_wrappers.cpp)."""
+Unknown, with the reason, never as garbage.
+
+Every wrapper is generated. Where the table names hooks (docs/api-table.md),
+the wrapper calls the hand-written ones of src/trace/hooks/ too: pre hooks
+before the call, post hooks after the plain arguments were recorded (the
+extra Call fields), done hooks at the end whether the call was recorded or
+not. Their declarations are generated here, one signature per kind."""
 
 import re
 
-from .api import COMPSIZE, SIZE_HELPERS, UNKNOWN
+from .api import COMPSIZE, HOOK_KINDS, SIZE_HELPERS, UNKNOWN
 from .emit import HEADER
 
 _RECORD = {
@@ -81,7 +86,9 @@ def value_call(f, p):
     if s is not None:
         return s
     base, depth, is_const = p.base, p.depth, p.is_const
-    if p.kind == "funcptr" or depth == 0:
+    if p.kind == "funcptr" or depth == 0 or p.role == "vertex_pointer":
+        # A vertex pointer: an offset into the bound buffer, or the client
+        # address whose data the draws record.
         return f"pointer_value(reinterpret_cast<const void*>({v}))"
     length = p.length
     is_text = p.kind == "text"
@@ -92,7 +99,8 @@ def value_call(f, p):
         count = _len_expr(f, length) if length else None
         if is_const and is_text and count is not None:
             # An array of NUL-terminated strings (glTransformFeedbackVaryings).
-            return f"strings_value({v}, static_cast<int32_t>({count}), nullptr)"
+            return (f"strings_value({v}, static_cast<int32_t>({count}), "
+                    f"{p.lengths or 'nullptr'})")
         if not is_const and depth == 2 and p.kind == "void" and count is not None:
             # Pointers written (glGetPointerv): their values, as numbers.
             return f"array_value({v}, {count})"
@@ -140,12 +148,95 @@ def return_call(f):
     return "pointer_value(reinterpret_cast<const void*>(result))"
 
 
+def _hook_params(f, by_reference):
+    """A hook's parameters after its leading ones: the function's, then its result."""
+    out = []
+    for p in f.params:
+        out.append(f"{p.type}& {p.cname}" if by_reference else p.decl())
+    if not f.returns_void:
+        out.append(f"{f.ret}& result" if by_reference else f"{f.ret} result")
+    return out
+
+
+def hook_declarations(f):
+    """The declaration each of f's hooks must match, by kind."""
+    if not f.hooks:
+        return []
+    state = [f"{f.hooks['state']}& state"] if "state" in f.hooks else []
+    leading = {"pre": [], "post": ["CallRecorder& rec"], "done": ["CallRecorder* recorded"]}
+    result = {"pre": "bool", "post": "void", "done": "void"}
+    decls = []
+    for kind in HOOK_KINDS:
+        params = ", ".join(leading[kind] + state + _hook_params(f, kind == "pre"))
+        decls += [f"{result[kind]} {name}({params});" for name in f.hooks[kind]]
+    return decls
+
+
+def _hook_args(f, leading):
+    return ", ".join(leading + (["state"] if "state" in f.hooks else [])
+                     + [p.cname for p in f.params] + ([] if f.returns_void else ["result"]))
+
+
+def _record_body(f, indent):
+    body = [f"{indent}rec.args().{value_call(f, p)};" for p in f.params]
+    if not f.returns_void:
+        body.append(f"{indent}rec.ret().{return_call(f)};")
+    body += [f"{indent}{name}({_hook_args(f, ['rec'])});" for name in f.hooks.get("post", [])]
+    body.append(f"{indent}rec.commit();")
+    return body
+
+
+def record_function(f):
+    """record_<name>: the wrapper's recording, post hooks included, for a call
+    the app did not make (live tracing's eglMakeCurrent at join)."""
+    params = ["CallRecorder& rec"] + ([f"{f.hooks['state']}& state"] if "state" in f.hooks
+                                      else []) + _hook_params(f, False)
+    return f"void record_{f.name}({', '.join(params)})"
+
+
+def _hooked_wrapper(f):
+    call = f"reinterpret_cast<{f.pfn()}>(next_function({f.id}))({f.arg_list()})"
+    body = []
+    if "state" in f.hooks:
+        body.append(f"  {f.hooks['state']} state{{}};")
+    pre = f.hooks.get("pre", [])
+    if pre:
+        if not f.returns_void:
+            body.append(f"  {f.ret} result{{}};")
+        make = " && ".join(f"{name}({_hook_args(f, [])})" for name in pre)
+        body.append(f"  bool make_call = {make};")
+    body.append(f"  CallRecorder rec({f.id});")
+    if pre:
+        body.append(f"  if (make_call) {'' if f.returns_void else 'result = '}{call};")
+    else:
+        body.append(f"  {'' if f.returns_void else f'{f.ret} result = '}{call};")
+    done = f.hooks.get("done", [])
+    if done:
+        body.append("  bool recorded = rec.finish();")
+        body.append("  if (recorded) {")
+    else:
+        body.append("  if (rec.finish()) {")
+    # The recording inline, as in every other wrapper (record_<name> is the
+    # same, for calls the app did not make; a call to it here costs a draw
+    # tens of instructions: the encoder's inline writers stay out of line).
+    body += _record_body(f, "    ")
+    body.append("  }")
+    body += [f"  {name}({_hook_args(f, ['recorded ? &rec : nullptr'])});" for name in done]
+    if not f.returns_void:
+        body.append("  return result;")
+    return body
+
+
 def trace_wrappers_inc(functions):
     out = [HEADER,
            "// Included once by src/trace/wrappers.cpp, inside namespace",
            "// gltrace::trace, after the CallRecorder and next_function() are declared.", ""]
     for f in functions:
-        if "trace" in f.custom:
+        if f.hooks.get("record"):
+            out.append(f"{record_function(f)} {{\n" + "\n".join(_record_body(f, "  ")) + "\n}\n")
+        if f.hooks:
+            out.append(f"{f.ret} trace_{f.name}({f.param_list()}) {{\n"
+                       + "\n".join(_hooked_wrapper(f)) + "\n}\n")
             continue
         call = f"reinterpret_cast<{f.pfn()}>(next_function({f.id}))({f.arg_list()})"
         body = [f"  CallRecorder rec({f.id});"]
@@ -170,10 +261,20 @@ def trace_wrappers_inc(functions):
     out += ["};", ""]
     # Declarations of what the generated code expects to be written by hand.
     decls = [HEADER, "#pragma once", "", "#include \"gltrace/api/pfn.h\"", "",
-             "namespace gltrace::trace {", ""]
+             "namespace gltrace::trace {", "", "class CallRecorder;"]
+    states = sorted({f.hooks["state"] for f in functions if "state" in f.hooks})
+    decls += [f"struct {state};" for state in states]
+    decls += ["", "// The hooks the table names (src/trace/hooks/), as the wrappers call them."]
+    seen = set()
     for f in functions:
-        if "trace" in f.custom:
-            decls.append(f"{f.ret} trace_{f.name}({f.param_list()});")
+        for d in hook_declarations(f):
+            if d not in seen:
+                seen.add(d)
+                decls.append(d)
+    decls += ["", "// The wrapper's recording, its post hooks included, for calls the app did",
+              "// not make."]
+    decls += [f"{record_function(f)};" for f in functions if f.hooks.get("record")]
+    decls.append("")
     compsize = sorted((f"{f.name}.{p.name}", f) for f in functions for p in f.params
                       if p.length == COMPSIZE)
     for key, f in compsize:

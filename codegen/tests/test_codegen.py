@@ -60,8 +60,7 @@ class RegistryTest(unittest.TestCase):
         # What a call writes is recorded (and so gets scratch at replay).
         unsized = []
         for f in self.gl:
-            if "trace" in f.custom or not any(o.startswith(("GL_ES_VERSION", "GL_VERSION_ES"))
-                                                 for o in f.origins):
+            if not any(o.startswith(("GL_ES_VERSION", "GL_VERSION_ES")) for o in f.origins):
                 continue
             for p in f.params:
                 if "*" in p.type and "const" not in p.type and \
@@ -176,10 +175,72 @@ class ApiTableTest(unittest.TestCase):
         self.assertEqual(self.fn["glCreateShader"].result.cls, "shader")
         self.assertEqual(self.param("glUniform4fv", "location").role, "uniform_location")
         self.assertEqual(self.param("glProgramPathFragmentInputGenNV", "location").role, "")
-        self.assertIn("trace", self.fn["glDrawArrays"].custom)
+        self.assertEqual(self.fn["glDrawArrays"].hooks["post"],
+                         ["record_client_arrays", "record_surface_resize"])
         self.assertIn("export", self.fn["eglGetProcAddress"].custom)
         self.assertTrue(self.fn["glGetError"].replay_skip)
         self.assertEqual(self.param("glGetIntegeri_v", "data").length, "pname_count(target)")
+
+    def wrapper(self, name):
+        """The generated text of trace_<name> (and record_<name>)."""
+        import re
+        text, _ = trace.trace_wrappers_inc(list(self.fn.values()))
+        return "".join(re.findall(rf"^(?:void record_{name}\(|[^\n]* trace_{name}\().*?^}}\n",
+                                  text, re.M | re.S))
+
+    def test_every_wrapper_is_generated(self):
+        text, decls = trace.trace_wrappers_inc(list(self.fn.values()))
+        for f in self.fn.values():
+            self.assertIn(f" trace_{f.name}(", text)
+            self.assertNotIn(f" trace_{f.name}(", decls)
+
+    def test_hooks_are_called_around_the_generated_recording(self):
+        # Plain arguments are the generated code's; the hooks follow them.
+        draw = self.wrapper("glDrawElements")
+        order = ["CallRecorder rec(", "(mode, count, type, indices);", "rec.finish()",
+                 "record_client_arrays(rec, mode, count, type, indices);", "rec.commit();",
+                 "capture_after_draw(recorded ? &rec : nullptr, mode, count, type, indices);"]
+        positions = [draw.index(s, draw.index("trace_glDrawElements(")) for s in order]
+        self.assertEqual(positions, sorted(positions))
+        start = draw.index("if (recorded) {\n") + len("if (recorded) {\n")
+        record = [line.strip() for line in draw[start:draw.index("\n  }", start)].splitlines()]
+        self.assertEqual(record, [
+            "rec.args().uint_value(static_cast<uint64_t>(mode));",
+            "rec.args().sint_value(static_cast<int64_t>(count));",
+            "rec.args().uint_value(static_cast<uint64_t>(type));",
+            "rec.args().bytes_value(indices, gltrace::trace::index_bytes ( count , type ));",
+            "record_client_arrays(rec, mode, count, type, indices);",
+            "record_surface_resize(rec, mode, count, type, indices);",
+            "rec.commit();"])
+        # A pre hook runs before the timing starts and may skip the call.
+        unmap = self.wrapper("glUnmapBuffer")
+        self.assertLess(unmap.index("UnmapWrite state{};"),
+                        unmap.index("bool make_call = capture_before_unmap(state, target, result);"))
+        self.assertLess(unmap.index("make_call = "), unmap.index("CallRecorder rec("))
+        self.assertIn("if (make_call) result = ", unmap)
+        self.assertIn("forget_mapping(recorded ? &rec : nullptr, state, target, result);", unmap)
+
+    def test_hook_declarations_have_one_signature_per_kind(self):
+        _, decls = trace.trace_wrappers_inc(list(self.fn.values()))
+        for line in [
+                "struct UnmapWrite;",
+                "bool capture_before_unmap(UnmapWrite& state, GLenum& target, GLboolean& result);",
+                "void record_unmapped_write(CallRecorder& rec, UnmapWrite& state, GLenum target, "
+                "GLboolean result);",
+                "void forget_mapping(CallRecorder* recorded, UnmapWrite& state, GLenum target, "
+                "GLboolean result);",
+                "bool take_pending_gl_error(GLenum& result);",
+                "void record_eglMakeCurrent(CallRecorder& rec, EGLDisplay dpy, EGLSurface draw, "
+                "EGLSurface read, EGLContext ctx, EGLBoolean result);"]:
+            self.assertIn(line + "\n", decls)
+        # Only where the table asks for one.
+        self.assertNotIn("void record_glDrawArrays(", decls)
+
+    def test_plain_arguments_of_hooked_calls_come_from_the_table(self):
+        self.assertIn("rec.args().strings_value(string, static_cast<int32_t>(static_cast<int64_t>"
+                      "(count)), length);", self.wrapper("glShaderSource"))
+        self.assertIn("rec.args().pointer_value(reinterpret_cast<const void*>(pointer));",
+                      self.wrapper("glVertexAttribPointer"))
 
     def test_hand_written_sizes_of_khr_aliases_are_used(self):
         f = self.fn["glPushDebugGroupKHR"]
@@ -243,6 +304,22 @@ class ApiTableTest(unittest.TestCase):
         self.assertRefused("[types]\nGLenum = \"number\"", "unknown kind 'number'")
         self.assertRefused("[functions.eglQueryString]\nreplay_unsupported = \"no\"",
                            "only one")
+        self.assertRefused("[functions.glFlush]\ncustom = { trace = \"by hand\" }",
+                           "custom part 'trace' is none of export, replay")
+        self.assertRefused("[functions.glFlush]\nhooks = { post = \"f\" }", "needs a why")
+        self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\" }", "names no hook")
+        self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", after = \"f\" }",
+                           "unknown key(s) after")
+        self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", pre = \"a-b\" }",
+                           "glFlush.hooks.pre: a C++ function name")
+        self.assertRefused("[functions.glFlush]\n"
+                           "hooks = { why = \"w\", post = [\"f\", \"f\"] }", "a hook named twice")
+        self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", post = \"f\", "
+                           "state = \"a b\" }", "is no C++ type name")
+        self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", post = \"f\", "
+                           "record = \"yes\" }", "record is true or false")
+        self.assertRefused("[functions.glBufferData]\nparams.data = { lengths = \"size\" }",
+                           "lengths applies to arrays of strings only")
         self.assertRefused("[functions.glReadPixels]\n"
                            "params.pixels = { offset_in = \"GL_NO_SUCH_BINDING\" }",
                            "GL_NO_SUCH_BINDING is no GL enum")

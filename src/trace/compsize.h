@@ -23,6 +23,11 @@ int64_t uniform_components(uint32_t program, int32_t location);
 // active uniform count for GL_UNIFORM_BLOCK_ACTIVE_UNIFORM_INDICES, else 1.
 int64_t uniform_block_param_count(uint32_t program, uint32_t block, uint32_t pname);
 
+// Bytes `count` indices of `type` take in client memory, or -1 when an
+// element array buffer is bound (the pointer is then an offset into it).
+// (hooks/client_arrays.cpp)
+int64_t index_bytes(int32_t count, uint32_t type);
+
 // Bytes an image of this size/format/type takes in client memory under the
 // current pixel-unpack (or pack) state, or -1 when a pixel buffer object is
 // bound (the pointer is then an offset into it).

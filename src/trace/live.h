@@ -27,7 +27,7 @@ void live_switch_point(bool swap);
 
 // Records, as a synthetic eglMakeCurrent, what is current on this thread
 // now: the first call a thread records when it joins a capture
-// (custom_wrappers.cpp, which knows contexts).
+// (hooks/contexts.cpp, which knows contexts).
 void record_current_binding();
 
 // Stops the control server and finishes a running capture (process exit).

@@ -1,5 +1,5 @@
-// NEXT(name): the function below the trace layer, typed, for hand-written
-// wrappers (the generated ones cast next_function() themselves).
+// NEXT(name): the function below the trace layer, typed, for the hooks
+// (src/trace/hooks/) (the generated ones cast next_function() themselves).
 #pragma once
 
 #include "gltrace/api/functions.h"

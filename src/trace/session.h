@@ -240,7 +240,7 @@ struct SessionStats {
 };
 SessionStats session_stats();
 
-// Forgets the trace layer's per-context state (custom_wrappers.cpp): a new
+// Forgets the trace layer's per-context state (hooks/context_state.cpp): a new
 // session numbers contexts anew.
 void reset_context_states();
 

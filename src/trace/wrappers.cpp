@@ -1,8 +1,10 @@
-// The generated trace wrappers (codegen/gltrace_codegen/trace.py).
+// The generated trace wrappers (codegen/gltrace_codegen/trace.py), and the
+// calls of the hooks the table names (src/trace/hooks/).
 #include "gltrace/api/functions.h"
 #include "gltrace/api/pfn.h"
 #include "gltrace/api/trace_decls.h"
 #include "trace/compsize.h"
+#include "trace/hooks/hook_state.h"
 #include "trace/layer.h"
 #include "trace/recorder.h"
 

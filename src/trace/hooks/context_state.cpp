@@ -1,0 +1,34 @@
+#include "trace/hooks/context_state.h"
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+namespace gltrace::trace {
+namespace {
+
+// Per session (contexts are numbered per session). A map a new session
+// replaces is kept, not freed: a thread may still hold one of its states.
+using ContextStates = std::unordered_map<uint32_t, std::unique_ptr<ContextState>>;
+std::mutex g_contexts_mutex;
+ContextStates* g_contexts = new ContextStates();
+
+}  // namespace
+
+ContextState* context_state(ThreadState* thread) {
+  if (thread->context_data != nullptr && thread->context_data_index == thread->context)
+    return static_cast<ContextState*>(thread->context_data);
+  std::lock_guard<std::mutex> lock(g_contexts_mutex);
+  auto& state = (*g_contexts)[thread->context];
+  if (state == nullptr) state = std::make_unique<ContextState>();
+  thread->context_data = state.get();
+  thread->context_data_index = thread->context;
+  return state.get();
+}
+
+void reset_context_states() {
+  std::lock_guard<std::mutex> lock(g_contexts_mutex);
+  g_contexts = new ContextStates();
+}
+
+}  // namespace gltrace::trace

@@ -1,0 +1,75 @@
+// The trace hooks' state per GL context: what client memory, mappings and
+// read-backs of a context are in play. Contexts are numbered per session.
+#pragma once
+
+// The trace layer calls the driver through its next functions only.
+#ifndef GL_GLES_PROTOTYPES
+#define GL_GLES_PROTOTYPES 0
+#endif
+#include <GLES2/gl2.h>
+#include <GLES2/gl2ext.h>
+#include <GLES3/gl32.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "trace/session.h"
+
+namespace gltrace::trace {
+
+inline constexpr int kMaxAttribs = 32;
+
+// Vertex-array state of VAO 0 (the only one that may use client memory).
+struct ClientAttrib {
+  const void* pointer = nullptr;
+  GLint size = 4;
+  GLenum type = GL_FLOAT;
+  GLsizei stride = 0;
+};
+
+// A buffer mapped in a context.
+struct Mapping {
+  GLenum target;
+  uint8_t* pointer;
+  int64_t offset;
+  int64_t length;
+  GLbitfield access;
+};
+
+// A framebuffer read-back in flight: glReadPixels into a pixel-pack buffer,
+// a fence, and the copy out later (when its slot is needed again, at the
+// next swap, or when the context is released), so the app does not wait for
+// the GPU at every swap or draw.
+struct PendingRead {
+  GLuint buffer = 0;  // the pack buffer (a name of ours in the app's namespace)
+  GLsync fence = nullptr;
+  size_t capacity = 0;
+  bool in_flight = false;
+  uint64_t frame = 0, seq = 0;
+  GLsizei width = 0, height = 0;
+  const char* origin = "";
+};
+
+// Read-backs in flight per context: after-draw ones come several per frame.
+inline constexpr size_t kReadsInFlight = 4;
+
+struct ContextState {
+  int client_version = 2;
+  // A desktop OpenGL context (EGL_OPENGL_API): its GL calls pass the layers
+  // by (dispatch/make_current.cpp) and the trace layer makes none in it.
+  bool desktop_gl = false;
+  uint32_t client_mask = 0;  // attributes pointing into client memory
+  ClientAttrib attribs[kMaxAttribs];
+  std::vector<Mapping> mappings;
+  PendingRead reads[kReadsInFlight];
+  size_t next_read = 0;  // reads[next_read % kReadsInFlight] is the oldest
+  // A draw call was made since the context's last frame end (see
+  // hooks/frames.cpp, glFinish).
+  bool drew = false;
+};
+
+// The state of the thread's current context (made on first use).
+ContextState* context_state(ThreadState* thread);
+
+}  // namespace gltrace::trace

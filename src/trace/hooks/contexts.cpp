@@ -1,0 +1,220 @@
+// Context hooks: eglMakeCurrent switches the thread's context (a context
+// new to the trace gets its Context record first) and its surface; the calls
+// that create surfaces and contexts record their config's attributes.
+#define GL_GLES_PROTOTYPES 0
+#include "format/schema.h"
+#include "gltrace/api/functions.h"
+#include "gltrace/api/trace_decls.h"
+#include "trace/hooks/context_state.h"
+#include "trace/hooks/frames.h"
+#include "trace/live.h"
+#include "trace/modes.h"
+#include "trace/next.h"
+#include "trace/recorder.h"
+
+namespace gltrace::trace {
+namespace {
+
+namespace schema = gltrace::schema;
+
+void write_context_record(ThreadState* thread, uint32_t index, EGLDisplay display,
+                          EGLContext context, EGLSurface draw) {
+  wire::Encoder body;
+  body.uint_field(schema::context::kIndex, index);
+  body.uint_field(schema::context::kHandle, handle_bits(context));
+  body.uint_field(schema::context::kDisplay, handle_bits(display));
+  EGLint value = 0;
+  if (NEXT(eglQueryContext)(display, context, EGL_CONFIG_ID, &value))
+    body.uint_field(schema::context::kConfig, static_cast<uint64_t>(value));
+  if (NEXT(eglQueryContext)(display, context, EGL_CONTEXT_CLIENT_VERSION, &value))
+    body.uint_field(schema::context::kClientVersion, static_cast<uint64_t>(value));
+  // The config's attributes, so a replay can choose an equivalent one.
+  EGLConfig config = nullptr;
+  EGLint config_id = 0, count = 0;
+  if (NEXT(eglQueryContext)(display, context, EGL_CONFIG_ID, &config_id)) {
+    const EGLint wanted[] = {EGL_CONFIG_ID, config_id, EGL_NONE};
+    NEXT(eglChooseConfig)(display, wanted, &config, 1, &count);
+  }
+  if (count == 1) {
+    size_t m = body.begin_nested(schema::context::kConfigAttribs);
+    for (EGLint name : {EGL_RED_SIZE, EGL_GREEN_SIZE, EGL_BLUE_SIZE, EGL_ALPHA_SIZE, EGL_DEPTH_SIZE,
+                        EGL_STENCIL_SIZE, EGL_SAMPLES, EGL_SURFACE_TYPE, EGL_RENDERABLE_TYPE}) {
+      EGLint v = 0;
+      NEXT(eglGetConfigAttrib)(display, config, name, &v);
+      body.raw_varint(static_cast<uint64_t>(int64_t{name}));  // int64: two's complement
+      body.raw_varint(static_cast<uint64_t>(int64_t{v}));
+    }
+    body.end_nested(m);
+  }
+  auto gl_string = [](GLenum name) {
+    const GLubyte* s = NEXT(glGetString)(name);
+    return s != nullptr ? reinterpret_cast<const char*>(s) : "";
+  };
+  body.string_field(schema::context::kGlVendor, gl_string(GL_VENDOR));
+  body.string_field(schema::context::kGlRenderer, gl_string(GL_RENDERER));
+  body.string_field(schema::context::kGlVersion, gl_string(GL_VERSION));
+  if (draw != EGL_NO_SURFACE) {
+    EGLint width = 0, height = 0;
+    NEXT(eglQuerySurface)(display, draw, EGL_WIDTH, &width);
+    NEXT(eglQuerySurface)(display, draw, EGL_HEIGHT, &height);
+    body.uint_field(schema::context::kSurfaceWidth, static_cast<uint64_t>(width));
+    body.uint_field(schema::context::kSurfaceHeight, static_cast<uint64_t>(height));
+  }
+  append_record(thread, schema::record::kContext, body.data(), body.size());
+}
+
+// Every attribute of an EGL 1.5 config, and the component type when the
+// display has EGL_EXT_pixel_format_float: what a replay matches to find the
+// config with the same framebuffer, whatever the app asked for or learnt.
+constexpr EGLint kConfigAttribs[] = {EGL_CONFIG_ID,
+                                     EGL_BUFFER_SIZE,
+                                     EGL_RED_SIZE,
+                                     EGL_GREEN_SIZE,
+                                     EGL_BLUE_SIZE,
+                                     EGL_ALPHA_SIZE,
+                                     EGL_LUMINANCE_SIZE,
+                                     EGL_ALPHA_MASK_SIZE,
+                                     EGL_COLOR_BUFFER_TYPE,
+                                     EGL_DEPTH_SIZE,
+                                     EGL_STENCIL_SIZE,
+                                     EGL_SAMPLE_BUFFERS,
+                                     EGL_SAMPLES,
+                                     EGL_SURFACE_TYPE,
+                                     EGL_RENDERABLE_TYPE,
+                                     EGL_CONFORMANT,
+                                     EGL_CONFIG_CAVEAT,
+                                     EGL_NATIVE_RENDERABLE,
+                                     EGL_NATIVE_VISUAL_ID,
+                                     EGL_NATIVE_VISUAL_TYPE,
+                                     EGL_TRANSPARENT_TYPE,
+                                     EGL_LEVEL,
+                                     EGL_BIND_TO_TEXTURE_RGB,
+                                     EGL_BIND_TO_TEXTURE_RGBA,
+                                     EGL_MIN_SWAP_INTERVAL,
+                                     EGL_MAX_SWAP_INTERVAL};
+
+bool has_float_configs(EGLDisplay display) {
+  const char* extensions = NEXT(eglQueryString)(display, EGL_EXTENSIONS);
+  return extensions != nullptr && strstr(extensions, "EGL_EXT_pixel_format_float") != nullptr;
+}
+
+// Call.config_attribs of a call that used `config` and succeeded (a valid
+// config: no query below fails, so the app's EGL error stays EGL_SUCCESS).
+void write_config_attribs(CallRecorder& rec, EGLDisplay display, EGLConfig config) {
+  if (mode() != Mode::kFull) return;
+  wire::Encoder& call = rec.call_encoder();
+  size_t m = call.begin_nested(schema::call::kConfigAttribs);
+  auto put = [&](EGLint name) {
+    EGLint value = 0;
+    if (!NEXT(eglGetConfigAttrib)(display, config, name, &value)) return;
+    call.raw_varint(static_cast<uint64_t>(int64_t{name}));  // int64: two's complement
+    call.raw_varint(static_cast<uint64_t>(int64_t{value}));
+  };
+  for (EGLint name : kConfigAttribs) put(name);
+  if (has_float_configs(display)) put(EGL_COLOR_COMPONENT_TYPE_EXT);
+  call.end_nested(m);
+}
+
+// eglMakeCurrent bound `draw` on this thread: its size now, and a check at
+// the first draw (the app may resize the window before drawing).
+void record_bound_surface(CallRecorder& rec, EGLDisplay display, EGLSurface draw) {
+  ThreadState* thread = rec.thread();
+  uint32_t width = thread->surface_width, height = thread->surface_height;
+  // The surface this thread had (apps that make current every frame): its
+  // size as known, checked at the next draw like after a swap, without a
+  // query (a round trip to the X server).
+  bool known = draw != EGL_NO_SURFACE && draw == thread->draw_surface &&
+               display == thread->draw_display && width != 0;
+  thread->draw_display = display;
+  thread->draw_surface = draw;
+  thread->surface_width = thread->surface_height = 0;
+  thread->surface_size_check = false;
+  if (mode() != Mode::kFull || (!known && !query_surface_size(display, draw, &width, &height)))
+    return;
+  record_surface_size(rec, width, height);
+  thread->surface_size_check = true;
+}
+
+}  // namespace
+
+// --- eglMakeCurrent ----------------------------------------------------------------
+
+bool complete_reads_before_switch(EGLDisplay& /*dpy*/, EGLSurface& /*draw*/, EGLSurface& /*read*/,
+                                  EGLContext& /*ctx*/, EGLBoolean& /*result*/) {
+  // A read-back in flight needs the context that is still current.
+  if (recording() && mode() == Mode::kFull && thread_state()->context != 0)
+    complete_pending_reads(thread_state());
+  return true;
+}
+
+void record_context_switch(CallRecorder& rec, EGLDisplay dpy, EGLSurface draw, EGLSurface /*read*/,
+                           EGLContext ctx, EGLBoolean result) {
+  if (!result) return;
+  ThreadState* thread = rec.thread();
+  uint32_t index = 0;
+  if (ctx != EGL_NO_CONTEXT) {
+    bool created = false;
+    index = context_index(handle_bits(ctx), &created);
+    if (created) write_context_record(thread, index, dpy, ctx, draw);
+  }
+  thread->context = index;
+  rec.set_context(index);
+  EGLint version = 0, client_type = 0;
+  if (ctx != EGL_NO_CONTEXT &&
+      NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_VERSION, &version))
+    context_state(thread)->client_version = version;
+  if (ctx != EGL_NO_CONTEXT &&
+      NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_TYPE, &client_type))
+    context_state(thread)->desktop_gl = client_type == EGL_OPENGL_API;
+  record_bound_surface(rec, dpy, ctx != EGL_NO_CONTEXT ? draw : EGL_NO_SURFACE);
+}
+
+void switch_point_after_make_current(CallRecorder* /*recorded*/, EGLDisplay /*dpy*/,
+                                     EGLSurface /*draw*/, EGLSurface /*read*/, EGLContext /*ctx*/,
+                                     EGLBoolean /*result*/) {
+  live_switch_point(false);
+}
+
+// Live tracing joined a thread that has a context current: its binding, as
+// an eglMakeCurrent the app did not make just now.
+void record_current_binding() {
+  EGLDisplay dpy = NEXT(eglGetCurrentDisplay)();
+  EGLContext ctx = NEXT(eglGetCurrentContext)();
+  EGLSurface draw = NEXT(eglGetCurrentSurface)(EGL_DRAW);
+  EGLSurface read = NEXT(eglGetCurrentSurface)(EGL_READ);
+  thread_state();  // joins the session
+  CallRecorder rec(api::kFn_eglMakeCurrent);
+  if (!rec.finish()) return;
+  rec.set_synthetic();
+  record_eglMakeCurrent(rec, dpy, draw, read, ctx, EGL_TRUE);
+}
+
+// --- configs -------------------------------------------------------------------------
+
+void record_window_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config,
+                                  EGLNativeWindowType /*win*/, const EGLint* /*attrib_list*/,
+                                  EGLSurface result) {
+  if (result != EGL_NO_SURFACE) write_config_attribs(rec, dpy, config);
+}
+void record_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config,
+                           void* /*native_window*/, const EGLAttrib* /*attrib_list*/,
+                           EGLSurface result) {
+  if (result != EGL_NO_SURFACE) write_config_attribs(rec, dpy, config);
+}
+void record_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config,
+                           void* /*native_window*/, const EGLint* /*attrib_list*/,
+                           EGLSurface result) {
+  if (result != EGL_NO_SURFACE) write_config_attribs(rec, dpy, config);
+}
+void record_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config,
+                           const EGLint* /*attrib_list*/, EGLSurface result) {
+  if (result != EGL_NO_SURFACE) write_config_attribs(rec, dpy, config);
+}
+void record_context_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config,
+                                   EGLContext /*share_context*/, const EGLint* /*attrib_list*/,
+                                   EGLContext result) {
+  // EGL_NO_CONFIG_KHR (no config) has no attributes.
+  if (result != EGL_NO_CONTEXT && config != nullptr) write_config_attribs(rec, dpy, config);
+}
+
+}  // namespace gltrace::trace

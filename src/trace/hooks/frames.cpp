@@ -1,0 +1,402 @@
+// Frame hooks: swaps end frames (the back buffer read before, the frame's
+// size recorded), glFinish ends the frames of programs that never swap,
+// and the first draw, clear or blit of a frame notices a resized window.
+// With capture after draws, what each draw rendered is read back.
+#define GL_GLES_PROTOTYPES 0
+#include "trace/hooks/frames.h"
+
+#include <atomic>
+
+#include "format/schema.h"
+#include "gltrace/api/trace_decls.h"
+#include "trace/compsize.h"
+#include "trace/hooks/context_state.h"
+#include "trace/hooks/hook_state.h"
+#include "trace/hooks/read_back.h"
+#include "trace/live.h"
+#include "trace/modes.h"
+#include "trace/next.h"
+#include "trace/recorder.h"
+
+namespace gltrace::trace {
+namespace {
+
+namespace schema = gltrace::schema;
+
+// The session (generation) in which the program swapped first: from then
+// on only swaps end frames (see end_finished_frame). 0: none yet.
+std::atomic<uint32_t> g_swapped_generation{0};
+
+void write_image(ThreadState* thread, uint64_t frame, uint64_t seq, GLsizei width, GLsizei height,
+                 const void* pixels, const char* origin) {
+  AppendGuard guard(thread);  // read-backs happen outside any call's window
+  if (!guard.ok()) return;
+  uint64_t blob = store_blob(thread, pixels, static_cast<size_t>(width) * height * 4);
+  wire::Encoder body;
+  body.uint_field(schema::image::kFrame, frame);
+  body.uint_field(schema::image::kSeq, seq);
+  body.uint_field(schema::image::kWidth, static_cast<uint64_t>(width));
+  body.uint_field(schema::image::kHeight, static_cast<uint64_t>(height));
+  body.fixed64_field(schema::image::kBlob, blob);
+  body.string_field(schema::image::kOrigin, origin);
+  body.uint_field(schema::image::kContext, thread->context);
+  append_record(thread, schema::record::kImage, body.data(), body.size());
+}
+
+// Reads a framebuffer region into the thread's pixels and writes it as an
+// Image, or, given `hold`, leaves it there for write_held_image.
+void read_framebuffer(ThreadState* thread, GLint source_fb, GLint x, GLint y, GLsizei width,
+                      GLsizei height, const char* origin, HeldSwapImage* hold = nullptr) {
+  if (width <= 0 || height <= 0 || thread->context == 0) return;
+  ReadBackScope scope(thread);
+  scope.prepare(static_cast<GLuint>(source_fb), 0);
+  thread->pixels.resize(static_cast<size_t>(width) * static_cast<size_t>(height) * 4);
+  NEXT(glReadPixels)(x, y, width, height, GL_RGBA, GL_UNSIGNED_BYTE, thread->pixels.data());
+  if (NEXT(glGetError)() != GL_NO_ERROR) return;
+  if (hold != nullptr)
+    *hold = {true, frames_completed(), thread->last_seq, width, height};
+  else
+    write_image(thread, frames_completed(), thread->last_seq, width, height, thread->pixels.data(),
+                origin);
+}
+
+void write_held_image(ThreadState* thread, const HeldSwapImage& image) {
+  if (image.held)
+    write_image(thread, image.frame, image.seq, image.width, image.height, thread->pixels.data(),
+                "swap");
+}
+
+// Copies a finished asynchronous read-back into the trace. Needs its
+// context current.
+void complete_read(ThreadState* thread, PendingRead& read) {
+  if (!read.in_flight) return;
+  read.in_flight = false;
+  ReadBackScope scope(thread);
+  NEXT(glClientWaitSync)(read.fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_C(1000000000));
+  NEXT(glDeleteSync)(read.fence);
+  read.fence = nullptr;
+  NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, read.buffer);
+  size_t bytes = static_cast<size_t>(read.width) * read.height * 4;
+  const void* pixels = NEXT(glMapBufferRange)(GL_PIXEL_PACK_BUFFER, 0,
+                                              static_cast<GLsizeiptr>(bytes), GL_MAP_READ_BIT);
+  if (pixels != nullptr) {
+    write_image(thread, read.frame, read.seq, read.width, read.height, pixels, read.origin);
+    NEXT(glUnmapBuffer)(GL_PIXEL_PACK_BUFFER);
+  }
+}
+
+// ES 3: starts reading a framebuffer region into a pack buffer (the oldest
+// read in flight is completed first when all are busy).
+bool start_async_read(ThreadState* thread, GLint source_fb, GLint x, GLint y, GLsizei width,
+                      GLsizei height, const char* origin) {
+  ContextState* state = context_state(thread);
+  if (state->client_version < 3 || width <= 0 || height <= 0) return false;
+  PendingRead& read = state->reads[state->next_read % kReadsInFlight];
+  complete_read(thread, read);
+  ReadBackScope scope(thread);
+  if (read.buffer == 0) NEXT(glGenBuffers)(1, &read.buffer);
+  scope.prepare(static_cast<GLuint>(source_fb), read.buffer);
+  size_t bytes = static_cast<size_t>(width) * height * 4;
+  if (read.capacity != bytes) {
+    NEXT(glBufferData)
+    (GL_PIXEL_PACK_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_STREAM_READ);
+    read.capacity = bytes;
+  }
+  NEXT(glReadPixels)(x, y, width, height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  if (NEXT(glGetError)() != GL_NO_ERROR) return false;
+  read.fence = NEXT(glFenceSync)(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  read.in_flight = read.fence != nullptr;
+  read.frame = frames_completed();
+  read.seq = thread->last_seq;
+  read.width = width;
+  read.height = height;
+  read.origin = origin;
+  ++state->next_read;
+  return true;
+}
+
+// A region of a framebuffer: asynchronously on ES 3, else now.
+void capture_region(ThreadState* thread, GLint source_fb, GLint x, GLint y, GLsizei width,
+                    GLsizei height, const char* origin) {
+  if (!start_async_read(thread, source_fb, x, y, width, height, origin))
+    read_framebuffer(thread, source_fb, x, y, width, height, origin);
+}
+
+// The back buffer about to be presented, of the size the frame was drawn at
+// (0: the surface's).
+void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface surface,
+                         uint32_t frame_width, uint32_t frame_height, HeldSwapImage* hold) {
+  if (thread->context == 0) return;
+  auto width = static_cast<EGLint>(frame_width), height = static_cast<EGLint>(frame_height);
+  if (width == 0 || height == 0) {
+    NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &width);
+    NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &height);
+  }
+  // The last frame of a capture is read now: nothing completes it later.
+  if (last_frame_of_session() || !start_async_read(thread, 0, 0, 0, width, height, "swap"))
+    read_framebuffer(thread, 0, 0, 0, width, height, "swap", hold);
+}
+
+// At a draw, clear or blit: the first one of a frame on the default framebuffer
+// is where the driver sizes a window's buffers, so when the app resized its
+// window since the swap, the new size goes with that call. eglQuerySurface
+// answers the window's size, not its buffers': some drivers (Mesa's software
+// X11 path) keep the buffers they made at eglMakeCurrent until the first
+// swap, so the buffers are checked to have the new size (a pixel inside,
+// none beyond: one-pixel reads, once per resize).
+void check_surface_resize(CallRecorder& rec) {
+  ThreadState* thread = rec.thread();
+  if (!thread->surface_size_check) return;
+  if (driver_integer(GL_FRAMEBUFFER_BINDING) != 0) return;  // not the window yet
+  thread->surface_size_check = false;
+  uint32_t width = 0, height = 0;
+  if (!query_surface_size(static_cast<EGLDisplay>(thread->draw_display),
+                          static_cast<EGLSurface>(thread->draw_surface), &width, &height) ||
+      (width == thread->surface_width && height == thread->surface_height))
+    return;
+  if (buffers_have_size(thread, width, height)) record_surface_size(rec, width, height);
+}
+
+// What a draw call just rendered: the bound draw framebuffer, in the viewport.
+void capture_drawn(CallRecorder* recorded) {
+  if (recorded == nullptr) return;
+  ThreadState* thread = recorded->thread();
+  if (thread->context != 0) context_state(thread)->drew = true;
+  if (mode() != Mode::kFull || !capture_framebuffer_on_draw() || thread->context == 0) return;
+  GLint viewport[4] = {0, 0, 0, 0};
+  NEXT(glGetIntegerv)(GL_VIEWPORT, viewport);
+  capture_region(thread, driver_integer(GL_FRAMEBUFFER_BINDING), viewport[0], viewport[1],
+                 viewport[2], viewport[3], "draw");
+}
+
+// The frame's size, before the swap (a replay checks it drew the frame so),
+// and the back buffer, undefined after the swap.
+void read_back_before_swap(SwapFrame& state, EGLDisplay display, EGLSurface surface) {
+  if (recording()) g_swapped_generation.store(g_hot.generation.load(std::memory_order_relaxed));
+  if (!recording() || mode() != Mode::kFull || thread_state()->context == 0 ||
+      context_state(thread_state())->desktop_gl)
+    return;
+  ThreadState* thread = thread_state();
+  bool tracked = thread->draw_surface == surface && thread->surface_width != 0;
+  if (tracked && !thread->surface_size_check) {
+    // The frame's first draw checked the size: it holds for the frame
+    // (one size query a frame: on X11 each is a round trip to the server).
+    state.width = thread->surface_width;
+    state.height = thread->surface_height;
+    state.sized = true;
+  } else {
+    // No draw or clear on the window this frame (a blit, or nothing): the
+    // window's size if the buffers have it by now, else the one they had.
+    state.sized = query_surface_size(display, surface, &state.width, &state.height);
+    if (state.sized && tracked &&
+        (state.width != thread->surface_width || state.height != thread->surface_height) &&
+        !buffers_have_size(thread, state.width, state.height)) {
+      state.width = thread->surface_width;
+      state.height = thread->surface_height;
+    }
+  }
+  // What was read during the frame is done by now (or soon): written out
+  // here, so no more than the last swap's read is ever in flight at a
+  // capture's end.
+  complete_pending_reads(thread);
+  if (capture_framebuffer_on_swap())
+    capture_framebuffer(thread, display, surface, state.sized ? state.width : 0,
+                        state.sized ? state.height : 0, &state.held);
+}
+
+void record_swap_size(CallRecorder& rec, const SwapFrame& state) {
+  if (state.sized) record_surface_size(rec, state.width, state.height);
+  // The next frame's first draw checks whether the window was resized.
+  rec.thread()->surface_size_check = mode() == Mode::kFull && rec.thread()->draw_surface != nullptr;
+}
+
+void end_swapped_frame(CallRecorder* recorded, const SwapFrame& state) {
+  if (recorded != nullptr) {
+    write_held_image(recorded->thread(), state.held);
+    end_frame(recorded->thread(), recorded->seq());
+  }
+  live_switch_point(true);
+}
+
+// What a frame ended by glFinish rendered: the bound draw framebuffer, read
+// now (glFinish has waited for the rendering already). Framebuffer 0 is read
+// whole (its surface), an FBO within the viewport, as after draws.
+void capture_finished_frame(ThreadState* thread) {
+  GLint framebuffer = driver_integer(GL_FRAMEBUFFER_BINDING);
+  GLint region[4] = {0, 0, 0, 0};
+  if (framebuffer == 0) {
+    EGLSurface surface = NEXT(eglGetCurrentSurface)(EGL_DRAW);
+    if (surface == EGL_NO_SURFACE) return;  // surfaceless: nothing to read
+    EGLDisplay display = NEXT(eglGetCurrentDisplay)();
+    NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &region[2]);
+    NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &region[3]);
+  } else {
+    NEXT(glGetIntegerv)(GL_VIEWPORT, region);
+  }
+  read_framebuffer(thread, framebuffer, region[0], region[1], region[2], region[3], "finish");
+}
+
+}  // namespace
+
+bool query_surface_size(EGLDisplay display, EGLSurface surface, uint32_t* width, uint32_t* height) {
+  EGLint w = 0, h = 0;
+  if (surface == EGL_NO_SURFACE || !NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &w) ||
+      !NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &h) || w <= 0 || h <= 0)
+    return false;
+  *width = static_cast<uint32_t>(w);
+  *height = static_cast<uint32_t>(h);
+  return true;
+}
+
+void record_surface_size(CallRecorder& rec, uint32_t width, uint32_t height) {
+  ThreadState* thread = rec.thread();
+  thread->surface_width = width;
+  thread->surface_height = height;
+  rec.call_encoder().uint_field(schema::call::kSurfaceWidth, width);
+  rec.call_encoder().uint_field(schema::call::kSurfaceHeight, height);
+}
+
+void complete_pending_reads(ThreadState* thread) {
+  ContextState* state = context_state(thread);
+  for (size_t k = 0; k < kReadsInFlight; ++k)
+    complete_read(thread, state->reads[(state->next_read + k) % kReadsInFlight]);
+}
+
+// --- swaps -----------------------------------------------------------------------
+
+bool read_back_before_swap(SwapFrame& state, EGLDisplay& dpy, EGLSurface& surface,
+                           EGLBoolean& /*result*/) {
+  read_back_before_swap(state, dpy, surface);
+  return true;
+}
+bool read_back_before_swap(SwapFrame& state, EGLDisplay& dpy, EGLSurface& surface,
+                           const EGLint*& /*rects*/, EGLint& /*n_rects*/, EGLBoolean& /*result*/) {
+  read_back_before_swap(state, dpy, surface);
+  return true;
+}
+
+void record_swap_size(CallRecorder& rec, SwapFrame& state, EGLDisplay /*dpy*/,
+                      EGLSurface /*surface*/, EGLBoolean /*result*/) {
+  record_swap_size(rec, state);
+}
+void record_swap_size(CallRecorder& rec, SwapFrame& state, EGLDisplay /*dpy*/,
+                      EGLSurface /*surface*/, const EGLint* /*rects*/, EGLint /*n_rects*/,
+                      EGLBoolean /*result*/) {
+  record_swap_size(rec, state);
+}
+
+void end_swapped_frame(CallRecorder* recorded, SwapFrame& state, EGLDisplay /*dpy*/,
+                       EGLSurface /*surface*/, EGLBoolean /*result*/) {
+  end_swapped_frame(recorded, state);
+}
+void end_swapped_frame(CallRecorder* recorded, SwapFrame& state, EGLDisplay /*dpy*/,
+                       EGLSurface /*surface*/, const EGLint* /*rects*/, EGLint /*n_rects*/,
+                       EGLBoolean /*result*/) {
+  end_swapped_frame(recorded, state);
+}
+
+// --- frames of off-screen programs -------------------------------------------------
+
+// A program that never presents (rendering into FBOs or pbuffers, glmark2
+// --off-screen) has no swaps to count frames by. Until the program swaps
+// for the first time in the session, a glFinish ends a frame when its
+// context drew (a glDraw* call) since its last frame end: uploads and
+// helper contexts that only wait do not make frames. The call carries
+// ends_frame, so a replay needs no rule of its own.
+void record_finish_frame_end(CallRecorder& rec, FinishFrame& state) {
+  ThreadState* thread = rec.thread();
+  if (thread->context != 0 &&
+      g_swapped_generation.load(std::memory_order_relaxed) != thread->generation) {
+    ContextState* context = context_state(thread);
+    state.ends_frame = context->drew;
+    context->drew = false;
+  }
+  if (state.ends_frame) rec.call_encoder().uint_field(schema::call::kEndsFrame, 1);
+}
+
+void end_finished_frame(CallRecorder* recorded, FinishFrame& state) {
+  if (recorded == nullptr || !state.ends_frame) return;
+  ThreadState* thread = recorded->thread();
+  if (mode() == Mode::kFull) {
+    complete_pending_reads(thread);  // the frame's after-draw images, before its end
+    if (capture_framebuffer_on_swap()) capture_finished_frame(thread);
+  }
+  end_frame(thread, recorded->seq());
+}
+
+// --- the first call on a resized window --------------------------------------------
+
+void record_surface_resize(CallRecorder& rec, GLbitfield /*mask*/) { check_surface_resize(rec); }
+
+// Apps that draw off-screen reach their window by a blit.
+void record_surface_resize(CallRecorder& rec, GLint /*srcX0*/, GLint /*srcY0*/, GLint /*srcX1*/,
+                           GLint /*srcY1*/, GLint /*dstX0*/, GLint /*dstY0*/, GLint /*dstX1*/,
+                           GLint /*dstY1*/, GLbitfield /*mask*/, GLenum /*filter*/) {
+  check_surface_resize(rec);
+}
+
+// --- draws -----------------------------------------------------------------------
+
+void record_surface_resize(CallRecorder& rec, GLenum /*mode*/, GLint /*first*/, GLsizei /*count*/) {
+  check_surface_resize(rec);
+}
+void record_surface_resize(CallRecorder& rec, GLenum /*mode*/, GLint /*first*/, GLsizei /*count*/,
+                           GLsizei /*instancecount*/) {
+  check_surface_resize(rec);
+}
+void record_surface_resize(CallRecorder& rec, GLenum /*mode*/, GLsizei /*count*/, GLenum /*type*/,
+                           const void* /*indices*/) {
+  check_surface_resize(rec);
+}
+// (glDrawElementsInstanced, and glDrawElementsBaseVertex: GLint and GLsizei
+// are one type.)
+void record_surface_resize(CallRecorder& rec, GLenum /*mode*/, GLsizei /*count*/, GLenum /*type*/,
+                           const void* /*indices*/, GLsizei /*instancecount*/) {
+  check_surface_resize(rec);
+}
+void record_surface_resize(CallRecorder& rec, GLenum /*mode*/, GLsizei /*count*/, GLenum /*type*/,
+                           const void* /*indices*/, GLsizei /*instancecount*/,
+                           GLint /*basevertex*/) {
+  check_surface_resize(rec);
+}
+void record_surface_resize(CallRecorder& rec, GLenum /*mode*/, GLuint /*start*/, GLuint /*end*/,
+                           GLsizei /*count*/, GLenum /*type*/, const void* /*indices*/) {
+  check_surface_resize(rec);
+}
+void record_surface_resize(CallRecorder& rec, GLenum /*mode*/, GLuint /*start*/, GLuint /*end*/,
+                           GLsizei /*count*/, GLenum /*type*/, const void* /*indices*/,
+                           GLint /*basevertex*/) {
+  check_surface_resize(rec);
+}
+
+void capture_after_draw(CallRecorder* recorded, GLenum /*mode*/, GLint /*first*/,
+                        GLsizei /*count*/) {
+  capture_drawn(recorded);
+}
+void capture_after_draw(CallRecorder* recorded, GLenum /*mode*/, GLint /*first*/, GLsizei /*count*/,
+                        GLsizei /*instancecount*/) {
+  capture_drawn(recorded);
+}
+void capture_after_draw(CallRecorder* recorded, GLenum /*mode*/, GLsizei /*count*/, GLenum /*type*/,
+                        const void* /*indices*/) {
+  capture_drawn(recorded);
+}
+void capture_after_draw(CallRecorder* recorded, GLenum /*mode*/, GLsizei /*count*/, GLenum /*type*/,
+                        const void* /*indices*/, GLsizei /*instancecount*/) {
+  capture_drawn(recorded);
+}
+void capture_after_draw(CallRecorder* recorded, GLenum /*mode*/, GLsizei /*count*/, GLenum /*type*/,
+                        const void* /*indices*/, GLsizei /*instancecount*/, GLint /*basevertex*/) {
+  capture_drawn(recorded);
+}
+void capture_after_draw(CallRecorder* recorded, GLenum /*mode*/, GLuint /*start*/, GLuint /*end*/,
+                        GLsizei /*count*/, GLenum /*type*/, const void* /*indices*/) {
+  capture_drawn(recorded);
+}
+void capture_after_draw(CallRecorder* recorded, GLenum /*mode*/, GLuint /*start*/, GLuint /*end*/,
+                        GLsizei /*count*/, GLenum /*type*/, const void* /*indices*/,
+                        GLint /*basevertex*/) {
+  capture_drawn(recorded);
+}
+
+}  // namespace gltrace::trace
