@@ -32,9 +32,18 @@ async function main() {
     // draw on a canvas); it draws only the rows on screen, so each name is
     // searched for (Ctrl+F filters the list).
     await page.getByText('Sandwich').click({ timeout: 60000 });
-    await page.keyboard.press('Control+f');
+    // A loaded machine may deliver the key before the view listens for it:
+    // pressed again until the search field shows (up to 2 minutes).
     const search = page.locator('input');
-    await search.waitFor({ timeout: 30000 });
+    for (let tries = 1; ; tries++) {
+      await page.keyboard.press('Control+f');
+      try {
+        await search.waitFor({ timeout: 5000 });
+        break;
+      } catch (error) {
+        if (tries === 24) throw error;
+      }
+    }
     for (const name of names) {
       await search.fill(name);
       // Filtered when every symbol shown holds the text searched for (none
