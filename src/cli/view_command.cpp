@@ -1,6 +1,5 @@
 // `gltrace view`: a trace in the browser (src/view, docs/viewer.md), or a
 // live capture as it streams (--attach).
-#include <signal.h>
 
 #include <atomic>
 #include <cstdio>
@@ -72,11 +71,7 @@ int view(const ViewCommandOptions& o, const CommandLine& line) {
   if (int status = resolve_target(line, kName, &target); status != kExitOk) return status;
   // Blocked before the capture starts, as run_view blocks them: a Ctrl-C
   // from here on stops the capture cleanly rather than killing us.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  view::block_stop_signals();
   AttachRequest request;
   request.command = kName;
   request.endpoint = target.endpoint;

@@ -1038,15 +1038,20 @@ std::string random_token() {
   return token;
 }
 
-int run_view(const ViewOptions& options, FILE* out) {
-  // SIGINT/SIGTERM end the server from a thread of their own (stop() is
-  // not for signal handlers): blocked before any thread starts (the model's
-  // indexer is one), so none of them takes a signal with its default action.
+sigset_t block_stop_signals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
+int run_view(const ViewOptions& options, FILE* out) {
+  // SIGINT/SIGTERM end the server from a thread of their own (stop() is
+  // not for signal handlers): blocked before any thread starts (the model's
+  // indexer is one).
+  const sigset_t signals = block_stop_signals();
   TraceModel model;
   std::string error;
   if (options.live != nullptr) {

@@ -3,6 +3,8 @@
 // answers from the trace model and the state worker.
 #pragma once
 
+#include <signal.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdio>
@@ -45,6 +47,12 @@ struct ViewOptions {
 // ends once the trace is finished (1 when the capture failed or the trace
 // is incomplete); a capture that ends by itself leaves the viewer serving.
 int run_view(const ViewOptions& options, FILE* out);
+
+// Blocks SIGINT and SIGTERM in the calling thread (and the threads it starts
+// from then on): run_view takes them on a thread of its own. Called before
+// any thread starts, so none takes them with the default action. Returns
+// the set blocked.
+sigset_t block_stop_signals();
 
 // A random 128-bit token in hex.
 std::string random_token();
