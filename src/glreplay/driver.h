@@ -29,6 +29,11 @@ class Driver {
     if (id < table_.size() && resolved_[id] != 0) return table_[id];
     return resolve(id);
   }
+  // The same as its function type: proc_as<PFN_gltrace_eglGetError>(api::kFn_eglGetError).
+  template <typename Pfn>
+  Pfn proc_as(uint32_t id) {
+    return reinterpret_cast<Pfn>(proc(id));
+  }
 
  private:
   void* resolve(uint32_t id);

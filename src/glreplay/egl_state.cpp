@@ -11,13 +11,9 @@
 
 namespace gltrace::glreplay {
 
-namespace {
+#define REAL(name) driver_.proc_as<PFN_gltrace_##name>(api::kFn_##name)
 
-template <typename Pfn>
-Pfn real(Driver& d, uint32_t id) {
-  return reinterpret_cast<Pfn>(d.proc(id));
-}
-#define REAL(name) real<PFN_gltrace_##name>(driver_, api::kFn_##name)
+namespace {
 
 // The attributes that make two configs' framebuffers the same format.
 constexpr EGLint kFormatAttribs[] = {EGL_BUFFER_SIZE,  EGL_RED_SIZE,       EGL_GREEN_SIZE,

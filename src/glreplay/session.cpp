@@ -11,15 +11,7 @@
 
 namespace gltrace::glreplay {
 
-namespace {
-
-template <typename Pfn>
-Pfn real(Driver& d, uint32_t id) {
-  return reinterpret_cast<Pfn>(d.proc(id));
-}
-#define REAL(name) real<PFN_gltrace_##name>(driver_, api::kFn_##name)
-
-}  // namespace
+#define REAL(name) driver_.proc_as<PFN_gltrace_##name>(api::kFn_##name)
 
 Session::Session(SessionOptions options, std::shared_ptr<TraceInfo> info)
     : options_(std::move(options)),
