@@ -10,7 +10,11 @@ namespace gltrace::format {
 
 // File header: magic, u32 version, u32 flags.
 inline constexpr char kFileMagic[8] = {'G', 'L', 'T', 'R', 'A', 'C', 'E', '\0'};
-inline constexpr uint32_t kFormatVersion = 1;
+// Version 2: calls carry start_gap_ns (proto/trace.proto). Version 1 files
+// read the same way; a reader of version 1 alone refuses version 2 rather
+// than misplace its calls in time.
+inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kOldestFormatVersion = 1;
 inline constexpr size_t kFileHeaderSize = 16;
 
 // Chunk header: magic, u32 codec, u32 stored_size, u32 raw_size, u32 crc32

@@ -132,16 +132,16 @@ struct ChunkReader::Impl {
       return set(ReadState::kCorrupt, 0, "not a gltrace file (bad magic) at offset 0");
     if (got < kFileHeaderSize) return cut_short(0, "file header");
     uint32_t version = get_u32(h + 8);
-    if (version != kFormatVersion) {
+    if (version < kOldestFormatVersion || version > kFormatVersion) {
       return set(ReadState::kCorrupt, 8,
                  "unsupported format version %" PRIu32
-                 " at offset 8 (this gltrace reads version %" PRIu32 ")",
-                 version, kFormatVersion);
+                 " at offset 8 (this gltrace reads versions %" PRIu32 " to %" PRIu32 ")",
+                 version, kOldestFormatVersion, kFormatVersion);
     }
     uint32_t flags = get_u32(h + 12);
     if (flags != 0) {
       return set(ReadState::kCorrupt, 12,
-                 "unsupported file flags 0x%" PRIx32 " at offset 12 (version 1 has none)", flags);
+                 "unsupported file flags 0x%" PRIx32 " at offset 12 (the format has none)", flags);
     }
     pos = kFileHeaderSize;
     status = ReadStatus{};

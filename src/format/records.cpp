@@ -119,6 +119,7 @@ struct RecordDecoder::Scratch {
   // same chunk (proto/trace.proto, Call): what that call had.
   struct ThreadPosition {
     uint64_t start_ns = 0;
+    uint64_t end_ns = 0;  // start_ns + duration_ns
     uint64_t seq = 0;
   };
   // A few threads per chunk are the rule: looked up in a small vector, then
@@ -138,9 +139,11 @@ struct RecordDecoder::Scratch {
     bool has_ret = false;
     bool has_seq = false;
     bool has_start = false;
+    bool has_start_gap = false;
     bool has_image_source = false;
     uint64_t seq_delta = 0;
     uint64_t start_delta = 0;
+    uint64_t start_gap = 0;
   } call_state;
   size_t max_index_entries = SIZE_MAX;
 
@@ -382,7 +385,7 @@ struct RecordDecoder::Scratch {
     c.nargs = c.first_arg;
     Msg r = open(bytes, "Call");
     if (!s::decode_call(*this, r, &call)) return false;
-    resolve_deltas(&call, c.has_seq, c.seq_delta, c.has_start, c.start_delta);
+    resolve_deltas(&call, c);
     call.args = std::span<const Value>(c.pool->data() + c.first_arg, c.nargs - c.first_arg);
     call.ret = c.has_ret ? &ret : nullptr;
     call.client_arrays = std::span<const ClientArray>(client_arrays.data(), c.narrays);
@@ -407,6 +410,10 @@ struct RecordDecoder::Scratch {
   }
   bool field_call_start_delta_ns(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
     return varint(m, f, t, &call_state.start_delta);
+  }
+  bool field_call_start_gap_ns(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
+    call_state.has_start_gap = true;
+    return varint(m, f, t, &call_state.start_gap);
   }
   bool field_call_config_attribs(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
     return ints<int64_t, false>(m, f, t, &config_attribs);
@@ -529,9 +536,9 @@ struct RecordDecoder::Scratch {
   }
 
   // Absolute fields win; delta fields count from the thread's previous call
-  // in this chunk.
-  void resolve_deltas(Call* c, bool has_seq, uint64_t seq_delta, bool has_start,
-                      uint64_t start_delta) {
+  // in this chunk: seq and (format 1) start from its own, (format 2) start
+  // from its end.
+  void resolve_deltas(Call* c, const CallState& state) {
     ThreadPosition* previous = nullptr;
     bool found = false;  // the thread had a call before in this chunk
     if (many_positions.empty()) {
@@ -549,9 +556,11 @@ struct RecordDecoder::Scratch {
       previous = &it->second;
       found = !added;
     }
-    if (!has_seq && found) c->seq = previous->seq + 1 + seq_delta;
-    if (!has_start && found) c->start_ns = previous->start_ns + start_delta;
-    *previous = {c->start_ns, c->seq};
+    if (!state.has_seq && found) c->seq = previous->seq + 1 + state.seq_delta;
+    if (!state.has_start && found)
+      c->start_ns = state.has_start_gap ? previous->end_ns + state.start_gap
+                                        : previous->start_ns + state.start_delta;
+    *previous = {c->start_ns, c->start_ns + c->duration_ns, c->seq};
   }
 
   // From byte *resume on (0: a new chunk); *resume is where it stopped.

@@ -385,7 +385,12 @@ void CallRecorder::commit() {
   if (t->chunk_has_call) {
     uint64_t seq_delta = seq_ - t->chunk_last_seq - 1;
     if (seq_delta != 0) p = wire::put_uint_field(p, schema::call::kSeqDelta, seq_delta);
-    p = wire::put_uint_field(p, schema::call::kStartDeltaNs, start - t->chunk_last_start);
+    // A start before the previous call's end (a synthetic call, the clock
+    // moving to the TSC) cannot be a gap: absolute then.
+    if (start >= t->chunk_last_end)
+      p = wire::put_uint_field(p, schema::call::kStartGapNs, start - t->chunk_last_end);
+    else
+      p = wire::put_uint_field(p, schema::call::kStartNs, start);
   } else {
     p = wire::put_uint_field(p, schema::call::kSeq, seq_);
     p = wire::put_uint_field(p, schema::call::kStartNs, start);
@@ -397,7 +402,7 @@ void CallRecorder::commit() {
 
   t->chunk_has_call = true;
   t->chunk_last_seq = seq_;
-  t->chunk_last_start = start;
+  t->chunk_last_end = start + duration_;
   // Chunk.records = Record{call = Call{head, arguments}}, in one write.
   size_t args_size = t->call.size();
   size_t call_size = head_size + args_size;

@@ -18,6 +18,7 @@
 
 #include "common/log.h"
 #include "common/process.h"
+#include "format/container.h"
 #include "format/record_builder.h"
 #include "format/schema.h"
 #include "format/writer.h"
@@ -404,7 +405,7 @@ bool begin_session(SessionOptions options, std::string* error) {
   // The header goes straight to the writer, ahead of every thread's records.
   CaptureOptions capture = capture_options();
   wire::Encoder body;
-  body.uint_field(schema::header::kFormatVersion, 1);
+  body.uint_field(schema::header::kFormatVersion, format::kFormatVersion);
   body.uint_field(schema::header::kPid, static_cast<uint64_t>(getpid()));
   body.string_field(schema::header::kProcessName, process_name());
   body.string_field(schema::header::kCommandLine, command_line());

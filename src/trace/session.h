@@ -40,7 +40,7 @@ struct ThreadState {
   CallLine line;                // log and error modes: the call as text
   bool chunk_has_call = false;  // a call of this thread is in `payload` (deltas)
   uint64_t chunk_last_seq = 0;
-  uint64_t chunk_last_start = 0;
+  uint64_t chunk_last_end = 0;                   // start + duration of that call
   BlobTable blobs;                               // the blobs in this thread's records
   uint64_t flushes = 0;                          // hand-overs of `payload` to the writer
   std::vector<format::FrameStart> frame_starts;  // frames whose first call is in `payload`

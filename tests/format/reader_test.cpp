@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstring>
 #include <new>
+#include <string>
 #include <thread>
 
 #include "format/container.h"
@@ -200,12 +201,38 @@ TEST(Reader, BadMagic) {
 
 TEST(Reader, WrongVersion) {
   std::vector<uint8_t> bytes = small_trace();
-  format::put_u32(bytes.data() + 8, 2);
-  Decoded d = decode_memory(bytes);
-  EXPECT_FALSE(d.opened);
-  EXPECT_EQ(d.status.state, ReadState::kCorrupt);
-  EXPECT_EQ(d.status.message,
-            "unsupported format version 2 at offset 8 (this gltrace reads version 1)");
+  for (uint32_t version : {0u, 3u}) {
+    format::put_u32(bytes.data() + 8, version);
+    Decoded d = decode_memory(bytes);
+    EXPECT_FALSE(d.opened);
+    EXPECT_EQ(d.status.state, ReadState::kCorrupt);
+    EXPECT_EQ(d.status.message, "unsupported format version " + std::to_string(version) +
+                                    " at offset 8 (this gltrace reads versions 1 to 2)");
+  }
+  // Version 1 (before start_gap_ns) reads as it did.
+  format::put_u32(bytes.data() + 8, 1);
+  EXPECT_TRUE(decode_memory(bytes).opened);
+}
+
+// A trace of the demo written by gltrace before format 2 (data/demo-v1.gltrace,
+// commit e5e6913): every call's seq, thread, start and duration read as that
+// gltrace read them (data/demo-v1.times).
+TEST(Reader, Version1TraceReadsAsBefore) {
+  struct Times : format::Consumer {
+    std::string text;
+    void on_call(const format::Call& c) override {
+      text += std::to_string(c.seq) + " " + std::to_string(c.thread) + " " +
+              std::to_string(c.start_ns) + " " + std::to_string(c.duration_ns) + "\n";
+    }
+  };
+  const std::string dir = GLTRACE_FORMAT_DATA_DIR;
+  format::ChunkReader reader;
+  ASSERT_TRUE(reader.open(dir + "/demo-v1.gltrace")) << reader.status().message;
+  Times times;
+  format::ReadStatus status;
+  ASSERT_TRUE(format::read_trace(reader, times, &status)) << status.message;
+  std::vector<uint8_t> expected = test::read_bytes(dir + "/demo-v1.times");
+  EXPECT_EQ(times.text, std::string(expected.begin(), expected.end()));
 }
 
 TEST(Reader, BadChunkMagicAndCrc) {

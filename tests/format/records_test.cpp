@@ -230,6 +230,43 @@ TEST(Records, DeltaCodedCallsResolvePerThreadAndChunk) {
   EXPECT_EQ(again.calls, (std::vector<std::pair<uint64_t, uint64_t>>{{0, 0}}));
 }
 
+// Format 2: a call's start is a gap after the end of the thread's previous
+// call in the chunk; format-1 deltas and absolute starts still mix in.
+TEST(Records, StartGapsCountFromThePreviousCallsEnd) {
+  struct Seen : format::Consumer {
+    std::vector<std::pair<uint64_t, uint64_t>> calls;  // seq, start
+    void on_call(const format::Call& c) override { calls.push_back({c.seq, c.start_ns}); }
+  };
+  enum Start { kAbsolute, kGap, kDelta };
+  auto call = [](wire::Encoder& e, uint32_t thread, Start how, uint64_t start, uint64_t duration) {
+    size_t r = e.begin_nested(s::chunk::kRecords);
+    size_t c = e.begin_nested(s::record::kCall);
+    e.uint_field(s::call::kThread, thread);
+    if (how == kAbsolute) e.uint_field(s::call::kSeq, 0);
+    e.uint_field(how == kAbsolute ? s::call::kStartNs
+                 : how == kGap    ? s::call::kStartGapNs
+                                  : s::call::kStartDeltaNs,
+                 start);
+    e.uint_field(s::call::kDurationNs, duration);
+    e.end_nested(c);
+    e.end_nested(r);
+  };
+  wire::Encoder e;
+  call(e, 1, kAbsolute, 1000, 50);  // thread 1: 1000..1050
+  call(e, 2, kAbsolute, 1010, 7);   // thread 2: 1010..1017
+  call(e, 1, kGap, 5, 30);          // 1055..1085
+  call(e, 2, kGap, 0, 1);           // 1017
+  call(e, 1, kAbsolute, 1060, 10);  // a start before the previous end: absolute
+  call(e, 1, kDelta, 3, 0);         // format 1 still reads: 1063
+  call(e, 1, kGap, 2, 0);           // 1065
+  Seen seen;
+  RecordDecoder decoder;
+  ASSERT_TRUE(decoder.decode_chunk({e.data(), e.size()}, seen)) << decoder.error();
+  EXPECT_EQ(seen.calls,
+            (std::vector<std::pair<uint64_t, uint64_t>>{
+                {0, 1000}, {0, 1010}, {1, 1055}, {1, 1017}, {0, 1060}, {1, 1063}, {2, 1065}}));
+}
+
 TEST(Records, UnknownFieldsAreSkipped) {
   wire::Encoder e;
   auto unknowns = [&] {
