@@ -141,7 +141,7 @@ void register_trace(Commands& commands) {
                "also record each call's thread CPU time (a system call per call)");
   app.add_option("--zstd-level", options->zstd_level,
                  "zstd compression level of the trace's chunks, 1 (fastest) to 22 (smallest); "
-                 "default: the trace writer's (GLTRACE_ZSTD_LEVEL)")
+                 "default 3 (GLTRACE_ZSTD_LEVEL)")
       ->type_name("N")
       ->check(in_range(1, 22));
   add_launch_options(line, &options->launch);

@@ -33,7 +33,10 @@ struct WriterState;
 }  // namespace detail
 
 struct WriterOptions {
-  int zstd_level = 1;                           // 0: store chunks uncompressed
+  // 0: store chunks uncompressed. 3, zstd's own default: on bench/call_mix's
+  // workloads its chunks are 1-18% smaller than level 1's for about the same
+  // instructions (draw-heavy and two-thread mixes: 16-18% smaller, 11% fewer).
+  int zstd_level = 3;
   size_t queue_limit_bytes = size_t{64} << 20;  // submit() waits above this
   size_t pooled_buffers = 16;                   // recycled payload buffers kept
   int close_timeout_ms = 10000;                 // <= 0: wait forever
