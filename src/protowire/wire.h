@@ -32,6 +32,32 @@ inline constexpr size_t varint_size(uint64_t v) {
   return n;
 }
 
+// Copies n bytes, inline for the few bytes of a call's fields (a libc
+// memcpy through the PLT costs more than the copy; measured in commit()).
+inline uint8_t* copy_small(uint8_t* to, const uint8_t* from, size_t n) {
+  if (n >= 8 && n <= 16) {
+    uint64_t head, tail;
+    memcpy(&head, from, 8);
+    memcpy(&tail, from + n - 8, 8);
+    memcpy(to, &head, 8);
+    memcpy(to + n - 8, &tail, 8);
+  } else if (n >= 4 && n < 8) {
+    uint32_t head, tail;
+    memcpy(&head, from, 4);
+    memcpy(&tail, from + n - 4, 4);
+    memcpy(to, &head, 4);
+    memcpy(to + n - 4, &tail, 4);
+  } else if (n != 0 && n < 4) {  // 1 to 3: first, middle, last
+    uint8_t first = from[0], middle = from[n / 2], last = from[n - 1];
+    to[0] = first;
+    to[n / 2] = middle;
+    to[n - 1] = last;
+  } else if (n != 0) {
+    memcpy(to, from, n);
+  }
+  return to + n;
+}
+
 // Writes v as a varint at p (up to 10 bytes); returns the end. For callers
 // that reserved the room first (Encoder::begin_write): one check per record
 // instead of one per byte written.

@@ -408,9 +408,8 @@ void CallRecorder::commit() {
   size_t call_size = head_size + args_size;
   uint8_t* out = t->payload.begin_write(format::kMaxRecordFraming + call_size);
   out = format::put_record_framing(out, schema::record::kCall, call_size);
-  memcpy(out, head, head_size);
-  if (args_size != 0) memcpy(out + head_size, t->call.data(), args_size);
-  t->payload.end_write(out + call_size);
+  out = wire::copy_small(out, head, head_size);
+  t->payload.end_write(wire::copy_small(out, t->call.data(), args_size));
   ++t->records;
   t->calls.store(t->calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (t->payload.size() >= kFlushBytes) flush_thread(t);
