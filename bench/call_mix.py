@@ -8,11 +8,12 @@ it prints the tracing overhead per call, trace bytes per call, dump time,
 and replay overhead per call (`gltrace replay -n --benchmark` against
 `eglretrace -b --headless`), each with its gltrace/apitrace ratio. Times on a
 shared 2-core machine swing from run to run; with --callgrind it also counts
-the instructions each tracer adds per call (all threads, valgrind's
-callgrind), which do not.
+instructions per call (valgrind's callgrind), which do not: what each tracer
+adds (all threads, and the app's threads alone), what each replayer adds, and
+what each dumper spends. --instructions-only skips the timed runs.
 
   bench/call_mix.py BUILD_DIR [--frames N] [--runs R] [--mixes a,b,...]
-                    [--callgrind] [--callgrind-frames N]
+                    [--callgrind | --instructions-only] [--callgrind-frames N]
 """
 
 import argparse
@@ -44,41 +45,70 @@ def trace_calls(gltrace, path):
     return int(re.search(r"calls:\s+(\d+)", info).group(1))
 
 
+# A thread the trace layer started (its writer, the live-tracing threads):
+# its entry point is a function of gltrace's, run through std::thread.
+TOOL_THREAD = re.compile(r"^fn=\(\d+\) std::thread::_State_impl<std::thread::_Invoker<"
+                         r"std::tuple<gltrace::", re.M)
+
+
 def callgrind_instructions(cmd, env, tmp):
-    """Instructions of cmd and every process it starts, under callgrind."""
+    """Instructions of cmd and every process it starts, under callgrind:
+    (all threads, the app's own threads). The second leaves out the threads
+    gltrace's trace layer starts (its writer compresses and writes there),
+    so it is the cost the app's threads carry."""
     out = tempfile.mkdtemp(dir=tmp)
     subprocess.run(["valgrind", "--tool=callgrind", "--trace-children=yes",
+                    "--separate-threads=yes",
                     "--callgrind-out-file=" + os.path.join(out, "cg.%p"), *cmd],
                    check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    total = 0
+    total = app = 0
     for path in glob.glob(os.path.join(out, "cg.*")):
         with open(path, errors="replace") as f:
-            for line in f:
-                if line.startswith("summary:") or line.startswith("totals:"):
-                    total += int(line.split()[1])
-                    break
+            text = f.read()
+        summary = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
+        if summary is None:
+            continue
+        total += int(summary.group(1))
+        if not TOOL_THREAD.search(text):
+            app += int(summary.group(1))
     shutil.rmtree(out)
-    return total
+    return total, app
 
 
 def marginal_instructions(gltrace, build, mix, frames, env, tmp):
-    """Instructions each tracer adds per call: the same workload at `frames`
-    and at 3x `frames` frames, natively and under each tracer, so start-up
-    (loading, clock calibration, the registry's entry points) cancels out."""
+    """Instructions per call, each tool's against the other's: the same
+    workload at `frames` and at 3x `frames` frames, so start-up (loading,
+    clock calibration, the registry's entry points) cancels out. Per key a
+    (gltrace, apitrace) pair:
+      trace       what tracing adds to the app, all threads;
+      trace_app   the same in the app's threads (without gltrace's writer);
+      replay      what replaying adds to the app's own work (`gltrace replay
+                  -n --benchmark`, `eglretrace -b --headless`);
+      dump        `gltrace dump` against `apitrace dump`, to /dev/null."""
     counts = {}
     calls = []
     for n in (frames, 3 * frames):
         app, _ = workload(build, mix, n)
-        trace = os.path.join(tmp, f"{mix}.{n}.gltrace")
-        counts[n] = (
-            callgrind_instructions(app, env, tmp),
-            callgrind_instructions([gltrace, "trace", "-o", trace, "--", *app], env, tmp),
-            callgrind_instructions(["apitrace", "trace", "--api", "egl", "-o",
-                                    os.path.join(tmp, f"{mix}.{n}.trace"), *app], env, tmp))
-        calls.append(trace_calls(gltrace, trace))
+        ours = os.path.join(tmp, f"{mix}.{n}.gltrace")
+        theirs = os.path.join(tmp, f"{mix}.{n}.trace")
+        native = callgrind_instructions(app, env, tmp)
+        traced = callgrind_instructions([gltrace, "trace", "-o", ours, "--", *app], env, tmp)
+        apitraced = callgrind_instructions(["apitrace", "trace", "--api", "egl", "-o", theirs,
+                                            *app], env, tmp)
+        total = lambda cmd: callgrind_instructions(cmd, env, tmp)[0]  # noqa: E731
+        counts[n] = {
+            "native": native[0],
+            "trace": (traced[0] - native[0], apitraced[0] - native[0]),
+            "trace_app": (traced[1] - native[1], apitraced[1] - native[1]),
+            "replay": (total([gltrace, "replay", "-n", "--benchmark", ours]) - native[0],
+                       total(["eglretrace", "-b", "--headless", theirs]) - native[0]),
+            "dump": (total([gltrace, "dump", ours]), total(["apitrace", "dump", theirs])),
+        }
+        calls.append(trace_calls(gltrace, ours))
     extra_calls = calls[1] - calls[0]
-    native, ours, theirs = (counts[3 * frames][i] - counts[frames][i] for i in range(3))
-    return ((ours - native) / extra_calls, (theirs - native) / extra_calls)
+    return {key: tuple((counts[3 * frames][key][i] - counts[frames][key][i]) / extra_calls
+                       for i in range(2))
+            for key in ("trace", "trace_app", "replay", "dump")}
 
 
 def ratio(ours, theirs):
@@ -93,8 +123,10 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--mixes", default=",".join(MIXES))
     ap.add_argument("--callgrind", action="store_true")
-    ap.add_argument("--callgrind-frames", type=int, default=5)
+    ap.add_argument("--instructions-only", action="store_true")
+    ap.add_argument("--callgrind-frames", type=int, default=10)
     args = ap.parse_args()
+    args.callgrind |= args.instructions_only
     for tool in ("apitrace", "eglretrace"):
         if shutil.which(tool) is None:
             sys.exit(f"{tool} is not installed (Debian package apitrace)")
@@ -109,6 +141,13 @@ def main():
         app, env = workload(args.build, mix, args.frames)
         env = heap_padded(env)  # see timing.heap_padded: the tools' own work only
         env["WAFFLE_PLATFORM"] = "surfaceless_egl"  # eglretrace --headless needs it here
+        if args.instructions_only:
+            row = {"mix": mix, "instructions": marginal_instructions(
+                gltrace, args.build, mix, args.callgrind_frames, env, tmp)}
+            rows.append(row)
+            print_row(row, args.runs)
+            sys.stdout.flush()
+            continue
         ours, theirs = os.path.join(tmp, mix + ".gltrace"), os.path.join(tmp, mix + ".trace")
         native, traced, apitraced = best_times(
             [app, [gltrace, "trace", "-o", ours, "--", *app],
@@ -136,29 +175,53 @@ def main():
     print()
     print("summary (gltrace / apitrace; targets: trace <= 0.1, bytes <= 0.4, replay <= 0.2, "
           "dump >= 10x)")
-    print(f"  {'mix':13} {'calls':>9} {'trace':>7} {'instr':>7} {'bytes':>7} {'replay':>7} "
-          f"{'dump x':>7}")
+    print(f"  {'mix':13} {'calls':>9} {'trace':>7} {'bytes':>7} {'replay':>7} {'dump x':>7}")
     for r in rows:
-        instr = f"{ratio(*r['instructions']):7.3f}" if "instructions" in r else f"{'-':>7}"
-        print(f"  {r['mix']:13} {r['calls']:9d} {ratio(*r['trace']):7.3f} {instr} "
+        if "calls" not in r:
+            continue
+        print(f"  {r['mix']:13} {r['calls']:9d} {ratio(*r['trace']):7.3f} "
               f"{ratio(*r['bytes']):7.3f} {ratio(*r['replay']):7.3f} "
               f"{r['dump'][1] / r['dump'][0]:7.1f}")
+    if any("instructions" in r for r in rows):
+        print()
+        print("summary in instructions per call (callgrind; steady where times are not):")
+        print("  (trace: all threads; app: the app's threads, without the writer thread "
+              "where gltrace compresses; apitrace has none)")
+        print(f"  {'mix':13} {'trace':>7} {'app':>7} {'replay':>7} {'dump x':>7}")
+        for r in rows:
+            if "instructions" not in r:
+                continue
+            i = r["instructions"]
+            print(f"  {r['mix']:13} {ratio(*i['trace']):7.3f} {ratio(*i['trace_app']):7.3f} "
+                  f"{ratio(*i['replay']):7.3f} {i['dump'][1] / i['dump'][0]:7.1f}")
     shutil.rmtree(tmp)
 
 
 def print_row(r, runs):
+    if "calls" not in r:
+        print(f"{r['mix']}:")
+        print_instructions(r)
+        return
     print(f"{r['mix']}: {r['calls']} calls, native {r['native']:.3f} s (best of {runs})")
     print(f"  trace overhead  gltrace {r['trace'][0]:8.1f} ns/call, apitrace "
           f"{r['trace'][1]:8.1f} ns/call, ratio {ratio(*r['trace']):.3f}")
-    if "instructions" in r:
-        print(f"  instructions    gltrace {r['instructions'][0]:8.0f} /call,    apitrace "
-              f"{r['instructions'][1]:8.0f} /call,    ratio {ratio(*r['instructions']):.3f}")
+    print_instructions(r)
     print(f"  trace bytes     gltrace {r['bytes'][0]:8.1f} B/call,  apitrace "
           f"{r['bytes'][1]:8.1f} B/call,  ratio {ratio(*r['bytes']):.3f}")
     print(f"  dump            gltrace {r['dump'][0]:8.3f} s,       apitrace "
           f"{r['dump'][1]:8.3f} s,       gltrace {r['dump'][1] / r['dump'][0]:.1f}x faster")
     print(f"  replay overhead gltrace {r['replay'][0]:8.1f} ns/call, eglretrace "
           f"{r['replay'][1]:8.1f} ns/call, ratio {ratio(*r['replay']):.3f}")
+
+
+def print_instructions(r):
+    if "instructions" in r:
+        print("  instructions per call (callgrind), gltrace against apitrace/eglretrace:")
+        for key, what in (("trace", "trace, all threads"), ("trace_app", "trace, app threads"),
+                          ("replay", "replay overhead"), ("dump", "dump")):
+            ours, theirs = r["instructions"][key]
+            print(f"    {what:18} {ours:8.0f} against {theirs:8.0f}, "
+                  f"ratio {ratio(ours, theirs):.3f}")
 
 
 if __name__ == "__main__":
