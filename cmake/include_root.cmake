@@ -1,15 +1,15 @@
-# gltrace_include_root(TARGET DIR [HEADERS FILE...]): TARGET and what links it
-# include the headers of src/DIR as "DIR/name.h", and no other part of src/.
-# Each target gets a directory of its own in the build tree holding one link,
-# DIR -> src/DIR (or, with HEADERS, a DIR folder of links to just those files
-# of src/DIR, for a directory that holds several libraries), and that
-# directory is its include path: PUBLIC for a library, INTERFACE for a
-# header-only one, PRIVATE for an executable. So "format/reader.h" resolves
-# only for code that links gltrace_format, the compiler holds every library
-# to the dependencies it declares, and sources keep their spelling and place.
-# A target that compiles sources of two directories (tests/fuzz) calls it for
-# each. Included from the top-level CMakeLists.txt and from tests/fuzz, which builds
-# some of src/ as its own project.
+# gltrace_include_root(TARGET DIR [HEADERS FILE...]): TARGET, and whatever
+# links it, include the headers of src/DIR as "DIR/name.h" (and only they:
+# no target has all of src/ on its include path). TARGET gets a folder of its own in the build tree,
+# include-roots/TARGET, holding one link DIR -> src/DIR (with HEADERS, a DIR
+# folder of links to just those files of src/DIR: for a folder that holds
+# several libraries), and that folder is its include path: PUBLIC for a
+# library, INTERFACE for a header-only one, PRIVATE for an executable. So
+# "format/reader.h" resolves only where gltrace_format is linked, the compiler
+# holds every target to the libraries it declares, and sources keep their
+# spelling and place. A target that compiles sources of two folders
+# (tests/fuzz) calls it for each. Included from the top-level CMakeLists.txt
+# and from tests/fuzz, which builds a few libraries as a project of its own.
 include_guard(GLOBAL)
 get_filename_component(_gltrace_include_root_src ${CMAKE_CURRENT_LIST_DIR}/../src ABSOLUTE)
 
