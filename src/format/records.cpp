@@ -655,6 +655,7 @@ void RecordBatch::clear() {
   threads_.clear();
   contexts_.clear();
   calls_.clear();
+  call_extras_.clear();
   blobs_.clear();
   frames_.clear();
   images_.clear();
@@ -716,12 +717,13 @@ void RecordBatch::on_call(const Call& call) {
   if (!room(sizeof(CallEntry) + call.client_arrays.size_bytes() + call.buffer_writes.size_bytes() +
             values * sizeof(Value) + arrays + config_bytes))
     return;
-  CallEntry entry{call,
-                  values_used_,
-                  client_arrays_.size(),
-                  buffer_writes_.size(),
-                  call.image_source != nullptr ? *call.image_source : ImageSource{},
-                  call.config_attribs != nullptr ? *call.config_attribs : std::vector<int64_t>{}};
+  CallEntry entry{call, values_used_, client_arrays_.size(), buffer_writes_.size(), kNoExtra};
+  if (call.image_source != nullptr || call.config_attribs != nullptr) [[unlikely]] {
+    entry.extra = static_cast<uint32_t>(call_extras_.size());
+    call_extras_.push_back(
+        {call.image_source != nullptr ? *call.image_source : ImageSource{},
+         call.config_attribs != nullptr ? *call.config_attribs : std::vector<int64_t>{}});
+  }
   auto add_value = [this](const Value& v) {
     if (values_used_ == values_.size()) values_.emplace_back();
     assign(&values_[values_used_++], v);
@@ -758,8 +760,11 @@ void RecordBatch::replay(Consumer& consumer) const {
         if (c.call.ret != nullptr) call.ret = values_.data() + c.first_value + call.args.size();
         call.client_arrays = {client_arrays_.data() + c.first_array, c.call.client_arrays.size()};
         call.buffer_writes = {buffer_writes_.data() + c.first_write, c.call.buffer_writes.size()};
-        if (c.call.image_source != nullptr) call.image_source = &c.image_source;
-        if (c.call.config_attribs != nullptr) call.config_attribs = &c.config_attribs;
+        if (c.extra != kNoExtra) {
+          const CallExtra& extra = call_extras_[c.extra];
+          if (c.call.image_source != nullptr) call.image_source = &extra.image_source;
+          if (c.call.config_attribs != nullptr) call.config_attribs = &extra.config_attribs;
+        }
         consumer.on_call(call);
         break;
       }

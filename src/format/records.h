@@ -251,14 +251,20 @@ class RecordBatch final : public Consumer {
     uint32_t index;  // into the vector of its kind
   };
   // A Call's spans as offsets (the pools below move when they grow); the
-  // return value, if any, follows the args. Its image source is a copy (the
-  // decoder's points into its scratch).
+  // return value, if any, follows the args. What few calls have (an image
+  // source, config attributes) is a copy in call_extras_ (the decoder's
+  // points into its scratch), so the entry of every other call stays a
+  // plain copy.
   struct CallEntry {
     Call call;
     size_t first_value, first_array, first_write;
+    uint32_t extra;  // index into call_extras_, or kNoExtra
+  };
+  struct CallExtra {
     ImageSource image_source;
     std::vector<int64_t> config_attribs;
   };
+  static constexpr uint32_t kNoExtra = UINT32_MAX;
   template <typename T>
   void keep(Kind kind, std::vector<T>* records, const T& record, size_t extra_bytes = 0);
   bool room(size_t bytes);
@@ -270,6 +276,7 @@ class RecordBatch final : public Consumer {
   std::vector<Thread> threads_;
   std::vector<Context> contexts_;
   std::vector<CallEntry> calls_;
+  std::vector<CallExtra> call_extras_;
   std::vector<Blob> blobs_;
   std::vector<Frame> frames_;
   std::vector<Image> images_;
