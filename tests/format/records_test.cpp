@@ -190,7 +190,6 @@ TEST(Records, StatsNameTheDesktopGlLibraries) {
   EXPECT_EQ(stats.libraries, "libGL.so.1 libGLX_mesa.so.0");
 }
 
-// Fields and record kinds from a newer gltrace are skipped, of every wire type.
 // Later calls of a thread in a chunk carry deltas; every chunk resolves on its own.
 TEST(Records, DeltaCodedCallsResolvePerThreadAndChunk) {
   struct Seen : format::Consumer {
@@ -267,6 +266,23 @@ TEST(Records, StartGapsCountFromThePreviousCallsEnd) {
                 {0, 1000}, {0, 1010}, {1, 1055}, {1, 1017}, {0, 1060}, {1, 1063}, {2, 1065}}));
 }
 
+// wire::copy_small, by which the capture copies each call's fields: every
+// size class it has (0, 1-3, 4-7, 8-16, larger), exactly n bytes written.
+TEST(Wire, CopySmallCopiesExactlyNBytes) {
+  uint8_t from[48];
+  for (size_t i = 0; i < sizeof from; ++i) from[i] = static_cast<uint8_t>(i * 7 + 1);
+  for (size_t n = 0; n <= sizeof from; ++n) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    uint8_t to[sizeof from + 2];
+    memset(to, 0xaa, sizeof to);
+    EXPECT_EQ(wire::copy_small(to + 1, from, n), to + 1 + n);
+    EXPECT_EQ(memcmp(to + 1, from, n), 0);
+    EXPECT_EQ(to[0], 0xaa);
+    for (size_t i = n + 1; i < sizeof to; ++i) EXPECT_EQ(to[i], 0xaa) << "byte " << i;
+  }
+}
+
+// Fields and record kinds from a newer gltrace are skipped, of every wire type.
 TEST(Records, UnknownFieldsAreSkipped) {
   wire::Encoder e;
   auto unknowns = [&] {
