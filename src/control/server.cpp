@@ -127,6 +127,7 @@ void unlink_socket_and_reraise(int sig) {
 }
 
 void remove_socket_on_signals(const std::string& path) {
+  g_signal_socket_set = 0;  // no handler reads the path while it changes
   memcpy(g_signal_socket_path, path.c_str(), path.size() + 1);  // fits: checked at bind
   g_signal_socket_set = 1;
   for (int sig : kTerminatingSignals) {
@@ -474,33 +475,43 @@ std::unique_ptr<Server> Server::start(Controller* controller, const ServerOption
   auto state = std::make_unique<State>();
   state->controller = controller;
   state->options = options;
+  // The socket is bound under a temporary name and renamed into place once
+  // it listens: a client that sees the path can connect (bound but not yet
+  // listening, it would be refused; tests that waited for the file were).
+  const std::string bound_path = options.socket_path + ".new";
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
-  if (options.socket_path.empty() || options.socket_path.size() >= sizeof address.sun_path) {
+  if (options.socket_path.empty() || bound_path.size() >= sizeof address.sun_path) {
     *error = "bad control socket path '" + options.socket_path + "'";
     return nullptr;
   }
-  memcpy(address.sun_path, options.socket_path.c_str(), options.socket_path.size() + 1);
+  memcpy(address.sun_path, bound_path.c_str(), bound_path.size() + 1);
   state->unix_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (state->unix_fd < 0) {
     *error = std::string("cannot create a socket: ") + strerror(errno);
     return nullptr;
   }
   // A socket left by a process that died (pids are reused) is ours to replace.
-  struct stat st {};
-  if (lstat(options.socket_path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) &&
-      st.st_uid == geteuid())
-    unlink(options.socket_path.c_str());
+  for (const std::string& path : {options.socket_path, bound_path}) {
+    struct stat st {};
+    if (lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == geteuid())
+      unlink(path.c_str());
+  }
   // Before bind: the socket file must not outlive a signal that comes
   // as soon as it exists.
-  remove_socket_on_signals(options.socket_path);
-  if (bind(state->unix_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      listen(state->unix_fd, 8) != 0) {
+  remove_socket_on_signals(bound_path);
+  if (bind(state->unix_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
     *error = "cannot listen on " + options.socket_path + ": " + strerror(errno);
     g_signal_socket_set = 0;  // a file there is not ours
     return nullptr;
   }
-  chmod(options.socket_path.c_str(), 0600);
+  if (listen(state->unix_fd, 8) != 0 || chmod(bound_path.c_str(), 0600) != 0 ||
+      rename(bound_path.c_str(), options.socket_path.c_str()) != 0) {
+    *error = "cannot listen on " + options.socket_path + ": " + strerror(errno);
+    forget_socket(bound_path);
+    return nullptr;
+  }
+  remove_socket_on_signals(options.socket_path);
   state->socket_path = options.socket_path;
   if (options.tcp_port >= 0) {
     state->token = random_token();
