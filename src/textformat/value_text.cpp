@@ -101,6 +101,14 @@ void append_time(Text& out, uint64_t u, int64_t s, bool is_signed) {
   out += " ns";
 }
 
+// GLboolean and EGLBoolean: their two names; any other value as a number.
+void append_boolean(Text& out, uint64_t u, std::string_view no, std::string_view yes) {
+  if (u <= 1)
+    out += u == 0 ? no : yes;
+  else
+    append_number(out, u);
+}
+
 CallText make_call_text(const api::FunctionInfo& info) {
   CallText text;
   text.open = std::string(info.name) + "(";
@@ -156,17 +164,9 @@ void append_integer(Text& out, uint64_t u, int64_t s, bool is_signed, ValueForma
     case api::Kind::kTime:
       return append_time(out, u, s, is_signed);
     case api::Kind::kBoolean:
-      if (u <= 1)
-        out += u == 0 ? "GL_FALSE" : "GL_TRUE";
-      else
-        append_number(out, u);
-      return;
+      return append_boolean(out, u, "GL_FALSE", "GL_TRUE");
     case api::Kind::kEglBoolean:
-      if (u <= 1)
-        out += u == 0 ? "EGL_FALSE" : "EGL_TRUE";
-      else
-        append_number(out, u);
-      return;
+      return append_boolean(out, u, "EGL_FALSE", "EGL_TRUE");
     case api::Kind::kHandle:
       return append_hex(out, u);
     default:
