@@ -483,6 +483,9 @@ void TraceModel::Impl::run_pass() {
   }
   indexed = true;
   summary.indexing = false;
+  // The footer is the capture's last write: the session's end_of_stream()
+  // may come later, but nothing is being written any more.
+  if (status.closed_cleanly) summary.live = false;
   if (live) {
     struct stat st {};
     if (stat(path.c_str(), &st) == 0) summary.size = static_cast<uint64_t>(st.st_size);
