@@ -60,6 +60,9 @@ struct ThreadState {
   void* draw_surface = nullptr;
   uint32_t surface_width = 0, surface_height = 0;
   bool surface_size_check = false;
+  // draw_surface is a pbuffer: its size is the one it was made with, so
+  // frames need no check (the queries cost more than a small frame's calls).
+  bool draw_surface_fixed = false;
   void* context_data = nullptr;  // the trace layer's state of `context_data_index`
   uint32_t context_data_index = 0;
 };

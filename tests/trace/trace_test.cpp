@@ -366,6 +366,32 @@ TEST(TraceModes, EveryModeWorksOnAGlmark2Scene) {
   EXPECT_GT(std::stoi(check.out), 5) << "frames in the timeline";
 }
 
+// A pbuffer keeps the size it was made with: the trace layer asks the driver
+// for it once, not at every frame (eglQuerySurface twice and a framebuffer
+// binding query a frame cost more than a small frame's own calls). The
+// counting layer below the trace layer counts what the trace layer called.
+TEST(Trace, PbufferFramesAreNotAskedTheirSizeAgain) {
+  auto queries_below = [](int frames) {
+    std::string dir = make_temp_dir();
+    EnvChanges env = clean_env();
+    env["GLTRACE_COUNT_DIR"] = dir;
+    env["GLTRACE_TRACE_FILE"] = dir + "/small.gltrace";
+    env["GLTRACE_TRACE_MODE"] = "full";
+    ProcessResult run = gltrace({"run", "--layers", "libGLES_trace.so:libGLES_layer_counting.so",
+                                 "--", build_bin("gltrace-bench-mix"), "--mix", "small-frames",
+                                 "--frames", std::to_string(frames)},
+                                env);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    auto counts = read_layer_counts(dir);
+    EXPECT_EQ(counts["eglSwapBuffers"], 20u * frames)
+        << "small-frames makes 20 frames per --frames";
+    return counts["eglQuerySurface"] + counts["glGetIntegerv"];
+  };
+  uint64_t few = queries_below(1), many = queries_below(5);
+  EXPECT_GT(few, 0u) << "the size is asked at eglMakeCurrent";
+  EXPECT_EQ(many, few) << "80 more frames asked " << many - few << " more queries";
+}
+
 TEST(Trace, FramebufferAfterEachDraw) {
   std::string dir = make_temp_dir();
   std::string trace = dir + "/draw.gltrace";

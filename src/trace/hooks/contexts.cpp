@@ -115,6 +115,13 @@ void write_config_attribs(CallRecorder& rec, EGLDisplay display, EGLConfig confi
   call.end_nested(m);
 }
 
+// EGL_LARGEST_PBUFFER is answered for a pbuffer only: a window or pixmap
+// leaves the value as it was (EGL 1.5, 3.5.6).
+bool is_pbuffer(EGLDisplay display, EGLSurface surface) {
+  EGLint largest = -1;
+  return NEXT(eglQuerySurface)(display, surface, EGL_LARGEST_PBUFFER, &largest) && largest != -1;
+}
+
 // eglMakeCurrent bound `draw` on this thread: its size now, and a check at
 // the first draw (the app may resize the window before drawing).
 void record_bound_surface(CallRecorder& rec, EGLDisplay display, EGLSurface draw) {
@@ -129,10 +136,12 @@ void record_bound_surface(CallRecorder& rec, EGLDisplay display, EGLSurface draw
   thread->draw_surface = draw;
   thread->surface_width = thread->surface_height = 0;
   thread->surface_size_check = false;
+  if (!known) thread->draw_surface_fixed = false;
   if (mode() != Mode::kFull || (!known && !query_surface_size(display, draw, &width, &height)))
     return;
+  if (!known) thread->draw_surface_fixed = is_pbuffer(display, draw);
   record_surface_size(rec, width, height);
-  thread->surface_size_check = true;
+  thread->surface_size_check = !thread->draw_surface_fixed;
 }
 
 }  // namespace

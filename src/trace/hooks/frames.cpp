@@ -207,7 +207,9 @@ void read_back_before_swap(SwapFrame& state, EGLDisplay display, EGLSurface surf
 void record_swap_size(CallRecorder& rec, const SwapFrame& state) {
   if (state.sized) record_surface_size(rec, state.width, state.height);
   // The next frame's first draw checks whether the window was resized.
-  rec.thread()->surface_size_check = mode() == Mode::kFull && rec.thread()->draw_surface != nullptr;
+  ThreadState* thread = rec.thread();
+  thread->surface_size_check =
+      mode() == Mode::kFull && thread->draw_surface != nullptr && !thread->draw_surface_fixed;
 }
 
 void end_swapped_frame(CallRecorder* recorded, const SwapFrame& state) {
