@@ -24,9 +24,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
-from timing import best_times, demo_workload
+from timing import Xvfb, best_times, demo_workload
 
 MIXES = ["uniform", "state", "upload", "draw", "small-frames", "two-threads"]
 # glmark2-es2 scenes, grouped by what their frames call most.
@@ -44,33 +43,6 @@ def trace_calls(gltrace, path):
     info = subprocess.run([gltrace, "info", path], check=True, capture_output=True,
                           text=True).stdout
     return int(re.search(r"calls:\s+(\d+)", info).group(1))
-
-
-class Xvfb:
-    """An X server of its own, on a display number unlikely to be taken."""
-
-    def __enter__(self):
-        for number in range(100 + os.getpid() % 800, 1000):
-            if os.path.exists(f"/tmp/.X11-unix/X{number}") or os.path.exists(
-                    f"/tmp/.X{number}-lock"):
-                continue
-            self.display = f":{number}"
-            self.process = subprocess.Popen(
-                ["Xvfb", self.display, "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            for _ in range(50):
-                if os.path.exists(f"/tmp/.X11-unix/X{number}"):
-                    return self
-                if self.process.poll() is not None:
-                    break
-                time.sleep(0.1)
-            self.process.kill()
-            self.process.wait()
-        sys.exit("Xvfb did not start")
-
-    def __exit__(self, *exc):
-        self.process.terminate()
-        self.process.wait()
 
 
 def record(build, name, frames, seconds, path, xvfb):
