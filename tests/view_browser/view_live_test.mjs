@@ -77,12 +77,19 @@ try {
   await page.screenshot({ path: path.join(artifacts, '02-followed.png') });
 
   // Another frame stops following; it stays open while the list grows.
+  // The frame opened is in the frame number box at once; the list marks its
+  // row current at its next redraw (an animation frame later).
   await page.click('#frames .vrow.frame[data-frame]');
-  const picked = await currentFrame();
+  const picked = Number(await page.inputValue('#frame-number'));
+  await page.waitForFunction((p) => {
+    const current = document.querySelector('#frames .vrow.frame.current');
+    return current && Number(current.dataset.frame) === p;
+  }, picked, WAIT);
   check(!(await page.isChecked('#follow')), 'picking a frame turns following off', `frame ${picked}`);
   const grownFrom = await frameTotal();
   await page.waitForFunction((n) => Number(document.querySelector('#frame-slider').max) >= n + 10, grownFrom, WAIT);
-  check(await currentFrame() === picked, 'the picked frame stays open while frames come', `${grownFrom} -> ${await frameTotal()} frames`);
+  const stayed = await currentFrame();
+  check(stayed === picked, 'the picked frame stays open while frames come', `frame ${picked}, then ${stayed}; ${grownFrom} -> ${await frameTotal()} frames`);
   // Turned on again, it goes to the latest frame.
   await page.check('#follow');
   await page.waitForFunction((p) => {
