@@ -41,7 +41,8 @@ std::optional<ImageOrigin> parse_origin(std::string_view name);
 struct ImageKey {
   uint64_t seq = 0;
   ImageOrigin origin = ImageOrigin::kSwap;
-  auto operator<=>(const ImageKey&) const = default;
+  // clang-tidy 14 takes the 0 its synthesized comparison compares with for a null pointer.
+  auto operator<=>(const ImageKey&) const = default;  // NOLINT(modernize-use-nullptr)
 };
 
 struct ImageDiff {
