@@ -45,10 +45,14 @@ def trace_calls(gltrace, path):
     return int(re.search(r"calls:\s+(\d+)", info).group(1))
 
 
-# A thread the trace layer started (its writer, the live-tracing threads):
-# its entry point is a function of gltrace's, run through std::thread.
-TOOL_THREAD = re.compile(r"^fn=\(\d+\) std::thread::_State_impl<std::thread::_Invoker<"
-                         r"std::tuple<gltrace::", re.M)
+# A thread the trace layer started (its writer, the sweeper, the live-tracing
+# threads): its entry point is a function of gltrace's, run through
+# std::thread, whose _M_run only the new thread calls. (Names are written out
+# in full, --compress-strings=no: compressed, a name is spelled once for all
+# of a process's threads, in whichever thread's file is dumped first, so the
+# app's main thread could be taken for the writer.)
+TOOL_THREAD = re.compile(r"^fn=std::thread::_State_impl<std::thread::_Invoker<"
+                         r"std::tuple<gltrace::.*>::_M_run\(\)$", re.M)
 
 
 def callgrind_instructions(cmd, env, tmp):
@@ -58,7 +62,7 @@ def callgrind_instructions(cmd, env, tmp):
     so it is the cost the app's threads carry."""
     out = tempfile.mkdtemp(dir=tmp)
     subprocess.run(["valgrind", "--tool=callgrind", "--trace-children=yes",
-                    "--separate-threads=yes",
+                    "--separate-threads=yes", "--compress-strings=no",
                     "--callgrind-out-file=" + os.path.join(out, "cg.%p"), *cmd],
                    check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     total = app = 0
