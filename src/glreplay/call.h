@@ -62,47 +62,12 @@ class CallMemory {
   std::atomic<int64_t> live_{kOpen};
 };
 
-// A recorded value, 32 bytes (calls are read by another core than the one
-// that made them: every cache line counts). Its data points into the call's
-// CallMemory (or into a blob the call holds), so it is trivially
+// A recorded value: the decoder's type. In a Call, its data is in the
+// call's CallMemory (or in a blob the call holds), so it is trivially
 // destructible; bytes and each of strings are followed by a NUL, and bytes
-// are 16-byte aligned.
-struct Value {
-  // kArray: the type of its elements (the recorder writes one per array).
-  enum class Elements : uint8_t { kSint, kUint, kFloat };
-
-  // kBlob is resolved on reading: it arrives here as kData (or kUnknown when
-  // the blob is missing from the trace).
-  format::ValueKind kind = format::ValueKind::kNone;
-  Elements elements = Elements::kSint;
-  union {  // by kind
-    int64_t sint = 0;
-    uint64_t uint;
-    float f32;
-    double f64;
-    uint64_t pointer;  // kPointer, kUnknown
-  };
-  // kData, kText, kUnknown (the reason): chars; kStrings: string_views;
-  // kArray: elements. `size` counts them.
-  const void* data = nullptr;
-  size_t size = 0;
-
-  std::string_view bytes() const { return {static_cast<const char*>(data), size}; }
-  std::span<const std::string_view> strings() const {
-    return {static_cast<const std::string_view*>(data), size};
-  }
-  std::span<const int64_t> sints() const { return elements_of<int64_t>(Elements::kSint); }
-  std::span<const uint64_t> uints() const { return elements_of<uint64_t>(Elements::kUint); }
-  std::span<const float> floats() const { return elements_of<float>(Elements::kFloat); }
-
- private:
-  template <typename T>
-  std::span<const T> elements_of(Elements type) const {
-    if (kind != format::ValueKind::kArray || elements != type) return {};
-    return {static_cast<const T*>(data), size};
-  }
-};
-static_assert(sizeof(Value) == 32);
+// are 16-byte aligned. kBlob is resolved on reading: it arrives here as
+// kData (or kUnknown, the reason, when the blob is missing from the trace).
+using Value = format::Value;
 
 struct ClientArray {
   uint32_t index = 0;

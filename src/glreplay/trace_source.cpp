@@ -246,10 +246,13 @@ class TraceSource::Collector : public format::Consumer {
   const std::optional<std::string>& refused() const { return refused_; }
 
   void on_call(const format::Call& c) override {
-    // The call and all its values in one piece of CallMemory, sized first.
+    // The call and its values in one piece of CallMemory, sized first. The
+    // decoder's values are the call's: copied whole, then what they point to
+    // in the chunk or the decoder's memory (few do) is copied after them.
     size_t size = round16(sizeof(Call)) + round16(sizeof(Value) * c.args.size());
-    for (const format::Value& v : c.args) size += extra_size(v);
-    if (c.ret != nullptr) size += extra_size(*c.ret);
+    for (const Value& v : c.args)
+      if (points_out(v)) size += extra_size(v);
+    if (c.ret != nullptr && points_out(*c.ret)) size += extra_size(*c.ret);
     Carver carve{static_cast<std::byte*>(place(size))};
     replay::PayloadPtr payload(new (carve.take(sizeof(Call))) Call);
     Call* call = static_cast<Call*>(payload.get());
@@ -259,10 +262,13 @@ class TraceSource::Collector : public format::Consumer {
     call->context = c.context;
     call->seq = c.seq;
     auto* args = static_cast<Value*>(carve.take(sizeof(Value) * c.args.size()));
-    for (size_t i = 0; i < c.args.size(); ++i) new (&args[i]) Value(copy(c.args[i], carve, *call));
+    if (!c.args.empty()) memcpy(args, c.args.data(), sizeof(Value) * c.args.size());
+    for (size_t i = 0; i < c.args.size(); ++i)
+      if (points_out(args[i])) own(args[i], carve, *call);
     call->args = {args, c.args.size()};
     if (c.ret != nullptr) {
-      call->ret = copy(*c.ret, carve, *call);
+      call->ret = *c.ret;
+      if (points_out(call->ret)) own(call->ret, carve, *call);
       call->has_ret = true;
     }
     for (const format::ClientArray& a : c.client_arrays)
@@ -451,20 +457,27 @@ class TraceSource::Collector : public format::Consumer {
     return at;
   }
 
-  // What copy() takes from the carver for v.
-  size_t extra_size(const format::Value& v) const {
+  // Whether v's data is outside it (bytes, text, elements; a blob to resolve).
+  static bool points_out(const Value& v) { return v.kind >= ValueKind::kData; }
+  static_assert(ValueKind::kData < ValueKind::kBlob && ValueKind::kBlob < ValueKind::kText &&
+                ValueKind::kText < ValueKind::kUnknown &&
+                ValueKind::kUnknown < ValueKind::kStrings &&
+                ValueKind::kStrings < ValueKind::kArray);
+
+  // What own() takes from the carver for v.
+  size_t extra_size(const Value& v) const {
     switch (v.kind) {
       case ValueKind::kData:
       case ValueKind::kText:
       case ValueKind::kUnknown:
-        return round16(v.bytes.size() + 1);
+        return round16(v.size + 1);
       case ValueKind::kStrings: {
-        size_t size = round16(sizeof(std::string_view) * v.strings.size());
-        for (std::string_view text : v.strings) size += round16(text.size() + 1);
+        size_t size = round16(sizeof(std::string_view) * v.size);
+        for (std::string_view text : v.strings()) size += round16(text.size() + 1);
         return size;
       }
       case ValueKind::kArray:
-        return round16(array_bytes(v));
+        return round16(element_bytes(v));
       case ValueKind::kBlob:
         return blobs_.has(v.blob) ? 0 : kMissingBlobReason;
       default:
@@ -472,11 +485,8 @@ class TraceSource::Collector : public format::Consumer {
     }
   }
 
-  // A recorded array keeps one element type: the first the recorder used.
-  static size_t array_bytes(const format::Value& v) {
-    if (!v.floats.empty()) return sizeof(float) * v.floats.size();
-    if (!v.sints.empty()) return sizeof(int64_t) * v.sints.size();
-    return sizeof(uint64_t) * v.uints.size();
+  static size_t element_bytes(const Value& v) {
+    return v.size * (v.elements == Value::Elements::kFloat ? sizeof(float) : sizeof(int64_t));
   }
 
   // Bytes followed by a NUL (text is used as a C string).
@@ -488,83 +498,55 @@ class TraceSource::Collector : public format::Consumer {
     out.size = text.size();
   }
 
-  template <typename T>
-  static void array_copy(const std::vector<T>& in, Value::Elements type, Carver& carve,
-                         Value& out) {
-    void* elements = carve.take(sizeof(T) * in.size());
-    if (!in.empty()) memcpy(elements, in.data(), sizeof(T) * in.size());
-    out.elements = type;
-    out.data = elements;
-    out.size = in.size();
-  }
-
-  Value copy(const format::Value& v, Carver& carve, Call& call) {
-    Value out;
-    out.kind = v.kind;
+  // Makes v's data the call's: copies it into the call's memory, or
+  // resolves its blob.
+  void own(Value& v, Carver& carve, Call& call) {
     switch (v.kind) {
-      case ValueKind::kSint:
-        out.sint = v.sint;
-        break;
-      case ValueKind::kUint:
-        out.uint = v.uint;
-        break;
-      case ValueKind::kF32:
-        out.f32 = v.f32;
-        break;
-      case ValueKind::kF64:
-        out.f64 = v.f64;
-        break;
-      case ValueKind::kPointer:
-        out.pointer = v.pointer;
-        break;
       case ValueKind::kData:
       case ValueKind::kText:
-        text_copy(v.bytes, carve, out);
+      case ValueKind::kUnknown:
+        text_copy(v.bytes(), carve, v);
         break;
       case ValueKind::kBlob: {
-        if (Bytes data = blobs_.get(v.blob)) {
-          out.kind = ValueKind::kData;
+        uint64_t id = v.blob;
+        if (Bytes data = blobs_.get(id)) {
+          v.kind = ValueKind::kData;
           // std::string: NUL-terminated, malloc-aligned
-          out.data = data->data();
-          out.size = data->size();
+          v.data = data->data();
+          v.size = data->size();
           call.blobs.push_back(std::move(data));
         } else {
           char reason[kMissingBlobReason];
-          snprintf(reason, sizeof reason, "blob %016" PRIx64 " %s", v.blob,
-                   blobs_.has(v.blob) ? "could not be read again" : "is missing from the trace");
-          out.kind = ValueKind::kUnknown;
-          text_copy(reason, carve, out);
+          snprintf(reason, sizeof reason, "blob %016" PRIx64 " %s", id,
+                   blobs_.has(id) ? "could not be read again" : "is missing from the trace");
+          v.kind = ValueKind::kUnknown;
+          v.pointer = 0;
+          text_copy(reason, carve, v);
         }
         break;
       }
-      case ValueKind::kUnknown:
-        out.pointer = v.pointer;
-        text_copy(v.bytes, carve, out);
-        break;
       case ValueKind::kStrings: {
+        std::span<const std::string_view> from = v.strings();
         auto* strings =
-            static_cast<std::string_view*>(carve.take(sizeof(std::string_view) * v.strings.size()));
+            static_cast<std::string_view*>(carve.take(sizeof(std::string_view) * from.size()));
         Value text;
-        for (size_t k = 0; k < v.strings.size(); ++k) {
-          text_copy(v.strings[k], carve, text);
-          new (&strings[k]) std::string_view(text.bytes());
+        for (size_t k = 0; k < from.size(); ++k) {
+          text_copy(from[k], carve, text);
+          new (&strings[k]) std::string_view(static_cast<const char*>(text.data), text.size);
         }
-        out.data = strings;
-        out.size = v.strings.size();
+        v.data = strings;
         break;
       }
-      case ValueKind::kArray:
-        if (!v.floats.empty())
-          array_copy(v.floats, Value::Elements::kFloat, carve, out);
-        else if (!v.sints.empty())
-          array_copy(v.sints, Value::Elements::kSint, carve, out);
-        else
-          array_copy(v.uints, Value::Elements::kUint, carve, out);
+      case ValueKind::kArray: {
+        size_t bytes = element_bytes(v);
+        void* elements = carve.take(bytes);
+        if (bytes != 0) memcpy(elements, v.data, bytes);
+        v.data = elements;
         break;
-      case ValueKind::kNone:
+      }
+      default:
         break;
     }
-    return out;
   }
 
   static constexpr size_t kMemoryBlock = size_t{256} << 10;

@@ -80,19 +80,34 @@ TEST(Records, EveryValueKind) {
       e.string_field(s::strings::kItems, "");
       e.end_nested(list);
     });
-    arg([&] {
-      size_t a = e.begin_nested(s::value::kArray);
+    auto sints = [&] {
       size_t p = e.begin_nested(s::array::kSints);
       e.raw_varint(wire::zigzag(-1));
       e.raw_varint(wire::zigzag(300));
       e.end_nested(p);
-      p = e.begin_nested(s::array::kUints);
+    };
+    auto uints = [&] {
+      size_t p = e.begin_nested(s::array::kUints);
       e.raw_varint(7);
       e.end_nested(p);
-      float floats[2] = {0.5f, 4.0f};
-      e.bytes_field(s::array::kFloats, floats, sizeof floats);
-      e.end_nested(a);
-    });
+    };
+    auto floats = [&] {
+      float items[2] = {0.5f, 4.0f};
+      e.bytes_field(s::array::kFloats, items, sizeof items);
+    };
+    auto array = [&](auto&&... lists) {
+      arg([&] {
+        size_t a = e.begin_nested(s::value::kArray);
+        (lists(), ...);
+        e.end_nested(a);
+      });
+    };
+    array(sints);
+    array(uints);
+    array(floats);
+    // A value keeps one kind of elements: floats, else sints, else uints.
+    array(sints, uints, floats);
+    array(uints, sints);
     arg([] {});  // no member set
     size_t ret = e.begin_nested(s::call::kRet);
     e.uint_field(s::value::kUint, 1);
@@ -122,7 +137,8 @@ TEST(Records, EveryValueKind) {
             "args=(sint:-12345678901,uint:18446744073709551615,f32:1.5,f64:-2.25,"
             "pointer:0xdeadbeef,data:\"\\x01\\x02\\x00\",blob:1122334455667788,text:\"hello\","
             "unknown:0x1000:\"computed size\",strings:[\"void main(){}\",\"\",],"
-            "array:[-1,300,|7,|0.5,4,],none,) ret=uint:1 "
+            "array:[-1,300,||],array:[|7,|],array:[||0.5,4,],array:[||0.5,4,],"
+            "array:[-1,300,||],none,) ret=uint:1 "
             "array(1 first=4 stride=12 pointer=0x5000 blob=0000000000000000 \"abc\") "
             "write(0x8892 offset=64 blob=0000000000000abc \"\") "
             "image_source(16x8 blob=0000000000000def \"\")");
