@@ -92,7 +92,10 @@ struct ImageSource {
 };
 
 // Made in the CallMemory of its values (see TraceSource), so it ends by
-// destroy(), which releases that memory last.
+// destroy(), which releases that memory last. What few calls have (client
+// arrays, buffer writes, an image source, config attributes, blobs) is in
+// that memory too: the common call is built and ended without a vector or
+// a heap pointer to set up or free.
 struct Call final : replay::IncrementPayload {
   uint32_t function = 0;
   uint32_t thread = 0;
@@ -101,12 +104,12 @@ struct Call final : replay::IncrementPayload {
   std::span<const Value> args;
   Value ret;
   bool has_ret = false;
-  std::vector<ClientArray> client_arrays;
-  std::vector<BufferWrite> buffer_writes;
-  std::unique_ptr<const ImageSource> image_source;  // eglCreateImage* only
+  std::span<const ClientArray> client_arrays;
+  std::span<const BufferWrite> buffer_writes;
+  const ImageSource* image_source = nullptr;  // eglCreateImage* only
   // eglCreate*Surface, eglCreateContext: every attribute of the config used
   // (name, value...); empty in older traces.
-  std::vector<int64_t> config_attribs;
+  std::span<const int64_t> config_attribs;
   // The draw surface's size the trace recorded with this call (0: none):
   // after eglMakeCurrent, before a swap, at a frame's first draw that
   // found the window resized.
@@ -114,12 +117,27 @@ struct Call final : replay::IncrementPayload {
   uint32_t surface_height = 0;
   // What the values' views (and the call itself) are in.
   CallMemory* memory = nullptr;
-  std::vector<Bytes> blobs;
+  // The blobs the args' data points into.
+  std::span<const Bytes> blobs;
 
   void destroy() override {
     CallMemory* in = memory;
+    if (!blobs.empty() || !client_arrays.empty() || !buffer_writes.empty() ||
+        image_source != nullptr) [[unlikely]]
+      destroy_held();
     this->~Call();
     in->release();
+  }
+
+ private:
+  // Ends what the call holds (blob bytes shared with other calls and the
+  // source's store): out of line, so the common call's destroy() is a few
+  // tests.
+  [[gnu::noinline]] void destroy_held() {
+    std::destroy(blobs.begin(), blobs.end());
+    std::destroy(client_arrays.begin(), client_arrays.end());
+    std::destroy(buffer_writes.begin(), buffer_writes.end());
+    if (image_source != nullptr) std::destroy_at(image_source);
   }
 };
 

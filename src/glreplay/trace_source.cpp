@@ -239,6 +239,12 @@ class TraceSource::Collector : public format::Consumer {
                       FrameImage{image.width, image.height, std::move(pixels)});
   }
 
+  // Before decoding on, once the calls sent have all been taken.
+  void next_batch() {
+    sent_ = 0;
+    clear_stop_request();
+  }
+
   // Recorded threads given a replay thread of their own so far (the main one included).
   size_t replay_threads() const { return main_thread_ ? lanes_.size() + 1 : 0; }
 
@@ -250,9 +256,19 @@ class TraceSource::Collector : public format::Consumer {
     // decoder's values are the call's: copied whole, then what they point to
     // in the chunk or the decoder's memory (few do) is copied after them.
     size_t size = round16(sizeof(Call)) + round16(sizeof(Value) * c.args.size());
-    for (const Value& v : c.args)
-      if (points_out(v)) size += extra_size(v);
-    if (c.ret != nullptr && points_out(*c.ret)) size += extra_size(*c.ret);
+    size_t blobs = 0;  // kBlob values, each holding its blob's bytes once resolved
+    auto add_extra = [&](const Value& v) {
+      if (!points_out(v)) return;
+      size += extra_size(v);
+      if (v.kind == ValueKind::kBlob) ++blobs;
+    };
+    for (const Value& v : c.args) add_extra(v);
+    if (c.ret != nullptr) add_extra(*c.ret);
+    size_t config_attribs = c.config_attribs != nullptr ? c.config_attribs->size() : 0;
+    size += round16(sizeof(Bytes) * blobs) + round16(sizeof(ClientArray) * c.client_arrays.size()) +
+            round16(sizeof(BufferWrite) * c.buffer_writes.size()) +
+            round16(sizeof(int64_t) * config_attribs) +
+            (c.image_source != nullptr ? round16(sizeof(ImageSource)) : 0);
     Carver carve{static_cast<std::byte*>(place(size))};
     replay::PayloadPtr payload(new (carve.take(sizeof(Call))) Call);
     Call* call = static_cast<Call*>(payload.get());
@@ -261,25 +277,46 @@ class TraceSource::Collector : public format::Consumer {
     call->thread = c.thread;
     call->context = c.context;
     call->seq = c.seq;
-    auto* args = static_cast<Value*>(carve.take(sizeof(Value) * c.args.size()));
-    if (!c.args.empty()) memcpy(args, c.args.data(), sizeof(Value) * c.args.size());
-    for (size_t i = 0; i < c.args.size(); ++i)
-      if (points_out(args[i])) own(args[i], carve, *call);
-    call->args = {args, c.args.size()};
-    if (c.ret != nullptr) {
-      call->ret = *c.ret;
-      if (points_out(call->ret)) own(call->ret, carve, *call);
-      call->has_ret = true;
-    }
-    for (const format::ClientArray& a : c.client_arrays)
-      call->client_arrays.push_back({a.index, a.first, a.stride, bytes(a.data, a.blob)});
-    for (const format::BufferWrite& w : c.buffer_writes)
-      call->buffer_writes.push_back({w.target, w.offset, bytes(w.data, w.blob)});
-    if (c.config_attribs != nullptr) call->config_attribs = *c.config_attribs;
     call->surface_width = c.surface_width;
     call->surface_height = c.surface_height;
+    auto* args = static_cast<Value*>(carve.take(sizeof(Value) * c.args.size()));
+    if (!c.args.empty()) memcpy(args, c.args.data(), sizeof(Value) * c.args.size());
+    if (c.ret != nullptr) {
+      call->ret = *c.ret;
+      call->has_ret = true;
+    }
+    call->args = {args, c.args.size()};
+    auto* blob_bytes = static_cast<Bytes*>(carve.take(sizeof(Bytes) * blobs));
+    for (size_t i = 0; i < c.args.size(); ++i)
+      if (points_out(args[i])) own(args[i], carve, *call, blob_bytes);
+    if (call->has_ret && points_out(call->ret)) own(call->ret, carve, *call, blob_bytes);
+    if (c.client_arrays.empty() && c.buffer_writes.empty() && config_attribs == 0 &&
+        c.image_source == nullptr) [[likely]] {
+      push(make_increment(c, std::move(payload)));
+      return;
+    }
+    auto* arrays =
+        static_cast<ClientArray*>(carve.take(sizeof(ClientArray) * c.client_arrays.size()));
+    for (size_t i = 0; i < c.client_arrays.size(); ++i) {
+      const format::ClientArray& a = c.client_arrays[i];
+      new (&arrays[i]) ClientArray{a.index, a.first, a.stride, bytes(a.data, a.blob)};
+      call->client_arrays = {arrays, i + 1};
+    }
+    auto* writes =
+        static_cast<BufferWrite*>(carve.take(sizeof(BufferWrite) * c.buffer_writes.size()));
+    for (size_t i = 0; i < c.buffer_writes.size(); ++i) {
+      const format::BufferWrite& w = c.buffer_writes[i];
+      new (&writes[i]) BufferWrite{w.target, w.offset, bytes(w.data, w.blob)};
+      call->buffer_writes = {writes, i + 1};
+    }
+    if (config_attribs != 0) {
+      auto* attribs = static_cast<int64_t*>(carve.take(sizeof(int64_t) * config_attribs));
+      memcpy(attribs, c.config_attribs->data(), sizeof(int64_t) * config_attribs);
+      call->config_attribs = {attribs, config_attribs};
+    }
     if (const format::ImageSource* source = c.image_source; source != nullptr) {
-      auto image = std::make_unique<ImageSource>();
+      auto* image = new (carve.take(sizeof(ImageSource))) ImageSource;
+      call->image_source = image;
       image->width = source->width;
       image->height = source->height;
       if (source->blob != 0) {
@@ -289,9 +326,11 @@ class TraceSource::Collector : public format::Consumer {
         image->not_captured =
             source->not_captured.empty() ? "no reason recorded" : std::string(source->not_captured);
       }
-      call->image_source = std::move(image);
     }
+    push(make_increment(c, std::move(payload)));
+  }
 
+  static replay::Increment make_increment(const format::Call& c, replay::PayloadPtr payload) {
     replay::Increment increment;
     increment.index = c.seq;
     increment.timestamp_ns = c.start_ns;
@@ -303,7 +342,7 @@ class TraceSource::Collector : public format::Consumer {
                            c.function == api::kFn_eglSwapBuffersWithDamageEXT ||
                            (c.ends_frame && c.function == api::kFn_glFinish);
     increment.payload = std::move(payload);
-    push(std::move(increment));
+    return increment;
   }
 
   // Every seq below this is in the chunks read so far: a call still
@@ -332,7 +371,7 @@ class TraceSource::Collector : public format::Consumer {
   // and each thread's calls reach the file in order, in chunks of their own:
   // a call whose predecessors have all come out goes out at once (always so
   // with one thread); the others wait, per thread, for the calls before them.
-  void push(replay::Increment increment) {
+  void push(replay::Increment&& increment) {
     if (held_.empty() && increment.index == expected_) {
       ++expected_;
       send(std::move(increment));
@@ -370,7 +409,7 @@ class TraceSource::Collector : public format::Consumer {
   // they cannot touch that thread's EGL state. So a trace of many threads
   // that never draw starts no threads, and only kMaxReplayThreads threads
   // with contexts are replayed.
-  void send(replay::Increment increment) {
+  void send(replay::Increment&& increment) {
     if (refused_) return;
     const auto& call = static_cast<const Call&>(*increment.payload);
     if (!main_thread_) main_thread_ = call.thread;
@@ -393,8 +432,9 @@ class TraceSource::Collector : public format::Consumer {
     // Decoding goes on when these calls are taken: reading ahead is the
     // replay's ReadAheadSource's alone, so calls are not held a chunk's
     // worth here and a ring's worth there. A batch, not a call: stopping and
-    // resuming the decoder per call cost ~45 instructions a call.
-    if (out_.size() >= kDecodeBatch) request_stop();
+    // resuming the decoder per call cost ~45 instructions a call. Counted
+    // here: a deque's size() is a dozen instructions.
+    if (++sent_ >= kDecodeBatch) request_stop();
   }
 
   static bool takes_thread(const Call& call) {
@@ -499,8 +539,9 @@ class TraceSource::Collector : public format::Consumer {
   }
 
   // Makes v's data the call's: copies it into the call's memory, or
-  // resolves its blob.
-  void own(Value& v, Carver& carve, Call& call) {
+  // resolves its blob, whose bytes the call then holds (in blob_bytes, after
+  // those it holds already).
+  void own(Value& v, Carver& carve, Call& call, Bytes* blob_bytes) {
     switch (v.kind) {
       case ValueKind::kData:
       case ValueKind::kText:
@@ -514,7 +555,8 @@ class TraceSource::Collector : public format::Consumer {
           // std::string: NUL-terminated, malloc-aligned
           v.data = data->data();
           v.size = data->size();
-          call.blobs.push_back(std::move(data));
+          new (&blob_bytes[call.blobs.size()]) Bytes(std::move(data));
+          call.blobs = {blob_bytes, call.blobs.size() + 1};
         } else {
           char reason[kMissingBlobReason];
           snprintf(reason, sizeof reason, "blob %016" PRIx64 " %s", id,
@@ -555,6 +597,7 @@ class TraceSource::Collector : public format::Consumer {
   const SourceOptions& options_;
   BlobStore& blobs_;
   std::deque<replay::Increment>& out_;
+  size_t sent_ = 0;  // to out_ since next_batch()
   uint64_t chunk_offset_ = 0;
   CallMemory* memory_ = nullptr;  // the calls go here; sealed when full or at the end
   // Calls waiting for earlier ones of other threads, by seq.
@@ -641,7 +684,7 @@ bool TraceSource::fill() {
       collector_->set_chunk_offset(chunk_.offset);
       resume_ = 0;
     }
-    collector_->clear_stop_request();
+    collector_->next_batch();
     bool decoded = decoder_->decode_chunk(chunk_.payload, *collector_, &resume_);
     if (collector_->refused().has_value()) {
       char where[64];
