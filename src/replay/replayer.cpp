@@ -349,8 +349,8 @@ void Session::fill() {
         spare_.pop_back();
         slot->reuse(next_seq_++, std::move(increment));
       }
-      pending_.push_back(slot);
-      engine_->dispatch(slot);
+      pending_.push_back(std::move(slot));  // not a copy: two atomic counts a call
+      engine_->dispatch(pending_.back());
       continue;
     }
     source_done_ = true;
