@@ -372,11 +372,16 @@ class TraceSource::Collector : public format::Consumer {
   // a call whose predecessors have all come out goes out at once (always so
   // with one thread); the others wait, per thread, for the calls before them.
   void push(replay::Increment&& increment) {
-    if (held_.empty() && increment.index == expected_) {
+    if (held_.empty() && increment.index == expected_) [[likely]] {
       ++expected_;
       send(std::move(increment));
       return;
     }
+    hold(std::move(increment));
+  }
+
+  // Out of line: most calls go straight through push().
+  [[gnu::noinline]] void hold(replay::Increment&& increment) {
     // Equal seqs (a damaged trace) keep their file order.
     held_.emplace(increment.index, std::move(increment));
     release(false);
@@ -709,7 +714,7 @@ replay::SourceResult TraceSource::next(replay::Increment* out, std::string* erro
     *error = "no trace is open";
     return replay::SourceResult::kError;
   }
-  if (fill()) {
+  if (!pending_.empty() || fill()) {
     *out = std::move(pending_.front());
     pending_.pop_front();
     ++calls_;

@@ -330,7 +330,8 @@ void Session::retire_front() {
 }
 
 void Session::fill() {
-  while (!source_done_ && pending_.size() < lookahead_) {
+  // A deque's size() is a dozen instructions: asked once.
+  for (size_t pending = pending_.size(); !source_done_ && pending < lookahead_; ++pending) {
     Increment increment;
     std::string error;
     SourceResult result = SourceResult::kError;
