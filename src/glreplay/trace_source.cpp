@@ -256,19 +256,25 @@ class TraceSource::Collector : public format::Consumer {
     // decoder's values are the call's: copied whole, then what they point to
     // in the chunk or the decoder's memory (few do) is copied after them.
     size_t size = round16(sizeof(Call)) + round16(sizeof(Value) * c.args.size());
-    size_t blobs = 0;  // kBlob values, each holding its blob's bytes once resolved
+    size_t blobs = 0;     // kBlob values, each holding its blob's bytes once resolved
+    bool points = false;  // any value points out
     auto add_extra = [&](const Value& v) {
       if (!points_out(v)) return;
+      points = true;
       size += extra_size(v);
       if (v.kind == ValueKind::kBlob) ++blobs;
     };
     for (const Value& v : c.args) add_extra(v);
     if (c.ret != nullptr) add_extra(*c.ret);
+    const bool rare = !c.client_arrays.empty() || !c.buffer_writes.empty() ||
+                      c.config_attribs != nullptr || c.image_source != nullptr;
     size_t config_attribs = c.config_attribs != nullptr ? c.config_attribs->size() : 0;
-    size += round16(sizeof(Bytes) * blobs) + round16(sizeof(ClientArray) * c.client_arrays.size()) +
-            round16(sizeof(BufferWrite) * c.buffer_writes.size()) +
-            round16(sizeof(int64_t) * config_attribs) +
-            (c.image_source != nullptr ? round16(sizeof(ImageSource)) : 0);
+    if (rare) [[unlikely]]
+      size += round16(sizeof(ClientArray) * c.client_arrays.size()) +
+              round16(sizeof(BufferWrite) * c.buffer_writes.size()) +
+              round16(sizeof(int64_t) * config_attribs) +
+              (c.image_source != nullptr ? round16(sizeof(ImageSource)) : 0);
+    size += round16(sizeof(Bytes) * blobs);
     Carver carve{static_cast<std::byte*>(place(size))};
     replay::PayloadPtr payload(new (carve.take(sizeof(Call))) Call);
     Call* call = static_cast<Call*>(payload.get());
@@ -280,18 +286,21 @@ class TraceSource::Collector : public format::Consumer {
     call->surface_width = c.surface_width;
     call->surface_height = c.surface_height;
     auto* args = static_cast<Value*>(carve.take(sizeof(Value) * c.args.size()));
-    if (!c.args.empty()) memcpy(args, c.args.data(), sizeof(Value) * c.args.size());
+    // Most calls have a value or two: copied here, not by a libc memcpy
+    // through the PLT, which costs more than the copy.
+    for (size_t i = 0; i < c.args.size(); ++i) new (&args[i]) Value(c.args[i]);
     if (c.ret != nullptr) {
       call->ret = *c.ret;
       call->has_ret = true;
     }
     call->args = {args, c.args.size()};
-    auto* blob_bytes = static_cast<Bytes*>(carve.take(sizeof(Bytes) * blobs));
-    for (size_t i = 0; i < c.args.size(); ++i)
-      if (points_out(args[i])) own(args[i], carve, *call, blob_bytes);
-    if (call->has_ret && points_out(call->ret)) own(call->ret, carve, *call, blob_bytes);
-    if (c.client_arrays.empty() && c.buffer_writes.empty() && config_attribs == 0 &&
-        c.image_source == nullptr) [[likely]] {
+    if (points) [[unlikely]] {
+      auto* blob_bytes = static_cast<Bytes*>(carve.take(sizeof(Bytes) * blobs));
+      for (size_t i = 0; i < c.args.size(); ++i)
+        if (points_out(args[i])) own(args[i], carve, *call, blob_bytes);
+      if (call->has_ret && points_out(call->ret)) own(call->ret, carve, *call, blob_bytes);
+    }
+    if (!rare) [[likely]] {
       push(make_increment(c, std::move(payload)));
       return;
     }
