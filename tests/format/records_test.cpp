@@ -535,6 +535,43 @@ TEST(Records, BatchReplaysWhatTheDecoderDelivers) {
   }
 }
 
+// A call's array elements and string lists are in the decoder's memory
+// until its next call: a batch keeps its own copy of every call's.
+TEST(Records, BatchKeepsEachCallsArraysAndStrings) {
+  wire::Encoder e;
+  for (int call = 0; call < 40; ++call) {
+    record(e, s::record::kCall, [&] {
+      size_t arg = e.begin_nested(s::call::kArgs);
+      size_t a = e.begin_nested(s::value::kArray);
+      size_t p = e.begin_nested(s::array::kSints);
+      for (int i = 0; i <= call % 5; ++i) e.raw_varint(wire::zigzag(call * 100 + i));
+      e.end_nested(p);
+      e.end_nested(a);
+      e.end_nested(arg);
+      arg = e.begin_nested(s::call::kArgs);
+      size_t list = e.begin_nested(s::value::kStrings);
+      e.string_field(s::strings::kItems, "call " + std::to_string(call));
+      e.end_nested(list);
+      e.end_nested(arg);
+      size_t ret = e.begin_nested(s::call::kRet);
+      float floats[2] = {static_cast<float>(call), 0.5f};
+      a = e.begin_nested(s::value::kArray);
+      e.bytes_field(s::array::kFloats, floats, sizeof floats);
+      e.end_nested(a);
+      e.end_nested(ret);
+    });
+  }
+  format::RecordBatch batch;
+  RecordDecoder decoder;
+  ASSERT_TRUE(decoder.decode_chunk(bytes_of(e), batch));
+  RecordText text;
+  batch.replay(text);
+  std::vector<std::string> direct = decode(e);
+  ASSERT_EQ(direct.size(), 40u);
+  EXPECT_NE(direct[0], direct[1]);
+  EXPECT_EQ(text.lines, direct);
+}
+
 // Calls given to a batch by anyone (not decoded into it) are copied.
 TEST(Records, BatchKeepsCallsOfOtherDecoders) {
   wire::Encoder e;
