@@ -126,6 +126,8 @@ class ValueMemory {
     if (held_ > kKeepBytes) trim();
   }
   static constexpr size_t kKeepBytes = size_t{1} << 20;
+  // The bytes of its blocks, in use or kept for reuse.
+  size_t held() const { return held_; }
 
  private:
   void trim();

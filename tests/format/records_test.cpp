@@ -572,6 +572,25 @@ TEST(Records, BatchKeepsEachCallsArraysAndStrings) {
   EXPECT_EQ(text.lines, direct);
 }
 
+// Memory for decoded elements is reused from record to record, and what a
+// huge record took is given back at the next reset.
+TEST(Records, ValueMemoryIsReusedAndBounded) {
+  format::ValueMemory memory;
+  void* first = memory.take(100);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 16, 0u);
+  void* second = memory.take(3);
+  EXPECT_EQ(static_cast<std::byte*>(second), static_cast<std::byte*>(first) + 112);
+  memory.reset();
+  EXPECT_EQ(memory.take(100), first);
+  size_t small = memory.held();
+  EXPECT_LE(small, format::ValueMemory::kKeepBytes);
+  for (int i = 0; i < 8; ++i) memory.take(size_t{3} << 20);
+  EXPECT_GT(memory.held(), size_t{24} << 20);
+  memory.reset();
+  EXPECT_EQ(memory.held(), small);
+  EXPECT_EQ(memory.take(100), first);
+}
+
 // Calls given to a batch by anyone (not decoded into it) are copied.
 TEST(Records, BatchKeepsCallsOfOtherDecoders) {
   wire::Encoder e;
