@@ -95,8 +95,12 @@ struct RecordDecoder::Scratch {
   // A few threads per chunk are the rule: looked up in a small vector, then
   // (a hostile chunk naming many threads) in a hash map.
   static constexpr size_t kFewThreads = 8;
-  std::vector<std::pair<uint32_t, ThreadPosition>> positions;
+  std::vector<std::pair<uint32_t, ThreadPosition>> positions;  // reserved: never moves
   std::unordered_map<uint32_t, ThreadPosition> many_positions;
+  // The last call's thread and its position (in one of the two above): a
+  // call most often follows one of its own thread.
+  uint32_t last_thread = 0;
+  ThreadPosition* last_position = nullptr;
   // Array elements and strings the record being decoded may still add.
   size_t elements_left = 0;
   // The call being decoded: what its fields said beyond the Call struct.
@@ -559,7 +563,10 @@ struct RecordDecoder::Scratch {
   void resolve_deltas(Call* c, const CallState& state) {
     ThreadPosition* previous = nullptr;
     bool found = false;  // the thread had a call before in this chunk
-    if (many_positions.empty()) {
+    if (last_position != nullptr && c->thread == last_thread) {
+      previous = last_position;
+      found = true;
+    } else if (many_positions.empty()) {
       for (auto& [thread, position] : positions)
         if (thread == c->thread) previous = &position, found = true;
       if (!found && positions.size() < kFewThreads) {
@@ -574,6 +581,8 @@ struct RecordDecoder::Scratch {
       previous = &it->second;
       found = !added;
     }
+    last_thread = c->thread;
+    last_position = previous;
     if (!state.has_seq && found) c->seq = previous->seq + 1 + state.seq_delta;
     if (!state.has_start && found)
       c->start_ns = state.has_start_gap ? previous->end_ns + state.start_gap
@@ -588,6 +597,7 @@ struct RecordDecoder::Scratch {
     size_t start = std::min(*resume, bytes.size());
     if (start == 0) {
       positions.clear();  // every chunk decodes on its own (seeking)
+      last_position = nullptr;
       many_positions = {};
     }
     Msg m(
@@ -619,7 +629,9 @@ struct RecordDecoder::Scratch {
   }
 };
 
-RecordDecoder::RecordDecoder() : scratch_(std::make_unique<Scratch>()) {}
+RecordDecoder::RecordDecoder() : scratch_(std::make_unique<Scratch>()) {
+  scratch_->positions.reserve(Scratch::kFewThreads);
+}
 RecordDecoder::~RecordDecoder() = default;
 
 bool RecordDecoder::decode_chunk(std::span<const uint8_t> payload, Consumer& consumer) {

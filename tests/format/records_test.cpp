@@ -237,12 +237,34 @@ TEST(Records, DeltaCodedCallsResolvePerThreadAndChunk) {
   ASSERT_TRUE(decoder.decode_chunk({e.data(), e.size()}, seen)) << decoder.error();
   EXPECT_EQ(seen.calls, (std::vector<std::pair<uint64_t, uint64_t>>{
                             {10, 1000}, {11, 1005}, {12, 1020}, {13, 1025}, {12, 1105}}));
-  // A new chunk starts afresh: a delta with no earlier call counts from 0.
+  // A new chunk starts afresh: a delta with no earlier call counts from 0,
+  // also for the thread of the last call before.
   wire::Encoder next;
+  call(next, 2, false, 0, 7);
   call(next, 1, false, 0, 7);
   Seen again;
   ASSERT_TRUE(decoder.decode_chunk({next.data(), next.size()}, again));
-  EXPECT_EQ(again.calls, (std::vector<std::pair<uint64_t, uint64_t>>{{0, 0}}));
+  EXPECT_EQ(again.calls, (std::vector<std::pair<uint64_t, uint64_t>>{{0, 0}, {0, 0}}));
+  // More threads than the decoder looks up in its small vector, each call
+  // after one of its own thread or of another.
+  wire::Encoder many;
+  std::vector<std::pair<uint64_t, uint64_t>> want;
+  for (uint32_t thread = 1; thread <= 12; ++thread) {
+    call(many, thread, true, 100 * thread, 1000 * thread);
+    want.push_back({100 * thread, 1000 * thread});
+    if (thread % 3 == 0) {
+      call(many, thread, false, 0, 1);
+      want.push_back({100 * thread + 1, 1000 * thread + 1});
+    }
+  }
+  for (uint32_t thread = 12; thread >= 1; --thread) {
+    call(many, thread, false, 1, 10);
+    uint64_t calls_before = thread % 3 == 0 ? 2 : 1;
+    want.push_back({100 * thread + calls_before + 1, 1000 * thread + calls_before - 1 + 10});
+  }
+  Seen threads;
+  ASSERT_TRUE(decoder.decode_chunk({many.data(), many.size()}, threads));
+  EXPECT_EQ(threads.calls, want);
 }
 
 // Format 2: a call's start is a gap after the end of the thread's previous
