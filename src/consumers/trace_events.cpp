@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <new>
+#include <span>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -365,29 +366,33 @@ struct PerfettoWriter::State {
     namespace da = pf::debug_annotation;
     size_t annotation = packets.begin_nested(pf::track_event::kDebugAnnotations);
     packets.uint_field(da::kNameIid, name_iid);
-    for (size_t i = 0; i < v.strings.size() && i < kMaxElements; ++i) {
+    const std::span<const std::string_view> strings = v.strings();
+    for (size_t i = 0; i < strings.size() && i < kMaxElements; ++i) {
       size_t m = packets.begin_nested(da::kArrayValues);
-      string_annotation_value(v.strings[i]);
+      string_annotation_value(strings[i]);
       packets.end_nested(m);
     }
     packets.end_nested(annotation);
   }
 
   // An annotation of a list of numbers: the first kMaxElements, then how
-  // many more there are. The list is its integers, then its unsigned
-  // integers, then its floats (one kind in a trace gltrace wrote; a hostile
-  // trace may mix them). Its size is known first, so it is written in one go.
+  // many more there are (a value's elements are of one kind, so two of
+  // these lists are empty). Its size is known first, so it is written in one go.
   void numbers_annotation(uint64_t name_iid, const format::Value& v) {
     namespace da = pf::debug_annotation;
-    const size_t n = v.sints.size() + v.uints.size() + v.floats.size();
+    const std::span<const int64_t> all_sints = v.sints();
+    const std::span<const uint64_t> all_uints = v.uints();
+    const std::span<const float> all_floats = v.floats();
+    const size_t n = all_sints.size() + all_uints.size() + all_floats.size();
     // The elements shown of each list, in this order.
-    const size_t sints = std::min(v.sints.size(), kMaxElements);
-    const size_t uints = std::min(v.uints.size(), kMaxElements - sints);
-    const size_t floats = std::min(v.floats.size(), kMaxElements - sints - uints);
+    const size_t sints = std::min(all_sints.size(), kMaxElements);
+    const size_t uints = std::min(all_uints.size(), kMaxElements - sints);
+    const size_t floats = std::min(all_floats.size(), kMaxElements - sints - uints);
     // Each element: array_values' tag and 1-byte length, a value's tag, the value.
     size_t size = 1 + varint_bytes(name_iid) + floats * (3 + 8);
-    for (size_t i = 0; i < sints; ++i) size += 3 + varint_bytes(static_cast<uint64_t>(v.sints[i]));
-    for (size_t i = 0; i < uints; ++i) size += 3 + varint_bytes(v.uints[i]);
+    for (size_t i = 0; i < sints; ++i)
+      size += 3 + varint_bytes(static_cast<uint64_t>(all_sints[i]));
+    for (size_t i = 0; i < uints; ++i) size += 3 + varint_bytes(all_uints[i]);
     const size_t shown = sints + uints + floats;
     size_t more_size = 0;
     NumberText more("<", n - shown, " more>");
@@ -401,18 +406,18 @@ struct PerfettoWriter::State {
     at = wire::put_uint_field(at, da::kNameIid, name_iid);
     constexpr uint8_t kElement = tag(da::kArrayValues, wire::kLengthDelimited);
     for (size_t i = 0; i < sints; ++i) {
-      auto bits = static_cast<uint64_t>(v.sints[i]);
+      auto bits = static_cast<uint64_t>(all_sints[i]);
       *at++ = kElement;
       *at++ = static_cast<uint8_t>(1 + varint_bytes(bits));
       at = wire::put_uint_field(at, da::kIntValue, bits);
     }
     for (size_t i = 0; i < uints; ++i) {
       *at++ = kElement;
-      *at++ = static_cast<uint8_t>(1 + varint_bytes(v.uints[i]));
-      at = wire::put_uint_field(at, da::kUintValue, v.uints[i]);
+      *at++ = static_cast<uint8_t>(1 + varint_bytes(all_uints[i]));
+      at = wire::put_uint_field(at, da::kUintValue, all_uints[i]);
     }
     for (size_t i = 0; i < floats; ++i) {
-      double d = v.floats[i];
+      double d = all_floats[i];
       at[0] = kElement;
       at[1] = 1 + 8;
       at[2] = tag(da::kDoubleValue, wire::kFixed64);
@@ -435,17 +440,17 @@ struct PerfettoWriter::State {
     using format::ValueKind;
     switch (v.kind) {
       case ValueKind::kData:
-        utf8_annotation(name_iid, NumberText("<", v.bytes.size(), " bytes>").view());
+        utf8_annotation(name_iid, NumberText("<", v.bytes().size(), " bytes>").view());
         break;
       case ValueKind::kBlob:
         utf8_annotation(name_iid, NumberText("<blob ", v.blob, ">").view());
         break;
       case ValueKind::kText:
-        string_annotation(name_iid, v.bytes);
+        string_annotation(name_iid, v.bytes());
         break;
       case ValueKind::kUnknown:
         composed.assign("<not recorded: ");
-        composed.append(v.bytes.substr(0, kMaxText));  // more is cut in the annotation
+        composed.append(v.bytes().substr(0, kMaxText));  // more is cut in the annotation
         composed += '>';
         string_annotation(name_iid, composed);
         break;
@@ -764,7 +769,7 @@ void PerfettoWriter::call(const format::Call& call) {
   const size_t planned = plan != nullptr ? plan->params.size() : 0;
   for (size_t i = 0, n = call.args.size(); i < n; ++i) {
     const format::Value& v = call.args[i];
-    if (v.kind == format::ValueKind::kData) s.frame_bytes += v.bytes.size();
+    if (v.kind == format::ValueKind::kData) s.frame_bytes += v.bytes().size();
     if (cut) continue;
     // A call of many long strings (a hostile trace's) stays a small packet:
     // a compressed batch must stay under 512 KiB.

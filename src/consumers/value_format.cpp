@@ -1,5 +1,7 @@
 #include "consumers/value_format.h"
 
+#include <span>
+
 #include "textformat/value_text.h"
 
 namespace gltrace::consumers {
@@ -39,7 +41,7 @@ void format_value(Text& out, const format::Value& value, ValueFormat f, const Bl
       append_pointer(out, value.pointer);
       break;
     case ValueKind::kData:
-      append_bytes(out, value.bytes);
+      append_bytes(out, value.bytes());
       break;
     case ValueKind::kBlob: {
       auto it = blobs.find(value.blob);
@@ -47,27 +49,31 @@ void format_value(Text& out, const format::Value& value, ValueFormat f, const Bl
       break;
     }
     case ValueKind::kText:
-      append_escaped(out, value.bytes);
+      append_escaped(out, value.bytes());
       break;
     case ValueKind::kUnknown:
-      textformat::append_unknown(out, value.pointer, value.bytes);
+      textformat::append_unknown(out, value.pointer, value.bytes());
       break;
-    case ValueKind::kStrings:
-      textformat::append_list(out, value.strings.size(), [&](Text& text, size_t i) {
-        append_escaped(text, value.strings[i]);
-      });
+    case ValueKind::kStrings: {
+      std::span<const std::string_view> strings = value.strings();
+      textformat::append_list(out, strings.size(),
+                              [&](Text& text, size_t i) { append_escaped(text, strings[i]); });
       break;
+    }
     case ValueKind::kArray: {
       // One of the three is filled.
-      size_t floats = value.floats.size(), sints = value.sints.size();
-      textformat::append_list(out, floats + sints + value.uints.size(), [&](Text& text, size_t i) {
-        if (i < floats)
-          append_number(text, value.floats[i]);
-        else if (i < floats + sints)
-          append_sint(text, value.sints[i - floats], f);
-        else
-          append_uint(text, value.uints[i - floats - sints], f);
-      });
+      std::span<const float> floats = value.floats();
+      std::span<const int64_t> sints = value.sints();
+      std::span<const uint64_t> uints = value.uints();
+      textformat::append_list(out, floats.size() + sints.size() + uints.size(),
+                              [&](Text& text, size_t i) {
+                                if (i < floats.size())
+                                  append_number(text, floats[i]);
+                                else if (i < floats.size() + sints.size())
+                                  append_sint(text, sints[i - floats.size()], f);
+                                else
+                                  append_uint(text, uints[i - floats.size() - sints.size()], f);
+                              });
       break;
     }
   }
@@ -75,10 +81,11 @@ void format_value(Text& out, const format::Value& value, ValueFormat f, const Bl
 
 // {EGL_RED_SIZE, 8, ..., EGL_NONE}
 bool append_egl_attrib_list(Text& out, const format::Value& value) {
-  if (value.kind != format::ValueKind::kArray || value.floats.size() != 0) return false;
-  size_t sints = value.sints.size();
-  textformat::append_attrib_list(out, sints + value.uints.size(), [&](size_t i) {
-    return i < sints ? static_cast<uint64_t>(value.sints[i]) : value.uints[i - sints];
+  if (value.kind != format::ValueKind::kArray || !value.floats().empty()) return false;
+  std::span<const int64_t> sints = value.sints();
+  std::span<const uint64_t> uints = value.uints();
+  textformat::append_attrib_list(out, sints.size() + uints.size(), [&](size_t i) {
+    return i < sints.size() ? static_cast<uint64_t>(sints[i]) : uints[i - sints.size()];
   });
   return true;
 }

@@ -48,44 +48,6 @@ void clear_pooled(std::vector<T>* items) {
     items->clear();
 }
 
-void reset(Value* v) {
-  v->kind = ValueKind::kNone;
-  v->sint = 0;
-  v->uint = 0;
-  v->f32 = 0;
-  v->f64 = 0;
-  v->pointer = 0;
-  v->blob = 0;
-  v->bytes = {};
-  clear_pooled(&v->strings);
-  clear_pooled(&v->sints);
-  clear_pooled(&v->uints);
-  clear_pooled(&v->floats);
-}
-
-// Copies a value over a pooled one; its vectors keep their memory, and the
-// common scalar values skip the calls into them.
-void assign(Value* to, const Value& from) {
-  auto copy = [](auto* to_items, const auto& from_items) {
-    if (from_items.empty())
-      to_items->clear();
-    else
-      to_items->assign(from_items.begin(), from_items.end());
-  };
-  to->kind = from.kind;
-  to->sint = from.sint;
-  to->uint = from.uint;
-  to->f32 = from.f32;
-  to->f64 = from.f64;
-  to->pointer = from.pointer;
-  to->blob = from.blob;
-  to->bytes = from.bytes;
-  copy(&to->strings, from.strings);
-  copy(&to->sints, from.sints);
-  copy(&to->uints, from.uints);
-  copy(&to->floats, from.floats);
-}
-
 }  // namespace
 
 // The decoder that format/decoders.h's generated decode_<message> functions
@@ -110,6 +72,14 @@ struct RecordDecoder::Scratch {
   CallsComplete calls_complete;
   std::vector<Value> args;
   Value ret;
+  // The elements of the array or string list being decoded (a value's
+  // elements must end up in one piece; fields may add to them one by one),
+  // and where each value's go when it is done (reused from call to call).
+  std::vector<std::string_view> staged_strings;
+  std::vector<int64_t> staged_sints;
+  std::vector<uint64_t> staged_uints;
+  std::vector<float> staged_floats;
+  ValueMemory value_memory;
   RecordBatch* batch = nullptr;  // decode_chunk() into a batch
   std::vector<ClientArray> client_arrays;
   std::vector<BufferWrite> buffer_writes;
@@ -125,8 +95,12 @@ struct RecordDecoder::Scratch {
   // A few threads per chunk are the rule: looked up in a small vector, then
   // (a hostile chunk naming many threads) in a hash map.
   static constexpr size_t kFewThreads = 8;
-  std::vector<std::pair<uint32_t, ThreadPosition>> positions;
+  std::vector<std::pair<uint32_t, ThreadPosition>> positions;  // reserved: never moves
   std::unordered_map<uint32_t, ThreadPosition> many_positions;
+  // The last call's thread and its position (in one of the two above): a
+  // call most often follows one of its own thread.
+  uint32_t last_thread = 0;
+  ThreadPosition* last_position = nullptr;
   // Array elements and strings the record being decoded may still add.
   size_t elements_left = 0;
   // The call being decoded: what its fields said beyond the Call struct.
@@ -372,6 +346,7 @@ struct RecordDecoder::Scratch {
     if (!nested(m, f, t, &bytes)) return false;
     clear_record(&call);
     elements_left = kMaxElementsPerRecord;
+    value_memory.reset();
     config_attribs.clear();
     CallState& c = call_state;
     c = CallState{};
@@ -503,36 +478,83 @@ struct RecordDecoder::Scratch {
     }
     return false;  // truncated
   }
-  bool value(std::string_view bytes, Value* v) {
-    reset(v);
-    if (decode_integer_value(bytes, v)) return true;
+  [[gnu::always_inline]] bool value(std::string_view bytes, Value* v) {
+    *v = Value{};
+    return decode_integer_value(bytes, v) || any_value(bytes, v);
+  }
+  [[gnu::noinline]] bool any_value(std::string_view bytes, Value* v) {
     Msg m = open(bytes, "Value");
-    return s::decode_value(*this, m, v);
+    if (!s::decode_value(*this, m, v)) return false;
+    if (v->kind == ValueKind::kStrings) {
+      v->data = keep_elements(staged_strings);
+      v->size = staged_strings.size();
+    } else if (v->kind == ValueKind::kArray) {
+      if (!staged_floats.empty()) {
+        v->elements = Value::Elements::kFloat;
+        v->data = keep_elements(staged_floats);
+        v->size = staged_floats.size();
+      } else if (!staged_sints.empty()) {
+        v->elements = Value::Elements::kSint;
+        v->data = keep_elements(staged_sints);
+        v->size = staged_sints.size();
+      } else {
+        v->elements = Value::Elements::kUint;
+        v->data = keep_elements(staged_uints);
+        v->size = staged_uints.size();
+      }
+    }
+    return true;
+  }
+  // A copy of a value's staged elements in value_memory.
+  template <typename T>
+  const T* keep_elements(const std::vector<T>& staged) {
+    if (staged.empty()) return nullptr;
+    void* at = value_memory.take(sizeof(T) * staged.size());
+    memcpy(at, staged.data(), sizeof(T) * staged.size());
+    return static_cast<const T*>(at);
   }
   // Sets the oneof member (the last one present wins, as in protobuf).
-  static void begin_value_v(Value* v, uint32_t field) {
+  void begin_value_v(Value* v, uint32_t field) {
     auto kind = static_cast<ValueKind>(field);  // ValueKind's numbers are the fields'
+    // A repeated array or string list adds to the first.
     if (v->kind == kind) return;
-    if (v->kind != ValueKind::kNone) reset(v);  // kNone: nothing set yet
+    *v = Value{};
     v->kind = kind;
+    if (kind == ValueKind::kStrings) clear_pooled(&staged_strings);
+    if (kind == ValueKind::kArray) {
+      clear_pooled(&staged_sints);
+      clear_pooled(&staged_uints);
+      clear_pooled(&staged_floats);
+    }
   }
-  bool field_value_data(Msg& m, uint32_t f, WireType t, Value* v) {
-    return bytes(m, f, t, &v->bytes);
+  bool field_value_data(Msg& m, uint32_t f, WireType t, Value* v) { return chars(m, f, t, v); }
+  bool field_value_text(Msg& m, uint32_t f, WireType t, Value* v) { return chars(m, f, t, v); }
+  // Unknown, Strings and Array decode into the Value itself; Unknown's
+  // reason is its chars.
+  bool field_unknown_reason(Msg& m, uint32_t f, WireType t, Value* v) { return chars(m, f, t, v); }
+  bool chars(Msg& m, uint32_t f, WireType t, Value* v) {
+    std::string_view text;
+    if (!bytes(m, f, t, &text)) return false;
+    v->data = text.data();
+    v->size = text.size();
+    return true;
   }
-  bool field_value_text(Msg& m, uint32_t f, WireType t, Value* v) {
-    return bytes(m, f, t, &v->bytes);
-  }
-  // Unknown and Array decode into the Value itself; Unknown's reason is its bytes.
-  bool field_unknown_reason(Msg& m, uint32_t f, WireType t, Value* v) {
-    return bytes(m, f, t, &v->bytes);
-  }
-  bool field_strings_items(Msg& m, uint32_t f, WireType t, std::vector<std::string_view>* items) {
+  bool field_strings_items(Msg& m, uint32_t f, WireType t, Value* /*v*/) {
     std::string_view item;
     if (!bytes(m, f, t, &item)) return false;
     if (!m.r.ok()) return true;  // finish() reports it
     if (!take_elements(m, 1)) return false;
-    items->push_back(item);
+    staged_strings.push_back(item);
     return true;
+  }
+  bool field_array_sints(Msg& m, uint32_t f, WireType t, Value* /*v*/) {
+    return repeated_zigzag(m, f, t, &staged_sints);
+  }
+  bool field_array_uints(Msg& m, uint32_t f, WireType t, Value* /*v*/) {
+    return repeated_varint(m, f, t, &staged_uints);
+  }
+  bool field_array_floats(Msg& m, uint32_t f, WireType t, Value* /*v*/) {
+    return repeated_fixed32(m, f, t, &staged_floats);
   }
 
   // Absolute fields win; delta fields count from the thread's previous call
@@ -541,7 +563,10 @@ struct RecordDecoder::Scratch {
   void resolve_deltas(Call* c, const CallState& state) {
     ThreadPosition* previous = nullptr;
     bool found = false;  // the thread had a call before in this chunk
-    if (many_positions.empty()) {
+    if (last_position != nullptr && c->thread == last_thread) {
+      previous = last_position;
+      found = true;
+    } else if (many_positions.empty()) {
       for (auto& [thread, position] : positions)
         if (thread == c->thread) previous = &position, found = true;
       if (!found && positions.size() < kFewThreads) {
@@ -556,6 +581,8 @@ struct RecordDecoder::Scratch {
       previous = &it->second;
       found = !added;
     }
+    last_thread = c->thread;
+    last_position = previous;
     if (!state.has_seq && found) c->seq = previous->seq + 1 + state.seq_delta;
     if (!state.has_start && found)
       c->start_ns = state.has_start_gap ? previous->end_ns + state.start_gap
@@ -570,6 +597,7 @@ struct RecordDecoder::Scratch {
     size_t start = std::min(*resume, bytes.size());
     if (start == 0) {
       positions.clear();  // every chunk decodes on its own (seeking)
+      last_position = nullptr;
       many_positions = {};
     }
     Msg m(
@@ -601,7 +629,9 @@ struct RecordDecoder::Scratch {
   }
 };
 
-RecordDecoder::RecordDecoder() : scratch_(std::make_unique<Scratch>()) {}
+RecordDecoder::RecordDecoder() : scratch_(std::make_unique<Scratch>()) {
+  scratch_->positions.reserve(Scratch::kFewThreads);
+}
 RecordDecoder::~RecordDecoder() = default;
 
 bool RecordDecoder::decode_chunk(std::span<const uint8_t> payload, Consumer& consumer) {
@@ -646,6 +676,35 @@ bool RecordDecoder::decode_index(std::span<const uint8_t> payload, Index* index,
   return ok;
 }
 
+void* ValueMemory::take(size_t size) {
+  size = (size + 15) & ~size_t{15};
+  while (block_ < blocks_.size()) {
+    if (sizes_[block_] - used_ >= size) {
+      void* at = blocks_[block_].get() + used_;
+      used_ += size;
+      return at;
+    }
+    ++block_;
+    used_ = 0;
+  }
+  constexpr size_t kBlock = size_t{64} << 10;
+  size_t block = std::max(kBlock, size);
+  blocks_.push_back(std::make_unique_for_overwrite<std::byte[]>(block));
+  sizes_.push_back(block);
+  held_ += block;
+  block_ = blocks_.size() - 1;
+  used_ = size;
+  return blocks_.back().get();
+}
+
+void ValueMemory::trim() {
+  size_t keep = 0;
+  held_ = 0;
+  while (keep < blocks_.size() && held_ + sizes_[keep] <= kKeepBytes) held_ += sizes_[keep++];
+  blocks_.resize(keep);
+  sizes_.resize(keep);
+}
+
 RecordBatch::RecordBatch() = default;
 RecordBatch::~RecordBatch() = default;
 
@@ -662,16 +721,11 @@ void RecordBatch::clear() {
   stats_.clear();
   calls_complete_.clear();
   values_used_ = 0;
+  value_memory_.reset();
   client_arrays_.clear();
   buffer_writes_.clear();
   bytes_ = 0;
   overflowed_ = false;
-  // Pooled values keep their arrays' memory: after many chunks each slot
-  // could hold the largest array it ever had. Past a bound, start afresh.
-  if (array_bytes_ > kMaxBytes) {
-    values_ = {};
-    array_bytes_ = 0;
-  }
 }
 
 // Counts what one more record takes; false (and nothing more is kept) past kMaxBytes.
@@ -702,20 +756,19 @@ void RecordBatch::on_calls_complete(const CallsComplete& complete) {
 }
 
 void RecordBatch::on_call(const Call& call) {
-  auto array_bytes = [](const Value& v) -> size_t {
-    if (v.kind != ValueKind::kStrings && v.kind != ValueKind::kArray) return 0;
-    return v.strings.size() * sizeof(std::string_view) + v.sints.size() * sizeof(int64_t) +
-           v.uints.size() * sizeof(uint64_t) + v.floats.size() * sizeof(float);
+  auto element_bytes = [](const Value& v) -> size_t {
+    if (v.kind == ValueKind::kStrings) return v.size * sizeof(std::string_view);
+    if (v.kind != ValueKind::kArray) return 0;
+    return v.size * (v.elements == Value::Elements::kFloat ? sizeof(float) : sizeof(int64_t));
   };
-  size_t arrays = 0;
-  for (const Value& v : call.args) arrays += array_bytes(v);
-  if (call.ret != nullptr) arrays += array_bytes(*call.ret);
-  array_bytes_ += arrays;  // counted even when not kept: the decoder may have filled our slots
+  size_t elements = 0;
+  for (const Value& v : call.args) elements += element_bytes(v);
+  if (call.ret != nullptr) elements += element_bytes(*call.ret);
   size_t values = call.args.size() + (call.ret != nullptr ? 1 : 0);
   size_t config_bytes =
       call.config_attribs != nullptr ? call.config_attribs->size() * sizeof(int64_t) : 0;
   if (!room(sizeof(CallEntry) + call.client_arrays.size_bytes() + call.buffer_writes.size_bytes() +
-            values * sizeof(Value) + arrays + config_bytes))
+            values * sizeof(Value) + elements + config_bytes))
     return;
   CallEntry entry{call, values_used_, client_arrays_.size(), buffer_writes_.size(), kNoExtra};
   if (call.image_source != nullptr || call.config_attribs != nullptr) [[unlikely]] {
@@ -724,16 +777,28 @@ void RecordBatch::on_call(const Call& call) {
         {call.image_source != nullptr ? *call.image_source : ImageSource{},
          call.config_attribs != nullptr ? *call.config_attribs : std::vector<int64_t>{}});
   }
-  auto add_value = [this](const Value& v) {
-    if (values_used_ == values_.size()) values_.emplace_back();
-    assign(&values_[values_used_++], v);
-  };
   // The decoder puts args where they belong (decode_chunk into a batch).
-  if (call.args.data() == values_.data() + values_used_)
-    values_used_ += call.args.size();
-  else
-    for (const Value& v : call.args) add_value(v);
-  if (call.ret != nullptr) add_value(*call.ret);
+  if (call.args.data() != values_.data() + values_used_) {
+    size_t first = values_used_;
+    if (values_.size() < first + call.args.size()) values_.resize(first + call.args.size());
+    std::copy(call.args.begin(), call.args.end(), values_.begin() + static_cast<ptrdiff_t>(first));
+  }
+  values_used_ += call.args.size();
+  if (call.ret != nullptr) {
+    if (values_used_ == values_.size()) values_.emplace_back();
+    values_[values_used_++] = *call.ret;
+  }
+  // Array elements and string lists are the decoder's until the next call.
+  if (elements != 0) {
+    for (size_t i = entry.first_value; i < values_used_; ++i) {
+      Value& v = values_[i];
+      size_t n = element_bytes(v);
+      if (n == 0) continue;
+      void* kept = value_memory_.take(n);
+      memcpy(kept, v.data, n);
+      v.data = kept;
+    }
+  }
   client_arrays_.insert(client_arrays_.end(), call.client_arrays.begin(), call.client_arrays.end());
   buffer_writes_.insert(buffer_writes_.end(), call.buffer_writes.begin(), call.buffer_writes.end());
   order_.push_back({Kind::kCall, static_cast<uint32_t>(calls_.size())});

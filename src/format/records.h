@@ -1,8 +1,10 @@
 // Typed views of the records of proto/trace.proto, as decoded from a chunk.
-// Strings and bytes point into the chunk buffer: valid during the callback
-// that receives them. Absent fields read as zero/empty (proto3).
+// Strings and bytes point into the chunk buffer, array elements and string
+// lists into the decoder's memory: valid during the callback that receives
+// them. Absent fields read as zero/empty (proto3).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -62,19 +64,79 @@ enum class ValueKind : uint32_t {
   kArray = 11,
 };
 
+// A recorded value, 32 bytes: the one representation from the decoder to
+// the replay's executor (glreplay::Value is this type; calls are read by
+// another core than the one that decoded them: every cache line counts).
+// Scalars are in the union; what is longer is at `data`, `size` counting it:
+// as decoded, bytes and text point into the chunk, array elements and string
+// lists into the decoder's memory for the current record (see Consumer).
 struct Value {
+  // kArray: the type of its elements (the recorder writes one per array;
+  // of an array that has several, floats are kept, else sints, else uints).
+  enum class Elements : uint8_t { kSint, kUint, kFloat };
+
   ValueKind kind = ValueKind::kNone;
-  int64_t sint = 0;                       // kSint
-  uint64_t uint = 0;                      // kUint
-  float f32 = 0;                          // kF32
-  double f64 = 0;                         // kF64
-  uint64_t pointer = 0;                   // kPointer; kUnknown: Unknown.pointer
-  uint64_t blob = 0;                      // kBlob: Blob.id
-  std::string_view bytes;                 // kData, kText; kUnknown: Unknown.reason
-  std::vector<std::string_view> strings;  // kStrings
-  std::vector<int64_t> sints;             // kArray
-  std::vector<uint64_t> uints;            // kArray
-  std::vector<float> floats;              // kArray
+  Elements elements = Elements::kSint;
+  union {  // by kind
+    int64_t sint = 0;
+    uint64_t uint;
+    float f32;
+    double f64;
+    uint64_t pointer;  // kPointer; kUnknown: Unknown.pointer
+    uint64_t blob;     // kBlob: Blob.id
+  };
+  // kData, kText, kUnknown (the reason): chars; kStrings: string_views;
+  // kArray: elements.
+  const void* data = nullptr;
+  size_t size = 0;
+
+  std::string_view bytes() const {
+    if (kind != ValueKind::kData && kind != ValueKind::kText && kind != ValueKind::kUnknown)
+      return {};
+    return {static_cast<const char*>(data), size};
+  }
+  std::span<const std::string_view> strings() const {
+    if (kind != ValueKind::kStrings) return {};
+    return {static_cast<const std::string_view*>(data), size};
+  }
+  std::span<const int64_t> sints() const { return elements_of<int64_t>(Elements::kSint); }
+  std::span<const uint64_t> uints() const { return elements_of<uint64_t>(Elements::kUint); }
+  std::span<const float> floats() const { return elements_of<float>(Elements::kFloat); }
+
+ private:
+  template <typename T>
+  std::span<const T> elements_of(Elements type) const {
+    if (kind != ValueKind::kArray || elements != type) return {};
+    return {static_cast<const T*>(data), size};
+  }
+};
+static_assert(sizeof(Value) == 32);
+
+// Bump memory in blocks that never move, for what decoded values point to
+// beyond the chunk (array elements, string lists); reused after reset().
+class ValueMemory {
+ public:
+  // `size` bytes, 16-byte aligned, valid until reset().
+  void* take(size_t size);
+  // Forgets what was taken; keeps up to kKeepBytes of blocks for reuse (a
+  // hostile record must not leave megabytes held).
+  void reset() {
+    block_ = 0;
+    used_ = 0;
+    if (held_ > kKeepBytes) trim();
+  }
+  static constexpr size_t kKeepBytes = size_t{1} << 20;
+  // The bytes of its blocks, in use or kept for reuse.
+  size_t held() const { return held_; }
+
+ private:
+  void trim();
+
+  std::vector<std::unique_ptr<std::byte[]>> blocks_;
+  std::vector<size_t> sizes_;
+  size_t held_ = 0;   // the blocks' bytes
+  size_t block_ = 0;  // the block being filled
+  size_t used_ = 0;   // of it
 };
 
 // The part of a client-side vertex array a draw call reads.
@@ -282,11 +344,13 @@ class RecordBatch final : public Consumer {
   std::vector<Image> images_;
   std::vector<Stats> stats_;
   std::vector<CallsComplete> calls_complete_;
-  // Values are assigned over the ones of earlier chunks (their vectors keep
-  // their capacity), so only values_used_ of them are this chunk's.
+  // Values are assigned over the ones of earlier chunks, so only
+  // values_used_ of them are this chunk's.
   std::vector<Value> values_;
   size_t values_used_ = 0;
-  size_t array_bytes_ = 0;  // array elements put in values_ since it was last freed
+  // The kept values' array elements and string lists (the decoder's are
+  // reused from call to call).
+  ValueMemory value_memory_;
   std::vector<ClientArray> client_arrays_;
   std::vector<BufferWrite> buffer_writes_;
   size_t bytes_ = 0;

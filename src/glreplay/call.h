@@ -62,47 +62,12 @@ class CallMemory {
   std::atomic<int64_t> live_{kOpen};
 };
 
-// A recorded value, 32 bytes (calls are read by another core than the one
-// that made them: every cache line counts). Its data points into the call's
-// CallMemory (or into a blob the call holds), so it is trivially
+// A recorded value: the decoder's type. In a Call, its data is in the
+// call's CallMemory (or in a blob the call holds), so it is trivially
 // destructible; bytes and each of strings are followed by a NUL, and bytes
-// are 16-byte aligned.
-struct Value {
-  // kArray: the type of its elements (the recorder writes one per array).
-  enum class Elements : uint8_t { kSint, kUint, kFloat };
-
-  // kBlob is resolved on reading: it arrives here as kData (or kUnknown when
-  // the blob is missing from the trace).
-  format::ValueKind kind = format::ValueKind::kNone;
-  Elements elements = Elements::kSint;
-  union {  // by kind
-    int64_t sint = 0;
-    uint64_t uint;
-    float f32;
-    double f64;
-    uint64_t pointer;  // kPointer, kUnknown
-  };
-  // kData, kText, kUnknown (the reason): chars; kStrings: string_views;
-  // kArray: elements. `size` counts them.
-  const void* data = nullptr;
-  size_t size = 0;
-
-  std::string_view bytes() const { return {static_cast<const char*>(data), size}; }
-  std::span<const std::string_view> strings() const {
-    return {static_cast<const std::string_view*>(data), size};
-  }
-  std::span<const int64_t> sints() const { return elements_of<int64_t>(Elements::kSint); }
-  std::span<const uint64_t> uints() const { return elements_of<uint64_t>(Elements::kUint); }
-  std::span<const float> floats() const { return elements_of<float>(Elements::kFloat); }
-
- private:
-  template <typename T>
-  std::span<const T> elements_of(Elements type) const {
-    if (kind != format::ValueKind::kArray || elements != type) return {};
-    return {static_cast<const T*>(data), size};
-  }
-};
-static_assert(sizeof(Value) == 32);
+// are 16-byte aligned. kBlob is resolved on reading: it arrives here as
+// kData (or kUnknown, the reason, when the blob is missing from the trace).
+using Value = format::Value;
 
 struct ClientArray {
   uint32_t index = 0;
@@ -127,7 +92,10 @@ struct ImageSource {
 };
 
 // Made in the CallMemory of its values (see TraceSource), so it ends by
-// destroy(), which releases that memory last.
+// destroy(), which releases that memory last. What few calls have (client
+// arrays, buffer writes, an image source, config attributes, blobs) is in
+// that memory too: the common call is built and ended without a vector or
+// a heap pointer to set up or free.
 struct Call final : replay::IncrementPayload {
   uint32_t function = 0;
   uint32_t thread = 0;
@@ -136,12 +104,12 @@ struct Call final : replay::IncrementPayload {
   std::span<const Value> args;
   Value ret;
   bool has_ret = false;
-  std::vector<ClientArray> client_arrays;
-  std::vector<BufferWrite> buffer_writes;
-  std::unique_ptr<const ImageSource> image_source;  // eglCreateImage* only
+  std::span<const ClientArray> client_arrays;
+  std::span<const BufferWrite> buffer_writes;
+  const ImageSource* image_source = nullptr;  // eglCreateImage* only
   // eglCreate*Surface, eglCreateContext: every attribute of the config used
   // (name, value...); empty in older traces.
-  std::vector<int64_t> config_attribs;
+  std::span<const int64_t> config_attribs;
   // The draw surface's size the trace recorded with this call (0: none):
   // after eglMakeCurrent, before a swap, at a frame's first draw that
   // found the window resized.
@@ -149,12 +117,27 @@ struct Call final : replay::IncrementPayload {
   uint32_t surface_height = 0;
   // What the values' views (and the call itself) are in.
   CallMemory* memory = nullptr;
-  std::vector<Bytes> blobs;
+  // The blobs the args' data points into.
+  std::span<const Bytes> blobs;
 
   void destroy() override {
     CallMemory* in = memory;
+    if (!blobs.empty() || !client_arrays.empty() || !buffer_writes.empty() ||
+        image_source != nullptr) [[unlikely]]
+      destroy_held();
     this->~Call();
     in->release();
+  }
+
+ private:
+  // Ends what the call holds (blob bytes shared with other calls and the
+  // source's store): out of line, so the common call's destroy() is a few
+  // tests.
+  [[gnu::noinline]] void destroy_held() {
+    std::destroy(blobs.begin(), blobs.end());
+    std::destroy(client_arrays.begin(), client_arrays.end());
+    std::destroy(buffer_writes.begin(), buffer_writes.end());
+    if (image_source != nullptr) std::destroy_at(image_source);
   }
 };
 

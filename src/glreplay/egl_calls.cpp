@@ -71,7 +71,8 @@ bool window_surface(Session& s, Args& a) {
   // The config is chosen when the window is made (at its first use), by
   // these attributes when the trace has them.
   ConfigInfo& config = s.config_info(surface->config);
-  if (config.traced.empty()) config.traced = a.call().config_attribs;
+  if (config.traced.empty())
+    config.traced.assign(a.call().config_attribs.begin(), a.call().config_attribs.end());
   // Made at its first use: the eglMakeCurrent that binds it holds its size
   // (older traces: the context record).
   s.add_surface(recorded, std::move(surface));
@@ -396,7 +397,7 @@ bool create_image(Session& s, Args& a, Pfn create) {
                     reinterpret_cast<EGLClientBuffer>(static_cast<uintptr_t>(name)), attribs);
     if (result == EGL_NO_IMAGE) a.fail("failed: " + egl_error(s));
   } else {
-    const ImageSource* source = a.call().image_source.get();
+    const ImageSource* source = a.call().image_source;
     if (source == nullptr || source->pixels == nullptr) {
       a.fail("the source of this image (target " + hex(target) +
              ") is not a GL object and its pixels were not captured (" +

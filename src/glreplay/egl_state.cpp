@@ -333,11 +333,11 @@ EGLConfig EglState::config(uint64_t recorded, std::string* error) {
   return resolve_config(info, error);
 }
 
-EGLConfig EglState::config(uint64_t recorded, const std::vector<int64_t>& traced_attribs,
+EGLConfig EglState::config(uint64_t recorded, std::span<const int64_t> traced_attribs,
                            std::string* error) {
   if (recorded != 0 && !traced_attribs.empty()) {
     ConfigInfo& info = configs_[recorded];
-    if (info.traced.empty()) info.traced = traced_attribs;
+    if (info.traced.empty()) info.traced.assign(traced_attribs.begin(), traced_attribs.end());
   }
   return config(recorded, error);
 }

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -137,8 +138,7 @@ class EglState {
 
   // Configs: see Session::config.
   EGLConfig config(uint64_t recorded, std::string* error);
-  EGLConfig config(uint64_t recorded, const std::vector<int64_t>& traced_attribs,
-                   std::string* error);
+  EGLConfig config(uint64_t recorded, std::span<const int64_t> traced_attribs, std::string* error);
   ConfigInfo& config_info(uint64_t recorded) { return configs_[recorded]; }
   std::vector<EGLint> config_attribs(const EGLint* app_list) const;
   bool same_surface_type(const EGLint* app_list) const;

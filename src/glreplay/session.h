@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -99,8 +100,7 @@ class Session {
   // what the app learnt about it says otherwise.
   EGLConfig config(uint64_t recorded, std::string* error) { return egl_.config(recorded, error); }
   // As config(), first noting the attributes a call recorded for it.
-  EGLConfig config(uint64_t recorded, const std::vector<int64_t>& traced_attribs,
-                   std::string* error) {
+  EGLConfig config(uint64_t recorded, std::span<const int64_t> traced_attribs, std::string* error) {
     return egl_.config(recorded, traced_attribs, error);
   }
   ConfigInfo& config_info(uint64_t recorded) { return egl_.config_info(recorded); }

@@ -239,6 +239,12 @@ class TraceSource::Collector : public format::Consumer {
                       FrameImage{image.width, image.height, std::move(pixels)});
   }
 
+  // Before decoding on, once the calls sent have all been taken.
+  void next_batch() {
+    sent_ = 0;
+    clear_stop_request();
+  }
+
   // Recorded threads given a replay thread of their own so far (the main one included).
   size_t replay_threads() const { return main_thread_ ? lanes_.size() + 1 : 0; }
 
@@ -246,10 +252,29 @@ class TraceSource::Collector : public format::Consumer {
   const std::optional<std::string>& refused() const { return refused_; }
 
   void on_call(const format::Call& c) override {
-    // The call and all its values in one piece of CallMemory, sized first.
+    // The call and its values in one piece of CallMemory, sized first. The
+    // decoder's values are the call's: copied whole, then what they point to
+    // in the chunk or the decoder's memory (few do) is copied after them.
     size_t size = round16(sizeof(Call)) + round16(sizeof(Value) * c.args.size());
-    for (const format::Value& v : c.args) size += extra_size(v);
-    if (c.ret != nullptr) size += extra_size(*c.ret);
+    size_t blobs = 0;     // kBlob values, each holding its blob's bytes once resolved
+    bool points = false;  // any value points out
+    auto add_extra = [&](const Value& v) {
+      if (!points_out(v)) return;
+      points = true;
+      size += extra_size(v);
+      if (v.kind == ValueKind::kBlob) ++blobs;
+    };
+    for (const Value& v : c.args) add_extra(v);
+    if (c.ret != nullptr) add_extra(*c.ret);
+    const bool rare = !c.client_arrays.empty() || !c.buffer_writes.empty() ||
+                      c.config_attribs != nullptr || c.image_source != nullptr;
+    size_t config_attribs = c.config_attribs != nullptr ? c.config_attribs->size() : 0;
+    if (rare) [[unlikely]]
+      size += round16(sizeof(ClientArray) * c.client_arrays.size()) +
+              round16(sizeof(BufferWrite) * c.buffer_writes.size()) +
+              round16(sizeof(int64_t) * config_attribs) +
+              (c.image_source != nullptr ? round16(sizeof(ImageSource)) : 0);
+    size += round16(sizeof(Bytes) * blobs);
     Carver carve{static_cast<std::byte*>(place(size))};
     replay::PayloadPtr payload(new (carve.take(sizeof(Call))) Call);
     Call* call = static_cast<Call*>(payload.get());
@@ -258,22 +283,49 @@ class TraceSource::Collector : public format::Consumer {
     call->thread = c.thread;
     call->context = c.context;
     call->seq = c.seq;
-    auto* args = static_cast<Value*>(carve.take(sizeof(Value) * c.args.size()));
-    for (size_t i = 0; i < c.args.size(); ++i) new (&args[i]) Value(copy(c.args[i], carve, *call));
-    call->args = {args, c.args.size()};
-    if (c.ret != nullptr) {
-      call->ret = copy(*c.ret, carve, *call);
-      call->has_ret = true;
-    }
-    for (const format::ClientArray& a : c.client_arrays)
-      call->client_arrays.push_back({a.index, a.first, a.stride, bytes(a.data, a.blob)});
-    for (const format::BufferWrite& w : c.buffer_writes)
-      call->buffer_writes.push_back({w.target, w.offset, bytes(w.data, w.blob)});
-    if (c.config_attribs != nullptr) call->config_attribs = *c.config_attribs;
     call->surface_width = c.surface_width;
     call->surface_height = c.surface_height;
+    auto* args = static_cast<Value*>(carve.take(sizeof(Value) * c.args.size()));
+    // Most calls have a value or two: copied here, not by a libc memcpy
+    // through the PLT, which costs more than the copy.
+    for (size_t i = 0; i < c.args.size(); ++i) new (&args[i]) Value(c.args[i]);
+    if (c.ret != nullptr) {
+      call->ret = *c.ret;
+      call->has_ret = true;
+    }
+    call->args = {args, c.args.size()};
+    if (points) [[unlikely]] {
+      auto* blob_bytes = static_cast<Bytes*>(carve.take(sizeof(Bytes) * blobs));
+      for (size_t i = 0; i < c.args.size(); ++i)
+        if (points_out(args[i])) own(args[i], carve, *call, blob_bytes);
+      if (call->has_ret && points_out(call->ret)) own(call->ret, carve, *call, blob_bytes);
+    }
+    if (!rare) [[likely]] {
+      push(make_increment(c, std::move(payload)));
+      return;
+    }
+    auto* arrays =
+        static_cast<ClientArray*>(carve.take(sizeof(ClientArray) * c.client_arrays.size()));
+    for (size_t i = 0; i < c.client_arrays.size(); ++i) {
+      const format::ClientArray& a = c.client_arrays[i];
+      new (&arrays[i]) ClientArray{a.index, a.first, a.stride, bytes(a.data, a.blob)};
+      call->client_arrays = {arrays, i + 1};
+    }
+    auto* writes =
+        static_cast<BufferWrite*>(carve.take(sizeof(BufferWrite) * c.buffer_writes.size()));
+    for (size_t i = 0; i < c.buffer_writes.size(); ++i) {
+      const format::BufferWrite& w = c.buffer_writes[i];
+      new (&writes[i]) BufferWrite{w.target, w.offset, bytes(w.data, w.blob)};
+      call->buffer_writes = {writes, i + 1};
+    }
+    if (config_attribs != 0) {
+      auto* attribs = static_cast<int64_t*>(carve.take(sizeof(int64_t) * config_attribs));
+      memcpy(attribs, c.config_attribs->data(), sizeof(int64_t) * config_attribs);
+      call->config_attribs = {attribs, config_attribs};
+    }
     if (const format::ImageSource* source = c.image_source; source != nullptr) {
-      auto image = std::make_unique<ImageSource>();
+      auto* image = new (carve.take(sizeof(ImageSource))) ImageSource;
+      call->image_source = image;
       image->width = source->width;
       image->height = source->height;
       if (source->blob != 0) {
@@ -283,9 +335,11 @@ class TraceSource::Collector : public format::Consumer {
         image->not_captured =
             source->not_captured.empty() ? "no reason recorded" : std::string(source->not_captured);
       }
-      call->image_source = std::move(image);
     }
+    push(make_increment(c, std::move(payload)));
+  }
 
+  static replay::Increment make_increment(const format::Call& c, replay::PayloadPtr payload) {
     replay::Increment increment;
     increment.index = c.seq;
     increment.timestamp_ns = c.start_ns;
@@ -297,7 +351,7 @@ class TraceSource::Collector : public format::Consumer {
                            c.function == api::kFn_eglSwapBuffersWithDamageEXT ||
                            (c.ends_frame && c.function == api::kFn_glFinish);
     increment.payload = std::move(payload);
-    push(std::move(increment));
+    return increment;
   }
 
   // Every seq below this is in the chunks read so far: a call still
@@ -326,12 +380,17 @@ class TraceSource::Collector : public format::Consumer {
   // and each thread's calls reach the file in order, in chunks of their own:
   // a call whose predecessors have all come out goes out at once (always so
   // with one thread); the others wait, per thread, for the calls before them.
-  void push(replay::Increment increment) {
-    if (held_.empty() && increment.index == expected_) {
+  void push(replay::Increment&& increment) {
+    if (held_.empty() && increment.index == expected_) [[likely]] {
       ++expected_;
       send(std::move(increment));
       return;
     }
+    hold(std::move(increment));
+  }
+
+  // Out of line: most calls go straight through push().
+  [[gnu::noinline]] void hold(replay::Increment&& increment) {
     // Equal seqs (a damaged trace) keep their file order.
     held_.emplace(increment.index, std::move(increment));
     release(false);
@@ -364,7 +423,7 @@ class TraceSource::Collector : public format::Consumer {
   // they cannot touch that thread's EGL state. So a trace of many threads
   // that never draw starts no threads, and only kMaxReplayThreads threads
   // with contexts are replayed.
-  void send(replay::Increment increment) {
+  void send(replay::Increment&& increment) {
     if (refused_) return;
     const auto& call = static_cast<const Call&>(*increment.payload);
     if (!main_thread_) main_thread_ = call.thread;
@@ -387,8 +446,9 @@ class TraceSource::Collector : public format::Consumer {
     // Decoding goes on when these calls are taken: reading ahead is the
     // replay's ReadAheadSource's alone, so calls are not held a chunk's
     // worth here and a ring's worth there. A batch, not a call: stopping and
-    // resuming the decoder per call cost ~45 instructions a call.
-    if (out_.size() >= kDecodeBatch) request_stop();
+    // resuming the decoder per call cost ~45 instructions a call. Counted
+    // here: a deque's size() is a dozen instructions.
+    if (++sent_ >= kDecodeBatch) request_stop();
   }
 
   static bool takes_thread(const Call& call) {
@@ -451,20 +511,27 @@ class TraceSource::Collector : public format::Consumer {
     return at;
   }
 
-  // What copy() takes from the carver for v.
-  size_t extra_size(const format::Value& v) const {
+  // Whether v's data is outside it (bytes, text, elements; a blob to resolve).
+  static bool points_out(const Value& v) { return v.kind >= ValueKind::kData; }
+  static_assert(ValueKind::kData < ValueKind::kBlob && ValueKind::kBlob < ValueKind::kText &&
+                ValueKind::kText < ValueKind::kUnknown &&
+                ValueKind::kUnknown < ValueKind::kStrings &&
+                ValueKind::kStrings < ValueKind::kArray);
+
+  // What own() takes from the carver for v.
+  size_t extra_size(const Value& v) const {
     switch (v.kind) {
       case ValueKind::kData:
       case ValueKind::kText:
       case ValueKind::kUnknown:
-        return round16(v.bytes.size() + 1);
+        return round16(v.size + 1);
       case ValueKind::kStrings: {
-        size_t size = round16(sizeof(std::string_view) * v.strings.size());
-        for (std::string_view text : v.strings) size += round16(text.size() + 1);
+        size_t size = round16(sizeof(std::string_view) * v.size);
+        for (std::string_view text : v.strings()) size += round16(text.size() + 1);
         return size;
       }
       case ValueKind::kArray:
-        return round16(array_bytes(v));
+        return round16(element_bytes(v));
       case ValueKind::kBlob:
         return blobs_.has(v.blob) ? 0 : kMissingBlobReason;
       default:
@@ -472,11 +539,8 @@ class TraceSource::Collector : public format::Consumer {
     }
   }
 
-  // A recorded array keeps one element type: the first the recorder used.
-  static size_t array_bytes(const format::Value& v) {
-    if (!v.floats.empty()) return sizeof(float) * v.floats.size();
-    if (!v.sints.empty()) return sizeof(int64_t) * v.sints.size();
-    return sizeof(uint64_t) * v.uints.size();
+  static size_t element_bytes(const Value& v) {
+    return v.size * (v.elements == Value::Elements::kFloat ? sizeof(float) : sizeof(int64_t));
   }
 
   // Bytes followed by a NUL (text is used as a C string).
@@ -488,83 +552,57 @@ class TraceSource::Collector : public format::Consumer {
     out.size = text.size();
   }
 
-  template <typename T>
-  static void array_copy(const std::vector<T>& in, Value::Elements type, Carver& carve,
-                         Value& out) {
-    void* elements = carve.take(sizeof(T) * in.size());
-    if (!in.empty()) memcpy(elements, in.data(), sizeof(T) * in.size());
-    out.elements = type;
-    out.data = elements;
-    out.size = in.size();
-  }
-
-  Value copy(const format::Value& v, Carver& carve, Call& call) {
-    Value out;
-    out.kind = v.kind;
+  // Makes v's data the call's: copies it into the call's memory, or
+  // resolves its blob, whose bytes the call then holds (in blob_bytes, after
+  // those it holds already).
+  void own(Value& v, Carver& carve, Call& call, Bytes* blob_bytes) {
     switch (v.kind) {
-      case ValueKind::kSint:
-        out.sint = v.sint;
-        break;
-      case ValueKind::kUint:
-        out.uint = v.uint;
-        break;
-      case ValueKind::kF32:
-        out.f32 = v.f32;
-        break;
-      case ValueKind::kF64:
-        out.f64 = v.f64;
-        break;
-      case ValueKind::kPointer:
-        out.pointer = v.pointer;
-        break;
       case ValueKind::kData:
       case ValueKind::kText:
-        text_copy(v.bytes, carve, out);
+      case ValueKind::kUnknown:
+        text_copy(v.bytes(), carve, v);
         break;
       case ValueKind::kBlob: {
-        if (Bytes data = blobs_.get(v.blob)) {
-          out.kind = ValueKind::kData;
+        uint64_t id = v.blob;
+        if (Bytes data = blobs_.get(id)) {
+          v.kind = ValueKind::kData;
           // std::string: NUL-terminated, malloc-aligned
-          out.data = data->data();
-          out.size = data->size();
-          call.blobs.push_back(std::move(data));
+          v.data = data->data();
+          v.size = data->size();
+          new (&blob_bytes[call.blobs.size()]) Bytes(std::move(data));
+          call.blobs = {blob_bytes, call.blobs.size() + 1};
         } else {
           char reason[kMissingBlobReason];
-          snprintf(reason, sizeof reason, "blob %016" PRIx64 " %s", v.blob,
-                   blobs_.has(v.blob) ? "could not be read again" : "is missing from the trace");
-          out.kind = ValueKind::kUnknown;
-          text_copy(reason, carve, out);
+          snprintf(reason, sizeof reason, "blob %016" PRIx64 " %s", id,
+                   blobs_.has(id) ? "could not be read again" : "is missing from the trace");
+          v.kind = ValueKind::kUnknown;
+          v.pointer = 0;
+          text_copy(reason, carve, v);
         }
         break;
       }
-      case ValueKind::kUnknown:
-        out.pointer = v.pointer;
-        text_copy(v.bytes, carve, out);
-        break;
       case ValueKind::kStrings: {
+        std::span<const std::string_view> from = v.strings();
         auto* strings =
-            static_cast<std::string_view*>(carve.take(sizeof(std::string_view) * v.strings.size()));
+            static_cast<std::string_view*>(carve.take(sizeof(std::string_view) * from.size()));
         Value text;
-        for (size_t k = 0; k < v.strings.size(); ++k) {
-          text_copy(v.strings[k], carve, text);
-          new (&strings[k]) std::string_view(text.bytes());
+        for (size_t k = 0; k < from.size(); ++k) {
+          text_copy(from[k], carve, text);
+          new (&strings[k]) std::string_view(static_cast<const char*>(text.data), text.size);
         }
-        out.data = strings;
-        out.size = v.strings.size();
+        v.data = strings;
         break;
       }
-      case ValueKind::kArray:
-        if (!v.floats.empty())
-          array_copy(v.floats, Value::Elements::kFloat, carve, out);
-        else if (!v.sints.empty())
-          array_copy(v.sints, Value::Elements::kSint, carve, out);
-        else
-          array_copy(v.uints, Value::Elements::kUint, carve, out);
+      case ValueKind::kArray: {
+        size_t bytes = element_bytes(v);
+        void* elements = carve.take(bytes);
+        if (bytes != 0) memcpy(elements, v.data, bytes);
+        v.data = elements;
         break;
-      case ValueKind::kNone:
+      }
+      default:
         break;
     }
-    return out;
   }
 
   static constexpr size_t kMemoryBlock = size_t{256} << 10;
@@ -573,6 +611,7 @@ class TraceSource::Collector : public format::Consumer {
   const SourceOptions& options_;
   BlobStore& blobs_;
   std::deque<replay::Increment>& out_;
+  size_t sent_ = 0;  // to out_ since next_batch()
   uint64_t chunk_offset_ = 0;
   CallMemory* memory_ = nullptr;  // the calls go here; sealed when full or at the end
   // Calls waiting for earlier ones of other threads, by seq.
@@ -659,7 +698,7 @@ bool TraceSource::fill() {
       collector_->set_chunk_offset(chunk_.offset);
       resume_ = 0;
     }
-    collector_->clear_stop_request();
+    collector_->next_batch();
     bool decoded = decoder_->decode_chunk(chunk_.payload, *collector_, &resume_);
     if (collector_->refused().has_value()) {
       char where[64];
@@ -684,7 +723,7 @@ replay::SourceResult TraceSource::next(replay::Increment* out, std::string* erro
     *error = "no trace is open";
     return replay::SourceResult::kError;
   }
-  if (fill()) {
+  if (!pending_.empty() || fill()) {
     *out = std::move(pending_.front());
     pending_.pop_front();
     ++calls_;

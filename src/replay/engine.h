@@ -34,9 +34,9 @@ namespace gltrace::replay {
 // execute() may change the Increment without racing the main thread. The
 // main loop reuses a slot no other thread holds any more (reuse()).
 struct Slot {
-  Slot(uint64_t seq_in, Increment increment_in) { reuse(seq_in, std::move(increment_in)); }
+  Slot(uint64_t seq_in, Increment&& increment_in) { reuse(seq_in, std::move(increment_in)); }
 
-  void reuse(uint64_t seq_in, Increment increment_in) {
+  void reuse(uint64_t seq_in, Increment&& increment_in) {
     seq = seq_in;
     index = increment_in.index;
     timestamp_ns = static_cast<int64_t>(increment_in.timestamp_ns);

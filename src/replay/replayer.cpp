@@ -330,7 +330,8 @@ void Session::retire_front() {
 }
 
 void Session::fill() {
-  while (!source_done_ && pending_.size() < lookahead_) {
+  // A deque's size() is a dozen instructions: asked once.
+  for (size_t pending = pending_.size(); !source_done_ && pending < lookahead_; ++pending) {
     Increment increment;
     std::string error;
     SourceResult result = SourceResult::kError;
@@ -349,8 +350,8 @@ void Session::fill() {
         spare_.pop_back();
         slot->reuse(next_seq_++, std::move(increment));
       }
-      pending_.push_back(slot);
-      engine_->dispatch(slot);
+      pending_.push_back(std::move(slot));  // not a copy: two atomic counts a call
+      engine_->dispatch(pending_.back());
       continue;
     }
     source_done_ = true;

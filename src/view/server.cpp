@@ -294,7 +294,7 @@ class Handlers {
   // The pixels a texture upload recorded: its bytes (inline or blob).
   std::string upload_bytes(const format::Value* pixels) const {
     if (pixels == nullptr) return {};
-    if (pixels->kind == format::ValueKind::kData) return std::string(pixels->bytes);
+    if (pixels->kind == format::ValueKind::kData) return std::string(pixels->bytes());
     if (pixels->kind == format::ValueKind::kBlob) {
       uint64_t total = 0;
       return model_.blob(pixels->blob, 0, UINT64_MAX, &total);
@@ -396,7 +396,7 @@ class Handlers {
         std::string source;
         for (const format::Value& v : call.args)
           if (v.kind == format::ValueKind::kStrings)
-            for (std::string_view s : v.strings) source += s;
+            for (std::string_view s : v.strings()) source += s;
         out["shader_source"] = source;
       }
       Upload upload = upload_of(call);

@@ -47,7 +47,7 @@ CallKind kind_of(uint32_t function) {
 std::string_view group_label(const format::Call& call) {
   for (auto it = call.args.rbegin(); it != call.args.rend(); ++it)
     if (it->kind == format::ValueKind::kText || it->kind == format::ValueKind::kData)
-      return it->bytes;
+      return it->bytes();
   return {};
 }
 

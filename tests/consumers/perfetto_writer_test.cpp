@@ -239,17 +239,23 @@ TEST(PerfettoWriter, TimestampsAreDeltasFromThePacketBefore) {
   EXPECT_EQ(written, (std::vector<uint64_t>{kStart, 40, 60, 40, kStart + 50, kStart + 60, 60, 40}));
 }
 
-// A number list's elements, the first 16 of them, then how many more; one
-// that mixes kinds (a hostile trace's) reads each from its own list.
+// A number list's elements, the first 16 of them, then how many more; each
+// kind of element as its own kind of value.
 TEST(PerfettoWriter, NumberListsKeepTheirFirstElements) {
-  format::Value list;
-  list.kind = format::ValueKind::kArray;
-  list.sints = {-1, 2};
-  list.uints = {3};
-  list.floats = std::vector<float>(20, 0.5f);
+  const int64_t sints[] = {-1, 2};
+  const std::vector<float> floats(20, 0.5f);
+  format::Value lists[2];
+  lists[0].kind = format::ValueKind::kArray;
+  lists[0].elements = format::Value::Elements::kSint;
+  lists[0].data = sints;
+  lists[0].size = 2;
+  lists[1].kind = format::ValueKind::kArray;
+  lists[1].elements = format::Value::Elements::kFloat;
+  lists[1].data = floats.data();
+  lists[1].size = floats.size();
   std::string bytes = write([&](PerfettoWriter& w) {
     format::Call c = call(1, 10, 5);
-    c.args = std::span<const format::Value>(&list, 1);
+    c.args = lists;
     w.call(c);
   });
   // The annotation's array_values, as (field, value) of each element.
@@ -296,13 +302,12 @@ TEST(PerfettoWriter, NumberListsKeepTheirFirstElements) {
       }
     }
   }
-  ASSERT_EQ(elements.size(), 17u);
+  ASSERT_EQ(elements.size(), 19u);
   EXPECT_EQ(elements[0], std::make_pair(4u, std::string("-1")));  // int_value
   EXPECT_EQ(elements[1], std::make_pair(4u, std::string("2")));
-  EXPECT_EQ(elements[2], std::make_pair(3u, std::string("3")));  // uint_value
-  for (size_t i = 3; i < 16; ++i)
+  for (size_t i = 2; i < 18; ++i)
     EXPECT_EQ(elements[i], std::make_pair(5u, std::to_string(0.5)));     // double_value
-  EXPECT_EQ(elements[16], std::make_pair(6u, std::string("<7 more>")));  // string_value
+  EXPECT_EQ(elements[18], std::make_pair(6u, std::string("<4 more>")));  // string_value
 }
 
 // An EGL enum argument is named from EGL's enums (GL's have no name for it).
@@ -326,7 +331,8 @@ TEST(PerfettoWriter, ACallOfManyLongArgumentsStaysASmallPacket) {
   std::vector<format::Value> args(1024);
   for (format::Value& v : args) {
     v.kind = format::ValueKind::kText;
-    v.bytes = text;
+    v.data = text.data();
+    v.size = text.size();
   }
   std::string bytes = write([&](PerfettoWriter& w) {
     format::Call c = call(1, 10, 5);

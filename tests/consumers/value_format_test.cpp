@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <random>
 #include <string>
@@ -40,16 +41,40 @@ Value pointer(uint64_t v) {
   x.pointer = v;
   return x;
 }
+// A value points at its elements: these keep them for the test's life.
+template <typename T>
+const T* kept(std::vector<T> items) {
+  static std::deque<std::vector<T>> all;
+  return all.emplace_back(std::move(items)).data();
+}
 Value floats(std::vector<float> v) {
   Value x;
   x.kind = ValueKind::kArray;
-  x.floats = std::move(v);
+  x.elements = Value::Elements::kFloat;
+  x.size = v.size();
+  x.data = kept(std::move(v));
   return x;
 }
 Value sints(std::vector<int64_t> v) {
   Value x;
   x.kind = ValueKind::kArray;
-  x.sints = std::move(v);
+  x.elements = Value::Elements::kSint;
+  x.size = v.size();
+  x.data = kept(std::move(v));
+  return x;
+}
+Value strings(std::vector<std::string_view> v) {
+  Value x;
+  x.kind = ValueKind::kStrings;
+  x.size = v.size();
+  x.data = kept(std::move(v));
+  return x;
+}
+Value chars(ValueKind kind, std::string_view text) {
+  Value x;
+  x.kind = kind;
+  x.data = text.data();
+  x.size = text.size();
   return x;
 }
 
@@ -172,9 +197,7 @@ TEST(ValueFormat, EglEnumsAndAttributeLists) {
 }
 
 TEST(ValueFormat, EglEnumsInIntegerParametersAndResults) {
-  Value version = uint(0);
-  version.kind = ValueKind::kText;
-  version.bytes = "1.5";
+  Value version = chars(ValueKind::kText, "1.5");
   // EGL_VERSION and the *_VERSION attributes were left out of the EGL table.
   EXPECT_EQ(text_of(api::kFn_eglQueryString, {uint(0x55aa), sint(0x3054)}, &version),
             "eglQueryString(dpy = 0x55aa, name = EGL_VERSION) = \"1.5\"");
@@ -222,17 +245,12 @@ TEST(ValueFormat, EglTimesInNanoseconds) {
 }
 
 TEST(ValueFormat, TextDataAndOddValues) {
-  Value source;
-  source.kind = ValueKind::kStrings;
-  source.strings = {"a\n\t\"\\\x01z", ""};
-  Value data;
-  data.kind = ValueKind::kData;
-  data.bytes =
-      std::string_view("\x00\x01\xff\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d", 17);
-  Value unknown;
-  unknown.kind = ValueKind::kUnknown;
+  Value source = strings({"a\n\t\"\\\x01z", ""});
+  Value data = chars(ValueKind::kData, std::string_view("\x00\x01\xff\x10\x11\x12\x13\x14\x15\x16"
+                                                        "\x17\x18\x19\x1a\x1b\x1c\x1d",
+                                                        17));
+  Value unknown = chars(ValueKind::kUnknown, "computed size");
   unknown.pointer = 0x1000;
-  unknown.bytes = "computed size";
   Value f64;
   f64.kind = ValueKind::kF64;
   f64.f64 = -2.25;
@@ -255,10 +273,8 @@ TEST(ValueFormat, TextDataAndOddValues) {
 TEST(ValueFormat, LongText) {
   std::string text(3000, 'x');
   for (size_t i = 0; i < text.size(); i += 7) text[i] = '\n';
-  Value source;
-  source.kind = ValueKind::kStrings;
   std::string part = text.substr(0, 400);
-  source.strings = {text, part, text};
+  Value source = strings({text, part, text});
   std::vector<float> many(300, 0.25f);
   auto escaped = [](const std::string& s) {
     std::string out;

@@ -250,7 +250,7 @@ TEST(EglFidelityRecords, ConfigAttributesAndSurfaceSizesReachReaderAndReplay) {
   auto* context = dynamic_cast<glreplay::Call*>(increments[0].payload.get());
   auto* swap = dynamic_cast<glreplay::Call*>(increments[1].payload.get());
   ASSERT_TRUE(context != nullptr && swap != nullptr);
-  EXPECT_EQ(context->config_attribs,
+  EXPECT_EQ(Attribs(context->config_attribs.begin(), context->config_attribs.end()),
             (Attribs{EGL_RED_SIZE, 10, EGL_SURFACE_TYPE, 0x405, 0x3339, -1}));
   EXPECT_EQ(context->surface_width, 0u);
   EXPECT_TRUE(swap->config_attribs.empty());

@@ -55,22 +55,22 @@ std::string value_text(const format::Value& v) {
       break;
     case ValueKind::kData:
       out = "data:";
-      add_bytes(out, v.bytes);
+      add_bytes(out, v.bytes());
       break;
     case ValueKind::kBlob:
       add(out, "blob:%016" PRIx64, v.blob);
       break;
     case ValueKind::kText:
       out = "text:";
-      add_bytes(out, v.bytes);
+      add_bytes(out, v.bytes());
       break;
     case ValueKind::kUnknown:
       add(out, "unknown:0x%" PRIx64 ":", v.pointer);
-      add_bytes(out, v.bytes);
+      add_bytes(out, v.bytes());
       break;
     case ValueKind::kStrings:
       out = "strings:[";
-      for (std::string_view s : v.strings) {
+      for (std::string_view s : v.strings()) {
         add_bytes(out, s);
         out += ',';
       }
@@ -78,11 +78,11 @@ std::string value_text(const format::Value& v) {
       break;
     case ValueKind::kArray:
       out = "array:[";
-      for (int64_t s : v.sints) add(out, "%" PRId64 ",", s);
+      for (int64_t s : v.sints()) add(out, "%" PRId64 ",", s);
       out += "|";
-      for (uint64_t u : v.uints) add(out, "%" PRIu64 ",", u);
+      for (uint64_t u : v.uints()) add(out, "%" PRIu64 ",", u);
       out += "|";
-      for (float f : v.floats) add(out, "%g,", static_cast<double>(f));
+      for (float f : v.floats()) add(out, "%g,", static_cast<double>(f));
       out += ']';
       break;
   }

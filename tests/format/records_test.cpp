@@ -80,19 +80,34 @@ TEST(Records, EveryValueKind) {
       e.string_field(s::strings::kItems, "");
       e.end_nested(list);
     });
-    arg([&] {
-      size_t a = e.begin_nested(s::value::kArray);
+    auto sints = [&] {
       size_t p = e.begin_nested(s::array::kSints);
       e.raw_varint(wire::zigzag(-1));
       e.raw_varint(wire::zigzag(300));
       e.end_nested(p);
-      p = e.begin_nested(s::array::kUints);
+    };
+    auto uints = [&] {
+      size_t p = e.begin_nested(s::array::kUints);
       e.raw_varint(7);
       e.end_nested(p);
-      float floats[2] = {0.5f, 4.0f};
-      e.bytes_field(s::array::kFloats, floats, sizeof floats);
-      e.end_nested(a);
-    });
+    };
+    auto floats = [&] {
+      float items[2] = {0.5f, 4.0f};
+      e.bytes_field(s::array::kFloats, items, sizeof items);
+    };
+    auto array = [&](auto&&... lists) {
+      arg([&] {
+        size_t a = e.begin_nested(s::value::kArray);
+        (lists(), ...);
+        e.end_nested(a);
+      });
+    };
+    array(sints);
+    array(uints);
+    array(floats);
+    // A value keeps one kind of elements: floats, else sints, else uints.
+    array(sints, uints, floats);
+    array(uints, sints);
     arg([] {});  // no member set
     size_t ret = e.begin_nested(s::call::kRet);
     e.uint_field(s::value::kUint, 1);
@@ -122,7 +137,8 @@ TEST(Records, EveryValueKind) {
             "args=(sint:-12345678901,uint:18446744073709551615,f32:1.5,f64:-2.25,"
             "pointer:0xdeadbeef,data:\"\\x01\\x02\\x00\",blob:1122334455667788,text:\"hello\","
             "unknown:0x1000:\"computed size\",strings:[\"void main(){}\",\"\",],"
-            "array:[-1,300,|7,|0.5,4,],none,) ret=uint:1 "
+            "array:[-1,300,||],array:[|7,|],array:[||0.5,4,],array:[||0.5,4,],"
+            "array:[-1,300,||],none,) ret=uint:1 "
             "array(1 first=4 stride=12 pointer=0x5000 blob=0000000000000000 \"abc\") "
             "write(0x8892 offset=64 blob=0000000000000abc \"\") "
             "image_source(16x8 blob=0000000000000def \"\")");
@@ -221,12 +237,34 @@ TEST(Records, DeltaCodedCallsResolvePerThreadAndChunk) {
   ASSERT_TRUE(decoder.decode_chunk({e.data(), e.size()}, seen)) << decoder.error();
   EXPECT_EQ(seen.calls, (std::vector<std::pair<uint64_t, uint64_t>>{
                             {10, 1000}, {11, 1005}, {12, 1020}, {13, 1025}, {12, 1105}}));
-  // A new chunk starts afresh: a delta with no earlier call counts from 0.
+  // A new chunk starts afresh: a delta with no earlier call counts from 0,
+  // also for the thread of the last call before.
   wire::Encoder next;
+  call(next, 2, false, 0, 7);
   call(next, 1, false, 0, 7);
   Seen again;
   ASSERT_TRUE(decoder.decode_chunk({next.data(), next.size()}, again));
-  EXPECT_EQ(again.calls, (std::vector<std::pair<uint64_t, uint64_t>>{{0, 0}}));
+  EXPECT_EQ(again.calls, (std::vector<std::pair<uint64_t, uint64_t>>{{0, 0}, {0, 0}}));
+  // More threads than the decoder looks up in its small vector, each call
+  // after one of its own thread or of another.
+  wire::Encoder many;
+  std::vector<std::pair<uint64_t, uint64_t>> want;
+  for (uint32_t thread = 1; thread <= 12; ++thread) {
+    call(many, thread, true, 100 * thread, 1000 * thread);
+    want.push_back({100 * thread, 1000 * thread});
+    if (thread % 3 == 0) {
+      call(many, thread, false, 0, 1);
+      want.push_back({100 * thread + 1, 1000 * thread + 1});
+    }
+  }
+  for (uint32_t thread = 12; thread >= 1; --thread) {
+    call(many, thread, false, 1, 10);
+    uint64_t calls_before = thread % 3 == 0 ? 2 : 1;
+    want.push_back({100 * thread + calls_before + 1, 1000 * thread + calls_before - 1 + 10});
+  }
+  Seen threads;
+  ASSERT_TRUE(decoder.decode_chunk({many.data(), many.size()}, threads));
+  EXPECT_EQ(threads.calls, want);
 }
 
 // Format 2: a call's start is a gap after the end of the thread's previous
@@ -517,6 +555,62 @@ TEST(Records, BatchReplaysWhatTheDecoderDelivers) {
       EXPECT_EQ(batch_decoder.error_offset(), offset);
     }
   }
+}
+
+// A call's array elements and string lists are in the decoder's memory
+// until its next call: a batch keeps its own copy of every call's.
+TEST(Records, BatchKeepsEachCallsArraysAndStrings) {
+  wire::Encoder e;
+  for (int call = 0; call < 40; ++call) {
+    record(e, s::record::kCall, [&] {
+      size_t arg = e.begin_nested(s::call::kArgs);
+      size_t a = e.begin_nested(s::value::kArray);
+      size_t p = e.begin_nested(s::array::kSints);
+      for (int i = 0; i <= call % 5; ++i) e.raw_varint(wire::zigzag(call * 100 + i));
+      e.end_nested(p);
+      e.end_nested(a);
+      e.end_nested(arg);
+      arg = e.begin_nested(s::call::kArgs);
+      size_t list = e.begin_nested(s::value::kStrings);
+      e.string_field(s::strings::kItems, "call " + std::to_string(call));
+      e.end_nested(list);
+      e.end_nested(arg);
+      size_t ret = e.begin_nested(s::call::kRet);
+      float floats[2] = {static_cast<float>(call), 0.5f};
+      a = e.begin_nested(s::value::kArray);
+      e.bytes_field(s::array::kFloats, floats, sizeof floats);
+      e.end_nested(a);
+      e.end_nested(ret);
+    });
+  }
+  format::RecordBatch batch;
+  RecordDecoder decoder;
+  ASSERT_TRUE(decoder.decode_chunk(bytes_of(e), batch));
+  RecordText text;
+  batch.replay(text);
+  std::vector<std::string> direct = decode(e);
+  ASSERT_EQ(direct.size(), 40u);
+  EXPECT_NE(direct[0], direct[1]);
+  EXPECT_EQ(text.lines, direct);
+}
+
+// Memory for decoded elements is reused from record to record, and what a
+// huge record took is given back at the next reset.
+TEST(Records, ValueMemoryIsReusedAndBounded) {
+  format::ValueMemory memory;
+  void* first = memory.take(100);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 16, 0u);
+  void* second = memory.take(3);
+  EXPECT_EQ(static_cast<std::byte*>(second), static_cast<std::byte*>(first) + 112);
+  memory.reset();
+  EXPECT_EQ(memory.take(100), first);
+  size_t small = memory.held();
+  EXPECT_LE(small, format::ValueMemory::kKeepBytes);
+  for (int i = 0; i < 8; ++i) memory.take(size_t{3} << 20);
+  EXPECT_GT(memory.held(), size_t{24} << 20);
+  memory.reset();
+  EXPECT_EQ(memory.held(), small);
+  EXPECT_EQ(memory.take(100), first);
 }
 
 // Calls given to a batch by anyone (not decoded into it) are copied.

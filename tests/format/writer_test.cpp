@@ -46,7 +46,7 @@ struct Collector : format::Consumer {
     ASSERT_EQ(c.args.size(), 3u);
     EXPECT_EQ(c.args[0].sint, -static_cast<int64_t>(c.seq));
     EXPECT_EQ(c.args[1].uint, c.thread);
-    EXPECT_EQ(c.args[2].bytes, "t" + std::to_string(c.thread));
+    EXPECT_EQ(c.args[2].bytes(), "t" + std::to_string(c.thread));
     ASSERT_NE(c.ret, nullptr);
     EXPECT_EQ(c.ret->uint, c.seq + 1);
   }
