@@ -116,10 +116,16 @@ void write_config_attribs(CallRecorder& rec, EGLDisplay display, EGLConfig confi
 }
 
 // EGL_LARGEST_PBUFFER is answered for a pbuffer only: a window or pixmap
-// leaves the value as it was (EGL 1.5, 3.5.6).
+// leaves the value as it was (EGL 1.5, 3.5.6). Asked after a successful
+// eglMakeCurrent: a driver that refused the query would leave its error for
+// the app's next eglGetError, so it is read back to EGL_SUCCESS.
 bool is_pbuffer(EGLDisplay display, EGLSurface surface) {
   EGLint largest = -1;
-  return NEXT(eglQuerySurface)(display, surface, EGL_LARGEST_PBUFFER, &largest) && largest != -1;
+  if (!NEXT(eglQuerySurface)(display, surface, EGL_LARGEST_PBUFFER, &largest)) {
+    NEXT(eglGetError)();
+    return false;
+  }
+  return largest != -1;
 }
 
 // eglMakeCurrent bound `draw` on this thread: its size now, and a check at
