@@ -756,14 +756,9 @@ void RecordBatch::on_calls_complete(const CallsComplete& complete) {
 }
 
 void RecordBatch::on_call(const Call& call) {
-  auto element_bytes = [](const Value& v) -> size_t {
-    if (v.kind == ValueKind::kStrings) return v.size * sizeof(std::string_view);
-    if (v.kind != ValueKind::kArray) return 0;
-    return v.size * (v.elements == Value::Elements::kFloat ? sizeof(float) : sizeof(int64_t));
-  };
   size_t elements = 0;
-  for (const Value& v : call.args) elements += element_bytes(v);
-  if (call.ret != nullptr) elements += element_bytes(*call.ret);
+  for (const Value& v : call.args) elements += v.element_bytes();
+  if (call.ret != nullptr) elements += call.ret->element_bytes();
   size_t values = call.args.size() + (call.ret != nullptr ? 1 : 0);
   size_t config_bytes =
       call.config_attribs != nullptr ? call.config_attribs->size() * sizeof(int64_t) : 0;
@@ -792,7 +787,7 @@ void RecordBatch::on_call(const Call& call) {
   if (elements != 0) {
     for (size_t i = entry.first_value; i < values_used_; ++i) {
       Value& v = values_[i];
-      size_t n = element_bytes(v);
+      size_t n = v.element_bytes();
       if (n == 0) continue;
       void* kept = value_memory_.take(n);
       memcpy(kept, v.data, n);

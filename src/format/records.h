@@ -102,6 +102,13 @@ struct Value {
   std::span<const int64_t> sints() const { return elements_of<int64_t>(Elements::kSint); }
   std::span<const uint64_t> uints() const { return elements_of<uint64_t>(Elements::kUint); }
   std::span<const float> floats() const { return elements_of<float>(Elements::kFloat); }
+  // The bytes of a string list's views or of an array's elements at `data`
+  // (0 for other kinds, whose data are `size` chars).
+  size_t element_bytes() const {
+    if (kind == ValueKind::kStrings) return size * sizeof(std::string_view);
+    if (kind != ValueKind::kArray) return 0;
+    return size * (elements == Elements::kFloat ? sizeof(float) : sizeof(int64_t));
+  }
 
  private:
   template <typename T>

@@ -531,16 +531,12 @@ class TraceSource::Collector : public format::Consumer {
         return size;
       }
       case ValueKind::kArray:
-        return round16(element_bytes(v));
+        return round16(v.element_bytes());
       case ValueKind::kBlob:
         return blobs_.has(v.blob) ? 0 : kMissingBlobReason;
       default:
         return 0;
     }
-  }
-
-  static size_t element_bytes(const Value& v) {
-    return v.size * (v.elements == Value::Elements::kFloat ? sizeof(float) : sizeof(int64_t));
   }
 
   // Bytes followed by a NUL (text is used as a C string).
@@ -594,7 +590,7 @@ class TraceSource::Collector : public format::Consumer {
         break;
       }
       case ValueKind::kArray: {
-        size_t bytes = element_bytes(v);
+        size_t bytes = v.element_bytes();
         void* elements = carve.take(bytes);
         if (bytes != 0) memcpy(elements, v.data, bytes);
         v.data = elements;
