@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -148,8 +149,8 @@ int main(int argc, char** argv) {
   std::string layer_path = "GLTRACE_LAYER_PATH=" + lib + "/layers";
   char trace_dir[] = "/tmp/gltrace-bench-XXXXXX";
   if (mkdtemp(trace_dir) == nullptr) return 2;
-  std::string trace_path = std::string(trace_dir) + "/calls.gltrace";
-  std::string trace_file = "GLTRACE_TRACE_FILE=" + trace_path;
+  // A directory: each run's process writes a file of its own there.
+  std::string trace_file = "GLTRACE_TRACE_FILE=" + std::string(trace_dir) + "/";
   struct Case {
     const char* name;
     std::vector<std::string> env;
@@ -186,7 +187,6 @@ int main(int argc, char** argv) {
       printf("   %+.2f ns over the interposer alone (target: within 2 ns)", ns - interposer);
     printf("\n");
   }
-  unlink(trace_path.c_str());
-  rmdir(trace_dir);
+  std::filesystem::remove_all(trace_dir);
   return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/trace_output.h"
+#include "format/output_file.h"
 #include "format/reader.h"
 
 namespace gltrace::cli {
@@ -246,17 +247,22 @@ bool AttachSession::start(const AttachRequest& request) {
             s.status.process_name.c_str(), s.status.pid, s.status.state.c_str());
     return false;
   }
-  // A name of our own choosing never replaces a file that is there.
+  // A name of our own choosing never replaces a file that is there; -o FILE
+  // replaces a finished trace, never one another writer holds (this capture
+  // then gets a derived name: format/output_file.h).
   bool chosen = request.output.empty();
-  output_ = chosen ? default_output(s.status) : request.output;
-  // 0600, as `gltrace trace` creates its files: a trace holds what the app drew and uploaded.
-  s.out_fd =
-      open(output_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (chosen ? O_EXCL : O_TRUNC), 0600);
-  if (s.out_fd < 0) {
-    fprintf(stderr, "gltrace %s: cannot create %s: %s\n", command, output_.c_str(),
-            strerror(errno));
+  std::string wanted = chosen ? default_output(s.status) : request.output;
+  if (!chosen && format::replace_finished(wanted) == format::Previous::kBeingWritten)
+    fprintf(stderr, "gltrace %s: note: another process is writing %s now: it is left alone\n",
+            command, wanted.c_str());
+  format::ClaimedFile file =
+      format::claim_new_file(wanted, s.status.process_name, s.status.pid, &error);
+  if (file.fd < 0) {
+    fprintf(stderr, "gltrace %s: %s\n", command, error.c_str());
     return false;
   }
+  output_ = file.path;
+  s.out_fd = file.fd;
   s.data_fd = control::open_data_channel(request.endpoint, &error);
   control::Reply reply;
   if (s.data_fd < 0 || !s.client->call(s.request.start, &reply, &error)) {

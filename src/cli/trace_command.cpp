@@ -1,10 +1,14 @@
 // `gltrace trace`: run an app with the trace layer at the bottom of the chain.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "cli/commands.h"
 #include "cli/launch.h"
@@ -23,24 +27,80 @@ std::string absolute(const std::string& path) {
   return std::string(cwd) + "/" + path;
 }
 
-// Runs the app, then says what it wrote to `output` (a pattern): one line per
-// file, or why there is none. Returns the exit status (see the help's footer).
-int run_and_report(const LaunchOptions& options, const std::string& output,
-                   const std::string& mode) {
-  std::vector<OutputFile> before = list_outputs(output);
+// A file the app's processes add the names of their outputs to
+// (GLTRACE_TRACE_REPORT, one line each): every file of the run, with none of
+// another run's, whatever names the files got.
+class OutputReport {
+ public:
+  OutputReport() {
+    const char* runtime = getenv("XDG_RUNTIME_DIR");
+    std::string dir = runtime != nullptr && *runtime != '\0' ? runtime : "/tmp";
+    std::string path = dir + "/gltrace-trace-report.XXXXXX";
+    int fd = mkostemp(path.data(), O_CLOEXEC);
+    if (fd < 0) return;
+    close(fd);
+    path_ = path;
+  }
+  ~OutputReport() {
+    if (!path_.empty()) unlink(path_.c_str());
+  }
+  OutputReport(const OutputReport&) = delete;
+  OutputReport& operator=(const OutputReport&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  // The files named so far, each once, in the order they were claimed.
+  std::vector<std::string> files() const {
+    std::vector<std::string> files;
+    FILE* in = path_.empty() ? nullptr : fopen(path_.c_str(), "re");
+    if (in == nullptr) return files;
+    char* line = nullptr;
+    size_t capacity = 0;
+    for (ssize_t n; (n = getline(&line, &capacity, in)) > 0;) {
+      std::string file(line, static_cast<size_t>(n));
+      if (file.back() == '\n') file.pop_back();
+      if (!file.empty() && std::find(files.begin(), files.end(), file) == files.end())
+        files.push_back(file);
+    }
+    free(line);
+    fclose(in);
+    return files;
+  }
+
+ private:
+  std::string path_;
+};
+
+// Runs the app, then says what it wrote for `output`: one line per file (each
+// process that traced has its own), or why there is none. Returns the exit
+// status (see the help's footer).
+int run_and_report(LaunchOptions& options, const std::string& output, const std::string& mode) {
+  OutputReport report;
+  if (report.path().empty()) {
+    fprintf(stderr, "gltrace trace: cannot make the report file in $XDG_RUNTIME_DIR or /tmp: %s\n",
+            strerror(errno));
+    return kExitFailure;
+  }
+  options.env.emplace_back("GLTRACE_TRACE_REPORT", report.path());
   fprintf(stderr, "gltrace trace: tracing to %s\n", output.c_str());
   bool started = false;
   int app_status = run_app_and_wait(kName, options, &started);
   if (!started) return app_status;
-  std::vector<std::string> written = written_outputs(output, before);
+  std::vector<std::string> written = report.files();
   bool traced = !written.empty();
   if (written.empty()) {
-    std::string desktop_gl = linked_desktop_gl_libraries(options.app[0]);
+    // The app, or a program it starts as `timeout 10 APP` or `env X=1 APP` do.
+    std::string program;
+    std::string desktop_gl;
+    for (size_t i = 0; i < options.app.size() && desktop_gl.empty(); ++i) {
+      program = options.app[i];
+      desktop_gl = linked_desktop_gl_libraries(program);
+    }
     if (!desktop_gl.empty())
       fprintf(stderr,
               "gltrace trace: no trace was written to %s: %s links %s: it uses GLX or desktop "
               "OpenGL, which gltrace does not trace (EGL and OpenGL ES only)\n",
-              output.c_str(), options.app[0].c_str(), desktop_gl.c_str());
+              output.c_str(), program.c_str(), desktop_gl.c_str());
     else
       fprintf(stderr,
               "gltrace trace: no trace was written to %s: the app made no EGL/GLES call "
@@ -96,6 +156,7 @@ int trace(TraceOptions& o, const CommandLine& line) {
   // Checked before the app starts: the trace layer cannot report a failure to
   // open the file other than by a line in the app's stderr.
   if (!output.empty() && !check_output(kName, output)) return kExitFailure;
+  if (!output.empty()) make_room_for_output(kName, output);
   options.env.emplace_back("GLTRACE_TRACE_FILE", output);
   options.env.emplace_back("GLTRACE_TRACE_MODE", mode);
   options.layers = options.layers ? *options.layers + ":libGLES_trace.so" : "libGLES_trace.so";
@@ -114,8 +175,11 @@ void register_trace(Commands& commands) {
   CLI::App& app = line.app();
   app.description(
       "Runs APP with the trace layer below any other layers and records every EGL\n"
-      "and GLES call to FILE. In FILE, %p is replaced by the process id and %n by\n"
-      "the process name (useful when APP starts several GL processes).");
+      "and GLES call to FILE. Each process that makes GL calls gets a file of its\n"
+      "own: the first FILE, the others FILE's stem, their process name and pid\n"
+      "(x.gltrace: x.NAME.PID.gltrace). A FILE that is a directory (or ends in /)\n"
+      "holds NAME.PID.gltrace files. In FILE, %p is replaced by the process id\n"
+      "and %n by the process name.");
   app.add_option("-o,--output", options->output,
                  "the output (required in full and systrace modes; the log and error modes "
                  "write to stderr without it)")
@@ -148,14 +212,18 @@ void register_trace(Commands& commands) {
   app.footer(
       "With -o, gltrace checks that FILE can be written before it starts APP,\n"
       "runs APP as its child, and then reads what was written: `wrote N calls,\n"
-      "M frames, X MB to FILE` per file, with a warning for a trace with no\n"
-      "EGL/GLES call or no frame, and for GLX or desktop OpenGL use seen in the\n"
-      "process (gltrace traces EGL and OpenGL ES only). Ctrl-C reaches APP.\n"
+      "M frames, X MB to FILE (NAME, pid PID)` per file, with a warning for a trace\n"
+      "with no EGL/GLES call or no frame, one cut short, and for GLX or desktop\n"
+      "OpenGL use seen in the process (gltrace traces EGL and OpenGL ES only),\n"
+      "however APP ended. A FILE left by an earlier run is replaced; one that\n"
+      "another process is writing now is left alone (this run's first process\n"
+      "then gets a derived name too). Ctrl-C reaches APP.\n"
       "--layers adds layers above the trace layer.\n"
       "\n"
       "Exit status: APP's own when it fails (128+N when signal N ended it, 127\n"
       "when it cannot be executed); otherwise 1 when FILE cannot be written (APP\n"
-      "is then not started) or no readable trace was written, 0 when it was;\n"
+      "is then not started) or a file written is no readable trace or none was\n"
+      "written, 0 otherwise;\n"
       "2 for bad usage. Without -o, gltrace becomes APP as `gltrace run` does.");
 }
 

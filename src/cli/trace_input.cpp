@@ -65,6 +65,7 @@ class ProgressConsumer final : public format::Consumer {
   void on_calls_complete(const format::CallsComplete& r) override {
     inner_.on_calls_complete(r), pass_stop();
   }
+  void on_desktop_gl(const format::DesktopGl& r) override { inner_.on_desktop_gl(r), pass_stop(); }
 
  private:
   void pass_stop() {

@@ -1,6 +1,5 @@
 #include "cli/trace_output.h"
 
-#include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,6 +12,7 @@
 
 #include "cli/trace_input.h"
 #include "common/process.h"
+#include "format/output_file.h"
 #include "format/reader.h"
 #include "gltrace/api/functions.h"
 
@@ -23,26 +23,6 @@ constexpr uint64_t kEglOpenGlApi = 0x30A2;  // EGL_OPENGL_API
 
 bool has_pattern(const std::string& text) {
   return text.find("%p") != std::string::npos || text.find("%n") != std::string::npos;
-}
-
-// Whether `name` matches the file-name pattern: %p one or more digits, %n one
-// or more characters (a process name), anything else itself.
-bool matches(const char* pattern, const char* name) {
-  if (pattern[0] == '%' && (pattern[1] == 'p' || pattern[1] == 'n')) {
-    bool digits = pattern[1] == 'p';
-    for (const char* end = name; *end != '\0'; ++end) {
-      if (digits && (*end < '0' || *end > '9')) return false;
-      if (matches(pattern + 2, end + 1)) return true;
-    }
-    return false;
-  }
-  if (*pattern == '\0') return *name == '\0';
-  return *pattern == *name && matches(pattern + 1, name + 1);
-}
-
-bool same_file(const OutputFile& a, const OutputFile& b) {
-  return a.device == b.device && a.inode == b.inode && a.size == b.size &&
-         a.mtime.tv_sec == b.mtime.tv_sec && a.mtime.tv_nsec == b.mtime.tv_nsec;
 }
 
 // `app` as execvp finds it: a name with a slash as it is, else the first
@@ -104,6 +84,13 @@ class SummaryReader : public format::Consumer {
   explicit SummaryReader(bool stop_at_first_frame = false)
       : stop_at_first_frame_(stop_at_first_frame) {}
 
+  void on_header(const format::Header& header) override {
+    summary.pid = header.pid;
+    summary.process_name = std::string(header.process_name);
+  }
+  void on_desktop_gl(const format::DesktopGl& desktop_gl) override {
+    summary.desktop_gl_libraries = std::string(desktop_gl.libraries);
+  }
   void on_call(const format::Call& call) override {
     ++summary.calls;
     if (call.function == api::kFn_eglBindAPI && !call.args.empty() &&
@@ -117,7 +104,8 @@ class SummaryReader : public format::Consumer {
   void on_stats(const format::Stats& stats) override {
     have_stats = true;
     totals = stats;
-    summary.desktop_gl_libraries = std::string(stats.desktop_gl_libraries);
+    if (!stats.desktop_gl_libraries.empty())
+      summary.desktop_gl_libraries = std::string(stats.desktop_gl_libraries);
   }
 
   TraceSummary summary;
@@ -151,6 +139,8 @@ bool read_summary_quickly(const std::string& path, TraceSummary* summary) {
   summary->frames = end.totals.frames;
   summary->desktop_gl_through_egl =
       setup.summary.desktop_gl_through_egl || end.summary.desktop_gl_through_egl;
+  summary->pid = setup.summary.pid;
+  summary->process_name = setup.summary.process_name;
   summary->complete = true;
   return true;
 }
@@ -158,59 +148,39 @@ bool read_summary_quickly(const std::string& path, TraceSummary* summary) {
 }  // namespace
 
 bool check_output(const char* command, const std::string& path) {
-  std::string dir = dirname_of(path);
-  std::string name = basename_of(path);
   auto fail = [&](const std::string& why) {
     fprintf(stderr, "gltrace %s: cannot write the trace %s: %s\n", command, path.c_str(),
             why.c_str());
     return false;
   };
-  if (has_pattern(dir)) return fail("%p and %n may appear in the file name only");
-  if (name.empty()) return fail("no file name");
   struct stat st {};
+  // A directory (each process writes NAME.PID.EXT there).
+  bool directory = path.back() == '/' || (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode));
+  std::string dir = directory ? path : dirname_of(path);
+  std::string name = directory ? "" : basename_of(path);
+  if (has_pattern(dir)) return fail("%p and %n may appear in the file name only");
+  if (!directory && name.empty()) return fail("no file name");
   if (stat(dir.c_str(), &st) != 0)
     return fail("directory " + dir + ": " + strerror(errno) + " (it is not created)");
   if (!S_ISDIR(st.st_mode)) return fail(dir + " is not a directory");
   if (access(dir.c_str(), W_OK | X_OK) != 0)
     return fail("directory " + dir + " is not writable: " + strerror(errno));
-  if (!has_pattern(name) && stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return fail("it is a directory");
-    if (access(path.c_str(), W_OK) != 0) return fail(strerror(errno));
-  }
+  if (!directory && !has_pattern(name) && stat(path.c_str(), &st) == 0 &&
+      access(path.c_str(), W_OK) != 0)
+    return fail(strerror(errno));
   return true;
 }
 
-std::vector<OutputFile> list_outputs(const std::string& pattern) {
-  std::vector<OutputFile> files;
-  std::string dir = dirname_of(pattern);
-  std::string name_pattern = basename_of(pattern);
-  auto add = [&](const std::string& path) {
-    struct stat st {};
-    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
-    files.push_back({path, st.st_dev, st.st_ino, st.st_mtim, st.st_size});
-  };
-  if (!has_pattern(name_pattern)) {
-    add(pattern);
-    return files;
-  }
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return files;
-  while (const dirent* entry = readdir(d))
-    if (matches(name_pattern.c_str(), entry->d_name)) add(dir + "/" + entry->d_name);
-  closedir(d);
-  return files;
-}
-
-std::vector<std::string> written_outputs(const std::string& pattern,
-                                         const std::vector<OutputFile>& before) {
-  std::vector<std::string> written;
-  for (const OutputFile& file : list_outputs(pattern)) {
-    bool unchanged = false;
-    for (const OutputFile& old : before)
-      if (old.path == file.path && same_file(old, file)) unchanged = true;
-    if (!unchanged) written.push_back(file.path);
-  }
-  return written;
+void make_room_for_output(const char* command, const std::string& path) {
+  struct stat st {};
+  if (path.back() == '/' || has_pattern(basename_of(path)) ||
+      (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)))
+    return;
+  if (format::replace_finished(path) == format::Previous::kBeingWritten)
+    fprintf(stderr,
+            "gltrace %s: note: another process is writing %s now: it is left alone, and this "
+            "run's traces get names of their own\n",
+            command, path.c_str());
 }
 
 std::string linked_desktop_gl_libraries(const std::string& app) {
@@ -239,15 +209,17 @@ bool report_trace(const char* command, const std::string& path, TraceSummary* ou
   }
   struct stat st {};
   if (stat(path.c_str(), &st) == 0) summary.file_bytes = static_cast<uint64_t>(st.st_size);
-  fprintf(stderr, "gltrace %s: wrote %" PRIu64 " calls, %" PRIu64 " frames, %.2f MB to %s\n",
+  fprintf(stderr,
+          "gltrace %s: wrote %" PRIu64 " calls, %" PRIu64 " frames, %.2f MB to %s (%s, pid %u)\n",
           command, summary.calls, summary.frames, static_cast<double>(summary.file_bytes) / 1e6,
-          path.c_str());
+          path.c_str(), summary.process_name.c_str(), summary.pid);
   if (summary.calls == 0)
     fprintf(stderr, "gltrace %s: warning: %s: no EGL/GLES call was recorded\n", command,
             path.c_str());
   else if (summary.frames == 0)
     fprintf(stderr,
-            "gltrace %s: warning: %s: no frames (no eglSwapBuffers returned while tracing): "
+            "gltrace %s: warning: %s: no frames (no eglSwapBuffers, nor a glFinish after draws "
+            "in a program that never swaps, while tracing): "
             "the calls are all in one unfinished frame\n",
             command, path.c_str());
   if (summary.desktop_gl_through_egl)
@@ -255,6 +227,11 @@ bool report_trace(const char* command, const std::string& path, TraceSummary* ou
             "gltrace %s: warning: the app uses desktop OpenGL through EGL "
             "(eglBindAPI(EGL_OPENGL_API)): its GL calls are not traced\n",
             command);
+  if (!summary.complete)
+    fprintf(stderr,
+            "gltrace %s: warning: %s was cut short: its process ended without closing it "
+            "(killed by a signal, or crashed); it holds what was recorded until then\n",
+            command, path.c_str());
   if (!summary.desktop_gl_libraries.empty())
     fprintf(stderr,
             "gltrace %s: warning: the process loaded %s (GLX or desktop OpenGL): gltrace "

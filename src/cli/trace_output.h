@@ -2,9 +2,7 @@
 // found and summarised (with warnings) after it.
 #pragma once
 
-#include <sys/types.h>
-#include <time.h>
-
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,25 +10,16 @@ namespace gltrace::cli {
 
 // Checks that the trace layer will be able to create `path` (absolute; %p and
 // %n may appear in its file name, not in its directories): its directory
-// exists and is writable, and the file is no directory or read-only file.
+// exists and is writable, and the file is no read-only file; or it is a
+// writable directory (each process writes NAME.PID.EXT there).
 // False after printing why; nothing is created.
 bool check_output(const char* command, const std::string& path);
 
-// A file that matches an output pattern, as it was when listed.
-struct OutputFile {
-  std::string path;
-  dev_t device = 0;
-  ino_t inode = 0;
-  timespec mtime{};
-  off_t size = 0;
-};
-
-// The files that `pattern` (%p: a process id, %n: a process name) names now.
-std::vector<OutputFile> list_outputs(const std::string& pattern);
-
-// The files `pattern` names now that are new or changed since `before`.
-std::vector<std::string> written_outputs(const std::string& pattern,
-                                         const std::vector<OutputFile>& before);
+// Makes room for this run's `path` (absolute, %p and %n unexpanded) before
+// the app starts: a finished trace an earlier run left there is removed (-o
+// replaces it), one another process is writing now is left alone, with a
+// note that this run's files get derived names.
+void make_room_for_output(const char* command, const std::string& path);
 
 // The desktop OpenGL libraries (libGL.so.1, libGLX*, libOpenGL.so.0) that the
 // executable `app` (found on PATH as execvp would) links directly, space-
@@ -45,12 +34,15 @@ struct TraceSummary {
   bool desktop_gl_through_egl = false;  // eglBindAPI(EGL_OPENGL_API) recorded
   std::string desktop_gl_libraries;     // from the Stats record
   bool complete = false;                // closed cleanly
+  uint32_t pid = 0;                     // of the traced process
+  std::string process_name;
 };
 
 // Reads the trace at `path` and prints "gltrace COMMAND: wrote N calls,
-// M frames, X MB to FILE", then a warning for no EGL/GLES calls, no frames,
-// desktop GL through EGL, desktop GL libraries in the process, or a trace cut
-// short. False after printing an error when it is no readable trace.
+// M frames, X MB to FILE (NAME, pid PID)", then a warning for no EGL/GLES
+// calls, no frames, desktop GL through EGL, desktop GL libraries in the
+// process, or a trace cut short (all from what the trace holds, however the
+// app ended). False after printing an error when it is no readable trace.
 bool report_trace(const char* command, const std::string& path, TraceSummary* summary = nullptr);
 
 }  // namespace gltrace::cli

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -80,6 +81,18 @@ const std::string& command_line() {
 bool is_desktop_gl_library(const std::string& file_name) {
   return file_name.starts_with("libGL.so") || file_name.starts_with("libGLX") ||
          file_name.starts_with("libOpenGL.so");
+}
+
+uint64_t objects_ever_loaded() {
+  uint64_t adds = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t size, void* data) {
+        if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
+          *static_cast<uint64_t*>(data) = info->dlpi_adds;
+        return 1;  // the first object tells
+      },
+      &adds);
+  return adds;
 }
 
 std::string loaded_desktop_gl_libraries() {

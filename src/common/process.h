@@ -1,6 +1,7 @@
 // Facts about the process we are loaded into.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace gltrace {
@@ -35,6 +36,10 @@ bool is_desktop_gl_library(const std::string& file_name);
 // The desktop OpenGL libraries loaded in this process (libGL.so.1, libGLX*,
 // libOpenGL.so.0: GLX or desktop GL), as space-separated file names.
 std::string loaded_desktop_gl_libraries();
+
+// How many objects the dynamic loader has loaded into the process so far
+// (dlopen included; never decreases): cheap, to tell whether anything was.
+uint64_t objects_ever_loaded();
 
 // Directory part of a path ("." if none).
 std::string dirname_of(const std::string& path);

@@ -87,6 +87,12 @@ void Dumper::on_frame(const format::Frame& frame) {
   if (frame_ > filter_.last_frame) request_stop();
 }
 
+void Dumper::on_desktop_gl(const format::DesktopGl& d) {
+  flush();
+  fprintf(out_, "// desktop OpenGL libraries loaded (their calls are not traced): %.*s\n",
+          static_cast<int>(d.libraries.size()), d.libraries.data());
+}
+
 void Dumper::on_stats(const format::Stats& s) {
   flush();
   fprintf(out_,

@@ -70,6 +70,7 @@ struct RecordDecoder::Scratch {
   Image image;
   Stats stats;
   CallsComplete calls_complete;
+  DesktopGl desktop_gl;
   std::vector<Value> args;
   Value ret;
   // The elements of the array or string list being decoded (a value's
@@ -326,6 +327,12 @@ struct RecordDecoder::Scratch {
         m, f, t, "CallsComplete", &calls_complete,
         [this](Msg& r, CallsComplete* x) { return s::decode_calls_complete(*this, r, x); },
         &Consumer::on_calls_complete);
+  }
+  bool field_record_desktop_gl(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
+    return record(
+        m, f, t, "DesktopGl", &desktop_gl,
+        [this](Msg& r, DesktopGl* x) { return s::decode_desktop_gl(*this, r, x); },
+        &Consumer::on_desktop_gl);
   }
   bool field_record_context(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
     std::string_view bytes;
@@ -720,6 +727,7 @@ void RecordBatch::clear() {
   images_.clear();
   stats_.clear();
   calls_complete_.clear();
+  desktop_gl_.clear();
   values_used_ = 0;
   value_memory_.reset();
   client_arrays_.clear();
@@ -753,6 +761,9 @@ void RecordBatch::on_image(const Image& image) { keep(Kind::kImage, &images_, im
 void RecordBatch::on_stats(const Stats& stats) { keep(Kind::kStats, &stats_, stats); }
 void RecordBatch::on_calls_complete(const CallsComplete& complete) {
   keep(Kind::kCallsComplete, &calls_complete_, complete);
+}
+void RecordBatch::on_desktop_gl(const DesktopGl& desktop_gl) {
+  keep(Kind::kDesktopGl, &desktop_gl_, desktop_gl);
 }
 
 void RecordBatch::on_call(const Call& call) {
@@ -842,6 +853,9 @@ void RecordBatch::replay(Consumer& consumer) const {
         break;
       case Kind::kCallsComplete:
         consumer.on_calls_complete(calls_complete_[e.index]);
+        break;
+      case Kind::kDesktopGl:
+        consumer.on_desktop_gl(desktop_gl_[e.index]);
         break;
     }
   }

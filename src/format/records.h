@@ -233,6 +233,10 @@ struct Stats {
   std::string_view desktop_gl_libraries;  // space-separated file names
 };
 
+struct DesktopGl {
+  std::string_view libraries;  // space-separated file names
+};
+
 // Every call with a seq below below_seq is in the chunks before this record.
 struct CallsComplete {
   uint64_t below_seq = 0;
@@ -262,6 +266,7 @@ class Consumer {
   virtual void on_image(const Image& /*image*/) {}
   virtual void on_stats(const Stats& /*stats*/) {}
   virtual void on_calls_complete(const CallsComplete& /*complete*/) {}
+  virtual void on_desktop_gl(const DesktopGl& /*desktop_gl*/) {}
 
   // From a callback: stop after the current record.
   void request_stop() { stop_ = true; }
@@ -302,6 +307,7 @@ class RecordBatch final : public Consumer {
   void on_image(const Image& image) override;
   void on_stats(const Stats& stats) override;
   void on_calls_complete(const CallsComplete& complete) override;
+  void on_desktop_gl(const DesktopGl& desktop_gl) override;
 
  private:
   enum class Kind : uint8_t {
@@ -313,7 +319,8 @@ class RecordBatch final : public Consumer {
     kFrame,
     kImage,
     kStats,
-    kCallsComplete
+    kCallsComplete,
+    kDesktopGl
   };
   struct Entry {
     Kind kind;
@@ -351,6 +358,7 @@ class RecordBatch final : public Consumer {
   std::vector<Image> images_;
   std::vector<Stats> stats_;
   std::vector<CallsComplete> calls_complete_;
+  std::vector<DesktopGl> desktop_gl_;
   // Values are assigned over the ones of earlier chunks, so only
   // values_used_ of them are this chunk's.
   std::vector<Value> values_;

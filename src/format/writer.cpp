@@ -500,9 +500,9 @@ std::unique_ptr<TraceWriter> TraceWriter::connect_unix_socket(const std::string&
 }
 
 std::unique_ptr<TraceWriter> TraceWriter::from_fd(int fd, const WriterOptions& options,
-                                                  std::string* error) {
+                                                  std::string* error, const std::string& name) {
   return no_throw(error, [&]() -> std::unique_ptr<TraceWriter> {
-    auto state = start(fd, "fd " + std::to_string(fd), options, error);
+    auto state = start(fd, name.empty() ? "fd " + std::to_string(fd) : name, options, error);
     return state == nullptr ? nullptr : std::unique_ptr<TraceWriter>(new TraceWriter(state));
   });
 }

@@ -76,9 +76,10 @@ class TraceWriter {
                                                           const WriterOptions& options,
                                                           std::string* error);
   // Takes ownership of fd: a regular file (written from its current offset,
-  // which should be 0, index and footer included), a pipe or a socket.
+  // which should be 0, index and footer included), a pipe or a socket. `name`
+  // names it in messages ("fd N" when empty).
   static std::unique_ptr<TraceWriter> from_fd(int fd, const WriterOptions& options,
-                                              std::string* error);
+                                              std::string* error, const std::string& name = "");
 
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;

@@ -45,6 +45,10 @@ constexpr KnownSetting kKnown[] = {
      nullptr, nullptr},
     {kLiveStart, "attach: idle until a host attaches; now: trace from the first call", kStarts,
      nullptr},
+    {kLiveOutput,
+     "where a `now` start records (GLTRACE_TRACE_FILE): a file (%p: pid, %n: process name) or "
+     "a directory (NAME.PID.gltrace per process); a process never writes over another's file",
+     nullptr, nullptr},
     {kLiveSocket, "the control socket's file name under $XDG_RUNTIME_DIR/gltrace", nullptr,
      plain_file_name},
     {kLiveTcp, "also listen on 127.0.0.1:PORT (0: any) for a host with the printed token", nullptr,

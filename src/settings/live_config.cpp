@@ -59,6 +59,8 @@ LiveConfig choose_live_config(const Values& values, EnvLookup env,
   } else if (std::string why = check_setting_value(kLiveStart, start); !why.empty()) {
     config.error = "unknown start: " + why + ": waiting for a host";
   }
+  std::string output_source;  // not a reason to trace: kept out of `source`
+  config.output = lookup(values, env, kLiveOutput, "GLTRACE_TRACE_FILE", &output_source);
   std::string socket = lookup(values, env, kLiveSocket, "GLTRACE_CONTROL_SOCKET", &source);
   if (std::string why = check_setting_value(kLiveSocket, socket); !why.empty()) {
     config.error = "control socket name " + why + ": using the default";

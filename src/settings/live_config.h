@@ -15,11 +15,13 @@ inline constexpr char kLiveProc[] = "debug.gltrace.proc";      // (GLTRACE_LIVE_
 inline constexpr char kLiveStart[] = "debug.gltrace.start";    // (GLTRACE_LIVE_START)
 inline constexpr char kLiveSocket[] = "debug.gltrace.socket";  // (GLTRACE_CONTROL_SOCKET)
 inline constexpr char kLiveTcp[] = "debug.gltrace.tcp";        // (GLTRACE_CONTROL_TCP)
+inline constexpr char kLiveOutput[] = "debug.gltrace.output";  // (GLTRACE_TRACE_FILE)
 
 struct LiveConfig {
   bool enabled = false;      // this process is traceable
   std::string mode = "off";  // full, log, error, systrace (what a start records)
   bool start_now = false;    // record from the first call, else wait for a host
+  std::string output;        // where a start "now" records: a pattern or a directory
   std::string socket_name;   // control socket name ("" = gltrace-PID)
   int tcp_port = -1;         // loopback TCP listener port (0 = any), -1 = none
   std::string source;        // where the decision came from, for the log
@@ -33,6 +35,7 @@ using EnvLookup = const char* (*)(const char* name);
 // proc: the executable names it applies to, ':'-separated; a name ending in
 //   '*' is a prefix; empty or unset: every process.
 // start: "attach" (default: traceable, idle until a host attaches) or "now".
+// output: the file a "now" start records to (%p, %n), or a directory.
 // socket: a plain file name under $XDG_RUNTIME_DIR/gltrace.
 // tcp: a port number (0..65535) for a 127.0.0.1 listener with a token.
 LiveConfig choose_live_config(const Values& values, EnvLookup env, const std::string& process_name);

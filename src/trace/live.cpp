@@ -220,7 +220,7 @@ void live_initialize(const GltraceLiveHost* host) {
   if (g_config.start_now) {
     // Every thread records from its first call, as with the ordinary layer.
     g_host->set_default(1);
-    start_session();
+    start_session(g_config.output);
   }
 }
 

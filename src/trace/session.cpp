@@ -1,8 +1,10 @@
 #include "trace/session.h"
 
+#include <fcntl.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -19,6 +21,7 @@
 #include "common/log.h"
 #include "common/process.h"
 #include "format/container.h"
+#include "format/output_file.h"
 #include "format/record_builder.h"
 #include "format/schema.h"
 #include "format/writer.h"
@@ -62,6 +65,10 @@ struct Session {
   std::atomic<bool> framebuffer_on_draw{false};
   std::atomic<bool> texture_data{true};
   format::TraceWriter::Stats last_stats;  // of the session that ended last
+  // What the session's DesktopGl records said, and objects_ever_loaded() when
+  // the libraries were last looked for.
+  std::string desktop_gl;
+  uint64_t loads_seen = 0;
   uint64_t complete_below = 0;            // the last CallsComplete record's seq
   std::atomic<uint64_t> last_blob_id{0};  // blob ids are 1, 2, ... in a session
 };
@@ -293,6 +300,23 @@ uint32_t context_index(uint64_t handle, bool* created) {
 
 namespace {
 
+// A DesktopGl record when the desktop GL libraries loaded in the process are
+// not those the session said last (s.mutex held; full mode). Looked for only
+// after the process loaded something: a sweep costs one dl_iterate_phdr step.
+void note_desktop_gl(Session& s, format::TraceWriter* writer) {
+  uint64_t loads = objects_ever_loaded();
+  if (loads == s.loads_seen) return;
+  s.loads_seen = loads;
+  std::string libraries = loaded_desktop_gl_libraries();
+  if (libraries.empty() || libraries == s.desktop_gl) return;
+  s.desktop_gl = libraries;
+  wire::Encoder body;
+  body.string_field(schema::desktop_gl::kLibraries, libraries);
+  wire::Encoder record;
+  format::append_record(record, schema::record::kDesktopGl, body.data(), body.size());
+  writer->submit(format::Payload::from_encoder(record), 1, {});
+}
+
 // One sweep (s.mutex held): every thread of the session is claimed, and
 // those not inside a call (not busy) are the sweeper's until released:
 // those whose records are older than kSweepAgeNs have them handed to the
@@ -303,6 +327,7 @@ namespace {
 void sweep(Session& s) {
   format::TraceWriter* writer = s.writer.load();
   if (!g_hot.recording.load() || writer == nullptr || mode() != Mode::kFull) return;
+  note_desktop_gl(s, writer);
   uint32_t generation = g_hot.generation.load();
   bool any = false;
   for (ThreadState* thread : s.threads) {
@@ -428,6 +453,9 @@ bool begin_session(SessionOptions options, std::string* error) {
   wire::Encoder record;
   format::append_record(record, schema::record::kHeader, body.data(), body.size());
   writer->submit(format::Payload::from_encoder(record), 1, {});
+  s.desktop_gl.clear();
+  s.loads_seen = 0;
+  note_desktop_gl(s, writer);
   s.writer.store(writer, std::memory_order_release);
   g_hot.recording.store(true);
   start_sweeper();
@@ -435,9 +463,53 @@ bool begin_session(SessionOptions options, std::string* error) {
   return true;
 }
 
+namespace {
+
+const char* file_extension(Mode mode) {
+  return mode == Mode::kFull ? ".gltrace" : mode == Mode::kSystrace ? ".json" : ".log";
+}
+
+// Adds the file's name to GLTRACE_TRACE_REPORT, a file `gltrace trace` made
+// and reads when the app has ended: that is how it learns every file its
+// processes wrote. One write of a line under PIPE_BUF: appends of several
+// processes do not interleave.
+void report_output(const std::string& path) {
+  const char* report = env_get("GLTRACE_TRACE_REPORT");
+  if (report == nullptr || *report == '\0') return;
+  int fd = open(report, O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) return;
+  std::string line = path + "\n";
+  if (write(fd, line.data(), line.size()) < 0) GLTRACE_LOG_WARN("cannot report %s", path.c_str());
+  close(fd);
+}
+
+// The file of this process for GLTRACE_TRACE_FILE: %p and %n expanded; in a
+// directory (one that exists, or a name ending in '/') PROCESS.PID.EXT; and
+// claimed for this process alone (another process's file is never written
+// over: format/output_file.h). fd -1 after an error.
+format::ClaimedFile claim_output(const char* pattern, Mode mode, std::string* error) {
+  std::string wanted = expand_output_pattern(pattern);
+  struct stat st {};
+  if (wanted.back() == '/' || (stat(wanted.c_str(), &st) == 0 && S_ISDIR(st.st_mode)))
+    wanted = format::file_in_directory(wanted, process_name(), static_cast<uint32_t>(getpid()),
+                                       file_extension(mode));
+  format::ClaimedFile file =
+      format::claim_new_file(wanted, process_name(), static_cast<uint32_t>(getpid()), error);
+  if (file.fd >= 0) report_output(file.path);
+  return file;
+}
+
+}  // namespace
+
 void start_session() {
   const char* pattern = env_get("GLTRACE_TRACE_FILE");
+  start_session(pattern != nullptr ? pattern : "");
+}
+
+void start_session(const std::string& output) {
+  const char* pattern = output.c_str();
   const char* socket = env_get("GLTRACE_TRACE_SOCKET");
+  bool to_file = *pattern != '\0';
   SessionOptions options;
   const char* mode_env = env_get("GLTRACE_TRACE_MODE");
   if (mode_env != nullptr && *mode_env != '\0' && !parse_mode(mode_env, &options.mode))
@@ -445,7 +517,15 @@ void start_session() {
                      mode_env);
   std::string error;
   if (options.mode != Mode::kFull) {
-    options.output = pattern != nullptr && *pattern != '\0' ? expand_output_pattern(pattern) : "";
+    if (to_file && strcmp(pattern, "-") != 0) {
+      format::ClaimedFile file = claim_output(pattern, options.mode, &error);
+      if (file.fd < 0) {
+        GLTRACE_LOG_ERROR("cannot open the %s output: %s", mode_name(options.mode), error.c_str());
+        return;
+      }
+      options.text_fd = file.fd;
+      options.output = file.path;
+    }
     if (!begin_session(std::move(options), &error)) GLTRACE_LOG_ERROR("%s", error.c_str());
     return;
   }
@@ -462,9 +542,11 @@ void start_session() {
   if (socket != nullptr && *socket != '\0') {
     options.output = socket;
     options.writer = format::TraceWriter::connect_unix_socket(socket, writer_options, &error);
-  } else if (pattern != nullptr && *pattern != '\0') {
-    options.output = expand_output_pattern(pattern);
-    options.writer = format::TraceWriter::open_file(options.output, writer_options, &error);
+  } else if (to_file) {
+    format::ClaimedFile file = claim_output(pattern, options.mode, &error);
+    options.output = file.path.empty() ? expand_output_pattern(pattern) : file.path;
+    if (file.fd >= 0)
+      options.writer = format::TraceWriter::from_fd(file.fd, writer_options, &error, file.path);
   } else {
     GLTRACE_LOG_ERROR(
         "trace layer loaded without an output: set GLTRACE_TRACE_FILE (or use "

@@ -221,6 +221,9 @@ bool begin_session(SessionOptions options, std::string* error);
 // GLTRACE_TEXTURE_DATA=0, GLTRACE_THREAD_TIME=1). Called from
 // AndroidGLESLayer_Initialize when the trace layer is an ordinary layer.
 void start_session();
+// The same with the output named by the settings (debug.gltrace.output, which
+// GLTRACE_TRACE_FILE overrides), for a live start "now".
+void start_session(const std::string& output);
 
 // Stops recording, flushes every thread and finishes the output (index,
 // footer). Idempotent; also at process exit.

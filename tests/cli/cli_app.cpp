@@ -30,7 +30,8 @@ void usage() {
       "  --init-only S     eglInitialize, then sleep S seconds and exit (no context)\n"
       "  --rewrite-argv    overwrite argv and the process name first, as daemons do\n"
       "  --bind-desktop-gl call eglBindAPI(EGL_OPENGL_API) (then ES again)\n"
-      "  --dlopen-libgl    dlopen libGL.so.1 (the GLX/desktop GL library)\n",
+      "  --dlopen-libgl    dlopen libGL.so.1 (the GLX/desktop GL library)\n"
+      "  --dlopen-libgl-late  the same after the EGL set-up (toolkits that probe EGL first)\n",
       stderr);
 }
 
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
   bool bind_desktop_gl = false;
   bool rewrite = false;
   bool libgl = false;
+  bool libgl_late = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     bool has_value = i + 1 < argc;
@@ -68,6 +70,8 @@ int main(int argc, char** argv) {
       bind_desktop_gl = true;
     } else if (arg == "--dlopen-libgl") {
       libgl = true;
+    } else if (arg == "--dlopen-libgl-late") {
+      libgl_late = true;
     } else {
       usage();
       return 2;
@@ -81,6 +85,10 @@ int main(int argc, char** argv) {
   EGLDisplay display;
   EGLConfig config;
   if (!test_app::open_surfaceless(kApp, &display, &config)) return 2;
+  if (libgl_late && dlopen("libGL.so.1", RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+    fprintf(stderr, "%s: dlopen libGL.so.1: %s\n", kApp, dlerror());
+    return 2;
+  }
   if (init_only_s >= 0) {
     sleep(static_cast<unsigned>(init_only_s));
     eglTerminate(display);

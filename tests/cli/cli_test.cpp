@@ -8,7 +8,9 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -64,12 +66,9 @@ TEST(TraceCommand, MissingOutputDirectoryFailsBeforeTheAppRuns) {
   EXPECT_NE(access((env.dir + "/missing").c_str(), F_OK), 0) << "the directory was created";
 }
 
-TEST(TraceCommand, ReadOnlyDirectoryOrDirectoryOutputFails) {
+TEST(TraceCommand, ReadOnlyDirectoryOrPatternDirectoryFails) {
   Env env;
-  ProcessResult r = gltrace(env, {"trace", "-o", env.dir, "--", "/bin/true"});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_TRUE(contains(r.err, "it is a directory")) << r.err;
-  r = gltrace(env, {"trace", "-o", env.dir + "/%n/x.gltrace", "--", "/bin/true"});
+  ProcessResult r = gltrace(env, {"trace", "-o", env.dir + "/%n/x.gltrace", "--", "/bin/true"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(contains(r.err, "in the file name only")) << r.err;
   if (getuid() != 0) {  // root writes anywhere
@@ -192,6 +191,11 @@ TEST(TraceCommand, AGlxAppIsNamedAsSuch) {
   EXPECT_TRUE(contains(r.err, "no trace was written to " + none + ": " + app +
                                   " links libGL.so.1: it uses GLX or desktop OpenGL"))
       << r.err;
+  // Started through another program, as `timeout` and `env` start one.
+  r = gltrace(env, {"trace", "-o", none, "--", "timeout", "60", app, "--proc-address"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, ": " + app + " links libGL.so.1: it uses GLX or desktop OpenGL"))
+      << r.err;
 }
 
 TEST(TraceCommand, WarnsAboutDesktopGlThroughEgl) {
@@ -217,6 +221,218 @@ TEST(TraceCommand, OneLinePerProcessOfAPattern) {
   EXPECT_TRUE(contains(r.err, " calls, 1 frames, ")) << r.err;
   EXPECT_TRUE(contains(r.err, " calls, 2 frames, ")) << r.err;
   EXPECT_FALSE(contains(r.err, "t-1.gltrace")) << r.err;
+}
+
+// `gltrace info FILE` says the trace holds `frames` frames.
+bool info_says_frames(const Env& env, const std::string& file, int frames) {
+  ProcessResult info = gltrace(env, {"info", file});
+  return std::regex_search(info.out, std::regex("\nframes: +" + std::to_string(frames) + "\\b"));
+}
+
+// The files a `gltrace trace` run reported ("wrote ... to FILE (NAME, pid
+// PID)"), with their process names, in the order reported.
+std::vector<std::pair<std::string, std::string>> reported_files(const std::string& err) {
+  std::vector<std::pair<std::string, std::string>> files;
+  std::regex line(
+      "gltrace trace: wrote \\d+ calls, \\d+ frames, [0-9.]+ MB to (\\S+) \\((\\S+), pid \\d+\\)");
+  for (std::sregex_iterator it(err.begin(), err.end(), line), end; it != end; ++it)
+    files.emplace_back((*it)[1], (*it)[2]);
+  return files;
+}
+
+// `gltrace replay -n --compare FILE`: every image identical, none missing.
+void expect_replays_identical(const Env& env, const std::string& trace) {
+  ProcessResult r = gltrace(env, {"replay", "-n", "--compare", trace});
+  EXPECT_EQ(r.exit_code, 0) << trace << "\n" << r.out << r.err;
+  std::smatch m;
+  std::string text = r.out + r.err;
+  ASSERT_TRUE(
+      std::regex_search(text, m, std::regex("compare: (\\d+) frames identical, (\\d+) differ")))
+      << trace << "\n"
+      << text;
+  EXPECT_GT(std::stoull(m[1]), 0u) << text;
+  EXPECT_EQ(m[2], "0") << text;
+}
+
+// Two GL processes at once under one -o FILE (a script starting two copies
+// of the demo): each gets a file of its own, the second a name derived from
+// FILE with its process name and pid, both readable and replaying identical.
+TEST(TraceCommand, TwoProcessesAtOnceGetAFileEach) {
+  Env env;
+  std::string trace = env.dir + "/two.gltrace";
+  std::string demo = build_bin("gltrace-demo");
+  ProcessResult r = gltrace(env, {"trace", "--framebuffer", "swap", "-o", trace, "--", "/bin/sh",
+                                  "-c", demo + " --frames 40 & " + demo + " --frames 30; wait"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto files = reported_files(r.err);
+  ASSERT_EQ(files.size(), 2u) << r.err;
+  EXPECT_EQ(files[0].first, trace) << r.err;
+  EXPECT_TRUE(std::regex_match(files[1].first,
+                               std::regex(env.dir + "/two\\.gltrace-demo\\.\\d+\\.gltrace")))
+      << files[1].first;
+  for (const auto& [file, process] : files) {
+    EXPECT_EQ(process, "gltrace-demo");
+    expect_replays_identical(env, file);
+  }
+}
+
+// A compositor and its client, started by one script: headless weston with
+// the GL renderer, and weston-simple-egl (a GLES Wayland client) on it.
+TEST(TraceCommand, ACompositorAndItsClientGetAFileEach) {
+  if (access("/usr/bin/weston", X_OK) != 0 || access("/usr/bin/weston-simple-egl", X_OK) != 0)
+    GTEST_SKIP() << "weston (package weston) is not installed";
+  Env env;
+  std::string trace = env.dir + "/wayland.gltrace";
+  std::string script =
+      "S=gltrace-two-$$; weston --backend=headless-backend.so --use-gl --socket=$S "
+      "--width=320 --height=240 & W=$!; i=0; "
+      "while [ ! -S \"$XDG_RUNTIME_DIR/$S\" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
+      "WAYLAND_DISPLAY=$S timeout -s INT 2 weston-simple-egl; kill -TERM $W; wait $W; exit 0";
+  ProcessResult r =
+      gltrace(env, {"trace", "--framebuffer", "swap", "-o", trace, "--", "/bin/sh", "-c", script});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto files = reported_files(r.err);
+  ASSERT_EQ(files.size(), 2u) << r.err;
+  std::set<std::string> processes;
+  for (const auto& [file, process] : files) {
+    processes.insert(process);
+    if (file != trace) {
+      EXPECT_TRUE(std::regex_match(
+          file, std::regex(env.dir + "/wayland\\." + process + "\\.\\d+\\.gltrace")))
+          << file;
+    }
+    expect_replays_identical(env, file);
+  }
+  EXPECT_EQ(processes, (std::set<std::string>{"weston", "weston-simple-egl"})) << r.err;
+  EXPECT_EQ(files[0].first, trace) << r.err;
+}
+
+// One process after another under one FILE: the second never writes over
+// the first's finished trace.
+TEST(TraceCommand, ProcessesOneAfterAnotherGetAFileEach) {
+  Env env;
+  std::string trace = env.dir + "/seq.gltrace";
+  std::string app = build_bin("gltrace-cli-app");
+  ProcessResult r = gltrace(env, {"trace", "-o", trace, "--", "/bin/sh", "-c",
+                                  app + " --frames 1 && " + app + " --frames 2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto files = reported_files(r.err);
+  ASSERT_EQ(files.size(), 2u) << r.err;
+  EXPECT_EQ(files[0].first, trace);
+  EXPECT_TRUE(info_says_frames(env, files[0].first, 1));
+  EXPECT_TRUE(info_says_frames(env, files[1].first, 2));
+}
+
+// A trace an earlier run left at FILE is replaced, as -o always did.
+TEST(TraceCommand, AFinishedTraceOfAnEarlierRunIsReplaced) {
+  Env env;
+  std::string trace = env.dir + "/again.gltrace";
+  ASSERT_EQ(trace_app(env, trace, {"--frames", "3"}).exit_code, 0);
+  ProcessResult r = trace_app(env, trace, {"--frames", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto files = reported_files(r.err);
+  ASSERT_EQ(files.size(), 1u) << r.err;
+  EXPECT_EQ(files[0].first, trace);
+  EXPECT_TRUE(info_says_frames(env, trace, 2));
+  // Nothing else is left in the directory (no private name of a claim).
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(env.dir))
+    if (entry.is_regular_file()) names.push_back(entry.path().filename());
+  EXPECT_EQ(names, std::vector<std::string>{"again.gltrace"});
+}
+
+// Two runs given one FILE at once: the second run's process finds FILE
+// being written and gets a name of its own; neither file is damaged.
+TEST(TraceCommand, TwoRunsGivenOneFileAtOnceNeverShareIt) {
+  Env env;
+  std::string trace = env.dir + "/shared.gltrace";
+  std::string app = build_bin("gltrace-cli-app");
+  BackgroundProcess first({build_bin("gltrace"), "trace", "-o", trace, "--", app, "--frames", "200",
+                           "--frame-ms", "10"},
+                          env.vars, env.dir + "/first.out", env.dir + "/first.err");
+  auto file_size = [&] {
+    struct stat st {};
+    return stat(trace.c_str(), &st) == 0 ? st.st_size : 0;
+  };
+  for (int i = 0; i < 1000 && file_size() <= 0 && first.running(); ++i)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_GT(file_size(), 0);
+  ProcessResult second = trace_app(env, trace, {"--frames", "3"});
+  ProcessResult one = first.wait();
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_TRUE(contains(second.err, "another process is writing " + trace)) << second.err;
+  auto first_files = reported_files(one.err);
+  auto second_files = reported_files(second.err);
+  ASSERT_EQ(first_files.size(), 1u) << one.err;
+  ASSERT_EQ(second_files.size(), 1u) << second.err;
+  EXPECT_EQ(first_files[0].first, trace);
+  EXPECT_NE(second_files[0].first, trace);
+  EXPECT_TRUE(info_says_frames(env, trace, 200));
+  EXPECT_TRUE(info_says_frames(env, second_files[0].first, 3));
+}
+
+// -o DIR: each process writes DIR/NAME.PID.gltrace.
+TEST(TraceCommand, ADirectoryHoldsAFilePerProcess) {
+  Env env;
+  std::string dir = env.dir + "/traces";
+  mkdir(dir.c_str(), 0700);
+  std::string app = build_bin("gltrace-cli-app");
+  ProcessResult r = gltrace(env, {"trace", "-o", dir, "--", "/bin/sh", "-c",
+                                  app + " --frames 1 & " + app + " --frames 2; wait"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto files = reported_files(r.err);
+  ASSERT_EQ(files.size(), 2u) << r.err;
+  for (const auto& file : files)
+    EXPECT_TRUE(std::regex_match(file.first, std::regex(dir + "/gltrace-cli-app\\.\\d+\\.gltrace")))
+        << file.first;
+}
+
+// However the app ends (here killed by `timeout`, as CI jobs stop programs),
+// the report warns from what the trace holds: no frames, desktop GL loaded
+// after the EGL set-up, cut short.
+TEST(TraceCommand, WarnsFromTheTraceWhenTheAppIsKilled) {
+  if (access("/usr/lib/x86_64-linux-gnu/libGL.so.1", F_OK) != 0)
+    GTEST_SKIP() << "libGL.so.1 (package libgl1) not installed";
+  Env env;
+  std::string trace = env.dir + "/killed.gltrace";
+  ProcessResult r =
+      gltrace(env, {"trace", "-o", trace, "--", "timeout", "-s", "TERM", "1",
+                    build_bin("gltrace-cli-app"), "--init-only", "30", "--dlopen-libgl-late"});
+  EXPECT_EQ(r.exit_code, 124) << r.err;  // timeout's own status
+  EXPECT_TRUE(contains(r.err, "warning: " + trace + ": no frames")) << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: " + trace + " was cut short")) << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: the process loaded libGL.so.1")) << r.err;
+}
+
+// Settings-driven tracing (debug.gltrace.start now) into a directory: each
+// process of the app writes a file of its own there.
+TEST(TraceCommand, SettingsDrivenOutputDirectoryHoldsAFilePerProcess) {
+  Env env;
+  std::string dir = env.dir + "/settings-traces";
+  mkdir(dir.c_str(), 0700);
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, std::string>>{{"debug.gltrace.trace", "full"},
+                                                        {"debug.gltrace.start", "now"},
+                                                        {"debug.gltrace.output", dir}})
+    ASSERT_EQ(gltrace(env, {"settings", "put", name, value}).exit_code, 0) << name;
+  std::string app = build_bin("gltrace-cli-app");
+  ProcessResult r = gltrace(
+      env, {"run", "--", "/bin/sh", "-c", app + " --frames 2 & " + app + " --frames 3; wait"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry.path());
+  ASSERT_EQ(files.size(), 2u) << r.err;
+  std::set<std::string> frames;
+  for (const std::string& file : files) {
+    EXPECT_TRUE(std::regex_match(file, std::regex(dir + "/gltrace-cli-app\\.\\d+\\.gltrace")))
+        << file;
+    ProcessResult info = gltrace(env, {"info", file});
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(info.out, m, std::regex("frames: +(\\d+)"))) << info.out;
+    frames.insert(m[1]);
+  }
+  EXPECT_EQ(frames, (std::set<std::string>{"2", "3"}));
 }
 
 TEST(TraceCommand, CommandLineIsTheOneBeforeTheAppRewroteIt) {

@@ -189,6 +189,12 @@ void RecordText::on_image(const format::Image& i) {
   lines.push_back(line);
 }
 
+void RecordText::on_desktop_gl(const format::DesktopGl& d) {
+  std::string line = "desktop_gl libraries=";
+  add_bytes(line, d.libraries);
+  lines.push_back(line);
+}
+
 void RecordText::on_stats(const format::Stats& s) {
   std::string line;
   add(line,

@@ -21,6 +21,7 @@ class RecordText : public format::Consumer {
   void on_frame(const format::Frame& f) override;
   void on_image(const format::Image& i) override;
   void on_stats(const format::Stats& s) override;
+  void on_desktop_gl(const format::DesktopGl& d) override;
 
   bool with_chunks = false;  // also a line per chunk (its offset)
   std::vector<std::string> lines;
