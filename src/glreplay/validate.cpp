@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/image_size.h"
+#include "common/param_sizes.h"
 #include "common/pname_count.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/pfn.h"
@@ -91,7 +92,14 @@ int64_t index_size(uint32_t type) {
 Validator::Validator(const Call& call, StateView& state, Validation* out)
     : call_(call), state_(state), out_(out) {
   out_->error.clear();
+  out_->uncaptured.clear();
   out_->output_bytes.assign(call.args.size(), 0);
+}
+
+void Validator::not_captured(size_t i, const Value& v) {
+  if (out_->uncaptured.empty())
+    out_->uncaptured = name_of(i) + " was not captured (" +
+                       (v.size == 0 ? std::string("unknown") : std::string(v.bytes())) + ")";
 }
 
 std::string Validator::name_of(size_t i) const {
@@ -172,7 +180,10 @@ void Validator::input(size_t i, size_t element_size, int64_t count, uint32_t bin
       return;
     }
     case ValueKind::kUnknown:
-      return;  // not captured: Args reports it (or takes it as an offset)
+      // Not captured: Args refuses the call, unless it takes the address
+      // for an offset into a bound buffer.
+      if (!bound(binding)) not_captured(i, *v);
+      return;
     default:
       fail(name_of(i) + ": data was expected");
       return;
@@ -224,10 +235,9 @@ void Validator::strings(size_t i, int64_t count, int length_index) {
   }
 }
 
-void Validator::attrib_list(size_t i, size_t element_size) {
+void Validator::attrib_list(size_t i, size_t element_size, int32_t none) {
   const Value* v = arg(i);
   if (v == nullptr) return;
-  constexpr int64_t kNone = 0x3038;  // EGL_NONE
   std::vector<int64_t> keys;
   if (v->kind == ValueKind::kArray) {
     for (int64_t x : v->sints()) keys.push_back(x);
@@ -249,16 +259,15 @@ void Validator::attrib_list(size_t i, size_t element_size) {
     return;
   }
   for (size_t k = 0; k < keys.size(); k += 2)
-    if (static_cast<int32_t>(keys[k]) == kNone) return;
-  fail(name_of(i) + ": the attribute list has no EGL_NONE key");
+    if (static_cast<int32_t>(keys[k]) == none) return;
+  fail(name_of(i) + ": the attribute list has no " + (none == 0 ? "GL_NONE" : "EGL_NONE") + " key");
 }
 
 void Validator::unsized(size_t i) {
   const Value* v = arg(i);
   if (v == nullptr) return;
-  if (v->kind == ValueKind::kUnknown || v->kind == ValueKind::kNone ||
-      (v->kind == ValueKind::kPointer && v->pointer == 0))
-    return;
+  if (v->kind == ValueKind::kUnknown) return not_captured(i, *v);
+  if (v->kind == ValueKind::kNone || (v->kind == ValueKind::kPointer && v->pointer == 0)) return;
   fail(name_of(i) + ": no rule says how much the driver reads from it");
 }
 

@@ -63,8 +63,9 @@ bool readable(const void* p, size_t size) {
   return mincore(reinterpret_cast<void*>(first), last - first, resident) == 0;
 }
 
-// The number of elements of an EGL attribute list to record: up to and
-// including the EGL_NONE in a name position that ends it. A malformed list
+// The number of elements of an attribute list to record: up to and
+// including the `none` (EGL_NONE, or GL_NONE for GL's lists) in a name
+// position that ends it. A malformed list
 // such as {name, EGL_NONE} (an attribute without a value) has none there:
 // the driver stops reading at the attribute it rejects, but the list goes on
 // into whatever memory follows it, maybe to the end of the stack. That
@@ -72,7 +73,7 @@ bool readable(const void* p, size_t size) {
 // there instead of faulting in the app. Only a list that crosses into
 // another page is checked: the page of its first element the driver read.
 template <typename T>
-int64_t attrib_list_length(const T* list) {
+int64_t attrib_list_length(const T* list, T none) {
   uintptr_t checked_end = page_end(reinterpret_cast<uintptr_t>(list));
   for (int64_t n = 0; n + 2 <= kMaxAttribListLength; n += 2) {
     const T* pair = list + n;
@@ -80,7 +81,7 @@ int64_t attrib_list_length(const T* list) {
       if (!readable(pair, sizeof(T) * 2)) return readable(pair, sizeof(T)) ? n + 1 : n;
       checked_end = page_end(reinterpret_cast<uintptr_t>(pair + 2) - 1);
     }
-    if (pair[0] == EGL_NONE) return n + 1;
+    if (pair[0] == none) return n + 1;
   }
   return kMaxAttribListLength;
 }
@@ -329,14 +330,14 @@ template void ValueWriter::array_value(const long long*, int64_t);
 template void ValueWriter::array_value(const unsigned long long*, int64_t);
 template void ValueWriter::array_value(void* const*, int64_t);
 
-void ValueWriter::attrib_list_value(const int32_t* list) {
+void ValueWriter::attrib_list_value(const int32_t* list, int32_t none) {
   if (list == nullptr) return pointer_value(list);
-  array_value(list, attrib_list_length(list));
+  array_value(list, attrib_list_length(list, none));
 }
 
 void ValueWriter::attrib_list_value(const intptr_t* list) {
   if (list == nullptr) return pointer_value(list);
-  array_value(list, attrib_list_length(list));
+  array_value(list, attrib_list_length(list, intptr_t{EGL_NONE}));
 }
 
 void ValueWriter::strings_value(const char* const* strings, int32_t count, const int32_t* lengths) {
