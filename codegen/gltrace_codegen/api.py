@@ -40,6 +40,9 @@ SIZE_HELPERS = {"pname_count", "uniform_components", "uniform_block_param_count"
                 "pixel_bytes", "at_most", "path_coord_bytes", "transform_values",
                 "path_metric_count", "path_spacing_count", "path_gen_coeffs",
                 "shading_rate_locations"}
+# A depth-2 pointer's rule: index_lists(COUNTS, TYPE, N) for N index arrays
+# of COUNTS[k] indices of TYPE (glMultiDrawElementsEXT).
+LIST_HELPERS = {"index_lists"}
 COMPSIZE = "compsize"
 UNKNOWN = "unknown:"
 # GL's attribute lists end at a GL_NONE name (EGL's at EGL_NONE).
@@ -231,7 +234,7 @@ def _check_length(f, p, where):
     if length in ("", "EGL_NONE-terminated", GL_NONE_TERMINATED, COMPSIZE) or length.startswith(UNKNOWN):
         return
     for tok in re.findall(r"[A-Za-z_]\w*", length):
-        if tok in SIZE_HELPERS or tok == "COMPSIZE":
+        if tok in SIZE_HELPERS or tok in LIST_HELPERS or tok == "COMPSIZE":
             continue
         if not any(q.name == tok for q in f.params):
             raise ApiError(f"{where}: length {length!r} names no parameter {tok!r}")

@@ -28,6 +28,7 @@ _RECORD = {
 }
 # Element types array_value records (numbers and handles).
 _ARRAY_REPS = {"uint", "sint", "f32", "f64", "handle"}
+INDEX_LISTS = re.compile(r"^index_lists\((\w+),\s*(\w+),\s*(\w+)\)$")
 
 
 def scalar_call(v, expr):
@@ -96,6 +97,10 @@ def value_call(f, p):
     if length.startswith(UNKNOWN):
         why = length[len(UNKNOWN):].strip().replace("\\", "\\\\").replace('"', '\\"')
         return f'unknown_value({v}, "{why}")'
+    lists = INDEX_LISTS.match(length)
+    if depth == 2 and is_const and lists:
+        counts, type_, n = lists.groups()
+        return f"index_lists_value({v}, {counts}, static_cast<uint32_t>({type_}), {n})"
     if depth > 1:
         count = _len_expr(f, length) if length else None
         if is_const and is_text and count is not None:

@@ -10,6 +10,7 @@ buffer bound to the parameter's target, or NULL where GL allows it."""
 import re
 
 from .api import COMPSIZE, GL_NONE_TERMINATED
+from .trace import INDEX_LISTS
 
 # The registry's len= language: an image's size from the pixel-store state,
 # a text's from its length parameter.
@@ -118,6 +119,11 @@ def _rules(f):
             continue
         if p.len == "EGL_NONE-terminated":
             out.append(f"v.attrib_list({i}, {_element(base)});")
+            continue
+        lists = INDEX_LISTS.match(p.length)
+        if lists:
+            counts, type_, n = (_index(f, name) for name in lists.groups())
+            out.append(f"v.index_lists({i}, {counts}, {type_}, {n});")
             continue
         if p.length == GL_NONE_TERMINATED:
             out.append(f"v.attrib_list({i}, {_element(base)}, 0);")

@@ -74,8 +74,7 @@ class RegistryTest(unittest.TestCase):
     # shrink: a new pointer without a rule fails the test below.
     NOT_CAPTURED_YET = {
         "glColorPointer.pointer", "glNormalPointer.pointer", "glTexCoordPointer.pointer",
-        "glVertexPointer.pointer", "glMultiDrawElementsEXT.indices",
-        "glMultiDrawElementsBaseVertexEXT.indices",
+        "glVertexPointer.pointer",
     }
 
     def test_every_pointer_has_a_capture_rule(self):
@@ -113,6 +112,9 @@ class RegistryTest(unittest.TestCase):
                          "bytes_value(data, gltrace::trace::pixel_bytes ( format , type ))")
         f = by_name["glTexStorageAttribs3DEXT"]
         self.assertEqual(trace.value_call(f, f.params[6]), "attrib_list_value(attrib_list, 0)")
+        f = by_name["glMultiDrawElementsEXT"]
+        self.assertEqual(trace.value_call(f, f.params[3]),
+                         "index_lists_value(indices, count, static_cast<uint32_t>(type), primcount)")
         f = by_name["glDrawArraysIndirect"]
         self.assertEqual(trace.value_call(f, f.params[1]),
                          "pointer_value(reinterpret_cast<const void*>(indirect))")
@@ -186,6 +188,7 @@ class ValidateRulesTest(unittest.TestCase):
         self.assertEqual(self.rules["glTexStorageAttribs2DEXT"], ["v.attrib_list(5, sizeof(GLint), 0);"])
         self.assertEqual(self.rules["glMultiDrawArraysIndirectEXT"], ["v.indirect(1, 16);"])
         self.assertIn("v.unpack_image(", self.rules["glTexSubImage3DOES"][0])
+        self.assertIn("v.index_lists(3, 1, 2, 4);", self.rules["glMultiDrawElementsEXT"])
 
 
 class ApiTableTest(unittest.TestCase):

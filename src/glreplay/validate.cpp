@@ -298,6 +298,60 @@ void Validator::indirect(size_t i, int64_t bytes) {
          " bytes from the bound GL_DRAW_INDIRECT_BUFFER at an offset");
 }
 
+void Validator::index_lists(size_t i, int counts_i, int type_i, int n_i) {
+  const Value* v = arg(i);
+  const Value* counts = arg(static_cast<size_t>(counts_i));
+  if (v == nullptr || counts == nullptr) return;
+  int64_t n = as<GLsizei>(static_cast<size_t>(n_i));
+  int64_t size = index_size(static_cast<uint32_t>(u(static_cast<size_t>(type_i))));
+  if (n <= 0 || size == 0) return;  // the driver reads nothing
+  if (v->kind == ValueKind::kUnknown) return not_captured(i, *v);
+  if (!state_.client_attribs().empty()) {
+    fail(name_of(i) + ": the draws read client memory, which the trace holds no arrays of");
+    return;
+  }
+  input(static_cast<size_t>(counts_i), sizeof(GLsizei), n, 0, false);
+  if (!ok()) return;
+  if (v->kind == ValueKind::kArray) {
+    if (!bound(GL_ELEMENT_ARRAY_BUFFER_BINDING))
+      fail(name_of(i) + " holds offsets, but no buffer is bound to GL_ELEMENT_ARRAY_BUFFER");
+    else if (static_cast<int64_t>(v->size) < n)
+      fail(name_of(i) + ": the trace holds " + std::to_string(v->size) +
+           " offsets, the driver reads " + std::to_string(n));
+    return;
+  }
+  if (v->kind != ValueKind::kStrings || counts->kind != ValueKind::kArray) {
+    input(i, sizeof(void*), n, GL_ELEMENT_ARRAY_BUFFER_BINDING, false);  // reports what it holds
+    if (ok()) fail(name_of(i) + ": index arrays were expected");
+    return;
+  }
+  if (bound(GL_ELEMENT_ARRAY_BUFFER_BINDING)) {
+    fail(name_of(i) +
+         " holds index arrays, but a buffer is bound to GL_ELEMENT_ARRAY_BUFFER: "
+         "the driver would take their addresses for offsets");
+    return;
+  }
+  std::span<const std::string_view> lists = v->strings();
+  if (static_cast<int64_t>(lists.size()) < n || static_cast<int64_t>(counts->size) < n) {
+    fail(name_of(i) + ": the trace holds " + std::to_string(lists.size()) +
+         " index arrays, the driver reads " + std::to_string(n));
+    return;
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t count = counts->elements == Value::Elements::kSint ? counts->sints()[k]
+                    : counts->elements == Value::Elements::kUint
+                        ? static_cast<int64_t>(counts->uints()[k])
+                        : 0;
+    count = static_cast<GLsizei>(count);  // what the driver sees
+    if (count > 0 && static_cast<int64_t>(lists[k].size()) < count * size) {
+      fail(name_of(i) + ": index array " + std::to_string(k) + " holds " +
+           std::to_string(lists[k].size()) + " bytes, the driver reads " +
+           std::to_string(count * size));
+      return;
+    }
+  }
+}
+
 void Validator::draw(int first, int count_i, int type_i, int indices_i, int instances_i,
                      int base_vertex_i) {
   // first, count, instances and the base vertex are GLint/GLsizei: what the

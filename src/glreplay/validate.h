@@ -102,6 +102,11 @@ class Validator {
   // buffer) and the client arrays cover what the driver reads. Absent
   // parameters are -1.
   void draw(int first, int count, int type, int indices, int instances, int base_vertex);
+  // glMultiDrawElementsEXT's index arrays (parameter i; counts, type and
+  // the number of draws at those parameters): each list covers its count,
+  // or, as offsets, an element array buffer is bound. Client vertex arrays
+  // are not captured for these draws: a call that would read them is refused.
+  void index_lists(size_t i, int counts_i, int type_i, int n_i);
   // An indirect draw: its command is read from the bound buffer only.
   void indirect(size_t i, int64_t bytes);
 

@@ -6,11 +6,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "format/record_builder.h"
 #include "format/schema.h"
@@ -338,6 +340,22 @@ void ValueWriter::attrib_list_value(const int32_t* list, int32_t none) {
 void ValueWriter::attrib_list_value(const intptr_t* list) {
   if (list == nullptr) return pointer_value(list);
   array_value(list, attrib_list_length(list, intptr_t{EGL_NONE}));
+}
+
+void ValueWriter::index_lists_value(const void* const* lists, const int32_t* counts, uint32_t type,
+                                    int64_t n) {
+  if (lists == nullptr || counts == nullptr || n < 0 || n > INT32_MAX) return pointer_value(lists);
+  if (driver_integer(0x8895 /* GL_ELEMENT_ARRAY_BUFFER_BINDING */) != 0)
+    return array_value(reinterpret_cast<const uintptr_t*>(lists), n);
+  int64_t size = type == 0x1401 /* GL_UNSIGNED_BYTE */    ? 1
+                 : type == 0x1403 /* GL_UNSIGNED_SHORT */ ? 2
+                 : type == 0x1405 /* GL_UNSIGNED_INT */   ? 4
+                                                          : 0;
+  std::vector<int32_t> bytes(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k)
+    bytes[static_cast<size_t>(k)] =
+        counts[k] > 0 ? static_cast<int32_t>(std::min<int64_t>(counts[k] * size, kMaxCapture)) : 0;
+  strings_value(reinterpret_cast<const char* const*>(lists), static_cast<int32_t>(n), bytes.data());
 }
 
 void ValueWriter::strings_value(const char* const* strings, int32_t count, const int32_t* lengths) {

@@ -9,8 +9,10 @@
 //     the integer forms (glTexParameterIiv, glSamplerParameterIuiv and their
 //     OES/EXT names where the driver has them), read back with
 //     glGetTexParameter*v / glGetSamplerParameter*v (4 values each);
-//   - both textures are drawn with their borders showing, and the app checks
-//     pixels of each part itself.
+//   - both textures are drawn with their borders showing, each quad by
+//     glMultiDrawElementsEXT (two triangles: index arrays in client memory for
+//     the first, offsets into an element array buffer for the second), and
+//     the app checks pixels of each part itself.
 //   gltrace-pointer-params [FRAMES]
 // Exit 0 when every part rendered and read back as expected.
 #include <GLES3/gl32.h>
@@ -83,11 +85,13 @@ struct Procs {
   PFNGLTEXPARAMETERIIVOESPROC tex_parameter_iiv;  // OES or EXT, else core
   PFNGLSAMPLERPARAMETERIUIVOESPROC sampler_parameter_iuiv;
   PFNGLGETTEXPARAMETERIIVOESPROC get_tex_parameter_iiv;
+  PFNGLMULTIDRAWELEMENTSEXTPROC multi_draw_elements;
 };
 
 bool load(Procs* p) {
   if (!check(has_extension("GL_EXT_clear_texture"), "GL_EXT_clear_texture") ||
-      !check(has_extension("GL_OES_texture_3D"), "GL_OES_texture_3D"))
+      !check(has_extension("GL_OES_texture_3D"), "GL_OES_texture_3D") ||
+      !check(has_extension("GL_EXT_multi_draw_arrays"), "GL_EXT_multi_draw_arrays"))
     return false;
   p->clear_tex_image = proc<PFNGLCLEARTEXIMAGEEXTPROC>("glClearTexImageEXT");
   p->clear_tex_sub_image = proc<PFNGLCLEARTEXSUBIMAGEEXTPROC>("glClearTexSubImageEXT");
@@ -102,9 +106,10 @@ bool load(Procs* p) {
       proc<PFNGLSAMPLERPARAMETERIUIVOESPROC>(("glSamplerParameterIuiv" + s).c_str());
   p->get_tex_parameter_iiv =
       proc<PFNGLGETTEXPARAMETERIIVOESPROC>(("glGetTexParameterIiv" + s).c_str());
+  p->multi_draw_elements = proc<PFNGLMULTIDRAWELEMENTSEXTPROC>("glMultiDrawElementsEXT");
   return check(p->clear_tex_image && p->clear_tex_sub_image && p->tex_image_3d &&
                    p->tex_sub_image_3d && p->tex_parameter_iiv && p->sampler_parameter_iuiv &&
-                   p->get_tex_parameter_iiv,
+                   p->get_tex_parameter_iiv && p->multi_draw_elements,
                "eglGetProcAddress");
 }
 
@@ -129,7 +134,7 @@ bool pixel_is(int x, int y, const unsigned char* rgba, const char* what) {
   return true;
 }
 
-bool frame(const Procs& p, GLuint program, int n) {
+bool frame(const Procs& p, GLuint program, GLuint element_buffer, int n) {
   // A 2D texture cleared red, its middle green (both one texel of
   // RGBA/UNSIGNED_BYTE), one texel of it cleared to zero by NULL data.
   GLuint textures[3];
@@ -221,12 +226,18 @@ bool frame(const Procs& p, GLuint program, int n) {
   glBindTexture(GL_TEXTURE_3D, textures[1]);
   GLint offset = glGetUniformLocation(program, "u_offset");
   GLint is_3d = glGetUniformLocation(program, "u_3d");
+  const GLsizei counts[2] = {3, 3};
   glUniform2f(offset, -1.0f, -0.5f);
   glUniform1i(is_3d, 0);
-  glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  const GLubyte first_half[3] = {0, 1, 2}, second_half[3] = {2, 1, 3};
+  const void* const lists[2] = {first_half, second_half};
+  p.multi_draw_elements(GL_TRIANGLES, counts, GL_UNSIGNED_BYTE, lists, 2);
   glUniform2f(offset, 0.0f, -0.5f);
   glUniform1i(is_3d, 1);
-  glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, element_buffer);
+  const void* const offsets[2] = {nullptr, reinterpret_cast<const void*>(3 * sizeof(GLushort))};
+  p.multi_draw_elements(GL_TRIANGLES, counts, GL_UNSIGNED_SHORT, offsets, 2);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
   glBindSampler(0, 0);
   glActiveTexture(GL_TEXTURE0);
 
@@ -274,9 +285,15 @@ int main(int argc, char** argv) {
   GLint pos = glGetAttribLocation(program, "a_pos");
   glVertexAttribPointer(static_cast<GLuint>(pos), 2, GL_FLOAT, GL_FALSE, 0, nullptr);
   glEnableVertexAttribArray(static_cast<GLuint>(pos));
+  GLuint element_buffer;
+  glGenBuffers(1, &element_buffer);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, element_buffer);
+  const GLushort triangles[6] = {0, 1, 2, 2, 1, 3};
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof triangles, triangles, GL_STATIC_DRAW);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
   glViewport(0, 0, kSize, kSize);
   for (int n = 0; n < frames; ++n) {
-    if (!frame(procs, program, n)) return 1;
+    if (!frame(procs, program, element_buffer, n)) return 1;
     eglSwapBuffers(display, surface);
   }
   eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);

@@ -451,7 +451,8 @@ TEST(Trace, MalformedAttributeListIsRecordedWithoutFaulting) {
 // Pointer arguments the registry sizes only as COMPSIZE (issue 23): one texel
 // of glClearTex[Sub]ImageEXT (NULL too), the border colours of the
 // tex-/sampler-parameter array forms and the values their glGet forms
-// write, a 3D upload under the pixel-store state. The trace holds each
+// write, a 3D upload under the pixel-store state, glMultiDrawElementsEXT's
+// index arrays. The trace holds each
 // one's data, a replay renders every frame the same and --check finds
 // nothing uncaptured; without texture data, --check names the upload.
 TEST(Trace, CompsizePointerArgumentsAreCapturedAndReplayed) {
@@ -486,6 +487,12 @@ TEST(Trace, CompsizePointerArgumentsAreCapturedAndReplayed) {
   EXPECT_TRUE(std::regex_search(
       dump.out, std::regex(R"(glTexSubImage3DOES\(.*, pixels = <blob [0-9a-f]+, 356 bytes>\))")))
       << dump.out;
+
+  // Index arrays of a multi-draw: their bytes, or offsets into the bound buffer.
+  dumped(
+      "count = {3, 3}, type = GL_UNSIGNED_BYTE, indices = {\"\\x00\\x01\\x02\", "
+      "\"\\x02\\x01\\x03\"}, primcount = 2)");
+  dumped("count = {3, 3}, type = GL_UNSIGNED_SHORT, indices = {0, 6}, primcount = 2)");
 
   ProcessResult check = gltrace({"replay", "--check", trace});
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
