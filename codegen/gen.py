@@ -14,7 +14,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from gltrace_codegen import (  # noqa: E402
-    api, decoders, emit, ids, proto, registry, replay, state, trace, validate)
+    api, decoders, emit, ids, proto, registry, replay, report, state, trace, validate)
 
 
 def write_if_changed(path, text):
@@ -57,6 +57,8 @@ def main():
     ap.add_argument("--update-ids", action="store_true")
     ap.add_argument("--api-table", help="spec/api.toml: what each function and parameter means")
     ap.add_argument("--state-table", help="spec/gles_state.json: the state worker's table")
+    ap.add_argument("--uncaptured-report",
+                    help="write the pointers a trace cannot capture (docs/uncaptured.md) here")
     # A .proto's field numbers, on their own: the format and control libraries
     # build from them without the GL registry.
     ap.add_argument("--proto", help="a .proto file to write field-number constants for")
@@ -118,6 +120,8 @@ def main():
     replay_calls, replay_decls = replay.replay_calls_inc(functions, table["classes"])
     write_if_changed(os.path.join(api_dir, "replay_calls.inc"), replay_calls)
     write_if_changed(os.path.join(api_dir, "replay_decls.h"), replay_decls)
+    if args.uncaptured_report:
+        write_if_changed(args.uncaptured_report, report.uncaptured_md(functions))
     write_if_changed(os.path.join(api_dir, "validate_rules.inc"),
                      validate.validate_rules_inc(functions, emit.HEADER))
     print(f"gltrace codegen: {len(egl_functions)} EGL + {len(gl_functions)} GLES functions, "

@@ -36,9 +36,23 @@ HOOK_KINDS = ("pre", "post", "done")
 HOOK_KEYS = set(HOOK_KINDS) | {"why", "state", "record"}
 RET_KEYS = {"kind", "effect", "role", "interface"}
 # Functions of src/trace/compsize.h a length rule may call.
-SIZE_HELPERS = {"pname_count", "uniform_components", "uniform_block_param_count", "index_bytes"}
+SIZE_HELPERS = {"pname_count", "uniform_components", "uniform_block_param_count", "index_bytes",
+                "pixel_bytes", "at_most", "path_coord_bytes", "transform_values",
+                "path_metric_count", "path_spacing_count", "path_gen_coeffs",
+                "shading_rate_locations"}
+# A depth-2 pointer's rule: index_lists(COUNTS, TYPE, N) for N index arrays
+# of COUNTS[k] indices of TYPE (glMultiDrawElementsEXT).
+LIST_HELPERS = {"index_lists"}
 COMPSIZE = "compsize"
 UNKNOWN = "unknown:"
+# GL's attribute lists end at a GL_NONE name (EGL's at EGL_NONE).
+GL_NONE_TERMINATED = "GL_NONE-terminated"
+# What an "unknown: WHY" may be: data that no capture can hold, by its
+# nature (the platform's or the app's own objects, addresses with no data
+# behind them). Any other pointer gets a rule (codegen/tests checks it);
+# docs/uncaptured.md lists the ones left, generated from the table.
+UNCAPTURABLE = ("a native ", "a Wayland ", "an Android ", "a Windows ", "the app's pointer",
+                "an object's address")
 
 _TRAILING_CONST = re.compile(r"\bconst\b")
 _KIND = re.compile(r"^(\w+)(?:\(([\w ]+)\))?$")
@@ -217,10 +231,10 @@ def _load_hooks(f, hooks):
 def _check_length(f, p, where):
     """A pointer's length rule must say something a generator can act on."""
     length = p.length
-    if length in ("", "EGL_NONE-terminated", COMPSIZE) or length.startswith(UNKNOWN):
+    if length in ("", "EGL_NONE-terminated", GL_NONE_TERMINATED, COMPSIZE) or length.startswith(UNKNOWN):
         return
     for tok in re.findall(r"[A-Za-z_]\w*", length):
-        if tok in SIZE_HELPERS or tok == "COMPSIZE":
+        if tok in SIZE_HELPERS or tok in LIST_HELPERS or tok == "COMPSIZE":
             continue
         if not any(q.name == tok for q in f.params):
             raise ApiError(f"{where}: length {length!r} names no parameter {tok!r}")
@@ -317,9 +331,10 @@ def load(functions, table, gl_enums):
                 raise ApiError(f"{where}: class {v.cls!r} is not in [classes]")
         for p in f.params:
             # A const string without a length is NUL-terminated; a function
-            # pointer is recorded as an address.
+            # pointer, and an indirect draw's offset, are recorded as numbers.
             nul_terminated = p.kind == "text" and p.is_const and p.depth == 1
-            if p.depth > 0 and not p.length and not nul_terminated and p.kind != "funcptr":
+            as_number = p.kind == "funcptr" or p.role == "indirect"
+            if p.depth > 0 and not p.length and not nul_terminated and not as_number:
                 raise ApiError(f"{f.name}.{p.name}: a pointer ({p.type}) with no length rule: "
                                f"give one, or \"{UNKNOWN} why\"")
     return functions

@@ -13,6 +13,7 @@ state), replay_unsupported ones fail with the message given."""
 import re
 
 from .emit import HEADER
+from .trace import INDEX_LISTS
 
 # Element types the replay's arrays and outputs hold (numbers and handles).
 _ARRAY_REPS = {"uint", "sint", "f32", "f64", "handle"}
@@ -90,6 +91,8 @@ def _param(f, i, p, locals_, post, classes):
         if is_const and is_text:
             # Some prototypes lack the inner const (const GLchar **).
             return f"const_cast<{p.type}>(a.strings({i}))"
+        if is_const and INDEX_LISTS.match(p.length):
+            return f"a.index_lists({i})"
         if is_const:
             return f'a.unsupported({i}, "pointer to pointers")'
         return f"a.out<{base}*>({i}, 1)"

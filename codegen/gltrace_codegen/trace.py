@@ -16,7 +16,7 @@ not. Their declarations are generated here, one signature per kind."""
 
 import re
 
-from .api import COMPSIZE, HOOK_KINDS, SIZE_HELPERS, UNKNOWN
+from .api import COMPSIZE, GL_NONE_TERMINATED, HOOK_KINDS, SIZE_HELPERS, UNKNOWN
 from .emit import HEADER
 
 _RECORD = {
@@ -28,6 +28,7 @@ _RECORD = {
 }
 # Element types array_value records (numbers and handles).
 _ARRAY_REPS = {"uint", "sint", "f32", "f64", "handle"}
+INDEX_LISTS = re.compile(r"^index_lists\((\w+),\s*(\w+),\s*(\w+)\)$")
 
 
 def scalar_call(v, expr):
@@ -86,15 +87,20 @@ def value_call(f, p):
     if s is not None:
         return s
     base, depth, is_const = p.base, p.depth, p.is_const
-    if p.kind == "funcptr" or depth == 0 or p.role == "vertex_pointer":
+    if p.kind == "funcptr" or depth == 0 or p.role in ("vertex_pointer", "indirect"):
         # A vertex pointer: an offset into the bound buffer, or the client
-        # address whose data the draws record.
+        # address whose data the draws record. An indirect draw's commands:
+        # GL ES reads them from the bound buffer only, at this offset.
         return f"pointer_value(reinterpret_cast<const void*>({v}))"
     length = p.length
     is_text = p.kind == "text"
     if length.startswith(UNKNOWN):
         why = length[len(UNKNOWN):].strip().replace("\\", "\\\\").replace('"', '\\"')
         return f'unknown_value({v}, "{why}")'
+    lists = INDEX_LISTS.match(length)
+    if depth == 2 and is_const and lists:
+        counts, type_, n = lists.groups()
+        return f"index_lists_value({v}, {counts}, static_cast<uint32_t>({type_}), {n})"
     if depth > 1:
         count = _len_expr(f, length) if length else None
         if is_const and is_text and count is not None:
@@ -107,6 +113,8 @@ def value_call(f, p):
         return f'unknown_value({v}, "pointer to pointers")'
     if length == "EGL_NONE-terminated":
         return f"attrib_list_value({v})"
+    if length == GL_NONE_TERMINATED:
+        return f"attrib_list_value({v}, 0)"
     if is_text and is_const and length in ("COMPSIZE()", f"COMPSIZE({p.name})"):
         # The registry's way of saying NUL-terminated (glGetUniformBlockIndex,
         # glGetProgramResourceIndex and -Location).

@@ -9,7 +9,8 @@ buffer bound to the parameter's target, or NULL where GL allows it."""
 
 import re
 
-from .api import COMPSIZE
+from .api import COMPSIZE, GL_NONE_TERMINATED
+from .trace import INDEX_LISTS
 
 # The registry's len= language: an image's size from the pixel-store state,
 # a text's from its length parameter.
@@ -18,6 +19,13 @@ _TEXT_WITH_LENGTH = re.compile(r"^COMPSIZE\((\w+),length\)$")
 # A table's length rule (spec/api.toml) that only the driver can answer at capture time
 # (uniform_components(...)) gives no count here; pname_count(X) is the table's.
 _PNAME_COUNT = re.compile(r"^pname_count\((\w+)\)$")
+# What the call wrote, at most the room given: the replay's driver may write
+# all that room (a count pointer is written by the call, not read).
+_AT_MOST = re.compile(r"^at_most\((\w+),\s*(\w+)\)$")
+# The table's size helpers the replay computes from the call's scalars alone
+# (src/common/image_size.h, param_sizes.h); the others ask the capture's driver.
+_PURE_HELPERS = {"pixel_bytes", "path_coord_bytes", "transform_values", "path_metric_count",
+                 "path_spacing_count", "path_gen_coeffs", "shading_rate_locations"}
 
 
 def _index(f, name):
@@ -25,25 +33,50 @@ def _index(f, name):
 
 
 def _len_expr(f, length):
-    """The registry's len= over the call's scalar arguments, or None."""
-    tokens = re.findall(r"[A-Za-z_]\w*|\d+|[*/+()-]|\s+", length)
+    """The length rule over the call's scalar arguments, or None."""
+    m = _AT_MOST.match(length)
+    if m:
+        count, room = (_index(f, n) for n in m.groups())
+        if count >= 0 and room >= 0 and f.params[count].is_pointer:
+            return _len_expr(f, m.group(2))
+        length = f"{m.group(1)}"  # both scalars: the count bounds it already
+    tokens = re.findall(r"[A-Za-z_]\w*|\d+|[*/+(),-]|\s+", length)
     if not length or "".join(tokens) != length:
         return None
     out = []
+    helpers = []  # per open parenthesis: whether it holds a helper's arguments
+    helper_next = False
     for tok in tokens:
         if tok.strip() == "":
             continue
-        if tok[0].isalpha() or tok[0] == "_":
+        if tok in _PURE_HELPERS:
+            out.append(f"Len{{gltrace::{tok}")
+            helper_next = True
+        elif tok[0].isalpha() or tok[0] == "_":
             i = _index(f, tok)
             if i < 0 or f.params[i].is_pointer:
                 return None
-            out.append(f"Len{{{_scalar(f, i)}}}")
+            # A helper takes the argument as the driver got it; arithmetic
+            # saturates through Len.
+            out.append(_scalar(f, i) if helpers and helpers[-1] else f"Len{{{_scalar(f, i)}}}")
         elif tok.isdigit():
             out.append(f"Len{{{tok}}}")
+        elif tok == "(":
+            helpers.append(helper_next)
+            helper_next = False
+            out.append(tok)
+        elif tok == ")":
+            if not helpers:
+                return None
+            out.append(")}" if helpers.pop() else ")")
+        elif tok == "," and not (helpers and helpers[-1]):
+            return None
         else:
             out.append(tok)
+    if helpers or helper_next:
+        return None
     # Len: saturating arithmetic (a hostile trace's counts must not wrap).
-    if len(out) == 1:
+    if len(out) == 1 and out[0].startswith("Len{") and not out[0].startswith("Len{gltrace::"):
         return out[0][len("Len{"):-1]  # one scalar or number: as it is
     return f"int64_t{{{' '.join(out)}}}"
 
@@ -86,6 +119,14 @@ def _rules(f):
             continue
         if p.len == "EGL_NONE-terminated":
             out.append(f"v.attrib_list({i}, {_element(base)});")
+            continue
+        lists = INDEX_LISTS.match(p.length)
+        if lists:
+            counts, type_, n = (_index(f, name) for name in lists.groups())
+            out.append(f"v.index_lists({i}, {counts}, {type_}, {n});")
+            continue
+        if p.length == GL_NONE_TERMINATED:
+            out.append(f"v.attrib_list({i}, {_element(base)}, 0);")
             continue
         count = None
         # The capture's size where the registry gives none (one place for the fact).

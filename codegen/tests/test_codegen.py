@@ -9,12 +9,13 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from gltrace_codegen import api, emit, ids, registry, replay, trace, validate  # noqa: E402
+from gltrace_codegen import api, emit, ids, registry, replay, report, trace, validate  # noqa: E402
 
 GL_XML = os.environ.get("GLTRACE_REGISTRY_GL", "/usr/share/khronos-api/gl.xml")
 IDS = os.environ.get("GLTRACE_IDS", os.path.join(HERE, "..", "..", "spec", "function_ids.txt"))
 EGL_HEADERS = ["/usr/include/EGL/egl.h", "/usr/include/EGL/eglext.h"]
 API_TABLE = os.path.join(HERE, "..", "..", "spec", "api.toml")
+UNCAPTURED_DOC = os.path.join(HERE, "..", "..", "docs", "uncaptured.md")
 
 
 def load_model():
@@ -68,6 +69,34 @@ class RegistryTest(unittest.TestCase):
                     unsized.append(f"{f.name}.{p.name}")
         self.assertEqual(unsized, [])
 
+    # Capturable pointers that need a hook rather than a length rule
+    # (spec/api.toml, "unknown: not captured yet: ..."). This list may only
+    # shrink: a new pointer without a rule fails the test below.
+    NOT_CAPTURED_YET = {
+        "glColorPointer.pointer", "glNormalPointer.pointer", "glTexCoordPointer.pointer",
+        "glVertexPointer.pointer",
+    }
+
+    def test_every_pointer_has_a_capture_rule(self):
+        # EGL 1.5, GLES 1.0-3.2 and every extension of the model: a pointer
+        # the trace records as Unknown must be uncapturable by nature (a
+        # native window, the app's callback argument), or one of the known
+        # hooks still to write.
+        missing = [f"{name}: {why}" for name, why in report.uncaptured(self.egl + self.gl)
+                   if not report.by_nature(why) and name not in self.NOT_CAPTURED_YET]
+        self.assertEqual(missing, [], "give each a length rule in spec/api.toml")
+        not_yet = {name for name, why in report.uncaptured(self.egl + self.gl)
+                   if why.startswith(report.NOT_YET)}
+        self.assertEqual(not_yet, self.NOT_CAPTURED_YET)
+        with open(API_TABLE, encoding="utf-8") as f:
+            self.assertNotIn("not sized yet", f.read())
+
+    def test_uncaptured_page_is_the_tables(self):
+        with open(UNCAPTURED_DOC, encoding="utf-8") as f:
+            page = f.read()
+        self.assertEqual(page, report.uncaptured_md(self.egl + self.gl),
+                         "run codegen/gen.py ... --uncaptured-report docs/uncaptured.md")
+
     def test_size_rules_become_expressions(self):
         by_name = {f.name: f for f in self.gl}
         f = by_name["glGetIntegeri_v"]
@@ -78,6 +107,17 @@ class RegistryTest(unittest.TestCase):
                          "strings_value(uniformNames, static_cast<int32_t>("
                          "static_cast<int64_t>(uniformCount)), nullptr)")
         self.assertIsNone(trace._len_expr(f, "unknown_helper(program)"))
+        f = by_name["glClearTexSubImageEXT"]
+        self.assertEqual(trace.value_call(f, f.params[10]),
+                         "bytes_value(data, gltrace::trace::pixel_bytes ( format , type ))")
+        f = by_name["glTexStorageAttribs3DEXT"]
+        self.assertEqual(trace.value_call(f, f.params[6]), "attrib_list_value(attrib_list, 0)")
+        f = by_name["glMultiDrawElementsEXT"]
+        self.assertEqual(trace.value_call(f, f.params[3]),
+                         "index_lists_value(indices, count, static_cast<uint32_t>(type), primcount)")
+        f = by_name["glDrawArraysIndirect"]
+        self.assertEqual(trace.value_call(f, f.params[1]),
+                         "pointer_value(reinterpret_cast<const void*>(indirect))")
         self.assertIsNone(trace._len_expr(f, "program, uniformCount"))
 
     def test_append_only_assignment(self):
@@ -139,6 +179,16 @@ class ValidateRulesTest(unittest.TestCase):
         self.assertIn("v.pname_count(", self.rules["glGetIntegerv"][0])
         self.assertEqual(self.rules["glShaderSource"], ["v.strings(2, v.as<GLsizei>(1), 3);"])
         self.assertEqual(self.rules["glVertexAttribPointer"], [])
+
+    def test_table_helpers_the_replay_can_compute(self):
+        # One texel of format and type, NULL allowed (it clears to zero).
+        self.assertEqual(self.rules["glClearTexImageEXT"],
+                         ["v.input(4, 1, int64_t{Len{gltrace::pixel_bytes ( v.as<GLenum>(2) , "
+                          "v.as<GLenum>(3) )}}, 0, true);"])
+        self.assertEqual(self.rules["glTexStorageAttribs2DEXT"], ["v.attrib_list(5, sizeof(GLint), 0);"])
+        self.assertEqual(self.rules["glMultiDrawArraysIndirectEXT"], ["v.indirect(1, 16);"])
+        self.assertIn("v.unpack_image(", self.rules["glTexSubImage3DOES"][0])
+        self.assertIn("v.index_lists(3, 1, 2, 4);", self.rules["glMultiDrawElementsEXT"])
 
 
 class ApiTableTest(unittest.TestCase):

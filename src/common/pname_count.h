@@ -38,6 +38,7 @@ int64_t pname_value_count(uint32_t pname, Integer integer) {
     case GL_TEXTURE_ENV_COLOR:
     case GL_CURRENT_TEXTURE_COORDS:
     case GL_AMBIENT_AND_DIFFUSE:
+    case 0x8B9D:  // GL_TEXTURE_CROP_RECT_OES (GLES 1's glTexParameteriv)
       return 4;
     case GL_DEVICE_UUID_EXT:
     case GL_DRIVER_UUID_EXT:

@@ -267,6 +267,31 @@ const char* const* Args::strings(size_t i) {
   return out;
 }
 
+const void* const* Args::index_lists(size_t i) {
+  const Value* v = need(i);
+  if (v == nullptr) return nullptr;
+  if (v->kind == ValueKind::kStrings) {
+    std::span<const std::string_view> in = v->strings();
+    auto** out = static_cast<const void**>(arena_.get(sizeof(void*) * (in.size() + 1)));
+    for (size_t k = 0; k < in.size(); ++k) out[k] = in[k].data();
+    return out;
+  }
+  if (v->kind == ValueKind::kArray) {
+    std::vector<uint64_t> offsets = recorded_handles(i);
+    auto** out = static_cast<const void**>(arena_.get(sizeof(void*) * (offsets.size() + 1)));
+    for (size_t k = 0; k < offsets.size(); ++k)
+      out[k] = reinterpret_cast<const void*>(static_cast<uintptr_t>(offsets[k]));
+    return out;
+  }
+  if (v->kind == ValueKind::kPointer && v->pointer == 0) return nullptr;
+  if (v->kind == ValueKind::kUnknown) {
+    not_captured(i, *v);
+    return nullptr;
+  }
+  fail(name_of(i) + ": index arrays were expected");
+  return nullptr;
+}
+
 const void* Args::bytes(size_t i) {
   const Value* v = need(i);
   if (v == nullptr) return nullptr;

@@ -99,6 +99,9 @@ class Args {
   // Input pointers.
   const char* text(size_t i);
   const char* const* strings(size_t i);
+  // glMultiDrawElementsEXT's index arrays: the recorded lists' bytes, or
+  // the recorded offsets into the bound element array buffer.
+  const void* const* index_lists(size_t i);
   const void* bytes(size_t i);
   // A draw's indices or indirect commands: data, or an offset into the
   // buffer bound at `binding` (a glGet pname) when the trace recorded only

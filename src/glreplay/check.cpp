@@ -23,10 +23,13 @@ bool check_trace(replay::IncrementSource& source, CheckReport* report, size_t ma
     // EGL calls check their own arguments.
     state.set_context(call.context);
     validate_call(call, state, &validation);
-    if (!validation.ok()) {
+    // A call whose data the trace lacks is refused as well (by Args, when
+    // it runs): named here with what the capture recorded instead.
+    const std::string& why = validation.ok() ? validation.uncaptured : validation.error;
+    if (!why.empty()) {
       if (++report->refused <= max_lines)
         report->lines.push_back("call " + std::to_string(call.seq) + ": would refuse " +
-                                api::kFunctionInfo[call.function].name + ": " + validation.error);
+                                api::kFunctionInfo[call.function].name + ": " + why);
       continue;  // refused: it changes no state
     }
     state.update(call);

@@ -74,7 +74,10 @@ bool window_surface(Session& s, Args& a) {
   if (config.traced.empty())
     config.traced.assign(a.call().config_attribs.begin(), a.call().config_attribs.end());
   // Made at its first use: the eglMakeCurrent that binds it holds its size
-  // (older traces: the context record).
+  // (older traces: the context record); a use before that (eglQuerySurface)
+  // takes the size it was created with.
+  surface->width = a.call().surface_width;
+  surface->height = a.call().surface_height;
   s.add_surface(recorded, std::move(surface));
   return true;
 }

@@ -363,8 +363,12 @@ EGLSurface EglState::surface(uint64_t recorded, const ContextInfo* size_hint, st
   }
   if (s->surface != EGL_NO_SURFACE || !s->window) return s->surface;
   // An app window, made now that its size is known: the size recorded with
-  // the call that binds it, or the context record of its first eglMakeCurrent
-  // (older traces).
+  // the call that binds it, else its size when it was created, or the context
+  // record of its first eglMakeCurrent (older traces).
+  if ((width == 0 || height == 0) && s->width != 0 && s->height != 0) {
+    width = s->width;
+    height = s->height;
+  }
   if (width == 0 || height == 0) {
     std::optional<ContextInfo> fallback;
     if (size_hint == nullptr || size_hint->surface_width == 0) {

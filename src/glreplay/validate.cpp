@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/image_size.h"
+#include "common/param_sizes.h"
 #include "common/pname_count.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/pfn.h"
@@ -91,7 +92,14 @@ int64_t index_size(uint32_t type) {
 Validator::Validator(const Call& call, StateView& state, Validation* out)
     : call_(call), state_(state), out_(out) {
   out_->error.clear();
+  out_->uncaptured.clear();
   out_->output_bytes.assign(call.args.size(), 0);
+}
+
+void Validator::not_captured(size_t i, const Value& v) {
+  if (out_->uncaptured.empty())
+    out_->uncaptured = name_of(i) + " was not captured (" +
+                       (v.size == 0 ? std::string("unknown") : std::string(v.bytes())) + ")";
 }
 
 std::string Validator::name_of(size_t i) const {
@@ -172,7 +180,10 @@ void Validator::input(size_t i, size_t element_size, int64_t count, uint32_t bin
       return;
     }
     case ValueKind::kUnknown:
-      return;  // not captured: Args reports it (or takes it as an offset)
+      // Not captured: Args refuses the call, unless it takes the address
+      // for an offset into a bound buffer.
+      if (!bound(binding)) not_captured(i, *v);
+      return;
     default:
       fail(name_of(i) + ": data was expected");
       return;
@@ -224,10 +235,9 @@ void Validator::strings(size_t i, int64_t count, int length_index) {
   }
 }
 
-void Validator::attrib_list(size_t i, size_t element_size) {
+void Validator::attrib_list(size_t i, size_t element_size, int32_t none) {
   const Value* v = arg(i);
   if (v == nullptr) return;
-  constexpr int64_t kNone = 0x3038;  // EGL_NONE
   std::vector<int64_t> keys;
   if (v->kind == ValueKind::kArray) {
     for (int64_t x : v->sints()) keys.push_back(x);
@@ -249,16 +259,15 @@ void Validator::attrib_list(size_t i, size_t element_size) {
     return;
   }
   for (size_t k = 0; k < keys.size(); k += 2)
-    if (static_cast<int32_t>(keys[k]) == kNone) return;
-  fail(name_of(i) + ": the attribute list has no EGL_NONE key");
+    if (static_cast<int32_t>(keys[k]) == none) return;
+  fail(name_of(i) + ": the attribute list has no " + (none == 0 ? "GL_NONE" : "EGL_NONE") + " key");
 }
 
 void Validator::unsized(size_t i) {
   const Value* v = arg(i);
   if (v == nullptr) return;
-  if (v->kind == ValueKind::kUnknown || v->kind == ValueKind::kNone ||
-      (v->kind == ValueKind::kPointer && v->pointer == 0))
-    return;
+  if (v->kind == ValueKind::kUnknown) return not_captured(i, *v);
+  if (v->kind == ValueKind::kNone || (v->kind == ValueKind::kPointer && v->pointer == 0)) return;
   fail(name_of(i) + ": no rule says how much the driver reads from it");
 }
 
@@ -287,6 +296,60 @@ void Validator::indirect(size_t i, int64_t bytes) {
   else if (v->kind != ValueKind::kPointer && v->kind != ValueKind::kUnknown)
     fail(name_of(i) + " holds data, but the driver reads " + std::to_string(bytes) +
          " bytes from the bound GL_DRAW_INDIRECT_BUFFER at an offset");
+}
+
+void Validator::index_lists(size_t i, int counts_i, int type_i, int n_i) {
+  const Value* v = arg(i);
+  const Value* counts = arg(static_cast<size_t>(counts_i));
+  if (v == nullptr || counts == nullptr) return;
+  int64_t n = as<GLsizei>(static_cast<size_t>(n_i));
+  int64_t size = index_size(static_cast<uint32_t>(u(static_cast<size_t>(type_i))));
+  if (n <= 0 || size == 0) return;  // the driver reads nothing
+  if (v->kind == ValueKind::kUnknown) return not_captured(i, *v);
+  if (!state_.client_attribs().empty()) {
+    fail(name_of(i) + ": the draws read client memory, which the trace holds no arrays of");
+    return;
+  }
+  input(static_cast<size_t>(counts_i), sizeof(GLsizei), n, 0, false);
+  if (!ok()) return;
+  if (v->kind == ValueKind::kArray) {
+    if (!bound(GL_ELEMENT_ARRAY_BUFFER_BINDING))
+      fail(name_of(i) + " holds offsets, but no buffer is bound to GL_ELEMENT_ARRAY_BUFFER");
+    else if (static_cast<int64_t>(v->size) < n)
+      fail(name_of(i) + ": the trace holds " + std::to_string(v->size) +
+           " offsets, the driver reads " + std::to_string(n));
+    return;
+  }
+  if (v->kind != ValueKind::kStrings || counts->kind != ValueKind::kArray) {
+    input(i, sizeof(void*), n, GL_ELEMENT_ARRAY_BUFFER_BINDING, false);  // reports what it holds
+    if (ok()) fail(name_of(i) + ": index arrays were expected");
+    return;
+  }
+  if (bound(GL_ELEMENT_ARRAY_BUFFER_BINDING)) {
+    fail(name_of(i) +
+         " holds index arrays, but a buffer is bound to GL_ELEMENT_ARRAY_BUFFER: "
+         "the driver would take their addresses for offsets");
+    return;
+  }
+  std::span<const std::string_view> lists = v->strings();
+  if (static_cast<int64_t>(lists.size()) < n || static_cast<int64_t>(counts->size) < n) {
+    fail(name_of(i) + ": the trace holds " + std::to_string(lists.size()) +
+         " index arrays, the driver reads " + std::to_string(n));
+    return;
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t count = counts->elements == Value::Elements::kSint ? counts->sints()[k]
+                    : counts->elements == Value::Elements::kUint
+                        ? static_cast<int64_t>(counts->uints()[k])
+                        : 0;
+    count = static_cast<GLsizei>(count);  // what the driver sees
+    if (count > 0 && static_cast<int64_t>(lists[k].size()) < count * size) {
+      fail(name_of(i) + ": index array " + std::to_string(k) + " holds " +
+           std::to_string(lists[k].size()) + " bytes, the driver reads " +
+           std::to_string(count * size));
+      return;
+    }
+  }
 }
 
 void Validator::draw(int first, int count_i, int type_i, int indices_i, int instances_i,

@@ -52,6 +52,10 @@ class StateView {
 // What validation found for one call.
 struct Validation {
   std::string error;  // empty: the call may run
+  // An argument the replay needs whose data the trace does not hold (a
+  // pointer the capture could not size: "argument X was not captured
+  // (why)"); the replay's Args refuses the call for it, --check names it.
+  std::string uncaptured;
   // Per argument: bytes the driver may write through an output pointer (the
   // scratch Args::out must give at least), or kOffset when the recorded
   // pointer is an offset into a bound buffer; 0 when no rule applies.
@@ -87,8 +91,9 @@ class Validator {
   // A list of `count` strings, string k `length[k]` chars when the length
   // array (parameter length_index, or -1) gives one >= 0 (glShaderSource).
   void strings(size_t i, int64_t count, int length_index);
-  // An attribute list the driver reads up to its EGL_NONE key.
-  void attrib_list(size_t i, size_t element_size);
+  // An attribute list the driver reads up to its `none` key (EGL_NONE, or
+  // GL_NONE for GL's lists).
+  void attrib_list(size_t i, size_t element_size, int32_t none = 0x3038 /* EGL_NONE */);
   // An input the rules cannot size: only uncaptured or null values pass.
   void unsized(size_t i);
   // An output the driver writes `count` elements to (count < 0: unknown).
@@ -97,6 +102,11 @@ class Validator {
   // buffer) and the client arrays cover what the driver reads. Absent
   // parameters are -1.
   void draw(int first, int count, int type, int indices, int instances, int base_vertex);
+  // glMultiDrawElementsEXT's index arrays (parameter i; counts, type and
+  // the number of draws at those parameters): each list covers its count,
+  // or, as offsets, an element array buffer is bound. Client vertex arrays
+  // are not captured for these draws: a call that would read them is refused.
+  void index_lists(size_t i, int counts_i, int type_i, int n_i);
   // An indirect draw: its command is read from the bound buffer only.
   void indirect(size_t i, int64_t bytes);
 
@@ -113,6 +123,7 @@ class Validator {
  private:
   const Value* arg(size_t i);
   std::string name_of(size_t i) const;
+  void not_captured(size_t i, const Value& v);
   bool bound(uint32_t binding);
   bool all_client_arrays_recorded();
   void client_arrays(int64_t lo, int64_t hi, int64_t instances);

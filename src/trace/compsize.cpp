@@ -1,9 +1,13 @@
 #include "trace/compsize.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <string_view>
 
+#define EGL_EGL_PROTOTYPES 0
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
 #define GL_GLES_PROTOTYPES 0
 #include <GLES/gl.h>
 #include <GLES2/gl2.h>
@@ -60,6 +64,53 @@ int64_t type_components(GLenum type) {
 template <typename Pfn>
 Pfn driver(uint32_t id) {
   return reinterpret_cast<Pfn>(next_function(id));
+}
+
+// Bytes of `count` path names of `type` at `names` (NV_path_rendering): a
+// fixed size each, or UTF-8/UTF-16 characters read as far as `count` of them
+// reach (the driver reads that far).
+int64_t path_names_bytes(int64_t count, GLenum type, const void* names) {
+  if (count <= 0) return 0;
+  if (names == nullptr) return -1;
+  if (type == GL_UTF8_NV || type == GL_UTF16_NV) {
+    const auto* p = static_cast<const uint8_t*>(names);
+    int64_t bytes = 0;
+    for (int64_t k = 0; k < count; ++k) {
+      if (type == GL_UTF16_NV) {
+        uint16_t unit;
+        memcpy(&unit, p + bytes, 2);
+        bytes += unit >= 0xD800 && unit < 0xDC00 ? 4 : 2;  // a surrogate pair
+      } else {
+        uint8_t lead = p[bytes];
+        bytes += lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+      }
+    }
+    return bytes;
+  }
+  return count * path_name_bytes(type);
+}
+
+// A font name (NV_path_rendering's font targets all take a C string): its
+// bytes and the NUL.
+int64_t font_name_bytes(const void* name) {
+  return name != nullptr ? static_cast<int64_t>(strlen(static_cast<const char*>(name))) + 1 : -1;
+}
+
+// How many values a path's array holds (glGetPathParameterivNV of `pname`).
+int64_t path_count(GLuint path, GLenum pname) {
+  GLint count = 0;
+  driver<PFN_gltrace_glGetPathParameterivNV>(api::kFn_glGetPathParameterivNV)(path, pname, &count);
+  return count;
+}
+
+// The planes an exported DMA-BUF image has: the query the app made before
+// the export (it writes one fd, stride and offset per plane), made again.
+int64_t dma_buf_planes(EGLDisplay display, EGLImageKHR image) {
+  int planes = 0;
+  auto query =
+      driver<PFN_gltrace_eglExportDMABUFImageQueryMESA>(api::kFn_eglExportDMABUFImageQueryMESA);
+  if (query == nullptr || query(display, image, nullptr, &planes, nullptr) != EGL_TRUE) return -1;
+  return std::clamp(planes, 0, 4);  // a DMA-BUF has at most 4 planes
 }
 
 }  // namespace
@@ -160,6 +211,23 @@ int64_t compsize_glTexSubImage3D_pixels(GLenum, GLint, GLint, GLint, GLint, GLsi
                                         const void*) {
   return unpack_image_size(format, type, width, height, depth);
 }
+int64_t compsize_glTexImage3DOES_pixels(GLenum, GLint, GLenum, GLsizei width, GLsizei height,
+                                        GLsizei depth, GLint, GLenum format, GLenum type,
+                                        const void*) {
+  return unpack_image_size(format, type, width, height, depth);
+}
+int64_t compsize_glTexSubImage3DOES_pixels(GLenum, GLint, GLint, GLint, GLint, GLsizei width,
+                                           GLsizei height, GLsizei depth, GLenum format,
+                                           GLenum type, const void*) {
+  return unpack_image_size(format, type, width, height, depth);
+}
+// Images of the pack layout, one after another (QCOM_extended_get).
+int64_t compsize_glExtGetTexSubImageQCOM_texels(GLenum, GLint, GLint, GLint, GLint, GLsizei width,
+                                                GLsizei height, GLsizei depth, GLenum format,
+                                                GLenum type, void*) {
+  int64_t image = pack_image_size(format, type, width, height);
+  return image < 0 || depth <= 0 ? image : image * depth;
+}
 int64_t compsize_glReadPixels_pixels(GLint, GLint, GLsizei width, GLsizei height, GLenum format,
                                      GLenum type, void*) {
   return pack_image_size(format, type, width, height);
@@ -186,6 +254,11 @@ int64_t compsize_glObjectLabel_label(GLenum, GLuint, GLsizei length, const GLcha
 int64_t compsize_glObjectLabelKHR_label(GLenum, GLuint, GLsizei length, const GLchar*) {
   return length;
 }
+int64_t compsize_glObjectPtrLabel_label(const void*, GLsizei length, const GLchar*) {
+  return length;
+}
+// A name the call reads, NUL-terminated (its GLchar* is not const).
+int64_t compsize_glGetPerfQueryIdByNameINTEL_queryName(GLchar*, GLuint*) { return -1; }
 
 int64_t compsize_glClearBufferfv_value(GLenum buffer, GLint, const GLfloat*) {
   return buffer == GL_COLOR ? 4 : 1;
@@ -195,6 +268,89 @@ int64_t compsize_glClearBufferiv_value(GLenum buffer, GLint, const GLint*) {
 }
 int64_t compsize_glClearBufferuiv_value(GLenum buffer, GLint, const GLuint*) {
   return buffer == GL_COLOR ? 4 : 1;
+}
+
+// NV_path_rendering.
+int64_t compsize_glCoverFillPathInstancedNV_paths(GLsizei n, GLenum type, const void* paths, GLuint,
+                                                  GLenum, GLenum, const GLfloat*) {
+  return path_names_bytes(n, type, paths);
+}
+int64_t compsize_glCoverStrokePathInstancedNV_paths(GLsizei n, GLenum type, const void* paths,
+                                                    GLuint, GLenum, GLenum, const GLfloat*) {
+  return path_names_bytes(n, type, paths);
+}
+int64_t compsize_glStencilFillPathInstancedNV_paths(GLsizei n, GLenum type, const void* paths,
+                                                    GLuint, GLenum, GLuint, GLenum,
+                                                    const GLfloat*) {
+  return path_names_bytes(n, type, paths);
+}
+int64_t compsize_glStencilStrokePathInstancedNV_paths(GLsizei n, GLenum type, const void* paths,
+                                                      GLuint, GLint, GLuint, GLenum,
+                                                      const GLfloat*) {
+  return path_names_bytes(n, type, paths);
+}
+int64_t compsize_glStencilThenCoverFillPathInstancedNV_paths(GLsizei n, GLenum type,
+                                                             const void* paths, GLuint, GLenum,
+                                                             GLuint, GLenum, GLenum,
+                                                             const GLfloat*) {
+  return path_names_bytes(n, type, paths);
+}
+int64_t compsize_glStencilThenCoverStrokePathInstancedNV_paths(GLsizei n, GLenum type,
+                                                               const void* paths, GLuint, GLint,
+                                                               GLuint, GLenum, GLenum,
+                                                               const GLfloat*) {
+  return path_names_bytes(n, type, paths);
+}
+int64_t compsize_glGetPathMetricsNV_paths(GLbitfield, GLsizei n, GLenum type, const void* paths,
+                                          GLuint, GLsizei, GLfloat*) {
+  return path_names_bytes(n, type, paths);
+}
+int64_t compsize_glGetPathSpacingNV_paths(GLenum, GLsizei n, GLenum type, const void* paths, GLuint,
+                                          GLfloat, GLfloat, GLenum, GLfloat*) {
+  return path_names_bytes(n, type, paths);
+}
+int64_t compsize_glPathGlyphsNV_charcodes(GLuint, GLenum, const void*, GLbitfield, GLsizei n,
+                                          GLenum type, const void* charcodes, GLenum, GLuint,
+                                          GLfloat) {
+  return path_names_bytes(n, type, charcodes);
+}
+int64_t compsize_glPathGlyphsNV_fontName(GLuint, GLenum, const void* name, GLbitfield, GLsizei,
+                                         GLenum, const void*, GLenum, GLuint, GLfloat) {
+  return font_name_bytes(name);
+}
+int64_t compsize_glPathGlyphRangeNV_fontName(GLuint, GLenum, const void* name, GLbitfield, GLuint,
+                                             GLsizei, GLenum, GLuint, GLfloat) {
+  return font_name_bytes(name);
+}
+int64_t compsize_glPathGlyphIndexRangeNV_fontName(GLenum, const void* name, GLbitfield, GLuint,
+                                                  GLfloat, GLuint*) {
+  return font_name_bytes(name);
+}
+int64_t compsize_glPathGlyphIndexArrayNV_fontName(GLuint, GLenum, const void* name, GLbitfield,
+                                                  GLuint, GLsizei, GLuint, GLfloat) {
+  return font_name_bytes(name);
+}
+int64_t compsize_glGetPathCommandsNV_commands(GLuint path, GLubyte*) {
+  return path_count(path, GL_PATH_COMMAND_COUNT_NV);
+}
+int64_t compsize_glGetPathCoordsNV_coords(GLuint path, GLfloat*) {
+  return path_count(path, GL_PATH_COORD_COUNT_NV);
+}
+int64_t compsize_glGetPathDashArrayNV_dashArray(GLuint path, GLfloat*) {
+  return path_count(path, GL_PATH_DASH_ARRAY_COUNT_NV);
+}
+
+int64_t compsize_eglExportDMABUFImageMESA_fds(EGLDisplay display, EGLImageKHR image, int*, EGLint*,
+                                              EGLint*) {
+  return dma_buf_planes(display, image);
+}
+int64_t compsize_eglExportDMABUFImageMESA_strides(EGLDisplay display, EGLImageKHR image, int*,
+                                                  EGLint*, EGLint*) {
+  return dma_buf_planes(display, image);
+}
+int64_t compsize_eglExportDMABUFImageMESA_offsets(EGLDisplay display, EGLImageKHR image, int*,
+                                                  EGLint*, EGLint*) {
+  return dma_buf_planes(display, image);
 }
 
 }  // namespace gltrace::trace

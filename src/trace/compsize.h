@@ -5,7 +5,21 @@
 
 #include <cstdint>
 
+#include "common/image_size.h"
+#include "common/param_sizes.h"
+
 namespace gltrace::trace {
+
+// Helpers of the length rules that need no GL state, shared with the
+// replay's checks (src/common/).
+using gltrace::at_most;
+using gltrace::path_coord_bytes;
+using gltrace::path_gen_coeffs;
+using gltrace::path_metric_count;
+using gltrace::path_spacing_count;
+using gltrace::pixel_bytes;
+using gltrace::shading_rate_locations;
+using gltrace::transform_values;
 
 // glGetIntegerv(pname) of the driver below the trace layer (never recorded).
 int32_t driver_integer(uint32_t pname);

@@ -6,11 +6,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "format/record_builder.h"
 #include "format/schema.h"
@@ -63,8 +65,9 @@ bool readable(const void* p, size_t size) {
   return mincore(reinterpret_cast<void*>(first), last - first, resident) == 0;
 }
 
-// The number of elements of an EGL attribute list to record: up to and
-// including the EGL_NONE in a name position that ends it. A malformed list
+// The number of elements of an attribute list to record: up to and
+// including the `none` (EGL_NONE, or GL_NONE for GL's lists) in a name
+// position that ends it. A malformed list
 // such as {name, EGL_NONE} (an attribute without a value) has none there:
 // the driver stops reading at the attribute it rejects, but the list goes on
 // into whatever memory follows it, maybe to the end of the stack. That
@@ -72,7 +75,7 @@ bool readable(const void* p, size_t size) {
 // there instead of faulting in the app. Only a list that crosses into
 // another page is checked: the page of its first element the driver read.
 template <typename T>
-int64_t attrib_list_length(const T* list) {
+int64_t attrib_list_length(const T* list, T none) {
   uintptr_t checked_end = page_end(reinterpret_cast<uintptr_t>(list));
   for (int64_t n = 0; n + 2 <= kMaxAttribListLength; n += 2) {
     const T* pair = list + n;
@@ -80,7 +83,7 @@ int64_t attrib_list_length(const T* list) {
       if (!readable(pair, sizeof(T) * 2)) return readable(pair, sizeof(T)) ? n + 1 : n;
       checked_end = page_end(reinterpret_cast<uintptr_t>(pair + 2) - 1);
     }
-    if (pair[0] == EGL_NONE) return n + 1;
+    if (pair[0] == none) return n + 1;
   }
   return kMaxAttribListLength;
 }
@@ -329,14 +332,30 @@ template void ValueWriter::array_value(const long long*, int64_t);
 template void ValueWriter::array_value(const unsigned long long*, int64_t);
 template void ValueWriter::array_value(void* const*, int64_t);
 
-void ValueWriter::attrib_list_value(const int32_t* list) {
+void ValueWriter::attrib_list_value(const int32_t* list, int32_t none) {
   if (list == nullptr) return pointer_value(list);
-  array_value(list, attrib_list_length(list));
+  array_value(list, attrib_list_length(list, none));
 }
 
 void ValueWriter::attrib_list_value(const intptr_t* list) {
   if (list == nullptr) return pointer_value(list);
-  array_value(list, attrib_list_length(list));
+  array_value(list, attrib_list_length(list, intptr_t{EGL_NONE}));
+}
+
+void ValueWriter::index_lists_value(const void* const* lists, const int32_t* counts, uint32_t type,
+                                    int64_t n) {
+  if (lists == nullptr || counts == nullptr || n < 0 || n > INT32_MAX) return pointer_value(lists);
+  if (driver_integer(0x8895 /* GL_ELEMENT_ARRAY_BUFFER_BINDING */) != 0)
+    return array_value(reinterpret_cast<const uintptr_t*>(lists), n);
+  int64_t size = type == 0x1401 /* GL_UNSIGNED_BYTE */    ? 1
+                 : type == 0x1403 /* GL_UNSIGNED_SHORT */ ? 2
+                 : type == 0x1405 /* GL_UNSIGNED_INT */   ? 4
+                                                          : 0;
+  std::vector<int32_t> bytes(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k)
+    bytes[static_cast<size_t>(k)] =
+        counts[k] > 0 ? static_cast<int32_t>(std::min<int64_t>(counts[k] * size, kMaxCapture)) : 0;
+  strings_value(reinterpret_cast<const char* const*>(lists), static_cast<int32_t>(n), bytes.data());
 }
 
 void ValueWriter::strings_value(const char* const* strings, int32_t count, const int32_t* lengths) {

@@ -81,10 +81,14 @@ class ValueWriter {
   void bytes_value(const void* p, int64_t size);
   template <typename T>
   void array_value(const T* p, int64_t count);
-  // EGL attribute lists, up to and including EGL_NONE (a malformed list:
-  // as far as it can be read, see recorder.cpp).
-  void attrib_list_value(const int32_t* list);
+  // Attribute lists, up to and including EGL_NONE (GL's: `none` = GL_NONE;
+  // a malformed list: as far as it can be read, see recorder.cpp).
+  void attrib_list_value(const int32_t* list, int32_t none = 0x3038 /* EGL_NONE */);
   void attrib_list_value(const intptr_t* list);
+  // glMultiDrawElementsEXT's `n` index arrays of counts[k] indices of
+  // `type`: their bytes (a list), or, with an element array buffer bound,
+  // the offsets into it (numbers).
+  void index_lists_value(const void* const* lists, const int32_t* counts, uint32_t type, int64_t n);
   // glShaderSource: count strings, each of length[i] bytes or NUL-terminated.
   void strings_value(const char* const* strings, int32_t count, const int32_t* lengths);
 

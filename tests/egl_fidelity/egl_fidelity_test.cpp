@@ -277,6 +277,37 @@ TEST(EglFidelityX11, AConfigChosenByMinimalAttributesReplaysIdentically) {
   expect_identical(replay(path, xvfb.display()), 4);
 }
 
+// A window whose size is asked before it is bound (ANGLE does): the replay
+// makes it at the size it was created with (issue 23: "the trace holds no
+// size for window surface").
+TEST(EglFidelityX11, AWindowQueriedBeforeItIsBoundReplaysIdentically) {
+  XvfbServer xvfb;
+  ASSERT_FALSE(xvfb.display().empty());
+  EnvChanges env = clean_env();
+  env["DISPLAY"] = xvfb.display();
+  std::string path = trace(
+      "x11-query-first",
+      {build_bin("egl_fidelity_x11_app"), "--query-first", "--size", "96x64", "--frames", "2"},
+      env);
+  expect_identical(replay(path), 2);
+  expect_identical(replay(path, xvfb.display()), 2);
+  // A probe: the window is never bound, so nothing else in the trace sizes it.
+  std::string probe = trace(
+      "x11-probe", {build_bin("egl_fidelity_x11_app"), "--probe-window", "--size", "96x64"}, env);
+  for (const std::string& display : {std::string(), xvfb.display()}) {
+    EnvChanges replay_env = clean_env();
+    std::vector<std::string> argv = {build_bin("gltrace"), "replay", "-n"};
+    if (!display.empty()) {
+      replay_env["DISPLAY"] = display;
+      argv.push_back("--x11");
+    }
+    argv.push_back(probe);
+    ProcessResult r = run_process(argv, replay_env, 120);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_EQ(r.err.find("holds no size"), std::string::npos) << r.err;
+  }
+}
+
 // Traces the X11 app resizing its window (kResizes, and `extra`), replays it
 // headless and with --x11: every frame identical, of the driver's sizes.
 void check_x11_resizes(const std::string& name, const std::vector<std::string>& extra) {

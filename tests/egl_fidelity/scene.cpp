@@ -25,6 +25,11 @@ bool parse_options(const char* app, int argc, char** argv, Options* out) {
       (option[2] == 'm' ? out->minimal_config : out->blit) = true;
       continue;
     }
+    if (strcmp(option, "--query-first") == 0 || strcmp(option, "--probe-window") == 0) {
+      out->query_first = true;
+      out->probe_window = option[2] == 'p';
+      continue;
+    }
     const char* value = i + 1 < argc ? argv[++i] : "";
     int f = 0, w = 0, h = 0;
     bool ok = false;
@@ -41,9 +46,9 @@ bool parse_options(const char* app, int argc, char** argv, Options* out) {
     }
     if (!ok) {
       fprintf(stderr,
-              "usage: %s [--minimal-config] [--blit] [--size WxH] [--resize WxH] [--resize-at "
-              "F:WxH]... "
-              "[--frames N]\n",
+              "usage: %s [--minimal-config] [--blit] [--query-first | --probe-window] [--size WxH] "
+              "[--resize WxH] "
+              "[--resize-at F:WxH]... [--frames N]\n",
               app);
       return false;
     }

@@ -16,7 +16,9 @@ struct Options {
   int first_width = 0, first_height = 0;       // resized before the first frame (0: not)
   std::map<int, std::pair<int, int>> resizes;  // frame -> size it is drawn at
   int frames = 6;
-  bool blit = false;  // ES 3: drawn into a framebuffer object, blitted to the window
+  bool blit = false;          // ES 3: drawn into a framebuffer object, blitted to the window
+  bool query_first = false;   // the window's size asked before it is bound (X11 app)
+  bool probe_window = false;  // ... and the window then dropped unbound (X11 app)
 };
 
 // Parses the options (see the apps' usage); false after printing the usage.

@@ -11,6 +11,11 @@
 //   --frames N          frames drawn (default 6)
 //   --blit              ES 3: each frame drawn into a framebuffer object and
 //                       blitted to the window (no draw on the window itself)
+//   --query-first       the window surface's size asked (eglQuerySurface)
+//                       before the first eglMakeCurrent binds it, as ANGLE does
+//   --probe-window      the same, then the window surface destroyed unbound
+//                       and the context made current without a surface (a
+//                       probe; the trace has no frame, no window size else)
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
 
@@ -75,9 +80,30 @@ int main(int argc, char** argv) {
   const EGLint context_attribs[] = {EGL_CONTEXT_CLIENT_VERSION, options.blit ? 3 : 2, EGL_NONE};
   EGLContext context = eglCreateContext(dpy, config, EGL_NO_CONTEXT, context_attribs);
   if (!check(kApp, surface != EGL_NO_SURFACE, "eglCreateWindowSurface") ||
-      !check(kApp, context != EGL_NO_CONTEXT, "eglCreateContext") ||
-      !check(kApp, eglMakeCurrent(dpy, surface, surface, context), "eglMakeCurrent"))
+      !check(kApp, context != EGL_NO_CONTEXT, "eglCreateContext"))
     return 1;
+  if (options.query_first) {
+    EGLint w = 0, h = 0;
+    if (!check(kApp,
+               eglQuerySurface(dpy, surface, EGL_WIDTH, &w) &&
+                   eglQuerySurface(dpy, surface, EGL_HEIGHT, &h) && w == width && h == height,
+               "eglQuerySurface before eglMakeCurrent"))
+      return 1;
+  }
+  if (options.probe_window) {
+    eglDestroySurface(dpy, surface);
+    if (!check(kApp, eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, context),
+               "eglMakeCurrent without a surface"))
+      return 1;
+    glFinish();
+    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    eglDestroyContext(dpy, context);
+    eglTerminate(dpy);
+    XDestroyWindow(x, window);
+    XCloseDisplay(x);
+    return 0;
+  }
+  if (!check(kApp, eglMakeCurrent(dpy, surface, surface, context), "eglMakeCurrent")) return 1;
   if (options.first_width != 0) {
     // A player learns the video's size once its surface exists.
     width = options.first_width;

@@ -208,6 +208,48 @@ TEST(ReplayValidate, StringsHoldWhatTheirLengthsSay) {
             "");
 }
 
+// glMultiDrawElementsEXT: each index array covers its count, offsets need a
+// bound element array buffer, index arrays need none, and no client vertex
+// array may be read (the trace holds none for these draws).
+TEST(ReplayValidate, MultiDrawIndexListsCoverTheirCounts) {
+  FakeState state;
+  std::vector<int64_t> counts = {3, 2};
+  Value count;
+  count.kind = ValueKind::kArray;
+  count.elements = Value::Elements::kSint;
+  count.data = counts.data();
+  count.size = counts.size();
+  std::vector<std::string_view> lists = {std::string_view("\0\1\2", 3), "\3"};
+  Value indices;
+  indices.kind = ValueKind::kStrings;
+  indices.data = lists.data();
+  indices.size = lists.size();
+  auto multi_draw = [&](const Value& v) {
+    return check(api::kFn_glMultiDrawElementsEXT,
+                 {uint(GL_TRIANGLES), count, uint(GL_UNSIGNED_BYTE), v, sint(2)}, state);
+  };
+  EXPECT_EQ(multi_draw(indices),
+            "argument indices: index array 1 holds 1 bytes, the driver reads 2");
+  lists[1] = "\3\4";
+  EXPECT_EQ(multi_draw(indices), "");
+  state.integers[GL_ELEMENT_ARRAY_BUFFER_BINDING] = 5;
+  EXPECT_NE(multi_draw(indices).find("a buffer is bound to GL_ELEMENT_ARRAY_BUFFER"),
+            std::string::npos);
+  std::vector<int64_t> offsets = {0, 3};
+  Value at;
+  at.kind = ValueKind::kArray;
+  at.elements = Value::Elements::kSint;
+  at.data = offsets.data();
+  at.size = offsets.size();
+  EXPECT_EQ(multi_draw(at), "");
+  state.integers[GL_ELEMENT_ARRAY_BUFFER_BINDING] = 0;
+  EXPECT_EQ(multi_draw(at),
+            "argument indices holds offsets, but no buffer is bound to GL_ELEMENT_ARRAY_BUFFER");
+  state.client = {0};
+  EXPECT_EQ(multi_draw(indices),
+            "argument indices: the draws read client memory, which the trace holds no arrays of");
+}
+
 TEST(ReplayValidate, EglAttributeListsEndInEglNone) {
   FakeState state;
   auto sint_array = [](const std::vector<int64_t>& v) {

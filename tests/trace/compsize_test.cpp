@@ -85,5 +85,43 @@ TEST_F(CompSize, ClearBufferValuesAreFourForColourOneOtherwise) {
   EXPECT_EQ(compsize_glClearBufferiv_value(GL_STENCIL, 0, nullptr), 1);
 }
 
+TEST_F(CompSize, BorderColoursAreFourValues) {
+  // glTexParameter*v / glSamplerParameter*v and their glGet forms.
+  EXPECT_EQ(pname_count(GL_TEXTURE_BORDER_COLOR), 4);
+  EXPECT_EQ(pname_count(GL_TEXTURE_WRAP_S), 1);
+}
+
+TEST_F(CompSize, ATexelOfFormatAndType) {
+  // glClearTex[Sub]ImageEXT's data: one texel.
+  EXPECT_EQ(pixel_bytes(GL_RGBA, GL_UNSIGNED_BYTE), 4);
+  EXPECT_EQ(pixel_bytes(GL_RGBA_INTEGER, GL_INT), 16);
+  EXPECT_EQ(pixel_bytes(GL_DEPTH_STENCIL, GL_UNSIGNED_INT_24_8), 4);
+  EXPECT_EQ(pixel_bytes(GL_DEPTH_STENCIL, GL_FLOAT_32_UNSIGNED_INT_24_8_REV), 8);
+  EXPECT_EQ(pixel_bytes(GL_RGB, 0x1234), 0) << "an unknown type: nothing read";
+}
+
+TEST_F(CompSize, Texture3DOesUploadsFollowThePixelStore) {
+  g_state[GL_UNPACK_ALIGNMENT] = 1;
+  g_state[GL_UNPACK_ROW_LENGTH] = 6;
+  g_state[GL_UNPACK_IMAGE_HEIGHT] = 5;
+  g_state[GL_UNPACK_SKIP_PIXELS] = g_state[GL_UNPACK_SKIP_ROWS] = g_state[GL_UNPACK_SKIP_IMAGES] =
+      1;
+  // (1 + 2 - 1) images of 5 rows of 24 bytes, (1 + 4 - 1) rows, (1 + 4) pixels.
+  EXPECT_EQ(compsize_glTexSubImage3DOES_pixels(GL_TEXTURE_3D, 0, 0, 0, 0, 4, 4, 2, GL_RGBA,
+                                               GL_UNSIGNED_BYTE, nullptr),
+            2 * 5 * 24 + 4 * 24 + 5 * 4);
+}
+
+TEST_F(CompSize, CountsOfTheCallsEnums) {
+  EXPECT_EQ(at_most(3, 8), 3);
+  EXPECT_EQ(at_most(12, 8), 8) << "never more than the app's room";
+  EXPECT_EQ(at_most(-1, 8), -1) << "no count: the pointer alone";
+  EXPECT_EQ(transform_values(GL_AFFINE_3D_NV), 12);
+  EXPECT_EQ(path_metric_count(0x7, 3, 0), 9);
+  EXPECT_EQ(path_metric_count(0x7, 3, 5), 2 * 5 + 3);
+  EXPECT_EQ(path_spacing_count(4, GL_TRANSLATE_2D_NV), 6);
+  EXPECT_EQ(shading_rate_locations(GL_SHADING_RATE_1_INVOCATION_PER_2X2_PIXELS_NV, 4), 48);
+}
+
 }  // namespace
 }  // namespace gltrace::trace

@@ -448,6 +448,73 @@ TEST(Trace, MalformedAttributeListIsRecordedWithoutFaulting) {
       << "the list is recorded up to the unreadable page: " << dump.out;
 }
 
+// Pointer arguments the registry sizes only as COMPSIZE (issue 23): one texel
+// of glClearTex[Sub]ImageEXT (NULL too), the border colours of the
+// tex-/sampler-parameter array forms and the values their glGet forms
+// write, a 3D upload under the pixel-store state, glMultiDrawElementsEXT's
+// index arrays. The trace holds each
+// one's data, a replay renders every frame the same and --check finds
+// nothing uncaptured; without texture data, --check names the upload.
+TEST(Trace, CompsizePointerArgumentsAreCapturedAndReplayed) {
+  std::string dir = make_temp_dir();
+  std::string trace = dir + "/params.gltrace";
+  ProcessResult traced = gltrace({"trace", "--framebuffer", "swap", "-o", trace, "--",
+                                  build_bin("gltrace-pointer-params"), "2"});
+  ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;  // the app checks its pixels
+  ProcessResult dump = gltrace({"dump", trace});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_EQ(dump.out.find("size unknown"), std::string::npos) << dump.out;
+  auto dumped = [&](const std::string& text) {
+    EXPECT_NE(dump.out.find(text), std::string::npos) << text << "\n" << dump.out;
+  };
+  dumped(
+      "glClearTexImageEXT(texture = 1, level = 0, format = GL_RGBA, type = GL_UNSIGNED_BYTE, "
+      "data = <4 bytes: ff 00 00 ff>)");
+  dumped("type = GL_UNSIGNED_BYTE, data = <4 bytes: 00 ff 00 ff>)");
+  dumped("type = GL_UNSIGNED_BYTE, data = NULL)");  // clears to zero
+  dumped(
+      "glSamplerParameterfv(sampler = 1, pname = GL_TEXTURE_BORDER_COLOR, param = {0, 0, 1, 1})");
+  dumped(
+      "glGetSamplerParameterfv(sampler = 1, pname = GL_TEXTURE_BORDER_COLOR, "
+      "params = {0, 0, 1, 1})");
+  dumped("pname = GL_TEXTURE_BORDER_COLOR, params = {0, 2147483647, 2147483647, 2147483647})");
+  dumped("pname = GL_TEXTURE_BORDER_COLOR, params = {-5, 6, -7, 8})");
+  dumped("pname = GL_TEXTURE_BORDER_COLOR, param = {9, 10, 11, 12})");
+  dumped(
+      "glGetSamplerParameterIuiv(sampler = 2, pname = GL_TEXTURE_BORDER_COLOR, "
+      "params = {9, 10, 11, 12})");
+  // 6-pixel rows, 5-row images, skips of 1 in each: 356 bytes, not 4x4x2x4.
+  EXPECT_TRUE(std::regex_search(
+      dump.out, std::regex(R"(glTexSubImage3DOES\(.*, pixels = <blob [0-9a-f]+, 356 bytes>\))")))
+      << dump.out;
+
+  // Index arrays of a multi-draw: their bytes, or offsets into the bound buffer.
+  dumped(
+      "count = {3, 3}, type = GL_UNSIGNED_BYTE, indices = {\"\\x00\\x01\\x02\", "
+      "\"\\x02\\x01\\x03\"}, primcount = 2)");
+  dumped("count = {3, 3}, type = GL_UNSIGNED_SHORT, indices = {0, 6}, primcount = 2)");
+
+  ProcessResult check = gltrace({"replay", "--check", trace});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find(": 0 would be refused"), std::string::npos) << check.out;
+  ProcessResult replay = gltrace({"replay", "-n", "--compare", trace});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("compare: 2 frames identical, 0 differ"), std::string::npos)
+      << replay.out;
+
+  std::string bare = dir + "/bare.gltrace";
+  ASSERT_EQ(gltrace({"trace", "--no-texture-data", "-o", bare, "--",
+                     build_bin("gltrace-pointer-params"), "2"})
+                .exit_code,
+            0);
+  ProcessResult named = gltrace({"replay", "--check", bare});
+  EXPECT_EQ(named.exit_code, 1) << named.out << named.err;
+  EXPECT_TRUE(std::regex_search(
+      named.out, std::regex(R"(call \d+: would refuse glTexSubImage3DOES: argument pixels was )"
+                            R"(not captured \(texture data not captured \(capture option\)\))")))
+      << named.out;
+}
+
 // EGLTime is nanoseconds: the dump prints a wait's timeout as such, and
 // EGL_FOREVER by name (it printed both as hex handles).
 TEST(Trace, FenceWaitTimeoutsDumpAsNanoseconds) {

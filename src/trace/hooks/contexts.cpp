@@ -206,20 +206,39 @@ void record_current_binding() {
 
 // --- configs -------------------------------------------------------------------------
 
+// A new window's size: the replay makes its window at its first use, and an
+// eglQuerySurface (or any use) before the first eglMakeCurrent that binds it
+// needs the size then. The thread's surface size is not touched: the window
+// is not current.
+void write_window_size(CallRecorder& rec, EGLDisplay dpy, EGLSurface surface) {
+  EGLint width = 0, height = 0;
+  if (mode() != Mode::kFull || !NEXT(eglQuerySurface)(dpy, surface, EGL_WIDTH, &width) ||
+      !NEXT(eglQuerySurface)(dpy, surface, EGL_HEIGHT, &height) || width <= 0 || height <= 0)
+    return;
+  rec.call_encoder().uint_field(schema::call::kSurfaceWidth, static_cast<uint32_t>(width));
+  rec.call_encoder().uint_field(schema::call::kSurfaceHeight, static_cast<uint32_t>(height));
+}
+
 void record_window_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config,
                                   EGLNativeWindowType /*win*/, const EGLint* /*attrib_list*/,
                                   EGLSurface result) {
-  if (result != EGL_NO_SURFACE) write_config_attribs(rec, dpy, config);
+  if (result == EGL_NO_SURFACE) return;
+  write_config_attribs(rec, dpy, config);
+  write_window_size(rec, dpy, result);
 }
 void record_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config,
                            void* /*native_window*/, const EGLAttrib* /*attrib_list*/,
                            EGLSurface result) {
-  if (result != EGL_NO_SURFACE) write_config_attribs(rec, dpy, config);
+  if (result == EGL_NO_SURFACE) return;
+  write_config_attribs(rec, dpy, config);
+  write_window_size(rec, dpy, result);
 }
 void record_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config,
                            void* /*native_window*/, const EGLint* /*attrib_list*/,
                            EGLSurface result) {
-  if (result != EGL_NO_SURFACE) write_config_attribs(rec, dpy, config);
+  if (result == EGL_NO_SURFACE) return;
+  write_config_attribs(rec, dpy, config);
+  write_window_size(rec, dpy, result);
 }
 void record_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config,
                            const EGLint* /*attrib_list*/, EGLSurface result) {
