@@ -33,7 +33,9 @@ PARAM_KEYS = {"kind", "length", "effect", "role", "interface", "offset_in", "nul
 # fields), after the call whether recorded or not.
 HOOK_KINDS = ("pre", "post", "done")
 # record = true: also a record_<function> for calls the app did not make.
-HOOK_KEYS = set(HOOK_KINDS) | {"why", "state", "record"}
+# idle = NAME: live tracing's idle table (a thread not recording) calls
+# NAME() before the call (what the idle path tracks: draws, for frame ends).
+HOOK_KEYS = set(HOOK_KINDS) | {"why", "state", "record", "idle"}
 RET_KEYS = {"kind", "effect", "role", "interface"}
 # Functions of src/trace/compsize.h a length rule may call.
 SIZE_HELPERS = {"pname_count", "uniform_components", "uniform_block_param_count", "index_bytes",
@@ -223,8 +225,12 @@ def _load_hooks(f, hooks):
     out["record"] = hooks.get("record", False)
     if not isinstance(out["record"], bool):
         raise ApiError(f"{where}: record is true or false")
-    if not any(out[kind] for kind in HOOK_KINDS):
-        raise ApiError(f"{where}: names no hook ({', '.join(HOOK_KINDS)})")
+    if "idle" in hooks:
+        if not isinstance(hooks["idle"], str) or not _IDENTIFIER.match(hooks["idle"]):
+            raise ApiError(f"{where}.idle: a C++ function name")
+        out["idle"] = hooks["idle"]
+    if not any(out[kind] for kind in HOOK_KINDS) and "idle" not in out:
+        raise ApiError(f"{where}: names no hook ({', '.join(HOOK_KINDS)}, idle)")
     return out
 
 

@@ -12,7 +12,9 @@ Every wrapper is generated. Where the table names hooks (docs/api-table.md),
 the wrapper calls the hand-written ones of src/trace/hooks/ too: pre hooks
 before the call, post hooks after the plain arguments were recorded (the
 extra Call fields), done hooks at the end whether the call was recorded or
-not. Their declarations are generated here, one signature per kind."""
+not. Their declarations are generated here, one signature per kind. An idle
+hook gets a wrapper of its own for live tracing's idle table: the hook, then
+the call, nothing recorded."""
 
 import re
 
@@ -262,10 +264,22 @@ def trace_wrappers_inc(functions):
         if not f.returns_void:
             body.append("  return result;")
         out.append(f"{f.ret} trace_{f.name}({f.param_list()}) {{\n" + "\n".join(body) + "\n}\n")
+    # The live layer's idle table: the idle hook, then the next function
+    # (nothing recorded, no time taken).
+    idle = [f for f in functions if f.hooks.get("idle")]
+    for f in idle:
+        call = f"reinterpret_cast<{f.pfn()}>(next_function({f.id}))({f.arg_list()})"
+        out.append(f"{f.ret} idle_{f.name}({f.param_list()}) {{\n  {f.hooks['idle']}();\n"
+                   f"  {'' if f.returns_void else 'return '}{call};\n}}\n")
     out += ["struct TraceWrapper { uint32_t id; void* function; };",
             "const TraceWrapper kTraceWrappers[] = {"]
     for f in functions:
         out.append(f"    {{{f.id}, reinterpret_cast<void*>(&trace_{f.name})}},")
+    out += ["};", "const TraceWrapper kIdleWrappers[] = {"]
+    for f in idle:
+        out.append(f"    {{{f.id}, reinterpret_cast<void*>(&idle_{f.name})}},")
+    if not idle:
+        out.append("    {0, nullptr},  // (none: an array needs an element)")
     out += ["};", ""]
     # Declarations of what the generated code expects to be written by hand.
     decls = [HEADER, "#pragma once", "", "#include \"gltrace/api/pfn.h\"", "",
@@ -279,6 +293,10 @@ def trace_wrappers_inc(functions):
             if d not in seen:
                 seen.add(d)
                 decls.append(d)
+    idle_hooks = sorted({f.hooks["idle"] for f in functions if f.hooks.get("idle")})
+    if idle_hooks:
+        decls += ["", "// The idle hooks, called by the live layer's idle table."]
+        decls += [f"void {name}();" for name in idle_hooks]
     decls += ["", "// The wrapper's recording, its post hooks included, for calls the app did",
               "// not make."]
     decls += [f"{record_function(f)};" for f in functions if f.hooks.get("record")]

@@ -238,6 +238,23 @@ class ApiTableTest(unittest.TestCase):
         return "".join(re.findall(rf"^(?:void record_{name}\(|[^\n]* trace_{name}\().*?^}}\n",
                                   text, re.M | re.S))
 
+    def test_idle_hooks_get_an_idle_table_wrapper(self):
+        # Draws are noted on live tracing's idle table (an off-screen
+        # program's glFinish ends a frame only after a draw): the hook, then
+        # the driver, nothing recorded; no other function is in that table.
+        text, decls = trace.trace_wrappers_inc(list(self.fn.values()))
+        start = text.index("void idle_glDrawArrays(")
+        body = text[start:text.index("\n}\n", start)]
+        self.assertIn("note_unrecorded_draw();\n  reinterpret_cast<", body)
+        self.assertNotIn("CallRecorder", body)
+        self.assertIn("void note_unrecorded_draw();", decls)
+        table = text[text.index("kIdleWrappers[] = {"):]
+        table = table[:table.index("};")]
+        named = {f.name for f in self.fn.values() if f.hooks.get("idle")}
+        self.assertIn("glDrawElementsBaseVertex", named)
+        self.assertNotIn("glFinish", named)
+        self.assertEqual(table.count("&idle_"), len(named))
+
     def test_every_wrapper_is_generated(self):
         text, decls = trace.trace_wrappers_inc(list(self.fn.values()))
         for f in self.fn.values():
@@ -368,6 +385,8 @@ class ApiTableTest(unittest.TestCase):
                            "state = \"a b\" }", "is no C++ type name")
         self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", post = \"f\", "
                            "record = \"yes\" }", "record is true or false")
+        self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", idle = \"a-b\" }",
+                           "glFlush.hooks.idle: a C++ function name")
         self.assertRefused("[functions.glBufferData]\nparams.data = { lengths = \"size\" }",
                            "lengths applies to arrays of strings only")
         self.assertRefused("[functions.glReadPixels]\n"

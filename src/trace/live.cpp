@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "control/server.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/pfn.h"
+#include "gltrace/api/trace_decls.h"
 #include "settings/live_config.h"
 #include "trace/layer.h"
 #include "trace/modes.h"
@@ -29,6 +31,18 @@ settings::LiveConfig g_config;
 // follows the default table).
 __thread bool t_pinned __attribute__((tls_model("initial-exec"))) = false;
 __thread bool t_active __attribute__((tls_model("initial-exec"))) = false;
+
+// The thread drew while recording nothing, since its last glFinish or
+// eglMakeCurrent (note_unrecorded_draw): its next glFinish ends a frame by
+// the off-screen rule (hooks/frames.cpp), so it may join a capture there.
+// Per thread, not per context: a context that moved between threads is
+// seen drawing only from its move on, which misses a frame end at worst.
+__thread bool t_drew __attribute__((tls_model("initial-exec"))) = false;
+
+// The process swapped once: its frames end at swaps, and a glFinish within a
+// frame (before its swap) is no place to join. Stricter than the recorded
+// rule (the first swap of a session), which a mid-frame join cannot know.
+std::atomic<bool> g_swapped{false};
 
 control::CaptureOptions to_wire(const CaptureOptions& o) {
   control::CaptureOptions w;
@@ -92,8 +106,8 @@ class LiveController final : public control::Controller {
     }
     if (!begin_session(std::move(options), error)) return false;
     GLTRACE_LOG_INFO(
-        "live tracing started (%s mode): threads join at their next swap or "
-        "make-current",
+        "live tracing started (%s mode): threads join at their next frame end "
+        "(a swap, or an off-screen program's glFinish) or make-current",
         mode.c_str());
     return true;
   }
@@ -188,6 +202,11 @@ EGLBoolean idle_eglMakeCurrent(EGLDisplay display, EGLSurface draw, EGLSurface r
   return result;
 }
 
+void idle_glFinish() {
+  NEXT(glFinish)();
+  live_finish_point(false, false);
+}
+
 EGLBoolean idle_eglSwapBuffers(EGLDisplay display, EGLSurface surface) {
   EGLBoolean result = NEXT(eglSwapBuffers)(display, surface);
   live_switch_point(true);
@@ -236,8 +255,10 @@ void* live_idle_function(uint32_t id) {
       return reinterpret_cast<void*>(&idle_eglSwapBuffersWithDamageKHR);
     case api::kFn_eglSwapBuffersWithDamageEXT:
       return reinterpret_cast<void*>(&idle_eglSwapBuffersWithDamageEXT);
+    case api::kFn_glFinish:
+      return reinterpret_cast<void*>(&idle_glFinish);
     default:
-      return nullptr;
+      return idle_wrapper(id);  // the table's idle hooks: draws
   }
 }
 
@@ -245,9 +266,10 @@ void* live_active_function(uint32_t id) {
   return id == api::kFn_eglInitialize ? reinterpret_cast<void*>(&active_eglInitialize) : nullptr;
 }
 
-void live_switch_point(bool swap) {
-  if (g_host == nullptr) return;
-  if (swap) count_app_frame();
+namespace {
+
+// Joins or leaves the capture at a switch point.
+void switch_tables() {
   bool active = session_on();
   if (!t_pinned || t_active != active) {
     g_host->use_active(active ? 1 : 0);
@@ -255,6 +277,30 @@ void live_switch_point(bool swap) {
     t_pinned = true;
   }
   if (active && !recording()) record_current_binding();
+}
+
+}  // namespace
+
+void note_unrecorded_draw() { t_drew = true; }
+
+void live_switch_point(bool swap) {
+  if (g_host == nullptr) return;
+  if (swap) {
+    g_swapped.store(true, std::memory_order_relaxed);
+    count_app_frame();
+  } else {
+    t_drew = false;  // another context, maybe: its draws are not known
+  }
+  switch_tables();
+}
+
+void live_finish_point(bool recorded, bool ends_frame) {
+  if (g_host == nullptr) return;
+  if (!recorded) ends_frame = t_drew && !g_swapped.load(std::memory_order_relaxed);
+  t_drew = false;
+  if (!ends_frame) return;
+  count_app_frame();
+  switch_tables();
 }
 
 void live_shutdown() {

@@ -1,8 +1,9 @@
 // Live tracing: the trace layer loaded as a live layer (include/gltrace/
 // live_layer.h). Threads switch between the idle and the trace table at
-// their switch points, eglSwapBuffers and eglMakeCurrent, as the seed's
-// libGLES_trace did; a control server (src/control) starts and stops
-// captures for a host tool.
+// their switch points, their frame ends (eglSwapBuffers, as the seed's
+// libGLES_trace did, or an off-screen program's glFinish) and
+// eglMakeCurrent; a control server (src/control) starts and stops captures
+// for a host tool.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,13 @@ void* live_active_function(uint32_t id);
 // thread, in either table: joins or leaves the capture. A no-op when the
 // trace layer is an ordinary layer.
 void live_switch_point(bool swap);
+
+// After glFinish returned on this thread, in either table: at a frame end
+// (the off-screen rule of hooks/frames.cpp), joins or leaves the capture.
+// `recorded`: the call was recorded and `ends_frame` is the rule's answer;
+// else the answer comes from the draws the thread made since its last
+// glFinish or eglMakeCurrent (note_unrecorded_draw, trace_decls.h).
+void live_finish_point(bool recorded, bool ends_frame);
 
 // Records, as a synthetic eglMakeCurrent, what is current on this thread
 // now: the first call a thread records when it joins a capture

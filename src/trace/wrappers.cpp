@@ -21,4 +21,10 @@ void* trace_wrapper(uint32_t id) {
   return id < api::kFunctionIdLimit ? by_id[id] : nullptr;
 }
 
+void* idle_wrapper(uint32_t id) {
+  for (const auto& w : kIdleWrappers)
+    if (w.id == id && w.function != nullptr) return w.function;
+  return nullptr;
+}
+
 }  // namespace gltrace::trace

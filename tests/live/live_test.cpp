@@ -13,10 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <random>
 #include <regex>
 #include <thread>
 
@@ -747,6 +749,114 @@ TEST(LiveTrace, OptionsChangeWhileTracing) {
   ASSERT_TRUE(t.ok) << t.status.message;
   EXPECT_GT(t.images.size(), 0u) << "framebuffers after the change";
   EXPECT_LT(t.images.size(), t.app_frames.size()) << "none before it";
+}
+
+// A trace's calls as function names, cut into frames at the glFinish calls
+// that ended one (Call.ends_frame); `tail` holds calls after the last end.
+struct FinishFrames : format::Consumer {
+  std::vector<std::string> leading;  // the synthetic calls before the first real one
+  std::vector<std::vector<std::string>> frames;
+  std::vector<std::string> tail;
+  uint64_t frame_records = 0;
+  void on_call(const format::Call& c) override {
+    const char* name = api::kFunctionInfo[c.function].name;
+    if (c.synthetic && frames.empty() && tail.empty()) {
+      leading.emplace_back(name);
+      return;
+    }
+    tail.emplace_back(name);
+    if (c.ends_frame) {
+      frames.push_back(std::move(tail));
+      tail.clear();
+    }
+  }
+  void on_frame(const format::Frame& /*f*/) override { ++frame_records; }
+};
+
+FinishFrames read_finish_frames(const std::string& path, std::string* error) {
+  FinishFrames content;
+  format::ChunkReader reader;
+  format::ReadStatus status;
+  if (!reader.open(path) || !format::read_trace(reader, content, &status))
+    *error = "cannot read " + path + ": " + status.message;
+  return content;
+}
+
+// Issue 23: an off-screen program (FBOs, glFinish frame ends, one
+// eglMakeCurrent before any attach, no swap) is attached to at 5 random
+// moments. Each capture begins right after a frame end: after the synthetic
+// eglMakeCurrent of the join come whole frames, each the app's frame call
+// for call (as a trace from the start records them), exactly --frames of
+// them, and each frame's image is the one the app draws at that frame
+// number (a trace of the app from its start has it).
+TEST(LiveTrace, AttachToAnOffscreenProgramAtItsFrameEnds) {
+  Env env;
+  const std::string app_bin = build_bin("gltrace-offscreen-app");
+  // The app's frame, from a trace of a run from its first call: frames 2
+  // and 3 (the first holds the EGL set-up too).
+  std::string reference = env.dir + "/reference.gltrace";
+  ProcessResult t =
+      gltrace(env, {"trace", "-o", reference, "--", app_bin, "--rebuild", "--frames", "3"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  std::string error;
+  FinishFrames whole = read_finish_frames(reference, &error);
+  ASSERT_EQ(error, "");
+  ASSERT_EQ(whole.frames.size(), 3u);
+  const std::vector<std::string> frame = whole.frames[1];
+  ASSERT_EQ(whole.frames[2], frame);
+  ASSERT_EQ(frame.back(), "glFinish");
+  ASSERT_GT(std::count(frame.begin(), frame.end(), "glDrawArrays"), 1);
+
+  auto app =
+      start_traceable(env, "offscreen", {app_bin, "--rebuild", "--frames", "0", "--fps", "60"});
+  ASSERT_TRUE(wait_for_socket(env.socket(app->pid()), *app));
+  // In its frame loop: gltrace ps counts the glFinish frame ends too.
+  ASSERT_TRUE(wait_for_app_frames(env, app->pid(), 2));
+  std::mt19937 random(2323);  // seeded: a failure repeats
+  std::uniform_int_distribution<int> delay_ms(0, 400);
+  constexpr size_t kCaptureFrames = 3;
+  std::map<uint64_t, uint64_t> captured_crcs;  // app frame -> image CRC
+  for (int k = 0; k < 5; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(random)));
+    std::string trace = env.dir + "/capture" + std::to_string(k) + ".gltrace";
+    // --duration: without frame ends to join at, the capture ends empty
+    // instead of waiting for ever.
+    ProcessResult a = gltrace(env, {"attach", std::to_string(app->pid()), "-o", trace, "--frames",
+                                    std::to_string(kCaptureFrames), "--duration", "20",
+                                    "--framebuffer", "swap", "--quiet"});
+    std::string where = "capture " + std::to_string(k) + ": " + a.err + "\n";
+    EXPECT_EQ(a.exit_code, 0) << where;
+    FinishFrames c = read_finish_frames(trace, &error);
+    ASSERT_EQ(error, "") << where;
+    EXPECT_EQ(c.leading, std::vector<std::string>{"eglMakeCurrent"}) << where;
+    EXPECT_EQ(c.frame_records, uint64_t{kCaptureFrames}) << where;
+    ASSERT_EQ(c.frames.size(), size_t{kCaptureFrames}) << where;
+    for (const auto& f : c.frames) EXPECT_EQ(f, frame) << where << "a frame not whole";
+    EXPECT_TRUE(c.tail.empty()) << where << "calls after the last frame";
+    TraceContent images = read_trace_file(trace);
+    ASSERT_EQ(images.app_frames.size(), size_t{kCaptureFrames}) << where;
+    ASSERT_EQ(images.images.size(), size_t{kCaptureFrames}) << where;
+    for (size_t i = 1; i < kCaptureFrames; ++i)
+      EXPECT_EQ(images.app_frames[i], images.app_frames[0] + i) << where;
+    for (auto [frame, blob] : images.images)
+      captured_crcs[images.app_frames.at(frame)] = images.blob_crc.at(blob);
+  }
+  app->signal(SIGTERM);  // the app ends its loop and exits cleanly
+  ProcessResult r = app->wait();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("offscreen_app: "), std::string::npos) << r.out;
+  // The app's own images of those frames (its frames depend on their number
+  // only), from a trace of a run from its first call.
+  ASSERT_FALSE(captured_crcs.empty());
+  std::string all = env.dir + "/all.gltrace";
+  t = gltrace(env, {"trace", "--framebuffer", "swap", "-o", all, "--", app_bin, "--rebuild",
+                    "--frames", std::to_string(captured_crcs.rbegin()->first + 1)});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  TraceContent own = read_trace_file(all);
+  std::map<uint64_t, uint64_t> own_crcs;
+  for (auto [frame, blob] : own.images) own_crcs[frame] = own.blob_crc.at(blob);
+  for (auto [app_frame, crc] : captured_crcs)
+    EXPECT_EQ(crc, own_crcs[app_frame]) << "app frame " << app_frame;
 }
 
 }  // namespace

@@ -7,17 +7,26 @@
 // FBO and with framebuffer 0 bound, so both ways a frame is read back are
 // exercised.
 //   gltrace-offscreen-app [--frames N] [--surfaceless] [--swap-from F]
+//                         [--rebuild] [--fps N]
 // --surfaceless: no surface at all (EGL_KHR_surfaceless_context): every
 // frame ends with an FBO bound. --swap-from F: from frame F on, the app also
 // swaps its pbuffer after the glFinish (as a program that starts presenting).
+// --frames 0: until SIGTERM or SIGINT. --rebuild: each frame makes every
+// object it uses and deletes them before its glFinish, drawing its second
+// pass into the pbuffer (the FBO is gone by the frame's end), so a capture
+// that begins at any frame end replays alone (the live attach tests).
+// --fps N: at most N frames a second.
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES3/gl3.h>
 
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "apps/gles_app.h"
 
@@ -66,12 +75,104 @@ const char* kQuadFragment =
     "  o_color = mix(texture(u_texture, v_uv).bgra, texture(u_pattern, v_uv), 0.25);\n"
     "}\n";
 
+// Every object a frame uses.
+struct Scene {
+  GLuint triangle = 0, quad = 0;
+  GLint angle = -1;
+  GLuint vaos[2] = {}, buffers[2] = {};
+  GLuint texture = 0, pattern = 0, renderbuffer = 0, fbos[2] = {};
+};
+
+// Makes the scene's objects; false (and a message) when one fails.
+bool make_scene(Scene* scene) {
+  scene->triangle = test_app::link(kApp, kTriangleVertex, kTriangleFragment);
+  scene->quad = test_app::link(kApp, kQuadVertex, kQuadFragment);
+  scene->angle = glGetUniformLocation(scene->triangle, "u_angle");
+
+  // Vertex data in buffers, one VAO per program.
+  const float triangle_data[] = {0.0f, 0.8f, 1, 0, 0, -0.7f, -0.6f, 0, 1, 0, 0.7f, -0.6f, 0, 0, 1};
+  const float quad_data[] = {-1, -1, 1, -1, -1, 1, 1, 1};
+  glGenVertexArrays(2, scene->vaos);
+  glGenBuffers(2, scene->buffers);
+  glBindVertexArray(scene->vaos[0]);
+  glBindBuffer(GL_ARRAY_BUFFER, scene->buffers[0]);
+  glBufferData(GL_ARRAY_BUFFER, sizeof triangle_data, triangle_data, GL_STATIC_DRAW);
+  GLint pos = glGetAttribLocation(scene->triangle, "a_pos");
+  GLint color = glGetAttribLocation(scene->triangle, "a_color");
+  glVertexAttribPointer(static_cast<GLuint>(pos), 2, GL_FLOAT, GL_FALSE, 5 * sizeof(float),
+                        nullptr);
+  glVertexAttribPointer(static_cast<GLuint>(color), 3, GL_FLOAT, GL_FALSE, 5 * sizeof(float),
+                        reinterpret_cast<const void*>(2 * sizeof(float)));
+  glEnableVertexAttribArray(static_cast<GLuint>(pos));
+  glEnableVertexAttribArray(static_cast<GLuint>(color));
+  glBindVertexArray(scene->vaos[1]);
+  glBindBuffer(GL_ARRAY_BUFFER, scene->buffers[1]);
+  glBufferData(GL_ARRAY_BUFFER, sizeof quad_data, quad_data, GL_STATIC_DRAW);
+  GLint quad_pos = glGetAttribLocation(scene->quad, "a_pos");
+  glVertexAttribPointer(static_cast<GLuint>(quad_pos), 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glEnableVertexAttribArray(static_cast<GLuint>(quad_pos));
+
+  // FBO 1: a texture; FBO 2: a renderbuffer.
+  glGenTextures(1, &scene->texture);
+  glBindTexture(GL_TEXTURE_2D, scene->texture);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, kTextureSize, kTextureSize);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  // The pattern: texture unit 1, new content every frame.
+  glGenTextures(1, &scene->pattern);
+  glActiveTexture(GL_TEXTURE1);
+  glBindTexture(GL_TEXTURE_2D, scene->pattern);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, kPatternSize, kPatternSize);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glActiveTexture(GL_TEXTURE0);
+  glUseProgram(scene->quad);
+  glUniform1i(glGetUniformLocation(scene->quad, "u_texture"), 0);
+  glUniform1i(glGetUniformLocation(scene->quad, "u_pattern"), 1);
+  glGenRenderbuffers(1, &scene->renderbuffer);
+  glBindRenderbuffer(GL_RENDERBUFFER, scene->renderbuffer);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, kWidth, kHeight);
+  glGenFramebuffers(2, scene->fbos);
+  glBindFramebuffer(GL_FRAMEBUFFER, scene->fbos[0]);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, scene->texture, 0);
+  if (!check(glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE, "texture FBO"))
+    return false;
+  glBindFramebuffer(GL_FRAMEBUFFER, scene->fbos[1]);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER,
+                            scene->renderbuffer);
+  if (!check(glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE,
+             "renderbuffer FBO"))
+    return false;
+  return true;
+}
+
+void delete_scene(const Scene& scene) {
+  glDeleteFramebuffers(2, scene.fbos);
+  glDeleteRenderbuffers(1, &scene.renderbuffer);
+  glDeleteTextures(1, &scene.texture);
+  glDeleteTextures(1, &scene.pattern);
+  glDeleteVertexArrays(2, scene.vaos);
+  glDeleteBuffers(2, scene.buffers);
+  for (GLuint program : {scene.triangle, scene.quad}) {
+    GLuint shaders[2] = {};
+    GLsizei count = 0;
+    glGetAttachedShaders(program, 2, &count, shaders);
+    for (GLsizei i = 0; i < count; ++i) glDeleteShader(shaders[i]);
+    glDeleteProgram(program);
+  }
+}
+
+volatile std::sig_atomic_t g_stop = 0;
+void stop(int /*signal*/) { g_stop = 1; }
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int frames = 6;
   bool surfaceless = false;
   int swap_from = -1;
+  bool rebuild = false;
+  int fps = 0;  // 0: as fast as it can
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
       frames = atoi(argv[++i]);
@@ -79,10 +180,20 @@ int main(int argc, char** argv) {
       surfaceless = true;
     } else if (strcmp(argv[i], "--swap-from") == 0 && i + 1 < argc) {
       swap_from = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--rebuild") == 0) {
+      rebuild = true;
+    } else if (strcmp(argv[i], "--fps") == 0 && i + 1 < argc) {
+      fps = atoi(argv[++i]);
     } else {
-      fprintf(stderr, "usage: %s [--frames N] [--surfaceless] [--swap-from F]\n", argv[0]);
+      fprintf(stderr,
+              "usage: %s [--frames N] [--surfaceless] [--swap-from F] [--rebuild] [--fps N]\n",
+              argv[0]);
       return 2;
     }
+  }
+  if (frames < 0 || fps < 0 || (rebuild && surfaceless)) {
+    fprintf(stderr, "%s: bad --frames or --fps, or --rebuild without a surface\n", kApp);
+    return 2;
   }
   if (surfaceless && swap_from >= 0) {
     fprintf(stderr, "%s: --swap-from needs a surface\n", kApp);
@@ -103,77 +214,26 @@ int main(int argc, char** argv) {
              "eglMakeCurrent"))
     return 1;
 
-  GLuint triangle = test_app::link(kApp, kTriangleVertex, kTriangleFragment);
-  GLuint quad = test_app::link(kApp, kQuadVertex, kQuadFragment);
-  GLint angle = glGetUniformLocation(triangle, "u_angle");
-
-  // Vertex data in buffers, one VAO per program.
-  const float triangle_data[] = {0.0f, 0.8f, 1, 0, 0, -0.7f, -0.6f, 0, 1, 0, 0.7f, -0.6f, 0, 0, 1};
-  const float quad_data[] = {-1, -1, 1, -1, -1, 1, 1, 1};
-  GLuint vaos[2], buffers[2];
-  glGenVertexArrays(2, vaos);
-  glGenBuffers(2, buffers);
-  glBindVertexArray(vaos[0]);
-  glBindBuffer(GL_ARRAY_BUFFER, buffers[0]);
-  glBufferData(GL_ARRAY_BUFFER, sizeof triangle_data, triangle_data, GL_STATIC_DRAW);
-  GLint pos = glGetAttribLocation(triangle, "a_pos");
-  GLint color = glGetAttribLocation(triangle, "a_color");
-  glVertexAttribPointer(static_cast<GLuint>(pos), 2, GL_FLOAT, GL_FALSE, 5 * sizeof(float),
-                        nullptr);
-  glVertexAttribPointer(static_cast<GLuint>(color), 3, GL_FLOAT, GL_FALSE, 5 * sizeof(float),
-                        reinterpret_cast<const void*>(2 * sizeof(float)));
-  glEnableVertexAttribArray(static_cast<GLuint>(pos));
-  glEnableVertexAttribArray(static_cast<GLuint>(color));
-  glBindVertexArray(vaos[1]);
-  glBindBuffer(GL_ARRAY_BUFFER, buffers[1]);
-  glBufferData(GL_ARRAY_BUFFER, sizeof quad_data, quad_data, GL_STATIC_DRAW);
-  GLint quad_pos = glGetAttribLocation(quad, "a_pos");
-  glVertexAttribPointer(static_cast<GLuint>(quad_pos), 2, GL_FLOAT, GL_FALSE, 0, nullptr);
-  glEnableVertexAttribArray(static_cast<GLuint>(quad_pos));
-
-  // FBO 1: a texture; FBO 2: a renderbuffer.
-  GLuint texture, renderbuffer, fbos[2];
-  glGenTextures(1, &texture);
-  glBindTexture(GL_TEXTURE_2D, texture);
-  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, kTextureSize, kTextureSize);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-  // The pattern: texture unit 1, new content every frame.
-  GLuint pattern;
-  glGenTextures(1, &pattern);
-  glActiveTexture(GL_TEXTURE1);
-  glBindTexture(GL_TEXTURE_2D, pattern);
-  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, kPatternSize, kPatternSize);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-  glActiveTexture(GL_TEXTURE0);
-  glUseProgram(quad);
-  glUniform1i(glGetUniformLocation(quad, "u_texture"), 0);
-  glUniform1i(glGetUniformLocation(quad, "u_pattern"), 1);
+  Scene scene;
+  if (!rebuild && !make_scene(&scene)) return 1;
   unsigned char pattern_pixels[kPatternSize * kPatternSize * 4];
-  glGenRenderbuffers(1, &renderbuffer);
-  glBindRenderbuffer(GL_RENDERBUFFER, renderbuffer);
-  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, kWidth, kHeight);
-  glGenFramebuffers(2, fbos);
-  glBindFramebuffer(GL_FRAMEBUFFER, fbos[0]);
-  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
-  if (!check(glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE, "texture FBO"))
-    return 1;
-  glBindFramebuffer(GL_FRAMEBUFFER, fbos[1]);
-  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, renderbuffer);
-  if (!check(glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE,
-             "renderbuffer FBO"))
-    return 1;
+  if (frames == 0) {  // until told to stop
+    std::signal(SIGTERM, stop);
+    std::signal(SIGINT, stop);
+  }
+  auto start = std::chrono::steady_clock::now();
 
-  for (int frame = 0; frame < frames; ++frame) {
+  int frame = 0;
+  for (; frames == 0 ? g_stop == 0 : frame < frames; ++frame) {
+    if (rebuild && !make_scene(&scene)) return 1;
     // Pass 1: the triangle into the texture.
-    glBindFramebuffer(GL_FRAMEBUFFER, fbos[0]);
+    glBindFramebuffer(GL_FRAMEBUFFER, scene.fbos[0]);
     glViewport(0, 0, kTextureSize, kTextureSize);
     glClearColor(0.1f, 0.1f, 0.2f + 0.1f * static_cast<float>(frame % 5), 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
-    glUseProgram(triangle);
-    glUniform1f(angle, 0.4f * static_cast<float>(frame));
-    glBindVertexArray(vaos[0]);
+    glUseProgram(scene.triangle);
+    glUniform1f(scene.angle, 0.4f * static_cast<float>(frame));
+    glBindVertexArray(scene.vaos[0]);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     for (int i = 0; i < kPatternSize * kPatternSize * 4; ++i)
       pattern_pixels[i] =
@@ -183,26 +243,31 @@ int main(int argc, char** argv) {
                     pattern_pixels);
     glActiveTexture(GL_TEXTURE0);
     // Pass 2: both textures on a quad, into the renderbuffer FBO or the
-    // pbuffer (odd frames; surfaceless: always the FBO).
-    bool to_surface = !surfaceless && frame % 2 == 1;
-    glBindFramebuffer(GL_FRAMEBUFFER, to_surface ? 0 : fbos[1]);
+    // pbuffer (odd frames, and every frame that rebuilds; surfaceless:
+    // always the FBO).
+    bool to_surface = !surfaceless && (rebuild || frame % 2 == 1);
+    glBindFramebuffer(GL_FRAMEBUFFER, to_surface ? 0 : scene.fbos[1]);
     glViewport(0, 0, kWidth, kHeight);
     glClearColor(0.3f, 0.2f, 0.1f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
-    glUseProgram(quad);
-    glBindTexture(GL_TEXTURE_2D, texture);
-    glBindVertexArray(vaos[1]);
+    glUseProgram(scene.quad);
+    glBindTexture(GL_TEXTURE_2D, scene.texture);
+    glBindVertexArray(scene.vaos[1]);
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    if (rebuild) delete_scene(scene);
     glFinish();  // the frame's end: no swap
     if (swap_from >= 0 && frame >= swap_from &&
         !check(eglSwapBuffers(dpy, surface), "eglSwapBuffers"))
       return 1;
+    if (fps != 0)  // paced at absolute deadlines: no drift
+      std::this_thread::sleep_until(start +
+                                    std::chrono::microseconds(1000000LL * (frame + 1) / fps));
   }
   // What the last frame made, as an off-screen program would take it.
   unsigned char pixel[4] = {};
   glReadPixels(kWidth / 2, kHeight / 2, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, pixel);
   if (!check(glGetError() == GL_NO_ERROR, "rendering")) return 1;
-  printf("%s: %d frames, center pixel %u %u %u %u\n", kApp, frames, pixel[0], pixel[1], pixel[2],
+  printf("%s: %d frames, center pixel %u %u %u %u\n", kApp, frame, pixel[0], pixel[1], pixel[2],
          pixel[3]);
   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   eglDestroyContext(dpy, context);

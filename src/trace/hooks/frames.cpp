@@ -159,7 +159,10 @@ void check_surface_resize(CallRecorder& rec) {
 
 // What a draw call just rendered: the bound draw framebuffer, in the viewport.
 void capture_drawn(CallRecorder* recorded) {
-  if (recorded == nullptr) return;
+  if (recorded == nullptr) {
+    note_unrecorded_draw();  // live tracing: may join at the next glFinish
+    return;
+  }
   ThreadState* thread = recorded->thread();
   if (thread->context != 0) context_state(thread)->drew = true;
   if (mode() != Mode::kFull || !capture_framebuffer_on_draw() || thread->context == 0) return;
@@ -317,13 +320,15 @@ void record_finish_frame_end(CallRecorder& rec, FinishFrame& state) {
 }
 
 void end_finished_frame(CallRecorder* recorded, FinishFrame& state) {
-  if (recorded == nullptr || !state.ends_frame) return;
-  ThreadState* thread = recorded->thread();
-  if (mode() == Mode::kFull) {
-    complete_pending_reads(thread);  // the frame's after-draw images, before its end
-    if (capture_framebuffer_on_swap()) capture_finished_frame(thread);
+  if (recorded != nullptr && state.ends_frame) {
+    ThreadState* thread = recorded->thread();
+    if (mode() == Mode::kFull) {
+      complete_pending_reads(thread);  // the frame's after-draw images, before its end
+      if (capture_framebuffer_on_swap()) capture_finished_frame(thread);
+    }
+    end_frame(thread, recorded->seq());
   }
-  end_frame(thread, recorded->seq());
+  live_finish_point(recorded != nullptr, state.ends_frame);
 }
 
 // --- the first call on a resized window --------------------------------------------
