@@ -128,7 +128,9 @@ TEST(OutputFile, AMissingDirectoryIsAClearError) {
   std::string error;
   ClaimedFile file = claim_new_file("/nonexistent-dir/x.gltrace", "app", 1, &error);
   EXPECT_EQ(file.fd, -1);
-  EXPECT_NE(error.find("cannot create /nonexistent-dir/x.gltrace: No such file or directory"), std::string::npos) << error;
+  EXPECT_NE(error.find("cannot create /nonexistent-dir/x.gltrace: No such file or directory"),
+            std::string::npos)
+      << error;
 }
 
 }  // namespace
