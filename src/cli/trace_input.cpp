@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "common/progress.h"
+#include "consumers/frame_end.h"
 
 namespace gltrace::cli {
 
@@ -51,15 +52,12 @@ class ProgressConsumer final : public format::Consumer {
   void on_context(const format::Context& r) override { inner_.on_context(r), pass_stop(); }
   void on_call(const format::Call& r) override {
     progress_.add_call();
+    if (consumers::ends_frame(r)) progress_.add_frame();
     inner_.on_call(r);
     pass_stop();
   }
   void on_blob(const format::Blob& r) override { inner_.on_blob(r), pass_stop(); }
-  void on_frame(const format::Frame& r) override {
-    progress_.add_frame();
-    inner_.on_frame(r);
-    pass_stop();
-  }
+  void on_frame(const format::Frame& r) override { inner_.on_frame(r), pass_stop(); }
   void on_image(const format::Image& r) override { inner_.on_image(r), pass_stop(); }
   void on_stats(const format::Stats& r) override { inner_.on_stats(r), pass_stop(); }
   void on_calls_complete(const format::CallsComplete& r) override {

@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "consumers/frame_end.h"
 #include "gltrace/api/functions.h"
 
 #ifndef EGL_EGL_PROTOTYPES
@@ -344,12 +345,8 @@ class TraceSource::Collector : public format::Consumer {
     increment.index = c.seq;
     increment.timestamp_ns = c.start_ns;
     increment.target = c.thread;  // routed when it leaves, in seq order
-    // A glFinish ends a frame where the trace layer said so (a program that
-    // had not swapped yet).
-    increment.ends_frame = c.function == api::kFn_eglSwapBuffers ||
-                           c.function == api::kFn_eglSwapBuffersWithDamageKHR ||
-                           c.function == api::kFn_eglSwapBuffersWithDamageEXT ||
-                           (c.ends_frame && c.function == api::kFn_glFinish);
+    // The frames every command counts (consumers::ends_frame).
+    increment.ends_frame = consumers::ends_frame(c);
     increment.payload = std::move(payload);
     return increment;
   }

@@ -14,6 +14,7 @@
 #include "format/reader.h"
 #include "format/records.h"
 #include "format/schema.h"
+#include "gltrace/api/functions.h"
 #include "protowire/wire.h"
 #include "record_text.h"
 
@@ -163,7 +164,7 @@ std::vector<uint8_t> small_trace_payload(std::string_view process, std::string_v
   encode_header(e, 42, process);
   encode_thread(e, 0, 4242, thread_name);
   for (uint64_t seq = 0; seq < 6; ++seq) {
-    encode_call(e, 0, seq, kSomeFunction);
+    encode_call(e, 0, seq, seq % 3 == 2 ? api::kFn_eglSwapBuffers : kSomeFunction);
     if (seq % 3 == 2) encode_frame(e, seq / 3, seq);
   }
   return bytes_of(e);
