@@ -112,7 +112,9 @@ int frames(const FramesOptions& o, const CommandLine& line) {
     format::ChunkReader reader;
     if (!open_trace(kName, path, &reader)) return kExitFailure;
     format::ReadStatus status;
-    bool ok = read_trace_showing_progress(kName, path, reader, index, &status);
+    // No read-ahead in either pass: the chunks are mostly pixels, and only
+    // the image being written needs its chunk decoded.
+    bool ok = read_trace_showing_progress(kName, path, reader, index, &status, false);
     if (int s = finish_reading(kName, path, ok, status); s != kExitOk) return s;
   }
   if (index.wanted.empty() && index.images != 0) {
@@ -138,7 +140,7 @@ int frames(const FramesOptions& o, const CommandLine& line) {
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
   format::ReadStatus status;
-  bool ok = read_trace_showing_progress(kName, path, reader, writer, &status);
+  bool ok = read_trace_showing_progress(kName, path, reader, writer, &status, false);
   printf("%zu frames written to %s, of the trace's %" PRIu64 " frames\n", writer.written,
          dir.c_str(), frames_in_trace);
   int s = finish_reading(kName, path, ok, status);

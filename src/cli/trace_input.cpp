@@ -76,15 +76,16 @@ class ProgressConsumer final : public format::Consumer {
 
 bool read_trace_showing_progress(const char* command, const std::string& path,
                                  format::ChunkReader& reader, format::Consumer& consumer,
-                                 format::ReadStatus* status) {
+                                 format::ReadStatus* status, bool read_ahead) {
   struct stat st {};
   uint64_t size = path != "-" && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)
                       ? static_cast<uint64_t>(st.st_size)
                       : 0;
   Progress progress(std::string("gltrace ") + command, size);
-  if (!progress.active()) return format::read_trace_prefetched(reader, consumer, status);
+  auto read = read_ahead ? format::read_trace_prefetched : format::read_trace;
+  if (!progress.active()) return read(reader, consumer, status);
   ProgressConsumer counting(consumer, progress);
-  bool ok = format::read_trace_prefetched(reader, counting, status);
+  bool ok = read(reader, counting, status);
   progress.finish();
   return ok;
 }
