@@ -52,6 +52,7 @@ int dump(DumpOptions& o, const CommandLine& line) {
   bool ok = out != stdout || isatty(STDOUT_FILENO) != 1
                 ? read_trace_showing_progress(kName, path, reader, dumper, &status)
                 : format::read_trace_prefetched(reader, dumper, &status);
+  if (ok) dumper.finish();
   dumper.flush();
   bool written = fflush(out) == 0 && ferror(out) == 0;
   if (out != stdout && fclose(out) != 0) written = false;

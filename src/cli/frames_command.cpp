@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/trace_input.h"
+#include "consumers/frame_end.h"
 #include "consumers/png.h"
 
 namespace gltrace::cli {
@@ -28,10 +29,13 @@ struct Wanted {
 class ImageIndex : public format::Consumer {
  public:
   ImageIndex(uint64_t first, uint64_t last) : first_(first), last_(last) {}
+  void on_call(const format::Call& call) override {
+    if (consumers::ends_frame(call)) ++frames;
+  }
   void on_frame(const format::Frame& frame) override {
-    if (frames == 0 || frame.number < first_frame) first_frame = frame.number;
+    if (!numbered || frame.number < first_frame) first_frame = frame.number;
     last_frame = std::max(last_frame, frame.number);
-    ++frames;
+    numbered = true;
   }
   void on_image(const format::Image& image) override {
     if (images == 0 || image.frame < first_image_frame) first_image_frame = image.frame;
@@ -43,7 +47,9 @@ class ImageIndex : public format::Consumer {
   }
   std::unordered_map<uint64_t, std::vector<Wanted>> wanted;
   // All the trace holds, to say so when the range asked for is empty.
-  uint64_t frames = 0, first_frame = 0, last_frame = 0;
+  uint64_t frames = 0;  // counted as every command does (consumers::ends_frame)
+  uint64_t first_frame = 0, last_frame = 0;  // of the Frame records
+  bool numbered = false;
   uint64_t images = 0, first_image_frame = 0, last_image_frame = 0;
 
  private:
@@ -106,7 +112,9 @@ int frames(const FramesOptions& o, const CommandLine& line) {
     format::ChunkReader reader;
     if (!open_trace(kName, path, &reader)) return kExitFailure;
     format::ReadStatus status;
-    bool ok = read_trace_showing_progress(kName, path, reader, index, &status);
+    // No read-ahead in either pass: the chunks are mostly pixels, and only
+    // the image being written needs its chunk decoded.
+    bool ok = read_trace_showing_progress(kName, path, reader, index, &status, false);
     if (int s = finish_reading(kName, path, ok, status); s != kExitOk) return s;
   }
   if (index.wanted.empty() && index.images != 0) {
@@ -121,18 +129,20 @@ int frames(const FramesOptions& o, const CommandLine& line) {
     return kExitFailure;
   }
   if (index.wanted.empty()) {
-    fprintf(
-        stderr,
-        "gltrace frames: %s holds no framebuffer images (trace with --framebuffer swap or draw)\n",
-        path.c_str());
+    fprintf(stderr,
+            "gltrace frames: %s holds no framebuffer images in its %" PRIu64
+            " frames (trace with --framebuffer swap or draw)\n",
+            path.c_str(), index.frames);
     return kExitFailure;
   }
+  uint64_t frames_in_trace = index.frames;
   PngWriter writer(std::move(index.wanted), dir);
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
   format::ReadStatus status;
-  bool ok = read_trace_showing_progress(kName, path, reader, writer, &status);
-  printf("%zu frames written to %s\n", writer.written, dir.c_str());
+  bool ok = read_trace_showing_progress(kName, path, reader, writer, &status, false);
+  printf("%zu frames written to %s, of the trace's %" PRIu64 " frames\n", writer.written,
+         dir.c_str(), frames_in_trace);
   int s = finish_reading(kName, path, ok, status);
   return s != kExitOk ? s : writer.errors != 0 ? kExitFailure : kExitOk;
 }

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/trace_input.h"
+#include "consumers/frame_end.h"
 #include "consumers/trace_events.h"
 #include "consumers/value_format.h"
 #include "format/records.h"
@@ -119,6 +120,7 @@ class InfoCollector : public format::Consumer {
   }
   void on_call(const format::Call& call) override {
     ++calls;
+    if (consumers::ends_frame(call)) ++frames;
     last_ns = std::max(last_ns, call.start_ns + call.duration_ns);
     add_seq(call.seq);
   }
@@ -195,13 +197,14 @@ class InfoCollector : public format::Consumer {
     ++blobs;
     blob_bytes += b.data.size();
   }
+  // Frames are counted at their calls (consumers::ends_frame); the records
+  // give a live trace's app frame numbers.
   void on_frame(const format::Frame& f) override {
     if (f.has_app_frame) {
-      if (frames == 0) first_app_frame = f.app_frame;
+      if (!app_frames) first_app_frame = f.app_frame;
       last_app_frame = f.app_frame;
       app_frames = true;
     }
-    ++frames;
   }
   void on_image(const format::Image&) override { ++images; }
   void on_stats(const format::Stats& s) override {

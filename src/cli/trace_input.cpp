@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "common/progress.h"
+#include "consumers/frame_end.h"
 
 namespace gltrace::cli {
 
@@ -51,15 +52,12 @@ class ProgressConsumer final : public format::Consumer {
   void on_context(const format::Context& r) override { inner_.on_context(r), pass_stop(); }
   void on_call(const format::Call& r) override {
     progress_.add_call();
+    if (consumers::ends_frame(r)) progress_.add_frame();
     inner_.on_call(r);
     pass_stop();
   }
   void on_blob(const format::Blob& r) override { inner_.on_blob(r), pass_stop(); }
-  void on_frame(const format::Frame& r) override {
-    progress_.add_frame();
-    inner_.on_frame(r);
-    pass_stop();
-  }
+  void on_frame(const format::Frame& r) override { inner_.on_frame(r), pass_stop(); }
   void on_image(const format::Image& r) override { inner_.on_image(r), pass_stop(); }
   void on_stats(const format::Stats& r) override { inner_.on_stats(r), pass_stop(); }
   void on_calls_complete(const format::CallsComplete& r) override {
@@ -79,15 +77,16 @@ class ProgressConsumer final : public format::Consumer {
 
 bool read_trace_showing_progress(const char* command, const std::string& path,
                                  format::ChunkReader& reader, format::Consumer& consumer,
-                                 format::ReadStatus* status) {
+                                 format::ReadStatus* status, bool read_ahead) {
   struct stat st {};
   uint64_t size = path != "-" && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)
                       ? static_cast<uint64_t>(st.st_size)
                       : 0;
   Progress progress(std::string("gltrace ") + command, size);
-  if (!progress.active()) return format::read_trace_prefetched(reader, consumer, status);
+  auto read = read_ahead ? format::read_trace_prefetched : format::read_trace;
+  if (!progress.active()) return read(reader, consumer, status);
   ProgressConsumer counting(consumer, progress);
-  bool ok = format::read_trace_prefetched(reader, counting, status);
+  bool ok = read(reader, counting, status);
   progress.finish();
   return ok;
 }

@@ -18,9 +18,11 @@ int finish_reading(const char* command, const std::string& path, bool ok,
 
 // read_trace_prefetched() behind a progress line on stderr when it is a
 // terminal (common/progress.h): "gltrace COMMAND: N calls, M frames, ...".
+// Without read_ahead, read_trace(): one chunk decoded at a time, for a
+// command whose chunks are mostly data it does not use (frames' pixels).
 bool read_trace_showing_progress(const char* command, const std::string& path,
                                  format::ChunkReader& reader, format::Consumer& consumer,
-                                 format::ReadStatus* status);
+                                 format::ReadStatus* status, bool read_ahead = true);
 
 // Parses "N", "N-M", "N-" or "-M" into [first, last]; false if malformed.
 bool parse_range(const std::string& text, uint64_t* first, uint64_t* last);

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cinttypes>
 
+#include "consumers/frame_end.h"
 #include "gltrace/api/functions.h"
 
 namespace gltrace::consumers {
@@ -34,6 +35,7 @@ void Dumper::on_context(const format::Context& c) {
 void Dumper::on_blob(const format::Blob& blob) { blobs_[blob.id] = blob.data.size(); }
 
 void Dumper::on_call(const format::Call& call) {
+  if (ends_frame(call)) ++frames_ended_;
   if (call.seq < filter_.first_call || call.seq > filter_.last_call || !frame_selected()) return;
   if (filter_.thread && *filter_.thread != call.thread) return;
   if (filter_.context && *filter_.context != call.context) return;
@@ -74,6 +76,10 @@ void Dumper::on_call(const format::Call& call) {
 }
 
 void Dumper::on_frame(const format::Frame& frame) {
+  // A frame is its ending call's (consumers::ends_frame): a record without
+  // one (damage) ends none.
+  if (frame_records_ == frames_ended_) return;
+  ++frame_records_;
   flush();
   bool print = frame_selected() && (!filter_.selects_calls() || printed_in_frame_ != 0);
   printed_in_frame_ = 0;
@@ -91,6 +97,18 @@ void Dumper::on_desktop_gl(const format::DesktopGl& d) {
   flush();
   fprintf(out_, "// desktop OpenGL libraries loaded (their calls are not traced): %.*s\n",
           static_cast<int>(d.libraries.size()), d.libraries.data());
+}
+
+void Dumper::finish() {
+  flush();
+  // The calls that ended frames whose records were cut off with the trace's end.
+  for (; frame_records_ < frames_ended_ && frame_selected(); ++frame_records_) {
+    bool print = !filter_.selects_calls() || printed_in_frame_ != 0;
+    printed_in_frame_ = 0;
+    if (print)
+      fprintf(out_, "// end of frame %" PRIu64 " (its Frame record is not in the trace)\n", frame_);
+    ++frame_;
+  }
 }
 
 void Dumper::on_stats(const format::Stats& s) {

@@ -34,6 +34,10 @@ class Dumper : public format::Consumer {
   Dumper& operator=(const Dumper&) = delete;
   // Writes the lines collected so far.
   void flush();
+  // After the last record: ends the frames whose calls were read but whose
+  // Frame records were not (a trace cut between them), so that the
+  // `// end of frame` lines count the trace's frames as every command does.
+  void finish();
 
   void on_header(const format::Header& header) override;
   void on_thread(const format::Thread& thread) override;
@@ -61,6 +65,8 @@ class Dumper : public format::Consumer {
   uint64_t frame_ = 0;
   uint64_t printed_ = 0;
   uint64_t printed_in_frame_ = 0;
+  uint64_t frames_ended_ = 0;   // calls read that end frames
+  uint64_t frame_records_ = 0;  // Frame records taken for them
 };
 
 }  // namespace gltrace::consumers

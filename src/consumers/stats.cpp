@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "consumers/frame_end.h"
 #include "consumers/trace_events.h"
 
 namespace gltrace::consumers {
@@ -88,13 +89,14 @@ void StatsCollector::on_call(const format::Call& call) {
   any_thread_time_ = any_thread_time_ || call.thread_time_ns != 0;
   ++current_.calls;
   current_.call_ns += call.duration_ns;
+  if (ends_frame(call)) end_frame(call.start_ns + call.duration_ns);
 }
 
-void StatsCollector::on_frame(const format::Frame& frame) {
-  current_.end_time_ns = frame.time_ns;
+void StatsCollector::end_frame(uint64_t end_ns) {
+  current_.end_time_ns = end_ns;
   if (frames_.size() < max_frames_) frames_.push_back(current_);
-  frame_times_.add(frame.time_ns >= previous_frame_end_ ? frame.time_ns - previous_frame_end_ : 0);
-  previous_frame_end_ = frame.time_ns;
+  frame_times_.add(end_ns >= previous_frame_end_ ? end_ns - previous_frame_end_ : 0);
+  previous_frame_end_ = end_ns;
   ++frame_count_;
   current_ = {};
 }

@@ -50,7 +50,6 @@ class StatsCollector : public format::Consumer {
       : functions_(api::kFunctionIdLimit), max_frames_(max_frames) {}
   void on_header(const format::Header& header) override;
   void on_call(const format::Call& call) override;
-  void on_frame(const format::Frame& frame) override;
 
   enum class Format { kText, kCsv, kJson };
   // The per-function table (sorted by total time) and the per-frame one; CSV
@@ -74,6 +73,8 @@ class StatsCollector : public format::Consumer {
   void print_text(FILE* out) const;
   void print_csv(FILE* out, bool frames) const;
   void print_json(FILE* out) const;
+  // At a call that ends a frame (consumers::ends_frame), at its end.
+  void end_frame(uint64_t end_ns);
 
   // Allocated for the functions a trace calls: a few hundred of the model's.
   std::vector<std::unique_ptr<FunctionStats>> functions_;

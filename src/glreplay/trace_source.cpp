@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "consumers/frame_end.h"
 #include "gltrace/api/functions.h"
 
 #ifndef EGL_EGL_PROTOTYPES
@@ -82,17 +83,24 @@ bool TraceInfo::frame_settled(uint64_t frame, uint32_t thread) const {
 
 // --- blobs -----------------------------------------------------------------------
 
-// Every blob met so far, by id: a call may refer to any earlier one. Up to
-// blob_memory bytes stay in memory (shared with the calls using them, so a
-// blob lives as long as either needs it); past that the least recently used
-// are dropped, and read again from their chunk when needed.
+// Every blob met so far, by id: a call may refer to any earlier one. Memory
+// follows use: a blob no call has referred to yet is kept only while it is
+// among the last kUnreferencedBytes of such blobs (its first call follows
+// it, often in its thread's next chunk); the blobs calls referred to are
+// kept up to blob_memory bytes (shared with the calls using them, so a blob
+// lives as long as either needs it). Past either, the least recently met or
+// used are dropped, and read again from their chunk when a call needs them.
 class TraceSource::BlobStore {
  public:
+  // What blobs no call referred to yet may hold: two chunks' worth.
+  static constexpr uint64_t kUnreferencedBytes = uint64_t{128} << 20;
+
   BlobStore(std::string path, uint64_t budget, std::atomic<uint64_t>& read_again)
       : path_(std::move(path)), budget_(budget), read_again_(read_again) {}
 
   void add(uint64_t id, std::string_view data, uint64_t chunk_offset) {
     Entry& e = entries_[id];
+    unlist(e);
     e.chunk_offset = chunk_offset;
     keep(id, e, std::make_shared<const std::string>(data));
   }
@@ -102,15 +110,20 @@ class TraceSource::BlobStore {
     auto it = entries_.find(id);
     if (it == entries_.end()) return nullptr;
     Entry& e = it->second;
-    if (e.data != nullptr) {
+    if (e.data != nullptr && e.referenced) {
       used_.splice(used_.end(), used_, e.use);  // now the most recently used
       return e.data;
     }
-    Bytes data = read_again(id, e.chunk_offset);
+    Bytes data = e.data;  // kept unreferenced: moves to the used ones
     if (data != nullptr) {
+      unlist(e);
+    } else {
+      data = read_again(id, e.chunk_offset);
+      if (data == nullptr) return nullptr;
       ++read_again_;
-      keep(id, e, data);
     }
+    e.referenced = true;
+    keep(id, e, data);
     return data;
   }
 
@@ -120,26 +133,40 @@ class TraceSource::BlobStore {
   struct Entry {
     Bytes data;  // null while dropped
     uint64_t chunk_offset = 0;
-    std::list<uint64_t>::iterator use;  // in used_, while data is kept
+    bool referenced = false;            // a call has referred to it
+    std::list<uint64_t>::iterator use;  // in used_ or unreferenced_, while data is kept
   };
 
-  void keep(uint64_t id, Entry& e, Bytes data) {
-    if (e.data != nullptr) {
-      used_.erase(e.use);
-      resident_ -= e.data->size();
-    }
-    e.data = std::move(data);
-    e.use = used_.insert(used_.end(), id);
-    resident_ += e.data->size();
-    // The blob just kept stays, however big: its call needs it.
-    while (resident_ > budget_ && used_.front() != id) {
-      Entry& old = entries_[used_.front()];
-      resident_ -= old.data->size();
-      old.data.reset();
-      used_.pop_front();
-    }
+  // Its list, and the bytes kept in it.
+  std::list<uint64_t>& list_of(const Entry& e) { return e.referenced ? used_ : unreferenced_; }
+  uint64_t& resident_of(const Entry& e) {
+    return e.referenced ? resident_ : unreferenced_resident_;
   }
 
+  // Drops what is kept of the blob.
+  void unlist(Entry& e) {
+    if (e.data == nullptr) return;
+    list_of(e).erase(e.use);
+    resident_of(e) -= e.data->size();
+    e.data.reset();
+  }
+
+  // Keeps the bytes of a blob that has none kept.
+  void keep(uint64_t id, Entry& e, Bytes data) {
+    e.data = std::move(data);
+    std::list<uint64_t>& list = list_of(e);
+    uint64_t& resident = resident_of(e);
+    uint64_t budget = e.referenced ? budget_ : kUnreferencedBytes;
+    e.use = list.insert(list.end(), id);
+    resident += e.data->size();
+    // The blob just kept stays, however big: its call needs it, or comes next.
+    while (resident > budget && list.front() != id) {
+      Entry& old = entries_[list.front()];
+      resident -= old.data->size();
+      old.data.reset();
+      list.pop_front();
+    }
+  }
   // Decodes the blob's chunk again, with a reader and decoder of its own.
   Bytes read_again(uint64_t id, uint64_t chunk_offset) {
     struct Finder : format::Consumer {
@@ -166,8 +193,10 @@ class TraceSource::BlobStore {
   uint64_t budget_;
   std::atomic<uint64_t>& read_again_;
   std::unordered_map<uint64_t, Entry> entries_;
-  std::list<uint64_t> used_;  // ids of the kept blobs, least recently used first
+  std::list<uint64_t> used_;  // ids of the kept blobs calls referred to, least recently used first
   uint64_t resident_ = 0;
+  std::list<uint64_t> unreferenced_;  // ids of the other kept blobs, oldest first
+  uint64_t unreferenced_resident_ = 0;
   std::unique_ptr<format::ChunkReader> reader_;
   format::RecordDecoder decoder_;
 };
@@ -344,12 +373,8 @@ class TraceSource::Collector : public format::Consumer {
     increment.index = c.seq;
     increment.timestamp_ns = c.start_ns;
     increment.target = c.thread;  // routed when it leaves, in seq order
-    // A glFinish ends a frame where the trace layer said so (a program that
-    // had not swapped yet).
-    increment.ends_frame = c.function == api::kFn_eglSwapBuffers ||
-                           c.function == api::kFn_eglSwapBuffersWithDamageKHR ||
-                           c.function == api::kFn_eglSwapBuffersWithDamageEXT ||
-                           (c.ends_frame && c.function == api::kFn_glFinish);
+    // The frames every command counts (consumers::ends_frame).
+    increment.ends_frame = consumers::ends_frame(c);
     increment.payload = std::move(payload);
     return increment;
   }

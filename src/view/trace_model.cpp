@@ -11,6 +11,7 @@
 #include <list>
 #include <unordered_map>
 
+#include "consumers/frame_end.h"
 #include "consumers/value_format.h"
 #include "gltrace/api/functions.h"
 
@@ -221,6 +222,7 @@ class Indexer final : public format::Consumer {
     }
     duration_ns_ = std::max(duration_ns_, end);
     ++calls_;
+    if (consumers::ends_frame(call)) end_frame(call, end);
   }
 
   void on_blob(const format::Blob& blob) override {
@@ -233,14 +235,15 @@ class Indexer final : public format::Consumer {
     pending_blobs_.push_back({blob.id, chunk_number_, static_cast<uint32_t>(blob.data.size())});
   }
 
-  void on_frame(const format::Frame& frame) override {
+  // A frame ends at its call, as every command counts it (its Frame record
+  // may be cut off with the trace's end).
+  void end_frame(const format::Call& call, uint64_t end_ns) {
     FrameInfo f = frame_;
     f.number = frames_seen_;
-    f.thread = frame.thread;
-    f.context = frame.context;
+    f.thread = call.thread;
+    f.context = call.context;
     f.start_ns = last_frame_end_;
-    f.end_ns = std::max(frame.time_ns, f.start_ns);
-    if (f.calls == 0) f.first_index = calls_;
+    f.end_ns = std::max(end_ns, f.start_ns);
     last_frame_end_ = f.end_ns;
     ++frames_seen_;
     frame_ = {};
@@ -326,7 +329,7 @@ class Indexer final : public format::Consumer {
     have_chunk_ = false;
   }
 
-  // After the last chunk: the calls after the last frame record are a frame too.
+  // After the last chunk: the calls after the last frame end are a frame too.
   void finish() {
     publish();
     std::lock_guard<std::mutex> lock(m_.mutex);
@@ -395,9 +398,9 @@ class Walker final : public format::Consumer {
       }
     }
     if (kind == CallKind::kPush) ++depth;
+    if (consumers::ends_frame(call)) ++frame_;
     if (index + 1 >= hi_) request_stop();
   }
-  void on_frame(const format::Frame& /*frame*/) override { ++frame_; }
   bool stopped() const { return stopped_; }
 
  private:

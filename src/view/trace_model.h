@@ -55,10 +55,10 @@ struct FrameInfo {
   uint64_t end_ns = 0;                   // eglSwapBuffers returned (or the last call's end)
   uint64_t call_ns = 0;                  // its calls' durations, summed
   uint64_t thread_ns = 0;                // their thread CPU time, summed
-  uint32_t thread = 0, context = 0;      // of the Frame record
+  uint32_t thread = 0, context = 0;      // of the call that ended it
   uint32_t draws = 0, errors = 0;
   int64_t image = -1;    // into images(), the frame's last image
-  bool complete = true;  // false: calls after the last frame record
+  bool complete = true;  // false: calls after the last frame end
 };
 
 struct ImageInfo {

@@ -14,6 +14,7 @@
 #include "format/reader.h"
 #include "format/records.h"
 #include "format/schema.h"
+#include "gltrace/api/functions.h"
 #include "protowire/wire.h"
 #include "record_text.h"
 
@@ -163,10 +164,22 @@ std::vector<uint8_t> small_trace_payload(std::string_view process, std::string_v
   encode_header(e, 42, process);
   encode_thread(e, 0, 4242, thread_name);
   for (uint64_t seq = 0; seq < 6; ++seq) {
-    encode_call(e, 0, seq, kSomeFunction);
+    encode_call(e, 0, seq, seq % 3 == 2 ? api::kFn_eglSwapBuffers : kSomeFunction);
     if (seq % 3 == 2) encode_frame(e, seq / 3, seq);
   }
   return bytes_of(e);
+}
+
+// A file of chunks made one payload at a time: a big one each, compressed
+// as it goes, so making the file never holds them all.
+std::vector<uint8_t> container_of(size_t chunks,
+                                  const std::function<std::vector<uint8_t>(size_t)>& payload) {
+  std::vector<uint8_t> file = make_container({}, true);
+  for (size_t i = 0; i < chunks; ++i) {
+    std::vector<uint8_t> chunk = make_container({payload(i)}, true);
+    file.insert(file.end(), chunk.begin() + format::kFileHeaderSize, chunk.end());
+  }
+  return file;
 }
 
 }  // namespace
@@ -268,6 +281,43 @@ std::vector<HostileTrace> hostile_traces() {
                      call.end_nested(body);
                      call.end_nested(record);
                      return make_container({repeated(call, kMaxRaw / call.size())}, true);
+                   }});
+  // Four framebuffer images of 4096x4000 (64 MB each, a chunk each, with
+  // their Image and Frame records): 10 KB compressed. `frames` decodes one
+  // at a time, as it writes it.
+  kinds.push_back({"huge_images", [] {
+                     constexpr uint32_t kWidth = 4096, kHeight = 4000;
+                     return container_of(4, [](size_t i) {
+                       wire::Encoder e;
+                       if (i == 0) encode_header(e, 42, "app");
+                       encode_call(e, 0, i, api::kFn_eglSwapBuffers);
+                       size_t record = e.begin_nested(s::chunk::kRecords);
+                       size_t image = e.begin_nested(s::record::kImage);
+                       e.uint_field(s::image::kFrame, i);
+                       e.uint_field(s::image::kSeq, i);
+                       e.uint_field(s::image::kWidth, kWidth);
+                       e.uint_field(s::image::kHeight, kHeight);
+                       e.fixed64_field(s::image::kBlob, i + 1);
+                       e.string_field(s::image::kOrigin, "swap");
+                       e.end_nested(image);
+                       e.end_nested(record);
+                       std::string pixels(size_t{kWidth} * kHeight * 4, '\0');
+                       encode_blob(e, i + 1, pixels);
+                       encode_frame(e, i, i);
+                       return bytes_of(e);
+                     });
+                   }});
+  // 24 blobs of 60 MB that no call refers to, a chunk each: 40 KB
+  // compressed. Nothing needs them: a replay must not keep them.
+  kinds.push_back({"huge_unreferenced_blobs", [] {
+                     return container_of(24, [](size_t i) {
+                       wire::Encoder e;
+                       if (i == 0) encode_header(e, 42, "app");
+                       std::string zeros;
+                       zeros.resize(60'000'000);
+                       encode_blob(e, i + 1, zeros);
+                       return bytes_of(e);
+                     });
                    }});
   // Terminal escape sequences in the process and thread names.
   kinds.push_back({"escapes_in_names", [] {

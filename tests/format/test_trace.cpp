@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "gltrace/api/functions.h"
 #include "record_text.h"
 
 namespace gltrace::test {
@@ -24,7 +25,9 @@ void write_small_trace(const std::string& path, int chunks, int calls_per_chunk,
       records += 2;
     }
     format::FrameStart frame{static_cast<uint64_t>(c), seq};
-    for (int i = 0; i < calls_per_chunk; ++i, ++records) encode_call(e, 0, seq++, 10 + i);
+    // Each frame ends with a swap, as every reader counts frames by it.
+    for (int i = 0; i < calls_per_chunk; ++i, ++records)
+      encode_call(e, 0, seq++, i + 1 < calls_per_chunk ? 10 + i : api::kFn_eglSwapBuffers);
     encode_frame(e, static_cast<uint64_t>(c), seq - 1);
     ++records;
     writer->submit(format::Payload::from_encoder(e), records, {&frame, 1});

@@ -7,7 +7,7 @@
 // FBO and with framebuffer 0 bound, so both ways a frame is read back are
 // exercised.
 //   gltrace-offscreen-app [--frames N] [--surfaceless] [--swap-from F]
-//                         [--rebuild] [--fps N]
+//                         [--rebuild] [--fps N] [--size WxH]
 // --surfaceless: no surface at all (EGL_KHR_surfaceless_context): every
 // frame ends with an FBO bound. --swap-from F: from frame F on, the app also
 // swaps its pbuffer after the glFinish (as a program that starts presenting).
@@ -15,7 +15,8 @@
 // object it uses and deletes them before its glFinish, drawing its second
 // pass into the pbuffer (the FBO is gone by the frame's end), so a capture
 // that begins at any frame end replays alone (the live attach tests).
-// --fps N: at most N frames a second.
+// --fps N: at most N frames a second. --size WxH: the pbuffer and second
+// FBO's size (default 96x72).
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES3/gl3.h>
@@ -40,7 +41,7 @@ bool check(bool ok, const char* what) { return test_app::check(ok, kApp, what); 
 
 constexpr int kTextureSize = 64;
 constexpr int kPatternSize = 8;
-constexpr int kWidth = 96, kHeight = 72;  // the pbuffer and the second FBO
+int g_width = 96, g_height = 72;  // the pbuffer and the second FBO
 
 const char* kTriangleVertex =
     "#version 300 es\n"
@@ -131,7 +132,7 @@ bool make_scene(Scene* scene) {
   glUniform1i(glGetUniformLocation(scene->quad, "u_pattern"), 1);
   glGenRenderbuffers(1, &scene->renderbuffer);
   glBindRenderbuffer(GL_RENDERBUFFER, scene->renderbuffer);
-  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, kWidth, kHeight);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, g_width, g_height);
   glGenFramebuffers(2, scene->fbos);
   glBindFramebuffer(GL_FRAMEBUFFER, scene->fbos[0]);
   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, scene->texture, 0);
@@ -184,9 +185,14 @@ int main(int argc, char** argv) {
       rebuild = true;
     } else if (strcmp(argv[i], "--fps") == 0 && i + 1 < argc) {
       fps = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc &&
+               sscanf(argv[i + 1], "%dx%d", &g_width, &g_height) == 2 && g_width > 0 &&
+               g_height > 0) {
+      ++i;
     } else {
       fprintf(stderr,
-              "usage: %s [--frames N] [--surfaceless] [--swap-from F] [--rebuild] [--fps N]\n",
+              "usage: %s [--frames N] [--surfaceless] [--swap-from F] [--rebuild] [--fps N] "
+              "[--size WxH]\n",
               argv[0]);
       return 2;
     }
@@ -204,7 +210,7 @@ int main(int argc, char** argv) {
   if (!test_app::open_surfaceless(kApp, &dpy, &config)) return 2;
   EGLSurface surface = EGL_NO_SURFACE;
   if (!surfaceless) {
-    const EGLint surface_attribs[] = {EGL_WIDTH, kWidth, EGL_HEIGHT, kHeight, EGL_NONE};
+    const EGLint surface_attribs[] = {EGL_WIDTH, g_width, EGL_HEIGHT, g_height, EGL_NONE};
     surface = eglCreatePbufferSurface(dpy, config, surface_attribs);
     if (!check(surface != EGL_NO_SURFACE, "eglCreatePbufferSurface")) return 1;
   }
@@ -247,7 +253,7 @@ int main(int argc, char** argv) {
     // always the FBO).
     bool to_surface = !surfaceless && (rebuild || frame % 2 == 1);
     glBindFramebuffer(GL_FRAMEBUFFER, to_surface ? 0 : scene.fbos[1]);
-    glViewport(0, 0, kWidth, kHeight);
+    glViewport(0, 0, g_width, g_height);
     glClearColor(0.3f, 0.2f, 0.1f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     glUseProgram(scene.quad);
@@ -265,7 +271,7 @@ int main(int argc, char** argv) {
   }
   // What the last frame made, as an off-screen program would take it.
   unsigned char pixel[4] = {};
-  glReadPixels(kWidth / 2, kHeight / 2, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, pixel);
+  glReadPixels(g_width / 2, g_height / 2, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, pixel);
   if (!check(glGetError() == GL_NO_ERROR, "rendering")) return 1;
   printf("%s: %d frames, center pixel %u %u %u %u\n", kApp, frame, pixel[0], pixel[1], pixel[2],
          pixel[3]);
