@@ -12,6 +12,7 @@
 
 #include "cli/trace_input.h"
 #include "common/process.h"
+#include "consumers/frame_end.h"
 #include "format/output_file.h"
 #include "format/reader.h"
 #include "gltrace/api/functions.h"
@@ -93,12 +94,12 @@ class SummaryReader : public format::Consumer {
   }
   void on_call(const format::Call& call) override {
     ++summary.calls;
+    if (consumers::ends_frame(call)) ++summary.frames;
     if (call.function == api::kFn_eglBindAPI && !call.args.empty() &&
         call.args[0].uint == kEglOpenGlApi)
       summary.desktop_gl_through_egl = true;
   }
   void on_frame(const format::Frame&) override {
-    ++summary.frames;
     if (stop_at_first_frame_) request_stop();
   }
   void on_stats(const format::Stats& stats) override {

@@ -27,7 +27,9 @@ void write_small_trace(const std::string& path, int chunks, int calls_per_chunk,
     format::FrameStart frame{static_cast<uint64_t>(c), seq};
     // Each frame ends with a swap, as every reader counts frames by it.
     for (int i = 0; i < calls_per_chunk; ++i, ++records)
-      encode_call(e, 0, seq++, i + 1 < calls_per_chunk ? 10 + i : api::kFn_eglSwapBuffers);
+      encode_call(e, 0, seq++,
+                  i + 1 < calls_per_chunk ? static_cast<uint32_t>(10 + i)
+                                          : static_cast<uint32_t>(api::kFn_eglSwapBuffers));
     encode_frame(e, static_cast<uint64_t>(c), seq - 1);
     ++records;
     writer->submit(format::Payload::from_encoder(e), records, {&frame, 1});
