@@ -26,7 +26,7 @@ RET_ROLES = {"uniform_location", "attrib_location", "resource_index"}
 FUNCTION_ROLES = {"draw", "map", "unmap", "flush_mapped", "release_thread"}
 CUSTOM_PARTS = {"replay", "export"}
 FUNCTION_KEYS = {"custom", "hooks", "replay_skip", "replay_unsupported", "roles", "ret", "params"}
-PARAM_KEYS = {"kind", "length", "effect", "role", "interface", "offset_in", "null_ok", "bytes",
+PARAM_KEYS = {"kind", "length", "effect", "role", "interface", "array", "offset_in", "null_ok", "bytes",
               "lengths"}
 # The trace wrapper's hooks (docs/api-table.md): before the call (may change
 # its arguments or make it), after the generated recording (extra Call
@@ -186,6 +186,10 @@ def _annotate_value(v, entry, f, where, classes, gl_values, defaults=False):
             v.interface = ("param", index)
         else:
             v.interface = ("enum", _resolve_enum(name, gl_values, where))
+    if "array" in entry:
+        if v.role != "vertex_pointer":
+            raise ApiError(f"{where}: an array is a GLES 1 vertex_pointer's")
+        v.array = (entry["array"], _resolve_enum(entry["array"], gl_values, where))
     if "offset_in" in entry:
         v.offset_in = (entry["offset_in"], _resolve_enum(entry["offset_in"], gl_values, where))
     if "null_ok" in entry:

@@ -22,6 +22,7 @@ class Param:
     length: str = ""     # the length rule that applies: the table's, else len
     role: str = ""       # what the generators do with it beyond its kind (api.PARAM_ROLES)
     interface: tuple = ()  # a resource index's program interface: ("enum", hex) or ("param", i)
+    array: tuple = ()  # a GLES 1 vertex_pointer's array: (name, hex), GL_VERTEX_ARRAY...
     offset_in: tuple = ()  # (pname, hex) of the binding a pointer is an offset into
     null_ok: bool = False  # NULL is data GL allows
     bytes: int = 0       # size of the structure an indirect pointer points to

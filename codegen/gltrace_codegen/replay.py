@@ -100,6 +100,10 @@ def _param(f, i, p, locals_, post, classes):
         if p.role == "vertex_pointer":
             # Remembered for client arrays; a client address becomes NULL.
             index = {q.name: f"p{j}" for j, q in enumerate(f.params)}
+            if p.array:  # GLES 1: the array the function sets
+                size = index.get("size", "3")  # normals have 3 components
+                return (f"a.fixed_pointer({i}, {p.array[1]} /* {p.array[0]} */, {size}, "
+                        f"{index['type']}, {index['stride']})")
             normalized = index.get("normalized", "0")
             integer = "false" if "normalized" in index else "true"
             return (f"a.vertex_pointer({i}, {index['index']}, {index['size']}, {index['type']}, "

@@ -148,12 +148,13 @@ class ValueMemory {
 
 // The part of a client-side vertex array a draw call reads.
 struct ClientArray {
-  uint32_t index = 0;
+  uint32_t index = 0;  // attribute, or texture unit (GL_TEXTURE_COORD_ARRAY)
   uint64_t first = 0;
   uint32_t stride = 0;
   uint64_t pointer = 0;
   std::string_view data;  // inline, or
   uint64_t blob = 0;      // the Blob's id (0: none)
+  uint32_t array = 0;     // a GLES 1 array's enum; 0: a generic attribute
 };
 
 // Bytes the app wrote into a mapped buffer range.

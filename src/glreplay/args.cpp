@@ -65,6 +65,13 @@ int64_t DriverState::integer(uint32_t pname) { return real_integer(session_, pna
 
 StateView::Attrib DriverState::attrib(uint32_t index) {
   Attrib a;
+  if (index >= kFixedKey) {  // GLES 1: no divisors
+    uint32_t slot = index - kFixedKey;
+    if (slot >= static_cast<uint32_t>(fixed_arrays::kSlots)) return a;
+    const VertexPointer& p = session_.current().fixed[slot];
+    a.element_bytes = attrib_element_bytes(p.size, p.type);
+    return a;
+  }
   auto replayed = static_cast<uint32_t>(session_.attrib_location(index));
   if (replayed >= kMaxAttribs) return a;
   const VertexPointer& p = session_.current().pointers[replayed];
@@ -76,7 +83,30 @@ StateView::Attrib DriverState::attrib(uint32_t index) {
   return a;
 }
 
+// GLES 1: the arrays that point at client memory and are enabled (texture
+// coordinates: in their own client-active unit, restored after).
+std::vector<uint32_t> DriverState::client_fixed_arrays() {
+  std::vector<uint32_t> out;
+  auto enabled = REAL(glIsEnabled);
+  auto client_active = REAL(glClientActiveTexture);
+  if (enabled == nullptr || client_active == nullptr) return out;
+  GLint active = -1;
+  const ContextState& context = session_.current();
+  for (int slot = 0; slot < fixed_arrays::kSlots; ++slot) {
+    if (!context.fixed[slot].client) continue;
+    fixed_arrays::Array a = fixed_arrays::array_of(slot);
+    if (a.array == fixed_arrays::kTexCoord) {
+      if (active < 0) active = real_integer(session_, fixed_arrays::kClientActiveTexture);
+      client_active(fixed_arrays::kTexture0 + a.unit);
+    }
+    if (enabled(a.array) != 0) out.push_back(kFixedKey + static_cast<uint32_t>(slot));
+  }
+  if (active >= 0) client_active(static_cast<GLenum>(active));
+  return out;
+}
+
 std::vector<uint32_t> DriverState::client_attribs() {
+  if (session_.current().client_version == 1) return client_fixed_arrays();
   std::vector<uint32_t> out;
   if (real_integer(session_, GL_VERTEX_ARRAY_BINDING) != 0) return out;
   auto get = real<PFN_gltrace_glGetVertexAttribiv>(session_, api::kFn_glGetVertexAttribiv);
@@ -92,6 +122,7 @@ std::vector<uint32_t> DriverState::client_attribs() {
 }
 
 uint32_t DriverState::attrib_index(uint32_t recorded) {
+  if (recorded >= kFixedKey) return recorded;
   return static_cast<uint32_t>(session_.attrib_location(recorded));
 }
 
@@ -511,33 +542,103 @@ const void* Args::vertex_pointer(size_t i, uint32_t index, int32_t size, uint32_
   return nullptr;
 }
 
+const void* Args::fixed_pointer(size_t i, uint32_t array, int32_t size, uint32_t type,
+                                int32_t stride) {
+  (void)stride;
+  const void* pointer = bytes(i);
+  uint32_t unit = 0;
+  if (array == fixed_arrays::kTexCoord)
+    unit = static_cast<uint32_t>(real_integer(session_, fixed_arrays::kClientActiveTexture)) -
+           fixed_arrays::kTexture0;
+  int slot = fixed_arrays::slot(array, unit);
+  bool client = real_integer(session_, GL_ARRAY_BUFFER_BINDING) == 0;
+  if (slot >= 0) {
+    VertexPointer& p = session_.current().fixed[slot];
+    p.client = client;
+    p.size = size;
+    p.type = type;
+    p.data.reset();
+  }
+  // A client address of the traced process: NULL until a draw sets the copy.
+  return client ? nullptr : pointer;
+}
+
+void Args::set_fixed_array(const ClientArray& a, const void* address, int32_t* active_unit) {
+  int slot = fixed_arrays::slot(a.array, a.index);
+  if (slot < 0) {
+    fail("the trace's client array of " + client_array_name(a) + ": no GLES 1 array");
+    return;
+  }
+  VertexPointer& p = session_.current().fixed[slot];
+  p.data = a.data;
+  auto stride = static_cast<GLsizei>(a.stride);
+  auto set = [&](auto fn) {
+    if (fn == nullptr)
+      missing();
+    else
+      fn(p.size, p.type, stride, address);
+  };
+  switch (a.array) {
+    case fixed_arrays::kVertex:
+      set(REAL(glVertexPointer));
+      break;
+    case fixed_arrays::kColor:
+      set(REAL(glColorPointer));
+      break;
+    case fixed_arrays::kNormal: {
+      auto normal = REAL(glNormalPointer);
+      if (normal == nullptr) return (void)missing();
+      normal(p.type, stride, address);
+      break;
+    }
+    default: {  // kTexCoord: in its unit, the app's restored after the draw's arrays
+      auto client_active = REAL(glClientActiveTexture);
+      if (client_active == nullptr) return (void)missing();
+      if (*active_unit < 0)
+        *active_unit = real_integer(session_, fixed_arrays::kClientActiveTexture);
+      client_active(fixed_arrays::kTexture0 + a.index);
+      set(REAL(glTexCoordPointer));
+      break;
+    }
+  }
+}
+
 bool Args::set_client_arrays() {
   if (call_.client_arrays.empty()) return true;
   auto pointer = REAL(glVertexAttribPointer);
   auto ipointer = REAL(glVertexAttribIPointer);
   auto bind = REAL(glBindBuffer);
-  if (pointer == nullptr || bind == nullptr) return missing();
+  if (bind == nullptr) return missing();
   GLint array_buffer = real_integer(session_, GL_ARRAY_BUFFER_BINDING);
   if (array_buffer != 0) bind(GL_ARRAY_BUFFER, 0);
   ContextState& context = session_.current();
+  GLint active_unit = -1;  // GLES 1: the client-active texture unit, once changed
   for (const ClientArray& a : call_.client_arrays) {
-    auto index = static_cast<uint32_t>(session_.attrib_location(a.index));
     if (a.data == nullptr) {
-      fail("the client array of attribute " + std::to_string(a.index) +
-           " is missing from the trace");
+      fail("the client array of " + client_array_name(a) + " is missing from the trace");
       continue;
     }
-    if (index >= kMaxAttribs) continue;
-    VertexPointer& p = context.pointers[index];
-    p.data = a.data;
     // Vertex `first` is at the copy's start: vertex 0 would be before it.
     auto base = reinterpret_cast<uintptr_t>(a.data->data()) - a.first * a.stride;
     const void* address = reinterpret_cast<const void*>(base);
+    if (a.array != 0) {
+      set_fixed_array(a, address, &active_unit);
+      continue;
+    }
+    auto index = static_cast<uint32_t>(session_.attrib_location(a.index));
+    if (index >= kMaxAttribs) continue;
+    if (pointer == nullptr) return missing();
+    VertexPointer& p = context.pointers[index];
+    p.data = a.data;
     auto stride = static_cast<GLsizei>(a.stride);
     if (p.integer && ipointer != nullptr)
       ipointer(index, p.size, p.type, stride, address);
     else
       pointer(index, p.size, p.type, p.normalized ? GL_TRUE : GL_FALSE, stride, address);
+  }
+  if (active_unit >= 0) {
+    auto client_active = REAL(glClientActiveTexture);
+    if (client_active != nullptr) client_active(static_cast<GLenum>(active_unit));
   }
   if (array_buffer != 0) bind(GL_ARRAY_BUFFER, static_cast<GLuint>(array_buffer));
   return ok();

@@ -53,6 +53,8 @@ class DriverState : public StateView {
   uint32_t attrib_index(uint32_t recorded) override;
 
  private:
+  std::vector<uint32_t> client_fixed_arrays();
+
   Session& session_;
 };
 
@@ -166,8 +168,11 @@ class Args {
   // glVertexAttrib[I]Pointer passes, remembering the attribute's format.
   const void* vertex_pointer(size_t i, uint32_t index, int32_t size, uint32_t type,
                              uint8_t normalized, int32_t stride, bool integer);
-  // Before a draw: points the attributes the trace recorded client data for
-  // at the replay's copy of it.
+  // GLES 1's glVertexPointer... (array: fixed_arrays.h): the same for its
+  // array (texture coordinates: of the client-active unit).
+  const void* fixed_pointer(size_t i, uint32_t array, int32_t size, uint32_t type, int32_t stride);
+  // Before a draw: points the attributes (and GLES 1 arrays) the trace
+  // recorded client data for at the replay's copy of it.
   bool set_client_arrays();
 
   // Mapped buffers.
@@ -180,6 +185,10 @@ class Args {
   int64_t ret_s() const;
 
  private:
+  // One GLES 1 array of the draw (texture coordinates: in their unit, the
+  // app's client-active one kept in *active_unit to restore).
+  void set_fixed_array(const ClientArray& a, const void* address, int32_t* active_unit);
+
   enum class Kind { kUint, kSint, kFloat, kDouble };
   template <typename T>
   static constexpr Kind kind_of() {

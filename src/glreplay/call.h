@@ -70,10 +70,11 @@ class CallMemory {
 using Value = format::Value;
 
 struct ClientArray {
-  uint32_t index = 0;
+  uint32_t index = 0;  // attribute, or texture unit (GL_TEXTURE_COORD_ARRAY)
   uint64_t first = 0;
   uint32_t stride = 0;
-  Bytes data;  // from vertex `first` on; null when the blob is not in the trace
+  Bytes data;          // from vertex `first` on; null when the blob is not in the trace
+  uint32_t array = 0;  // a GLES 1 array's enum; 0: a generic attribute
 };
 
 struct BufferWrite {

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/fixed_arrays.h"
 #include "glreplay/call.h"
 #include "glreplay/driver.h"
 #include "glreplay/handle_maps.h"
@@ -60,6 +61,7 @@ struct ContextState {
   uint64_t program = 0;                                     // recorded, glUseProgram
   LocationMap attributes;  // the last glGetAttribLocation answers, any program
   VertexPointer pointers[kMaxAttribs];
+  VertexPointer fixed[fixed_arrays::kSlots];  // GLES 1's arrays (glVertexPointer...)
   std::vector<Mapping> mappings;
 
   // The map of this class of names: the context's own for containers, its

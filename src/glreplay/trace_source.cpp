@@ -337,7 +337,7 @@ class TraceSource::Collector : public format::Consumer {
         static_cast<ClientArray*>(carve.take(sizeof(ClientArray) * c.client_arrays.size()));
     for (size_t i = 0; i < c.client_arrays.size(); ++i) {
       const format::ClientArray& a = c.client_arrays[i];
-      new (&arrays[i]) ClientArray{a.index, a.first, a.stride, bytes(a.data, a.blob)};
+      new (&arrays[i]) ClientArray{a.index, a.first, a.stride, bytes(a.data, a.blob), a.array};
       call->client_arrays = {arrays, i + 1};
     }
     auto* writes =

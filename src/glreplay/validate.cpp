@@ -13,6 +13,7 @@
 #include "common/image_size.h"
 #include "common/param_sizes.h"
 #include "common/pname_count.h"
+#include "gltrace/api/enums.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/pfn.h"
 
@@ -414,9 +415,9 @@ bool Validator::all_client_arrays_recorded() {
   for (uint32_t index : state_.client_attribs()) {
     bool recorded = false;
     for (const ClientArray& a : call_.client_arrays)
-      recorded |= a.data != nullptr && state_.attrib_index(a.index) == index;
+      recorded |= a.data != nullptr && client_array_key(a, state_) == index;
     if (!recorded) {
-      fail("attribute " + std::to_string(index) +
+      fail(client_array_name(index) +
            " reads client memory, but the trace holds no client array of it for this draw");
       return false;
     }
@@ -427,7 +428,13 @@ bool Validator::all_client_arrays_recorded() {
 void Validator::client_arrays(int64_t lo, int64_t hi, int64_t instances) {
   for (const ClientArray& a : call_.client_arrays) {
     if (a.data == nullptr) continue;  // Args reports it missing
-    StateView::Attrib format = state_.attrib(a.index);
+    uint32_t key = client_array_key(a, state_);
+    if (a.array != 0 && key == kNoArray) {
+      fail("a client array of " + client_array_name(a) + ", which GLES 1 has not");
+      return;
+    }
+    // Generic attributes by their recorded index, as the state knows them.
+    StateView::Attrib format = state_.attrib(a.array != 0 ? key : a.index);
     int64_t stride = a.stride != 0 ? a.stride : format.element_bytes;
     int64_t from = lo, to = hi;
     if (format.divisor > 0) {
@@ -437,16 +444,16 @@ void Validator::client_arrays(int64_t lo, int64_t hi, int64_t instances) {
     auto first = static_cast<int64_t>(a.first);
     auto have = static_cast<int64_t>(a.data->size());
     if (a.first > static_cast<uint64_t>(INT64_MAX) || from < first) {
-      fail("the client array of attribute " + std::to_string(a.index) + " starts at vertex " +
+      fail("the client array of " + client_array_name(a) + " starts at vertex " +
            std::to_string(a.first) + ", the draw reads vertex " + std::to_string(from));
       return;
     }
     int64_t need = mul(to - first, stride);
     need = need > INT64_MAX - format.element_bytes ? INT64_MAX : need + format.element_bytes;
     if (have < need) {
-      fail("the client array of attribute " + std::to_string(a.index) + " holds " +
-           std::to_string(have) + " bytes, the draw reads " + std::to_string(need) + " (vertices " +
-           std::to_string(from) + " to " + std::to_string(to) + ")");
+      fail("the client array of " + client_array_name(a) + " holds " + std::to_string(have) +
+           " bytes, the draw reads " + std::to_string(need) + " (vertices " + std::to_string(from) +
+           " to " + std::to_string(to) + ")");
       return;
     }
   }
@@ -494,6 +501,28 @@ void validate_call(const Call& call, StateView& state, Validation* out) {
   if (call.function >= api::kFunctionIdLimit) return;
   CheckFn check = kCheckRules[call.function];
   if (check != nullptr) check(v);
+}
+
+uint32_t client_array_key(const ClientArray& a, StateView& state) {
+  if (a.array == 0) return state.attrib_index(a.index);
+  int slot = fixed_arrays::slot(a.array, a.index);
+  return slot < 0 ? kNoArray : kFixedKey + static_cast<uint32_t>(slot);
+}
+
+std::string client_array_name(uint32_t key) {
+  if (key < kFixedKey || key - kFixedKey >= static_cast<uint32_t>(fixed_arrays::kSlots))
+    return "attribute " + std::to_string(key);
+  fixed_arrays::Array a = fixed_arrays::array_of(static_cast<int>(key - kFixedKey));
+  std::string name = api::enum_name(a.array);
+  if (a.array == fixed_arrays::kTexCoord) name += " of texture unit " + std::to_string(a.unit);
+  return name;
+}
+
+std::string client_array_name(const ClientArray& a) {
+  if (a.array == 0) return "attribute " + std::to_string(a.index);
+  int slot = fixed_arrays::slot(a.array, a.index);
+  if (slot >= 0) return client_array_name(kFixedKey + static_cast<uint32_t>(slot));
+  return "array " + std::to_string(a.array) + " (unit " + std::to_string(a.index) + ")";
 }
 
 // --- TrackedState -----------------------------------------------------------------
@@ -578,6 +607,36 @@ void TrackedState::update(const Call& call) {
           attrib_element_bytes(arg(1), static_cast<uint32_t>(arg(2)));
       if (c.vertex_array == 0)
         c.client[static_cast<uint32_t>(arg(0))] = integer(GL_ARRAY_BUFFER_BINDING) == 0;
+      break;
+    }
+    // GLES 1's arrays, by key (texture coordinates: the client-active unit's).
+    case api::kFn_glClientActiveTexture:
+      c.client_unit = static_cast<uint32_t>(arg(0)) - fixed_arrays::kTexture0;
+      break;
+    case api::kFn_glVertexPointer:
+    case api::kFn_glColorPointer:
+    case api::kFn_glTexCoordPointer:
+    case api::kFn_glNormalPointer: {
+      bool normal = call.function == api::kFn_glNormalPointer;
+      uint32_t array = call.function == api::kFn_glVertexPointer  ? fixed_arrays::kVertex
+                       : call.function == api::kFn_glColorPointer ? fixed_arrays::kColor
+                       : normal                                   ? fixed_arrays::kNormal
+                                                                  : fixed_arrays::kTexCoord;
+      int slot = fixed_arrays::slot(array, c.client_unit);
+      if (slot < 0) break;
+      uint32_t key = kFixedKey + static_cast<uint32_t>(slot);
+      c.attribs[key].element_bytes =
+          normal ? attrib_element_bytes(3, static_cast<uint32_t>(arg(0)))
+                 : attrib_element_bytes(arg(0), static_cast<uint32_t>(arg(1)));
+      c.client[key] = integer(GL_ARRAY_BUFFER_BINDING) == 0;
+      break;
+    }
+    case api::kFn_glEnableClientState:
+    case api::kFn_glDisableClientState: {
+      int slot = fixed_arrays::slot(static_cast<uint32_t>(arg(0)), c.client_unit);
+      if (slot >= 0)
+        c.enabled[kFixedKey + static_cast<uint32_t>(slot)] =
+            call.function == api::kFn_glEnableClientState;
       break;
     }
     case api::kFn_glEnableVertexAttribArray:

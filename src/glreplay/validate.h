@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/fixed_arrays.h"
 #include "glreplay/call.h"
 
 namespace gltrace::glreplay {
@@ -33,11 +34,13 @@ class StateView {
   virtual ~StateView() = default;
   // glGetIntegerv(pname) for the GL_*_BUFFER_BINDING and GL_[UN]PACK_* pnames.
   virtual int64_t integer(uint32_t pname) = 0;
-  // The format the replay gives client array `index` (recorded attribute).
+  // The format the replay gives client array `index` (recorded attribute,
+  // or a GLES 1 array's key).
   virtual Attrib attrib(uint32_t index) = 0;
   // The attributes a draw now reads from client memory (enabled at vertex
-  // array 0 with no array buffer), as the replay numbers them. Each needs
-  // the draw's ClientArray, or the driver reads memory the replay does not own.
+  // array 0 with no array buffer), as the replay numbers them, and the GLES 1
+  // arrays that do (by key). Each needs the draw's ClientArray, or the driver
+  // reads memory the replay does not own.
   virtual std::vector<uint32_t> client_attribs() = 0;
   // The replay's number of a recorded attribute index.
   virtual uint32_t attrib_index(uint32_t recorded) { return recorded; }
@@ -137,6 +140,17 @@ class Validator {
 // conversion of an out-of-range float is undefined).
 int64_t saturate_to_int64(double x);
 
+// GLES 1's arrays share StateView's numbering of attributes: kFixedKey +
+// their slot (common/fixed_arrays.h).
+inline constexpr uint32_t kFixedKey = 0x80000000u;
+inline constexpr uint32_t kNoArray = 0xffffffffu;  // a GLES 1 array of no slot
+// The key a draw's ClientArray answers to, in the replay's numbering.
+uint32_t client_array_key(const ClientArray& a, StateView& state);
+// "attribute 3", "GL_TEXTURE_COORD_ARRAY of texture unit 1": what a key
+// names, and what a ClientArray of the trace does.
+std::string client_array_name(uint32_t key);
+std::string client_array_name(const ClientArray& a);
+
 // Bytes of one element of a vertex attribute of `size` components of `type`.
 int64_t attrib_element_bytes(int64_t size, uint32_t type);
 
@@ -168,8 +182,10 @@ class TrackedState : public StateView {
     std::map<uint64_t, int64_t> element_buffers;  // by vertex array
     uint64_t vertex_array = 0;
     std::map<uint32_t, Attrib> attribs;
-    // At vertex array 0: attributes enabled, and those pointing at client memory.
+    // At vertex array 0: attributes enabled, and those pointing at client
+    // memory (GLES 1 arrays by key too).
     std::map<uint32_t, bool> enabled, client;
+    uint32_t client_unit = 0;  // GLES 1: glClientActiveTexture's
   };
   std::map<uint32_t, Context> contexts_;
   Context* current_ = &contexts_[0];

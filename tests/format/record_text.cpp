@@ -151,6 +151,7 @@ void RecordText::on_call(const format::Call& c) {
     add(line, " array(%u first=%" PRIu64 " stride=%u pointer=0x%" PRIx64 " blob=%016" PRIx64 " ",
         a.index, a.first, a.stride, a.pointer, a.blob);
     add_bytes(line, a.data);
+    if (a.array != 0) add(line, " of=0x%x", a.array);
     line += ")";
   }
   for (const format::BufferWrite& w : c.buffer_writes) {

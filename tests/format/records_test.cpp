@@ -119,6 +119,13 @@ TEST(Records, EveryValueKind) {
     e.uint_field(s::client_array::kPointer, 0x5000);
     e.bytes_field(s::client_array::kData, "abc", 3);
     e.end_nested(ca);
+    // A GLES 1 array: texture coordinates of unit 1.
+    ca = e.begin_nested(s::call::kClientArrays);
+    e.uint_field(s::client_array::kIndex, 1);
+    e.uint_field(s::client_array::kStride, 8);
+    e.bytes_field(s::client_array::kData, "d", 1);
+    e.uint_field(s::client_array::kArray, 0x8078);
+    e.end_nested(ca);
     size_t bw = e.begin_nested(s::call::kBufferWrites);
     e.uint_field(s::buffer_write::kTarget, 0x8892);
     e.uint_field(s::buffer_write::kOffset, 64);
@@ -140,6 +147,7 @@ TEST(Records, EveryValueKind) {
             "array:[-1,300,||],array:[|7,|],array:[||0.5,4,],array:[||0.5,4,],"
             "array:[-1,300,||],none,) ret=uint:1 "
             "array(1 first=4 stride=12 pointer=0x5000 blob=0000000000000000 \"abc\") "
+            "array(1 first=0 stride=8 pointer=0x0 blob=0000000000000000 \"d\" of=0x8078) "
             "write(0x8892 offset=64 blob=0000000000000abc \"\") "
             "image_source(16x8 blob=0000000000000def \"\")");
 }

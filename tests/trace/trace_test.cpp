@@ -515,6 +515,28 @@ TEST(Trace, CompsizePointerArgumentsAreCapturedAndReplayed) {
       << named.out;
 }
 
+// GLES 1 apps draw from client-memory arrays (glVertexPointer,
+// glColorPointer, glNormalPointer, glTexCoordPointer on a second texture
+// unit): each draw records what it read, and the replay points the arrays at
+// its copy, so every frame (whose arrays change in place) replays the same.
+TEST(Trace, Gles1ClientArraysAreCapturedAndReplayed) {
+  std::string trace = make_temp_dir() + "/gles1.gltrace";
+  ProcessResult traced = gltrace({"trace", "--framebuffer", "swap", "-o", trace, "--",
+                                  build_bin("gltrace-gles1-arrays"), "3"});
+  ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;  // the app checks its pixels
+  ProcessResult dump = gltrace({"dump", trace});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_EQ(dump.out.find("size unknown"), std::string::npos) << dump.out;
+  EXPECT_EQ(dumped_calls(dump.out, "glDrawElements"), 3u) << dump.out;
+  ProcessResult check = gltrace({"replay", "--check", trace});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find(": 0 would be refused"), std::string::npos) << check.out;
+  ProcessResult replay = gltrace({"replay", "-n", "--compare", trace});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("compare: 3 frames identical, 0 differ"), std::string::npos)
+      << replay.out;
+}
+
 // EGLTime is nanoseconds: the dump prints a wait's timeout as such, and
 // EGL_FOREVER by name (it printed both as hex handles).
 TEST(Trace, FenceWaitTimeoutsDumpAsNanoseconds) {

@@ -1,9 +1,11 @@
 // Client-array hooks: a vertex attribute pointing into client memory is
-// remembered (VAO 0 only), and a draw records the client memory its
-// vertices read, as the Call's client_arrays.
+// remembered (VAO 0 only), as is a GLES 1 array (glVertexPointer...), and a
+// draw records the client memory its vertices read, as the Call's
+// client_arrays.
 #define GL_GLES_PROTOTYPES 0
 #include <algorithm>
 
+#include "common/fixed_arrays.h"
 #include "format/schema.h"
 #include "gltrace/api/trace_decls.h"
 #include "trace/compsize.h"
@@ -15,6 +17,8 @@ namespace gltrace::trace {
 namespace {
 
 namespace schema = gltrace::schema;
+
+static_assert(fixed_arrays::kSlots <= kMaxAttribs, "GLES 1 arrays share the attribute slots");
 
 int64_t type_size(GLenum type) {
   switch (type) {
@@ -36,43 +40,80 @@ int64_t attrib_bytes(const ClientAttrib& a) {
   return a.size * type_size(a.type);
 }
 
+// Writes one ClientArray: vertices [start, start+vertices) of `a`. A GLES 1
+// array (`array` not 0) gives its texture unit as the index.
+void write_client_array(CallRecorder& rec, const ClientAttrib& a, uint32_t array, uint32_t index,
+                        int64_t start, int64_t vertices) {
+  wire::Encoder& call = rec.call_encoder();
+  int64_t element = attrib_bytes(a);
+  int64_t stride = a.stride != 0 ? a.stride : element;
+  int64_t bytes = (vertices - 1) * stride + element;
+  const auto* data = static_cast<const uint8_t*>(a.pointer) + start * stride;
+  size_t m = call.begin_nested(schema::call::kClientArrays);
+  call.uint_field(schema::client_array::kIndex, index);
+  call.uint_field(schema::client_array::kFirst, static_cast<uint64_t>(start));
+  call.uint_field(schema::client_array::kStride, static_cast<uint64_t>(stride));
+  call.uint_field(schema::client_array::kPointer, handle_bits(a.pointer));
+  call.fixed64_field(schema::client_array::kBlob,
+                     store_blob(rec.thread(), data, static_cast<size_t>(bytes)));
+  if (array != 0) call.uint_field(schema::client_array::kArray, array);
+  call.end_nested(m);
+}
+
+// A GLES 1 context's client arrays (its slots, fixed_arrays.h) that are
+// enabled. GLES 1 has no instancing and no generic attributes to ask about.
+void write_fixed_arrays(CallRecorder& rec, const ContextState& state, int64_t first,
+                        int64_t count) {
+  GLint active = -1;  // the app's client-active texture unit, once asked
+  GLenum switched = 0;
+  for (int i = 0; i < fixed_arrays::kSlots; ++i) {
+    if ((state.client_mask & (1u << i)) == 0) continue;
+    fixed_arrays::Array a = fixed_arrays::array_of(i);
+    if (a.array == fixed_arrays::kTexCoord) {
+      // Enabled per client-active unit: ask in the array's own.
+      if (active < 0) active = driver_integer(fixed_arrays::kClientActiveTexture);
+      GLenum unit = fixed_arrays::kTexture0 + a.unit;
+      if (unit != (switched != 0 ? switched : static_cast<GLenum>(active))) {
+        NEXT(glClientActiveTexture)(unit);
+        switched = unit;
+      }
+    }
+    if (!NEXT(glIsEnabled)(a.array)) continue;
+    write_client_array(rec, state.attribs[i], a.array, a.unit, first, count);
+  }
+  if (switched != 0) NEXT(glClientActiveTexture)(static_cast<GLenum>(active));
+}
+
 // Writes the client-side vertex arrays that vertices [first, first+count)
 // and `instances` instances read.
 void write_client_arrays(CallRecorder& rec, int64_t first, int64_t count, int64_t instances) {
   ContextState* state = context_state(rec.thread());
-  if (state->client_mask == 0 || count <= 0 || driver_integer(GL_VERTEX_ARRAY_BINDING) != 0) return;
-  wire::Encoder& call = rec.call_encoder();
+  if (state->client_mask == 0 || count <= 0) return;
+  if (state->client_version == 1) return write_fixed_arrays(rec, *state, first, count);
+  if (driver_integer(GL_VERTEX_ARRAY_BINDING) != 0) return;
   for (int i = 0; i < kMaxAttribs; ++i) {
     if ((state->client_mask & (1u << i)) == 0) continue;
     GLint enabled = 0, divisor = 0;
     NEXT(glGetVertexAttribiv)(static_cast<GLuint>(i), GL_VERTEX_ATTRIB_ARRAY_ENABLED, &enabled);
     if (!enabled) continue;
     NEXT(glGetVertexAttribiv)(static_cast<GLuint>(i), GL_VERTEX_ATTRIB_ARRAY_DIVISOR, &divisor);
-    const ClientAttrib& a = state->attribs[i];
-    int64_t element = attrib_bytes(a);
-    int64_t stride = a.stride != 0 ? a.stride : element;
     int64_t start = divisor != 0 ? 0 : first;
     int64_t vertices =
         divisor != 0 ? (std::max<int64_t>(instances, 1) + divisor - 1) / divisor : count;
-    int64_t bytes = (vertices - 1) * stride + element;
-    const auto* data = static_cast<const uint8_t*>(a.pointer) + start * stride;
-    size_t m = call.begin_nested(schema::call::kClientArrays);
-    call.uint_field(schema::client_array::kIndex, static_cast<uint64_t>(i));
-    call.uint_field(schema::client_array::kFirst, static_cast<uint64_t>(start));
-    call.uint_field(schema::client_array::kStride, static_cast<uint64_t>(stride));
-    call.uint_field(schema::client_array::kPointer, handle_bits(a.pointer));
-    call.fixed64_field(schema::client_array::kBlob,
-                       store_blob(rec.thread(), data, static_cast<size_t>(bytes)));
-    call.end_nested(m);
+    write_client_array(rec, state->attribs[i], 0, static_cast<uint32_t>(i), start, vertices);
   }
 }
 
 // The range of vertices that `count` indices of `type` reference.
-bool index_range(const void* indices, GLsizei count, GLenum type, int64_t* lo, int64_t* hi) {
+// GLES 1 cannot read a buffer back: with indices in one, its client arrays
+// go unrecorded (and the replay refuses the draw).
+bool index_range(const ContextState& state, const void* indices, GLsizei count, GLenum type,
+                 int64_t* lo, int64_t* hi) {
   const void* data = indices;
   void* mapped = nullptr;
   int64_t bytes = int64_t{count} * type_size(type);
   if (driver_integer(GL_ELEMENT_ARRAY_BUFFER_BINDING) != 0) {
+    if (state.client_version == 1) return false;
     mapped = NEXT(glMapBufferRange)(GL_ELEMENT_ARRAY_BUFFER, reinterpret_cast<GLintptr>(indices),
                                     bytes, GL_MAP_READ_BIT);
     if (mapped == nullptr) return false;
@@ -93,9 +134,10 @@ bool index_range(const void* indices, GLsizei count, GLenum type, int64_t* lo, i
 
 void write_element_client_arrays(CallRecorder& rec, const void* indices, GLsizei count, GLenum type,
                                  GLint base_vertex, int64_t instances) {
-  if (context_state(rec.thread())->client_mask == 0) return;
+  const ContextState& state = *context_state(rec.thread());
+  if (state.client_mask == 0) return;
   int64_t lo, hi;
-  if (index_range(indices, count, type, &lo, &hi))
+  if (index_range(state, indices, count, type, &lo, &hi))
     write_client_arrays(rec, lo + base_vertex, hi - lo + 1, instances);
 }
 
@@ -115,6 +157,30 @@ void remember_pointer(GLuint index, GLint size, GLenum type, GLsizei stride, con
   }
 }
 
+// A GLES 1 array's pointer (of the client-active texture unit for texture
+// coordinates), remembered as remember_pointer does; a GLES 1 context keeps
+// its arrays in the attribute slots (fixed_arrays.h).
+void remember_fixed_pointer(uint32_t array, GLint size, GLenum type, GLsizei stride,
+                            const void* pointer) {
+  ThreadState* thread = recording() ? thread_state() : nullptr;
+  if (thread == nullptr) return;
+  ContextState* state = context_state(thread);
+  if (state->client_version != 1) return;
+  uint32_t unit = 0;
+  if (array == fixed_arrays::kTexCoord)
+    unit = static_cast<uint32_t>(driver_integer(fixed_arrays::kClientActiveTexture)) -
+           fixed_arrays::kTexture0;
+  int slot = fixed_arrays::slot(array, unit);
+  if (slot < 0) return;
+  bool client = pointer != nullptr && driver_integer(GL_ARRAY_BUFFER_BINDING) == 0;
+  if (client) {
+    state->attribs[slot] = {pointer, size, type, stride};
+    state->client_mask |= 1u << slot;
+  } else {
+    state->client_mask &= ~(1u << slot);
+  }
+}
+
 }  // namespace
 
 int64_t index_bytes(int32_t count, uint32_t type) {
@@ -131,6 +197,25 @@ void remember_attrib_pointer(CallRecorder* /*recorded*/, GLuint index, GLint siz
 void remember_attrib_pointer(CallRecorder* /*recorded*/, GLuint index, GLint size, GLenum type,
                              GLsizei stride, const void* pointer) {
   remember_pointer(index, size, type, stride, pointer);
+}
+
+// --- GLES 1 array pointers --------------------------------------------------------------
+
+void remember_vertex_pointer(CallRecorder* /*recorded*/, GLint size, GLenum type, GLsizei stride,
+                             const void* pointer) {
+  remember_fixed_pointer(fixed_arrays::kVertex, size, type, stride, pointer);
+}
+void remember_color_pointer(CallRecorder* /*recorded*/, GLint size, GLenum type, GLsizei stride,
+                            const void* pointer) {
+  remember_fixed_pointer(fixed_arrays::kColor, size, type, stride, pointer);
+}
+void remember_normal_pointer(CallRecorder* /*recorded*/, GLenum type, GLsizei stride,
+                             const void* pointer) {
+  remember_fixed_pointer(fixed_arrays::kNormal, 3, type, stride, pointer);
+}
+void remember_tex_coord_pointer(CallRecorder* /*recorded*/, GLint size, GLenum type, GLsizei stride,
+                                const void* pointer) {
+  remember_fixed_pointer(fixed_arrays::kTexCoord, size, type, stride, pointer);
 }
 
 // --- draws -------------------------------------------------------------------------------

@@ -59,7 +59,9 @@ struct ContextState {
   // A desktop OpenGL context (EGL_OPENGL_API): its GL calls pass the layers
   // by (dispatch/make_current.cpp) and the trace layer makes none in it.
   bool desktop_gl = false;
-  uint32_t client_mask = 0;  // attributes pointing into client memory
+  // Attributes pointing into client memory; in a GLES 1 context, its arrays
+  // (glVertexPointer...) by slot (common/fixed_arrays.h).
+  uint32_t client_mask = 0;
   ClientAttrib attribs[kMaxAttribs];
   std::vector<Mapping> mappings;
   PendingRead reads[kReadsInFlight];
