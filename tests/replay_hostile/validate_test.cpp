@@ -302,5 +302,51 @@ TEST(ReplayValidate, TrackedStateFollowsBindingsPerContextAndVertexArray) {
   EXPECT_EQ(state.integer(GL_UNPACK_ALIGNMENT), 4);
 }
 
+// GLES 1 arrays (--check's state, from the trace's calls): texture
+// coordinates per client-active unit; each enabled client array needs the
+// draw's ClientArray, covering the vertices read.
+TEST(ReplayValidate, Gles1ClientArraysCoverTheDraw) {
+  TrackedState state;
+  auto run = [&](uint32_t function, std::vector<Value> args) {
+    Call call;
+    call.function = function;
+    call.context = 1;
+    call.args = args;
+    state.update(call);
+  };
+  run(api::kFn_glVertexPointer, {sint(2), uint(GL_FLOAT), sint(0), pointer(0x1000)});
+  run(api::kFn_glEnableClientState, {uint(fixed_arrays::kVertex)});
+  run(api::kFn_glClientActiveTexture, {uint(fixed_arrays::kTexture0 + 1)});
+  run(api::kFn_glTexCoordPointer, {sint(2), uint(GL_SHORT), sint(0), pointer(0x2000)});
+  run(api::kFn_glEnableClientState, {uint(fixed_arrays::kTexCoord)});
+  run(api::kFn_glClientActiveTexture, {uint(fixed_arrays::kTexture0)});
+  state.set_context(1);
+  auto array = [](uint32_t kind, uint32_t unit, size_t bytes) {
+    ClientArray a;
+    a.array = kind;
+    a.index = unit;
+    a.data = std::make_shared<const std::string>(bytes, 'v');
+    a.stride = kind == fixed_arrays::kVertex ? 8 : 4;
+    return a;
+  };
+  auto draw = [&](std::vector<ClientArray> arrays) {
+    return check(api::kFn_glDrawArrays, {uint(GL_TRIANGLES), sint(0), sint(3)}, state, nullptr,
+                 std::move(arrays));
+  };
+  EXPECT_EQ(draw({array(fixed_arrays::kVertex, 0, 24), array(fixed_arrays::kTexCoord, 1, 12)}), "");
+  EXPECT_EQ(draw({array(fixed_arrays::kVertex, 0, 24)}),
+            "GL_TEXTURE_COORD_ARRAY of texture unit 1 reads client memory, but the trace holds "
+            "no client array of it for this draw");
+  EXPECT_EQ(draw({array(fixed_arrays::kVertex, 0, 24), array(fixed_arrays::kTexCoord, 1, 8)}),
+            "the client array of GL_TEXTURE_COORD_ARRAY of texture unit 1 holds 8 bytes, the "
+            "draw reads 12 (vertices 0 to 2)");
+  EXPECT_NE(draw({array(fixed_arrays::kVertex, 0, 24), array(fixed_arrays::kTexCoord, 1, 12),
+                  array(fixed_arrays::kTexCoord, 99, 12)}),
+            "");
+  run(api::kFn_glClientActiveTexture, {uint(fixed_arrays::kTexture0 + 1)});
+  run(api::kFn_glDisableClientState, {uint(fixed_arrays::kTexCoord)});
+  EXPECT_EQ(draw({array(fixed_arrays::kVertex, 0, 24)}), "");
+}
+
 }  // namespace
 }  // namespace gltrace::glreplay
