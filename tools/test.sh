@@ -65,7 +65,10 @@ quiet build-asan tools/build.sh "$root/build-asan" -DGLTRACE_SANITIZE=ON -DCMAKE
 # The instrumented interposer is preloaded ahead of the instrumented apps;
 # Mesa's own allocations at exit are not ours to report. In the main suite
 # only: glmark2, piglit, the real programs, and the viewer and speedscope in
-# chromium (not instrumented; slow to load under ASan's load); the hostile traces through every command and through the
+# chromium (not instrumented; slow to load under ASan's load); weston and its
+# client traced under one trace command (a real compositor: under the
+# instrumented interposer its first frame takes a path whose replay differs in
+# 4 rows, see the closing note of issue 23); the hostile traces through every command and through the
 # viewer's model, and the surface compositor's memory test (their memory
 # bounds need an uninstrumented build, and the hostile decodes take ASan
 # minutes; the decoders are fuzzed under ASan below); the setuid test (the
@@ -73,7 +76,7 @@ quiet build-asan tools/build.sh "$root/build-asan" -DGLTRACE_SANITIZE=ON -DCMAKE
 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest_quiet asan --test-dir "$root/build-asan" -j"$jobs" \
-    -E 'Glmark2|piglit|real_apps|view_browser|Speedscope|HostileCommands|ViewTraceModel.HostileTraces|surface.test_deleted_displays_free_their_images|SecureMode'
+    -E 'Glmark2|piglit|real_apps|view_browser|Speedscope|ACompositorAndItsClient|HostileCommands|ViewTraceModel.HostileTraces|surface.test_deleted_displays_free_their_images|SecureMode'
 
 echo "== ThreadSanitizer: the threaded parts that need no GL"
 # The replay engine (worker threads, read-ahead ring, Events) and the trace
