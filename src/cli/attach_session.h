@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/command_line.h"
+#include "command_line/command_line.h"
 #include "control/client.h"
 
 namespace gltrace::cli {

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/command_line.h"
+#include "command_line/command_line.h"
 
 namespace gltrace::cli {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli/command_line.h"
+#include "command_line/command_line.h"
 #include "settings/known.h"
 
 namespace gltrace::cli {

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "cli/command_line.h"
+#include "command_line/command_line.h"
 
 namespace gltrace::glreplay {
 

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "cli/command_line.h"
+#include "command_line/command_line.h"
 #include "gltrace/surface_replayer.h"
 #include "replay/options.h"
 

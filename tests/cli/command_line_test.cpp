@@ -1,6 +1,6 @@
 // The shared command line (src/cli/command_line.*): both forms of a value,
 // operands passed through, the nearest-name suggestion, the option table.
-#include "cli/command_line.h"
+#include "command_line/command_line.h"
 
 #include <gtest/gtest.h>
 

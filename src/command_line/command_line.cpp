@@ -1,4 +1,4 @@
-#include "cli/command_line.h"
+#include "command_line/command_line.h"
 
 #include <algorithm>
 #include <cstring>
