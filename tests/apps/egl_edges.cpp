@@ -118,12 +118,11 @@ int fence_sync() {
   EGLDisplay display;
   EGLConfig config;
   if (!gltrace::test_app::open_surfaceless(kApp, &display, &config)) return 1;
-  const EGLint surface_attribs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
-  EGLSurface surface = eglCreatePbufferSurface(display, config, surface_attribs);
   const EGLint context_attribs[] = {EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE};
-  EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
-  if (!check(surface != EGL_NO_SURFACE && context != EGL_NO_CONTEXT, kApp, "context creation") ||
-      !check(eglMakeCurrent(display, surface, surface, context), kApp, "eglMakeCurrent"))
+  EGLSurface surface = EGL_NO_SURFACE;
+  EGLContext context = EGL_NO_CONTEXT;
+  if (!gltrace::test_app::make_pbuffer_current(kApp, display, config, 16, 16, context_attribs,
+                                               "an ES 2 context", &surface, &context))
     return 1;
   glClear(GL_COLOR_BUFFER_BIT);
   EGLSync sync = eglCreateSync(display, EGL_SYNC_FENCE, nullptr);

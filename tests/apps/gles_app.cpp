@@ -35,6 +35,17 @@ bool open_surfaceless(const char* app, EGLDisplay* display, EGLConfig* config) {
                "eglChooseConfig");
 }
 
+bool make_pbuffer_current(const char* app, EGLDisplay display, EGLConfig config, int width,
+                          int height, const EGLint* context_attribs, const char* what,
+                          EGLSurface* surface, EGLContext* context) {
+  const EGLint surface_attribs[] = {EGL_WIDTH, width, EGL_HEIGHT, height, EGL_NONE};
+  *surface = eglCreatePbufferSurface(display, config, surface_attribs);
+  *context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
+  return check(*surface != EGL_NO_SURFACE && *context != EGL_NO_CONTEXT &&
+                   eglMakeCurrent(display, *surface, *surface, *context),
+               app, what);
+}
+
 GLuint compile(const char* app, GLenum type, const char* source) {
   GLuint shader = glCreateShader(type);
   glShaderSource(shader, 1, &source, nullptr);

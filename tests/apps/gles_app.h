@@ -15,6 +15,13 @@ bool check(bool ok, const char* app, const char* what);
 // pbuffers and ES 3. False (and a message) when any of it fails.
 bool open_surfaceless(const char* app, EGLDisplay* display, EGLConfig* config);
 
+// A width x height pbuffer (*surface) and a context made with
+// context_attribs (*context), made current together. False (and a message
+// naming `what`) when any of it fails.
+bool make_pbuffer_current(const char* app, EGLDisplay display, EGLConfig config, int width,
+                          int height, const EGLint* context_attribs, const char* what,
+                          EGLSurface* surface, EGLContext* context);
+
 // A compiled shader, or 0 (its log printed) when it does not compile.
 GLuint compile(const char* app, GLenum type, const char* source);
 

@@ -265,14 +265,12 @@ int main(int argc, char** argv) {
   EGLDisplay display;
   EGLConfig config;
   if (!test_app::open_surfaceless(kApp, &display, &config)) return 1;
-  const EGLint surface_attribs[] = {EGL_WIDTH, kSize, EGL_HEIGHT, kSize, EGL_NONE};
-  EGLSurface surface = eglCreatePbufferSurface(display, config, surface_attribs);
   const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 2,
                                     EGL_NONE};
-  EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
-  if (!check(surface != EGL_NO_SURFACE && context != EGL_NO_CONTEXT &&
-                 eglMakeCurrent(display, surface, surface, context),
-             "making an ES 3.2 context current"))
+  EGLSurface surface = EGL_NO_SURFACE;
+  EGLContext context = EGL_NO_CONTEXT;
+  if (!test_app::make_pbuffer_current(kApp, display, config, kSize, kSize, context_attribs,
+                                      "making an ES 3.2 context current", &surface, &context))
     return 1;
   Procs procs{};
   if (!load(&procs)) return 1;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gltrace/api/functions.h"
+#include "support/values.h"
 #include "textformat/float_chars.h"
 
 namespace gltrace {
@@ -23,24 +24,11 @@ namespace {
 using format::Value;
 using format::ValueKind;
 
-Value sint(int64_t v) {
-  Value x;
-  x.kind = ValueKind::kSint;
-  x.sint = v;
-  return x;
-}
-Value uint(uint64_t v) {
-  Value x;
-  x.kind = ValueKind::kUint;
-  x.uint = v;
-  return x;
-}
-Value pointer(uint64_t v) {
-  Value x;
-  x.kind = ValueKind::kPointer;
-  x.pointer = v;
-  return x;
-}
+using test::chars;
+using test::pointer;
+using test::sint;
+using test::uint;
+
 // A value points at its elements: these keep them for the test's life.
 template <typename T>
 const T* kept(std::vector<T> items) {
@@ -68,13 +56,6 @@ Value strings(std::vector<std::string_view> v) {
   x.kind = ValueKind::kStrings;
   x.size = v.size();
   x.data = kept(std::move(v));
-  return x;
-}
-Value chars(ValueKind kind, std::string_view text) {
-  Value x;
-  x.kind = kind;
-  x.data = text.data();
-  x.size = text.size();
   return x;
 }
 

@@ -30,6 +30,7 @@
 #include "gltrace/api/functions.h"
 #include "support/apps.h"
 #include "support/subprocess.h"
+#include "support/tools.h"
 #include "support/xvfb.h"
 
 namespace gltrace::test {
@@ -37,26 +38,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A private runtime directory (weston wants it 0700).
-std::string runtime_dir() {
-  static const std::string dir = [] {
-    std::string d = make_temp_dir();
-    chmod(d.c_str(), 0700);
-    return d;
-  }();
-  return dir;
-}
-
-EnvChanges clean_env() {
-  return {{"DEBUG_GLES_LAYERS", std::nullopt},
-          {"LD_PRELOAD", std::nullopt},
-          {"GLTRACE_LAYER_PATH", std::nullopt},
-          {"GLTRACE_TRACE_FILE", std::nullopt},
-          {"XDG_CONFIG_HOME", make_temp_dir()},
-          {"XDG_RUNTIME_DIR", runtime_dir()},
-          {"GLTRACE_SYSTEM_SETTINGS", "/nonexistent"},
-          {"DISPLAY", std::nullopt},
-          {"WAYLAND_DISPLAY", std::nullopt}};
+// The cleared environment without a display: each test names its own.
+EnvChanges headless_env() {
+  EnvChanges env = clean_env();
+  env["DISPLAY"] = std::nullopt;
+  env["WAYLAND_DISPLAY"] = std::nullopt;
+  return env;
 }
 
 // weston's headless compositor on a socket of its own, ended by its PID.
@@ -128,7 +115,7 @@ std::string trace(const std::string& name, const std::vector<std::string>& app,
 // Replays with --compare (and `extra`), headless unless `display` is given.
 ProcessResult replay(const std::string& path, const std::string& display = "",
                      const std::vector<std::string>& extra = {}) {
-  EnvChanges env = clean_env();
+  EnvChanges env = headless_env();
   std::vector<std::string> argv = {build_bin("gltrace"), "replay", "-n", "--compare"};
   if (!display.empty()) {
     env["DISPLAY"] = display;
@@ -155,7 +142,7 @@ std::vector<std::pair<uint32_t, uint32_t>> snapshot_sizes(const std::string& pat
   std::string dir = make_temp_dir() + "/frames";
   ProcessResult r =
       run_process({build_bin("gltrace"), "replay", "-n", "--snapshot", "all", "-o", dir, path},
-                  clean_env(), 120);
+                  headless_env(), 120);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   std::vector<std::pair<uint32_t, uint32_t>> sizes;
   for (int frame = 0;; ++frame) {
@@ -268,7 +255,7 @@ const std::vector<std::pair<uint32_t, uint32_t>> kResizedFrames = {
 TEST(EglFidelityX11, AConfigChosenByMinimalAttributesReplaysIdentically) {
   XvfbServer xvfb;
   ASSERT_FALSE(xvfb.display().empty());
-  EnvChanges env = clean_env();
+  EnvChanges env = headless_env();
   env["DISPLAY"] = xvfb.display();
   std::string path = trace(
       "x11-config", {build_bin("egl_fidelity_x11_app"), "--minimal-config", "--frames", "4"}, env);
@@ -283,7 +270,7 @@ TEST(EglFidelityX11, AConfigChosenByMinimalAttributesReplaysIdentically) {
 TEST(EglFidelityX11, AWindowQueriedBeforeItIsBoundReplaysIdentically) {
   XvfbServer xvfb;
   ASSERT_FALSE(xvfb.display().empty());
-  EnvChanges env = clean_env();
+  EnvChanges env = headless_env();
   env["DISPLAY"] = xvfb.display();
   std::string path = trace(
       "x11-query-first",
@@ -295,7 +282,7 @@ TEST(EglFidelityX11, AWindowQueriedBeforeItIsBoundReplaysIdentically) {
   std::string probe = trace(
       "x11-probe", {build_bin("egl_fidelity_x11_app"), "--probe-window", "--size", "96x64"}, env);
   for (const std::string& display : {std::string(), xvfb.display()}) {
-    EnvChanges replay_env = clean_env();
+    EnvChanges replay_env = headless_env();
     std::vector<std::string> argv = {build_bin("gltrace"), "replay", "-n"};
     if (!display.empty()) {
       replay_env["DISPLAY"] = display;
@@ -313,7 +300,7 @@ TEST(EglFidelityX11, AWindowQueriedBeforeItIsBoundReplaysIdentically) {
 void check_x11_resizes(const std::string& name, const std::vector<std::string>& extra) {
   XvfbServer xvfb;
   ASSERT_FALSE(xvfb.display().empty());
-  EnvChanges env = clean_env();
+  EnvChanges env = headless_env();
   env["DISPLAY"] = xvfb.display();
   std::vector<std::string> app = {build_bin("egl_fidelity_x11_app")};
   app.insert(app.end(), kResizes.begin(), kResizes.end());
@@ -346,7 +333,7 @@ TEST(EglFidelityWayland, AConfigChosenByMinimalAttributesReplaysIdentically) {
   {
     WestonServer weston;
     ASSERT_FALSE(weston.socket().empty()) << "weston did not start:\n" << weston.log();
-    EnvChanges env = clean_env();
+    EnvChanges env = headless_env();
     env["WAYLAND_DISPLAY"] = weston.socket();
     path = trace("wayland-config", {wayland_app(), "--minimal-config", "--frames", "4"}, env);
   }
@@ -375,7 +362,7 @@ void check_wayland_resizes(const std::string& name, const std::vector<std::strin
   {
     WestonServer weston;
     ASSERT_FALSE(weston.socket().empty()) << "weston did not start:\n" << weston.log();
-    EnvChanges env = clean_env();
+    EnvChanges env = headless_env();
     env["WAYLAND_DISPLAY"] = weston.socket();
     std::vector<std::string> app = {wayland_app()};
     app.insert(app.end(), kResizes.begin(), kResizes.end());

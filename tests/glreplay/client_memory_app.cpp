@@ -52,13 +52,11 @@ int main(int argc, char** argv) {
   EGLDisplay dpy = EGL_NO_DISPLAY;
   EGLConfig config = nullptr;
   if (!test_app::open_surfaceless(kApp, &dpy, &config)) return 2;
-  const EGLint surface_attribs[] = {EGL_WIDTH, kSize, EGL_HEIGHT, kSize, EGL_NONE};
-  EGLSurface surface = eglCreatePbufferSurface(dpy, config, surface_attribs);
   const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
-  EGLContext context = eglCreateContext(dpy, config, EGL_NO_CONTEXT, context_attribs);
-  if (!check(surface != EGL_NO_SURFACE && context != EGL_NO_CONTEXT &&
-                 eglMakeCurrent(dpy, surface, surface, context),
-             "context setup"))
+  EGLSurface surface = EGL_NO_SURFACE;
+  EGLContext context = EGL_NO_CONTEXT;
+  if (!test_app::make_pbuffer_current(kApp, dpy, config, kSize, kSize, context_attribs,
+                                      "context setup", &surface, &context))
     return 2;
 
   GLuint program = test_app::link(kApp, kVertex, kFragment);

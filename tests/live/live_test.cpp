@@ -28,6 +28,7 @@
 #include "format/records.h"
 #include "gltrace/api/functions.h"
 #include "support/subprocess.h"
+#include "support/tools.h"
 #include "support/xvfb.h"
 
 namespace gltrace::test {
@@ -35,30 +36,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct Env {
-  std::string dir = make_temp_dir();
-  std::string runtime = dir + "/run";
-  EnvChanges vars;
-  Env() {
-    mkdir(runtime.c_str(), 0700);
-    vars = {{"DEBUG_GLES_LAYERS", std::nullopt},  {"LD_PRELOAD", std::nullopt},
-            {"GLTRACE_LAYER_PATH", std::nullopt}, {"GLTRACE_TRACE_FILE", std::nullopt},
-            {"GLTRACE_LIVE", std::nullopt},       {"XDG_CONFIG_HOME", dir + "/config"},
-            {"XDG_RUNTIME_DIR", runtime},         {"GLTRACE_SYSTEM_SETTINGS", "/nonexistent"}};
-  }
-  std::string socket(int pid) const {
-    return runtime + "/gltrace/gltrace-" + std::to_string(pid) + ".sock";
-  }
-};
-
-ProcessResult gltrace(const Env& env, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {build_bin("gltrace")};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv, env.vars, 300);
-}
-
 // Starts APP traceable in the background.
-std::unique_ptr<BackgroundProcess> start_traceable(const Env& env, const std::string& name,
+std::unique_ptr<BackgroundProcess> start_traceable(const IsolatedEnv& env, const std::string& name,
                                                    const std::vector<std::string>& app,
                                                    const std::vector<std::string>& run_options = {},
                                                    const EnvChanges& extra = {}) {
@@ -82,7 +61,8 @@ bool wait_for_socket(const std::string& path, BackgroundProcess& app) {
 }
 
 // The TCP port and token a traceable app started with --control-tcp printed.
-bool find_tcp_listener(const Env& env, const std::string& name, int* port, std::string* token) {
+bool find_tcp_listener(const IsolatedEnv& env, const std::string& name, int* port,
+                       std::string* token) {
   std::smatch m;
   for (int i = 0; i < 100; ++i) {
     std::string err = read_text_file(env.dir + "/" + name + ".err");
@@ -136,7 +116,7 @@ bool closed_by_peer(int fd, int seconds) {
 }
 
 // Waits until the app has drawn `frames` frames (gltrace ps's FRAMES column).
-bool wait_for_app_frames(const Env& env, int pid, uint64_t frames) {
+bool wait_for_app_frames(const IsolatedEnv& env, int pid, uint64_t frames) {
   std::regex row(std::to_string(pid) + R"(\s+\S+\s+\S+\s+\S+\s+(\d+))");
   for (int i = 0; i < 500; ++i) {
     std::vector<std::string> argv = {build_bin("gltrace"), "ps"};
@@ -231,7 +211,7 @@ std::map<uint64_t, std::string> native_demo_crcs() {
 // The test of the issue: idle app, attach for 10 frames, detach, wait,
 // attach for 5 more; both traces complete, the app never notices.
 TEST(LiveTrace, AttachTwiceToARunningDemo) {
-  Env env;
+  IsolatedEnv env;
   auto demo = start_traceable(env, "demo",
                               {build_bin("gltrace-demo"), "--frames", std::to_string(kDemoFrames),
                                "--fps", "100", "--checksum"});
@@ -285,7 +265,7 @@ TEST(LiveTrace, AttachTwiceToARunningDemo) {
 // Killing the host mid-capture stops tracing at once; the app goes on, and
 // what reached the file reads up to its last complete chunk.
 TEST(LiveTrace, KilledHostStopsTracingAndTheAppSurvives) {
-  Env env;
+  IsolatedEnv env;
   auto demo = start_traceable(env, "demo",
                               {build_bin("gltrace-demo"), "--frames", std::to_string(kDemoFrames),
                                "--fps", "100", "--checksum"});
@@ -326,7 +306,7 @@ TEST(LiveTrace, KilledHostStopsTracingAndTheAppSurvives) {
 // A malformed, oversized or unknown message gets an error reply; the app
 // does not notice, and a real attach works afterwards.
 TEST(LiveTrace, BadControlMessagesGetErrorReplies) {
-  Env env;
+  IsolatedEnv env;
   auto demo =
       start_traceable(env, "demo", {build_bin("gltrace-demo"), "--frames", "150", "--fps", "100"});
   std::string socket_path = env.socket(demo->pid());
@@ -400,7 +380,7 @@ TEST(LiveTrace, BadControlMessagesGetErrorReplies) {
 TEST(LiveTrace, PeerOfAnotherUidIsRefused) {
   if (getuid() != 0) GTEST_SKIP() << "needs root to run a client as another user (setpriv)";
   if (access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "setpriv not installed";
-  Env env;
+  IsolatedEnv env;
   auto demo =
       start_traceable(env, "demo", {build_bin("gltrace-demo"), "--frames", "100", "--fps", "100"});
   std::string socket_path = env.socket(demo->pid());
@@ -422,7 +402,7 @@ TEST(LiveTrace, PeerOfAnotherUidIsRefused) {
 // The loopback TCP listener: the token printed at start lets a host in; a
 // wrong one does not.
 TEST(LiveTrace, TcpListenerNeedsTheToken) {
-  Env env;
+  IsolatedEnv env;
   auto demo =
       start_traceable(env, "demo", {build_bin("gltrace-demo"), "--frames", "150", "--fps", "100"},
                       {"--control-tcp", "0"});
@@ -444,19 +424,20 @@ TEST(LiveTrace, TcpListenerNeedsTheToken) {
 }
 
 // A long-running traceable demo (SIGTERMed by the test when done).
-std::unique_ptr<BackgroundProcess> start_long_demo(const Env& env, const std::string& name,
+std::unique_ptr<BackgroundProcess> start_long_demo(const IsolatedEnv& env, const std::string& name,
                                                    const std::vector<std::string>& options = {}) {
   return start_traceable(env, name, {build_bin("gltrace-demo"), "--frames", "6000", "--fps", "100"},
                          options);
 }
 
-bool ps_lists(const Env& env, int pid) {
+bool ps_lists(const IsolatedEnv& env, int pid) {
   ProcessResult ps = gltrace(env, {"ps"});
   EXPECT_EQ(ps.exit_code, 0) << ps.err;
   return std::regex_search(ps.out, std::regex(std::to_string(pid) + R"(\s+gltrace-demo\s+idle)"));
 }
 
-bool attach_frames(const Env& env, const std::vector<std::string>& target, const std::string& out) {
+bool attach_frames(const IsolatedEnv& env, const std::vector<std::string>& target,
+                   const std::string& out) {
   std::vector<std::string> args = {"attach"};
   args.insert(args.end(), target.begin(), target.end());
   args.insert(args.end(), {"-o", out, "--frames", "3", "--quiet"});
@@ -471,7 +452,7 @@ bool attach_frames(const Env& env, const std::vector<std::string>& target, const
 // peer gives its slot to a newcomer.
 TEST(LiveTrace, SilentConnectionsDoNotLockOutTheHost) {
   if (getuid() != 0) GTEST_SKIP() << "needs root to connect as another user";
-  Env env;
+  IsolatedEnv env;
   auto demo = start_long_demo(env, "demo", {"--control-tcp", "0"});
   std::string socket_path = env.socket(demo->pid());
   ASSERT_TRUE(wait_for_socket(socket_path, *demo));
@@ -529,7 +510,7 @@ TEST(LiveTrace, SilentConnectionsDoNotLockOutTheHost) {
 // A peer that sends request after request and reads no reply: the app goes
 // on serving others, and drops it once its replies pass the bound.
 TEST(LiveTrace, PeerThatDoesNotReadIsDropped) {
-  Env env;
+  IsolatedEnv env;
   auto demo = start_long_demo(env, "demo");
   std::string socket_path = env.socket(demo->pid());
   ASSERT_TRUE(wait_for_socket(socket_path, *demo));
@@ -560,7 +541,7 @@ TEST(LiveTrace, PeerThatDoesNotReadIsDropped) {
 // each message it starts: one that sends nothing, or half a message, is
 // dropped (local or TCP alike).
 TEST(LiveTrace, SilentOrStalledPeerIsDropped) {
-  Env env;
+  IsolatedEnv env;
   auto demo = start_long_demo(env, "demo", {"--control-tcp", "0"});
   std::string socket_path = env.socket(demo->pid());
   ASSERT_TRUE(wait_for_socket(socket_path, *demo));
@@ -602,7 +583,7 @@ TEST(LiveTrace, SilentOrStalledPeerIsDropped) {
 // socket of one killed by SIGKILL stays, and `gltrace ps` removes it
 // instead of listing it.
 TEST(LiveTrace, KilledAppLeavesNoSocketBehind) {
-  Env env;
+  IsolatedEnv env;
   auto terminated = start_long_demo(env, "terminated");
   auto killed = start_long_demo(env, "killed");
   std::string terminated_socket = env.socket(terminated->pid());
@@ -623,7 +604,7 @@ TEST(LiveTrace, KilledAppLeavesNoSocketBehind) {
 
 // attach creates its file 0600, as gltrace trace does: a trace holds app data.
 TEST(LiveTrace, AttachWritesAPrivateFile) {
-  Env env;
+  IsolatedEnv env;
   auto demo = start_long_demo(env, "demo");
   ASSERT_TRUE(wait_for_socket(env.socket(demo->pid()), *demo));
   std::string trace = env.dir + "/private.gltrace";
@@ -640,7 +621,7 @@ TEST(LiveTrace, AttachWritesAPrivateFile) {
 // Two threads, two contexts: each joins at its own swap or make-current,
 // and both record frames.
 TEST(LiveTrace, TwoThreadsBothSwitch) {
-  Env env;
+  IsolatedEnv env;
   auto app = start_traceable(env, "two",
                              {build_bin("gltrace-two-threads"), "--frames", "200", "--fps", "100"});
   ASSERT_TRUE(wait_for_socket(env.socket(app->pid()), *app));
@@ -664,7 +645,7 @@ TEST(LiveTrace, AttachToRunningGlmark2) {
   if (access("/usr/bin/glmark2-es2", X_OK) != 0) GTEST_SKIP() << "glmark2-es2 not installed";
   XvfbServer xvfb;
   ASSERT_FALSE(xvfb.display().empty());
-  Env env;
+  IsolatedEnv env;
   auto glmark2 = start_traceable(env, "glmark2",
                                  {"/usr/bin/glmark2-es2", "-b", "shading:duration=4", "-b",
                                   "build:duration=4", "-s", "160x120"},
@@ -694,7 +675,7 @@ TEST(LiveTrace, AttachToRunningGlmark2) {
 // start=now: recording from the first call (a complete, replayable trace),
 // stopped by gltrace detach while the app runs on; attachable again later.
 TEST(LiveTrace, StartNowThenDetachThenAttach) {
-  Env env;
+  IsolatedEnv env;
   std::string first = env.dir + "/now.gltrace";
   auto demo = start_traceable(env, "demo",
                               {build_bin("gltrace-demo"), "--frames", "200", "--fps", "100"}, {},
@@ -727,7 +708,7 @@ TEST(LiveTrace, StartNowThenDetachThenAttach) {
 
 // gltrace options changes a running capture: framebuffers from then on.
 TEST(LiveTrace, OptionsChangeWhileTracing) {
-  Env env;
+  IsolatedEnv env;
   auto demo =
       start_traceable(env, "demo", {build_bin("gltrace-demo"), "--frames", "300", "--fps", "100"});
   ASSERT_TRUE(wait_for_socket(env.socket(demo->pid()), *demo));
@@ -790,7 +771,7 @@ FinishFrames read_finish_frames(const std::string& path, std::string* error) {
 // them, and each frame's image is the one the app draws at that frame
 // number (a trace of the app from its start has it).
 TEST(LiveTrace, AttachToAnOffscreenProgramAtItsFrameEnds) {
-  Env env;
+  IsolatedEnv env;
   const std::string app_bin = build_bin("gltrace-offscreen-app");
   // The app's frame, from a trace of a run from its first call: frames 2
   // and 3 (the first holds the EGL set-up too).

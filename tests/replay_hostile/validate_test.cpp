@@ -11,11 +11,15 @@
 
 #include "glreplay/validate.h"
 #include "gltrace/api/functions.h"
+#include "support/values.h"
 
 namespace gltrace::glreplay {
 namespace {
 
 using format::ValueKind;
+using test::pointer;
+using test::sint;
+using test::uint;
 
 class FakeState : public StateView {
  public:
@@ -35,31 +39,7 @@ class FakeState : public StateView {
   std::vector<uint32_t> client_attribs() override { return client; }
 };
 
-Value sint(int64_t v) {
-  Value x;
-  x.kind = ValueKind::kSint;
-  x.sint = v;
-  return x;
-}
-Value uint(uint64_t v) {
-  Value x;
-  x.kind = ValueKind::kUint;
-  x.uint = v;
-  return x;
-}
-Value pointer(uint64_t v) {
-  Value x;
-  x.kind = ValueKind::kPointer;
-  x.pointer = v;
-  return x;
-}
-Value captured(const std::string& bytes) {
-  Value x;
-  x.kind = ValueKind::kData;
-  x.data = bytes.data();
-  x.size = bytes.size();
-  return x;
-}
+Value captured(const std::string& bytes) { return test::chars(ValueKind::kData, bytes); }
 
 // Validates `function` with these arguments; the error ("" when it passes).
 std::string check(uint32_t function, const std::vector<Value>& args, StateView& state,

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "support/subprocess.h"
+#include "support/tools.h"
 #include "support/xvfb.h"
 #include "surface/trace_io.h"
 
@@ -32,19 +33,16 @@ using surface::Trace;
 constexpr uint32_t kXrgb8888 = 0x34325258;  // 'XR24'
 constexpr uint32_t kArgb8888 = 0x34325241;  // 'AR24'
 
+// The cleared environment without a compositor: each test starts its own.
 EnvChanges record_env() {
-  static const std::string runtime = make_temp_dir();
-  return {{"WAYLAND_DISPLAY", std::nullopt},          {"XDG_RUNTIME_DIR", runtime},
-          {"DEBUG_GLES_LAYERS", std::nullopt},        {"LD_PRELOAD", std::nullopt},
-          {"GLTRACE_TRACE_FILE", std::nullopt},       {"XDG_CONFIG_HOME", make_temp_dir()},
-          {"GLTRACE_SYSTEM_SETTINGS", "/nonexistent"}};
+  EnvChanges env = clean_env();
+  env["WAYLAND_DISPLAY"] = std::nullopt;
+  return env;
 }
 
-ProcessResult gltrace(const std::vector<std::string>& args, const EnvChanges& env = record_env(),
-                      int timeout = 180) {
-  std::vector<std::string> argv = {build_bin("gltrace")};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv, env, timeout);
+ProcessResult record_gltrace(const std::vector<std::string>& args,
+                             const EnvChanges& env = record_env()) {
+  return gltrace(args, env, 180);
 }
 
 // Why recording cannot be tested here ("" when it can).
@@ -226,8 +224,8 @@ TEST(SurfaceRecord, DemoClientsAndAResizingClientUnderHeadlessWeston) {
   const std::string clients =
       "timeout -s INT 3 weston-simple-shm & timeout -s INT 3 weston-simple-egl & "
       "\"$0\" --frames 20 & wait";
-  ProcessResult r = gltrace({"surface", "record", "-o", out, "--size", "800x600", "--", "sh", "-c",
-                             clients, build_bin("gltrace-surface-client")});
+  ProcessResult r = record_gltrace({"surface", "record", "-o", out, "--size", "800x600", "--", "sh",
+                                    "-c", clients, build_bin("gltrace-surface-client")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("increments: 1 displays"), std::string::npos) << r.err;
   EXPECT_FALSE(is_stream(out)) << "a finished recording is a plain Trace";
@@ -335,8 +333,9 @@ class SurfaceRecordContents : public testing::TestWithParam<const char*> {};
 TEST_P(SurfaceRecordContents, KeepShmPixelsAtEachUpdate) {
   if (std::string why = missing_for_recording(); !why.empty()) GTEST_SKIP() << why;
   const std::string out = make_temp_dir() + "/contents.surface";
-  ProcessResult r = gltrace({"surface", "record", "--contents", "--renderer", GetParam(), "-o", out,
-                             "--", build_bin("gltrace-surface-client"), "--frames", "6"});
+  ProcessResult r =
+      record_gltrace({"surface", "record", "--contents", "--renderer", GetParam(), "-o", out, "--",
+                      build_bin("gltrace-surface-client"), "--frames", "6"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   struct stat st {};
   ASSERT_EQ(stat(out.c_str(), &st), 0);
@@ -448,8 +447,8 @@ TEST(SurfaceRecord, RecordedDemoClientsReplayWhereWestonShowedThem) {
   const std::string clients =
       "timeout -s INT 3 weston-simple-shm & timeout -s INT 3 weston-simple-egl & "
       "\"$0\" --frames 60 & wait";
-  ProcessResult r = gltrace({"surface", "record", "-o", out, "--size", "640x480", "--", "sh", "-c",
-                             clients, build_bin("gltrace-surface-client")});
+  ProcessResult r = record_gltrace({"surface", "record", "-o", out, "--size", "640x480", "--", "sh",
+                                    "-c", clients, build_bin("gltrace-surface-client")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const Trace trace = read(out);
 
@@ -544,8 +543,9 @@ TEST(SurfaceRecord, RecordedDemoClientsReplayWhereWestonShowedThem) {
 TEST(SurfaceRecord, WaitsForClientsTheClientLeftBehind) {
   if (std::string why = missing_for_recording(); !why.empty()) GTEST_SKIP() << why;
   const std::string out = make_temp_dir() + "/orphan.surface";
-  ProcessResult r = gltrace({"surface", "record", "-o", out, "--", "sh", "-c",
-                             "\"$0\" --frames 8 & exit 0", build_bin("gltrace-surface-client")});
+  ProcessResult r =
+      record_gltrace({"surface", "record", "-o", out, "--", "sh", "-c",
+                      "\"$0\" --frames 8 & exit 0", build_bin("gltrace-surface-client")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Replayed trace = replay(read(out));
   const SurfaceLife* client = find_app(trace, "org.gltrace.surface-client");
@@ -559,8 +559,8 @@ TEST(SurfaceRecord, WaitsForClientsTheClientLeftBehind) {
 TEST(SurfaceRecord, CrashingClient) {
   if (std::string why = missing_for_recording(); !why.empty()) GTEST_SKIP() << why;
   const std::string out = make_temp_dir() + "/crash.surface";
-  ProcessResult r = gltrace({"surface", "record", "-o", out, "--",
-                             build_bin("gltrace-surface-client"), "--crash-after", "3"});
+  ProcessResult r = record_gltrace({"surface", "record", "-o", out, "--",
+                                    build_bin("gltrace-surface-client"), "--crash-after", "3"});
   EXPECT_EQ(r.exit_code, 128 + SIGSEGV) << r.err;
   EXPECT_NE(r.err.find("gltrace-surface-client was killed by signal 11"), std::string::npos)
       << r.err;
@@ -666,7 +666,7 @@ TEST(SurfaceRecord, UnwritableOutputStopsBeforeTheClient) {
   const std::string dir = make_temp_dir();
   const std::string out = dir + "/missing/x.surface";
   ProcessResult r =
-      gltrace({"surface", "record", "-o", out, "--", "/usr/bin/touch", dir + "/client-ran"});
+      record_gltrace({"surface", "record", "-o", out, "--", "/usr/bin/touch", dir + "/client-ran"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("before it was ready"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("gltrace-surface-recorder: " + out + ": No such file or directory"),
@@ -680,7 +680,7 @@ TEST(SurfaceRecord, OutputMustBeARegularFile) {
   const std::string dir = make_temp_dir();
   ASSERT_EQ(symlink("/dev/null", (dir + "/link").c_str()), 0);
   for (const std::string& out : {std::string("/dev/null"), dir, dir + "/link"}) {
-    ProcessResult r = gltrace({"surface", "record", "-o", out, "--", "/usr/bin/true"});
+    ProcessResult r = record_gltrace({"surface", "record", "-o", out, "--", "/usr/bin/true"});
     EXPECT_EQ(r.exit_code, 1) << out;
     EXPECT_NE(r.err.find(out + " exists and is not a regular file"), std::string::npos) << r.err;
   }
@@ -692,7 +692,8 @@ TEST(SurfaceRecord, OutputMustBeARegularFile) {
 TEST(SurfaceRecord, RefusesARunningCompositor) {
   EnvChanges env = record_env();
   env["WAYLAND_DISPLAY"] = "wayland-0";
-  ProcessResult r = gltrace({"surface", "record", "-o", make_temp_dir() + "/x", "--", "true"}, env);
+  ProcessResult r =
+      record_gltrace({"surface", "record", "-o", make_temp_dir() + "/x", "--", "true"}, env);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("WAYLAND_DISPLAY is set (wayland-0)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--modules="), std::string::npos) << r.err;
@@ -700,24 +701,26 @@ TEST(SurfaceRecord, RefusesARunningCompositor) {
 
 TEST(SurfaceRecord, ClientThatCannotRun) {
   if (std::string why = missing_for_recording(); !why.empty()) GTEST_SKIP() << why;
-  ProcessResult r =
-      gltrace({"surface", "record", "-o", make_temp_dir() + "/x", "--", "/nonexistent/client"});
+  ProcessResult r = record_gltrace(
+      {"surface", "record", "-o", make_temp_dir() + "/x", "--", "/nonexistent/client"});
   EXPECT_EQ(r.exit_code, 127) << r.err;
   EXPECT_NE(r.err.find("cannot run /nonexistent/client"), std::string::npos) << r.err;
 }
 
 TEST(SurfaceRecord, UsageErrors) {
-  EXPECT_EQ(gltrace({"surface", "record", "--", "true"}).exit_code, 2);
-  EXPECT_EQ(gltrace({"surface", "record", "-o", "x"}).exit_code, 2);
-  EXPECT_EQ(gltrace({"surface", "record", "-o", "x", "--size", "big", "true"}).exit_code, 2);
-  EXPECT_EQ(gltrace({"surface", "record", "-o", "x", "--renderer", "vulkan", "true"}).exit_code, 2);
-  EXPECT_EQ(gltrace({"surface", "from-gl", "-o", "x"}).exit_code, 2);
+  EXPECT_EQ(record_gltrace({"surface", "record", "--", "true"}).exit_code, 2);
+  EXPECT_EQ(record_gltrace({"surface", "record", "-o", "x"}).exit_code, 2);
+  EXPECT_EQ(record_gltrace({"surface", "record", "-o", "x", "--size", "big", "true"}).exit_code, 2);
+  EXPECT_EQ(
+      record_gltrace({"surface", "record", "-o", "x", "--renderer", "vulkan", "true"}).exit_code,
+      2);
+  EXPECT_EQ(record_gltrace({"surface", "from-gl", "-o", "x"}).exit_code, 2);
 }
 
 // --- from-gl -----------------------------------------------------------------
 
 size_t count_swaps(const std::string& gl_trace) {
-  ProcessResult dump = gltrace({"dump", gl_trace});
+  ProcessResult dump = record_gltrace({"dump", gl_trace});
   EXPECT_EQ(dump.exit_code, 0) << dump.err;
   return count_occurrences(dump.out, " eglSwapBuffers(");
 }
@@ -727,11 +730,11 @@ size_t count_swaps(const std::string& gl_trace) {
 TEST(SurfaceFromGl, DemoTraceWithFramebuffers) {
   const std::string dir = make_temp_dir();
   const std::string gl = dir + "/demo.gltrace", out = dir + "/demo.surface";
-  ProcessResult traced =
-      gltrace({"trace", "--framebuffer", "swap", "-o", gl, "--", build_bin("gltrace-demo"),
-               "--frames", "8", "--size", "96x64", "--dump-frame", "5", dir + "/frame5.ppm"});
+  ProcessResult traced = record_gltrace({"trace", "--framebuffer", "swap", "-o", gl, "--",
+                                         build_bin("gltrace-demo"), "--frames", "8", "--size",
+                                         "96x64", "--dump-frame", "5", dir + "/frame5.ppm"});
   ASSERT_EQ(traced.exit_code, 0) << traced.err;
-  ProcessResult r = gltrace({"surface", "from-gl", "-o", out, gl});
+  ProcessResult r = record_gltrace({"surface", "from-gl", "-o", out, gl});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("1 surfaces, 8 buffer updates (8 with contents)"), std::string::npos)
       << r.out;
@@ -783,12 +786,12 @@ TEST(SurfaceFromGl, Glmark2Window) {
     EnvChanges env = record_env();
     env["DISPLAY"] = xvfb.display();
     ProcessResult traced =
-        gltrace({"trace", "--framebuffer", "swap", "-o", gl, "--", "/usr/bin/glmark2-es2", "-s",
-                 "160x120", "-b", "build:duration=0.3", "-b", "shading:duration=0.3"},
-                env);
+        record_gltrace({"trace", "--framebuffer", "swap", "-o", gl, "--", "/usr/bin/glmark2-es2",
+                        "-s", "160x120", "-b", "build:duration=0.3", "-b", "shading:duration=0.3"},
+                       env);
     ASSERT_EQ(traced.exit_code, 0) << traced.err;
   }
-  ProcessResult r = gltrace({"surface", "from-gl", "-o", out, gl});
+  ProcessResult r = record_gltrace({"surface", "from-gl", "-o", out, gl});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Replayed replayed = replay(read(out));
   ASSERT_EQ(replayed.surfaces.size(), 1u);
@@ -839,7 +842,7 @@ TEST(SurfaceFromGl, Glmark2Window) {
 TEST(SurfaceFromGl, NotAGlTrace) {
   const std::string dir = make_temp_dir();
   write_text_file(dir + "/junk", "not a trace");
-  ProcessResult r = gltrace({"surface", "from-gl", "-o", dir + "/out", dir + "/junk"});
+  ProcessResult r = record_gltrace({"surface", "from-gl", "-o", dir + "/out", dir + "/junk"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("gltrace surface from-gl: " + dir + "/junk: "), std::string::npos) << r.err;
   EXPECT_NE(access((dir + "/out").c_str(), F_OK), 0);
