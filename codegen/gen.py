@@ -14,7 +14,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from gltrace_codegen import (  # noqa: E402
-    api, decoders, emit, ids, proto, registry, replay, report, state, trace, validate)
+    api, decoders, emit, ids, proto, registry, replay, report, roles, state, trace, validate)
 
 
 def write_if_changed(path, text):
@@ -97,6 +97,7 @@ def main():
     write_if_changed(os.path.join(api_dir, "limits.h"), emit.limits_h(limit))
     write_if_changed(os.path.join(api_dir, "functions.h"), emit.functions_h(functions, limit))
     write_if_changed(os.path.join(api_dir, "pfn.h"), emit.pfn_h(functions))
+    write_if_changed(os.path.join(api_dir, "roles.h"), roles.roles_h(functions, limit))
     write_if_changed(os.path.join(out, "functions.cpp"), emit.functions_cpp(functions, limit))
     write_if_changed(os.path.join(out, "enums.cpp"), emit.enums_cpp(registry.read_gl.enums,
                                    registry.read_egl_enums(args.egl_header)))

@@ -13,12 +13,12 @@ the wrapper calls the hand-written ones of src/trace/hooks/ too: pre hooks
 before the call, post hooks after the plain arguments were recorded (the
 extra Call fields), done hooks at the end whether the call was recorded or
 not. Their declarations are generated here, one signature per kind. An idle
-hook gets a wrapper of its own for live tracing's idle table: the hook, then
-the call, nothing recorded."""
+hook gets a wrapper of its own for live tracing's idle table: the idle hook,
+the call, the idle_done hook, nothing recorded."""
 
 import re
 
-from .api import COMPSIZE, GL_NONE_TERMINATED, HOOK_KINDS, SIZE_HELPERS, UNKNOWN
+from .api import COMPSIZE, GL_NONE_TERMINATED, HOOK_KINDS, IDLE_HOOKS, SIZE_HELPERS, UNKNOWN
 from .emit import HEADER
 
 _RECORD = {
@@ -264,13 +264,20 @@ def trace_wrappers_inc(functions):
         if not f.returns_void:
             body.append("  return result;")
         out.append(f"{f.ret} trace_{f.name}({f.param_list()}) {{\n" + "\n".join(body) + "\n}\n")
-    # The live layer's idle table: the idle hook, then the next function
-    # (nothing recorded, no time taken).
-    idle = [f for f in functions if f.hooks.get("idle")]
+    # The live layer's idle table: the idle hook, the next function, the
+    # idle_done hook (nothing recorded, no time taken).
+    idle = [f for f in functions if any(f.hooks.get(k) for k in IDLE_HOOKS)]
     for f in idle:
         call = f"reinterpret_cast<{f.pfn()}>(next_function({f.id}))({f.arg_list()})"
-        out.append(f"{f.ret} idle_{f.name}({f.param_list()}) {{\n  {f.hooks['idle']}();\n"
-                   f"  {'' if f.returns_void else 'return '}{call};\n}}\n")
+        body = [f"  {f.hooks['idle']}();"] if f.hooks.get("idle") else []
+        if not f.hooks.get("idle_done"):
+            body.append(f"  {'' if f.returns_void else 'return '}{call};")
+        elif f.returns_void:
+            body += [f"  {call};", f"  {f.hooks['idle_done']}();"]
+        else:
+            body += [f"  {f.ret} result = {call};", f"  {f.hooks['idle_done']}();",
+                     "  return result;"]
+        out.append(f"{f.ret} idle_{f.name}({f.param_list()}) {{\n" + "\n".join(body) + "\n}\n")
     out += ["struct TraceWrapper { uint32_t id; void* function; };",
             "const TraceWrapper kTraceWrappers[] = {"]
     for f in functions:
@@ -293,7 +300,7 @@ def trace_wrappers_inc(functions):
             if d not in seen:
                 seen.add(d)
                 decls.append(d)
-    idle_hooks = sorted({f.hooks["idle"] for f in functions if f.hooks.get("idle")})
+    idle_hooks = sorted({f.hooks[k] for f in functions for k in IDLE_HOOKS if f.hooks.get(k)})
     if idle_hooks:
         decls += ["", "// The idle hooks, called by the live layer's idle table."]
         decls += [f"void {name}();" for name in idle_hooks]

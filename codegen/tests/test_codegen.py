@@ -9,7 +9,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from gltrace_codegen import api, emit, ids, registry, replay, report, trace, validate  # noqa: E402
+from gltrace_codegen import (  # noqa: E402
+    api, emit, ids, registry, replay, report, roles, trace, validate)
 
 GL_XML = os.environ.get("GLTRACE_REGISTRY_GL", "/usr/share/khronos-api/gl.xml")
 IDS = os.environ.get("GLTRACE_IDS", os.path.join(HERE, "..", "..", "spec", "function_ids.txt"))
@@ -250,7 +251,46 @@ class ApiTableTest(unittest.TestCase):
         named = {f.name for f in self.fn.values() if f.hooks.get("idle")}
         self.assertIn("glDrawElementsBaseVertex", named)
         self.assertNotIn("glFinish", named)
-        self.assertEqual(table.count("&idle_"), len(named))
+        # Switch points (swaps, context switches, glFinish): the driver, then
+        # the idle_done hook, the result returned.
+        done = {f.name for f in self.fn.values() if f.hooks.get("idle_done")}
+        self.assertEqual(done, {"eglSwapBuffers", "eglSwapBuffersWithDamageKHR",
+                                "eglSwapBuffersWithDamageEXT", "eglMakeCurrent", "glFinish"})
+        start = text.index("EGLBoolean idle_eglSwapBuffers(")
+        body = text[start:text.index("\n}\n", start)]
+        self.assertRegex(body, r"EGLBoolean result = reinterpret_cast<[^\n]*\);\n"
+                               r"  live_swap_point\(\);\n  return result;$")
+        self.assertIn("void live_unrecorded_finish();", decls)
+        self.assertEqual(table.count("&idle_"), len(named | done))
+
+    def test_roles_reach_run_time(self):
+        # gltrace/api/roles.h: each function's flags, indexed by id.
+        functions = list(self.fn.values())
+        for f in functions:
+            f.id = f.id or 1 + functions.index(f)
+        text = roles.roles_h(functions, 1 + max(f.id for f in functions))
+        row = {line.rsplit("// ", 1)[1]: line.split("},")[0].strip(" {")
+               for line in text.splitlines() if line.startswith("    {")}
+        self.assertEqual(row["eglSwapBuffers"], 'kRoleSwap | kRoleThreadBound, ""')
+        self.assertEqual(row["glFinish"], 'kRoleEndsFrame | kRoleThreadBound, ""')
+        self.assertEqual(row["glDrawElementsBaseVertex"],
+                         'kRoleDraw | kRoleCapturesDraw | kRoleThreadBound, ""')
+        self.assertEqual(row["glMultiDrawElementsEXT"], 'kRoleOtherDraw | kRoleThreadBound, ""')
+        self.assertEqual(row["glDeleteBuffers"], 'kRoleThreadBound | kRoleDeletes, "buffer"')
+        self.assertEqual(row["eglCreatePbufferSurface"],
+                         'kRoleOffscreenSurface | kRoleCreates, "surface"')
+        self.assertEqual(row["eglQueryString"], '0, ""')
+        # The swaps every reader counts, and the draws the trace layer reads
+        # the framebuffer after: the same sets the hooks of spec/api.toml name.
+        swaps = {f.name for f in functions if "Swap" in roles.flags_of(f)}
+        self.assertEqual(swaps, {f.name for f in functions
+                                 if "end_swapped_frame" in f.hooks.get("done", [])})
+        captured = {f.name for f in functions if "CapturesDraw" in roles.flags_of(f)}
+        self.assertEqual(len(captured), 8)
+        self.assertTrue(all("draw" in self.fn[n].roles for n in captured))
+        pushes = {f.name for f in functions if "DebugPush" in roles.flags_of(f)}
+        self.assertEqual(pushes, {"glPushDebugGroup", "glPushDebugGroupKHR",
+                                  "glPushGroupMarkerEXT"})
 
     def test_every_wrapper_is_generated(self):
         text, decls = trace.trace_wrappers_inc(list(self.fn.values()))
@@ -320,7 +360,7 @@ class ApiTableTest(unittest.TestCase):
     def test_no_generator_names_a_function(self):
         # What a function means is the table's to say (docs/api-table.md).
         import re
-        for module in (emit, replay, trace, validate):
+        for module in (emit, replay, roles, trace, validate):
             with open(module.__file__, encoding="utf-8") as f:
                 source = f.read()
             self.assertEqual(re.findall(r"[\"'](?:gl|egl)[A-Z]\w*", source), [], module.__name__)
@@ -357,6 +397,10 @@ class ApiTableTest(unittest.TestCase):
         self.assertRefused("[functions.glBufferData]\nparams.size = { length = \"1\" }",
                            "a length rule for a non-pointer")
         self.assertRefused("[functions.glFlush]\nroles = [\"drwa\"]", "unknown role 'drwa'")
+        self.assertRefused("[functions.glFlush]\nroles = [\"thread_bound\"]",
+                           "thread_bound is for EGL functions")
+        self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", idle_done = \"a-b\" }",
+                           "glFlush.hooks.idle_done: a C++ function name")
         self.assertRefused("[functions.glFlush]\nret = { kind = \"enum\" }",
                            "ret given for a void function")
         self.assertRefused("[functions.glEnable]\nparams.cap = { kind = \"size\" }",
