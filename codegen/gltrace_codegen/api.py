@@ -9,6 +9,8 @@ rule (nor an "unknown: why"), a class it does not declare are errors."""
 import re
 import tomllib
 
+from . import lengths
+
 # The kinds of [types], and how a value of each is recorded.
 REPRESENTATIONS = {
     "uint": "uint", "sint": "sint", "float": "f32", "double": "f64", "enum": "uint",
@@ -250,7 +252,7 @@ def _check_length(f, p, where):
     length = p.length
     if length in ("", "EGL_NONE-terminated", GL_NONE_TERMINATED, COMPSIZE) or length.startswith(UNKNOWN):
         return
-    for tok in re.findall(r"[A-Za-z_]\w*", length):
+    for tok in lengths.identifiers(length):
         if tok in SIZE_HELPERS or tok in LIST_HELPERS or tok == "COMPSIZE":
             continue
         if not any(q.name == tok for q in f.params):

@@ -10,7 +10,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from gltrace_codegen import (  # noqa: E402
-    api, emit, ids, registry, replay, report, roles, trace, validate)
+    api, emit, ids, lengths, registry, replay, report, roles, trace, validate)
 
 GL_XML = os.environ.get("GLTRACE_REGISTRY_GL", "/usr/share/khronos-api/gl.xml")
 IDS = os.environ.get("GLTRACE_IDS", os.path.join(HERE, "..", "..", "spec", "function_ids.txt"))
@@ -148,6 +148,36 @@ class RegistryTest(unittest.TestCase):
                 capture_output=True, text=True, check=True)
             self.assertNotIn("provisional", result.stderr)
             self.assertTrue(os.path.exists(os.path.join(tmp, "entry_points.cpp")))
+
+
+class LengthsTest(unittest.TestCase):
+    """gltrace_codegen/lengths.py: the one reading of a length rule."""
+
+    def test_tokens_know_helpers_and_their_arguments(self):
+        tokens = lengths.parse("numCoords * path_coord_bytes(coordType) + (n)",
+                               {"path_coord_bytes"})
+        self.assertEqual([(t.kind, t.text, t.in_call, t.closes_call) for t in tokens],
+                         [("name", "numCoords", False, False), ("op", "*", False, False),
+                          ("helper", "path_coord_bytes", False, False),
+                          ("(", "(", False, False), ("name", "coordType", True, False),
+                          (")", ")", False, True), ("op", "+", False, False),
+                          ("(", "(", False, False), ("name", "n", False, False),
+                          (")", ")", False, False)])
+
+    def test_what_is_no_expression(self):
+        for text in ("", "a,b", "f(a", "a)", "n[2]", "EGL_NONE-terminated x.y"):
+            self.assertIsNone(lengths.parse(text, {"f"}), text)
+        self.assertIsNone(lengths.parse("f * 2", {"f"}))  # a helper not called
+        # Without helpers, a name's "(" is a plain parenthesis, its comma none.
+        self.assertIsNone(lengths.parse("at_most(a, b)"))
+
+    def test_whole_calls(self):
+        self.assertEqual(lengths.call("COMPSIZE(format,type,width,height)"),
+                         ("COMPSIZE", ("format", "type", "width", "height")))
+        self.assertEqual(lengths.call("COMPSIZE()"), ("COMPSIZE", ()))
+        self.assertEqual(lengths.call("at_most(num, max)"), ("at_most", ("num", "max")))
+        for text in ("n*4", "f(a)*g(b)", "f(a)+1", "f(2)", "f(a,)", "count"):
+            self.assertIsNone(lengths.call(text), text)
 
 
 class ValidateRulesTest(unittest.TestCase):
