@@ -125,19 +125,30 @@ def _merge(into, entry, where):
 
 
 def _function_entries(table):
-    """{function name: merged entry} of [functions] and [[groups]]."""
-    entries = {}
+    """{function name: entry} of [functions] and [[groups]]. A function is in
+    one block only, so that all the table says of it is found in one place."""
+    entries, blocks = {}, {}
+
+    def add(name, entry, where):
+        if name in blocks:
+            raise ApiError(f"{name} is in {blocks[name]} and in {where}: give each function "
+                           "one block (a group of functions that share all their keys, or a "
+                           "[functions.NAME] of its own)")
+        blocks[name] = where
+        _merge(entries.setdefault(name, {}), entry, where)
+
     for i, group in enumerate(table.get("groups", [])):
         names = group.get("functions")
         if not isinstance(names, list) or not names:
             raise ApiError(f"groups[{i}]: needs a non-empty functions list")
         entry = {k: v for k, v in group.items() if k != "functions"}
         _check_keys(entry, FUNCTION_KEYS, f"groups[{i}]")
+        first = f"groups[{i}] ({names[0]}...)" if len(names) > 1 else f"groups[{i}]"
         for name in names:
-            _merge(entries.setdefault(name, {}), entry, f"groups[{i}] ({name})")
+            add(name, entry, first)
     for name, entry in table.get("functions", {}).items():
         _check_keys(entry, FUNCTION_KEYS, f"functions.{name}")
-        _merge(entries.setdefault(name, {}), entry, f"functions.{name}")
+        add(name, entry, f"functions.{name}")
     return entries
 
 

@@ -420,11 +420,11 @@ class ApiTableTest(unittest.TestCase):
     def test_mistakes_are_refused(self):
         self.assertRefused("[functions.glNoSuchCall]\nroles = [\"draw\"]",
                            "functions not in the registry: glNoSuchCall")
-        self.assertRefused("[functions.glBufferData]\nparams.nodata = { null_ok = true }",
-                           "glBufferData: no parameter 'nodata'")
-        self.assertRefused("[functions.glBufferData]\nparams.data = { length = \"count\" }",
+        self.assertRefused("[functions.glBufferSubData]\nparams.nodata = { null_ok = true }",
+                           "glBufferSubData: no parameter 'nodata'")
+        self.assertRefused("[functions.glBufferSubData]\nparams.data = { length = \"count\" }",
                            "names no parameter 'count'")
-        self.assertRefused("[functions.glBufferData]\nparams.size = { length = \"1\" }",
+        self.assertRefused("[functions.glBufferSubData]\nparams.size = { length = \"1\" }",
                            "a length rule for a non-pointer")
         self.assertRefused("[functions.glFlush]\nroles = [\"drwa\"]", "unknown role 'drwa'")
         self.assertRefused("[functions.glFlush]\nroles = [\"thread_bound\"]",
@@ -437,10 +437,11 @@ class ApiTableTest(unittest.TestCase):
                            "unknown kind 'size'")
         self.assertRefused("[functions.glEnable]\nparams.cap = { effect = \"creates\" }",
                            "an effect on a value of no object class")
-        self.assertRefused("[functions.glBufferData]\nparams.data = { nul_ok = true }",
+        self.assertRefused("[functions.glBufferSubData]\nparams.data = { nul_ok = true }",
                            "unknown key(s) nul_ok")
         self.assertRefused("[types]\nGLenum = \"number\"", "unknown kind 'number'")
-        self.assertRefused("[functions.eglQueryString]\nreplay_unsupported = \"no\"",
+        self.assertRefused("[functions.eglCopyBuffers]\nreplay_skip = \"a\"\n"
+                           "replay_unsupported = \"no\"",
                            "only one")
         self.assertRefused("[functions.glFlush]\ncustom = { trace = \"by hand\" }",
                            "custom part 'trace' is none of export, replay")
@@ -458,11 +459,21 @@ class ApiTableTest(unittest.TestCase):
                            "record = \"yes\" }", "record is true or false")
         self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", idle = \"a-b\" }",
                            "glFlush.hooks.idle: a C++ function name")
-        self.assertRefused("[functions.glBufferData]\nparams.data = { lengths = \"size\" }",
+        self.assertRefused("[functions.glBufferSubData]\nparams.data = { lengths = \"size\" }",
                            "lengths applies to arrays of strings only")
         self.assertRefused("[functions.glReadPixels]\n"
                            "params.pixels = { offset_in = \"GL_NO_SUCH_BINDING\" }",
                            "GL_NO_SUCH_BINDING is no GL enum")
+
+    def test_a_function_in_two_blocks_is_refused(self):
+        # All the table says of a function is in one block.
+        self.assertRefused("[functions.glDrawArraysInstanced]\nroles = [\"draw\"]",
+                           "glDrawArraysInstanced is in groups[")
+        self.assertRefused("[[groups]]\nfunctions = [\"glFlush\", \"glFlush\"]\n"
+                           "roles = [\"draw\"]", "glFlush is in groups[")
+        table = api.read(API_TABLE)
+        names = [n for g in table["groups"] for n in g["functions"]] + list(table["functions"])
+        self.assertEqual(len(names), len(set(names)))
 
     def test_a_pointer_without_a_length_rule_is_refused(self):
         table = api.read(API_TABLE)
