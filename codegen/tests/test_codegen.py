@@ -150,6 +150,47 @@ class RegistryTest(unittest.TestCase):
             self.assertTrue(os.path.exists(os.path.join(tmp, "entry_points.cpp")))
 
 
+class ExplainTest(unittest.TestCase):
+    """gen.py --explain FUNCTION: the merged description and its generated uses."""
+
+    def explain(self, name):
+        gen = os.path.join(HERE, "..", "gen.py")
+        args = [sys.executable, gen, "--explain", name, "--gl-xml", GL_XML, "--ids", IDS,
+                "--api-table", API_TABLE]
+        for h in EGL_HEADERS:
+            args += ["--egl-header", h]
+        return subprocess.run(args, capture_output=True, text=True, check=False)
+
+    def test_a_draw(self):
+        result = self.explain("glDrawElements")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        out = result.stdout
+        self.assertIn("glDrawElements (gles, id ", out)
+        self.assertIn("  roles: draw\n", out)
+        self.assertIn("run-time flags (gltrace/api/roles.h): kRoleDraw | kRoleCapturesDraw | "
+                      "kRoleThreadBound\n", out)
+        self.assertIn("done = capture_after_draw; idle = note_unrecorded_draw", out)
+        self.assertIn("    indices: const void *: kind void, length 'index_bytes(count, type)' "
+                      "(spec/api.toml; registry len= 'COMPSIZE(count,type)'), role indices, "
+                      "offset into GL_ELEMENT_ARRAY_BUFFER_BINDING when bound\n", out)
+        self.assertIn("    gltrace/api/trace_wrappers.inc: PFN_gltrace_glDrawElements, "
+                      "idle_glDrawElements, trace_glDrawElements\n", out)
+        self.assertIn("    gltrace/api/validate_rules.inc: check_glDrawElements\n", out)
+        # Not glDrawElementsInstanced's and the like.
+        self.assertNotIn("Instanced", out)
+
+    def test_hand_written_parts_and_unknown_names(self):
+        out = self.explain("eglMakeCurrent").stdout
+        self.assertIn("replay: by hand (src/glreplay/egl_calls.cpp): the replay's own surfaces",
+                      out)
+        self.assertIn("exported by hand: switches the thread's dispatch table", out)
+        self.assertIn("idle_done = live_context_switch_point", out)
+        self.assertIn("spec/api.toml: [functions.eglMakeCurrent]", out)
+        result = self.explain("glNoSuchCall")
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("glNoSuchCall is no EGL or GLES function", result.stderr)
+
+
 class LengthsTest(unittest.TestCase):
     """gltrace_codegen/lengths.py: the one reading of a length rule."""
 
