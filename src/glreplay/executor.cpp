@@ -71,8 +71,8 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   // did nothing) and the thread-bound EGL calls. Such a call's recorded
   // thread had nothing current and the OpenGL ES API bound, so skipping them
   // loses nothing.
-  const bool own_thread_only = api::has_role(call->function, api::kRoleThreadBound);
-  switch (borrowed && own_thread_only ? ReplayKind::kSkip : entry.kind) {
+  const bool skip = borrowed && api::has_role(call->function, api::kRoleThreadBound);
+  switch (skip ? ReplayKind::kSkip : entry.kind) {
     case ReplayKind::kSkip:
       break;
     case ReplayKind::kNone:
