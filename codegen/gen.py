@@ -5,6 +5,8 @@
          --ids spec/function_ids.txt --api-table spec/api.toml --out DIR [--update-ids]
   gen.py --proto proto/trace.proto --namespace gltrace::schema --header OUT.h \
          [--decoders DECODERS.h --schema-include format/schema.h]
+  gen.py --explain FUNCTION   what the table and the registry say of FUNCTION,
+                              and what is generated from it
 """
 
 import argparse
@@ -14,7 +16,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from gltrace_codegen import (  # noqa: E402
-    api, decoders, emit, ids, proto, registry, replay, report, state, trace, validate)
+    api, decoders, emit, explain, ids, proto, registry, replay, report, roles, state, trace,
+    validate)
 
 
 def write_if_changed(path, text):
@@ -48,6 +51,53 @@ def generate_schema(proto_path, namespace, header, decoders_header=None, schema_
         write_if_changed(decoders_header, text)
 
 
+def generate(functions, typedefs, limit, table, args):
+    """{path under --out (or the report's path): text} of every generated file."""
+    api_dir = os.path.join("gltrace", "api")
+    gl_enums = registry.read_gl.enums
+    egl_enums = registry.read_egl_enums(args.egl_header)
+    out = {
+        os.path.join(api_dir, "types.h"): emit.types_h(typedefs),
+        os.path.join(api_dir, "limits.h"): emit.limits_h(limit),
+        os.path.join(api_dir, "functions.h"): emit.functions_h(functions, limit),
+        os.path.join(api_dir, "pfn.h"): emit.pfn_h(functions),
+        os.path.join(api_dir, "roles.h"): roles.roles_h(functions, limit),
+        "functions.cpp": emit.functions_cpp(functions, limit),
+        "enums.cpp": emit.enums_cpp(gl_enums, egl_enums),
+        os.path.join(api_dir, "enums.h"): emit.enums_h(),
+    }
+    if args.state_table:
+        try:
+            entries, uniform_types = state.read(args.state_table, gl_enums, egl_enums)
+        except state.StateError as e:
+            sys.exit(f"gltrace codegen: {e}")
+        out[os.path.join(api_dir, "state_table.inc")] = state.state_table_inc(
+            entries, uniform_types, emit.HEADER)
+    out["entry_points.cpp"] = emit.entry_points_cpp(functions)
+    out["dispatch_stubs.cpp"] = emit.dispatch_stubs_cpp(functions, limit)
+    out[os.path.join(api_dir, "layer_wrappers.inc")] = emit.layer_wrappers_inc(functions)
+    wrappers, decls = trace.trace_wrappers_inc(functions)
+    out[os.path.join(api_dir, "trace_wrappers.inc")] = wrappers
+    out[os.path.join(api_dir, "trace_decls.h")] = decls
+    replay_calls, replay_decls = replay.replay_calls_inc(functions, table["classes"])
+    out[os.path.join(api_dir, "replay_calls.inc")] = replay_calls
+    out[os.path.join(api_dir, "replay_decls.h")] = replay_decls
+    if args.uncaptured_report:
+        out[args.uncaptured_report] = report.uncaptured_md(functions)
+    out[os.path.join(api_dir, "validate_rules.inc")] = validate.validate_rules_inc(
+        functions, emit.HEADER)
+    return out
+
+
+# Inputs --explain reads when not given: the system's registry, this tree's table.
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_DEFAULTS = {"gl_xml": "/usr/share/khronos-api/gl.xml",
+             "egl_header": ["/usr/include/EGL/egl.h", "/usr/include/EGL/eglext.h"],
+             "ids": os.path.join(_ROOT, "spec", "function_ids.txt"),
+             "api_table": os.path.join(_ROOT, "spec", "api.toml"),
+             "state_table": os.path.join(_ROOT, "spec", "gles_state.json")}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--gl-xml")
@@ -59,6 +109,10 @@ def main():
     ap.add_argument("--state-table", help="spec/gles_state.json: the state worker's table")
     ap.add_argument("--uncaptured-report",
                     help="write the pointers a trace cannot capture (docs/uncaptured.md) here")
+    ap.add_argument("--explain", metavar="FUNCTION",
+                    help="print what the registry and spec/api.toml say of FUNCTION, merged, "
+                         "and what is generated from it (inputs default to the system's "
+                         "registry and this tree's spec/)")
     # A .proto's field numbers, on their own: the format and control libraries
     # build from them without the GL registry.
     ap.add_argument("--proto", help="a .proto file to write field-number constants for")
@@ -75,7 +129,11 @@ def main():
         generate_schema(args.proto, args.namespace, args.header, args.decoders,
                         args.schema_include)
         return
-    if not (args.gl_xml and args.egl_header and args.ids and args.out and args.api_table):
+    if args.explain:
+        for key, value in _DEFAULTS.items():
+            if getattr(args, key) is None:
+                setattr(args, key, value)
+    elif not (args.gl_xml and args.egl_header and args.ids and args.out and args.api_table):
         ap.error("--gl-xml, --egl-header, --ids, --api-table and --out are required (or --proto)")
 
     typedefs, gl_functions = registry.read_gl(args.gl_xml)
@@ -87,43 +145,20 @@ def main():
     except api.ApiError as e:
         sys.exit(f"gltrace codegen: {args.api_table}: {e}")
     registered = ids.read(args.ids) if os.path.exists(args.ids) else {}
-    limit = ids.assign(functions, registered, args.ids, args.update_ids)
+    limit = ids.assign(functions, registered, args.ids, args.update_ids and not args.explain)
     if limit > 65535:
         sys.exit("gltrace codegen: ids must fit in 16 bits")
-
-    out = args.out
-    api_dir = os.path.join(out, "gltrace", "api")
-    write_if_changed(os.path.join(api_dir, "types.h"), emit.types_h(typedefs))
-    write_if_changed(os.path.join(api_dir, "limits.h"), emit.limits_h(limit))
-    write_if_changed(os.path.join(api_dir, "functions.h"), emit.functions_h(functions, limit))
-    write_if_changed(os.path.join(api_dir, "pfn.h"), emit.pfn_h(functions))
-    write_if_changed(os.path.join(out, "functions.cpp"), emit.functions_cpp(functions, limit))
-    write_if_changed(os.path.join(out, "enums.cpp"), emit.enums_cpp(registry.read_gl.enums,
-                                   registry.read_egl_enums(args.egl_header)))
-    write_if_changed(os.path.join(api_dir, "enums.h"), emit.enums_h())
-    if args.state_table:
-        try:
-            entries, uniform_types = state.read(args.state_table, registry.read_gl.enums,
-                                                registry.read_egl_enums(args.egl_header))
-        except state.StateError as e:
-            sys.exit(f"gltrace codegen: {e}")
-        write_if_changed(os.path.join(api_dir, "state_table.inc"),
-                         state.state_table_inc(entries, uniform_types, emit.HEADER))
-    write_if_changed(os.path.join(out, "entry_points.cpp"),
-                     emit.entry_points_cpp(functions))
-    write_if_changed(os.path.join(out, "dispatch_stubs.cpp"),
-                     emit.dispatch_stubs_cpp(functions, limit))
-    write_if_changed(os.path.join(api_dir, "layer_wrappers.inc"), emit.layer_wrappers_inc(functions))
-    wrappers, decls = trace.trace_wrappers_inc(functions)
-    write_if_changed(os.path.join(api_dir, "trace_wrappers.inc"), wrappers)
-    write_if_changed(os.path.join(api_dir, "trace_decls.h"), decls)
-    replay_calls, replay_decls = replay.replay_calls_inc(functions, table["classes"])
-    write_if_changed(os.path.join(api_dir, "replay_calls.inc"), replay_calls)
-    write_if_changed(os.path.join(api_dir, "replay_decls.h"), replay_decls)
-    if args.uncaptured_report:
-        write_if_changed(args.uncaptured_report, report.uncaptured_md(functions))
-    write_if_changed(os.path.join(api_dir, "validate_rules.inc"),
-                     validate.validate_rules_inc(functions, emit.HEADER))
+    generated = generate(functions, typedefs, limit, table, args)
+    if args.explain:
+        f = next((f for f in functions if f.name == args.explain), None)
+        if f is None:
+            sys.exit(f"gltrace codegen: {args.explain} is no EGL or GLES function of the registry")
+        print(explain.explain(f, table, generated), end="")
+        return
+    for path, text in generated.items():
+        # Paths are under --out, but the report's, given whole.
+        write_if_changed(path if path == args.uncaptured_report else os.path.join(args.out, path),
+                         text)
     print(f"gltrace codegen: {len(egl_functions)} EGL + {len(gl_functions)} GLES functions, "
           f"id limit {limit}")
 

@@ -9,6 +9,8 @@ rule (nor an "unknown: why"), a class it does not declare are errors."""
 import re
 import tomllib
 
+from . import lengths
+
 # The kinds of [types], and how a value of each is recorded.
 REPRESENTATIONS = {
     "uint": "uint", "sint": "sint", "float": "f32", "double": "f64", "enum": "uint",
@@ -23,7 +25,11 @@ EFFECTS = {"creates", "binds", "deletes"}
 PARAM_ROLES = {"uniform_location", "attrib_location", "resource_index", "vertex_pointer",
                "indices", "indirect", "texture_data"}
 RET_ROLES = {"uniform_location", "attrib_location", "resource_index"}
-FUNCTION_ROLES = {"draw", "map", "unmap", "flush_mapped", "release_thread"}
+# What a function is (docs/api-table.md); gltrace/api/roles.h carries them
+# to run time (gltrace_codegen/roles.py).
+FUNCTION_ROLES = {"draw", "other_draw", "swap", "ends_frame", "thread_bound", "debug_push",
+                  "debug_pop", "window_surface", "offscreen_surface", "map", "unmap",
+                  "flush_mapped", "release_thread"}
 CUSTOM_PARTS = {"replay", "export"}
 FUNCTION_KEYS = {"custom", "hooks", "replay_skip", "replay_unsupported", "roles", "ret", "params"}
 PARAM_KEYS = {"kind", "length", "effect", "role", "interface", "array", "offset_in", "null_ok", "bytes",
@@ -34,8 +40,10 @@ PARAM_KEYS = {"kind", "length", "effect", "role", "interface", "array", "offset_
 HOOK_KINDS = ("pre", "post", "done")
 # record = true: also a record_<function> for calls the app did not make.
 # idle = NAME: live tracing's idle table (a thread not recording) calls
-# NAME() before the call (what the idle path tracks: draws, for frame ends).
-HOOK_KEYS = set(HOOK_KINDS) | {"why", "state", "record", "idle"}
+# NAME() before the call (what the idle path tracks: draws, for frame ends);
+# idle_done = NAME: after it (switch points: swaps, context switches).
+IDLE_HOOKS = ("idle", "idle_done")
+HOOK_KEYS = set(HOOK_KINDS) | {"why", "state", "record"} | set(IDLE_HOOKS)
 RET_KEYS = {"kind", "effect", "role", "interface"}
 # Functions of src/trace/compsize.h a length rule may call.
 SIZE_HELPERS = {"pname_count", "uniform_components", "uniform_block_param_count", "index_bytes",
@@ -117,19 +125,30 @@ def _merge(into, entry, where):
 
 
 def _function_entries(table):
-    """{function name: merged entry} of [functions] and [[groups]]."""
-    entries = {}
+    """{function name: entry} of [functions] and [[groups]]. A function is in
+    one block only, so that all the table says of it is found in one place."""
+    entries, blocks = {}, {}
+
+    def add(name, entry, where):
+        if name in blocks:
+            raise ApiError(f"{name} is in {blocks[name]} and in {where}: give each function "
+                           "one block (a group of functions that share all their keys, or a "
+                           "[functions.NAME] of its own)")
+        blocks[name] = where
+        _merge(entries.setdefault(name, {}), entry, where)
+
     for i, group in enumerate(table.get("groups", [])):
         names = group.get("functions")
         if not isinstance(names, list) or not names:
             raise ApiError(f"groups[{i}]: needs a non-empty functions list")
         entry = {k: v for k, v in group.items() if k != "functions"}
         _check_keys(entry, FUNCTION_KEYS, f"groups[{i}]")
+        first = f"groups[{i}] ({names[0]}...)" if len(names) > 1 else f"groups[{i}]"
         for name in names:
-            _merge(entries.setdefault(name, {}), entry, f"groups[{i}] ({name})")
+            add(name, entry, first)
     for name, entry in table.get("functions", {}).items():
         _check_keys(entry, FUNCTION_KEYS, f"functions.{name}")
-        _merge(entries.setdefault(name, {}), entry, f"functions.{name}")
+        add(name, entry, f"functions.{name}")
     return entries
 
 
@@ -229,12 +248,13 @@ def _load_hooks(f, hooks):
     out["record"] = hooks.get("record", False)
     if not isinstance(out["record"], bool):
         raise ApiError(f"{where}: record is true or false")
-    if "idle" in hooks:
-        if not isinstance(hooks["idle"], str) or not _IDENTIFIER.match(hooks["idle"]):
-            raise ApiError(f"{where}.idle: a C++ function name")
-        out["idle"] = hooks["idle"]
-    if not any(out[kind] for kind in HOOK_KINDS) and "idle" not in out:
-        raise ApiError(f"{where}: names no hook ({', '.join(HOOK_KINDS)}, idle)")
+    for key in IDLE_HOOKS:
+        if key in hooks:
+            if not isinstance(hooks[key], str) or not _IDENTIFIER.match(hooks[key]):
+                raise ApiError(f"{where}.{key}: a C++ function name")
+            out[key] = hooks[key]
+    if not any(out[kind] for kind in HOOK_KINDS) and not any(k in out for k in IDLE_HOOKS):
+        raise ApiError(f"{where}: names no hook ({', '.join(HOOK_KINDS + IDLE_HOOKS)})")
     return out
 
 
@@ -243,7 +263,7 @@ def _check_length(f, p, where):
     length = p.length
     if length in ("", "EGL_NONE-terminated", GL_NONE_TERMINATED, COMPSIZE) or length.startswith(UNKNOWN):
         return
-    for tok in re.findall(r"[A-Za-z_]\w*", length):
+    for tok in lengths.identifiers(length):
         if tok in SIZE_HELPERS or tok in LIST_HELPERS or tok == "COMPSIZE":
             continue
         if not any(q.name == tok for q in f.params):
@@ -320,6 +340,8 @@ def load(functions, table, gl_enums):
             if role not in FUNCTION_ROLES:
                 raise ApiError(f"{f.name}: unknown role {role!r}")
         f.roles = set(entry.get("roles", []))
+        if "thread_bound" in f.roles and f.api != "egl":
+            raise ApiError(f"{f.name}: thread_bound is for EGL functions (every GL call is)")
         if "ret" in entry:
             if f.returns_void:
                 raise ApiError(f"{f.name}: ret given for a void function")

@@ -12,8 +12,9 @@ state), replay_unsupported ones fail with the message given."""
 
 import re
 
+from . import lengths
 from .emit import HEADER
-from .trace import INDEX_LISTS
+from .trace import index_lists
 
 # Element types the replay's arrays and outputs hold (numbers and handles).
 _ARRAY_REPS = {"uint", "sint", "f32", "f64", "handle"}
@@ -32,21 +33,19 @@ def _ctype(t):
 def _len_expr(f, p, locals_):
     """A lower bound for an output's element count from the call's scalar
     arguments (as the replay passes them), or None: what the driver may write."""
-    tokens = re.findall(r"[A-Za-z_]\w*|\d+|[*/+()-]|\s+", p.len)
-    if not p.len or "".join(tokens) != p.len:
+    tokens = lengths.parse(p.len)
+    if tokens is None:
         return None
     out = []
     for tok in tokens:
-        if tok.strip() == "":
-            continue
-        if tok[0].isalpha() or tok[0] == "_":
-            q = next((q for q in f.params if q.name == tok), None)
+        if tok.kind == "name":
+            q = next((q for q in f.params if q.name == tok.text), None)
             # Only parameters converted before this one (and no pointers).
             if q is None or "*" in q.type or f.params.index(q) > f.params.index(p):
                 return None
             out.append(f"static_cast<int64_t>({locals_[q.name]})")
         else:
-            out.append(tok)
+            out.append(tok.text)
     return " ".join(out)
 
 
@@ -91,7 +90,7 @@ def _param(f, i, p, locals_, post, classes):
         if is_const and is_text:
             # Some prototypes lack the inner const (const GLchar **).
             return f"const_cast<{p.type}>(a.strings({i}))"
-        if is_const and INDEX_LISTS.match(p.length):
+        if is_const and index_lists(p.length):
             return f"a.index_lists({i})"
         if is_const:
             return f'a.unsupported({i}, "pointer to pointers")'

@@ -13,12 +13,11 @@ the wrapper calls the hand-written ones of src/trace/hooks/ too: pre hooks
 before the call, post hooks after the plain arguments were recorded (the
 extra Call fields), done hooks at the end whether the call was recorded or
 not. Their declarations are generated here, one signature per kind. An idle
-hook gets a wrapper of its own for live tracing's idle table: the hook, then
-the call, nothing recorded."""
+hook gets a wrapper of its own for live tracing's idle table: the idle hook,
+the call, the idle_done hook, nothing recorded."""
 
-import re
-
-from .api import COMPSIZE, GL_NONE_TERMINATED, HOOK_KINDS, SIZE_HELPERS, UNKNOWN
+from . import lengths
+from .api import COMPSIZE, GL_NONE_TERMINATED, HOOK_KINDS, IDLE_HOOKS, SIZE_HELPERS, UNKNOWN
 from .emit import HEADER
 
 _RECORD = {
@@ -30,7 +29,12 @@ _RECORD = {
 }
 # Element types array_value records (numbers and handles).
 _ARRAY_REPS = {"uint", "sint", "f32", "f64", "handle"}
-INDEX_LISTS = re.compile(r"^index_lists\((\w+),\s*(\w+),\s*(\w+)\)$")
+
+
+def index_lists(length):
+    """(COUNTS, TYPE, N) of an index_lists(COUNTS, TYPE, N) rule, else None."""
+    c = lengths.call(length)
+    return c[1] if c and c[0] == "index_lists" and len(c[1]) == 3 else None
 
 
 def scalar_call(v, expr):
@@ -47,38 +51,20 @@ def _len_expr(f, length):
         # A pointer-to-count parameter (an output length): what it holds.
         names[p.name] = (f"({p.cname} != nullptr ? *{p.cname} : -1)" if "*" in p.type
                          else p.cname)
-    tokens = re.findall(r"[A-Za-z_]\w*|\d+|[*/+(),-]|\s+", length)
-    if "".join(tokens) != length:
+    tokens = lengths.parse(length, SIZE_HELPERS)
+    if tokens is None:
         return None
     out = []
-    helper_parens = []  # per open parenthesis: whether it holds a helper's arguments
-    helper_next = False
     for tok in tokens:
-        if tok.strip() == "":
-            continue
-        if tok in SIZE_HELPERS:
-            out.append(f"gltrace::trace::{tok}")
-            helper_next = True
-        elif tok[0].isalpha() or tok[0] == "_":
-            if tok not in names:
+        if tok.kind == "helper":
+            out.append(f"gltrace::trace::{tok.text}")
+        elif tok.kind == "name":
+            if tok.text not in names:
                 return None
-            in_helper = bool(helper_parens) and helper_parens[-1]
-            out.append(names[tok] if in_helper else f"static_cast<int64_t>({names[tok]})")
-        elif tok == "(":
-            helper_parens.append(helper_next)
-            helper_next = False
-            out.append(tok)
-        elif tok == ")":
-            if not helper_parens:
-                return None
-            helper_parens.pop()
-            out.append(tok)
-        elif tok == "," and not (helper_parens and helper_parens[-1]):
-            return None
+            name = names[tok.text]
+            out.append(name if tok.in_call else f"static_cast<int64_t>({name})")
         else:
-            out.append(tok)
-    if helper_parens or helper_next:
-        return None
+            out.append(tok.text)
     return " ".join(out)
 
 
@@ -99,9 +85,9 @@ def value_call(f, p):
     if length.startswith(UNKNOWN):
         why = length[len(UNKNOWN):].strip().replace("\\", "\\\\").replace('"', '\\"')
         return f'unknown_value({v}, "{why}")'
-    lists = INDEX_LISTS.match(length)
+    lists = index_lists(length)
     if depth == 2 and is_const and lists:
-        counts, type_, n = lists.groups()
+        counts, type_, n = lists
         return f"index_lists_value({v}, {counts}, static_cast<uint32_t>({type_}), {n})"
     if depth > 1:
         count = _len_expr(f, length) if length else None
@@ -117,14 +103,15 @@ def value_call(f, p):
         return f"attrib_list_value({v})"
     if length == GL_NONE_TERMINATED:
         return f"attrib_list_value({v}, 0)"
-    if is_text and is_const and length in ("COMPSIZE()", f"COMPSIZE({p.name})"):
+    if is_text and is_const and lengths.call(length) in (("COMPSIZE", ()),
+                                                         ("COMPSIZE", (p.name,))):
         # The registry's way of saying NUL-terminated (glGetUniformBlockIndex,
         # glGetProgramResourceIndex and -Location).
         return f"text_value({v})"
     if length == COMPSIZE:
         args = ", ".join(q.cname for q in f.params)
         count = f"gltrace::trace::compsize_{f.name}_{p.name}({args})"
-    elif length == "COMPSIZE(pname)":
+    elif lengths.call(length) == ("COMPSIZE", ("pname",)):
         # How many values a pname takes: a table, 1 when unknown (never more
         # than the app's buffer holds).
         pname = next(q.cname for q in f.params if q.name == "pname")
@@ -264,13 +251,20 @@ def trace_wrappers_inc(functions):
         if not f.returns_void:
             body.append("  return result;")
         out.append(f"{f.ret} trace_{f.name}({f.param_list()}) {{\n" + "\n".join(body) + "\n}\n")
-    # The live layer's idle table: the idle hook, then the next function
-    # (nothing recorded, no time taken).
-    idle = [f for f in functions if f.hooks.get("idle")]
+    # The live layer's idle table: the idle hook, the next function, the
+    # idle_done hook (nothing recorded, no time taken).
+    idle = [f for f in functions if any(f.hooks.get(k) for k in IDLE_HOOKS)]
     for f in idle:
         call = f"reinterpret_cast<{f.pfn()}>(next_function({f.id}))({f.arg_list()})"
-        out.append(f"{f.ret} idle_{f.name}({f.param_list()}) {{\n  {f.hooks['idle']}();\n"
-                   f"  {'' if f.returns_void else 'return '}{call};\n}}\n")
+        body = [f"  {f.hooks['idle']}();"] if f.hooks.get("idle") else []
+        if not f.hooks.get("idle_done"):
+            body.append(f"  {'' if f.returns_void else 'return '}{call};")
+        elif f.returns_void:
+            body += [f"  {call};", f"  {f.hooks['idle_done']}();"]
+        else:
+            body += [f"  {f.ret} result = {call};", f"  {f.hooks['idle_done']}();",
+                     "  return result;"]
+        out.append(f"{f.ret} idle_{f.name}({f.param_list()}) {{\n" + "\n".join(body) + "\n}\n")
     out += ["struct TraceWrapper { uint32_t id; void* function; };",
             "const TraceWrapper kTraceWrappers[] = {"]
     for f in functions:
@@ -293,7 +287,7 @@ def trace_wrappers_inc(functions):
             if d not in seen:
                 seen.add(d)
                 decls.append(d)
-    idle_hooks = sorted({f.hooks["idle"] for f in functions if f.hooks.get("idle")})
+    idle_hooks = sorted({f.hooks[k] for f in functions for k in IDLE_HOOKS if f.hooks.get(k)})
     if idle_hooks:
         decls += ["", "// The idle hooks, called by the live layer's idle table."]
         decls += [f"void {name}();" for name in idle_hooks]

@@ -9,19 +9,14 @@ buffer bound to the parameter's target, or NULL where GL allows it."""
 
 import re
 
+from . import lengths
 from .api import COMPSIZE, GL_NONE_TERMINATED
-from .trace import INDEX_LISTS
+from .trace import index_lists
 
-# The registry's len= language: an image's size from the pixel-store state,
-# a text's from its length parameter.
-_IMAGE = re.compile(r"^COMPSIZE\(format,type,width,height(,depth)?\)$")
-_TEXT_WITH_LENGTH = re.compile(r"^COMPSIZE\((\w+),length\)$")
-# A table's length rule (spec/api.toml) that only the driver can answer at capture time
-# (uniform_components(...)) gives no count here; pname_count(X) is the table's.
-_PNAME_COUNT = re.compile(r"^pname_count\((\w+)\)$")
-# What the call wrote, at most the room given: the replay's driver may write
-# all that room (a count pointer is written by the call, not read).
-_AT_MOST = re.compile(r"^at_most\((\w+),\s*(\w+)\)$")
+# The registry's len= forms matched whole: an image's size from the
+# pixel-store state, a text's from its length parameter.
+_IMAGE = {("COMPSIZE", ("format", "type", "width", "height")),
+          ("COMPSIZE", ("format", "type", "width", "height", "depth"))}
 # The table's size helpers the replay computes from the call's scalars alone
 # (src/common/image_size.h, param_sizes.h); the others ask the capture's driver.
 _PURE_HELPERS = {"pixel_bytes", "path_coord_bytes", "transform_values", "path_metric_count",
@@ -34,47 +29,35 @@ def _index(f, name):
 
 def _len_expr(f, length):
     """The length rule over the call's scalar arguments, or None."""
-    m = _AT_MOST.match(length)
-    if m:
-        count, room = (_index(f, n) for n in m.groups())
+    c = lengths.call(length)
+    if c and c[0] == "at_most" and len(c[1]) == 2:
+        # What the call wrote, at most the room given: the replay's driver
+        # may write all that room (a count pointer is written by the call,
+        # not read).
+        count, room = (_index(f, n) for n in c[1])
         if count >= 0 and room >= 0 and f.params[count].is_pointer:
-            return _len_expr(f, m.group(2))
-        length = f"{m.group(1)}"  # both scalars: the count bounds it already
-    tokens = re.findall(r"[A-Za-z_]\w*|\d+|[*/+(),-]|\s+", length)
-    if not length or "".join(tokens) != length:
+            return _len_expr(f, c[1][1])
+        length = c[1][0]  # both scalars: the count bounds it already
+    tokens = lengths.parse(length, _PURE_HELPERS)
+    if tokens is None:
         return None
     out = []
-    helpers = []  # per open parenthesis: whether it holds a helper's arguments
-    helper_next = False
     for tok in tokens:
-        if tok.strip() == "":
-            continue
-        if tok in _PURE_HELPERS:
-            out.append(f"Len{{gltrace::{tok}")
-            helper_next = True
-        elif tok[0].isalpha() or tok[0] == "_":
-            i = _index(f, tok)
+        if tok.kind == "helper":
+            out.append(f"Len{{gltrace::{tok.text}")
+        elif tok.kind == "name":
+            i = _index(f, tok.text)
             if i < 0 or f.params[i].is_pointer:
                 return None
             # A helper takes the argument as the driver got it; arithmetic
             # saturates through Len.
-            out.append(_scalar(f, i) if helpers and helpers[-1] else f"Len{{{_scalar(f, i)}}}")
-        elif tok.isdigit():
-            out.append(f"Len{{{tok}}}")
-        elif tok == "(":
-            helpers.append(helper_next)
-            helper_next = False
-            out.append(tok)
-        elif tok == ")":
-            if not helpers:
-                return None
-            out.append(")}" if helpers.pop() else ")")
-        elif tok == "," and not (helpers and helpers[-1]):
-            return None
+            out.append(_scalar(f, i) if tok.in_call else f"Len{{{_scalar(f, i)}}}")
+        elif tok.kind == "number":
+            out.append(f"Len{{{tok.text}}}")
+        elif tok.kind == ")":
+            out.append(")}" if tok.closes_call else ")")
         else:
-            out.append(tok)
-    if helpers or helper_next:
-        return None
+            out.append(tok.text)
     # Len: saturating arithmetic (a hostile trace's counts must not wrap).
     if len(out) == 1 and out[0].startswith("Len{") and not out[0].startswith("Len{gltrace::"):
         return out[0][len("Len{"):-1]  # one scalar or number: as it is
@@ -120,9 +103,9 @@ def _rules(f):
         if p.len == "EGL_NONE-terminated":
             out.append(f"v.attrib_list({i}, {_element(base)});")
             continue
-        lists = INDEX_LISTS.match(p.length)
+        lists = index_lists(p.length)
         if lists:
-            counts, type_, n = (_index(f, name) for name in lists.groups())
+            counts, type_, n = (_index(f, name) for name in lists)
             out.append(f"v.index_lists({i}, {counts}, {type_}, {n});")
             continue
         if p.length == GL_NONE_TERMINATED:
@@ -131,16 +114,20 @@ def _rules(f):
         count = None
         # The capture's size where the registry gives none (one place for the fact).
         length = p.len if p.length == COMPSIZE else p.length
-        pname_of = _PNAME_COUNT.match(length)
-        if pname_of and _index(f, pname_of.group(1)) >= 0:
-            pname = _scalar(f, _index(f, pname_of.group(1)))
+        # A table's rule that only the driver can answer at capture time
+        # (uniform_components(...)) gives no count here; pname_count(X) is
+        # the table's.
+        rule, registry_rule = lengths.call(length), lengths.call(p.len)
+        if rule and rule[0] == "pname_count" and len(rule[1]) == 1 and \
+                _index(f, rule[1][0]) >= 0:
+            pname = _scalar(f, _index(f, rule[1][0]))
             count = f"v.pname_count(static_cast<uint32_t>({pname}))"
-        elif p.len == "COMPSIZE(pname)" and _index(f, "pname") >= 0:
+        elif registry_rule == ("COMPSIZE", ("pname",)) and _index(f, "pname") >= 0:
             count = f"v.pname_count(static_cast<uint32_t>({_scalar(f, _index(f, 'pname'))}))"
-        elif p.len == "COMPSIZE(buffer)" and _index(f, "buffer") >= 0:
+        elif registry_rule == ("COMPSIZE", ("buffer",)) and _index(f, "buffer") >= 0:
             buffer = _scalar(f, _index(f, "buffer"))
             count = f"Validator::clear_buffer_count(static_cast<uint32_t>({buffer}))"
-        elif _IMAGE.match(p.len):
+        elif registry_rule in _IMAGE:
             a = [_scalar(f, _index(f, n)) for n in ("format", "type", "width", "height")]
             fmt = f"static_cast<uint32_t>({a[0]}), static_cast<uint32_t>({a[1]})"
             if is_const:
@@ -168,10 +155,12 @@ def _rules(f):
                 out.append(f"v.output({i}, {elem}, {count}, {binding});")
             continue
         if p.kind == "text":
-            m = _TEXT_WITH_LENGTH.match(p.len)
-            if p.len in ("", "COMPSIZE()", f"COMPSIZE({p.name})"):
+            registry_rule = lengths.call(p.len)
+            with_length = registry_rule and registry_rule[0] == "COMPSIZE" and \
+                len(registry_rule[1]) == 2 and registry_rule[1][1] == "length"
+            if p.len == "" or registry_rule in (("COMPSIZE", ()), ("COMPSIZE", (p.name,))):
                 out.append(f"v.text({i});")
-            elif m and _index(f, "length") >= 0:
+            elif with_length and _index(f, "length") >= 0:
                 # A NULL label removes the object's label.
                 null_ok = "true" if p.null_ok else "false"
                 length = _scalar(f, _index(f, "length"))

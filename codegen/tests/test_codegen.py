@@ -9,7 +9,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from gltrace_codegen import api, emit, ids, registry, replay, report, trace, validate  # noqa: E402
+from gltrace_codegen import (  # noqa: E402
+    api, emit, ids, lengths, registry, replay, report, roles, trace, validate)
 
 GL_XML = os.environ.get("GLTRACE_REGISTRY_GL", "/usr/share/khronos-api/gl.xml")
 IDS = os.environ.get("GLTRACE_IDS", os.path.join(HERE, "..", "..", "spec", "function_ids.txt"))
@@ -149,6 +150,77 @@ class RegistryTest(unittest.TestCase):
             self.assertTrue(os.path.exists(os.path.join(tmp, "entry_points.cpp")))
 
 
+class ExplainTest(unittest.TestCase):
+    """gen.py --explain FUNCTION: the merged description and its generated uses."""
+
+    def explain(self, name):
+        gen = os.path.join(HERE, "..", "gen.py")
+        args = [sys.executable, gen, "--explain", name, "--gl-xml", GL_XML, "--ids", IDS,
+                "--api-table", API_TABLE]
+        for h in EGL_HEADERS:
+            args += ["--egl-header", h]
+        return subprocess.run(args, capture_output=True, text=True, check=False)
+
+    def test_a_draw(self):
+        result = self.explain("glDrawElements")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        out = result.stdout
+        self.assertIn("glDrawElements (gles, id ", out)
+        self.assertIn("  roles: draw\n", out)
+        self.assertIn("run-time flags (gltrace/api/roles.h): kRoleDraw | kRoleCapturesDraw | "
+                      "kRoleThreadBound\n", out)
+        self.assertIn("done = capture_after_draw; idle = note_unrecorded_draw", out)
+        self.assertIn("    indices: const void *: kind void, length 'index_bytes(count, type)' "
+                      "(spec/api.toml; registry len= 'COMPSIZE(count,type)'), role indices, "
+                      "offset into GL_ELEMENT_ARRAY_BUFFER_BINDING when bound\n", out)
+        self.assertIn("    gltrace/api/trace_wrappers.inc: PFN_gltrace_glDrawElements, "
+                      "idle_glDrawElements, trace_glDrawElements\n", out)
+        self.assertIn("    gltrace/api/validate_rules.inc: check_glDrawElements\n", out)
+        # Not glDrawElementsInstanced's and the like.
+        self.assertNotIn("Instanced", out)
+
+    def test_hand_written_parts_and_unknown_names(self):
+        out = self.explain("eglMakeCurrent").stdout
+        self.assertIn("replay: by hand (src/glreplay/egl_calls.cpp): the replay's own surfaces",
+                      out)
+        self.assertIn("exported by hand: switches the thread's dispatch table", out)
+        self.assertIn("idle_done = live_context_switch_point", out)
+        self.assertIn("spec/api.toml: [functions.eglMakeCurrent]", out)
+        result = self.explain("glNoSuchCall")
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("glNoSuchCall is no EGL or GLES function", result.stderr)
+
+
+class LengthsTest(unittest.TestCase):
+    """gltrace_codegen/lengths.py: the one reading of a length rule."""
+
+    def test_tokens_know_helpers_and_their_arguments(self):
+        tokens = lengths.parse("numCoords * path_coord_bytes(coordType) + (n)",
+                               {"path_coord_bytes"})
+        self.assertEqual([(t.kind, t.text, t.in_call, t.closes_call) for t in tokens],
+                         [("name", "numCoords", False, False), ("op", "*", False, False),
+                          ("helper", "path_coord_bytes", False, False),
+                          ("(", "(", False, False), ("name", "coordType", True, False),
+                          (")", ")", False, True), ("op", "+", False, False),
+                          ("(", "(", False, False), ("name", "n", False, False),
+                          (")", ")", False, False)])
+
+    def test_what_is_no_expression(self):
+        for text in ("", "a,b", "f(a", "a)", "n[2]", "EGL_NONE-terminated x.y"):
+            self.assertIsNone(lengths.parse(text, {"f"}), text)
+        self.assertIsNone(lengths.parse("f * 2", {"f"}))  # a helper not called
+        # Without helpers, a name's "(" is a plain parenthesis, its comma none.
+        self.assertIsNone(lengths.parse("at_most(a, b)"))
+
+    def test_whole_calls(self):
+        self.assertEqual(lengths.call("COMPSIZE(format,type,width,height)"),
+                         ("COMPSIZE", ("format", "type", "width", "height")))
+        self.assertEqual(lengths.call("COMPSIZE()"), ("COMPSIZE", ()))
+        self.assertEqual(lengths.call("at_most(num, max)"), ("at_most", ("num", "max")))
+        for text in ("n*4", "f(a)*g(b)", "f(a)+1", "f(2)", "f(a,)", "count"):
+            self.assertIsNone(lengths.call(text), text)
+
+
 class ValidateRulesTest(unittest.TestCase):
     """The replay's size rules, read from the registry."""
 
@@ -250,7 +322,46 @@ class ApiTableTest(unittest.TestCase):
         named = {f.name for f in self.fn.values() if f.hooks.get("idle")}
         self.assertIn("glDrawElementsBaseVertex", named)
         self.assertNotIn("glFinish", named)
-        self.assertEqual(table.count("&idle_"), len(named))
+        # Switch points (swaps, context switches, glFinish): the driver, then
+        # the idle_done hook, the result returned.
+        done = {f.name for f in self.fn.values() if f.hooks.get("idle_done")}
+        self.assertEqual(done, {"eglSwapBuffers", "eglSwapBuffersWithDamageKHR",
+                                "eglSwapBuffersWithDamageEXT", "eglMakeCurrent", "glFinish"})
+        start = text.index("EGLBoolean idle_eglSwapBuffers(")
+        body = text[start:text.index("\n}\n", start)]
+        self.assertRegex(body, r"EGLBoolean result = reinterpret_cast<[^\n]*\);\n"
+                               r"  live_swap_point\(\);\n  return result;$")
+        self.assertIn("void live_unrecorded_finish();", decls)
+        self.assertEqual(table.count("&idle_"), len(named | done))
+
+    def test_roles_reach_run_time(self):
+        # gltrace/api/roles.h: each function's flags, indexed by id.
+        functions = list(self.fn.values())
+        for f in functions:
+            f.id = f.id or 1 + functions.index(f)
+        text = roles.roles_h(functions, 1 + max(f.id for f in functions))
+        row = {line.rsplit("// ", 1)[1]: line.split("},")[0].strip(" {")
+               for line in text.splitlines() if line.startswith("    {")}
+        self.assertEqual(row["eglSwapBuffers"], 'kRoleSwap | kRoleThreadBound, ""')
+        self.assertEqual(row["glFinish"], 'kRoleEndsFrame | kRoleThreadBound, ""')
+        self.assertEqual(row["glDrawElementsBaseVertex"],
+                         'kRoleDraw | kRoleCapturesDraw | kRoleThreadBound, ""')
+        self.assertEqual(row["glMultiDrawElementsEXT"], 'kRoleOtherDraw | kRoleThreadBound, ""')
+        self.assertEqual(row["glDeleteBuffers"], 'kRoleThreadBound | kRoleDeletes, "buffer"')
+        self.assertEqual(row["eglCreatePbufferSurface"],
+                         'kRoleOffscreenSurface | kRoleCreates, "surface"')
+        self.assertEqual(row["eglQueryString"], '0, ""')
+        # The swaps every reader counts, and the draws the trace layer reads
+        # the framebuffer after: the same sets the hooks of spec/api.toml name.
+        swaps = {f.name for f in functions if "Swap" in roles.flags_of(f)}
+        self.assertEqual(swaps, {f.name for f in functions
+                                 if "end_swapped_frame" in f.hooks.get("done", [])})
+        captured = {f.name for f in functions if "CapturesDraw" in roles.flags_of(f)}
+        self.assertEqual(len(captured), 8)
+        self.assertTrue(all("draw" in self.fn[n].roles for n in captured))
+        pushes = {f.name for f in functions if "DebugPush" in roles.flags_of(f)}
+        self.assertEqual(pushes, {"glPushDebugGroup", "glPushDebugGroupKHR",
+                                  "glPushGroupMarkerEXT"})
 
     def test_every_wrapper_is_generated(self):
         text, decls = trace.trace_wrappers_inc(list(self.fn.values()))
@@ -320,7 +431,7 @@ class ApiTableTest(unittest.TestCase):
     def test_no_generator_names_a_function(self):
         # What a function means is the table's to say (docs/api-table.md).
         import re
-        for module in (emit, replay, trace, validate):
+        for module in (emit, replay, roles, trace, validate):
             with open(module.__file__, encoding="utf-8") as f:
                 source = f.read()
             self.assertEqual(re.findall(r"[\"'](?:gl|egl)[A-Z]\w*", source), [], module.__name__)
@@ -350,23 +461,28 @@ class ApiTableTest(unittest.TestCase):
     def test_mistakes_are_refused(self):
         self.assertRefused("[functions.glNoSuchCall]\nroles = [\"draw\"]",
                            "functions not in the registry: glNoSuchCall")
-        self.assertRefused("[functions.glBufferData]\nparams.nodata = { null_ok = true }",
-                           "glBufferData: no parameter 'nodata'")
-        self.assertRefused("[functions.glBufferData]\nparams.data = { length = \"count\" }",
+        self.assertRefused("[functions.glBufferSubData]\nparams.nodata = { null_ok = true }",
+                           "glBufferSubData: no parameter 'nodata'")
+        self.assertRefused("[functions.glBufferSubData]\nparams.data = { length = \"count\" }",
                            "names no parameter 'count'")
-        self.assertRefused("[functions.glBufferData]\nparams.size = { length = \"1\" }",
+        self.assertRefused("[functions.glBufferSubData]\nparams.size = { length = \"1\" }",
                            "a length rule for a non-pointer")
         self.assertRefused("[functions.glFlush]\nroles = [\"drwa\"]", "unknown role 'drwa'")
+        self.assertRefused("[functions.glFlush]\nroles = [\"thread_bound\"]",
+                           "thread_bound is for EGL functions")
+        self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", idle_done = \"a-b\" }",
+                           "glFlush.hooks.idle_done: a C++ function name")
         self.assertRefused("[functions.glFlush]\nret = { kind = \"enum\" }",
                            "ret given for a void function")
         self.assertRefused("[functions.glEnable]\nparams.cap = { kind = \"size\" }",
                            "unknown kind 'size'")
         self.assertRefused("[functions.glEnable]\nparams.cap = { effect = \"creates\" }",
                            "an effect on a value of no object class")
-        self.assertRefused("[functions.glBufferData]\nparams.data = { nul_ok = true }",
+        self.assertRefused("[functions.glBufferSubData]\nparams.data = { nul_ok = true }",
                            "unknown key(s) nul_ok")
         self.assertRefused("[types]\nGLenum = \"number\"", "unknown kind 'number'")
-        self.assertRefused("[functions.eglQueryString]\nreplay_unsupported = \"no\"",
+        self.assertRefused("[functions.eglCopyBuffers]\nreplay_skip = \"a\"\n"
+                           "replay_unsupported = \"no\"",
                            "only one")
         self.assertRefused("[functions.glFlush]\ncustom = { trace = \"by hand\" }",
                            "custom part 'trace' is none of export, replay")
@@ -384,11 +500,21 @@ class ApiTableTest(unittest.TestCase):
                            "record = \"yes\" }", "record is true or false")
         self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", idle = \"a-b\" }",
                            "glFlush.hooks.idle: a C++ function name")
-        self.assertRefused("[functions.glBufferData]\nparams.data = { lengths = \"size\" }",
+        self.assertRefused("[functions.glBufferSubData]\nparams.data = { lengths = \"size\" }",
                            "lengths applies to arrays of strings only")
         self.assertRefused("[functions.glReadPixels]\n"
                            "params.pixels = { offset_in = \"GL_NO_SUCH_BINDING\" }",
                            "GL_NO_SUCH_BINDING is no GL enum")
+
+    def test_a_function_in_two_blocks_is_refused(self):
+        # All the table says of a function is in one block.
+        self.assertRefused("[functions.glDrawArraysInstanced]\nroles = [\"draw\"]",
+                           "glDrawArraysInstanced is in groups[")
+        self.assertRefused("[[groups]]\nfunctions = [\"glFlush\", \"glFlush\"]\n"
+                           "roles = [\"draw\"]", "glFlush is in groups[")
+        table = api.read(API_TABLE)
+        names = [n for g in table["groups"] for n in g["functions"]] + list(table["functions"])
+        self.assertEqual(len(names), len(set(names)))
 
     def test_a_pointer_without_a_length_rule_is_refused(self):
         table = api.read(API_TABLE)

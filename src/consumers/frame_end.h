@@ -3,20 +3,19 @@
 #pragma once
 
 #include "format/records.h"
-#include "gltrace/api/functions.h"
+#include "gltrace/api/roles.h"
 
 namespace gltrace::consumers {
 
-// Whether the call ends a frame: an eglSwapBuffers*, or a glFinish the trace
-// layer marked ends_frame (an off-screen program's frame end). A frame is
-// counted at this call, not at its Frame record: the record follows the call
-// and the swap's image, often in the thread's next chunk, which a trace cut
-// short may lack, while the call is there and a replay replays it.
+// Whether the call ends a frame: a swap (spec/api.toml's role swap), or a
+// glFinish (role ends_frame) the trace layer marked ends_frame (an off-screen
+// program's frame end). A frame is counted at this call, not at its Frame
+// record: the record follows the call and the swap's image, often in the
+// thread's next chunk, which a trace cut short may lack, while the call is
+// there and a replay replays it.
 inline bool ends_frame(const format::Call& call) {
-  return call.function == api::kFn_eglSwapBuffers ||
-         call.function == api::kFn_eglSwapBuffersWithDamageKHR ||
-         call.function == api::kFn_eglSwapBuffersWithDamageEXT ||
-         (call.ends_frame && call.function == api::kFn_glFinish);
+  return api::has_role(call.function, api::kRoleSwap) ||
+         (call.ends_frame && api::has_role(call.function, api::kRoleEndsFrame));
 }
 
 }  // namespace gltrace::consumers

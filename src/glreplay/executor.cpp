@@ -7,7 +7,7 @@
 #include "consumers/png.h"
 #include "glreplay/calls.h"
 #include "glreplay/trace_source.h"
-#include "gltrace/api/functions.h"
+#include "gltrace/api/roles.h"
 
 namespace gltrace::glreplay {
 
@@ -16,56 +16,6 @@ namespace {
 // Calls that could not be replayed, listed in a differing image's report
 // (the rest are counted).
 constexpr size_t kUnreplayedListed = 3;
-
-// The draws after which the trace layer reads the framebuffer
-// (--framebuffer draw): its hand-written draw wrappers.
-bool is_draw(uint32_t function) {
-  switch (function) {
-    case api::kFn_glDrawArrays:
-    case api::kFn_glDrawArraysInstanced:
-    case api::kFn_glDrawElements:
-    case api::kFn_glDrawElementsInstanced:
-    case api::kFn_glDrawRangeElements:
-    case api::kFn_glDrawElementsBaseVertex:
-    case api::kFn_glDrawRangeElementsBaseVertex:
-    case api::kFn_glDrawElementsInstancedBaseVertex:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// What a call of a thread without a context of its own (a borrowed call,
-// Session::set_call) must not do on the thread it borrows: GL calls (the
-// app's had no context, so did nothing) and EGL calls that use or change
-// the calling thread's EGL state. Such a call's recorded thread had nothing
-// current and the OpenGL ES API bound, so skipping them loses nothing.
-bool needs_own_thread(uint32_t function) {
-  if (function >= api::kFunctionIdLimit) return false;
-  if (api::kFunctionInfo[function].api == api::Api::kGles) return true;
-  switch (function) {
-    case api::kFn_eglBindAPI:
-    case api::kFn_eglMakeCurrent:
-    case api::kFn_eglReleaseThread:
-    case api::kFn_eglSwapBuffers:
-    case api::kFn_eglSwapBuffersWithDamageKHR:
-    case api::kFn_eglSwapBuffersWithDamageEXT:
-    case api::kFn_eglSwapInterval:
-    case api::kFn_eglWaitClient:
-    case api::kFn_eglWaitGL:
-    case api::kFn_eglWaitNative:
-    case api::kFn_eglBindTexImage:
-    case api::kFn_eglReleaseTexImage:
-    case api::kFn_eglCreateSync:
-    case api::kFn_eglCreateSyncKHR:
-    case api::kFn_eglWaitSync:
-    case api::kFn_eglWaitSyncKHR:
-    case api::kFn_eglSetDamageRegionKHR:
-      return true;
-    default:
-      return false;
-  }
-}
 
 }  // namespace
 
@@ -115,7 +65,14 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
       call->function < api::kFunctionIdLimit ? api::kFunctionInfo[call->function].name : nullptr;
   uint64_t frame = session_.frame();
   std::string message;
-  switch (borrowed && needs_own_thread(call->function) ? ReplayKind::kSkip : entry.kind) {
+  // A call of a thread without a context of its own (a borrowed call,
+  // Session::set_call) must not do what uses or changes the calling thread's
+  // state on the thread it borrows: GL calls (the app's had no context, so
+  // did nothing) and the thread-bound EGL calls. Such a call's recorded
+  // thread had nothing current and the OpenGL ES API bound, so skipping them
+  // loses nothing.
+  const bool skip = borrowed && api::has_role(call->function, api::kRoleThreadBound);
+  switch (skip ? ReplayKind::kSkip : entry.kind) {
     case ReplayKind::kSkip:
       break;
     case ReplayKind::kNone:
@@ -163,7 +120,8 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   // A swap that failed before it read the framebuffer (its surface could not
   // be made): the trace's image there is counted as not replayed, and the
   // frame ends all the same, so later frames keep their numbers.
-  if (increment.ends_frame && call->function != api::kFn_glFinish && session_.frame() == frame) {
+  if (increment.ends_frame && api::has_role(call->function, api::kRoleSwap) &&
+      session_.frame() == frame) {
     if (options_.compare && pass_ == 1 && session_.info().frame_images()) {
       ReplayedImage image = image_of_call(frame, ImageOrigin::kSwap, swap_image_key_);
       image.not_replayed = "call " + std::to_string(call->seq) + ": " +
@@ -174,10 +132,12 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
     session_.next_frame();
     frame_ended();
   }
-  if (is_draw(call->function))
+  // The draws after which the trace layer reads the framebuffer
+  // (--framebuffer draw).
+  if (api::has_role(call->function, api::kRoleCapturesDraw))
     read_image(session_.frame(), Session::ReadArea::kViewport, ImageOrigin::kDraw, call->seq);
   // A glFinish the trace layer marked as the end of an off-screen frame.
-  if (increment.ends_frame && call->function == api::kFn_glFinish) {
+  if (increment.ends_frame && api::has_role(call->function, api::kRoleEndsFrame)) {
     read_image(session_.frame(), Session::ReadArea::kFinish, ImageOrigin::kFinish, call->seq);
     session_.next_frame();  // a swap counts its own in the session
     frame_ended();

@@ -195,38 +195,6 @@ EGLBoolean active_eglInitialize(EGLDisplay display, EGLint* major, EGLint* minor
   return result;
 }
 
-EGLBoolean idle_eglMakeCurrent(EGLDisplay display, EGLSurface draw, EGLSurface read,
-                               EGLContext context) {
-  EGLBoolean result = NEXT(eglMakeCurrent)(display, draw, read, context);
-  live_switch_point(false);
-  return result;
-}
-
-void idle_glFinish() {
-  NEXT(glFinish)();
-  live_finish_point(false, false);
-}
-
-EGLBoolean idle_eglSwapBuffers(EGLDisplay display, EGLSurface surface) {
-  EGLBoolean result = NEXT(eglSwapBuffers)(display, surface);
-  live_switch_point(true);
-  return result;
-}
-
-EGLBoolean idle_eglSwapBuffersWithDamageKHR(EGLDisplay display, EGLSurface surface,
-                                            const EGLint* rects, EGLint n_rects) {
-  EGLBoolean result = NEXT(eglSwapBuffersWithDamageKHR)(display, surface, rects, n_rects);
-  live_switch_point(true);
-  return result;
-}
-
-EGLBoolean idle_eglSwapBuffersWithDamageEXT(EGLDisplay display, EGLSurface surface,
-                                            const EGLint* rects, EGLint n_rects) {
-  EGLBoolean result = NEXT(eglSwapBuffersWithDamageEXT)(display, surface, rects, n_rects);
-  live_switch_point(true);
-  return result;
-}
-
 }  // namespace
 
 void live_initialize(const GltraceLiveHost* host) {
@@ -244,22 +212,9 @@ void live_initialize(const GltraceLiveHost* host) {
 }
 
 void* live_idle_function(uint32_t id) {
-  switch (id) {
-    case api::kFn_eglInitialize:
-      return reinterpret_cast<void*>(&idle_eglInitialize);
-    case api::kFn_eglMakeCurrent:
-      return reinterpret_cast<void*>(&idle_eglMakeCurrent);
-    case api::kFn_eglSwapBuffers:
-      return reinterpret_cast<void*>(&idle_eglSwapBuffers);
-    case api::kFn_eglSwapBuffersWithDamageKHR:
-      return reinterpret_cast<void*>(&idle_eglSwapBuffersWithDamageKHR);
-    case api::kFn_eglSwapBuffersWithDamageEXT:
-      return reinterpret_cast<void*>(&idle_eglSwapBuffersWithDamageEXT);
-    case api::kFn_glFinish:
-      return reinterpret_cast<void*>(&idle_glFinish);
-    default:
-      return idle_wrapper(id);  // the table's idle hooks: draws
-  }
+  if (id == api::kFn_eglInitialize) return reinterpret_cast<void*>(&idle_eglInitialize);
+  // The table's idle hooks: draws, swaps, context switches, glFinish.
+  return idle_wrapper(id);
 }
 
 void* live_active_function(uint32_t id) {
@@ -282,6 +237,11 @@ void switch_tables() {
 }  // namespace
 
 void note_unrecorded_draw() { t_drew = true; }
+
+// The table's idle_done hooks: after the call, not recording.
+void live_swap_point() { live_switch_point(true); }
+void live_context_switch_point() { live_switch_point(false); }
+void live_unrecorded_finish() { live_finish_point(false, false); }
 
 void live_switch_point(bool swap) {
   if (g_host == nullptr) return;

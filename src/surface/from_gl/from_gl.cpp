@@ -9,6 +9,7 @@
 
 #include "format/reader.h"
 #include "gltrace/api/functions.h"
+#include "gltrace/api/roles.h"
 
 namespace gltrace::surface {
 namespace {
@@ -31,23 +32,6 @@ uint64_t handle_of(const Value& v) {
     default:
       return 0;
   }
-}
-
-bool is_window_creation(uint32_t f) {
-  return f == api::kFn_eglCreateWindowSurface || f == api::kFn_eglCreatePlatformWindowSurface ||
-         f == api::kFn_eglCreatePlatformWindowSurfaceEXT;
-}
-
-bool is_swap(uint32_t f) {
-  return f == api::kFn_eglSwapBuffers || f == api::kFn_eglSwapBuffersWithDamageKHR ||
-         f == api::kFn_eglSwapBuffersWithDamageEXT || f == api::kFn_eglSwapBuffersRegionNOK ||
-         f == api::kFn_eglSwapBuffersRegion2NOK;
-}
-
-bool is_other_surface_creation(uint32_t f) {
-  return f == api::kFn_eglCreatePbufferSurface || f == api::kFn_eglCreatePbufferFromClientBuffer ||
-         f == api::kFn_eglCreatePixmapSurface || f == api::kFn_eglCreatePlatformPixmapSurface ||
-         f == api::kFn_eglCreatePlatformPixmapSurfaceEXT;
 }
 
 struct Event {
@@ -88,11 +72,11 @@ class Collector : public format::Consumer {
     const int64_t end = static_cast<int64_t>(call.start_ns + call.duration_ns);
     last_time_ = std::max(last_time_, end);
     const uint64_t display = call.args.empty() ? 0 : handle_of(call.args[0]);
-    if (is_window_creation(call.function) && call.ret != nullptr) {
+    if (api::has_role(call.function, api::kRoleWindowSurface) && call.ret != nullptr) {
       const uint64_t handle = handle_of(*call.ret);
       offscreen_.erase(handle);
       if (handle != 0) create(handle, display, end, false);
-    } else if (is_other_surface_creation(call.function) && call.ret != nullptr) {
+    } else if (api::has_role(call.function, api::kRoleOffscreenSurface) && call.ret != nullptr) {
       offscreen_.insert(handle_of(*call.ret));
       by_handle_.erase(handle_of(*call.ret));
     } else if (call.function == api::kFn_eglDestroySurface && call.args.size() >= 2) {
@@ -106,7 +90,7 @@ class Collector : public format::Consumer {
     } else if (call.function == api::kFn_eglTerminate) {
       // Ends every surface of the display (glmark2 destroys none itself).
       destroy_where(end, [&](const GlSurface& s) { return s.display == display; });
-    } else if (is_swap(call.function) && call.args.size() >= 2) {
+    } else if (api::has_role(call.function, api::kRoleSwap) && call.args.size() >= 2) {
       if (call.ret != nullptr && handle_of(*call.ret) == 0) return;  // EGL_FALSE: nothing shown
       const uint64_t handle = handle_of(call.args[1]);
       // A pbuffer enters at its first swap: the trace layer ends a frame
