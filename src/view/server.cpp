@@ -627,7 +627,7 @@ class Handlers {
     json go;
     json reply = checked(worker_.request_at(
         seq, {{"op", "buffer"}, {"name", name}, {"offset", offset}, {"size", size}}, &go));
-    std::string data = base64_decode(field(reply, "data"));
+    std::string data = frame_bytes(reply);
     if (data.size() < size)
       fail(404, "buffer " + std::to_string(name) + " is shorter than the draw reads");
     return data;
@@ -896,36 +896,12 @@ class Handlers {
     return reply;
   }
 
-  static std::string base64_decode(const std::string& text) {
-    static const auto table = [] {
-      std::array<int8_t, 256> t{};
-      t.fill(-1);
-      const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-      for (int i = 0; i < 64; ++i) t[static_cast<uint8_t>(alphabet[i])] = static_cast<int8_t>(i);
-      return t;
-    }();
-    std::string out;
-    out.reserve(text.size() / 4 * 3);
-    uint32_t bits = 0;
-    int have = 0;
-    for (char c : text) {
-      if (c == '=') break;
-      int8_t v = table[static_cast<uint8_t>(c)];
-      if (v < 0) fail(503, "the state worker sent bad base64");
-      bits = (bits << 6) | static_cast<uint32_t>(v);
-      have += 6;
-      if (have >= 8) {
-        have -= 8;
-        out.push_back(static_cast<char>((bits >> have) & 0xff));
-      }
-    }
-    return out;
-  }
-
-  static std::string field(const json& reply, const char* name) {
-    if (!reply.contains(name) || !reply[name].is_string())
-      fail(503, std::string("the state worker's reply has no '") + name + "'");
-    return reply[name].get<std::string>();
+  // The bytes of a worker reply's binary frame (a PNG, a buffer's bytes).
+  static std::string frame_bytes(const json& reply) {
+    if (!reply.contains("bytes") || !reply["bytes"].is_binary())
+      fail(503, "the state worker's reply carries no bytes");
+    const json::binary_t& bytes = reply["bytes"].get_binary();
+    return std::string(bytes.begin(), bytes.end());
   }
 
   json state(const httplib::Request& req) const {
@@ -950,7 +926,7 @@ class Handlers {
   std::string state_png(const httplib::Request& req, json op) const {
     uint64_t seq = param(req, "seq", std::nullopt);
     json go;
-    return base64_decode(field(checked(worker_.request_at(seq, std::move(op), &go)), "png"));
+    return frame_bytes(checked(worker_.request_at(seq, std::move(op), &go)));
   }
 
   std::string state_framebuffer(const httplib::Request& req) const {
@@ -978,7 +954,7 @@ class Handlers {
                                     {"offset", param(req, "offset", 0)},
                                     {"size", std::min(param(req, "size", kMaxBytes), kMaxBytes)}},
                                    &go));
-    return base64_decode(field(reply, "data"));
+    return frame_bytes(reply);
   }
 
   json state_shader(const httplib::Request& req) const {
