@@ -147,11 +147,11 @@ def backward_steps(gltrace, trace, env, workers, steps, settled):
     _, page = v.get(f"/api/frames?from={info['frames'] // 2}&count=1")
     frame = page["frames"][0]
     call = frame["first_call"] + min(frame["calls"] - 1, max(steps + 1, frame["calls"] * 3 // 4))
-    v.timed(f"/api/state?seq={call}")
+    v.timed(f"/api/state?call={call}")
     wait_no_job(v)
     times, replayed = [], []
     for i in range(1, steps + 1):
-        t, body = v.timed(f"/api/state?seq={call - i}")
+        t, body = v.timed(f"/api/state?call={call - i}")
         times.append(t)
         replayed.append(body["replayed"])
         if settled:
@@ -160,7 +160,7 @@ def backward_steps(gltrace, trace, env, workers, steps, settled):
     wait_no_job(v)
     _, page = v.get(f"/api/frames?from={info['frames'] // 2 - 1}&count=1")
     previous = page["frames"][0]
-    t_previous, body = v.timed(f"/api/state?seq={previous['first_call'] + previous['calls'] // 2}")
+    t_previous, body = v.timed(f"/api/state?call={previous['first_call'] + previous['calls'] // 2}")
     rss = worker_rss_mb(wait_no_job(v))
     v.close()
     return call, times, replayed, (t_previous, body["replayed"]), rss

@@ -16,13 +16,24 @@ import { Timeline } from './timeline.js';
 const $ = (sel) => document.querySelector(sel);
 const DRAW_REGEX = '^gl(Multi)?Draw';
 
+// The page's one state object: what is open and selected, and its parts
+// (made once the trace is known). No other module-level variable changes.
 const app = {
   trace: null,
   frame: null,
   frames: new Map(), // number -> frame entry (fetched pages)
   framePending: new Set(),
-  call: null, // selected call (list entry)
+  selected: null, // the selected call's list entry
   tab: 'frame',
+  frameList: null,
+  calls: null,
+  filterTimer: null, // a filter being typed reloads the list when typing pauses
+  minimap: null,
+  details: null,
+  statePane: null,
+  summary: null,
+  timeline: null,
+  followBusy: false, // a follow poll is in flight
 };
 
 // ---- status line: errors and progress never leave the page blank ----
@@ -46,7 +57,7 @@ function frameEntry(n) {
     getJson('/api/frames', { from: page * FRAME_PAGE, count: FRAME_PAGE })
       .then((r) => {
         for (const f of r.frames) app.frames.set(f.number, f);
-        frameList.redraw();
+        app.frameList.redraw();
       })
       .catch(showError)
       .finally(() => app.framePending.delete(page));
@@ -60,9 +71,8 @@ async function frameEntryAsync(n) {
   return app.frames.get(n) || null;
 }
 
-let frameList;
 function makeFrameList() {
-  frameList = new VirtualList(
+  app.frameList = new VirtualList(
     $('#frames'),
     {
       count: () => (app.trace ? app.trace.frames : 0),
@@ -86,20 +96,13 @@ function makeFrameList() {
     },
     { className: 'frames' },
   );
-  frameList.scroller.addEventListener('click', (ev) => {
-    const i = frameList.indexAt(ev.target);
+  app.frameList.scroller.addEventListener('click', (ev) => {
+    const i = app.frameList.indexAt(ev.target);
     if (i >= 0) openFrame(i);
   });
 }
 
 // ---- call list ----
-let calls;
-let filterTimer = null; // a filter being typed reloads the list when typing pauses
-let minimap;
-let details;
-let statePane;
-let summary;
-let timeline;
 
 function query() {
   const filter = $('#filter').value.trim();
@@ -108,7 +111,7 @@ function query() {
   return { frame: app.frame, filter: filter || null, thread: t === '' ? null : Number(t), context: c === '' ? null : Number(c) };
 }
 
-async function openFrame(n, { seq = null } = {}) {
+async function openFrame(n, { call = null } = {}) {
   if (!app.trace || n < 0 || n >= app.trace.frames) return;
   // Following a live capture stops when another frame than the latest is
   // asked for (as a log viewer stops scrolling when one scrolls up).
@@ -117,38 +120,38 @@ async function openFrame(n, { seq = null } = {}) {
   app.frame = n;
   $('#frame-slider').value = n;
   $('#frame-number').value = n;
-  frameList.scrollToRow(n);
-  frameList.redraw();
+  app.frameList.scrollToRow(n);
+  app.frameList.redraw();
   if (changed) {
-    clearTimeout(filterTimer); // the list opened below reads the filter as it is
-    app.call = null;
+    clearTimeout(app.filterTimer); // the list opened below reads the filter as it is
+    app.selected = null;
     $('#call-count').textContent = '';
     const q = query();
     $('#calls-pane').classList.add('busy');
     try {
-      await calls.open(q);
+      await app.calls.open(q);
     } catch (e) {
       showError(e);
     } finally {
       $('#calls-pane').classList.remove('busy');
     }
     updateCallCount();
-    minimap.setFrame(n);
-    summary.show(n);
+    app.minimap.setFrame(n);
+    app.summary.show(n);
     frameEntryAsync(n).then((f) => {
-      if (f && timeline.root.offsetParent) timeline.setWindow(f.start_ns, f.start_ns + f.wall_ns);
+      if (f && app.timeline.root.offsetParent) app.timeline.setWindow(f.start_ns, f.start_ns + f.wall_ns);
     }).catch(showError);
-    if (seq === null) {
+    if (call === null) {
       setTab('frame');
       saveHash();
     }
   }
-  if (seq !== null) await selectSeq(seq);
+  if (call !== null) await selectCall(call);
 }
 
 function updateCallCount() {
   const q = query();
-  const total = calls.source.total;
+  const total = app.calls.source.total;
   const f = app.frames.get(app.frame);
   $('#call-count').textContent = q.filter || q.thread !== null || q.context !== null
     ? `${total} of ${f ? f.calls : '?'} calls match`
@@ -163,7 +166,7 @@ async function reloadCalls() {
   $('#filter').title = err || 'regular expression over function name and arguments';
   if (err) return;
   try {
-    await calls.open(q);
+    await app.calls.open(q);
     $('#filter').classList.remove('bad');
   } catch (e) {
     $('#filter').classList.add('bad');
@@ -172,42 +175,42 @@ async function reloadCalls() {
   }
   updateCallCount();
   // the call selected now (a find may have moved it while the list reloaded)
-  const keep = app.call ? app.call.seq : null;
+  const keep = app.selected ? app.selected.call : null;
   if (keep !== null) {
-    const i = await calls.source.indexOfSeq(keep);
-    if (i >= 0) calls.select(i, { center: true });
+    const i = await app.calls.source.indexOfCall(keep);
+    if (i >= 0) app.calls.select(i, { center: true });
   }
 }
 
-async function selectSeq(seq) {
-  const i = await calls.source.indexOfSeq(seq);
+async function selectCall(call) {
+  const i = await app.calls.source.indexOfCall(call);
   if (i < 0) {
-    showInfo(`call ${seq} is not in the list (filtered out?)`);
+    showInfo(`call ${call} is not in the list (filtered out?)`);
     return;
   }
-  const found = await calls.source.callAsync(i);
-  if (found && found.seq !== seq) showInfo(`call ${seq} is filtered out: the next call the filter shows is selected`);
-  await calls.select(i, { center: true });
+  const found = await app.calls.source.callAsync(i);
+  if (found && found.call !== call) showInfo(`call ${call} is filtered out: the next call the filter shows is selected`);
+  await app.calls.select(i, { center: true });
 }
 
 // Goes to a call anywhere in the trace (find, timeline).
-async function gotoSeq(seq, frame = null) {
+async function gotoCall(call, frame = null) {
   if (frame === null) {
     try {
-      frame = (await getJson('/api/call', { seq })).frame;
+      frame = (await getJson('/api/call', { call })).frame;
     } catch (e) {
       showError(e);
       return;
     }
   }
-  if (frame !== app.frame) await openFrame(frame, { seq });
-  else await selectSeq(seq);
+  if (frame !== app.frame) await openFrame(frame, { call });
+  else await selectCall(call);
 }
 
-function onCallSelected(call) {
-  app.call = call;
-  details.show(call.seq);
-  if (app.tab === 'state') statePane.show(call.seq);
+function onCallSelected(entry) {
+  app.selected = entry;
+  app.details.show(entry.call);
+  if (app.tab === 'state') app.statePane.show(entry.call);
   if (app.tab === 'frame') setTab('call');
   saveHash();
 }
@@ -217,14 +220,14 @@ function setTab(tab) {
   app.tab = tab;
   for (const b of document.querySelectorAll('#tabs button')) b.classList.toggle('active', b.dataset.tab === tab);
   for (const p of document.querySelectorAll('.tab-pane')) p.hidden = p.id !== `pane-${tab}`;
-  if (tab === 'state' && app.call) statePane.show(app.call.seq);
+  if (tab === 'state' && app.selected) app.statePane.show(app.selected.call);
 }
 
 // ---- find, draws, export ----
 // Where a search starts: the selected call, else just before the open frame
 // (no `after`: the server searches from the trace's start).
 function searchStart() {
-  if (app.call) return app.call.seq;
+  if (app.selected) return app.selected.call;
   const first = app.frames.get(app.frame)?.first_call;
   return first > 0 ? first - 1 : null;
 }
@@ -243,12 +246,12 @@ async function find(backward) {
   const after = searchStart();
   try {
     const r = await getJson('/api/find', { regex, after, backward: backward ? 1 : null });
-    if (r.seq === null || r.seq === undefined) {
+    if (r.call === null || r.call === undefined) {
       showInfo(`no ${backward ? 'earlier' : 'later'} call matches /${regex}/`);
       return;
     }
-    showInfo(`found call ${r.seq} in frame ${r.frame}`);
-    await gotoSeq(r.seq, r.frame);
+    showInfo(`found call ${r.call} in frame ${r.frame}`);
+    await gotoCall(r.call, r.frame);
   } catch (e) {
     showError(e);
   }
@@ -256,17 +259,17 @@ async function find(backward) {
 
 async function stepDraw(dir) {
   if (app.frame === null) return;
-  const i = await calls.findDraw(dir, 5000);
+  const i = await app.calls.findDraw(dir, 5000);
   if (i !== null) {
-    await calls.select(i);
+    await app.calls.select(i);
     return;
   }
   // none near in this frame's list: ask the server (it searches every frame)
   try {
     const after = searchStart();
     const r = await getJson('/api/find', { regex: DRAW_REGEX, after, backward: dir < 0 ? 1 : null });
-    if (r.seq === null || r.seq === undefined) showInfo(`no ${dir < 0 ? 'previous' : 'next'} draw`);
-    else await gotoSeq(r.seq, r.frame);
+    if (r.call === null || r.call === undefined) showInfo(`no ${dir < 0 ? 'previous' : 'next'} draw`);
+    else await gotoCall(r.call, r.frame);
   } catch (e) {
     showError(e);
   }
@@ -275,7 +278,7 @@ async function stepDraw(dir) {
 async function exportSelection() {
   if (app.frame === null) return;
   const q = query();
-  const range = calls.selectionRange();
+  const range = app.calls.selectionRange();
   const params = { frame: app.frame, filter: q.filter };
   let name = `frame${app.frame}`;
   if (range && range[1] > range[0]) {
@@ -296,7 +299,7 @@ async function exportSelection() {
 function saveHash() {
   const h = new URLSearchParams();
   if (app.frame !== null) h.set('frame', app.frame);
-  if (app.call) h.set('call', app.call.seq);
+  if (app.selected) h.set('call', app.selected.call);
   history.replaceState(null, '', `${location.pathname}${location.search}#${h}`);
 }
 
@@ -320,14 +323,14 @@ function onKey(ev) {
     return;
   }
   if (ev.ctrlKey || ev.altKey || ev.metaKey) return;
-  const page = calls.list.visibleCount() - 1;
+  const page = app.calls.list.visibleCount() - 1;
   const keys = {
-    ArrowDown: () => calls.move(1, ev.shiftKey),
-    ArrowUp: () => calls.move(-1, ev.shiftKey),
-    PageDown: () => calls.move(page, ev.shiftKey),
-    PageUp: () => calls.move(-page, ev.shiftKey),
-    Home: () => calls.select(0),
-    End: () => calls.select(calls.source.total - 1),
+    ArrowDown: () => app.calls.move(1, ev.shiftKey),
+    ArrowUp: () => app.calls.move(-1, ev.shiftKey),
+    PageDown: () => app.calls.move(page, ev.shiftKey),
+    PageUp: () => app.calls.move(-page, ev.shiftKey),
+    Home: () => app.calls.select(0),
+    End: () => app.calls.select(app.calls.source.total - 1),
     n: () => stepDraw(1),
     p: () => stepDraw(-1),
     ']': () => openFrame(app.frame + 1),
@@ -339,8 +342,8 @@ function onKey(ev) {
     t: () => toggleTimeline(),
     '?': () => toggleHelp(),
     Escape: () => ($('#help').hidden = true),
-    ArrowLeft: () => app.call && calls.source.foldAt(calls.selected) === null && app.call.group && calls.source.toggleFold(calls.selected),
-    ArrowRight: () => calls.source.foldAt(calls.selected) !== null && calls.source.toggleFold(calls.selected),
+    ArrowLeft: () => app.selected && app.calls.source.foldAt(app.calls.selected) === null && app.selected.group && app.calls.source.toggleFold(app.calls.selected),
+    ArrowRight: () => app.calls.source.foldAt(app.calls.selected) !== null && app.calls.source.toggleFold(app.calls.selected),
   };
   if (keys[ev.key]) {
     ev.preventDefault();
@@ -358,8 +361,8 @@ function toggleTimeline() {
   $('#timeline-toggle').classList.toggle('active', !pane.hidden);
   if (!pane.hidden) {
     const f = app.frames.get(app.frame);
-    if (f && !timeline.window) timeline.setWindow(f.start_ns, f.start_ns + f.wall_ns);
-    else timeline.load();
+    if (f && !app.timeline.window) app.timeline.setWindow(f.start_ns, f.start_ns + f.wall_ns);
+    else app.timeline.load();
   }
 }
 
@@ -390,7 +393,7 @@ async function followIndexing() {
       app.trace = t;
       showTraceStats();
       if (grew) {
-        frameList.redraw();
+        app.frameList.redraw();
         if (t.live && $('#follow').checked && app.frame !== null) followLatest();
       }
     } catch (e) {
@@ -402,14 +405,13 @@ async function followIndexing() {
 
 // Opens the latest frame, one at a time: a frame that arrives while the
 // previous one opens is opened next.
-let followBusy = false;
 async function followLatest() {
-  if (followBusy) return;
-  followBusy = true;
+  if (app.followBusy) return;
+  app.followBusy = true;
   try {
     while (app.trace.live && $('#follow').checked && app.frame !== app.trace.frames - 1) await openFrame(app.trace.frames - 1);
   } finally {
-    followBusy = false;
+    app.followBusy = false;
   }
 }
 
@@ -445,36 +447,36 @@ async function start() {
 
   makeFrameList();
   followIndexing();
-  calls = new CallList($('#calls'), { onselect: onCallSelected, onerror: showError });
-  calls.list.onrange = (firstRow, lastRow) => {
-    calls.source.prefetch(calls.source.rowToIndex(firstRow), calls.source.rowToIndex(lastRow));
-    const a = calls.source.call(calls.source.rowToIndex(firstRow));
-    const b = calls.source.call(calls.source.rowToIndex(Math.max(firstRow, lastRow)));
-    if (a && b) minimap.setRange(a.pos, b.pos);
+  app.calls = new CallList($('#calls'), { onselect: onCallSelected, onerror: showError });
+  app.calls.list.onrange = (firstRow, lastRow) => {
+    app.calls.source.prefetch(app.calls.source.rowToIndex(firstRow), app.calls.source.rowToIndex(lastRow));
+    const a = app.calls.source.call(app.calls.source.rowToIndex(firstRow));
+    const b = app.calls.source.call(app.calls.source.rowToIndex(Math.max(firstRow, lastRow)));
+    if (a && b) app.minimap.setRange(a.pos, b.pos);
   };
-  minimap = new Minimap($('#minimap-holder'), {
+  app.minimap = new Minimap($('#minimap-holder'), {
     onerror: showError,
     onjump: async (fraction) => {
-      const pos = Math.floor(fraction * minimap.calls);
-      const i = await calls.source.indexOfPos(pos);
-      if (i >= 0) calls.list.scrollToRow(calls.source.indexToRow(i), true);
+      const pos = Math.floor(fraction * app.minimap.calls);
+      const i = await app.calls.source.indexOfPos(pos);
+      if (i >= 0) app.calls.list.scrollToRow(app.calls.source.indexToRow(i), true);
     },
   });
-  details = new CallDetails($('#pane-call'));
-  statePane = new StatePane($('#pane-state'));
-  summary = new FrameSummary($('#pane-frame'), {
+  app.details = new CallDetails($('#pane-call'));
+  app.statePane = new StatePane($('#pane-state'));
+  app.summary = new FrameSummary($('#pane-frame'), {
     onfunction: (name) => {
       $('#filter').value = `^${name}\\b`;
       reloadCalls();
     },
   });
-  timeline = new Timeline($('#timeline-pane'), { onselect: (seq) => gotoSeq(seq), onerror: showError });
-  timeline.setThreads(trace.threads);
+  app.timeline = new Timeline($('#timeline-pane'), { onselect: (call) => gotoCall(call), onerror: showError });
+  app.timeline.setThreads(trace.threads);
 
   // controls
   $('#filter').addEventListener('input', () => {
-    clearTimeout(filterTimer);
-    filterTimer = setTimeout(reloadCalls, 250);
+    clearTimeout(app.filterTimer);
+    app.filterTimer = setTimeout(reloadCalls, 250);
   });
   $('#thread').addEventListener('change', reloadCalls);
   $('#context').addEventListener('change', reloadCalls);
@@ -507,14 +509,14 @@ async function start() {
     return;
   }
   const h = new URLSearchParams(location.hash.slice(1));
-  const seq = h.has('call') ? Number(h.get('call')) : null;
-  if (seq !== null && !h.has('frame')) {
-    await gotoSeq(seq); // its frame from the server
+  const call = h.has('call') ? Number(h.get('call')) : null;
+  if (call !== null && !h.has('frame')) {
+    await gotoCall(call); // its frame from the server
   } else {
     // A live capture opens at its latest frame, unless the address names one.
     const latest = app.trace.live && $('#follow').checked ? app.trace.frames - 1 : 0;
     const frame = h.has('frame') ? Number(h.get('frame')) : latest;
-    await openFrame(Math.min(Math.max(0, frame), app.trace.frames - 1), { seq });
+    await openFrame(Math.min(Math.max(0, frame), app.trace.frames - 1), { call });
   }
   document.body.dataset.ready = '1';
 }

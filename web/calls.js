@@ -205,19 +205,19 @@ export class CallSource {
     this.onchange();
   }
 
-  // The filtered index of the first call whose seq is >= seq (binary search
-  // over pages; seqs grow along a frame's list).
-  async indexOfSeq(seq) {
+  // The filtered index of the first call numbered `number` or more (binary
+  // search over pages; call numbers grow along a frame's list).
+  async indexOfCall(number) {
     // a list reopened meanwhile (filter typed, frame changed): search the new one
     for (;;) {
       await this.ready.catch(() => {});
       const gen = this.generation;
-      const i = await this.searchSeq(seq);
+      const i = await this.searchCall(number);
       if (gen === this.generation) return i;
     }
   }
 
-  async searchSeq(seq) {
+  async searchCall(number) {
     let lo = 0;
     let hi = this.total - 1;
     if (hi < 0) return -1;
@@ -225,11 +225,11 @@ export class CallSource {
       const mid = (lo + hi) >> 1;
       const c = await this.callAsync(mid);
       if (!c) return -1;
-      if (c.seq < seq) lo = mid + 1;
+      if (c.call < number) lo = mid + 1;
       else hi = mid;
     }
     const c = await this.callAsync(lo);
-    return c && c.seq >= seq ? lo : -1;
+    return c && c.call >= number ? lo : -1;
   }
 
   // The filtered index of the first call at frame position >= pos.
@@ -261,7 +261,7 @@ export class CallList {
     this.header = el(
       'div',
       { class: 'call-header vrow' },
-      el('span', { class: 'c-seq' }, 'call'),
+      el('span', { class: 'c-call' }, 'call'),
       el('span', { class: 'c-name' }, 'function'),
       el('span', { class: 'c-time' }, 'wall'),
       el('span', { class: 'c-time' }, 'thread'),
@@ -293,15 +293,15 @@ export class CallList {
     const sel = this.selectionRange();
     node.className = 'vrow call';
     if (!call) {
-      delete node.dataset.seq; // a reused row node: not the call it showed before
-      node.replaceChildren(el('span', { class: 'c-seq' }, '…'), el('span', { class: 'c-name loading' }, 'loading'));
+      delete node.dataset.call; // a reused row node: not the call it showed before
+      node.replaceChildren(el('span', { class: 'c-call' }, '…'), el('span', { class: 'c-name loading' }, 'loading'));
       return;
     }
     if (call.draw) node.classList.add('draw');
     if (call.error) node.classList.add('error');
     if (sel && i >= sel[0] && i <= sel[1]) node.classList.add('selected');
     if (i === this.selected) node.classList.add('current');
-    node.dataset.seq = call.seq;
+    node.dataset.call = call.call;
     const folded = this.source.foldAt(i) !== null;
     const indent = el('span', { class: 'indent', style: `width:${call.depth * 14}px` });
     const fold = call.group
@@ -318,7 +318,7 @@ export class CallList {
       call.error ? el('span', { class: 'err-tag', title: 'this call raised a GL error' }, call.error) : null,
     );
     node.replaceChildren(
-      el('span', { class: 'c-seq' }, call.seq),
+      el('span', { class: 'c-call' }, call.call),
       name,
       el('span', { class: 'c-time' }, fmtNs(call.dur_ns)),
       el('span', { class: 'c-time' }, fmtNs(call.thread_ns)),

@@ -7,7 +7,7 @@ import { getJson, getBytes, url, aborted } from './api.js';
 import { el, note, fmtNs, fmtBytes, fmtNumber } from './util.js';
 import { bufferViewer, glTypeFormat } from './buffer.js';
 import { imageBox } from './images.js';
-import { loadState, showValue, isObjectRef } from './state.js';
+import { loadState, showValue, isObjectRef, replayBufferBytes, replayTexture } from './replay.js';
 
 function section(title, ...content) {
   return el('section', { class: 'detail-section' }, el('h3', {}, title), ...content);
@@ -22,7 +22,7 @@ function kv(rows) {
 }
 
 // Vertex attributes a draw reads, a page of rows at a time.
-function vertexTable(seq, tableUrl) {
+function vertexTable(call, tableUrl) {
   const root = el('div', { class: 'vertex-table' });
   const per = 100;
   let first = 0;
@@ -37,7 +37,7 @@ function vertexTable(seq, tableUrl) {
     try {
       const base = new URL(tableUrl, location.href);
       const params = Object.fromEntries(base.searchParams);
-      const reply = await getJson(base.pathname, { ...params, seq, first, count: per });
+      const reply = await getJson(base.pathname, { ...params, call, first, count: per });
       const table = el('table', { class: 'buffer-table' });
       table.append(
         el('tr', {}, el('th', {}, '#'), reply.attributes.map((a) =>
@@ -55,7 +55,7 @@ function vertexTable(seq, tableUrl) {
       if (e.status === 404 && first === 0) {
         // vertices in buffer objects: each enabled attribute's buffer as the
         // replay has it, in the attribute's format, offset and stride
-        root.replaceChildren(note('muted', e.message), attributeBuffers(seq));
+        root.replaceChildren(note('muted', e.message), attributeBuffers(call));
       } else {
         body.replaceChildren(note('error', `vertex attributes: ${e.message}`));
       }
@@ -65,21 +65,9 @@ function vertexTable(seq, tableUrl) {
   return root;
 }
 
-// A replayed buffer's bytes from offset, at most size of them: a request past
-// the buffer's end is refused with its size, and asked again up to there.
-export async function replayBufferBytes(seq, name, offset, size, signal) {
-  try {
-    return await getBytes('/api/state/buffer', { seq, name, offset, size }, signal);
-  } catch (e) {
-    const m = /buffer's (\d+) bytes/.exec(e.message || '');
-    if (!m || Number(m[1]) <= offset) throw e;
-    return getBytes('/api/state/buffer', { seq, name, offset, size: Number(m[1]) - offset }, signal);
-  }
-}
-
-function attributeBuffers(seq) {
+function attributeBuffers(call) {
   const holder = el('div', { class: 'attribute-buffers' }, note('loading', 'replaying for the vertex attribute state…'));
-  loadState(seq)
+  loadState(call)
     .then((reply) => {
       const attrs = ((reply.state || {}).vertex_arrays || []).filter((a) => a.enabled);
       const names = new Map((((reply.state || {}).program || {}).attributes || []).map((a) => [a.location, a.name]));
@@ -93,7 +81,7 @@ function attributeBuffers(seq) {
             initialFormat: `${a.size}${glTypeFormat(a.type)}`,
             offset: a.offset || 0,
             stride: a.stride || 0,
-            fetch: (offset, size, signal) => replayBufferBytes(seq, buffer, offset, size, signal),
+            fetch: (offset, size, signal) => replayBufferBytes(call, buffer, offset, size, signal),
           }));
         }) : [note('empty', 'no enabled vertex attribute')]),
       );
@@ -102,42 +90,12 @@ function attributeBuffers(seq) {
   return holder;
 }
 
-// A texture read back from the replay at call seq, with level/face/layer
-// pickers (every level, cube face and array layer can be looked at).
-export function replayTexture(seq, tex) {
-  const name = isObjectRef(tex.texture) ? tex.texture.name : tex.texture;
-  const root = el('div', { class: 'replay-texture' });
-  const level = el('input', { type: 'number', min: '0', value: '0', class: 'num', title: 'mip level' });
-  const layer = el('input', { type: 'number', min: '0', value: '0', class: 'num', title: 'array layer / 3D slice' });
-  const face = el('select', { title: 'cube face' }, ['+X', '-X', '+Y', '-Y', '+Z', '-Z'].map((f, i) => el('option', { value: i }, f)));
-  const cube = /CUBE/.test(tex.target);
-  const layered = /ARRAY|3D/.test(tex.target);
-  const holder = el('div');
-  const show = () =>
-    holder.replaceChildren(
-      imageBox(
-        url('/api/state/texture', { seq, name, target: tex.target, level: level.value, layer: layer.value, face: face.value }),
-        { caption: `texture ${name} (${tex.target}${tex.internal_format ? ', ' + tex.internal_format : ''}) level ${level.value}`, className: 'texture-image' },
-      ),
-    );
-  level.addEventListener('change', show);
-  layer.addEventListener('change', show);
-  face.addEventListener('change', show);
-  root.append(
-    el('div', { class: 'buffer-bar' }, `unit ${tex.unit} · texture ${name} · `, 'level ', level,
-      cube ? [' face ', face] : null, layered ? [' layer ', layer] : null),
-    holder,
-  );
-  show();
-  return root;
-}
-
 // What the replay knows at a draw: program + shaders, textures, framebuffer.
-async function drawState(seq, into) {
-  into.replaceChildren(note('loading', `replaying up to call ${seq} for the draw's program, textures and framebuffer…`));
+async function drawState(call, into) {
+  into.replaceChildren(note('loading', `replaying up to call ${call} for the draw's program, textures and framebuffer…`));
   let reply;
   try {
-    reply = await loadState(seq);
+    reply = await loadState(call);
   } catch (e) {
     if (!aborted(e)) into.replaceChildren(note('error', `replay state unavailable: ${e.message}`));
     return;
@@ -159,12 +117,12 @@ async function drawState(seq, into) {
     );
     (async () => {
       try {
-        const prog = await getJson('/api/state/shader', { seq, name: pname });
+        const prog = await getJson('/api/state/shader', { call, name: pname });
         const blocks = [];
         if (prog.info_log) blocks.push(el('pre', { class: 'info-log' }, prog.info_log));
         for (const s of prog.shaders || []) {
           const sname = isObjectRef(s.name) ? s.name.name : s.name;
-          const sh = await getJson('/api/state/shader', { seq, name: sname });
+          const sh = await getJson('/api/state/shader', { call, name: sname });
           blocks.push(
             el('h4', {}, `${sh.type || s.type} ${sname}`, sh.compile_status === false ? el('span', { class: 'err-tag' }, 'compile failed') : ''),
             el('pre', { class: 'shader-source', dataset: { shader: sname, type: sh.type || s.type } }, sh.source || ''),
@@ -182,9 +140,9 @@ async function drawState(seq, into) {
   const textures = Array.isArray(state.textures) ? state.textures : [];
   parts.push(
     section(`Textures bound (${textures.length})`,
-      textures.length ? textures.map((t) => replayTexture(seq, t)) : note('empty', 'no texture bound')),
+      textures.length ? textures.map((t) => replayTexture(call, t)) : note('empty', 'no texture bound')),
   );
-  parts.push(section('Framebuffer after the draw (replay)', imageBox(url('/api/state/framebuffer', { seq }), { caption: 'draw framebuffer', className: 'framebuffer-image' })));
+  parts.push(section('Framebuffer after the draw (replay)', imageBox(url('/api/state/framebuffer', { call }), { caption: 'draw framebuffer', className: 'framebuffer-image' })));
   into.replaceChildren(...parts);
 }
 
@@ -192,25 +150,25 @@ export class CallDetails {
   constructor(container) {
     this.root = el('div', { class: 'call-details' });
     container.append(this.root);
-    this.seq = null;
+    this.call = null;
     this.root.append(note('empty', 'Select a call in the list (↑/↓ move, n/p: next/previous draw).'));
   }
 
-  async show(seq) {
-    this.seq = seq;
-    this.root.dataset.seq = '';
-    this.root.replaceChildren(note('loading', `loading call ${seq}…`));
+  async show(call) {
+    this.call = call;
+    this.root.dataset.call = '';
+    this.root.replaceChildren(note('loading', `loading call ${call}…`));
     let c;
     try {
-      c = await getJson('/api/call', { seq });
+      c = await getJson('/api/call', { call });
     } catch (e) {
-      if (this.seq === seq && !aborted(e)) this.root.replaceChildren(note('error', `call ${seq}: ${e.message}`));
+      if (this.call === call && !aborted(e)) this.root.replaceChildren(note('error', `call ${call}: ${e.message}`));
       return;
     }
-    if (this.seq !== seq) return;
+    if (this.call !== call) return;
     const parts = [];
     parts.push(
-      el('h2', {}, el('span', { class: 'muted' }, `#${c.seq} `), c.name,
+      el('h2', {}, el('span', { class: 'muted' }, `#${c.call} `), c.name,
         c.draw ? el('span', { class: 'badge draw' }, 'draw') : '',
         c.error ? el('span', { class: 'err-tag' }, c.error) : ''),
       kv([
@@ -252,7 +210,7 @@ export class CallDetails {
         imageBox(t.image, {
           caption: 'recorded upload',
           className: 'texture-image',
-          onmissing: (e, box) => box.append(el('button', { onclick: () => this.readBackUpload(seq, t, box) }, 'read it back from the replay')),
+          onmissing: (e, box) => box.append(el('button', { onclick: () => this.readBackUpload(call, t, box) }, 'read it back from the replay')),
         })));
     }
     for (const img of c.images || []) {
@@ -262,26 +220,26 @@ export class CallDetails {
       // what it drew with first, its (long) vertex data last
       const holder = el('div', { class: 'draw-state' });
       parts.push(holder);
-      drawState(seq, holder);
-      parts.push(section(`Vertices: ${c.draw.mode}, ${c.draw.count} vertices`, c.draw.vertex_table ? vertexTable(seq, c.draw.vertex_table) : null));
+      drawState(call, holder);
+      parts.push(section(`Vertices: ${c.draw.mode}, ${c.draw.count} vertices`, c.draw.vertex_table ? vertexTable(call, c.draw.vertex_table) : null));
     }
     this.root.replaceChildren(...parts);
-    this.root.dataset.seq = String(seq);
+    this.root.dataset.call = String(call);
   }
 
   // An upload the server cannot decode: the texture bound to its target on
   // the active unit, read back by the replay after the call.
-  async readBackUpload(seq, t, box) {
+  async readBackUpload(call, t, box) {
     box.replaceChildren(note('loading', 'replaying…'));
     try {
-      const reply = await loadState(seq);
+      const reply = await loadState(call);
       const s = reply.state || {};
       const unitName = s.bindings && s.bindings.active_texture;
       const unit = typeof unitName === 'string' ? Number(unitName.replace(/\D/g, '')) || 0 : Number(unitName) || 0;
       const target = t.target.startsWith('GL_TEXTURE_CUBE_MAP') ? 'GL_TEXTURE_CUBE_MAP' : t.target;
       const tex = (s.textures || []).find((x) => x.unit === unit && x.target === target);
       if (!tex) throw new Error(`no texture bound to ${target} on unit ${unit} after the call`);
-      box.replaceChildren(replayTexture(seq, tex));
+      box.replaceChildren(replayTexture(call, tex));
     } catch (e) {
       box.replaceChildren(note('error', `read-back: ${e.message}`));
     }

@@ -5,34 +5,7 @@
 import { getJson, aborted } from './api.js';
 import { el, note, fmtNumber } from './util.js';
 import { bufferViewer } from './buffer.js';
-import { replayTexture, replayBufferBytes } from './details.js';
-
-const cache = new Map(); // seq -> promise of the /api/state reply
-
-// The state after call seq (one worker round trip per call, then cached).
-export function loadState(seq) {
-  if (!cache.has(seq)) {
-    const p = getJson('/api/state', { seq });
-    p.catch(() => cache.delete(seq));
-    cache.set(seq, p);
-    if (cache.size > 64) cache.delete(cache.keys().next().value);
-  }
-  return cache.get(seq);
-}
-
-// An object reference {"name": N} (the trace's object names).
-export function isObjectRef(v) {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && 'name' in v;
-}
-
-export function showValue(v) {
-  if (v === null || v === undefined) return 'null';
-  if (typeof v === 'number') return fmtNumber(v);
-  if (isObjectRef(v)) return v.name === 0 ? '0 (none)' : String(v.name);
-  if (Array.isArray(v)) return `[${v.map(showValue).join(', ')}]`;
-  if (typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${k}: ${showValue(x)}`).join(', ')}}`;
-  return String(v);
-}
+import { loadState, isObjectRef, showValue, replayTexture, replayBufferBytes } from './replay.js';
 
 function isLeafArray(v) {
   return Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object' || isObjectRef(x));
@@ -84,7 +57,7 @@ export class StatePane {
   constructor(container) {
     this.root = el('div', { class: 'state-pane' });
     container.append(this.root);
-    this.previous = null; // {seq, flat}
+    this.previous = null; // {call, flat}
     this.current = null;
     this.filter = el('input', { class: 'state-filter', placeholder: 'filter state (e.g. blend, texture)', type: 'search' });
     this.changedOnly = el('input', { type: 'checkbox', class: 'changed-only' });
@@ -100,33 +73,33 @@ export class StatePane {
       this.body,
     );
     this.body.append(note('empty', 'Select a call to see the GL state after it (the replay runs up to it).'));
-    this.seq = null;
+    this.call = null;
   }
 
-  async show(seq) {
-    if (seq === this.seq) return;
-    this.seq = seq;
+  async show(call) {
+    if (call === this.call) return;
+    this.call = call;
     this.head.replaceChildren();
     this.viewer.replaceChildren();
-    this.body.replaceChildren(note('loading', `replaying up to call ${seq}…`));
-    this.root.dataset.seq = '';
+    this.body.replaceChildren(note('loading', `replaying up to call ${call}…`));
+    this.root.dataset.call = '';
     let reply;
     try {
-      reply = await loadState(seq);
+      reply = await loadState(call);
     } catch (e) {
-      if (aborted(e) || this.seq !== seq) return;
-      this.body.replaceChildren(note('error', `no state for call ${seq}: ${e.message}`));
+      if (aborted(e) || this.call !== call) return;
+      this.body.replaceChildren(note('error', `no state for call ${call}: ${e.message}`));
       return;
     }
-    if (this.seq !== seq) return;
+    if (this.call !== call) return;
     if (this.current) this.previous = this.current;
-    this.current = { seq, flat: flatten(reply.state || {}), reply };
+    this.current = { call, flat: flatten(reply.state || {}), reply };
     this.render();
-    this.root.dataset.seq = String(seq);
+    this.root.dataset.call = String(call);
   }
 
   // A bound buffer or texture opens in the viewer at the top of the pane.
-  viewButton(path, raw, state, seq) {
+  viewButton(path, raw, state, call) {
     const open = (title, content) => {
       this.viewer.replaceChildren(
         el('div', { class: 'buffer-bar' }, el('b', {}, title), el('button', { class: 'link', onclick: () => this.viewer.replaceChildren() }, 'close')),
@@ -139,28 +112,28 @@ export class StatePane {
       return el('button', {
         class: 'link',
         title: 'show its contents (replay)',
-        onclick: () => open(`buffer ${ref.name} after call ${seq}`, bufferViewer({
+        onclick: () => open(`buffer ${ref.name} after call ${call}`, bufferViewer({
           total: null,
-          fetch: (offset, size, signal) => replayBufferBytes(seq, ref.name, offset, size, signal),
+          fetch: (offset, size, signal) => replayBufferBytes(call, ref.name, offset, size, signal),
         })),
       }, 'view');
     }
     const m = /^textures\[(.*)\]\.texture$/.exec(path);
     if (m && isObjectRef(ref) && ref.name) {
       const tex = (state.textures || []).find((t) => `unit ${t.unit} ${t.target}` === m[1]);
-      if (tex) return el('button', { class: 'link', onclick: () => open(`texture ${ref.name}`, replayTexture(seq, tex)) }, 'view');
+      if (tex) return el('button', { class: 'link', onclick: () => open(`texture ${ref.name}`, replayTexture(call, tex)) }, 'view');
     }
     return null;
   }
 
   render() {
     if (!this.current) return;
-    const { seq, flat, reply } = this.current;
-    const prev = this.previous && this.previous.seq !== seq ? this.previous : null;
+    const { call, flat, reply } = this.current;
+    const prev = this.previous && this.previous.call !== call ? this.previous : null;
     const warnings = reply.warnings || [];
     this.head.replaceChildren(
-      el('div', {}, `State after call ${seq}`, reply.ms !== undefined ? ` (replayed in ${Number(reply.ms).toFixed(1)} ms${replayedFrom(reply)})` : '',
-        prev ? el('span', { class: 'muted' }, ` · highlighted: changed since call ${prev.seq}`) : ''),
+      el('div', {}, `State after call ${call}`, reply.ms !== undefined ? ` (replayed in ${Number(reply.ms).toFixed(1)} ms${replayedFrom(reply)})` : '',
+        prev ? el('span', { class: 'muted' }, ` · highlighted: changed since call ${prev.call}`) : ''),
       ...warnings.map((w) => el('div', { class: 'warning' }, w)),
     );
     const needle = this.filter.value.trim().toLowerCase();
@@ -181,7 +154,7 @@ export class StatePane {
           'tr',
           { class: changed ? 'changed' : null, dataset: { path }, title: changed ? `was: ${before ? before.shown : '(not set)'}` : null },
           el('td', { class: 'key' }, key),
-          el('td', { class: 'value' }, value, this.viewButton(path, raw, reply.state || {}, seq)),
+          el('td', { class: 'value' }, value, this.viewButton(path, raw, reply.state || {}, call)),
         ),
       );
     }
@@ -198,7 +171,7 @@ export class StatePane {
       });
       if (changedRows.length) {
         parts.push(el('details', { open: true, class: 'state-group state-changes' },
-          el('summary', {}, `changed since call ${prev.seq}`, el('span', { class: 'badge changed' }, String(changedRows.length))),
+          el('summary', {}, `changed since call ${prev.call}`, el('span', { class: 'badge changed' }, String(changedRows.length))),
           el('table', {}, changedRows)));
       }
     }

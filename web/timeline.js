@@ -48,13 +48,13 @@ export class Timeline {
         }
       } else {
         const span = this.spanAt(ev.offsetX, ev.offsetY);
-        this.canvas.title = span ? `#${span.seq} ${span.name} · ${fmtNs(span.dur_ns)}` : '';
+        this.canvas.title = span ? `#${span.call} ${span.name} · ${fmtNs(span.dur_ns)}` : '';
       }
     });
     this.canvas.addEventListener('pointerup', (ev) => {
       if (drag && !drag.moved) {
         const span = this.spanAt(ev.offsetX, ev.offsetY);
-        if (span) this.onselect(span.seq);
+        if (span) this.onselect(span.call);
       }
       drag = null;
     });

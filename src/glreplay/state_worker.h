@@ -1,10 +1,15 @@
 // `glreplay --state-worker TRACE`: the viewer's replay state worker
 // (protocol A of gltrace view, docs/replay.md "State worker"). Reads one JSON
-// request per line on stdin and writes one JSON reply per request on stdout:
-// goto a call (forward replays only the calls in between, backward restarts
-// from the trace's start), then query the GL/EGL state current there (from
-// the table spec/gles_state.json), read back the framebuffer, a texture or a
-// buffer, or a shader's source. Headless; nothing but replies on stdout.
+// request per line on stdin and writes one reply per request on stdout:
+// goto a call (through the replay engine's ReplayController: forward
+// replays only the calls in between, backward restarts from the trace's
+// start), then query the GL/EGL state current there (state_reader.h), read
+// back the framebuffer, a texture or a buffer (state_read_back.h), or a
+// shader's source. Headless; nothing but replies on stdout.
+//
+// A reply is one JSON line. A reply that carries bytes (a read-back's PNG or
+// buffer contents) says how many in "bytes": N, and exactly N raw bytes
+// follow its newline: a binary frame, never base64 inside the JSON.
 #pragma once
 
 #include <cstdint>

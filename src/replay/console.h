@@ -1,12 +1,14 @@
-// The manual console's pieces that do not need a replay: parsing a command
-// line, and reading lines from an fd while watching for Ctrl-C and wake-ups.
-// Internal to the engine (tests use it too).
+// The manual console: a client of the ReplayController (run_console), and
+// its pieces that need no replay: parsing a command line, and reading lines
+// from an fd while watching for Ctrl-C and wake-ups. Internal to the engine
+// (tests use it too).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "replay/controller.h"
 #include "replay/options.h"
 
 namespace gltrace::replay {
@@ -52,6 +54,11 @@ class LineReader {
   std::string buffer_;
   bool eof_ = false;
 };
+
+// Replays as the options say (to the end; paused first with -m; to -s's
+// time), with the prompt on options.console_in/out whenever the replay
+// parks, until the trace ends, the user quits, or a failure.
+ReplayStatus run_console(ReplayController& controller);
 
 // Writes all of text to fd (retrying short writes; errors are ignored: a
 // closed console must not stop a replay).

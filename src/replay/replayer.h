@@ -1,7 +1,9 @@
 // The seed's Replayer: replays a source's increments at their recorded times
 // (absolute deadlines from the first increment, so lateness never
 // accumulates), prepared ahead of time by a pool of workers, with the
-// gdb-like manual mode on a console and Ctrl-C to enter it.
+// gdb-like manual mode on a console and Ctrl-C to enter it. It is the
+// console (console.h) over a ReplayController (controller.h), which programs
+// drive directly.
 //
 //   MySource source(...);      // an IncrementSource
 //   MyExecutor executor(...);  // an Executor
@@ -17,32 +19,13 @@
 #include <optional>
 #include <string>
 
+#include "replay/controller.h"
 #include "replay/executor.h"
 #include "replay/increment.h"
 #include "replay/options.h"
 #include "replay/stats.h"
 
 namespace gltrace::replay {
-
-enum class ReplayResult {
-  kFinished,     // every increment (every pass) ran
-  kQuit,         // `q`, the end of console input, or stop()
-  kInterrupted,  // Ctrl-C at the prompt, or twice while replaying
-  kBadOptions,
-  kSourceError,   // the trace is damaged: what came before it ran
-  kPrepareError,  // index: the increment whose prepare() failed (it did not run)
-  kExecuteError,  // index: the increment whose execute() failed
-  kRestartError,  // Executor::restart() failed between loop passes
-};
-const char* to_string(ReplayResult result);
-
-struct ReplayStatus {
-  ReplayResult result = ReplayResult::kFinished;
-  std::string message;  // for the user; names the increment
-  // The failed increment, or the last good one before a source error.
-  std::optional<uint64_t> index;
-  bool ok() const { return result == ReplayResult::kFinished || result == ReplayResult::kQuit; }
-};
 
 class Replayer {
  public:

@@ -134,7 +134,7 @@ class Handlers {
     consumers::format_call_arguments(args, call, sizes);
     std::string name = name_of(call);
     json row = {
-        {"seq", call.seq},
+        {"call", call.seq},
         {"pos", ref.pos},
         {"thread", call.thread},
         {"context", call.context},
@@ -265,8 +265,8 @@ class Handlers {
     bool backward = req.has_param("backward") && req.get_param_value("backward") != "0";
     uint64_t after = param(req, "after", UINT64_MAX);
     auto found = model_.find_next(req.get_param_value("regex"), after, backward);
-    if (!found) return {{"seq", nullptr}, {"frame", nullptr}};
-    return {{"seq", found->first}, {"frame", found->second}};
+    if (!found) return {{"call", nullptr}, {"frame", nullptr}};
+    return {{"call", found->first}, {"frame", found->second}};
   }
 
   // An argument by its parameter name.
@@ -346,7 +346,7 @@ class Handlers {
   }
 
   json call(const httplib::Request& req) const {
-    uint64_t seq = param(req, "seq", std::nullopt);
+    uint64_t seq = param(req, "call", std::nullopt);
     json out;
     bool thread_time = model_.has_thread_time();
     model_.find_call(seq, [&](const CallRef& ref) {
@@ -377,7 +377,7 @@ class Handlers {
         consumers::format_result(text, call, sizes);
         result = text;
       }
-      out = {{"seq", call.seq},
+      out = {{"call", call.seq},
              {"frame", ref.frame},
              {"pos", ref.pos},
              {"thread", call.thread},
@@ -403,7 +403,7 @@ class Handlers {
       if (upload.is_upload) {
         out["texture"] = upload.info();
         if (upload.why_not.empty())
-          out["texture"]["image"] = "/api/call/image?seq=" + std::to_string(call.seq);
+          out["texture"]["image"] = "/api/call/image?call=" + std::to_string(call.seq);
         else
           out["texture"]["image"] = nullptr, out["texture"]["reason"] = upload.why_not;
       }
@@ -413,12 +413,12 @@ class Handlers {
         out["draw"] = {{"mode", enum_text(call, "mode")},
                        {"count", count},
                        {"client_arrays", call.client_arrays.size()},
-                       {"vertex_table", "/api/draw/vertices?seq=" + std::to_string(call.seq)}};
+                       {"vertex_table", "/api/draw/vertices?call=" + std::to_string(call.seq)}};
       }
     });
     json images = json::array();
     for (const ImageInfo& image : model_.images_after_call(seq))
-      images.push_back("/api/image?seq=" + std::to_string(image.seq));
+      images.push_back("/api/image?call=" + std::to_string(image.seq));
     out["images"] = images;
     return out;
   }
@@ -482,7 +482,7 @@ class Handlers {
       image = model_.image_of_frame(frame);
       if (!image) fail(404, "frame " + std::to_string(frame) + " has no captured image");
     } else {
-      uint64_t seq = param(req, "seq", std::nullopt);
+      uint64_t seq = param(req, "call", std::nullopt);
       image = model_.image_after_call(seq);
       if (!image) fail(404, "no image was captured after call " + std::to_string(seq));
     }
@@ -490,7 +490,7 @@ class Handlers {
   }
 
   std::string call_image(const httplib::Request& req) const {
-    uint64_t seq = param(req, "seq", std::nullopt);
+    uint64_t seq = param(req, "call", std::nullopt);
     uint64_t layer = param(req, "layer", 0);
     std::string png;
     model_.find_call(seq, [&](const CallRef& ref) {
@@ -627,7 +627,7 @@ class Handlers {
     json go;
     json reply = checked(worker_.request_at(
         seq, {{"op", "buffer"}, {"name", name}, {"offset", offset}, {"size", size}}, &go));
-    std::string data = base64_decode(field(reply, "data"));
+    std::string data = frame_bytes(reply);
     if (data.size() < size)
       fail(404, "buffer " + std::to_string(name) + " is shorter than the draw reads");
     return data;
@@ -712,7 +712,7 @@ class Handlers {
   // A draw's client-side vertex arrays as a table; the attribute formats come
   // from the glVertexAttrib*Pointer calls before it.
   json draw_vertices(const httplib::Request& req) const {
-    uint64_t seq = param(req, "seq", std::nullopt);
+    uint64_t seq = param(req, "call", std::nullopt);
     uint64_t first = param(req, "first", 0);
     uint64_t count = std::min(param(req, "count", 100), kMaxCalls);
     struct Array {
@@ -838,7 +838,7 @@ class Handlers {
     for (auto& [thread, spans] : threads) {
       json list = json::array();
       for (const Span& s : spans) {
-        json span = {{"seq", s.seq},
+        json span = {{"call", s.seq},
                      {"name", s.calls > 1 ? std::to_string(s.calls) + " calls" : s.name},
                      {"start_ns", s.start},
                      {"dur_ns", s.end - s.start}};
@@ -896,43 +896,22 @@ class Handlers {
     return reply;
   }
 
-  static std::string base64_decode(const std::string& text) {
-    static const auto table = [] {
-      std::array<int8_t, 256> t{};
-      t.fill(-1);
-      const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-      for (int i = 0; i < 64; ++i) t[static_cast<uint8_t>(alphabet[i])] = static_cast<int8_t>(i);
-      return t;
-    }();
-    std::string out;
-    out.reserve(text.size() / 4 * 3);
-    uint32_t bits = 0;
-    int have = 0;
-    for (char c : text) {
-      if (c == '=') break;
-      int8_t v = table[static_cast<uint8_t>(c)];
-      if (v < 0) fail(503, "the state worker sent bad base64");
-      bits = (bits << 6) | static_cast<uint32_t>(v);
-      have += 6;
-      if (have >= 8) {
-        have -= 8;
-        out.push_back(static_cast<char>((bits >> have) & 0xff));
-      }
-    }
-    return out;
-  }
-
-  static std::string field(const json& reply, const char* name) {
-    if (!reply.contains(name) || !reply[name].is_string())
-      fail(503, std::string("the state worker's reply has no '") + name + "'");
-    return reply[name].get<std::string>();
+  // The bytes of a worker reply's binary frame (a PNG, a buffer's bytes).
+  static std::string frame_bytes(const json& reply) {
+    if (!reply.contains("bytes") || !reply["bytes"].is_binary())
+      fail(503, "the state worker's reply carries no bytes");
+    const json::binary_t& bytes = reply["bytes"].get_binary();
+    return std::string(bytes.begin(), bytes.end());
   }
 
   json state(const httplib::Request& req) const {
-    uint64_t seq = param(req, "seq", std::nullopt);
+    uint64_t seq = param(req, "call", std::nullopt);
     json go;
     json reply = checked(worker_.request_at(seq, {{"op", "state"}}, &go));
-    reply["seq"] = seq;
+    // The call asked for, and the one whose state it is: the last call at or
+    // before it that the trace holds (they differ at a gap).
+    reply["state_call"] = reply.value("call", json(seq));
+    reply["call"] = seq;
     reply["warnings"] = go.value("warnings", json::array());
     reply["ms"] = go.value("ms", json(0));
     reply["restarted"] = go.value("restarted", json(false));
@@ -948,9 +927,9 @@ class Handlers {
   json state_workers(const httplib::Request&) const { return {{"workers", worker_.workers()}}; }
 
   std::string state_png(const httplib::Request& req, json op) const {
-    uint64_t seq = param(req, "seq", std::nullopt);
+    uint64_t seq = param(req, "call", std::nullopt);
     json go;
-    return base64_decode(field(checked(worker_.request_at(seq, std::move(op), &go)), "png"));
+    return frame_bytes(checked(worker_.request_at(seq, std::move(op), &go)));
   }
 
   std::string state_framebuffer(const httplib::Request& req) const {
@@ -969,7 +948,7 @@ class Handlers {
   }
 
   std::string state_buffer(const httplib::Request& req) const {
-    uint64_t seq = param(req, "seq", std::nullopt);
+    uint64_t seq = param(req, "call", std::nullopt);
     json go;
     json reply =
         checked(worker_.request_at(seq,
@@ -978,11 +957,11 @@ class Handlers {
                                     {"offset", param(req, "offset", 0)},
                                     {"size", std::min(param(req, "size", kMaxBytes), kMaxBytes)}},
                                    &go));
-    return base64_decode(field(reply, "data"));
+    return frame_bytes(reply);
   }
 
   json state_shader(const httplib::Request& req) const {
-    uint64_t seq = param(req, "seq", std::nullopt);
+    uint64_t seq = param(req, "call", std::nullopt);
     json go;
     return checked(worker_.request_at(
         seq, {{"op", "shader"}, {"name", param(req, "name", std::nullopt)}}, &go));

@@ -44,7 +44,7 @@ StateWorkerPool::StateWorkerPool(const std::vector<std::string>& command, const 
                                  size_t size, FrameStart frame_start)
     : frame_start_(std::move(frame_start)), step_calls_(kFirstStepCalls) {
   slots_.resize(std::max<size_t>(size, 1));
-  for (Slot& slot : slots_) slot.worker = std::make_unique<StateWorker>(command, trace);
+  for (Slot& slot : slots_) slot.worker = std::make_unique<WorkerProcess>(command, trace);
   if (slots_.size() > 1) jobs_thread_ = std::thread([this] { run_jobs(); });
 }
 
@@ -112,7 +112,7 @@ nlohmann::json StateWorkerPool::request_at(uint64_t call, nlohmann::json request
     slot.checkpoint = false;
     slot.last_used = ++requests_;
   }
-  StateWorker& worker = *slots_[chosen].worker;
+  WorkerProcess& worker = *slots_[chosen].worker;
   nlohmann::json reply;
   try {
     reply = worker.request_at(call, std::move(request), go);

@@ -30,7 +30,7 @@
 #include <thread>
 #include <vector>
 
-#include "view/state_worker.h"
+#include "view/worker_process.h"
 
 namespace gltrace::view {
 
@@ -50,7 +50,7 @@ class StateWorkerPool {
   StateWorkerPool(const StateWorkerPool&) = delete;
   StateWorkerPool& operator=(const StateWorkerPool&) = delete;
 
-  // As StateWorker::request_at, on the worker that gets to `call` cheapest;
+  // As WorkerProcess::request_at, on the worker that gets to `call` cheapest;
   // *go also says which worker ("worker", from 0) and whether it was a
   // checkpoint ("checkpoint": parked at a frame start by the pool). One
   // request at a time; then the checkpoints for the frame starts at and
@@ -65,7 +65,7 @@ class StateWorkerPool {
 
  private:
   struct Slot {
-    std::unique_ptr<StateWorker> worker;
+    std::unique_ptr<WorkerProcess> worker;
     std::optional<uint64_t> position;  // as last seen by the pool
     pid_t pid = -1;                    // as last seen (a worker's own is behind its lock)
     uint64_t last_used = 0;            // the pool's request count at its last use; 0: never

@@ -82,7 +82,7 @@ json state(StateWorkerPool& pool, uint64_t call, json* go) {
 // The state after `call` as a new worker, replaying from the trace's start,
 // says it.
 json fresh_state(uint64_t call) {
-  StateWorker worker(worker_command(), demo().path);
+  WorkerProcess worker(worker_command(), demo().path);
   json go;
   json reply = worker.request_at(call, {{"op", "state"}}, &go);
   EXPECT_EQ(reply.value("ok", false), true) << reply.dump();

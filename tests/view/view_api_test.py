@@ -141,46 +141,46 @@ def test_demo(trace):
         check(len(page["calls"]) == len(frames[1]), "a huge count is clamped to what there is")
         for row in page["calls"]:
             text = f"{row['name']}({row['args']})" + (f" = {row['result']}" if row["result"] else "")
-            if text != calls[row["seq"]]:
-                check(False, f"call {row['seq']}: {text!r} != dump's {calls[row['seq']]!r}")
+            if text != calls[row["call"]]:
+                check(False, f"call {row['call']}: {text!r} != dump's {calls[row['call']]!r}")
                 break
         check([r["pos"] for r in page["calls"]] == list(range(len(frames[1]))), "positions")
         check(all(r["draw"] == r["name"].startswith("glDraw") for r in page["calls"]), "draw flags")
         check(all(r["error"] is None and r["thread_ns"] is not None for r in page["calls"]),
               "no errors; thread time")
         status, window = v.json("/api/calls?frame=1&from=10&count=5")
-        check([r["seq"] for r in window["calls"]] == frames[1][10:15], "a window of calls")
+        check([r["call"] for r in window["calls"]] == frames[1][10:15], "a window of calls")
 
         # Filter: a regex over "name(args)", as Python's re finds it.
         status, filtered = v.json("/api/calls?frame=2&count=1000&filter=" + q("^glDraw(Arrays|Elements)\\("))
         want = [s for s in frames[2] if re.search(r"^glDraw(Arrays|Elements)\(", calls[s])]
-        check(status == 200 and [r["seq"] for r in filtered["calls"]] == want and
+        check(status == 200 and [r["call"] for r in filtered["calls"]] == want and
               filtered["total"] == len(want), "filtered calls")
         status, filtered = v.json("/api/calls?frame=2&from=3&count=2&filter=" + q("GL_TRIANGLES"))
         want = [s for s in frames[2] if "GL_TRIANGLES" in calls[s]]
-        check([r["seq"] for r in filtered["calls"]] == want[3:5], "a window of filtered calls")
+        check([r["call"] for r in filtered["calls"]] == want[3:5], "a window of filtered calls")
         status, filtered = v.json("/api/calls?frame=2&thread=99")
         check(status == 200 and filtered["total"] == 0, "thread filter")
 
         # Find, forward and backward.
         draws = [s for s in sorted(calls) if calls[s].startswith("glDrawElements(")]
         status, found = v.json(f"/api/find?regex=glDrawElements&after={draws[0]}")
-        check(found["seq"] == draws[1], f"find next: {found} != {draws[1]}")
+        check(found["call"] == draws[1], f"find next: {found} != {draws[1]}")
         status, found = v.json(f"/api/find?regex=glDrawElements&after={draws[2]}&backward=1")
-        check(found["seq"] == draws[1], "find previous")
+        check(found["call"] == draws[1], "find previous")
         status, found = v.json("/api/find?regex=" + q("^nothing matches this$") + "&after=0")
-        check(status == 200 and found["seq"] is None and found["frame"] is None, "find nothing")
+        check(status == 200 and found["call"] is None and found["frame"] is None, "find nothing")
 
         # A call's details.
         upload = next(s for s in sorted(calls) if calls[s].startswith("glTexImage2D(") and "<blob" in calls[s])
-        status, detail = v.json(f"/api/call?seq={upload}")
+        status, detail = v.json(f"/api/call?call={upload}")
         check(status == 200 and detail["name"] == "glTexImage2D", "call details")
         names = [a["name"] for a in detail["args"]]
         check(names[:3] == ["target", "level", "internalformat"], f"argument names {names}")
         check(detail["args"][0]["value"] == "GL_TEXTURE_2D", "enums by name")
         pixels = detail["args"][-1]
         check(pixels["blob"] is not None and pixels["blob"]["size"] > 0, "blob reference")
-        check(detail["texture"]["image"] == f"/api/call/image?seq={upload}", "decodable upload")
+        check(detail["texture"]["image"] == f"/api/call/image?call={upload}", "decodable upload")
         status, ctype, png = v.get(detail["texture"]["image"])
         check(status == 200 and ctype == "image/png", "upload as PNG")
         w, h, _ = read_png_bytes(png)
@@ -190,15 +190,15 @@ def test_demo(trace):
         status, ctype, part = v.get(f"/api/blob?id={pixels['blob']['id']}&offset=4&size=8")
         check(part == blob[4:12], "blob slice")
         source = next(s for s in sorted(calls) if calls[s].startswith("glShaderSource("))
-        status, detail = v.json(f"/api/call?seq={source}")
+        status, detail = v.json(f"/api/call?call={source}")
         check("main" in detail.get("shader_source", ""), "shader source")
         draw = frames[1][[calls[s].startswith("glDraw") for s in frames[1]].index(True)]
-        status, detail = v.json(f"/api/call?seq={draw}")
+        status, detail = v.json(f"/api/call?call={draw}")
         check(detail["draw"] is not None and detail["draw"]["mode"] == "GL_TRIANGLES", "draw info")
         status, vertices = v.json(detail["draw"]["vertex_table"])
         check(status in (200, 503), "VBO draws: through the worker (or why not)")
         swap = frames[1][-1]
-        status, detail = v.json(f"/api/call?seq={swap}")
+        status, detail = v.json(f"/api/call?call={swap}")
         check(detail["frame"] == 1 and detail["pos"] == len(frames[1]) - 1, "frame and position")
 
         # Frame summary: the per-function table adds up to the frame.
@@ -221,11 +221,11 @@ def test_demo(trace):
         check(status == 200 and read_png_bytes(png) == want, "frame image as gltrace frames'")
         # A swap's image is read before the swap: after the call before it.
         before_swap = frames[1][-2]
-        status, ctype, png = v.get(f"/api/image?seq={before_swap}")
+        status, ctype, png = v.get(f"/api/image?call={before_swap}")
         check(status == 200 and read_png_bytes(png) == want, "image by call")
-        status, detail = v.json(f"/api/call?seq={before_swap}")
-        check(detail["images"] == [f"/api/image?seq={before_swap}"], "images after a call")
-        status, detail = v.json(f"/api/call?seq={swap}")
+        status, detail = v.json(f"/api/call?call={before_swap}")
+        check(detail["images"] == [f"/api/image?call={before_swap}"], "images after a call")
+        status, detail = v.json(f"/api/call?call={swap}")
         check(detail["images"] == [], "no image after the swap itself")
 
         # Minimap and timeline.
@@ -235,7 +235,7 @@ def test_demo(trace):
         f1 = listing["frames"][1]
         status, timeline = v.json(f"/api/timeline?start_ns={f1['start_ns']}&end_ns={f1['start_ns'] + f1['wall_ns']}&max=100000")
         spans = timeline["threads"][0]["spans"]
-        check(status == 200 and set(frames[1]) <= {s["seq"] for s in spans}, "timeline spans")
+        check(status == 200 and set(frames[1]) <= {s["call"] for s in spans}, "timeline spans")
         status, merged = v.json(f"/api/timeline?start_ns=0&end_ns={info['duration_ns']}&max=10")
         check(sum(len(t["spans"]) for t in merged["threads"]) <= 12 and
               sum(s.get("calls", 1) for t in merged["threads"] for s in t["spans"]) == len(calls),
@@ -286,13 +286,13 @@ def bad_requests(v):
     check(status == 404 and "frame" in body["error"], "unknown frame: 404")
     status, body = v.json("/api/frame/summary?frame=99999")
     check(status == 404, "unknown frame summary: 404")
-    status, body = v.json("/api/call?seq=999999999")
+    status, body = v.json("/api/call?call=999999999")
     check(status == 404, "unknown call: 404")
     status, body = v.json("/api/blob?id=0123456789abcdef")
     check(status == 404, "unknown blob: 404")
     status, body = v.json("/api/image?frame=99999")
     check(status == 404, "unknown image: 404")
-    status, body = v.json("/api/call/image?seq=0")
+    status, body = v.json("/api/call/image?call=0")
     check(status == 404 and "texture" in body["error"], "no upload: 404")
     status, body = v.json("/api/calls?frame=abc")
     check(status == 400 and "frame" in body["error"], "not a number: 400")
@@ -341,33 +341,33 @@ def non_loopback_addresses():
 def state(v, expect_worker_error, draw=20, program=None, next_draw=None):
     """The state endpoints go through the worker: the state at a draw (its
     program the one dump says it used), or a 503 that says why."""
-    status, body = v.json(f"/api/state?seq={draw}")
+    status, body = v.json(f"/api/state?call={draw}")
     if status == 503 or expect_worker_error:
         check(status == 503 and "state worker" in body["error"], f"worker unavailable: 503 {body}")
-        status, body = v.json(f"/api/state?seq={draw}")
+        status, body = v.json(f"/api/state?call={draw}")
         check(status == 503, "still 503, after a restart")
-        for path in [f"/api/state/framebuffer?seq={draw}", f"/api/state/shader?seq={draw}&name=1",
-                     f"/api/state/buffer?seq={draw}&name=1",
-                     f"/api/state/texture?seq={draw}&name=1&target=GL_TEXTURE_2D"]:
+        for path in [f"/api/state/framebuffer?call={draw}", f"/api/state/shader?call={draw}&name=1",
+                     f"/api/state/buffer?call={draw}&name=1",
+                     f"/api/state/texture?call={draw}&name=1&target=GL_TEXTURE_2D"]:
             status, _, _ = v.get(path)
             check(status == 503, f"{path}: 503")
         return
     print("state worker present: checking its answers", flush=True)
-    check(status == 200 and body["seq"] == draw, f"state: {status} {body.get('error')}")
+    check(status == 200 and body["call"] == draw, f"state: {status} {body.get('error')}")
     check(body["state"]["bindings"]["current_program"] == {"name": program},
           f"current program {program}: {body['state']['bindings'].get('current_program')}")
-    status, after = v.json(f"/api/state?seq={next_draw}")
+    status, after = v.json(f"/api/state?call={next_draw}")
     check(status == 200 and after["restarted"] is False, "stepping forward does not restart")
-    status, ctype, png = v.get(f"/api/state/framebuffer?seq={next_draw}")
+    status, ctype, png = v.get(f"/api/state/framebuffer?call={next_draw}")
     check(status == 200 and ctype == "image/png" and read_png_bytes(png)[0] > 0, "framebuffer read back")
-    status, detail = v.json(f"/api/call?seq={next_draw}")
+    status, detail = v.json(f"/api/call?call={next_draw}")
     status, table = v.json(detail["draw"]["vertex_table"] + "&count=5")
     check(status == 200 and table["total"] == detail["draw"]["count"] and len(table["rows"]) == 5 and
           all(len(row) == len(table["attributes"]) > 0 for row in table["rows"]),
           f"a buffer-object draw's vertices through the worker: {status} {table}")
-    status, shader = v.json(f"/api/state/shader?seq={next_draw}&name={program}")
+    status, shader = v.json(f"/api/state/shader?call={next_draw}&name={program}")
     check(status == 200 and shader.get("program") is True, f"program info {shader}")
-    status, body = v.json("/api/state?seq=999999999")
+    status, body = v.json("/api/state?call=999999999")
     check(status == 404, "state past the end: 404")
     # A worker that died between requests (a driver crash) is replaced on the
     # next request. (One that dies during a request gets that request a 503.)
@@ -381,7 +381,7 @@ def state(v, expect_worker_error, draw=20, program=None, next_draw=None):
                 pass
         except (FileNotFoundError, ProcessLookupError):
             pass
-    status, body = v.json(f"/api/state?seq={draw}")
+    status, body = v.json(f"/api/state?call={draw}")
     check(status == 200 and body["state"]["bindings"]["current_program"] == {"name": program},
           f"a new worker after a crash: {status} {body.get('error')}")
 
@@ -402,7 +402,7 @@ def test_state_pool(trace):
     first, call = frames[2][0], frames[2][len(frames[2]) // 2]
     v = Viewer(trace)
     try:
-        status, body = v.json(f"/api/state?seq={call}")
+        status, body = v.json(f"/api/state?call={call}")
         check(status == 200 and body["from"] is None and body["replayed"] == call - frames[0][0] + 1,
               f"the first state request replays from the start: {status} {body.get('error')}")
         workers = wait_no_job(v)["workers"]
@@ -411,7 +411,7 @@ def test_state_pool(trace):
               [(frames[1][0], True), (first, True), (call, False)] and all(w["pid"] for w in workers),
               f"one worker at the call, two parked at its frame's start {first} and the previous "
               f"frame's {frames[1][0]}: {workers}")
-        status, back = v.json(f"/api/state?seq={call - 1}")
+        status, back = v.json(f"/api/state?call={call - 1}")
         check(status == 200 and back["from"] == first and back["checkpoint"] is True and
               back["replayed"] == call - 1 - first and back["restarted"] is False and
               back["worker"] != body["worker"],
@@ -421,8 +421,8 @@ def test_state_pool(trace):
         check(v.close(), "the server is still running (pool of 3)")
     v = Viewer(trace, "--state-workers", "1")
     try:
-        v.json(f"/api/state?seq={call}")
-        status, back = v.json(f"/api/state?seq={call - 1}")
+        v.json(f"/api/state?call={call}")
+        status, back = v.json(f"/api/state?call={call - 1}")
         check(status == 200 and back["restarted"] is True and back["from"] is None and back["worker"] == 0,
               f"--state-workers 1: one call back restarts from the trace's start: {status} {back.get('from')}")
         status, body = v.json("/api/state/workers")
@@ -484,10 +484,10 @@ def test_app(trace):
         ]
         check(len(uploads) == len(expected), f"{len(uploads)} uploads")
         for row, want_rows in zip(uploads, expected):
-            status, detail = v.json(f"/api/call?seq={row['seq']}")
+            status, detail = v.json(f"/api/call?call={row['call']}")
             status, ctype, png = v.get(detail["texture"]["image"] or "/none")
             if status != 200:
-                check(False, f"upload {row['seq']} ({detail['texture']}): {png}")
+                check(False, f"upload {row['call']} ({detail['texture']}): {png}")
                 continue
             w, h, got_rows = read_png_bytes(png)
             got_rows = [list(r) for r in reversed(got_rows)]  # PNG top first; GL rows bottom first
@@ -495,7 +495,7 @@ def test_app(trace):
 
         # A draw from client arrays: its vertex table.
         draw = next(r for r in rows if r["name"] == "glDrawArrays")
-        status, detail = v.json(f"/api/call?seq={draw['seq']}")
+        status, detail = v.json(f"/api/call?call={draw['call']}")
         status, table = v.json(detail["draw"]["vertex_table"])
         check(status == 200 and table["total"] == 3, f"vertex table {table}")
         check([a["type"] for a in table["attributes"]] == ["GL_FLOAT", "GL_UNSIGNED_BYTE"], "attribute types")

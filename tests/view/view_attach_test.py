@@ -134,19 +134,19 @@ def test_live_capture_then_sigint():
     names = [c["name"] for c in page["calls"]]
     check("eglSwapBuffers" in names and any(n.startswith("glDraw") for n in names),
           f"the frame has its draws and its swap: {names[:5]}...")
-    status, call = v.json(f"/api/call?seq={frame['last_call']}")
+    status, call = v.json(f"/api/call?call={frame['last_call']}")
     check(status == 200 and call["frame"] == 2, "a streamed call's details")
     status, kind, body = v.get("/api/image?frame=2")
     check(status == 200 and kind == "image/png", f"the streamed frame's image serves ({status})")
     if status == 200:
         width, height, _ = read_png_bytes(body)
         check(width > 0 and height > 0, f"the image decodes ({width}x{height})")
-    status, state = v.json(f"/api/state?seq={frame['last_call']}")
-    check(status == 200 and state.get("seq") == frame["last_call"],
+    status, state = v.json(f"/api/state?call={frame['last_call']}")
+    check(status == 200 and state.get("call") == frame["last_call"],
           f"the state worker answers at a streamed call: {str(state)[:200]}")
 
     # A call not written yet: the worker says so (it reads on at the next request).
-    status, state = v.json("/api/state?seq=1000000000")
+    status, state = v.json("/api/state?call=1000000000")
     check(status == 404 and "is not written yet" in state.get("error", ""),
           f"a call not written yet is said to be so ({status}): {state}")
 

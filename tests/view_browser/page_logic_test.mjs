@@ -1,11 +1,15 @@
 // The page's pure logic, in node (no browser): the buffer viewer's element
 // formats and decoding, the GL state pane's flattening and change matching
-// and its header, and the number formats every table uses.
+// and its header, the number formats every table uses, and the shape of the
+// web/ modules (an import graph without cycles, app.js's one state object).
 //
 //   node --test tests/view_browser/page_logic_test.mjs
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { importGraph, cycles } from './import_graph.mjs';
 import { parseFormat, decodeElements, formatSize, glTypeFormat } from '../../web/buffer.js';
 import { flatten, replayedFrom } from '../../web/state.js';
 import { fmtNumber, fmtNs, fmtCount } from '../../web/util.js';
@@ -94,4 +98,23 @@ test('numbers print short and exact enough', () => {
   assert.equal(fmtNs(3.2e6), '3.20 ms');
   assert.equal(fmtNs(null), '—');
   assert.equal(fmtCount(1234567), '1.23M');
+});
+
+const webDir = fileURLToPath(new URL('../../web/', import.meta.url));
+
+test('the web modules import each other without a cycle', () => {
+  const graph = importGraph(webDir);
+  assert.ok(graph.get('app.js').includes('details.js'), 'the graph is read (app.js imports details.js)');
+  assert.deepEqual(cycles(graph), []);
+  // The check finds cycles: two modules importing each other, and a longer loop.
+  assert.deepEqual(cycles(new Map([['a.js', ['b.js']], ['b.js', ['a.js']]])), [['a.js', 'b.js', 'a.js']]);
+  assert.deepEqual(
+    cycles(new Map([['a.js', ['b.js']], ['b.js', ['c.js']], ['c.js', ['a.js']], ['d.js', ['a.js']]])),
+    [['a.js', 'b.js', 'c.js', 'a.js']]);
+});
+
+test("app.js keeps the page's state in one object", () => {
+  const text = readFileSync(`${webDir}/app.js`, 'utf8');
+  const mutable = text.split('\n').filter((line) => /^(let|var)\s/.test(line));
+  assert.deepEqual(mutable, [], 'module-level let/var in app.js');
 });

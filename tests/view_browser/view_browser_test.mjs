@@ -113,7 +113,7 @@ try {
 
   await page.goto(pageUrl);
   await page.waitForSelector('body[data-ready="1"]', WAIT);
-  await page.waitForSelector('#calls .vrow.call[data-seq]', WAIT);
+  await page.waitForSelector('#calls .vrow.call[data-call]', WAIT);
   await screenshot('opened');
   const frameRows = await page.locator('#frames .vrow.frame').count();
   check(frameRows > 0, 'the frame list shows frames', `${frameRows} rows`);
@@ -122,8 +122,8 @@ try {
   const totalBefore = await page.textContent('#call-count');
   await page.fill('#filter', '^glDraw');
   await page.waitForFunction(() => /match/.test(document.querySelector('#call-count').textContent), null, WAIT);
-  await page.waitForSelector('#calls .vrow.call[data-seq]', WAIT);
-  const filtered = await page.$$eval('#calls .vrow.call[data-seq] .c-name b', (bs) => bs.map((b) => b.textContent));
+  await page.waitForSelector('#calls .vrow.call[data-call]', WAIT);
+  const filtered = await page.$$eval('#calls .vrow.call[data-call] .c-name b', (bs) => bs.map((b) => b.textContent));
   check(filtered.length > 0 && filtered.every((n) => /^glDraw/.test(n)), 'the regex filter leaves only matching calls',
     `${filtered.length} rows: ${[...new Set(filtered)].join(', ')}; ${totalBefore} -> ${await page.textContent('#call-count')}`);
   await screenshot('filtered');
@@ -139,7 +139,7 @@ try {
   const target = draws[Math.min(3, draws.length - 2)];
   const frameOf = await page.evaluate(async (seq) => {
     const token = new URLSearchParams(location.search).get('token');
-    return (await (await fetch(`/api/call?seq=${seq}&token=${token}`)).json()).frame;
+    return (await (await fetch(`/api/call?call=${seq}&token=${token}`)).json()).frame;
   }, target.seq);
   await page.fill('#frame-number', String(frameOf));
   await page.press('#frame-number', 'Enter');
@@ -155,8 +155,8 @@ try {
   await screenshot('frame');
 
   // ---- open a draw ----
-  await page.click(`#calls .vrow.call[data-seq="${target.seq}"]`);
-  await page.waitForSelector(`#pane-call .call-details[data-seq="${target.seq}"]`, WAIT);
+  await page.click(`#calls .vrow.call[data-call="${target.seq}"]`);
+  await page.waitForSelector(`#pane-call .call-details[data-call="${target.seq}"]`, WAIT);
   await page.waitForSelector('#pane-call .shader-source', WAIT);
   const sources = await page.$$eval('#pane-call .shader-source', (pres) => pres.map((p) => p.textContent));
   check(sources.some((s) => /gl_Position/.test(s)) && sources.some((s) => /gl_FragColor|out\s+\w+\s+\w+;/.test(s)),
@@ -174,7 +174,7 @@ try {
   // ---- its GL state ----
   const stateOf = async (seq) => {
     await page.click('#tabs button[data-tab="state"]');
-    await page.waitForSelector(`#pane-state .state-pane[data-seq="${seq}"]`, WAIT);
+    await page.waitForSelector(`#pane-state .state-pane[data-call="${seq}"]`, WAIT);
     return page.$$eval('#pane-state tr[data-path]', (rows) =>
       rows.map((r) => ({ path: r.dataset.path, value: r.querySelector('.value').textContent, changed: r.classList.contains('changed') })));
   };
@@ -235,13 +235,13 @@ try {
   await screenshot('texture-upload');
 
   // ---- the minimap moves the list: a click a tenth of the way down ----
-  const firstSeq = () => page.$eval('#calls .vrow.call[data-seq]', (r) => Number(r.dataset.seq));
+  const firstSeq = () => page.$eval('#calls .vrow.call[data-call]', (r) => Number(r.dataset.call));
   const before = await firstSeq();
   const box = await page.locator('canvas.minimap').boundingBox();
   await page.mouse.click(box.x + box.width / 2, box.y + box.height * 0.1);
   await page.waitForFunction((b) => {
-    const r = document.querySelector('#calls .vrow.call[data-seq]');
-    return r && Number(r.dataset.seq) < b;
+    const r = document.querySelector('#calls .vrow.call[data-call]');
+    return r && Number(r.dataset.call) < b;
   }, before, WAIT);
   const after = await firstSeq();
   const frame0 = await page.textContent('#call-count');
@@ -268,22 +268,22 @@ try {
     check(push !== null && pop !== null, 'the groups trace has a debug group', `push ${push}, pop ${pop}`);
     await page.goto(`${await startView(gltrace, [groupsTrace], env).url}#call=${push}`);
     await page.waitForSelector('body[data-ready="1"]', WAIT);
-    const row = `#calls .vrow.call[data-seq="${push}"]`;
+    const row = `#calls .vrow.call[data-call="${push}"]`;
     await page.waitForSelector(`${row} .fold`, WAIT);
     const label = await page.textContent(`${row} .group-label`);
-    const inner = await page.$eval(`#calls .vrow.call[data-seq="${push + 1}"] .indent`, (i) => i.offsetWidth);
+    const inner = await page.$eval(`#calls .vrow.call[data-call="${push + 1}"] .indent`, (i) => i.offsetWidth);
     check(label.trim().length > 0 && inner > 0, 'a group\'s push row shows its label and the calls inside are indented',
       `label "${label.trim()}", indent ${inner}px`);
     await page.click(`${row} .fold`);
     // the rows as shown, top to bottom, once the list has redrawn: in call
     // order (the virtual list reuses its row elements, so their order in the
     // document is not the order on screen)
-    const shown = () => page.$$eval('#calls .vrow.call[data-seq]',
-      (rs) => rs.map((r) => Number(r.dataset.seq)).sort((x, y) => x - y));
+    const shown = () => page.$$eval('#calls .vrow.call[data-call]',
+      (rs) => rs.map((r) => Number(r.dataset.call)).sort((x, y) => x - y));
     // One look at the rows decides (the list may redraw between two looks).
     const folded = await page.waitForFunction(([a, b]) => {
-      const seqs = [...document.querySelectorAll('#calls .vrow.call[data-seq]')]
-        .map((r) => Number(r.dataset.seq)).sort((x, y) => x - y);
+      const seqs = [...document.querySelectorAll('#calls .vrow.call[data-call]')]
+        .map((r) => Number(r.dataset.call)).sort((x, y) => x - y);
       const at = seqs.indexOf(a);
       return at >= 0 && seqs[at + 1] === b + 1 && !seqs.some((x) => x > a && x <= b);
     }, [push, pop], { timeout: 20000 }).then(() => true, () => false);
@@ -292,7 +292,7 @@ try {
     check(folded, 'folding the group hides its calls up to the pop', `row after ${push}: ${after}`);
     await screenshot('group-folded');
     await page.click(`${row} .fold`);
-    await page.waitForSelector(`#calls .vrow.call[data-seq="${push + 1}"]`, WAIT);
+    await page.waitForSelector(`#calls .vrow.call[data-call="${push + 1}"]`, WAIT);
     check(true, 'unfolding shows them again');
   } else {
     console.log('note: no gltrace-view-app given, the debug-group steps are left out');

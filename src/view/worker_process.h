@@ -1,5 +1,6 @@
-// The viewer's state worker: `gltrace replay --state-worker TRACE` (protocol A
-// of docs/viewer.md) as a child process on pipes. Started on the first
+// The viewer's handle on one state worker process: `gltrace replay
+// --state-worker TRACE` (protocol A of docs/viewer.md) as a child process on
+// pipes. Started on the first
 // request, kept running (paused at the last call asked for), restarted when
 // it died; one request at a time.
 #pragma once
@@ -16,15 +17,17 @@
 
 namespace gltrace::view {
 
-class StateWorker {
+class WorkerProcess {
  public:
   // `command`: the worker's argv without the trace (executable first).
-  StateWorker(std::vector<std::string> command, std::string trace);
-  ~StateWorker();
-  StateWorker(const StateWorker&) = delete;
-  StateWorker& operator=(const StateWorker&) = delete;
+  WorkerProcess(std::vector<std::string> command, std::string trace);
+  ~WorkerProcess();
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
 
-  // Sends {"op":..., ...} (the id is added) and returns the reply. When the
+  // Sends {"op":..., ...} (the id is added) and returns the reply; the
+  // bytes of its binary frame, if it has one, are its "bytes" (a JSON
+  // binary value). When the
   // worker cannot run, dies or breaks the protocol: throws QueryError 503
   // saying why. A reply with "ok": false is returned as it is.
   nlohmann::json request(nlohmann::json request);
@@ -43,8 +46,8 @@ class StateWorker {
   // Its process id (-1: not running); for the viewer's worker list.
   pid_t pid();
 
-  // Replies bigger than this end the worker (a texture PNG, a 16 MiB buffer
-  // in base64, fit well below it).
+  // Replies bigger than this end the worker (a texture PNG, a 16 MiB buffer,
+  // fit well below it).
   static constexpr size_t kMaxReplyBytes = size_t{64} << 20;
 
  private:
@@ -55,6 +58,8 @@ class StateWorker {
   void stop(const char* why, const int* reaped_status = nullptr);
   void reap_if_ended();
   nlohmann::json exchange(nlohmann::json request);
+  // The bytes after a reply line: reply["bytes"] (their count) becomes them.
+  void read_frame(nlohmann::json& reply);
   nlohmann::json go_to_locked(uint64_t call);
   std::string stderr_tail();
 

@@ -1,4 +1,4 @@
-#include "view/state_worker.h"
+#include "view/worker_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -31,15 +31,15 @@ std::string exit_text(int status) {
 
 }  // namespace
 
-StateWorker::StateWorker(std::vector<std::string> command, std::string trace)
+WorkerProcess::WorkerProcess(std::vector<std::string> command, std::string trace)
     : command_(std::move(command)), trace_(std::move(trace)) {}
 
-StateWorker::~StateWorker() {
+WorkerProcess::~WorkerProcess() {
   std::lock_guard<std::mutex> lock(mutex_);
   stop(nullptr);
 }
 
-std::string StateWorker::stderr_tail() {
+std::string WorkerProcess::stderr_tail() {
   std::lock_guard<std::mutex> lock(stderr_mutex_);
   // Its first line (a usage error says why there) and its last ones (a
   // crash's messages).
@@ -52,7 +52,7 @@ std::string StateWorker::stderr_tail() {
   return first + (tail.empty() ? "" : " ... " + tail);
 }
 
-void StateWorker::start() {
+void WorkerProcess::start() {
   std::vector<std::string> argv = command_;
   argv.push_back(trace_);
   int in[2], out[2], err[2];
@@ -124,7 +124,7 @@ void StateWorker::start() {
   });
 }
 
-void StateWorker::stop(const char* why, const int* reaped_status) {
+void WorkerProcess::stop(const char* why, const int* reaped_status) {
   if (pid_ < 0) return;
   if (to_worker_ >= 0) close(to_worker_);  // EOF: a healthy worker exits
   to_worker_ = -1;
@@ -150,7 +150,7 @@ void StateWorker::stop(const char* why, const int* reaped_status) {
   at_call_valid_ = false;
 }
 
-void StateWorker::reap_if_ended() {
+void WorkerProcess::reap_if_ended() {
   int status = 0;
   if (pid_ >= 0 && waitpid(pid_, &status, WNOHANG) == pid_) {
     // It died after its last reply (a driver crash, a kill): this request
@@ -161,7 +161,7 @@ void StateWorker::reap_if_ended() {
   }
 }
 
-nlohmann::json StateWorker::exchange(nlohmann::json message) {
+nlohmann::json WorkerProcess::exchange(nlohmann::json message) {
   if (pid_ < 0) start();
   int64_t id = next_id_++;
   message["id"] = id;
@@ -191,6 +191,7 @@ nlohmann::json StateWorker::exchange(nlohmann::json message) {
         stop("its reply does not answer the request (wrong id)");
         unavailable(last_failure_);
       }
+      if (reply.contains("bytes")) read_frame(reply);
       return reply;
     }
     if (buffered_.size() > kMaxReplyBytes) {
@@ -208,13 +209,37 @@ nlohmann::json StateWorker::exchange(nlohmann::json message) {
   }
 }
 
-nlohmann::json StateWorker::request(nlohmann::json message) {
+void WorkerProcess::read_frame(nlohmann::json& reply) {
+  if (!reply["bytes"].is_number_unsigned() || reply["bytes"].get<uint64_t>() > kMaxReplyBytes) {
+    stop("its reply's binary frame has no valid length");
+    unavailable(last_failure_);
+  }
+  auto size = reply["bytes"].get<size_t>();
+  std::vector<uint8_t> bytes(buffered_.begin(), buffered_.begin() + static_cast<ptrdiff_t>(std::min(
+                                                                        size, buffered_.size())));
+  buffered_.erase(0, bytes.size());
+  while (bytes.size() < size) {
+    size_t have = bytes.size();
+    bytes.resize(size);
+    ssize_t n = read(from_worker_, bytes.data() + have, size - have);
+    if (n < 0 && errno == EINTR)
+      n = 0;
+    else if (n <= 0) {
+      stop("it ended inside a reply's bytes");
+      unavailable(last_failure_);
+    }
+    bytes.resize(have + static_cast<size_t>(n));
+  }
+  reply["bytes"] = nlohmann::json::binary(std::move(bytes));
+}
+
+nlohmann::json WorkerProcess::request(nlohmann::json message) {
   std::lock_guard<std::mutex> lock(mutex_);
   reap_if_ended();
   return exchange(std::move(message));
 }
 
-nlohmann::json StateWorker::go_to_locked(uint64_t call) {
+nlohmann::json WorkerProcess::go_to_locked(uint64_t call) {
   reap_if_ended();  // before deciding whether it is at `call` already
   if (at_call_valid_ && at_call_ == call)
     return {{"ok", true},
@@ -238,26 +263,27 @@ nlohmann::json StateWorker::go_to_locked(uint64_t call) {
   return reply;
 }
 
-nlohmann::json StateWorker::go_to(uint64_t call) {
+nlohmann::json WorkerProcess::go_to(uint64_t call) {
   std::lock_guard<std::mutex> lock(mutex_);
   return go_to_locked(call);
 }
 
-nlohmann::json StateWorker::request_at(uint64_t call, nlohmann::json message, nlohmann::json* go) {
+nlohmann::json WorkerProcess::request_at(uint64_t call, nlohmann::json message,
+                                         nlohmann::json* go) {
   std::lock_guard<std::mutex> lock(mutex_);
   *go = go_to_locked(call);
   if (go->value("ok", false) != true) return *go;
   return exchange(std::move(message));
 }
 
-std::optional<uint64_t> StateWorker::position() {
+std::optional<uint64_t> WorkerProcess::position() {
   std::lock_guard<std::mutex> lock(mutex_);
   reap_if_ended();
   if (!at_call_valid_) return std::nullopt;
   return at_call_;
 }
 
-pid_t StateWorker::pid() {
+pid_t WorkerProcess::pid() {
   std::lock_guard<std::mutex> lock(mutex_);
   return pid_;
 }

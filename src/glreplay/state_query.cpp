@@ -1,0 +1,134 @@
+#include "glreplay/state_query.h"
+
+#include <cstdio>
+
+#include "gltrace/api/enums.h"
+
+namespace gltrace::glreplay {
+
+namespace {
+
+using json = StateJson;
+
+#include "gltrace/api/state_table.inc"
+
+}  // namespace
+
+std::span<const StateEntry> state_table() { return kStateTable; }
+
+UniformType uniform_type(uint32_t type) {
+  for (const UniformType& known : kUniformTypes)
+    if (known.type == type) return known;
+  return {type, 1, UniformRead::kInt};
+}
+
+int64_t integer_field(const StateJson& request, const char* field, bool required,
+                      int64_t fallback) {
+  auto it = request.find(field);
+  if (it == request.end() || it->is_null()) {
+    if (required) throw RequestError{std::string("missing \"") + field + "\""};
+    return fallback;
+  }
+  if (!it->is_number_integer())
+    throw RequestError{std::string("\"") + field + "\" is not an integer"};
+  return it->get<int64_t>();
+}
+
+std::string enum_text(uint32_t value, const char* group) {
+  const char* name = api::enum_name(value, group != nullptr && *group != '\0' ? group : nullptr);
+  if (name != nullptr) return name;
+  char hex_text[16];
+  snprintf(hex_text, sizeof hex_text, "0x%X", value);
+  return hex_text;
+}
+
+void GlQueries::need_context() {
+  if (!session_.has_current())
+    throw RequestError{"no context is current on the thread of call " + call_text()};
+}
+
+void GlQueries::read_version() {
+  major_ = session_.current().client_version;
+  minor_ = 0;
+  auto get_string = GL(glGetString);
+  const GLubyte* text = get_string != nullptr ? get_string(GL_VERSION) : nullptr;
+  int major = 0, minor = 0;
+  if (text != nullptr &&
+      sscanf(reinterpret_cast<const char*>(text), "OpenGL ES %d.%d", &major, &minor) == 2) {
+    major_ = major;
+    minor_ = minor;
+  }
+}
+
+void GlQueries::clear_errors() {
+  auto get_error = GL(glGetError);
+  for (int i = 0; i < 16 && get_error() != GL_NO_ERROR; ++i) {
+  }
+}
+
+GLint GlQueries::integer(GLenum pname) {
+  GLint value = 0;
+  GL(glGetIntegerv)(pname, &value);
+  return value;
+}
+
+json GlQueries::object(ObjectClass cls, uint64_t replayed) {
+  if (replayed == 0) return nullptr;
+  std::optional<uint64_t> recorded = session_.recorded_name(cls, replayed);
+  if (recorded) return {{"name", *recorded}};
+  // Made by the replay alone (none of the trace's names): said so.
+  return {{"name", nullptr}, {"replay_name", replayed}};
+}
+
+uint64_t GlQueries::replay_name(const json& request, ObjectClass cls, const char* what) {
+  int64_t recorded = integer_field(request, "name", true);
+  if (recorded <= 0) throw RequestError{std::string("\"name\" must be a ") + what + " name (> 0)"};
+  if (!session_.defines_name(cls, static_cast<uint64_t>(recorded)))
+    throw RequestError{"no " + std::string(what) + " " + std::to_string(recorded) +
+                       " exists in the trace's context at call " + call_text()};
+  return session_.map_name(cls, static_cast<uint64_t>(recorded));
+}
+
+void GlQueries::texture_level(GLenum target, GLenum face_target, GLuint texture, GLint level,
+                              GLint* width, GLint* height, GLint* depth, GLint* format) {
+  auto get_level = GL(glGetTexLevelParameteriv);
+  if (get_level == nullptr || major_ < 3 || (major_ == 3 && minor_ < 1))
+    throw RequestError{"reading a texture's size needs ES 3.1 (glGetTexLevelParameteriv)"};
+  with_texture(target, texture, [&] {
+    get_level(face_target, level, GL_TEXTURE_WIDTH, width);
+    get_level(face_target, level, GL_TEXTURE_HEIGHT, height);
+    get_level(face_target, level, GL_TEXTURE_DEPTH, depth);
+    get_level(face_target, level, GL_TEXTURE_INTERNAL_FORMAT, format);
+  });
+}
+
+GLenum GlQueries::texture_target(GLuint texture) {
+  for (const StateEntry& e : state_table()) {
+    if (e.group != StateGroup::kTextureUnit || e.target == 0 || !has(e)) continue;
+    try {
+      with_texture(e.target, texture, [] {});
+      return e.target;
+    } catch (const RequestError&) {
+    }
+  }
+  throw RequestError{"texture of an unknown target"};
+}
+
+void GlQueries::with_texture(GLenum target, GLuint texture, const std::function<void()>& use) {
+  GLenum binding_name = 0;
+  for (const StateEntry& e : state_table())
+    if (e.group == StateGroup::kTextureUnit && e.target == target) binding_name = e.pname;
+  if (binding_name == 0)
+    throw RequestError{"unsupported texture target " + enum_text(target, "TextureTarget")};
+  GLint old = integer(binding_name);
+  clear_errors();
+  GL(glBindTexture)(target, texture);
+  if (GL(glGetError)() != GL_NO_ERROR) {
+    GL(glBindTexture)(target, static_cast<GLuint>(old));
+    throw RequestError{"the texture is not a " + enum_text(target, "TextureTarget")};
+  }
+  use();
+  GL(glBindTexture)(target, static_cast<GLuint>(old));
+}
+
+}  // namespace gltrace::glreplay
