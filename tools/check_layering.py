@@ -20,7 +20,10 @@ ALLOWED = {
     "common": set(),
     "protowire": set(),
     "settings": {"common"},
-    "dispatch": {"common"},
+    # gl_loader: the real driver, opened and resolved for dispatch, glreplay
+    # and surface; the trace layer takes only its call spelling.
+    "gl_loader": {"common"},
+    "dispatch": {"common", "gl_loader"},
     "layers": {"common", "settings", "dispatch"},
     "interposer": {"common", "dispatch", "layers", "settings"},
     "format": {"common", "protowire"},
@@ -29,10 +32,12 @@ ALLOWED = {
     # modes alike (DESIGN.md: capture never decodes what it encoded).
     "textformat": {"common"},
     "consumers": {"common", "format", "protowire", "textformat"},
-    "trace": {"common", "control", "format", "protowire", "settings", "textformat"},
+    "trace": {"common", "control", "format", "protowire", "settings", "textformat",
+              "gl_loader/call.h"},
     "replay": {"common"},
-    "glreplay": {"common", "format", "consumers", "replay", "cli/command_line.h"},
-    "surface": {"common", "format", "consumers", "replay", "glreplay", "cli/command_line.h"},
+    "glreplay": {"common", "format", "consumers", "replay", "gl_loader", "cli/command_line.h"},
+    "surface": {"common", "format", "consumers", "replay", "glreplay", "gl_loader",
+                "cli/command_line.h"},
     "view": {"common", "format", "consumers"},
     "cli": {"common", "settings", "format", "control", "consumers", "glreplay", "surface", "view"},
 }
