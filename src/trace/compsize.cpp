@@ -166,18 +166,12 @@ int64_t uniform_block_param_count(uint32_t program, uint32_t block, uint32_t pna
 int64_t unpack_image_size(uint32_t format, uint32_t type, int64_t width, int64_t height,
                           int64_t depth) {
   if (driver_integer(GL_PIXEL_UNPACK_BUFFER_BINDING) != 0) return -1;
-  ImageLayout store{driver_integer(GL_UNPACK_ALIGNMENT),    driver_integer(GL_UNPACK_ROW_LENGTH),
-                    driver_integer(GL_UNPACK_IMAGE_HEIGHT), driver_integer(GL_UNPACK_SKIP_PIXELS),
-                    driver_integer(GL_UNPACK_SKIP_ROWS),    driver_integer(GL_UNPACK_SKIP_IMAGES)};
-  if (depth == 1) store.skip_images = 0, store.image_height = 0;
-  return image_bytes(store, format, type, width, height, depth);
+  return image_bytes(unpack_layout(driver_integer, depth), format, type, width, height, depth);
 }
 
 int64_t pack_image_size(uint32_t format, uint32_t type, int64_t width, int64_t height) {
   if (driver_integer(GL_PIXEL_PACK_BUFFER_BINDING) != 0) return -1;
-  ImageLayout store{driver_integer(GL_PACK_ALIGNMENT),   driver_integer(GL_PACK_ROW_LENGTH), 0,
-                    driver_integer(GL_PACK_SKIP_PIXELS), driver_integer(GL_PACK_SKIP_ROWS),  0};
-  return image_bytes(store, format, type, width, height, 1);
+  return image_bytes(pack_layout(driver_integer), format, type, width, height, 1);
 }
 
 int64_t texture_data_size(int64_t size) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/fixed_arrays.h"
+#include "common/vertex_format.h"
 #include "format/schema.h"
 #include "gltrace/api/trace_decls.h"
 #include "trace/compsize.h"
@@ -20,25 +21,7 @@ namespace schema = gltrace::schema;
 
 static_assert(fixed_arrays::kSlots <= kMaxAttribs, "GLES 1 arrays share the attribute slots");
 
-int64_t type_size(GLenum type) {
-  switch (type) {
-    case GL_BYTE:
-    case GL_UNSIGNED_BYTE:
-      return 1;
-    case GL_SHORT:
-    case GL_UNSIGNED_SHORT:
-    case GL_HALF_FLOAT:
-    case GL_HALF_FLOAT_OES:
-      return 2;
-    default:  // 32-bit types, and the packed 2_10_10_10 ones (a whole vertex)
-      return 4;
-  }
-}
-
-int64_t attrib_bytes(const ClientAttrib& a) {
-  if (a.type == GL_INT_2_10_10_10_REV || a.type == GL_UNSIGNED_INT_2_10_10_10_REV) return 4;
-  return a.size * type_size(a.type);
-}
+int64_t attrib_bytes(const ClientAttrib& a) { return vertex_format::element_bytes(a.size, a.type); }
 
 // Writes one ClientArray: vertices [start, start+vertices) of `a`. A GLES 1
 // array (`array` not 0) gives its texture unit as the index.
@@ -111,7 +94,7 @@ bool index_range(const TracedContext& state, const void* indices, GLsizei count,
                  int64_t* lo, int64_t* hi) {
   const void* data = indices;
   void* mapped = nullptr;
-  int64_t bytes = int64_t{count} * type_size(type);
+  int64_t bytes = int64_t{count} * vertex_format::unit_bytes(type);
   if (driver_integer(GL_ELEMENT_ARRAY_BUFFER_BINDING) != 0) {
     if (state.client_version == 1) return false;
     mapped = NEXT(glMapBufferRange)(GL_ELEMENT_ARRAY_BUFFER, reinterpret_cast<GLintptr>(indices),
@@ -185,7 +168,7 @@ void remember_fixed_pointer(uint32_t array, GLint size, GLenum type, GLsizei str
 
 int64_t index_bytes(int32_t count, uint32_t type) {
   if (driver_integer(GL_ELEMENT_ARRAY_BUFFER_BINDING) != 0) return -1;
-  return int64_t{count} * type_size(type);
+  return int64_t{count} * vertex_format::unit_bytes(type);
 }
 
 // --- vertex attribute pointers ---------------------------------------------------------
