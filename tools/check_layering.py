@@ -21,7 +21,10 @@ ALLOWED = {
     "protowire": set(),
     "command_line": set(),
     "settings": {"common"},
-    "dispatch": {"common"},
+    # gl_loader: the real driver, opened and resolved for dispatch, glreplay
+    # and surface; the trace layer takes only its call spelling.
+    "gl_loader": {"common"},
+    "dispatch": {"common", "gl_loader"},
     "layers": {"common", "settings", "dispatch"},
     "interposer": {"common", "dispatch", "layers", "settings"},
     "format": {"common", "protowire"},
@@ -30,10 +33,12 @@ ALLOWED = {
     # modes alike (DESIGN.md: capture never decodes what it encoded).
     "textformat": {"common"},
     "consumers": {"common", "format", "protowire", "textformat"},
-    "trace": {"common", "control", "format", "protowire", "settings", "textformat"},
+    "trace": {"common", "control", "format", "protowire", "settings", "textformat",
+              "gl_loader/call.h"},
     "replay": {"common"},
-    "glreplay": {"common", "format", "consumers", "replay", "command_line"},
-    "surface": {"common", "format", "consumers", "replay", "glreplay", "command_line"},
+    "glreplay": {"common", "format", "consumers", "replay", "gl_loader", "command_line"},
+    "surface": {"common", "format", "consumers", "replay", "glreplay", "gl_loader",
+                "command_line"},
     "view": {"common", "format", "consumers"},
     "cli": {"common", "command_line", "settings", "format", "control", "consumers", "glreplay", "surface", "view"},
 }

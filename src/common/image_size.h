@@ -68,6 +68,26 @@ struct ImageLayout {
   int64_t alignment, row_length, image_height, skip_pixels, skip_rows, skip_images;
 };
 
+// The layout the GL's unpack state gives an upload of `depth` images, each
+// parameter read with integer(pname) (the driver's, in the capture; the
+// tracked state, in the replay's checks). A 2D upload has no image height
+// or image skips.
+template <typename Integer>
+ImageLayout unpack_layout(Integer integer, int64_t depth) {
+  ImageLayout store{integer(GL_UNPACK_ALIGNMENT),    integer(GL_UNPACK_ROW_LENGTH),
+                    integer(GL_UNPACK_IMAGE_HEIGHT), integer(GL_UNPACK_SKIP_PIXELS),
+                    integer(GL_UNPACK_SKIP_ROWS),    integer(GL_UNPACK_SKIP_IMAGES)};
+  if (depth == 1) store.skip_images = 0, store.image_height = 0;
+  return store;
+}
+
+// The layout the GL's pack state gives a read-back (one image).
+template <typename Integer>
+ImageLayout pack_layout(Integer integer) {
+  return {integer(GL_PACK_ALIGNMENT),   integer(GL_PACK_ROW_LENGTH), 0,
+          integer(GL_PACK_SKIP_PIXELS), integer(GL_PACK_SKIP_ROWS),  0};
+}
+
 // Saturates at INT64_MAX: a hostile trace's sizes must not wrap around.
 inline int64_t image_bytes(const ImageLayout& store, uint32_t format, uint32_t type, int64_t width,
                            int64_t height, int64_t depth) {

@@ -12,6 +12,8 @@
 #include <GLES2/gl2.h>
 #include <GLES2/gl2ext.h>
 
+#include "common/vertex_format.h"
+
 namespace gltrace {
 
 // NV_path_rendering's names of desktop GL enums the GLES headers lack.
@@ -25,41 +27,29 @@ inline constexpr uint32_t kEyeLinear = 0x2400, kObjectLinear = 0x2401, kConstant
 inline int64_t at_most(int64_t count, int64_t room) { return count < room ? count : room; }
 
 // NV_path_rendering: bytes of one coordinate of coordType.
+// (The 8- and 16-bit integers and GL_FLOAT.)
 inline int64_t path_coord_bytes(uint32_t type) {
-  switch (type) {
-    case GL_BYTE:
-    case GL_UNSIGNED_BYTE:
-      return 1;
-    case GL_SHORT:
-    case GL_UNSIGNED_SHORT:
-      return 2;
-    case GL_FLOAT:
-      return 4;
-    default:
-      return 0;
-  }
+  const vertex_format::DataType* t = vertex_format::data_type(type);
+  if (t == nullptr) return 0;
+  bool allowed = (t->kind == vertex_format::Kind::kInteger && t->bytes <= 2) || type == GL_FLOAT;
+  return allowed ? t->bytes : 0;
 }
 
 // Bytes of one path name of a fixed-size pathNameType; 0 for the UTF
 // encodings (their names have no one size) and unknown types.
 inline int64_t path_name_bytes(uint32_t type) {
   switch (type) {
-    case GL_BYTE:
-    case GL_UNSIGNED_BYTE:
-      return 1;
-    case GL_SHORT:
-    case GL_UNSIGNED_SHORT:
     case path_enums::k2Bytes:
       return 2;
     case path_enums::k3Bytes:
       return 3;
-    case GL_INT:
-    case GL_UNSIGNED_INT:
-    case GL_FLOAT:
     case path_enums::k4Bytes:
       return 4;
-    default:
-      return 0;
+    default: {  // the integers and GL_FLOAT
+      const vertex_format::DataType* t = vertex_format::data_type(type);
+      bool allowed = t != nullptr && (t->kind == vertex_format::Kind::kInteger || type == GL_FLOAT);
+      return allowed ? t->bytes : 0;
+    }
   }
 }
 

@@ -22,7 +22,7 @@ namespace gltrace::dispatch {
 namespace {
 
 ChainBuilder* g_builder = nullptr;
-Driver g_driver;
+gl_loader::Driver g_driver;
 Table g_driver_table;
 Table g_missing_table;  // used when there is no driver at all
 std::atomic<bool> g_ready{false};
@@ -109,9 +109,7 @@ const Table* driver_table() {
   return g_ready.load(std::memory_order_acquire) || t_initializing ? &g_driver_table : nullptr;
 }
 
-void* driver_get_proc_address(const char* name) {
-  return g_driver.get_proc_address != nullptr ? g_driver.get_proc_address(name) : nullptr;
-}
+void* driver_get_proc_address(const char* name) { return g_driver.get_proc_address(name); }
 
 void* resolve_driver_function(uint32_t id) {
   void* function = g_resolved[id].load(std::memory_order_acquire);

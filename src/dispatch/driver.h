@@ -1,23 +1,16 @@
-// The real EGL/GLES driver libraries, found by path, never by our own names.
+// The interposer's table of the real driver's functions.
 #pragma once
 
-#include <string>
-
 #include "dispatch/table.h"
+#include "gl_loader/gl_loader.h"
 
 namespace gltrace::dispatch {
 
-struct Driver {
-  void* egl = nullptr;  // dlopen handles of the real libraries
-  void* gles2 = nullptr;
-  void* gles1 = nullptr;
-  std::string egl_path, gles2_path, gles1_path;
-  void* (*get_proc_address)(const char*) = nullptr;  // the real eglGetProcAddress
-};
-
-// Loads the real libraries and fills `table` with their functions: exported
-// symbols directly, everything else with a lazy stub. Returns false (with the
-// reason logged) if no real libEGL could be loaded.
-bool load_driver(Driver& driver, Table& table);
+// Opens the real libraries (gl_loader's system paths, never the interposer
+// itself, GLTRACE_DRIVER_{EGL,GLESV2,GLESV1} first) and fills `table` with
+// their functions: exported symbols directly, everything else with a lazy
+// stub. Returns false (with the reason logged) if no real libEGL could be
+// loaded.
+bool load_driver(gl_loader::Driver& driver, Table& table);
 
 }  // namespace gltrace::dispatch

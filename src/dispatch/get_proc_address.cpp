@@ -2,16 +2,15 @@
 // the chain (the Android tracer missed functions obtained this way).
 #include "dispatch/dispatch.h"
 #include "dispatch/stubs.h"
-#include "gltrace/api/pfn.h"
+#include "gl_loader/call.h"
 
 extern "C" __attribute__((visibility("default"))) __eglMustCastToProperFunctionPointerType
 eglGetProcAddress(const char* procname) {
   using namespace gltrace;
   // Through the chain first: the layers see the call, and the driver decides
   // whether the function exists at all.
-  auto chain = reinterpret_cast<PFN_gltrace_eglGetProcAddress>(
-      dispatch::current_table()->entries[api::kFn_eglGetProcAddress]);
-  __eglMustCastToProperFunctionPointerType found = chain(procname);
+  __eglMustCastToProperFunctionPointerType found =
+      GL_CALL(*dispatch::current_table(), eglGetProcAddress)(procname);
   if (found == nullptr || procname == nullptr) return found;
   api::FunctionId id = api::find_function(procname);
   void* entry = id != api::kInvalidFunction

@@ -5,25 +5,22 @@
 
 #include "dispatch/dispatch.h"
 #include "dispatch/stubs.h"
-#include "gltrace/api/pfn.h"
+#include "gl_loader/call.h"
 
 extern "C" __attribute__((visibility("default"))) EGLBoolean eglMakeCurrent(EGLDisplay dpy,
                                                                             EGLSurface draw,
                                                                             EGLSurface read,
                                                                             EGLContext ctx) {
   using namespace gltrace;
-  auto chain = reinterpret_cast<PFN_gltrace_eglMakeCurrent>(
-      dispatch::current_table()->entries[api::kFn_eglMakeCurrent]);
-  EGLBoolean result = chain(dpy, draw, read, ctx);
+  EGLBoolean result = GL_CALL(*dispatch::current_table(), eglMakeCurrent)(dpy, draw, read, ctx);
   if (result == EGL_TRUE) {
     // Asked of the driver: no layer sees the query. After a successful
     // eglMakeCurrent the thread's EGL error is EGL_SUCCESS, which the query
     // leaves as it is.
     EGLint client_type = 0;
     if (ctx != EGL_NO_CONTEXT)
-      reinterpret_cast<PFN_gltrace_eglQueryContext>(
-          dispatch::driver_table()->entries[api::kFn_eglQueryContext])(
-          dpy, ctx, EGL_CONTEXT_CLIENT_TYPE, &client_type);
+      GL_CALL(*dispatch::driver_table(), eglQueryContext)
+      (dpy, ctx, EGL_CONTEXT_CLIENT_TYPE, &client_type);
     dispatch::set_thread_desktop_gl(client_type == EGL_OPENGL_API);
   }
   return result;

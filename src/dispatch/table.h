@@ -18,6 +18,12 @@ inline constexpr uint32_t kTableSize = api::kFunctionIdLimit + kDynamicSlotCount
 
 struct Table {
   void* entries[kTableSize];
+
+  // Typed: GL_CALL(*table, eglMakeCurrent) (gl_loader/call.h).
+  template <api::FunctionId kId, typename Pfn>
+  Pfn fn() const {
+    return reinterpret_cast<Pfn>(entries[kId]);
+  }
 };
 
 using StubArray = void* const[api::kFunctionIdLimit];

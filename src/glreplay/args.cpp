@@ -10,8 +10,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "gltrace/api/functions.h"
-#include "gltrace/api/pfn.h"
+#include "gl_loader/call.h"
 
 namespace gltrace::glreplay {
 
@@ -26,15 +25,9 @@ constexpr size_t kMaxOutputBytes = size_t{256} << 20;
 // than the trace saw (another driver's longer strings, a larger pname table).
 constexpr size_t kMinOutputBytes = 256;
 
-template <typename Pfn>
-Pfn real(Session& s, uint32_t id) {
-  return reinterpret_cast<Pfn>(s.proc(id));
-}
-#define REAL(name) real<PFN_gltrace_##name>(session_, api::kFn_##name)
-
 GLint real_integer(Session& s, GLenum pname) {
   GLint value = 0;
-  auto fn = real<PFN_gltrace_glGetIntegerv>(s, api::kFn_glGetIntegerv);
+  auto fn = GL_CALL(s.gl(), glGetIntegerv);
   if (fn != nullptr) fn(pname, &value);
   return value;
 }
@@ -76,7 +69,7 @@ StateView::Attrib DriverState::attrib(uint32_t index) {
   if (replayed >= kMaxAttribs) return a;
   const VertexPointer& p = session_.current().pointers[replayed];
   a.element_bytes = attrib_element_bytes(p.size, p.type);
-  auto get = real<PFN_gltrace_glGetVertexAttribiv>(session_, api::kFn_glGetVertexAttribiv);
+  auto get = GL_CALL(session_.gl(), glGetVertexAttribiv);
   GLint divisor = 0;
   if (get != nullptr) get(replayed, GL_VERTEX_ATTRIB_ARRAY_DIVISOR, &divisor);
   a.divisor = divisor;
@@ -87,11 +80,11 @@ StateView::Attrib DriverState::attrib(uint32_t index) {
 // coordinates: in their own client-active unit, restored after).
 std::vector<uint32_t> DriverState::client_fixed_arrays() {
   std::vector<uint32_t> out;
-  auto enabled = REAL(glIsEnabled);
-  auto client_active = REAL(glClientActiveTexture);
+  auto enabled = GL_CALL(session_.gl(), glIsEnabled);
+  auto client_active = GL_CALL(session_.gl(), glClientActiveTexture);
   if (enabled == nullptr || client_active == nullptr) return out;
   GLint active = -1;
-  const ContextState& context = session_.current();
+  const ReplayContext& context = session_.current();
   for (int slot = 0; slot < fixed_arrays::kSlots; ++slot) {
     if (!context.fixed[slot].client) continue;
     fixed_arrays::Array a = fixed_arrays::array_of(slot);
@@ -109,9 +102,9 @@ std::vector<uint32_t> DriverState::client_attribs() {
   if (session_.current().client_version == 1) return client_fixed_arrays();
   std::vector<uint32_t> out;
   if (real_integer(session_, GL_VERTEX_ARRAY_BINDING) != 0) return out;
-  auto get = real<PFN_gltrace_glGetVertexAttribiv>(session_, api::kFn_glGetVertexAttribiv);
+  auto get = GL_CALL(session_.gl(), glGetVertexAttribiv);
   if (get == nullptr) return out;
-  const ContextState& context = session_.current();
+  const ReplayContext& context = session_.current();
   for (uint32_t i = 0; i < kMaxAttribs; ++i) {
     if (!context.pointers[i].client) continue;
     GLint enabled = 0;
@@ -129,9 +122,9 @@ uint32_t DriverState::attrib_index(uint32_t recorded) {
 std::optional<std::pair<int64_t, int64_t>> DriverState::buffer_index_range(uint64_t offset,
                                                                            int64_t count,
                                                                            uint32_t type) {
-  auto map = real<PFN_gltrace_glMapBufferRange>(session_, api::kFn_glMapBufferRange);
-  auto unmap = real<PFN_gltrace_glUnmapBuffer>(session_, api::kFn_glUnmapBuffer);
-  auto query = real<PFN_gltrace_glGetBufferParameteriv>(session_, api::kFn_glGetBufferParameteriv);
+  auto map = GL_CALL(session_.gl(), glMapBufferRange);
+  auto unmap = GL_CALL(session_.gl(), glUnmapBuffer);
+  auto query = GL_CALL(session_.gl(), glGetBufferParameteriv);
   int64_t size = type == GL_UNSIGNED_BYTE ? 1 : type == GL_UNSIGNED_SHORT ? 2 : 4;
   if (map == nullptr || unmap == nullptr || query == nullptr || count <= 0) return std::nullopt;
   GLint buffer_size = 0;
@@ -580,24 +573,24 @@ void Args::set_fixed_array(const ClientArray& a, const void* address, int32_t* a
   };
   switch (a.array) {
     case fixed_arrays::kVertex:
-      set(REAL(glVertexPointer));
+      set(GL_CALL(session_.gl(), glVertexPointer));
       break;
     case fixed_arrays::kColor:
-      set(REAL(glColorPointer));
+      set(GL_CALL(session_.gl(), glColorPointer));
       break;
     case fixed_arrays::kNormal: {
-      auto normal = REAL(glNormalPointer);
+      auto normal = GL_CALL(session_.gl(), glNormalPointer);
       if (normal == nullptr) return (void)missing();
       normal(p.type, stride, address);
       break;
     }
     default: {  // kTexCoord: in its unit, the app's restored after the draw's arrays
-      auto client_active = REAL(glClientActiveTexture);
+      auto client_active = GL_CALL(session_.gl(), glClientActiveTexture);
       if (client_active == nullptr) return (void)missing();
       if (*active_unit < 0)
         *active_unit = real_integer(session_, fixed_arrays::kClientActiveTexture);
       client_active(fixed_arrays::kTexture0 + a.index);
-      set(REAL(glTexCoordPointer));
+      set(GL_CALL(session_.gl(), glTexCoordPointer));
       break;
     }
   }
@@ -605,13 +598,13 @@ void Args::set_fixed_array(const ClientArray& a, const void* address, int32_t* a
 
 bool Args::set_client_arrays() {
   if (call_.client_arrays.empty()) return true;
-  auto pointer = REAL(glVertexAttribPointer);
-  auto ipointer = REAL(glVertexAttribIPointer);
-  auto bind = REAL(glBindBuffer);
+  auto pointer = GL_CALL(session_.gl(), glVertexAttribPointer);
+  auto ipointer = GL_CALL(session_.gl(), glVertexAttribIPointer);
+  auto bind = GL_CALL(session_.gl(), glBindBuffer);
   if (bind == nullptr) return missing();
   GLint array_buffer = real_integer(session_, GL_ARRAY_BUFFER_BINDING);
   if (array_buffer != 0) bind(GL_ARRAY_BUFFER, 0);
-  ContextState& context = session_.current();
+  ReplayContext& context = session_.current();
   GLint active_unit = -1;  // GLES 1: the client-active texture unit, once changed
   for (const ClientArray& a : call_.client_arrays) {
     if (a.data == nullptr) {
@@ -637,7 +630,7 @@ bool Args::set_client_arrays() {
       pointer(index, p.size, p.type, p.normalized ? GL_TRUE : GL_FALSE, stride, address);
   }
   if (active_unit >= 0) {
-    auto client_active = REAL(glClientActiveTexture);
+    auto client_active = GL_CALL(session_.gl(), glClientActiveTexture);
     if (client_active != nullptr) client_active(static_cast<GLenum>(active_unit));
   }
   if (array_buffer != 0) bind(GL_ARRAY_BUFFER, static_cast<GLuint>(array_buffer));
@@ -652,7 +645,7 @@ void Args::remember_mapping(uint32_t target, void* pointer, int64_t offset, int6
   if (pointer == nullptr) return;
   if (length < 0) {  // glMapBufferOES: the whole buffer
     GLint size = 0;
-    auto query = REAL(glGetBufferParameteriv);
+    auto query = GL_CALL(session_.gl(), glGetBufferParameteriv);
     if (query != nullptr) query(target, GL_BUFFER_SIZE, &size);
     length = size;
   }

@@ -9,6 +9,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "gl_loader/call.h"
 #include "glreplay/args.h"
 #include "glreplay/pixel_store.h"
 #include "glreplay/trace_source.h"
@@ -20,14 +21,8 @@ namespace gltrace::glreplay {
 
 namespace {
 
-template <typename Pfn>
-Pfn real(Session& s, uint32_t id) {
-  return reinterpret_cast<Pfn>(s.proc(id));
-}
-#define REAL(name) real<PFN_gltrace_##name>(s, api::kFn_##name)
-
 std::string egl_error(Session& s) {
-  auto get_error = REAL(eglGetError);
+  auto get_error = GL_CALL(s.gl(), eglGetError);
   char text[32];
   snprintf(text, sizeof text, "EGL error 0x%04x", get_error != nullptr ? get_error() : 0);
   return text;
@@ -86,8 +81,8 @@ bool list_configs(Session& s, Args& a, const std::vector<EGLint>* attribs, bool 
                   size_t configs_index) {
   EGLDisplay dpy = display(s, a);
   if (dpy == EGL_NO_DISPLAY) return false;
-  auto choose = REAL(eglChooseConfig);
-  auto get = REAL(eglGetConfigs);
+  auto choose = GL_CALL(s.gl(), eglChooseConfig);
+  auto get = GL_CALL(s.gl(), eglGetConfigs);
   if ((attribs != nullptr ? choose == nullptr : get == nullptr)) return a.missing();
   auto list = [&](EGLConfig* out, EGLint size, EGLint* count) {
     return attribs != nullptr ? choose(dpy, attribs->data(), out, size, count)
@@ -169,7 +164,7 @@ bool custom_eglCreatePbufferSurface(Session& s, Args& a) {
   if (!error.empty()) a.fail(error);
   const EGLint* attribs = a.array<EGLint>(2);
   if (!a.ok()) return false;
-  auto create = REAL(eglCreatePbufferSurface);
+  auto create = GL_CALL(s.gl(), eglCreatePbufferSurface);
   if (create == nullptr) return a.missing();
   auto surface = std::make_unique<SurfaceState>();
   surface->config = a.raw_handle(1);
@@ -188,18 +183,18 @@ bool custom_eglCreateContext(Session& s, Args& a) {
   EGLConfig config = s.config(a.raw_handle(1), a.call().config_attribs, &error);
   if (!error.empty()) a.fail(error);
   uint64_t share_recorded = a.raw_handle(2);
-  ContextState* share = share_recorded != 0 ? s.context_state(share_recorded) : nullptr;
+  ReplayContext* share = share_recorded != 0 ? s.context_state(share_recorded) : nullptr;
   if (share_recorded != 0 && share == nullptr)
     a.fail("argument share_context: unknown context " + std::to_string(share_recorded));
   const EGLint* attribs = a.array<EGLint>(3);
   if (!a.ok()) return false;
-  auto create = REAL(eglCreateContext);
-  auto query = REAL(eglQueryContext);
+  auto create = GL_CALL(s.gl(), eglCreateContext);
+  auto query = GL_CALL(s.gl(), eglQueryContext);
   if (create == nullptr || query == nullptr) return a.missing();
   // A borrowed call (its thread has no replay thread yet) runs where another
   // API may be bound; its own thread had OpenGL ES (TraceSource).
-  auto query_api = REAL(eglQueryAPI);
-  auto bind_api = REAL(eglBindAPI);
+  auto query_api = GL_CALL(s.gl(), eglQueryAPI);
+  auto bind_api = GL_CALL(s.gl(), eglBindAPI);
   EGLenum api = s.borrowed() && query_api != nullptr ? query_api() : EGLenum{EGL_OPENGL_ES_API};
   if (api != EGL_OPENGL_ES_API && bind_api != nullptr) bind_api(EGL_OPENGL_ES_API);
   EGLContext context =
@@ -209,7 +204,7 @@ bool custom_eglCreateContext(Session& s, Args& a) {
     if (!recorded_false(a)) a.fail("failed: " + egl_error(s));
     return a.ok();
   }
-  auto state = std::make_shared<ContextState>();
+  auto state = std::make_shared<ReplayContext>();
   state->context = context;
   state->recorded = a.ret_u();
   state->group = share != nullptr ? share->group : std::make_shared<ShareGroup>();
@@ -236,10 +231,10 @@ bool custom_eglMakeCurrent(Session& s, Args& a) {
   EGLSurface read = s.surface(recorded_read, hint.has_value() ? &*hint : nullptr, &read_error,
                               same ? width : 0, same ? height : 0);
   if (!read_error.empty()) a.fail("argument read: " + read_error);
-  ContextState* context = recorded_context != 0 ? s.context_state(recorded_context) : nullptr;
+  ReplayContext* context = recorded_context != 0 ? s.context_state(recorded_context) : nullptr;
   if (recorded_context != 0 && context == nullptr) a.fail("argument ctx: unknown context");
   if (!a.ok()) return false;
-  auto make_current = REAL(eglMakeCurrent);
+  auto make_current = GL_CALL(s.gl(), eglMakeCurrent);
   if (make_current == nullptr) return a.missing();
   if (!make_current(dpy, draw, read, context != nullptr ? context->context : EGL_NO_CONTEXT)) {
     if (!recorded_false(a)) a.fail("failed: " + egl_error(s));
@@ -269,7 +264,7 @@ bool swap(Session& s, Args& a, bool with_damage) {
   const EGLint* rects = with_damage ? a.array<EGLint>(2) : nullptr;
   auto n_rects = with_damage ? static_cast<EGLint>(a.s(3)) : 0;
   if (!a.ok()) return false;
-  auto plain = REAL(eglSwapBuffers);
+  auto plain = GL_CALL(s.gl(), eglSwapBuffers);
   if (plain == nullptr) return a.missing();
   // The trace's size of the frame: the replay drew it at another size when
   // the trace has no record of the resize before the frame's first draw.
@@ -284,8 +279,8 @@ bool swap(Session& s, Args& a, bool with_damage) {
            "the trace layer does not check)");
   s.before_swap();
   EGLBoolean ok;
-  auto damage_khr = REAL(eglSwapBuffersWithDamageKHR);
-  auto damage_ext = REAL(eglSwapBuffersWithDamageEXT);
+  auto damage_khr = GL_CALL(s.gl(), eglSwapBuffersWithDamageKHR);
+  auto damage_ext = GL_CALL(s.gl(), eglSwapBuffersWithDamageEXT);
   uint32_t id = a.call().function;
   if (with_damage && id == api::kFn_eglSwapBuffersWithDamageKHR && damage_khr != nullptr)
     ok = damage_khr(dpy, surface, rects, n_rects);
@@ -317,14 +312,14 @@ bool is_gl_image_target(uint64_t target) {
 template <typename T, typename Create>
 EGLImage image_from_pixels(Session& s, Args& a, EGLDisplay dpy, const ImageSource& source,
                            const T* app_attribs, Create create) {
-  auto gen = REAL(glGenTextures);
-  auto del = REAL(glDeleteTextures);
-  auto bind = REAL(glBindTexture);
-  auto image = REAL(glTexImage2D);
-  auto parameter = REAL(glTexParameteri);
-  auto store = REAL(glPixelStorei);
-  auto get = REAL(glGetIntegerv);
-  auto bind_buffer = REAL(glBindBuffer);
+  auto gen = GL_CALL(s.gl(), glGenTextures);
+  auto del = GL_CALL(s.gl(), glDeleteTextures);
+  auto bind = GL_CALL(s.gl(), glBindTexture);
+  auto image = GL_CALL(s.gl(), glTexImage2D);
+  auto parameter = GL_CALL(s.gl(), glTexParameteri);
+  auto store = GL_CALL(s.gl(), glPixelStorei);
+  auto get = GL_CALL(s.gl(), glGetIntegerv);
+  auto bind_buffer = GL_CALL(s.gl(), glBindBuffer);
   if (gen == nullptr || del == nullptr || bind == nullptr || image == nullptr ||
       parameter == nullptr || store == nullptr || get == nullptr || bind_buffer == nullptr) {
     a.missing();
@@ -388,7 +383,7 @@ bool create_image(Session& s, Args& a, Pfn create) {
     // The buffer is a texture or renderbuffer name of the recorded
     // context's share group: the replay's name for it, in the replay's
     // context (the attributes, level, z offset and preserved, are values).
-    ContextState* context = s.context_state(recorded_context);
+    ReplayContext* context = s.context_state(recorded_context);
     if (context == nullptr) {
       a.fail("argument ctx: unknown context " + hex(recorded_context));
       return false;
@@ -417,10 +412,10 @@ bool create_image(Session& s, Args& a, Pfn create) {
 }  // namespace
 
 bool custom_eglCreateImage(Session& s, Args& a) {
-  return create_image<EGLAttrib>(s, a, REAL(eglCreateImage));
+  return create_image<EGLAttrib>(s, a, GL_CALL(s.gl(), eglCreateImage));
 }
 bool custom_eglCreateImageKHR(Session& s, Args& a) {
-  return create_image<EGLint>(s, a, REAL(eglCreateImageKHR));
+  return create_image<EGLint>(s, a, GL_CALL(s.gl(), eglCreateImageKHR));
 }
 
 bool custom_eglSwapBuffers(Session& s, Args& a) { return swap(s, a, false); }

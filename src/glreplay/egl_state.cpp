@@ -5,13 +5,10 @@
 #include <cstdlib>
 #include <optional>
 
+#include "gl_loader/call.h"
 #include "glreplay/trace_source.h"
-#include "gltrace/api/functions.h"
-#include "gltrace/api/pfn.h"
 
 namespace gltrace::glreplay {
-
-#define REAL(name) driver_.proc_as<PFN_gltrace_##name>(api::kFn_##name)
 
 namespace {
 
@@ -64,7 +61,7 @@ std::string attrib_value_text(EGLint name, int64_t value) {
 
 }  // namespace
 
-EglState::EglState(Driver& driver, bool x11, const TraceInfo& info, Messages& messages)
+EglState::EglState(gl_loader::Driver& driver, bool x11, const TraceInfo& info, Messages& messages)
     : driver_(driver), x11_windows_(x11), info_(info), messages_(messages) {
   none_.group = std::make_shared<ShareGroup>();
   bound_ = &bindings_[thread_];
@@ -83,27 +80,13 @@ EGLDisplay EglState::display(std::string* error) {
     return display_;
   }
   std::string why;
-  auto get_platform = REAL(eglGetPlatformDisplay);
-  auto get_platform_ext = REAL(eglGetPlatformDisplayEXT);
-  EGLenum platform = x11_windows_ ? EGL_PLATFORM_X11_KHR : EGL_PLATFORM_SURFACELESS_MESA;
-  void* native = EGL_DEFAULT_DISPLAY;
   if (x11_windows_ && !x11_.open(&why)) {
     display_failed_ = true;
   } else {
-    if (x11_windows_) native = x11_.display();
-    if (get_platform != nullptr)
-      display_ = get_platform(platform, native, nullptr);
-    else if (get_platform_ext != nullptr)
-      display_ = get_platform_ext(platform, native, nullptr);
-    EGLint major = 0, minor = 0;
-    auto initialize = REAL(eglInitialize);
-    if (display_ == EGL_NO_DISPLAY || initialize == nullptr ||
-        !initialize(display_, &major, &minor)) {
-      why =
-          std::string("cannot open the ") + (x11_windows_ ? "X11" : "surfaceless") + " EGL display";
-      display_ = EGL_NO_DISPLAY;
-      display_failed_ = true;
-    }
+    auto platform = x11_windows_ ? gl_loader::Platform::kX11 : gl_loader::Platform::kSurfaceless;
+    void* native = x11_windows_ ? x11_.display() : EGL_DEFAULT_DISPLAY;
+    display_ = gl_loader::platform_display(driver_, platform, native, &why);
+    display_failed_ = display_ == EGL_NO_DISPLAY;
   }
   if (display_failed_ && error != nullptr) *error = why;
   return display_;
@@ -120,7 +103,7 @@ uint64_t EglState::map_handle(HandleKind kind, uint64_t recorded, std::string* e
       return reinterpret_cast<uintptr_t>(surface(recorded, nullptr, error));
     case HandleKind::kContext: {
       if (recorded == 0) return 0;
-      ContextState* c = context_state(recorded);
+      ReplayContext* c = context_state(recorded);
       if (c == nullptr) *error = "unknown context " + hex(recorded);
       return c != nullptr ? reinterpret_cast<uintptr_t>(c->context) : 0;
     }
@@ -186,7 +169,7 @@ bool EglState::same_surface_type(const EGLint* app_list) const {
 }
 
 bool EglState::config_matches(EGLConfig config, const std::map<EGLint, EGLint>& known) {
-  auto get = REAL(eglGetConfigAttrib);
+  auto get = GL_CALL(driver_, eglGetConfigAttrib);
   if (get == nullptr) return true;
   EGLint value = 0;
   if (!get(display_, config, EGL_SURFACE_TYPE, &value) || (value & surface_bit()) == 0)
@@ -203,8 +186,8 @@ bool EglState::config_matches(EGLConfig config, const std::map<EGLint, EGLint>& 
 // fewest differences, and a warning that names them.
 EGLConfig EglState::config_with_attribs(ConfigInfo& info, std::string* error) {
   EGLDisplay dpy = display(error);
-  auto get_configs = REAL(eglGetConfigs);
-  auto get = REAL(eglGetConfigAttrib);
+  auto get_configs = GL_CALL(driver_, eglGetConfigs);
+  auto get = GL_CALL(driver_, eglGetConfigAttrib);
   EGLint count = 0;
   if (dpy == EGL_NO_DISPLAY || get_configs == nullptr || get == nullptr ||
       !get_configs(dpy, nullptr, 0, &count) || count <= 0) {
@@ -300,12 +283,12 @@ EGLConfig EglState::resolve_config(ConfigInfo& info, std::string* error) {
       return info.chosen = info.listed;  // nothing known: its position is all there is
     }
   }
-  auto get_configs = REAL(eglGetConfigs);
+  auto get_configs = GL_CALL(driver_, eglGetConfigs);
   EGLint count = 0;
   if (get_configs != nullptr && get_configs(dpy, nullptr, 0, &count) && count > 0) {
     std::vector<EGLConfig> all(static_cast<size_t>(count));
     get_configs(dpy, all.data(), count, &count);
-    auto get = REAL(eglGetConfigAttrib);
+    auto get = GL_CALL(driver_, eglGetConfigAttrib);
     for (EGLint k = 0; k < count && info.chosen == nullptr; ++k) {
       EGLint renderable = 0;
       if (get != nullptr && get(dpy, all[k], EGL_RENDERABLE_TYPE, &renderable) &&
@@ -396,12 +379,12 @@ bool EglState::make_window_surface(SurfaceState& s, uint64_t recorded, std::stri
   std::vector<EGLint> attribs;
   if (x11_windows_) {
     EGLint visual = 0;
-    auto get = REAL(eglGetConfigAttrib);
+    auto get = GL_CALL(driver_, eglGetConfigAttrib);
     if (get != nullptr) get(dpy, config, EGL_NATIVE_VISUAL_ID, &visual);
     if (!x11_.create_window(s.width, s.height, visual, &s.x_window, error)) return false;
     attribs = s.attribs;
     attribs.push_back(EGL_NONE);
-    auto create = REAL(eglCreateWindowSurface);
+    auto create = GL_CALL(driver_, eglCreateWindowSurface);
     if (create != nullptr)
       s.surface =
           create(dpy, config, static_cast<EGLNativeWindowType>(s.x_window.window), attribs.data());
@@ -409,11 +392,11 @@ bool EglState::make_window_surface(SurfaceState& s, uint64_t recorded, std::stri
     attribs = {EGL_WIDTH, static_cast<EGLint>(s.width), EGL_HEIGHT, static_cast<EGLint>(s.height)};
     attribs.insert(attribs.end(), s.attribs.begin(), s.attribs.end());
     attribs.push_back(EGL_NONE);
-    auto create = REAL(eglCreatePbufferSurface);
+    auto create = GL_CALL(driver_, eglCreatePbufferSurface);
     if (create != nullptr) s.surface = create(dpy, config, attribs.data());
   }
   if (s.surface != EGL_NO_SURFACE) return true;
-  auto get_error = REAL(eglGetError);
+  auto get_error = GL_CALL(driver_, eglGetError);
   char message[96];
   snprintf(message, sizeof message, "cannot make a %ux%u %s for window surface ", s.width, s.height,
            x11_windows_ ? "window" : "pbuffer");
@@ -452,7 +435,7 @@ bool EglState::resize_surface(uint64_t recorded, uint32_t width, uint32_t height
   if (b.context != nullptr && (b.surface == old || b.read_surface == old)) {
     EGLSurface draw = b.surface == old ? s->surface : b.surface;
     EGLSurface read = b.read_surface == old ? s->surface : b.read_surface;
-    auto make_current = REAL(eglMakeCurrent);
+    auto make_current = GL_CALL(driver_, eglMakeCurrent);
     if (make_current == nullptr || !make_current(display_, draw, read, b.context->context)) {
       *error = "cannot make the context current with the resized pbuffer";
       return false;
@@ -460,7 +443,7 @@ bool EglState::resize_surface(uint64_t recorded, uint32_t width, uint32_t height
     b.surface = draw;
     b.read_surface = read;
   }
-  auto destroy = REAL(eglDestroySurface);
+  auto destroy = GL_CALL(driver_, eglDestroySurface);
   if (destroy != nullptr) destroy(display_, old);
   return true;
 }
@@ -476,7 +459,7 @@ void EglState::fit_draw_surface(uint32_t width, uint32_t height) {
 void EglState::destroy_surface(uint64_t recorded) {
   auto it = surfaces_.find(recorded);
   if (it == surfaces_.end()) return;
-  auto destroy = REAL(eglDestroySurface);
+  auto destroy = GL_CALL(driver_, eglDestroySurface);
   if (it->second->surface != EGL_NO_SURFACE && destroy != nullptr)
     destroy(display_, it->second->surface);
   if (it->second->x_window.window != 0) x11_.destroy_window(&it->second->x_window);
@@ -485,19 +468,19 @@ void EglState::destroy_surface(uint64_t recorded) {
 
 // --- contexts -----------------------------------------------------------------------
 
-ContextState* EglState::context_state(uint64_t recorded) {
+ReplayContext* EglState::context_state(uint64_t recorded) {
   auto it = contexts_.find(recorded);
   return it != contexts_.end() ? it->second.get() : nullptr;
 }
 
-void EglState::add_context(uint64_t recorded, std::shared_ptr<ContextState> context) {
+void EglState::add_context(uint64_t recorded, std::shared_ptr<ReplayContext> context) {
   contexts_[recorded] = std::move(context);
 }
 
 void EglState::destroy_context(uint64_t recorded) {
   auto it = contexts_.find(recorded);
   if (it == contexts_.end()) return;
-  auto destroy = REAL(eglDestroyContext);
+  auto destroy = GL_CALL(driver_, eglDestroyContext);
   if (destroy != nullptr) destroy(display_, it->second->context);
   contexts_.erase(it);  // a binding keeps it while it is current, as EGL does
 }
@@ -516,8 +499,8 @@ void EglState::make_current(uint64_t recorded_context, uint64_t recorded_draw, E
 // --- teardown ---------------------------------------------------------------------
 
 void EglState::release_thread() {
-  auto make_current = REAL(eglMakeCurrent);
-  auto release = REAL(eglReleaseThread);
+  auto make_current = GL_CALL(driver_, eglMakeCurrent);
+  auto release = GL_CALL(driver_, eglReleaseThread);
   if (display_ != EGL_NO_DISPLAY && make_current != nullptr)
     make_current(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   if (release != nullptr) release();
@@ -525,7 +508,7 @@ void EglState::release_thread() {
 
 void EglState::reset() {
   if (display_ != EGL_NO_DISPLAY) {
-    auto make_current = REAL(eglMakeCurrent);
+    auto make_current = GL_CALL(driver_, eglMakeCurrent);
     if (make_current != nullptr)
       make_current(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   }
@@ -538,15 +521,15 @@ void EglState::reset() {
   configs_.clear();
   egl_syncs_.clear();
   images_.clear();
-  none_ = ContextState{};
+  none_ = ReplayContext{};
   none_.group = std::make_shared<ShareGroup>();
 }
 
 void EglState::shutdown() {
   reset();
   if (display_ != EGL_NO_DISPLAY) {
-    auto terminate = REAL(eglTerminate);
-    auto release = REAL(eglReleaseThread);
+    auto terminate = GL_CALL(driver_, eglTerminate);
+    auto release = GL_CALL(driver_, eglReleaseThread);
     if (terminate != nullptr) terminate(display_);
     if (release != nullptr) release();
     display_ = EGL_NO_DISPLAY;

@@ -6,7 +6,7 @@
 // lock (release_thread() excepted, which touches no map).
 #pragma once
 
-// No prototypes: every EGL function is the driver's, reached through Driver.
+// No prototypes: every EGL function is the driver's, reached through gl_loader.
 #ifndef EGL_EGL_PROTOTYPES
 #define EGL_EGL_PROTOTYPES 0
 #endif
@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "common/fixed_arrays.h"
+#include "gl_loader/gl_loader.h"
 #include "glreplay/call.h"
-#include "glreplay/driver.h"
 #include "glreplay/handle_maps.h"
 #include "glreplay/messages.h"
 #include "glreplay/x11.h"
@@ -52,7 +52,9 @@ struct Mapping {
   int64_t length = 0;
 };
 
-struct ContextState {
+// One recorded context as the replay made it (the trace layer's own record
+// of an app's context is trace::TracedContext).
+struct ReplayContext {
   EGLContext context = EGL_NO_CONTEXT;
   uint64_t recorded = 0;
   int client_version = 2;
@@ -110,7 +112,7 @@ class EglState {
  public:
   // x11: X11 windows instead of pbuffers. info: the trace's context records
   // (window sizes); messages: where config and surface problems go.
-  EglState(Driver& driver, bool x11, const TraceInfo& info, Messages& messages);
+  EglState(gl_loader::Driver& driver, bool x11, const TraceInfo& info, Messages& messages);
   ~EglState();
   EglState(const EglState&) = delete;
   EglState& operator=(const EglState&) = delete;
@@ -155,13 +157,13 @@ class EglState {
   void destroy_surface(uint64_t recorded);
 
   // Contexts and what the running thread has current.
-  ContextState* context_state(uint64_t recorded);
-  void add_context(uint64_t recorded, std::shared_ptr<ContextState> context);
+  ReplayContext* context_state(uint64_t recorded);
+  void add_context(uint64_t recorded, std::shared_ptr<ReplayContext> context);
   void destroy_context(uint64_t recorded);
   void make_current(uint64_t recorded_context, uint64_t recorded_draw, EGLSurface draw,
                     uint64_t recorded_read = 0, EGLSurface read = EGL_NO_SURFACE);
   // The current context's state (a placeholder when none is current).
-  ContextState& current() { return bound_->context != nullptr ? *bound_->context : none_; }
+  ReplayContext& current() { return bound_->context != nullptr ? *bound_->context : none_; }
   bool has_current() const { return bound_->context != nullptr; }
   uint64_t current_draw() const { return bound_->draw; }
   uint64_t current_read() const { return bound_->read; }
@@ -183,7 +185,7 @@ class EglState {
   bool config_matches(EGLConfig config, const std::map<EGLint, EGLint>& known);
   EGLint surface_bit() const;
 
-  Driver& driver_;
+  gl_loader::Driver& driver_;
   bool x11_windows_;
   const TraceInfo& info_;
   Messages& messages_;
@@ -194,12 +196,12 @@ class EglState {
 
   std::unordered_map<uint64_t, ConfigInfo> configs_;
   std::unordered_map<uint64_t, std::unique_ptr<SurfaceState>> surfaces_;
-  std::unordered_map<uint64_t, std::shared_ptr<ContextState>> contexts_;
+  std::unordered_map<uint64_t, std::shared_ptr<ReplayContext>> contexts_;
   NameMap egl_syncs_;
   NameMap images_;
   // What a recorded thread has current.
   struct Binding {
-    std::shared_ptr<ContextState> context;
+    std::shared_ptr<ReplayContext> context;
     uint64_t draw = 0;  // recorded
     EGLSurface surface = EGL_NO_SURFACE;
     uint64_t read = 0;  // recorded
@@ -209,7 +211,7 @@ class EglState {
   uint32_t thread_ = 0;
   Binding* bound_ = nullptr;  // bindings_[thread_] (nodes do not move), or borrowed_
   Binding borrowed_;          // a borrowed call's: always empty
-  ContextState none_;         // GL calls with no context current land here
+  ReplayContext none_;        // GL calls with no context current land here
 };
 
 }  // namespace gltrace::glreplay

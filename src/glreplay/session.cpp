@@ -5,13 +5,10 @@
 
 #include <cstdio>
 
+#include "gl_loader/call.h"
 #include "glreplay/pixel_store.h"
-#include "gltrace/api/functions.h"
-#include "gltrace/api/pfn.h"
 
 namespace gltrace::glreplay {
-
-#define REAL(name) driver_.proc_as<PFN_gltrace_##name>(api::kFn_##name)
 
 Session::Session(SessionOptions options, std::shared_ptr<TraceInfo> info)
     : options_(std::move(options)),
@@ -22,10 +19,24 @@ Session::Session(SessionOptions options, std::shared_ptr<TraceInfo> info)
 Session::~Session() = default;
 
 bool Session::init(std::string* error) {
-  std::string warning;
-  if (!driver_.load(error, &warning, options_.driver_dir)) return false;
-  if (!warning.empty())
-    fprintf(stderr, "%s: warning: %s\n", options_.program.c_str(), warning.c_str());
+  // Through the linker's search path (or --driver's directory), shared
+  // (RTLD_GLOBAL) as an app that links them has them.
+  gl_loader::Search search;
+  search.dir = options_.driver_dir;
+  search.flags = RTLD_NOW | RTLD_GLOBAL;
+  if (!driver_.open(gl_loader::Library::kEgl, search, error) ||
+      !driver_.open(gl_loader::Library::kGles2, search, error))
+    return false;
+  if (!driver_.has_get_proc_address()) {
+    *error = "libEGL.so.1 has no eglGetProcAddress";
+    return false;
+  }
+  std::string interposer = driver_.interposer_file();
+  if (!interposer.empty())
+    fprintf(stderr,
+            "%s: warning: EGL comes from %s, gltrace's interposer: the replay should run on the "
+            "real driver (unset LD_PRELOAD and LD_LIBRARY_PATH)\n",
+            options_.program.c_str(), interposer.c_str());
   // Resolved now: release_thread() runs on several threads at once and must
   // only read the driver's table.
   driver_.proc(api::kFn_eglMakeCurrent);
@@ -73,7 +84,7 @@ int64_t Session::recorded_uniform_location(uint64_t recorded_program, int64_t re
 
 int64_t Session::attrib_location(int64_t recorded) {
   if (recorded < 0) return recorded;
-  ContextState& c = current();
+  ReplayContext& c = current();
   // The current program's answers first, then the last ones of any program.
   if (std::optional<int64_t> location = c.group->programs.attrib_location(c.program, recorded))
     return *location;
@@ -83,7 +94,7 @@ int64_t Session::attrib_location(int64_t recorded) {
 
 void Session::define_attrib_location(uint64_t recorded_program, int64_t recorded,
                                      int64_t replayed) {
-  ContextState& c = current();
+  ReplayContext& c = current();
   c.group->programs.define_attrib_location(recorded_program, recorded, replayed);
   c.attributes[recorded] = replayed;
 }
@@ -109,13 +120,13 @@ bool Session::read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, ui
     *error = "no context is current";
     return false;
   }
-  auto query = REAL(eglQuerySurface);
-  auto get = REAL(glGetIntegerv);
-  auto bind_fb = REAL(glBindFramebuffer);
-  auto bind_buffer = REAL(glBindBuffer);
-  auto store = REAL(glPixelStorei);
-  auto read = REAL(glReadPixels);
-  auto get_error = REAL(glGetError);
+  auto query = GL_CALL(driver_, eglQuerySurface);
+  auto get = GL_CALL(driver_, glGetIntegerv);
+  auto bind_fb = GL_CALL(driver_, glBindFramebuffer);
+  auto bind_buffer = GL_CALL(driver_, glBindBuffer);
+  auto store = GL_CALL(driver_, glPixelStorei);
+  auto read = GL_CALL(driver_, glReadPixels);
+  auto get_error = GL_CALL(driver_, glGetError);
   if (query == nullptr || get == nullptr || bind_fb == nullptr || bind_buffer == nullptr ||
       store == nullptr || read == nullptr || get_error == nullptr) {
     *error = "the driver lacks a function to read the framebuffer";

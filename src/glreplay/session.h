@@ -8,7 +8,7 @@
 // kTargetThreadInOrder), so the maps need no lock.
 #pragma once
 
-// No prototypes: every EGL function is the driver's, reached through Driver.
+// No prototypes: every EGL function is the driver's, reached through gl_loader.
 #ifndef EGL_EGL_PROTOTYPES
 #define EGL_EGL_PROTOTYPES 0
 #endif
@@ -24,8 +24,8 @@
 #include <utility>
 #include <vector>
 
+#include "gl_loader/gl_loader.h"
 #include "glreplay/call.h"
-#include "glreplay/driver.h"
 #include "glreplay/egl_state.h"
 #include "glreplay/handle_maps.h"
 #include "glreplay/messages.h"
@@ -52,6 +52,9 @@ class Session {
   // Loads the driver. False with *error.
   bool init(std::string* error);
 
+  // The real driver: GL_CALL(session.gl(), name) (gl_loader/call.h), or by
+  // id as the generated calls do.
+  gl_loader::Driver& gl() { return driver_; }
   void* proc(uint32_t id) { return driver_.proc(id); }
   const SessionOptions& options() const { return options_; }
   TraceInfo& info() { return *info_; }
@@ -133,8 +136,8 @@ class Session {
   void destroy_surface(uint64_t recorded) { egl_.destroy_surface(recorded); }
 
   // Contexts.
-  ContextState* context_state(uint64_t recorded) { return egl_.context_state(recorded); }
-  void add_context(uint64_t recorded, std::shared_ptr<ContextState> context) {
+  ReplayContext* context_state(uint64_t recorded) { return egl_.context_state(recorded); }
+  void add_context(uint64_t recorded, std::shared_ptr<ReplayContext> context) {
     egl_.add_context(recorded, std::move(context));
   }
   void destroy_context(uint64_t recorded) { egl_.destroy_context(recorded); }
@@ -143,7 +146,7 @@ class Session {
     egl_.make_current(recorded_context, recorded_draw, draw, recorded_read, read);
   }
   // The current context's state (a placeholder when none is current).
-  ContextState& current() { return egl_.current(); }
+  ReplayContext& current() { return egl_.current(); }
   bool has_current() const { return egl_.has_current(); }
   uint64_t current_draw() const { return egl_.current_draw(); }
   uint64_t current_read() const { return egl_.current_read(); }
@@ -219,7 +222,7 @@ class Session {
  private:
   SessionOptions options_;
   std::shared_ptr<TraceInfo> info_;
-  Driver driver_;
+  gl_loader::Driver driver_;
   Messages messages_;
   EglState egl_;
   const Call* call_ = nullptr;

@@ -13,6 +13,7 @@
 #include "common/image_size.h"
 #include "common/param_sizes.h"
 #include "common/pname_count.h"
+#include "common/vertex_format.h"
 #include "gltrace/api/enums.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/pfn.h"
@@ -461,17 +462,13 @@ void Validator::client_arrays(int64_t lo, int64_t hi, int64_t instances) {
 
 int64_t Validator::unpack_image(uint32_t format, uint32_t type, int64_t width, int64_t height,
                                 int64_t depth) {
-  ImageLayout store{state_.integer(GL_UNPACK_ALIGNMENT),    state_.integer(GL_UNPACK_ROW_LENGTH),
-                    state_.integer(GL_UNPACK_IMAGE_HEIGHT), state_.integer(GL_UNPACK_SKIP_PIXELS),
-                    state_.integer(GL_UNPACK_SKIP_ROWS),    state_.integer(GL_UNPACK_SKIP_IMAGES)};
-  if (depth == 1) store.skip_images = 0, store.image_height = 0;
-  return image_bytes(store, format, type, width, height, depth);
+  auto integer = [this](uint32_t pname) { return state_.integer(pname); };
+  return image_bytes(unpack_layout(integer, depth), format, type, width, height, depth);
 }
 
 int64_t Validator::pack_image(uint32_t format, uint32_t type, int64_t width, int64_t height) {
-  ImageLayout store{state_.integer(GL_PACK_ALIGNMENT),   state_.integer(GL_PACK_ROW_LENGTH), 0,
-                    state_.integer(GL_PACK_SKIP_PIXELS), state_.integer(GL_PACK_SKIP_ROWS),  0};
-  return image_bytes(store, format, type, width, height, 1);
+  auto integer = [this](uint32_t pname) { return state_.integer(pname); };
+  return image_bytes(pack_layout(integer), format, type, width, height, 1);
 }
 
 int64_t Validator::pname_count(uint32_t pname) {
@@ -488,12 +485,7 @@ int64_t saturate_to_int64(double x) {
 }
 
 int64_t attrib_element_bytes(int64_t size, uint32_t type) {
-  if (type == GL_INT_2_10_10_10_REV || type == GL_UNSIGNED_INT_2_10_10_10_REV) return 4;
-  int64_t type_bytes = type == GL_BYTE || type == GL_UNSIGNED_BYTE          ? 1
-                       : type == GL_SHORT || type == GL_UNSIGNED_SHORT      ? 2
-                       : type == GL_HALF_FLOAT || type == GL_HALF_FLOAT_OES ? 2
-                                                                            : 4;
-  return std::clamp<int64_t>(size, 1, 4) * type_bytes;
+  return vertex_format::element_bytes(std::clamp<int64_t>(size, 1, 4), type);
 }
 
 void validate_call(const Call& call, StateView& state, Validation* out) {

@@ -1,9 +1,11 @@
 #include "surface/compositor.h"
 
+// No prototypes: every function is the driver's, through gl_loader.
+#define EGL_EGL_PROTOTYPES 0
+#define GL_GLES_PROTOTYPES 0
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES2/gl2.h>
-#include <dlfcn.h>
 #include <pthread.h>
 
 #include <algorithm>
@@ -14,74 +16,16 @@
 #include <map>
 #include <mutex>
 #include <thread>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "consumers/png.h"
+#include "gl_loader/call.h"
+#include "gl_loader/gl_loader.h"
 #include "glreplay/x11.h"
 
 namespace gltrace::surface {
 namespace {
-
-// The EGL and GLES 2 functions the compositor calls, from the system
-// libraries (never linked: the gltrace command must run without GL).
-// clang-format off
-#define GLTRACE_SURFACE_EGL(X) \
-  X(eglGetPlatformDisplay) X(eglInitialize) X(eglTerminate) X(eglBindAPI) \
-  X(eglChooseConfig) X(eglGetConfigAttrib) X(eglCreateContext) \
-  X(eglDestroyContext) X(eglCreatePbufferSurface) \
-  X(eglCreatePlatformWindowSurface) X(eglDestroySurface) X(eglMakeCurrent) \
-  X(eglSwapBuffers) X(eglReleaseThread) X(eglGetError)
-#define GLTRACE_SURFACE_GLES(X) \
-  X(glCreateShader) X(glShaderSource) X(glCompileShader) X(glGetShaderiv) \
-  X(glGetShaderInfoLog) X(glCreateProgram) X(glAttachShader) \
-  X(glBindAttribLocation) X(glLinkProgram) X(glGetProgramiv) \
-  X(glGetProgramInfoLog) X(glUseProgram) X(glGetUniformLocation) \
-  X(glUniformMatrix3fv) X(glUniform1f) X(glUniform2f) X(glUniform1i) \
-  X(glGenBuffers) X(glBindBuffer) X(glBufferData) X(glVertexAttribPointer) \
-  X(glEnableVertexAttribArray) X(glGenTextures) X(glDeleteTextures) \
-  X(glBindTexture) X(glTexParameteri) X(glTexImage2D) X(glPixelStorei) \
-  X(glGenFramebuffers) X(glDeleteFramebuffers) X(glBindFramebuffer) \
-  X(glFramebufferTexture2D) X(glCheckFramebufferStatus) X(glViewport) \
-  X(glClearColor) X(glClear) X(glEnable) X(glDisable) X(glBlendFunc) X(glDrawArrays) \
-  X(glReadPixels) X(glGetError) X(glGetIntegerv) X(glFinish) X(glActiveTexture) \
-  X(glDeleteProgram) X(glDeleteBuffers)
-// clang-format on
-
-struct Gl {
-#define GLTRACE_DECLARE(name) std::add_pointer_t<decltype(::name)> name = nullptr;
-  GLTRACE_SURFACE_EGL(GLTRACE_DECLARE)
-  GLTRACE_SURFACE_GLES(GLTRACE_DECLARE)
-#undef GLTRACE_DECLARE
-  void* egl_library = nullptr;
-  void* gles_library = nullptr;
-
-  bool load(std::string* error) {
-    egl_library = dlopen("libEGL.so.1", RTLD_NOW | RTLD_LOCAL);
-    gles_library = dlopen("libGLESv2.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (egl_library == nullptr || gles_library == nullptr) {
-      *error = std::string("cannot load libEGL.so.1 and libGLESv2.so.2: ") + dlerror();
-      return false;
-    }
-    std::string missing;
-#define GLTRACE_LOAD(library, name)                               \
-  name = reinterpret_cast<decltype(name)>(dlsym(library, #name)); \
-  if (name == nullptr) missing += std::string(missing.empty() ? "" : ", ") + #name;
-#define GLTRACE_LOAD_EGL(name) GLTRACE_LOAD(egl_library, name)
-#define GLTRACE_LOAD_GLES(name) GLTRACE_LOAD(gles_library, name)
-    GLTRACE_SURFACE_EGL(GLTRACE_LOAD_EGL)
-    GLTRACE_SURFACE_GLES(GLTRACE_LOAD_GLES)
-#undef GLTRACE_LOAD_GLES
-#undef GLTRACE_LOAD_EGL
-#undef GLTRACE_LOAD
-    if (!missing.empty()) {
-      *error = "the EGL/GLES libraries lack " + missing;
-      return false;
-    }
-    return true;
-  }
-};
 
 // What is affine in the quad (texture coordinates, the surface's pixel
 // position) is computed per vertex: llvmpipe spends most of a replay's time
@@ -157,12 +101,12 @@ struct Compositor::Impl {
   GLuint texture(const BufferPtr& buffer);
   std::string egl_error(const char* what) const {
     char code[16];
-    std::snprintf(code, sizeof code, "0x%04x", gl.eglGetError());
+    std::snprintf(code, sizeof code, "0x%04x", GL_CALL(gl, eglGetError)());
     return std::string(what) + " failed (EGL error " + code + ")";
   }
 
   const bool x11;
-  Gl gl;
+  gl_loader::Driver gl;
   glreplay::X11Display x_display;
   EGLDisplay display = EGL_NO_DISPLAY;
   EGLConfig config = nullptr;
@@ -202,21 +146,21 @@ struct Compositor::Impl {
 };
 
 bool Compositor::Impl::open(std::string* error) {
-  if (!gl.load(error)) return false;
+  // The system's libraries (never linked: the gltrace command must run
+  // without GL).
+  gl_loader::Search search;
+  if (!gl.open(gl_loader::Library::kEgl, search, error) ||
+      !gl.open(gl_loader::Library::kGles2, search, error))
+    return false;
   void* native = EGL_DEFAULT_DISPLAY;
   if (x11) {
     if (!x_display.open(error)) return false;
     native = x_display.display();
   }
-  display = gl.eglGetPlatformDisplay(x11 ? EGL_PLATFORM_X11_KHR : EGL_PLATFORM_SURFACELESS_MESA,
-                                     native, nullptr);
-  EGLint major = 0, minor = 0;
-  if (display == EGL_NO_DISPLAY || !gl.eglInitialize(display, &major, &minor)) {
-    *error = std::string("cannot open the ") + (x11 ? "X11" : "surfaceless") + " EGL display";
-    display = EGL_NO_DISPLAY;
-    return false;
-  }
-  gl.eglBindAPI(EGL_OPENGL_ES_API);
+  display = gl_loader::platform_display(
+      gl, x11 ? gl_loader::Platform::kX11 : gl_loader::Platform::kSurfaceless, native, error);
+  if (display == EGL_NO_DISPLAY) return false;
+  GL_CALL(gl, eglBindAPI)(EGL_OPENGL_ES_API);
   const EGLint config_attribs[] = {EGL_SURFACE_TYPE,
                                    x11 ? EGL_WINDOW_BIT : EGL_PBUFFER_BIT,
                                    EGL_RENDERABLE_TYPE,
@@ -231,12 +175,12 @@ bool Compositor::Impl::open(std::string* error) {
                                    8,
                                    EGL_NONE};
   EGLint count = 0;
-  if (!gl.eglChooseConfig(display, config_attribs, &config, 1, &count) || count < 1) {
+  if (!GL_CALL(gl, eglChooseConfig)(display, config_attribs, &config, 1, &count) || count < 1) {
     *error = "no RGBA8 GLES 2 EGL config";
     return false;
   }
   const EGLint context_attribs[] = {EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE};
-  context = gl.eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
+  context = GL_CALL(gl, eglCreateContext)(display, config, EGL_NO_CONTEXT, context_attribs);
   if (context == EGL_NO_CONTEXT) {
     *error = egl_error("eglCreateContext");
     return false;
@@ -245,27 +189,28 @@ bool Compositor::Impl::open(std::string* error) {
     // A small pbuffer to be current with; each display draws into its own
     // framebuffer object.
     const EGLint pbuffer_attribs[] = {EGL_WIDTH, 1, EGL_HEIGHT, 1, EGL_NONE};
-    pbuffer = gl.eglCreatePbufferSurface(display, config, pbuffer_attribs);
-    if (pbuffer == EGL_NO_SURFACE || !gl.eglMakeCurrent(display, pbuffer, pbuffer, context)) {
+    pbuffer = GL_CALL(gl, eglCreatePbufferSurface)(display, config, pbuffer_attribs);
+    if (pbuffer == EGL_NO_SURFACE ||
+        !GL_CALL(gl, eglMakeCurrent)(display, pbuffer, pbuffer, context)) {
       *error = egl_error("making the compositor's context current");
       return false;
     }
   }
   // With --x11 the context is made current on a display's window when one exists.
-  if (x11 && !gl.eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context)) {
+  if (x11 && !GL_CALL(gl, eglMakeCurrent)(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context)) {
     *error = egl_error("eglMakeCurrent (surfaceless context)");
     return false;
   }
 
   auto compile = [&](GLenum type, const char* source) -> GLuint {
-    GLuint shader = gl.glCreateShader(type);
-    gl.glShaderSource(shader, 1, &source, nullptr);
-    gl.glCompileShader(shader);
+    GLuint shader = GL_CALL(gl, glCreateShader)(type);
+    GL_CALL(gl, glShaderSource)(shader, 1, &source, nullptr);
+    GL_CALL(gl, glCompileShader)(shader);
     GLint ok = 0;
-    gl.glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    GL_CALL(gl, glGetShaderiv)(shader, GL_COMPILE_STATUS, &ok);
     if (ok == 0) {
       char log[1024] = {};
-      gl.glGetShaderInfoLog(shader, sizeof log, nullptr, log);
+      GL_CALL(gl, glGetShaderInfoLog)(shader, sizeof log, nullptr, log);
       *error = std::string("the compositor's shader does not compile: ") + log;
       return 0;
     }
@@ -274,39 +219,39 @@ bool Compositor::Impl::open(std::string* error) {
   GLuint vs = compile(GL_VERTEX_SHADER, kVertexShader);
   GLuint fs = vs != 0 ? compile(GL_FRAGMENT_SHADER, kFragmentShader) : 0;
   if (fs == 0) return false;
-  program = gl.glCreateProgram();
-  gl.glAttachShader(program, vs);
-  gl.glAttachShader(program, fs);
-  gl.glBindAttribLocation(program, 0, "unit");
-  gl.glLinkProgram(program);
+  program = GL_CALL(gl, glCreateProgram)();
+  GL_CALL(gl, glAttachShader)(program, vs);
+  GL_CALL(gl, glAttachShader)(program, fs);
+  GL_CALL(gl, glBindAttribLocation)(program, 0, "unit");
+  GL_CALL(gl, glLinkProgram)(program);
   GLint linked = 0;
-  gl.glGetProgramiv(program, GL_LINK_STATUS, &linked);
+  GL_CALL(gl, glGetProgramiv)(program, GL_LINK_STATUS, &linked);
   if (linked == 0) {
     char log[1024] = {};
-    gl.glGetProgramInfoLog(program, sizeof log, nullptr, log);
+    GL_CALL(gl, glGetProgramInfoLog)(program, sizeof log, nullptr, log);
     *error = std::string("the compositor's program does not link: ") + log;
     return false;
   }
-  gl.glUseProgram(program);
-  u_to_ndc = gl.glGetUniformLocation(program, "to_ndc");
-  u_to_tex = gl.glGetUniformLocation(program, "to_tex");
-  u_alpha = gl.glGetUniformLocation(program, "alpha");
-  u_opaque = gl.glGetUniformLocation(program, "opaque");
-  u_size = gl.glGetUniformLocation(program, "size");
-  u_radius = gl.glGetUniformLocation(program, "radius");
-  gl.glUniform1i(gl.glGetUniformLocation(program, "tex"), 0);
+  GL_CALL(gl, glUseProgram)(program);
+  u_to_ndc = GL_CALL(gl, glGetUniformLocation)(program, "to_ndc");
+  u_to_tex = GL_CALL(gl, glGetUniformLocation)(program, "to_tex");
+  u_alpha = GL_CALL(gl, glGetUniformLocation)(program, "alpha");
+  u_opaque = GL_CALL(gl, glGetUniformLocation)(program, "opaque");
+  u_size = GL_CALL(gl, glGetUniformLocation)(program, "size");
+  u_radius = GL_CALL(gl, glGetUniformLocation)(program, "radius");
+  GL_CALL(gl, glUniform1i)(GL_CALL(gl, glGetUniformLocation)(program, "tex"), 0);
   const float quad[] = {0, 0, 1, 0, 0, 1, 1, 1};
-  gl.glGenBuffers(1, &vertex_buffer);
-  gl.glBindBuffer(GL_ARRAY_BUFFER, vertex_buffer);
-  gl.glBufferData(GL_ARRAY_BUFFER, sizeof quad, quad, GL_STATIC_DRAW);
-  gl.glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
-  gl.glEnableVertexAttribArray(0);
-  gl.glEnable(GL_BLEND);
-  gl.glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-  gl.glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-  gl.glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  gl.glActiveTexture(GL_TEXTURE0);
-  gl.glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_texture);
+  GL_CALL(gl, glGenBuffers)(1, &vertex_buffer);
+  GL_CALL(gl, glBindBuffer)(GL_ARRAY_BUFFER, vertex_buffer);
+  GL_CALL(gl, glBufferData)(GL_ARRAY_BUFFER, sizeof quad, quad, GL_STATIC_DRAW);
+  GL_CALL(gl, glVertexAttribPointer)(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+  GL_CALL(gl, glEnableVertexAttribArray)(0);
+  GL_CALL(gl, glEnable)(GL_BLEND);
+  GL_CALL(gl, glBlendFunc)(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+  GL_CALL(gl, glPixelStorei)(GL_UNPACK_ALIGNMENT, 1);
+  GL_CALL(gl, glPixelStorei)(GL_PACK_ALIGNMENT, 1);
+  GL_CALL(gl, glActiveTexture)(GL_TEXTURE0);
+  GL_CALL(gl, glGetIntegerv)(GL_MAX_TEXTURE_SIZE, &max_texture);
   if (max_texture < static_cast<GLint>(std::max(kMaxBufferSide, kMaxDisplaySide))) {
     *error = "the GL driver's textures stop at " + std::to_string(max_texture) +
              " pixels; surfacereplayer needs " + std::to_string(kMaxBufferSide);
@@ -321,61 +266,62 @@ void Compositor::Impl::warm_up() {
   // here, before the replay's clock starts, so the first VSyncs are not late.
   GLuint fbo = 0, colour = 0, source = 0;
   const uint8_t pixel[4] = {0, 0, 0, 255};
-  gl.glGenTextures(1, &colour);
-  gl.glBindTexture(GL_TEXTURE_2D, colour);
-  gl.glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 1, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
-  gl.glGenFramebuffers(1, &fbo);
-  gl.glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-  gl.glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, colour, 0);
-  gl.glGenTextures(1, &source);
-  gl.glBindTexture(GL_TEXTURE_2D, source);
-  gl.glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-  gl.glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-  gl.glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-  gl.glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-  gl.glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 1, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixel);
+  GL_CALL(gl, glGenTextures)(1, &colour);
+  GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, colour);
+  GL_CALL(gl, glTexImage2D)(GL_TEXTURE_2D, 0, GL_RGBA, 1, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  GL_CALL(gl, glGenFramebuffers)(1, &fbo);
+  GL_CALL(gl, glBindFramebuffer)(GL_FRAMEBUFFER, fbo);
+  GL_CALL(gl, glFramebufferTexture2D)
+  (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, colour, 0);
+  GL_CALL(gl, glGenTextures)(1, &source);
+  GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, source);
+  GL_CALL(gl, glTexParameteri)(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  GL_CALL(gl, glTexParameteri)(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  GL_CALL(gl, glTexParameteri)(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  GL_CALL(gl, glTexParameteri)(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  GL_CALL(gl, glTexImage2D)(GL_TEXTURE_2D, 0, GL_RGBA, 1, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixel);
   float m[9];
   to_mat3(Affine{2, 0, 0, -2, -1, 1}, m);
-  gl.glUniformMatrix3fv(u_to_ndc, 1, GL_FALSE, m);
+  GL_CALL(gl, glUniformMatrix3fv)(u_to_ndc, 1, GL_FALSE, m);
   to_mat3(Affine{}, m);
-  gl.glUniformMatrix3fv(u_to_tex, 1, GL_FALSE, m);
-  gl.glUniform1f(u_alpha, 1);
-  gl.glUniform1f(u_opaque, 0);
-  gl.glUniform2f(u_size, 1, 1);
-  gl.glUniform1f(u_radius, 0);
-  gl.glViewport(0, 0, 1, 1);
-  gl.glClear(GL_COLOR_BUFFER_BIT);
-  gl.glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);  // blended
-  gl.glDisable(GL_BLEND);
-  gl.glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);  // and not
-  gl.glEnable(GL_BLEND);
-  gl.glFinish();
-  gl.glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  gl.glDeleteFramebuffers(1, &fbo);
-  gl.glDeleteTextures(1, &colour);
-  gl.glDeleteTextures(1, &source);
+  GL_CALL(gl, glUniformMatrix3fv)(u_to_tex, 1, GL_FALSE, m);
+  GL_CALL(gl, glUniform1f)(u_alpha, 1);
+  GL_CALL(gl, glUniform1f)(u_opaque, 0);
+  GL_CALL(gl, glUniform2f)(u_size, 1, 1);
+  GL_CALL(gl, glUniform1f)(u_radius, 0);
+  GL_CALL(gl, glViewport)(0, 0, 1, 1);
+  GL_CALL(gl, glClear)(GL_COLOR_BUFFER_BIT);
+  GL_CALL(gl, glDrawArrays)(GL_TRIANGLE_STRIP, 0, 4);  // blended
+  GL_CALL(gl, glDisable)(GL_BLEND);
+  GL_CALL(gl, glDrawArrays)(GL_TRIANGLE_STRIP, 0, 4);  // and not
+  GL_CALL(gl, glEnable)(GL_BLEND);
+  GL_CALL(gl, glFinish)();
+  GL_CALL(gl, glBindFramebuffer)(GL_FRAMEBUFFER, 0);
+  GL_CALL(gl, glDeleteFramebuffers)(1, &fbo);
+  GL_CALL(gl, glDeleteTextures)(1, &colour);
+  GL_CALL(gl, glDeleteTextures)(1, &source);
 }
 
 void Compositor::Impl::close() {
   if (display == EGL_NO_DISPLAY) return;
-  for (auto& [id, cached] : textures) gl.glDeleteTextures(1, &cached.texture);
+  for (auto& [id, cached] : textures) GL_CALL(gl, glDeleteTextures)(1, &cached.texture);
   textures.clear();
   for (auto& [id, target] : targets) {
-    if (target.fbo != 0) gl.glDeleteFramebuffers(1, &target.fbo);
-    if (target.colour != 0) gl.glDeleteTextures(1, &target.colour);
+    if (target.fbo != 0) GL_CALL(gl, glDeleteFramebuffers)(1, &target.fbo);
+    if (target.colour != 0) GL_CALL(gl, glDeleteTextures)(1, &target.colour);
   }
-  if (program != 0) gl.glDeleteProgram(program);
-  if (vertex_buffer != 0) gl.glDeleteBuffers(1, &vertex_buffer);
-  gl.eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  if (program != 0) GL_CALL(gl, glDeleteProgram)(program);
+  if (vertex_buffer != 0) GL_CALL(gl, glDeleteBuffers)(1, &vertex_buffer);
+  GL_CALL(gl, eglMakeCurrent)(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   for (auto& [id, target] : targets) {
-    if (target.surface != EGL_NO_SURFACE) gl.eglDestroySurface(display, target.surface);
+    if (target.surface != EGL_NO_SURFACE) GL_CALL(gl, eglDestroySurface)(display, target.surface);
     x_display.destroy_window(&target.window);
   }
   targets.clear();
-  if (pbuffer != EGL_NO_SURFACE) gl.eglDestroySurface(display, pbuffer);
-  if (context != EGL_NO_CONTEXT) gl.eglDestroyContext(display, context);
-  gl.eglTerminate(display);
-  gl.eglReleaseThread();
+  if (pbuffer != EGL_NO_SURFACE) GL_CALL(gl, eglDestroySurface)(display, pbuffer);
+  if (context != EGL_NO_CONTEXT) GL_CALL(gl, eglDestroyContext)(display, context);
+  GL_CALL(gl, eglTerminate)(display);
+  GL_CALL(gl, eglReleaseThread)();
   display = EGL_NO_DISPLAY;
   x_display.close();
 }
@@ -386,11 +332,17 @@ bool Compositor::Impl::bind_target(const DisplayFrame& frame, std::string* error
   if (x11) {
     if (target.surface == EGL_NO_SURFACE) {
       EGLint visual = 0;
-      gl.eglGetConfigAttrib(display, config, EGL_NATIVE_VISUAL_ID, &visual);
+      GL_CALL(gl, eglGetConfigAttrib)(display, config, EGL_NATIVE_VISUAL_ID, &visual);
       if (!x_display.create_window(frame.width, frame.height, visual, &target.window, error))
         return false;
-      target.surface =
-          gl.eglCreatePlatformWindowSurface(display, config, &target.window.window, nullptr);
+      // EGL 1.5: the one function of the compositor's a driver may lack
+      // (the rest is EGL 1.4 and GLES 2).
+      auto create_window = GL_CALL(gl, eglCreatePlatformWindowSurface);
+      if (create_window == nullptr) {
+        *error = "the driver has no eglCreatePlatformWindowSurface (EGL 1.5)";
+        return false;
+      }
+      target.surface = create_window(display, config, &target.window.window, nullptr);
       if (target.surface == EGL_NO_SURFACE) {
         *error = egl_error("eglCreatePlatformWindowSurface");
         return false;
@@ -399,35 +351,36 @@ bool Compositor::Impl::bind_target(const DisplayFrame& frame, std::string* error
                !x_display.resize_window(target.window, frame.width, frame.height, error)) {
       return false;
     }
-    if (!gl.eglMakeCurrent(display, target.surface, target.surface, context)) {
+    if (!GL_CALL(gl, eglMakeCurrent)(display, target.surface, target.surface, context)) {
       *error = egl_error("eglMakeCurrent");
       return false;
     }
   } else if (resized || target.fbo == 0) {
-    if (target.fbo == 0) gl.glGenFramebuffers(1, &target.fbo);
-    if (target.colour == 0) gl.glGenTextures(1, &target.colour);
-    gl.glBindTexture(GL_TEXTURE_2D, target.colour);
-    gl.glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, static_cast<GLsizei>(frame.width),
-                    static_cast<GLsizei>(frame.height), 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
-    gl.glBindFramebuffer(GL_FRAMEBUFFER, target.fbo);
-    gl.glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, target.colour,
-                              0);
-    if (gl.glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+    if (target.fbo == 0) GL_CALL(gl, glGenFramebuffers)(1, &target.fbo);
+    if (target.colour == 0) GL_CALL(gl, glGenTextures)(1, &target.colour);
+    GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, target.colour);
+    GL_CALL(gl, glTexImage2D)
+    (GL_TEXTURE_2D, 0, GL_RGBA, static_cast<GLsizei>(frame.width),
+     static_cast<GLsizei>(frame.height), 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    GL_CALL(gl, glBindFramebuffer)(GL_FRAMEBUFFER, target.fbo);
+    GL_CALL(gl, glFramebufferTexture2D)
+    (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, target.colour, 0);
+    if (GL_CALL(gl, glCheckFramebufferStatus)(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
       *error = "the framebuffer of display " + std::to_string(frame.display_id) + " (" +
                std::to_string(frame.width) + "x" + std::to_string(frame.height) + ") is incomplete";
       return false;
     }
   }
-  if (!x11) gl.glBindFramebuffer(GL_FRAMEBUFFER, target.fbo);
+  if (!x11) GL_CALL(gl, glBindFramebuffer)(GL_FRAMEBUFFER, target.fbo);
   target.width = frame.width;
   target.height = frame.height;
   return true;
 }
 
 void Compositor::Impl::drop_target(Target& target) {
-  if (target.fbo != 0) gl.glDeleteFramebuffers(1, &target.fbo);
-  if (target.colour != 0) gl.glDeleteTextures(1, &target.colour);
-  if (target.surface != EGL_NO_SURFACE) gl.eglDestroySurface(display, target.surface);
+  if (target.fbo != 0) GL_CALL(gl, glDeleteFramebuffers)(1, &target.fbo);
+  if (target.colour != 0) GL_CALL(gl, glDeleteTextures)(1, &target.colour);
+  if (target.surface != EGL_NO_SURFACE) GL_CALL(gl, eglDestroySurface)(display, target.surface);
   x_display.destroy_window(&target.window);
   target = Target{};
 }
@@ -436,19 +389,19 @@ GLuint Compositor::Impl::texture(const BufferPtr& buffer) {
   Cached& cached = textures[buffer.get()];
   cached.last_used = frames_drawn;
   if (cached.texture != 0) {
-    gl.glBindTexture(GL_TEXTURE_2D, cached.texture);
+    GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, cached.texture);
     return cached.texture;
   }
   cached.buffer = buffer;
-  gl.glGenTextures(1, &cached.texture);
-  gl.glBindTexture(GL_TEXTURE_2D, cached.texture);
-  gl.glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-  gl.glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-  gl.glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-  gl.glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-  gl.glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, static_cast<GLsizei>(buffer->w),
-                  static_cast<GLsizei>(buffer->h), 0, GL_RGBA, GL_UNSIGNED_BYTE,
-                  buffer->rgba.data());
+  GL_CALL(gl, glGenTextures)(1, &cached.texture);
+  GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, cached.texture);
+  GL_CALL(gl, glTexParameteri)(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  GL_CALL(gl, glTexParameteri)(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  GL_CALL(gl, glTexParameteri)(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  GL_CALL(gl, glTexParameteri)(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  GL_CALL(gl, glTexImage2D)
+  (GL_TEXTURE_2D, 0, GL_RGBA, static_cast<GLsizei>(buffer->w), static_cast<GLsizei>(buffer->h), 0,
+   GL_RGBA, GL_UNSIGNED_BYTE, buffer->rgba.data());
   return cached.texture;
 }
 
@@ -457,32 +410,33 @@ bool Compositor::Impl::draw(const Job& job, std::string* error) {
   if (!bind_target(frame, error)) return false;
   ++frames_drawn;
   const float width = static_cast<float>(frame.width), height = static_cast<float>(frame.height);
-  gl.glViewport(0, 0, static_cast<GLsizei>(frame.width), static_cast<GLsizei>(frame.height));
-  gl.glClearColor(0, 0, 0, 1);
-  gl.glClear(GL_COLOR_BUFFER_BIT);
+  GL_CALL(gl, glViewport)
+  (0, 0, static_cast<GLsizei>(frame.width), static_cast<GLsizei>(frame.height));
+  GL_CALL(gl, glClearColor)(0, 0, 0, 1);
+  GL_CALL(gl, glClear)(GL_COLOR_BUFFER_BIT);
   // Display pixels (y down) to normalized device coordinates (y up).
   const Affine to_ndc{2 / width, 0, 0, -2 / height, -1, 1};
   for (const DrawItem& item : frame.items) {
     float m[9];
     to_mat3(Affine{item.width, 0, 0, item.height, 0, 0}.then(item.to_display).then(to_ndc), m);
-    gl.glUniformMatrix3fv(u_to_ndc, 1, GL_FALSE, m);
+    GL_CALL(gl, glUniformMatrix3fv)(u_to_ndc, 1, GL_FALSE, m);
     const auto& s = item.source;
     to_mat3(kBufferTransforms[item.buffer_transform & 7].then(
                 Affine{s[2] - s[0], 0, 0, s[3] - s[1], s[0], s[1]}),
             m);
-    gl.glUniformMatrix3fv(u_to_tex, 1, GL_FALSE, m);
-    gl.glUniform1f(u_alpha, item.alpha);
+    GL_CALL(gl, glUniformMatrix3fv)(u_to_tex, 1, GL_FALSE, m);
+    GL_CALL(gl, glUniform1f)(u_alpha, item.alpha);
     const bool opaque = item.opaque || !item.buffer->has_alpha;
-    gl.glUniform1f(u_opaque, opaque ? 1.0f : 0.0f);
+    GL_CALL(gl, glUniform1f)(u_opaque, opaque ? 1.0f : 0.0f);
     // What covers its area fully needs no blending (most of a desktop).
     if (opaque && item.alpha >= 1 && item.corner_radius <= 0)
-      gl.glDisable(GL_BLEND);
+      GL_CALL(gl, glDisable)(GL_BLEND);
     else
-      gl.glEnable(GL_BLEND);
-    gl.glUniform2f(u_size, item.width, item.height);
-    gl.glUniform1f(u_radius, item.corner_radius);
+      GL_CALL(gl, glEnable)(GL_BLEND);
+    GL_CALL(gl, glUniform2f)(u_size, item.width, item.height);
+    GL_CALL(gl, glUniform1f)(u_radius, item.corner_radius);
     texture(item.buffer);
-    gl.glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    GL_CALL(gl, glDrawArrays)(GL_TRIANGLE_STRIP, 0, 4);
   }
   // The targets of deleted displays go (a trace may make many in turn).
   for (auto it = targets.begin(); it != targets.end();) {
@@ -497,7 +451,7 @@ bool Compositor::Impl::draw(const Job& job, std::string* error) {
   // Textures of buffers no display drew in the last few frames go.
   for (auto it = textures.begin(); it != textures.end();) {
     if (it->second.last_used + 4 < frames_drawn) {
-      gl.glDeleteTextures(1, &it->second.texture);
+      GL_CALL(gl, glDeleteTextures)(1, &it->second.texture);
       it = textures.erase(it);
     } else {
       ++it;
@@ -506,23 +460,24 @@ bool Compositor::Impl::draw(const Job& job, std::string* error) {
   if (job.png_path.empty() && !x11) {
     // The frame is composited when its VSync ends, not queued in the driver
     // for later (llvmpipe would draw every frame of a headless replay at exit).
-    gl.glFinish();
+    GL_CALL(gl, glFinish)();
   } else if (!job.png_path.empty()) {
     std::vector<uint8_t> pixels(static_cast<size_t>(frame.width) * frame.height * 4);
-    gl.glReadPixels(0, 0, static_cast<GLsizei>(frame.width), static_cast<GLsizei>(frame.height),
-                    GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+    GL_CALL(gl, glReadPixels)
+    (0, 0, static_cast<GLsizei>(frame.width), static_cast<GLsizei>(frame.height), GL_RGBA,
+     GL_UNSIGNED_BYTE, pixels.data());
     if (!consumers::write_png(job.png_path, frame.width, frame.height, pixels.data(), error))
       return false;
     std::lock_guard<std::mutex> lock(mutex);
     if (job.counted) ++written;
   }
-  if (GLenum code = gl.glGetError(); code != GL_NO_ERROR) {
+  if (GLenum code = GL_CALL(gl, glGetError)(); code != GL_NO_ERROR) {
     char text[64];
     std::snprintf(text, sizeof text, "GL error 0x%04x drawing display %d", code, frame.display_id);
     *error = text;
     return false;
   }
-  if (x11 && !gl.eglSwapBuffers(display, targets[frame.display_id].surface)) {
+  if (x11 && !GL_CALL(gl, eglSwapBuffers)(display, targets[frame.display_id].surface)) {
     *error = egl_error("eglSwapBuffers");
     return false;
   }

@@ -18,6 +18,7 @@
 #include "common/pname_count.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/trace_decls.h"
+#include "trace/next.h"
 #include "trace/recorder.h"
 #include "trace/session.h"
 
@@ -61,11 +62,6 @@ int64_t type_components(GLenum type) {
   }
 }
 
-template <typename Pfn>
-Pfn driver(uint32_t id) {
-  return reinterpret_cast<Pfn>(next_function(id));
-}
-
 // Bytes of `count` path names of `type` at `names` (NV_path_rendering): a
 // fixed size each, or UTF-8/UTF-16 characters read as far as `count` of them
 // reach (the driver reads that far).
@@ -99,7 +95,7 @@ int64_t font_name_bytes(const void* name) {
 // How many values a path's array holds (glGetPathParameterivNV of `pname`).
 int64_t path_count(GLuint path, GLenum pname) {
   GLint count = 0;
-  driver<PFN_gltrace_glGetPathParameterivNV>(api::kFn_glGetPathParameterivNV)(path, pname, &count);
+  NEXT(glGetPathParameterivNV)(path, pname, &count);
   return count;
 }
 
@@ -107,8 +103,7 @@ int64_t path_count(GLuint path, GLenum pname) {
 // the export (it writes one fd, stride and offset per plane), made again.
 int64_t dma_buf_planes(EGLDisplay display, EGLImageKHR image) {
   int planes = 0;
-  auto query =
-      driver<PFN_gltrace_eglExportDMABUFImageQueryMESA>(api::kFn_eglExportDMABUFImageQueryMESA);
+  auto query = NEXT(eglExportDMABUFImageQueryMESA);
   if (query == nullptr || query(display, image, nullptr, &planes, nullptr) != EGL_TRUE) return -1;
   return std::clamp(planes, 0, 4);  // a DMA-BUF has at most 4 planes
 }
@@ -117,7 +112,7 @@ int64_t dma_buf_planes(EGLDisplay display, EGLImageKHR image) {
 
 int32_t driver_integer(uint32_t pname) {
   GLint value = 0;
-  reinterpret_cast<PFN_gltrace_glGetIntegerv>(next_function(api::kFn_glGetIntegerv))(pname, &value);
+  NEXT(glGetIntegerv)(pname, &value);
   return value;
 }
 
@@ -128,16 +123,15 @@ int64_t pname_count(uint32_t pname) {
 int64_t uniform_components(uint32_t program, int32_t location) {
   // Only queries that cannot fail: a GL error they raised would be the app's
   // to read.
-  if (location < 0 || driver<PFN_gltrace_glIsProgram>(api::kFn_glIsProgram)(program) != GL_TRUE)
-    return 0;
-  auto get_program = driver<PFN_gltrace_glGetProgramiv>(api::kFn_glGetProgramiv);
+  if (location < 0 || NEXT(glIsProgram)(program) != GL_TRUE) return 0;
+  auto get_program = NEXT(glGetProgramiv);
   GLint linked = GL_FALSE, uniforms = 0, max_name = 0;
   get_program(program, GL_LINK_STATUS, &linked);
   if (linked != GL_TRUE) return 0;
   get_program(program, GL_ACTIVE_UNIFORMS, &uniforms);
   get_program(program, GL_ACTIVE_UNIFORM_MAX_LENGTH, &max_name);
-  auto active_uniform = driver<PFN_gltrace_glGetActiveUniform>(api::kFn_glGetActiveUniform);
-  auto uniform_location = driver<PFN_gltrace_glGetUniformLocation>(api::kFn_glGetUniformLocation);
+  auto active_uniform = NEXT(glGetActiveUniform);
+  auto uniform_location = NEXT(glGetUniformLocation);
   std::string name(static_cast<size_t>(std::max(max_name, 1)), '\0');
   for (GLint i = 0; i < uniforms; ++i) {
     GLsizei length = 0;
@@ -165,26 +159,19 @@ int64_t uniform_block_param_count(uint32_t program, uint32_t block, uint32_t pna
   // The call just made had these arguments: this query fails only where it
   // failed, and a GL error flag keeps the first error.
   GLint count = 0;
-  driver<PFN_gltrace_glGetActiveUniformBlockiv>(api::kFn_glGetActiveUniformBlockiv)(
-      program, block, GL_UNIFORM_BLOCK_ACTIVE_UNIFORMS, &count);
+  NEXT(glGetActiveUniformBlockiv)(program, block, GL_UNIFORM_BLOCK_ACTIVE_UNIFORMS, &count);
   return count;
 }
 
 int64_t unpack_image_size(uint32_t format, uint32_t type, int64_t width, int64_t height,
                           int64_t depth) {
   if (driver_integer(GL_PIXEL_UNPACK_BUFFER_BINDING) != 0) return -1;
-  ImageLayout store{driver_integer(GL_UNPACK_ALIGNMENT),    driver_integer(GL_UNPACK_ROW_LENGTH),
-                    driver_integer(GL_UNPACK_IMAGE_HEIGHT), driver_integer(GL_UNPACK_SKIP_PIXELS),
-                    driver_integer(GL_UNPACK_SKIP_ROWS),    driver_integer(GL_UNPACK_SKIP_IMAGES)};
-  if (depth == 1) store.skip_images = 0, store.image_height = 0;
-  return image_bytes(store, format, type, width, height, depth);
+  return image_bytes(unpack_layout(driver_integer, depth), format, type, width, height, depth);
 }
 
 int64_t pack_image_size(uint32_t format, uint32_t type, int64_t width, int64_t height) {
   if (driver_integer(GL_PIXEL_PACK_BUFFER_BINDING) != 0) return -1;
-  ImageLayout store{driver_integer(GL_PACK_ALIGNMENT),   driver_integer(GL_PACK_ROW_LENGTH), 0,
-                    driver_integer(GL_PACK_SKIP_PIXELS), driver_integer(GL_PACK_SKIP_ROWS),  0};
-  return image_bytes(store, format, type, width, height, 1);
+  return image_bytes(pack_layout(driver_integer), format, type, width, height, 1);
 }
 
 int64_t texture_data_size(int64_t size) {

@@ -10,9 +10,9 @@
 #include "common/log.h"
 #include "gltrace/api/enums.h"
 #include "gltrace/api/functions.h"
-#include "gltrace/api/pfn.h"
 #include "textformat/trace_event_writer.h"
 #include "textformat/value_text.h"
+#include "trace/next.h"
 #include "trace/recorder.h"
 #include "trace/session.h"
 #include "trace/symbolize.h"
@@ -144,7 +144,7 @@ bool gl_error_raised(ThreadState* thread, uint32_t function) {
   if (api::kFunctionInfo[function].api != api::Api::kGles || function == api::kFn_glGetError ||
       thread->context == 0 || thread->pending_gl_error != 0)
     return false;
-  auto get_error = reinterpret_cast<PFN_gltrace_glGetError>(next_function(api::kFn_glGetError));
+  auto get_error = NEXT(glGetError);
   uint32_t error = get_error();
   // The app's own glGetError still gets it (see trace_glGetError).
   thread->pending_gl_error = error;

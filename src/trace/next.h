@@ -1,18 +1,22 @@
-// NEXT(name): the function below the trace layer, typed, for the hooks
-// (src/trace/hooks/) (the generated ones cast next_function() themselves).
+// The layer below the trace layer, as a source of GL_CALL
+// (gl_loader/call.h): GL_CALL(next_layer, glGetError). NEXT(name) is its
+// short form in the hooks (src/trace/hooks/) (the generated ones cast
+// next_function() themselves).
 #pragma once
 
-#include "gltrace/api/functions.h"
-#include "gltrace/api/pfn.h"
+#include "gl_loader/call.h"
 #include "trace/recorder.h"
 
 namespace gltrace::trace {
 
-template <api::FunctionId kId, typename Pfn>
-Pfn next() {
-  return reinterpret_cast<Pfn>(next_function(kId));
-}
+struct NextLayer {
+  template <api::FunctionId kId, typename Pfn>
+  Pfn fn() const {
+    return reinterpret_cast<Pfn>(next_function(kId));
+  }
+};
+inline constexpr NextLayer next_layer;
 
 }  // namespace gltrace::trace
 
-#define NEXT(name) ::gltrace::trace::next<::gltrace::api::kFn_##name, PFN_gltrace_##name>()
+#define NEXT(name) GL_CALL(::gltrace::trace::next_layer, name)

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/vertex_format.h"
+
 namespace gltrace::view {
 namespace {
 
@@ -31,17 +33,8 @@ uint32_t components(uint32_t format) {
   }
 }
 
-float half_to_float(uint16_t h) {
-  uint32_t sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  float value;
-  if (exponent == 0)
-    value = std::ldexp(static_cast<float>(mantissa), -24);
-  else if (exponent == 31)
-    value = mantissa == 0 ? INFINITY : NAN;
-  else
-    value = std::ldexp(static_cast<float>(mantissa | 0x400), static_cast<int>(exponent) - 25);
-  return sign != 0 ? -value : value;
-}
+// Exact: every half float is a float.
+float half_to_float(uint16_t h) { return static_cast<float>(vertex_format::half_to_double(h)); }
 
 uint8_t unorm(float v) {
   if (!(v > 0)) return 0;  // NaN too
@@ -86,12 +79,10 @@ uint32_t decodable_pixel_size(uint32_t format, uint32_t type) {
   if (n == 0) return 0;
   switch (type) {
     case kUnsignedByte:
-      return n;
     case kFloat:
-      return 4 * n;
     case kHalfFloat:
     case kHalfFloatOes:
-      return 2 * n;
+      return n * static_cast<uint32_t>(vertex_format::component_bytes(type));
     case k565:
       return format == kRgb ? 2 : 0;
     case k4444:

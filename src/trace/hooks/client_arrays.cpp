@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/fixed_arrays.h"
+#include "common/vertex_format.h"
 #include "format/schema.h"
 #include "gltrace/api/trace_decls.h"
 #include "trace/compsize.h"
@@ -20,25 +21,7 @@ namespace schema = gltrace::schema;
 
 static_assert(fixed_arrays::kSlots <= kMaxAttribs, "GLES 1 arrays share the attribute slots");
 
-int64_t type_size(GLenum type) {
-  switch (type) {
-    case GL_BYTE:
-    case GL_UNSIGNED_BYTE:
-      return 1;
-    case GL_SHORT:
-    case GL_UNSIGNED_SHORT:
-    case GL_HALF_FLOAT:
-    case GL_HALF_FLOAT_OES:
-      return 2;
-    default:  // 32-bit types, and the packed 2_10_10_10 ones (a whole vertex)
-      return 4;
-  }
-}
-
-int64_t attrib_bytes(const ClientAttrib& a) {
-  if (a.type == GL_INT_2_10_10_10_REV || a.type == GL_UNSIGNED_INT_2_10_10_10_REV) return 4;
-  return a.size * type_size(a.type);
-}
+int64_t attrib_bytes(const ClientAttrib& a) { return vertex_format::element_bytes(a.size, a.type); }
 
 // Writes one ClientArray: vertices [start, start+vertices) of `a`. A GLES 1
 // array (`array` not 0) gives its texture unit as the index.
@@ -62,7 +45,7 @@ void write_client_array(CallRecorder& rec, const ClientAttrib& a, uint32_t array
 
 // A GLES 1 context's client arrays (its slots, fixed_arrays.h) that are
 // enabled. GLES 1 has no instancing and no generic attributes to ask about.
-void write_fixed_arrays(CallRecorder& rec, const ContextState& state, int64_t first,
+void write_fixed_arrays(CallRecorder& rec, const TracedContext& state, int64_t first,
                         int64_t count) {
   GLint active = -1;  // the app's client-active texture unit, once asked
   GLenum switched = 0;
@@ -87,7 +70,7 @@ void write_fixed_arrays(CallRecorder& rec, const ContextState& state, int64_t fi
 // Writes the client-side vertex arrays that vertices [first, first+count)
 // and `instances` instances read.
 void write_client_arrays(CallRecorder& rec, int64_t first, int64_t count, int64_t instances) {
-  ContextState* state = context_state(rec.thread());
+  TracedContext* state = context_state(rec.thread());
   if (state->client_mask == 0 || count <= 0) return;
   if (state->client_version == 1) return write_fixed_arrays(rec, *state, first, count);
   if (driver_integer(GL_VERTEX_ARRAY_BINDING) != 0) return;
@@ -107,11 +90,11 @@ void write_client_arrays(CallRecorder& rec, int64_t first, int64_t count, int64_
 // The range of vertices that `count` indices of `type` reference.
 // GLES 1 cannot read a buffer back: with indices in one, its client arrays
 // go unrecorded (and the replay refuses the draw).
-bool index_range(const ContextState& state, const void* indices, GLsizei count, GLenum type,
+bool index_range(const TracedContext& state, const void* indices, GLsizei count, GLenum type,
                  int64_t* lo, int64_t* hi) {
   const void* data = indices;
   void* mapped = nullptr;
-  int64_t bytes = int64_t{count} * type_size(type);
+  int64_t bytes = int64_t{count} * vertex_format::unit_bytes(type);
   if (driver_integer(GL_ELEMENT_ARRAY_BUFFER_BINDING) != 0) {
     if (state.client_version == 1) return false;
     mapped = NEXT(glMapBufferRange)(GL_ELEMENT_ARRAY_BUFFER, reinterpret_cast<GLintptr>(indices),
@@ -134,7 +117,7 @@ bool index_range(const ContextState& state, const void* indices, GLsizei count, 
 
 void write_element_client_arrays(CallRecorder& rec, const void* indices, GLsizei count, GLenum type,
                                  GLint base_vertex, int64_t instances) {
-  const ContextState& state = *context_state(rec.thread());
+  const TracedContext& state = *context_state(rec.thread());
   if (state.client_mask == 0) return;
   int64_t lo, hi;
   if (index_range(state, indices, count, type, &lo, &hi))
@@ -147,7 +130,7 @@ void remember_pointer(GLuint index, GLint size, GLenum type, GLsizei stride, con
   ThreadState* thread = recording() ? thread_state() : nullptr;
   if (thread == nullptr || index >= kMaxAttribs || driver_integer(GL_VERTEX_ARRAY_BINDING) != 0)
     return;
-  ContextState* state = context_state(thread);
+  TracedContext* state = context_state(thread);
   bool client = pointer != nullptr && driver_integer(GL_ARRAY_BUFFER_BINDING) == 0;
   if (client) {
     state->attribs[index] = {pointer, size, type, stride};
@@ -164,7 +147,7 @@ void remember_fixed_pointer(uint32_t array, GLint size, GLenum type, GLsizei str
                             const void* pointer) {
   ThreadState* thread = recording() ? thread_state() : nullptr;
   if (thread == nullptr) return;
-  ContextState* state = context_state(thread);
+  TracedContext* state = context_state(thread);
   if (state->client_version != 1) return;
   uint32_t unit = 0;
   if (array == fixed_arrays::kTexCoord)
@@ -185,7 +168,7 @@ void remember_fixed_pointer(uint32_t array, GLint size, GLenum type, GLsizei str
 
 int64_t index_bytes(int32_t count, uint32_t type) {
   if (driver_integer(GL_ELEMENT_ARRAY_BUFFER_BINDING) != 0) return -1;
-  return int64_t{count} * type_size(type);
+  return int64_t{count} * vertex_format::unit_bytes(type);
 }
 
 // --- vertex attribute pointers ---------------------------------------------------------

@@ -9,18 +9,18 @@ namespace {
 
 // Per session (contexts are numbered per session). A map a new session
 // replaces is kept, not freed: a thread may still hold one of its states.
-using ContextStates = std::unordered_map<uint32_t, std::unique_ptr<ContextState>>;
+using TracedContexts = std::unordered_map<uint32_t, std::unique_ptr<TracedContext>>;
 std::mutex g_contexts_mutex;
-ContextStates* g_contexts = new ContextStates();
+TracedContexts* g_contexts = new TracedContexts();
 
 }  // namespace
 
-ContextState* context_state(ThreadState* thread) {
+TracedContext* context_state(ThreadState* thread) {
   if (thread->context_data != nullptr && thread->context_data_index == thread->context)
-    return static_cast<ContextState*>(thread->context_data);
+    return static_cast<TracedContext*>(thread->context_data);
   std::lock_guard<std::mutex> lock(g_contexts_mutex);
   auto& state = (*g_contexts)[thread->context];
-  if (state == nullptr) state = std::make_unique<ContextState>();
+  if (state == nullptr) state = std::make_unique<TracedContext>();
   thread->context_data = state.get();
   thread->context_data_index = thread->context;
   return state.get();
@@ -28,7 +28,7 @@ ContextState* context_state(ThreadState* thread) {
 
 void reset_context_states() {
   std::lock_guard<std::mutex> lock(g_contexts_mutex);
-  g_contexts = new ContextStates();
+  g_contexts = new TracedContexts();
 }
 
 }  // namespace gltrace::trace

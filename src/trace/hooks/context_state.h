@@ -54,7 +54,9 @@ struct PendingRead {
 // Read-backs in flight per context: after-draw ones come several per frame.
 inline constexpr size_t kReadsInFlight = 4;
 
-struct ContextState {
+// What the trace layer keeps of one of the app's contexts (the replay's
+// counterpart is glreplay::ReplayContext).
+struct TracedContext {
   int client_version = 2;
   // A desktop OpenGL context (EGL_OPENGL_API): its GL calls pass the layers
   // by (dispatch/make_current.cpp) and the trace layer makes none in it.
@@ -72,6 +74,6 @@ struct ContextState {
 };
 
 // The state of the thread's current context (made on first use).
-ContextState* context_state(ThreadState* thread);
+TracedContext* context_state(ThreadState* thread);
 
 }  // namespace gltrace::trace

@@ -89,7 +89,7 @@ void complete_read(ThreadState* thread, PendingRead& read) {
 // read in flight is completed first when all are busy).
 bool start_async_read(ThreadState* thread, GLint source_fb, GLint x, GLint y, GLsizei width,
                       GLsizei height, const char* origin) {
-  ContextState* state = context_state(thread);
+  TracedContext* state = context_state(thread);
   if (state->client_version < 3 || width <= 0 || height <= 0) return false;
   PendingRead& read = state->reads[state->next_read % kReadsInFlight];
   complete_read(thread, read);
@@ -262,7 +262,7 @@ void record_surface_size(CallRecorder& rec, uint32_t width, uint32_t height) {
 }
 
 void complete_pending_reads(ThreadState* thread) {
-  ContextState* state = context_state(thread);
+  TracedContext* state = context_state(thread);
   for (size_t k = 0; k < kReadsInFlight; ++k)
     complete_read(thread, state->reads[(state->next_read + k) % kReadsInFlight]);
 }
@@ -312,7 +312,7 @@ void record_finish_frame_end(CallRecorder& rec, FinishFrame& state) {
   ThreadState* thread = rec.thread();
   if (thread->context != 0 &&
       g_swapped_generation.load(std::memory_order_relaxed) != thread->generation) {
-    ContextState* context = context_state(thread);
+    TracedContext* context = context_state(thread);
     state.ends_frame = context->drew;
     context->drew = false;
   }

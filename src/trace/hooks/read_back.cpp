@@ -5,30 +5,19 @@
 
 namespace gltrace::trace {
 
-ReadBackScope::ReadBackScope(ThreadState* thread)
-    : es3_(context_state(thread)->client_version >= 3),
-      framebuffer_target_(es3_ ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER) {
+ReadBackScope::ReadBackScope(ThreadState* thread) {
+  bool es3 = context_state(thread)->client_version >= 3;
+  framebuffer_target_ = es3 ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER;
   GLenum app_error = NEXT(glGetError)();
   if (app_error != GL_NO_ERROR && thread->pending_gl_error == 0)
     thread->pending_gl_error = app_error;
-  framebuffer_ = driver_integer(es3_ ? GL_READ_FRAMEBUFFER_BINDING : GL_FRAMEBUFFER_BINDING);
-  alignment_ = driver_integer(GL_PACK_ALIGNMENT);
-  if (es3_) {
-    pack_buffer_ = driver_integer(GL_PIXEL_PACK_BUFFER_BINDING);
-    row_length_ = driver_integer(GL_PACK_ROW_LENGTH);
-    skip_pixels_ = driver_integer(GL_PACK_SKIP_PIXELS);
-    skip_rows_ = driver_integer(GL_PACK_SKIP_ROWS);
-  }
+  framebuffer_ = driver_integer(es3 ? GL_READ_FRAMEBUFFER_BINDING : GL_FRAMEBUFFER_BINDING);
+  packing_.emplace(PixelStoreCalls{NEXT(glGetIntegerv), NEXT(glPixelStorei), NEXT(glBindBuffer)},
+                   es3, PixelStoreScope::Direction::kPack);
 }
 
 ReadBackScope::~ReadBackScope() {
-  NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, alignment_);
-  if (es3_) {
-    NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, row_length_);
-    NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, skip_pixels_);
-    NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, skip_rows_);
-    NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer_));
-  }
+  packing_.reset();
   NEXT(glBindFramebuffer)(framebuffer_target_, static_cast<GLuint>(framebuffer_));
   for (int k = 0; k < 8 && NEXT(glGetError)() != GL_NO_ERROR; ++k) {
   }
@@ -36,13 +25,7 @@ ReadBackScope::~ReadBackScope() {
 
 void ReadBackScope::prepare(GLuint framebuffer, GLuint pack_buffer) {
   NEXT(glBindFramebuffer)(framebuffer_target_, framebuffer);
-  NEXT(glPixelStorei)(GL_PACK_ALIGNMENT, 1);
-  if (es3_) {
-    NEXT(glBindBuffer)(GL_PIXEL_PACK_BUFFER, pack_buffer);
-    NEXT(glPixelStorei)(GL_PACK_ROW_LENGTH, 0);
-    NEXT(glPixelStorei)(GL_PACK_SKIP_PIXELS, 0);
-    NEXT(glPixelStorei)(GL_PACK_SKIP_ROWS, 0);
-  }
+  packing_->set_tightly_packed(pack_buffer);
 }
 
 namespace {

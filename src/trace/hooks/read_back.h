@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
+#include "common/pixel_store.h"
 #include "trace/hooks/context_state.h"
 
 namespace gltrace::trace {
@@ -26,10 +28,9 @@ class ReadBackScope {
   GLenum framebuffer_target() const { return framebuffer_target_; }
 
  private:
-  bool es3_;
   GLenum framebuffer_target_;
-  GLint framebuffer_ = 0, alignment_ = 4, pack_buffer_ = 0;
-  GLint row_length_ = 0, skip_pixels_ = 0, skip_rows_ = 0;
+  GLint framebuffer_ = 0;
+  std::optional<PixelStoreScope> packing_;  // reset before the errors are drained
 };
 
 // Whether the default framebuffer is width x height (a pixel inside, none
