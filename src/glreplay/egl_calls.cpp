@@ -9,9 +9,9 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "common/pixel_store.h"
 #include "gl_loader/call.h"
 #include "glreplay/args.h"
-#include "glreplay/pixel_store.h"
 #include "glreplay/trace_source.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/pfn.h"
@@ -340,8 +340,9 @@ EGLImage image_from_pixels(Session& s, Args& a, EGLDisplay dpy, const ImageSourc
     return value;
   };
   GLint binding = integer(GL_TEXTURE_BINDING_2D);
-  PixelStoreScope unpacking(get, store, bind_buffer, s.current().client_version >= 3,
+  PixelStoreScope unpacking({get, store, bind_buffer}, s.current().client_version >= 3,
                             PixelStoreScope::Direction::kUnpack);
+  unpacking.set_tightly_packed();
   GLuint texture = 0;
   gen(1, &texture);
   bind(GL_TEXTURE_2D, texture);

@@ -5,8 +5,8 @@
 
 #include <cstdio>
 
+#include "common/pixel_store.h"
 #include "gl_loader/call.h"
-#include "glreplay/pixel_store.h"
 
 namespace gltrace::glreplay {
 
@@ -165,7 +165,8 @@ bool Session::read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, ui
   bind_fb(es3 ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER, static_cast<GLuint>(source));
   GLenum read_error = GL_NO_ERROR;
   {
-    PixelStoreScope packing(get, store, bind_buffer, es3, PixelStoreScope::Direction::kPack);
+    PixelStoreScope packing({get, store, bind_buffer}, es3, PixelStoreScope::Direction::kPack);
+    packing.set_tightly_packed();
     pixels->assign(static_cast<size_t>(region[2]) * static_cast<size_t>(region[3]) * 4, 0);
     read(region[0], region[1], region[2], region[3], GL_RGBA, GL_UNSIGNED_BYTE, pixels->data());
     read_error = get_error();

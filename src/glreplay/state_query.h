@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "gl_loader/call.h"
 #include "glreplay/session.h"
 #include "glreplay/state_table.h"
 #include "gltrace/api/functions.h"
-#include "gltrace/api/pfn.h"
 
 namespace gltrace::glreplay {
 
@@ -35,12 +35,8 @@ int64_t integer_field(const StateJson& request, const char* field, bool required
 // A GL enum's name (the registry group first), or its hexadecimal value.
 std::string enum_text(uint32_t value, const char* group);
 
-// The replay's function pointers, as the rest of glreplay reaches them.
-template <typename Pfn>
-Pfn real(Session& s, uint32_t id) {
-  return reinterpret_cast<Pfn>(s.proc(id));
-}
-#define GL(name) real<PFN_gltrace_##name>(session_, api::kFn_##name)
+// The replay's driver function `name` (gl_loader/call.h's one spelling).
+#define GL(name) GL_CALL(session_.gl(), name)
 
 class GlQueries {
  public:

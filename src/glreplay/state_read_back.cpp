@@ -4,8 +4,8 @@
 #include <optional>
 #include <vector>
 
+#include "common/pixel_store.h"
 #include "consumers/png.h"
-#include "glreplay/pixel_store.h"
 
 namespace gltrace::glreplay {
 namespace {
@@ -34,8 +34,9 @@ class ReadBack : public GlQueries {
     clear_errors();
     GLenum error = GL_NO_ERROR;
     {
-      PixelStoreScope packing(GL(glGetIntegerv), GL(glPixelStorei), GL(glBindBuffer), three,
+      PixelStoreScope packing({GL(glGetIntegerv), GL(glPixelStorei), GL(glBindBuffer)}, three,
                               PixelStoreScope::Direction::kPack);
+      packing.set_tightly_packed();
       GL(glReadPixels)(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
       error = GL(glGetError)();
     }
