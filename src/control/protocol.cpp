@@ -26,7 +26,7 @@ std::vector<uint8_t> to_vector(const wire::Encoder& e) {
 
 // The fields of a CaptureOptions message a generated begin_options() opened
 // at mark `m`; closes it.
-void encode_options(wire::Encoder* e, size_t m, const CaptureOptions& o) {
+void encode_options(wire::Encoder* e, size_t m, const CaptureSettings& o) {
   namespace f = schema::capture_options;
   // Optional fields: present when set, even when false.
   if (o.framebuffer_on_swap) f::set_framebuffer_on_swap(*e, *o.framebuffer_on_swap);

@@ -387,7 +387,7 @@ void start_sweeper() {
 
 }  // namespace
 
-bool begin_session(SessionOptions options, std::string* error) {
+bool begin_session(TraceSessionOptions options, std::string* error) {
   Session& s = session();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (g_hot.recording.load() || s.stop_pending.load() || s.writer.load() != nullptr) {
@@ -510,7 +510,7 @@ void start_session(const std::string& output) {
   const char* pattern = output.c_str();
   const char* socket = env_get("GLTRACE_TRACE_SOCKET");
   bool to_file = *pattern != '\0';
-  SessionOptions options;
+  TraceSessionOptions options;
   const char* mode_env = env_get("GLTRACE_TRACE_MODE");
   if (mode_env != nullptr && *mode_env != '\0' && !parse_mode(mode_env, &options.mode))
     GLTRACE_LOG_WARN("unknown GLTRACE_TRACE_MODE '%s' (full, log, error, systrace): using full",
