@@ -960,26 +960,20 @@ class ImageSourceTrace {
       schema::frame::set_seq(e, t.seq_ - 1);
       schema::frame::set_thread(e, 1);
     });
-    t.record(schema::record::begin_image, [&](wire::Encoder& e) {
-      schema::image::set_frame(e, 0);
-      schema::image::set_seq(e, last);
-      schema::image::set_width(e, 4);
-      schema::image::set_height(e, 4);
-      schema::image::set_blob(e, 0xf4a);
-      schema::image::set_origin(e, "swap");
-      schema::image::set_context(e, 1);
-    });
-    if (stray_origin != nullptr) {
+    // The frame's image, read back at the swap.
+    auto frame_image = [&](const char* origin) {
       t.record(schema::record::begin_image, [&](wire::Encoder& e) {
         schema::image::set_frame(e, 0);
         schema::image::set_seq(e, last);
         schema::image::set_width(e, 4);
         schema::image::set_height(e, 4);
         schema::image::set_blob(e, 0xf4a);
-        schema::image::set_origin(e, stray_origin);
+        schema::image::set_origin(e, origin);
         schema::image::set_context(e, 1);
       });
-    }
+    };
+    frame_image("swap");
+    if (stray_origin != nullptr) frame_image(stray_origin);
     t.call(api::kFn_eglDestroyImageKHR, {u(dpy), u(image)}, u(1));
     std::string error;
     auto writer = format::TraceWriter::open_file(path, {}, &error);
