@@ -4,7 +4,7 @@
   gen.py --gl-xml gl.xml --egl-header egl.h --egl-header eglext.h \
          --ids spec/function_ids.txt --api-table spec/api.toml --out DIR [--update-ids]
   gen.py --proto proto/trace.proto --namespace gltrace::schema --header OUT.h \
-         [--decoders DECODERS.h --schema-include format/schema.h]
+         [--decoders DECODERS.h] [--encoders ENCODERS.h] [--schema-include format/schema.h]
   gen.py --explain FUNCTION   what the table and the registry say of FUNCTION,
                               and what is generated from it
 """
@@ -16,8 +16,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from gltrace_codegen import (  # noqa: E402
-    api, decoders, emit, explain, ids, proto, registry, replay, report, roles, state, trace,
-    validate)
+    api, decoders, emit, encoders, explain, ids, proto, registry, replay, report, roles, state,
+    trace, validate)
 
 
 def write_if_changed(path, text):
@@ -33,7 +33,8 @@ def write_if_changed(path, text):
         f.write(text)
 
 
-def generate_schema(proto_path, namespace, header, decoders_header=None, schema_include=None):
+def generate_schema(proto_path, namespace, header, decoders_header=None, schema_include=None,
+                    encoders_header=None):
     try:
         parsed = proto.read(proto_path)
     except proto.ProtoError as e:
@@ -43,12 +44,15 @@ def generate_schema(proto_path, namespace, header, decoders_header=None, schema_
     if source_name.startswith(".."):
         source_name = os.path.basename(proto_path)
     write_if_changed(header, proto.schema_h(parsed, namespace, source_name))
-    if decoders_header:
+    for path, writer in ((decoders_header, decoders.decoders_h),
+                         (encoders_header, encoders.encoders_h)):
+        if not path:
+            continue
         try:
-            text = decoders.decoders_h(parsed, namespace, schema_include, source_name)
+            text = writer(parsed, namespace, schema_include, source_name)
         except proto.ProtoError as e:
             sys.exit(f"gltrace codegen: {e}")
-        write_if_changed(decoders_header, text)
+        write_if_changed(path, text)
 
 
 def generate(functions, typedefs, limit, table, args):
@@ -119,15 +123,19 @@ def main():
     ap.add_argument("--namespace", help="C++ namespace of those constants")
     ap.add_argument("--header", help="path of the header to write")
     ap.add_argument("--decoders", help="path of the header of the messages' decoders to write")
-    ap.add_argument("--schema-include", help="how the decoders header includes --header")
+    ap.add_argument("--encoders", help="path of the header of the messages' encoders to write")
+    ap.add_argument("--schema-include",
+                    help="how the decoders and encoders headers include --header")
     args = ap.parse_args()
     if args.proto:
         if not args.namespace or not args.header:
             ap.error("--proto needs --namespace and --header")
         if args.decoders and not args.schema_include:
             ap.error("--decoders needs --schema-include")
+        if args.encoders and not args.schema_include:
+            ap.error("--encoders needs --schema-include")
         generate_schema(args.proto, args.namespace, args.header, args.decoders,
-                        args.schema_include)
+                        args.schema_include, args.encoders)
         return
     if args.explain:
         for key, value in _DEFAULTS.items():

@@ -171,7 +171,7 @@ const std::vector<std::string>& framebuffer_choices() {
   return choices;
 }
 
-void parse_framebuffer(const std::string& value, control::CaptureOptions* options) {
+void parse_framebuffer(const std::string& value, control::CaptureSettings* options) {
   options->framebuffer_on_swap = value == "swap" || value == "swap,draw";
   options->framebuffer_on_draw = value == "draw" || value == "swap,draw";
 }

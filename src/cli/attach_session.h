@@ -32,7 +32,7 @@ int resolve_target(const CommandLine& line, const char* command, Target* target)
 // swap,draw and off.
 const std::vector<std::string>& framebuffer_choices();
 // Sets the framebuffer read-backs one of them asks for.
-void parse_framebuffer(const std::string& value, control::CaptureOptions* options);
+void parse_framebuffer(const std::string& value, control::CaptureSettings* options);
 
 struct AttachRequest {
   const char* command = "attach";  // messages start "gltrace COMMAND: "

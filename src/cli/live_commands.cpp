@@ -23,7 +23,7 @@ static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler
 
 void on_interrupt(int) { g_interrupted = true; }
 
-std::string describe(const control::CaptureOptions& o) {
+std::string describe(const control::CaptureSettings& o) {
   auto flag = [](const std::optional<bool>& v) { return v && *v ? "on" : "off"; };
   bool swap = o.framebuffer_on_swap && *o.framebuffer_on_swap;
   bool draw = o.framebuffer_on_draw && *o.framebuffer_on_draw;

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "consumers/perfetto_encoders.h"
 #include "consumers/perfetto_schema.h"
 #include "gltrace/api/enums.h"
 #include "gltrace/api/functions.h"
@@ -79,8 +80,6 @@ struct FunctionPlan {
 constexpr size_t varint_bytes(uint64_t v) {
   return (static_cast<size_t>(std::bit_width(v | 1)) + 6) / 7;
 }
-
-constexpr uint64_t tag(uint32_t field, wire::WireType type) { return uint64_t{field} << 3 | type; }
 
 // Room for a call's packet header and its track event's fixed fields (tags,
 // two 4-byte lengths, a timestamp, four varints), written in one go.
@@ -175,9 +174,9 @@ struct PerfettoWriter::State {
   // A nested message whose length goes in 4 bytes reserved before it, as a
   // padded varint (protozero writes lengths so too): nothing is moved when
   // it ends. Up to 256 MiB; a packet's arguments are bounded far below.
-  size_t open_padded(uint32_t field) {
+  size_t open_padded(uint32_t key) {
     uint8_t* p = packets.begin_write(16);
-    p = wire::put_varint(p, uint64_t{field} << 3 | wire::kLengthDelimited);
+    p = wire::put_varint(p, key);
     packets.end_write(p + 4);
     return packets.size();
   }
@@ -197,21 +196,21 @@ struct PerfettoWriter::State {
     namespace clock = pf::clock_snapshot::clock;
     first_packet = false;
     clock_ns = 0;
-    size_t packet = packets.begin_nested(pf::trace::kPacket);
-    packets.uint_field(tp::kTrustedPacketSequenceId, kSequence);
-    packets.uint_field(tp::kSequenceFlags, tp::sequence_flags::kSeqIncrementalStateCleared);
-    size_t defaults = packets.begin_nested(tp::kTracePacketDefaults);
-    packets.uint_field(pf::trace_packet_defaults::kTimestampClockId, kIncrementalClock);
+    size_t packet = pf::trace::begin_packet(packets);
+    tp::set_trusted_packet_sequence_id(packets, kSequence);
+    tp::set_sequence_flags(packets, tp::sequence_flags::kSeqIncrementalStateCleared);
+    size_t defaults = tp::begin_trace_packet_defaults(packets);
+    pf::trace_packet_defaults::set_timestamp_clock_id(packets, kIncrementalClock);
     packets.end_nested(defaults);
-    size_t snapshot = packets.begin_nested(tp::kClockSnapshot);
-    size_t boottime = packets.begin_nested(pf::clock_snapshot::kClocks);
-    packets.uint_field(clock::kClockId, kBoottime);
-    packets.uint_field(clock::kTimestamp, 0);
+    size_t snapshot = tp::begin_clock_snapshot(packets);
+    size_t boottime = pf::clock_snapshot::begin_clocks(packets);
+    clock::set_clock_id(packets, kBoottime);
+    clock::set_timestamp(packets, 0);
     packets.end_nested(boottime);
-    size_t incremental = packets.begin_nested(pf::clock_snapshot::kClocks);
-    packets.uint_field(clock::kClockId, kIncrementalClock);
-    packets.uint_field(clock::kTimestamp, 0);
-    packets.bool_field(clock::kIsIncremental, true);
+    size_t incremental = pf::clock_snapshot::begin_clocks(packets);
+    clock::set_clock_id(packets, kIncrementalClock);
+    clock::set_timestamp(packets, 0);
+    clock::set_is_incremental(packets, true);
     packets.end_nested(incremental);
     packets.end_nested(snapshot);
     packets.end_nested(packet);
@@ -222,19 +221,19 @@ struct PerfettoWriter::State {
   uint8_t* put_timestamp(uint8_t* p, uint64_t time_ns) {
     namespace tp = pf::trace_packet;
     if (time_ns >= clock_ns) {
-      p = wire::put_uint_field(p, tp::kTimestamp, time_ns - clock_ns);
+      p = tp::put_timestamp(p, time_ns - clock_ns);
       clock_ns = time_ns;
       return p;
     }
-    p = wire::put_uint_field(p, tp::kTimestamp, time_ns);
-    return wire::put_uint_field(p, tp::kTimestampClockId, kBoottime);
+    p = tp::put_timestamp(p, time_ns);
+    return tp::put_timestamp_clock_id(p, kBoottime);
   }
 
   size_t begin_packet(uint64_t timestamp, bool has_timestamp) {
     if (first_packet) start_sequence();
-    size_t mark = open_padded(pf::trace::kPacket);
+    size_t mark = open_padded(pf::trace::kPacketTag);
     if (has_timestamp) packets.end_write(put_timestamp(packets.begin_write(16), timestamp));
-    packets.uint_field(pf::trace_packet::kTrustedPacketSequenceId, kSequence);
+    pf::trace_packet::set_trusted_packet_sequence_id(packets, kSequence);
     return mark;
   }
   void end_packet(size_t mark) {
@@ -244,19 +243,25 @@ struct PerfettoWriter::State {
     if (packets.size() >= kBatchBytes) flush();
   }
   void write_interned_data() {
-    size_t interned = packets.begin_nested(pf::trace_packet::kInternedData);
-    auto entry = [&](uint32_t field, uint32_t name_field, uint64_t iid, std::string_view name) {
-      size_t m = packets.begin_nested(field);
-      packets.uint_field(pf::event_name::kIid, iid);
-      packets.string_field(name_field, name);
+    size_t interned = pf::trace_packet::begin_interned_data(packets);
+    for (const auto& [iid, name] : new_names) {
+      size_t m = pf::interned_data::begin_event_names(packets);
+      pf::event_name::set_iid(packets, iid);
+      pf::event_name::set_name(packets, name);
       packets.end_nested(m);
-    };
-    for (const auto& [iid, name] : new_names)
-      entry(pf::interned_data::kEventNames, pf::event_name::kName, iid, name);
-    for (const auto& [iid, name] : new_annotations)
-      entry(pf::interned_data::kDebugAnnotationNames, pf::debug_annotation_name::kName, iid, name);
-    for (const auto& [iid, name] : new_strings)
-      entry(pf::interned_data::kDebugAnnotationStringValues, pf::interned_string::kStr, iid, name);
+    }
+    for (const auto& [iid, name] : new_annotations) {
+      size_t m = pf::interned_data::begin_debug_annotation_names(packets);
+      pf::debug_annotation_name::set_iid(packets, iid);
+      pf::debug_annotation_name::set_name(packets, name);
+      packets.end_nested(m);
+    }
+    for (const auto& [iid, name] : new_strings) {
+      size_t m = pf::interned_data::begin_debug_annotation_string_values(packets);
+      pf::interned_string::set_iid(packets, iid);
+      pf::interned_string::set_str(packets, name);
+      packets.end_nested(m);
+    }
     packets.end_nested(interned);
     new_names.clear();
     new_annotations.clear();
@@ -336,7 +341,7 @@ struct PerfettoWriter::State {
   void string_annotation_value(std::string_view s) {
     text.clear();
     append_utf8(text, s);
-    packets.string_field(pf::debug_annotation::kStringValue, text);
+    pf::debug_annotation::set_string_value(packets, text);
   }
 
   // An annotation whose value is text (UTF-8 checked, at most kMaxText
@@ -351,10 +356,10 @@ struct PerfettoWriter::State {
     namespace da = pf::debug_annotation;
     size_t size = 1 + varint_bytes(name_iid) + 1 + varint_bytes(utf8.size()) + utf8.size();
     uint8_t* at = packets.begin_write(size + 16);
-    at = wire::put_varint(at, tag(pf::track_event::kDebugAnnotations, wire::kLengthDelimited));
+    at = wire::put_varint(at, pf::track_event::kDebugAnnotationsTag);
     at = wire::put_varint(at, size);
-    at = wire::put_uint_field(at, da::kNameIid, name_iid);
-    at = wire::put_varint(at, tag(da::kStringValue, wire::kLengthDelimited));
+    at = da::put_name_iid(at, name_iid);
+    at = wire::put_varint(at, da::kStringValueTag);
     at = wire::put_varint(at, utf8.size());
     memcpy(at, utf8.data(), utf8.size());
     packets.end_write(at + utf8.size());
@@ -364,11 +369,11 @@ struct PerfettoWriter::State {
   // nested, as its length is not known before.
   void strings_annotation(uint64_t name_iid, const format::Value& v) {
     namespace da = pf::debug_annotation;
-    size_t annotation = packets.begin_nested(pf::track_event::kDebugAnnotations);
-    packets.uint_field(da::kNameIid, name_iid);
+    size_t annotation = pf::track_event::begin_debug_annotations(packets);
+    da::set_name_iid(packets, name_iid);
     const std::span<const std::string_view> strings = v.strings();
     for (size_t i = 0; i < strings.size() && i < kMaxElements; ++i) {
-      size_t m = packets.begin_nested(da::kArrayValues);
+      size_t m = da::begin_array_values(packets);
       string_annotation_value(strings[i]);
       packets.end_nested(m);
     }
@@ -401,33 +406,33 @@ struct PerfettoWriter::State {
       size += 1 + varint_bytes(more_size) + more_size;
     }
     uint8_t* at = packets.begin_write(size + 16);
-    at = wire::put_varint(at, tag(pf::track_event::kDebugAnnotations, wire::kLengthDelimited));
+    at = wire::put_varint(at, pf::track_event::kDebugAnnotationsTag);
     at = wire::put_varint(at, size);
-    at = wire::put_uint_field(at, da::kNameIid, name_iid);
-    constexpr uint8_t kElement = tag(da::kArrayValues, wire::kLengthDelimited);
+    at = da::put_name_iid(at, name_iid);
+    constexpr uint8_t kElement = da::kArrayValuesTag;
     for (size_t i = 0; i < sints; ++i) {
       auto bits = static_cast<uint64_t>(all_sints[i]);
       *at++ = kElement;
       *at++ = static_cast<uint8_t>(1 + varint_bytes(bits));
-      at = wire::put_uint_field(at, da::kIntValue, bits);
+      at = da::put_int_value(at, bits);
     }
     for (size_t i = 0; i < uints; ++i) {
       *at++ = kElement;
       *at++ = static_cast<uint8_t>(1 + varint_bytes(all_uints[i]));
-      at = wire::put_uint_field(at, da::kUintValue, all_uints[i]);
+      at = da::put_uint_value(at, all_uints[i]);
     }
     for (size_t i = 0; i < floats; ++i) {
       double d = all_floats[i];
       at[0] = kElement;
       at[1] = 1 + 8;
-      at[2] = tag(da::kDoubleValue, wire::kFixed64);
+      at[2] = da::kDoubleValueTag;
       std::memcpy(at + 3, &d, 8);
       at += 3 + 8;
     }
     if (more_size != 0) {
       at = wire::put_varint(at, kElement);
       at = wire::put_varint(at, more_size);
-      at = wire::put_varint(at, tag(da::kStringValue, wire::kLengthDelimited));
+      at = wire::put_varint(at, da::kStringValueTag);
       at = wire::put_varint(at, more.view().size());
       std::memcpy(at, more.view().data(), more.view().size());
       at += more.view().size();
@@ -477,24 +482,24 @@ struct PerfettoWriter::State {
     uint64_t bits = 0;
     switch (v.kind) {
       case ValueKind::kSint:
-        value_tag = tag(da::kIntValue, wire::kVarint), bits = static_cast<uint64_t>(v.sint);
+        value_tag = da::kIntValueTag, bits = static_cast<uint64_t>(v.sint);
         break;
       case ValueKind::kPointer:
-        value_tag = tag(da::kPointerValue, wire::kVarint), bits = v.pointer;
+        value_tag = da::kPointerValueTag, bits = v.pointer;
         break;
       case ValueKind::kUint:
-        value_tag = tag(da::kUintValue, wire::kVarint), bits = v.uint;
+        value_tag = da::kUintValueTag, bits = v.uint;
         if (p != nullptr && p->kind == ParamKind::kEnum && v.uint <= 0xffffffffu) {
           if (uint64_t iid = enum_iid(static_cast<uint32_t>(v.uint), p->group); iid != 0)
-            value_tag = tag(da::kStringValueIid, wire::kVarint), bits = iid;
+            value_tag = da::kStringValueIidTag, bits = iid;
         } else if (p != nullptr && p->kind == ParamKind::kBoolean && v.uint <= 1) {
-          value_tag = tag(da::kBoolValue, wire::kVarint);
+          value_tag = da::kBoolValueTag;
         }
         break;
       case ValueKind::kF32:
       case ValueKind::kF64: {
         double d = v.kind == ValueKind::kF32 ? v.f32 : v.f64;
-        value_tag = tag(da::kDoubleValue, wire::kFixed64);
+        value_tag = da::kDoubleValueTag;
         std::memcpy(&bits, &d, 8);
         break;
       }
@@ -503,9 +508,9 @@ struct PerfettoWriter::State {
         return;
     }
     uint8_t* at = packets.begin_write(kScalarAnnotationBound);
-    at = wire::put_varint(at, tag(pf::track_event::kDebugAnnotations, wire::kLengthDelimited));
+    at = wire::put_varint(at, pf::track_event::kDebugAnnotationsTag);
     uint8_t* length = at++;
-    at = wire::put_uint_field(at, da::kNameIid, name_iid);
+    at = da::put_name_iid(at, name_iid);
     at = wire::put_varint(at, value_tag);
     if ((value_tag & 7) == wire::kFixed64) {
       std::memcpy(at, &bits, 8);
@@ -520,15 +525,15 @@ struct PerfettoWriter::State {
   void describe_thread(uint32_t index, uint64_t tid, std::string_view name) {
     threads.try_emplace(index, 0);
     size_t packet = begin_packet(0, false);
-    size_t track = packets.begin_nested(pf::trace_packet::kTrackDescriptor);
-    packets.uint_field(pf::track_descriptor::kUuid, kFirstThreadTrack + index);
-    packets.uint_field(pf::track_descriptor::kParentUuid, kProcessTrack);
-    size_t thread = packets.begin_nested(pf::track_descriptor::kThread);
-    packets.uint_field(pf::thread_descriptor::kPid, pid);
-    packets.uint_field(pf::thread_descriptor::kTid, tid);
+    size_t track = pf::trace_packet::begin_track_descriptor(packets);
+    pf::track_descriptor::set_uuid(packets, kFirstThreadTrack + index);
+    pf::track_descriptor::set_parent_uuid(packets, kProcessTrack);
+    size_t thread = pf::track_descriptor::begin_thread(packets);
+    pf::thread_descriptor::set_pid(packets, pid);
+    pf::thread_descriptor::set_tid(packets, tid);
     text.clear();
     append_utf8(text, name);
-    packets.string_field(pf::thread_descriptor::kThreadName, text);
+    pf::thread_descriptor::set_thread_name(packets, text);
     packets.end_nested(thread);
     packets.end_nested(track);
     end_packet(packet);
@@ -541,27 +546,27 @@ struct PerfettoWriter::State {
     size_t event_size = 2 + 1 + varint_bytes(track);
     size_t packet_size = timestamp_size + 2 + 2 + event_size;
     uint8_t* p = packets.begin_write(packet_size + 8 + sizeof timestamp);
-    p = wire::put_varint(p, uint64_t{pf::trace::kPacket} << 3 | wire::kLengthDelimited);
+    p = wire::put_varint(p, pf::trace::kPacketTag);
     p = wire::put_varint(p, packet_size);
     std::memcpy(p, timestamp, sizeof timestamp);  // a fixed size: no call to memcpy
     p += timestamp_size;
-    p = wire::put_uint_field(p, pf::trace_packet::kTrustedPacketSequenceId, kSequence);
-    p = wire::put_varint(p, uint64_t{pf::trace_packet::kTrackEvent} << 3 | wire::kLengthDelimited);
+    p = pf::trace_packet::put_trusted_packet_sequence_id(p, kSequence);
+    p = wire::put_varint(p, pf::trace_packet::kTrackEventTag);
     p = wire::put_varint(p, event_size);
-    p = wire::put_uint_field(p, pf::track_event::kType, pf::track_event::type::kTypeSliceEnd);
-    p = wire::put_uint_field(p, pf::track_event::kTrackUuid, track);
+    p = pf::track_event::put_type(p, pf::track_event::type::kTypeSliceEnd);
+    p = pf::track_event::put_track_uuid(p, track);
     packets.end_write(p);
     if (packets.size() >= kBatchBytes) flush();
   }
 
   void counter_track(uint64_t uuid, std::string_view name, uint64_t unit) {
     size_t packet = begin_packet(0, false);
-    size_t track = packets.begin_nested(pf::trace_packet::kTrackDescriptor);
-    packets.uint_field(pf::track_descriptor::kUuid, uuid);
-    packets.uint_field(pf::track_descriptor::kParentUuid, kProcessTrack);
-    packets.string_field(pf::track_descriptor::kName, name);
-    size_t counter = packets.begin_nested(pf::track_descriptor::kCounter);
-    packets.uint_field(pf::counter_descriptor::kUnit, unit);
+    size_t track = pf::trace_packet::begin_track_descriptor(packets);
+    pf::track_descriptor::set_uuid(packets, uuid);
+    pf::track_descriptor::set_parent_uuid(packets, kProcessTrack);
+    pf::track_descriptor::set_name(packets, name);
+    size_t counter = pf::track_descriptor::begin_counter(packets);
+    pf::counter_descriptor::set_unit(packets, unit);
     packets.end_nested(counter);
     packets.end_nested(track);
     end_packet(packet);
@@ -569,10 +574,10 @@ struct PerfettoWriter::State {
 
   void counter(uint64_t uuid, uint64_t time_ns, uint64_t value) {
     size_t packet = begin_packet(time_ns, true);
-    size_t event = packets.begin_nested(pf::trace_packet::kTrackEvent);
-    packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeCounter);
-    packets.uint_field(pf::track_event::kTrackUuid, uuid);
-    packets.uint_field(pf::track_event::kCounterValue, value);
+    size_t event = pf::trace_packet::begin_track_event(packets);
+    pf::track_event::set_type(packets, pf::track_event::type::kTypeCounter);
+    pf::track_event::set_track_uuid(packets, uuid);
+    pf::track_event::set_counter_value(packets, value);
     packets.end_nested(event);
     end_packet(packet);
   }
@@ -605,11 +610,9 @@ struct PerfettoWriter::State {
     }
     // The wrapping packet's tags and lengths, then the data.
     uint8_t header[32];
-    uint8_t* p =
-        wire::put_varint(header, uint64_t{pf::trace::kPacket} << 3 | wire::kLengthDelimited);
+    uint8_t* p = wire::put_varint(header, pf::trace::kPacketTag);
     p = wire::put_varint(p, 2 + wire::varint_size(n) + n);  // field 133's tag takes 2 bytes
-    p = wire::put_varint(
-        p, uint64_t{pf::trace_packet::kZstdCompressedPackets} << 3 | wire::kLengthDelimited);
+    p = wire::put_varint(p, pf::trace_packet::kZstdCompressedPacketsTag);
     p = wire::put_varint(p, n);
     write(header, static_cast<size_t>(p - header));
     write(data, n);
@@ -688,25 +691,25 @@ void PerfettoWriter::process(uint32_t pid, std::string_view name, std::string_vi
   State& s = *state_;
   s.pid = pid;
   size_t packet = s.begin_packet(0, false);
-  size_t track = s.packets.begin_nested(pf::trace_packet::kTrackDescriptor);
-  s.packets.uint_field(pf::track_descriptor::kUuid, kProcessTrack);
-  size_t process = s.packets.begin_nested(pf::track_descriptor::kProcess);
-  s.packets.uint_field(pf::process_descriptor::kPid, pid);
+  size_t track = pf::trace_packet::begin_track_descriptor(s.packets);
+  pf::track_descriptor::set_uuid(s.packets, kProcessTrack);
+  size_t process = pf::track_descriptor::begin_process(s.packets);
+  pf::process_descriptor::set_pid(s.packets, pid);
   s.text.clear();
   append_utf8(s.text, name);
-  s.packets.string_field(pf::process_descriptor::kProcessName, s.text);
+  pf::process_descriptor::set_process_name(s.packets, s.text);
   s.text.clear();
   append_utf8(s.text, command_line);
-  s.packets.string_field(pf::process_descriptor::kCmdline, s.text);
+  pf::process_descriptor::add_cmdline(s.packets, s.text);
   s.packets.end_nested(process);
   s.packets.end_nested(track);
   s.end_packet(packet);
 
   packet = s.begin_packet(0, false);
-  track = s.packets.begin_nested(pf::trace_packet::kTrackDescriptor);
-  s.packets.uint_field(pf::track_descriptor::kUuid, kFrameTrack);
-  s.packets.uint_field(pf::track_descriptor::kParentUuid, kProcessTrack);
-  s.packets.string_field(pf::track_descriptor::kName, "frames");
+  track = pf::trace_packet::begin_track_descriptor(s.packets);
+  pf::track_descriptor::set_uuid(s.packets, kFrameTrack);
+  pf::track_descriptor::set_parent_uuid(s.packets, kProcessTrack);
+  pf::track_descriptor::set_name(s.packets, "frames");
   s.packets.end_nested(track);
   s.end_packet(packet);
   s.counter_track(kCallsCounterTrack, "calls per frame", pf::counter_descriptor::unit::kUnitCount);
@@ -747,21 +750,20 @@ void PerfettoWriter::call(const format::Call& call) {
   // are filled in at the end (State::close_padded).
   size_t packet = 0, event = 0;
   {
-    using wire::put_uint_field;
     namespace tp = pf::trace_packet;
     namespace te = pf::track_event;
     if (s.first_packet) s.start_sequence();
     uint8_t* const base = s.packets.begin_write(kCallHeaderBound);
-    uint8_t* p = wire::put_varint(base, tag(pf::trace::kPacket, wire::kLengthDelimited)) + 4;
+    uint8_t* p = wire::put_varint(base, pf::trace::kPacketTag) + 4;
     packet = s.packets.size() + static_cast<size_t>(p - base);
     p = s.put_timestamp(p, start);
-    p = put_uint_field(p, tp::kTrustedPacketSequenceId, kSequence);
-    p = put_uint_field(p, tp::kSequenceFlags, tp::sequence_flags::kSeqNeedsIncrementalState);
-    p = wire::put_varint(p, tag(tp::kTrackEvent, wire::kLengthDelimited)) + 4;
+    p = tp::put_trusted_packet_sequence_id(p, kSequence);
+    p = tp::put_sequence_flags(p, tp::sequence_flags::kSeqNeedsIncrementalState);
+    p = wire::put_varint(p, tp::kTrackEventTag) + 4;
     event = s.packets.size() + static_cast<size_t>(p - base);
-    p = put_uint_field(p, te::kType, te::type::kTypeSliceBegin);
-    p = put_uint_field(p, te::kTrackUuid, track);
-    p = put_uint_field(p, te::kNameIid, plan != nullptr ? plan->name_iid : s.unknown_function_iid);
+    p = te::put_type(p, te::type::kTypeSliceBegin);
+    p = te::put_track_uuid(p, track);
+    p = te::put_name_iid(p, plan != nullptr ? plan->name_iid : s.unknown_function_iid);
     s.packets.end_write(p);
   }
   bool cut = false;
@@ -810,10 +812,10 @@ void PerfettoWriter::frame(const format::Frame& frame) {
   uint64_t start = std::clamp(s.frame_started ? s.frame_start_ns : end, s.last_frame_end, end);
   s.last_frame_end = end;
   size_t packet = s.begin_packet(start, true);
-  size_t event = s.packets.begin_nested(pf::trace_packet::kTrackEvent);
-  s.packets.uint_field(pf::track_event::kType, pf::track_event::type::kTypeSliceBegin);
-  s.packets.uint_field(pf::track_event::kTrackUuid, kFrameTrack);
-  s.packets.string_field(pf::track_event::kName, NumberText("frame ", frame.number, "").view());
+  size_t event = pf::trace_packet::begin_track_event(s.packets);
+  pf::track_event::set_type(s.packets, pf::track_event::type::kTypeSliceBegin);
+  pf::track_event::set_track_uuid(s.packets, kFrameTrack);
+  pf::track_event::set_name(s.packets, NumberText("frame ", frame.number, "").view());
   s.packets.end_nested(event);
   s.end_packet(packet);
   s.end_slice(kFrameTrack, end);

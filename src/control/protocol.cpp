@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "control/decoders.h"
+#include "control/encoders.h"
 #include "control/schema.h"
 #include "protowire/wire.h"
 
@@ -23,14 +24,15 @@ std::vector<uint8_t> to_vector(const wire::Encoder& e) {
   return std::vector<uint8_t>(e.data(), e.data() + e.size());
 }
 
-void encode_options(wire::Encoder* e, uint32_t field, const CaptureOptions& o) {
-  size_t m = e->begin_nested(field);
+// The fields of a CaptureOptions message a generated begin_options() opened
+// at mark `m`; closes it.
+void encode_options(wire::Encoder* e, size_t m, const CaptureSettings& o) {
   namespace f = schema::capture_options;
   // Optional fields: present when set, even when false.
-  if (o.framebuffer_on_swap) e->bool_field(f::kFramebufferOnSwap, *o.framebuffer_on_swap);
-  if (o.framebuffer_on_draw) e->bool_field(f::kFramebufferOnDraw, *o.framebuffer_on_draw);
-  if (o.texture_data) e->bool_field(f::kTextureData, *o.texture_data);
-  if (o.thread_time) e->bool_field(f::kThreadTime, *o.thread_time);
+  if (o.framebuffer_on_swap) f::set_framebuffer_on_swap(*e, *o.framebuffer_on_swap);
+  if (o.framebuffer_on_draw) f::set_framebuffer_on_draw(*e, *o.framebuffer_on_draw);
+  if (o.texture_data) f::set_texture_data(*e, *o.texture_data);
+  if (o.thread_time) f::set_thread_time(*e, *o.thread_time);
   e->end_nested(m);
 }
 
@@ -178,42 +180,41 @@ const char* command_name(Command command) {
 std::vector<uint8_t> encode(const Request& q) {
   namespace f = schema::request;
   wire::Encoder e;
-  e.uint_field(f::kVersion, q.version);
-  e.uint_field(f::kId, q.id);
+  f::set_version(e, q.version);
+  f::set_id(e, q.id);
   switch (q.command) {
     case Command::kNone:
       break;
     case Command::kHello: {
-      size_t m = e.begin_nested(f::kHello);
-      if (!q.token.empty()) e.string_field(schema::hello::kToken, q.token);
-      if (!q.client.empty()) e.string_field(schema::hello::kClient, q.client);
+      size_t m = f::begin_hello(e);
+      if (!q.token.empty()) schema::hello::set_token(e, q.token);
+      if (!q.client.empty()) schema::hello::set_client(e, q.client);
       e.end_nested(m);
       break;
     }
     case Command::kStart: {
-      size_t m = e.begin_nested(f::kStart);
-      encode_options(&e, schema::start::kOptions, q.options);
-      if (q.max_frames != 0) e.uint_field(schema::start::kMaxFrames, q.max_frames);
-      if (!q.mode.empty()) e.string_field(schema::start::kMode, q.mode);
-      if (q.zstd_level != 0)
-        e.uint_field(schema::start::kZstdLevel, static_cast<uint64_t>(q.zstd_level));
+      size_t m = f::begin_start(e);
+      encode_options(&e, schema::start::begin_options(e), q.options);
+      if (q.max_frames != 0) schema::start::set_max_frames(e, q.max_frames);
+      if (!q.mode.empty()) schema::start::set_mode(e, q.mode);
+      if (q.zstd_level != 0) schema::start::set_zstd_level(e, static_cast<uint64_t>(q.zstd_level));
       e.end_nested(m);
       break;
     }
     case Command::kSetOptions: {
-      size_t m = e.begin_nested(f::kSetOptions);
-      encode_options(&e, schema::set_options::kOptions, q.options);
+      size_t m = f::begin_set_options(e);
+      encode_options(&e, schema::set_options::begin_options(e), q.options);
       e.end_nested(m);
       break;
     }
     case Command::kStop:
-      e.bytes_field(f::kStop, nullptr, 0);
+      f::set_stop(e, nullptr, 0);
       break;
     case Command::kGetStatus:
-      e.bytes_field(f::kGetStatus, nullptr, 0);
+      f::set_get_status(e, nullptr, 0);
       break;
     case Command::kDataChannel:
-      e.bytes_field(f::kDataChannel, nullptr, 0);
+      f::set_data_channel(e, nullptr, 0);
       break;
   }
   return to_vector(e);
@@ -222,28 +223,28 @@ std::vector<uint8_t> encode(const Request& q) {
 std::vector<uint8_t> encode(const Reply& p) {
   namespace f = schema::reply;
   wire::Encoder e;
-  e.uint_field(f::kVersion, p.version);
-  e.uint_field(f::kId, p.id);
-  e.bool_field(f::kOk, p.ok);
-  if (!p.error.empty()) e.string_field(f::kError, p.error);
+  f::set_version(e, p.version);
+  f::set_id(e, p.id);
+  f::set_ok(e, p.ok);
+  if (!p.error.empty()) f::set_error(e, p.error);
   if (p.status) {
     namespace s = schema::status;
     const Status& st = *p.status;
-    size_t m = e.begin_nested(f::kStatus);
-    e.uint_field(s::kPid, st.pid);
-    e.string_field(s::kProcessName, st.process_name);
-    e.string_field(s::kState, st.state);
-    e.string_field(s::kMode, st.mode);
-    e.uint_field(s::kSession, st.session);
-    e.uint_field(s::kFrames, st.frames);
-    e.uint_field(s::kCalls, st.calls);
-    e.uint_field(s::kBytes, st.bytes);
-    e.uint_field(s::kStalls, st.stalls);
-    e.uint_field(s::kStallNs, st.stall_ns);
-    e.uint_field(s::kAppFrames, st.app_frames);
-    e.uint_field(s::kThreadsTracing, st.threads_tracing);
-    encode_options(&e, s::kOptions, st.options);
-    if (!st.output.empty()) e.string_field(s::kOutput, st.output);
+    size_t m = f::begin_status(e);
+    s::set_pid(e, st.pid);
+    s::set_process_name(e, st.process_name);
+    s::set_state(e, st.state);
+    s::set_mode(e, st.mode);
+    s::set_session(e, st.session);
+    s::set_frames(e, st.frames);
+    s::set_calls(e, st.calls);
+    s::set_bytes(e, st.bytes);
+    s::set_stalls(e, st.stalls);
+    s::set_stall_ns(e, st.stall_ns);
+    s::set_app_frames(e, st.app_frames);
+    s::set_threads_tracing(e, st.threads_tracing);
+    encode_options(&e, s::begin_options(e), st.options);
+    if (!st.output.empty()) s::set_output(e, st.output);
     e.end_nested(m);
   }
   return to_vector(e);

@@ -15,7 +15,10 @@ inline constexpr uint32_t kProtocolVersion = 1;
 // Larger frames are refused (and end the connection: the framing is lost).
 inline constexpr size_t kMaxMessageSize = 64 * 1024;
 
-struct CaptureOptions {
+// The capture options a request asks to change, or a status reports: the
+// control.proto CaptureOptions message, each option present or absent (the
+// traced process's effective set is trace::CaptureOptions).
+struct CaptureSettings {
   std::optional<bool> framebuffer_on_swap;
   std::optional<bool> framebuffer_on_draw;
   std::optional<bool> texture_data;
@@ -31,7 +34,7 @@ struct Request {
   Command command = Command::kNone;
   std::string token;        // hello
   std::string client;       // hello
-  CaptureOptions options;   // start, set_options
+  CaptureSettings options;  // start, set_options
   uint64_t max_frames = 0;  // start
   std::string mode;         // start ("" = the process's mode)
   int32_t zstd_level = 0;   // start
@@ -50,7 +53,7 @@ struct Status {
   uint64_t stall_ns = 0;
   uint64_t app_frames = 0;
   uint32_t threads_tracing = 0;
-  CaptureOptions options;
+  CaptureSettings options;
   std::string output;
 };
 

@@ -21,7 +21,7 @@ class Controller {
   // data_fd: the data channel, owned by the controller from here on (also on failure).
   virtual bool start(const Request& request, int data_fd, std::string* error) = 0;
   virtual bool stop(std::string* error) = 0;
-  virtual bool set_options(const CaptureOptions& options, std::string* error) = 0;
+  virtual bool set_options(const CaptureSettings& options, std::string* error) = 0;
   // The host that started the capture closed its control connection.
   virtual void host_gone() = 0;
   // Called about every 50 ms on the server thread (finish a capture that

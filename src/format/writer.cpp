@@ -27,6 +27,7 @@
 #include "common/log.h"
 #include "format/container.h"
 #include "format/crc32.h"
+#include "format/encoders.h"
 #include "format/records.h"
 #include "format/schema.h"
 
@@ -297,10 +298,10 @@ void write_payload(WriterState& s, const Payload& payload, uint32_t record_count
 void write_index_and_footer(WriterState& s) {
   wire::Encoder encoder;
   for (const IndexEntry& e : s.index) {
-    size_t mark = encoder.begin_nested(schema::index::kEntries);
-    encoder.uint_field(schema::index_entry::kFrame, e.frame);
-    encoder.uint_field(schema::index_entry::kChunkOffset, e.chunk_offset);
-    encoder.uint_field(schema::index_entry::kSeq, e.seq);
+    size_t mark = schema::index::begin_entries(encoder);
+    schema::index_entry::set_frame(encoder, e.frame);
+    schema::index_entry::set_chunk_offset(encoder, e.chunk_offset);
+    schema::index_entry::set_seq(encoder, e.seq);
     encoder.end_nested(mark);
   }
   uint64_t index_offset = s.offset;

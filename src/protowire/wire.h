@@ -130,6 +130,10 @@ class Encoder {
     tag(field, kFixed64);
     raw(&v, 8);  // little-endian hosts only (x86-64, aarch64)
   }
+  void fixed32_field(uint32_t field, uint32_t v) {
+    tag(field, kFixed32);
+    raw(&v, 4);
+  }
   void float_field(uint32_t field, float v) {
     tag(field, kFixed32);
     raw(&v, 4);
@@ -148,7 +152,11 @@ class Encoder {
   // A nested message (or packed field) of unknown length: the content is
   // written after a 5-byte gap, then moved down to follow its real length.
   size_t begin_nested(uint32_t field) {
-    tag(field, kLengthDelimited);
+    return begin_nested_key(uint64_t{field} << 3 | kLengthDelimited);
+  }
+  // The same after a ready key (a generated kXTag of a length-delimited field).
+  size_t begin_nested_key(uint64_t key) {
+    raw_varint(key);
     reserve(5);
     size_ += 5;
     return size_;

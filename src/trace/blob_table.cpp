@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "format/encoders.h"
 #include "format/record_builder.h"
 #include "format/schema.h"
 
@@ -24,8 +25,8 @@ size_t write_blob_record(wire::Encoder& out, uint64_t id, const void* data, size
   static_assert(schema::blob::kId < 16 && schema::blob::kData < 16);
   size_t blob_size = 1 + 8 + 1 + wire::varint_size(size) + size;
   format::begin_record(out, schema::record::kBlob, blob_size);
-  out.fixed64_field(schema::blob::kId, id);
-  out.bytes_field(schema::blob::kData, data, size);
+  schema::blob::set_id(out, id);
+  schema::blob::set_data(out, data, size);
   return out.size() - size;
 }
 

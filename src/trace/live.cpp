@@ -44,8 +44,8 @@ __thread bool t_drew __attribute__((tls_model("initial-exec"))) = false;
 // rule (the first swap of a session), which a mid-frame join cannot know.
 std::atomic<bool> g_swapped{false};
 
-control::CaptureOptions to_wire(const CaptureOptions& o) {
-  control::CaptureOptions w;
+control::CaptureSettings to_wire(const CaptureOptions& o) {
+  control::CaptureSettings w;
   w.framebuffer_on_swap = o.framebuffer_on_swap;
   w.framebuffer_on_draw = o.framebuffer_on_draw;
   w.texture_data = o.texture_data;
@@ -53,7 +53,7 @@ control::CaptureOptions to_wire(const CaptureOptions& o) {
   return w;
 }
 
-CaptureOptions merged(CaptureOptions base, const control::CaptureOptions& w) {
+CaptureOptions merged(CaptureOptions base, const control::CaptureSettings& w) {
   if (w.framebuffer_on_swap) base.framebuffer_on_swap = *w.framebuffer_on_swap;
   if (w.framebuffer_on_draw) base.framebuffer_on_draw = *w.framebuffer_on_draw;
   if (w.texture_data) base.texture_data = *w.texture_data;
@@ -83,7 +83,7 @@ class LiveController final : public control::Controller {
   }
 
   bool start(const control::Request& request, int data_fd, std::string* error) override {
-    SessionOptions options;
+    TraceSessionOptions options;
     std::string mode = request.mode.empty() ? g_config.mode : request.mode;
     if (!parse_mode(mode.c_str(), &options.mode)) {
       close(data_fd);
@@ -122,7 +122,7 @@ class LiveController final : public control::Controller {
     return true;
   }
 
-  bool set_options(const control::CaptureOptions& options, std::string* /*error*/) override {
+  bool set_options(const control::CaptureSettings& options, std::string* /*error*/) override {
     set_capture_options(merged(capture_options(), options));
     return true;
   }

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "format/encoders.h"
 #include "format/record_builder.h"
 #include "format/schema.h"
 #include "gltrace/api/functions.h"
@@ -133,9 +134,9 @@ struct LineValue {
 
 // False when the line takes no values (systrace, and EGL calls in error
 // mode: recorded for their wrappers' state, not shown).
-bool next_line_value(CallLine& line, uint32_t field, LineValue* value) {
+bool next_line_value(CallLine& line, uint32_t key, LineValue* value) {
   if (line.text == nullptr) return false;
-  if (field == schema::call::kRet) {
+  if (key == schema::call::kRetTag) {
     line.result.clear();
     line.has_result = true;
     *value = {&line.result, line.text->ret};
@@ -156,42 +157,42 @@ bool next_line_value(CallLine& line, uint32_t field, LineValue* value) {
 
 void ValueWriter::line_uint(uint64_t v) {
   LineValue value;
-  if (!next_line_value(*line_, field_, &value)) return;
+  if (!next_line_value(*line_, key_, &value)) return;
   textformat::Text out(*value.out);
   textformat::append_uint(out, v, value.format);
 }
 
 void ValueWriter::line_sint(int64_t v) {
   LineValue value;
-  if (!next_line_value(*line_, field_, &value)) return;
+  if (!next_line_value(*line_, key_, &value)) return;
   textformat::Text out(*value.out);
   textformat::append_sint(out, v, value.format);
 }
 
 void ValueWriter::line_pointer(const void* p) {
   LineValue value;
-  if (!next_line_value(*line_, field_, &value)) return;
+  if (!next_line_value(*line_, key_, &value)) return;
   textformat::Text out(*value.out);
   textformat::append_pointer(out, reinterpret_cast<uintptr_t>(p));
 }
 
 void ValueWriter::line_f32(float v) {
   LineValue value;
-  if (!next_line_value(*line_, field_, &value)) return;
+  if (!next_line_value(*line_, key_, &value)) return;
   textformat::Text out(*value.out);
   textformat::append_number(out, v);
 }
 
 void ValueWriter::line_f64(double v) {
   LineValue value;
-  if (!next_line_value(*line_, field_, &value)) return;
+  if (!next_line_value(*line_, key_, &value)) return;
   textformat::Text out(*value.out);
   textformat::append_number(out, v);
 }
 
 void ValueWriter::line_array(const void* p, int64_t count, size_t element_size, int kind) {
   LineValue value;
-  if (!next_line_value(*line_, field_, &value)) return;
+  if (!next_line_value(*line_, key_, &value)) return;
   textformat::Text out(*value.out);
   const auto* base = static_cast<const uint8_t*>(p);
   auto n = static_cast<size_t>(count);
@@ -225,14 +226,14 @@ void ValueWriter::unknown_value(const void* p, const char* reason) {
   if (p == nullptr) return pointer_value(p);
   if (line_ != nullptr) {
     LineValue value;
-    if (!next_line_value(*line_, field_, &value)) return;
+    if (!next_line_value(*line_, key_, &value)) return;
     textformat::Text out(*value.out);
     return textformat::append_unknown(out, reinterpret_cast<uintptr_t>(p), reason);
   }
-  size_t m = call_->begin_nested(field_);
-  size_t u = call_->begin_nested(schema::value::kUnknown);
-  call_->uint_field(schema::unknown::kPointer, reinterpret_cast<uintptr_t>(p));
-  call_->string_field(schema::unknown::kReason, reason);
+  size_t m = call_->begin_nested_key(key_);
+  size_t u = schema::value::begin_unknown(*call_);
+  schema::unknown::set_pointer(*call_, reinterpret_cast<uintptr_t>(p));
+  schema::unknown::set_reason(*call_, reason);
   call_->end_nested(u);
   call_->end_nested(m);
 }
@@ -242,12 +243,12 @@ void ValueWriter::text_value(const char* s, int64_t max_length) {
   size_t n = max_length < 0 ? strlen(s) : strnlen(s, static_cast<size_t>(max_length));
   if (line_ != nullptr) {
     LineValue value;
-    if (!next_line_value(*line_, field_, &value)) return;
+    if (!next_line_value(*line_, key_, &value)) return;
     textformat::Text out(*value.out);
     return textformat::append_escaped(out, {s, n});
   }
-  size_t m = call_->begin_nested(field_);
-  call_->bytes_field(schema::value::kText, s, n);
+  size_t m = call_->begin_nested_key(key_);
+  schema::value::set_text(*call_, s, n);
   call_->end_nested(m);
 }
 
@@ -259,17 +260,17 @@ void ValueWriter::bytes_value(const void* p, int64_t size) {
   size_t n = static_cast<size_t>(size);
   if (line_ != nullptr) {
     LineValue value;
-    if (!next_line_value(*line_, field_, &value)) return;
+    if (!next_line_value(*line_, key_, &value)) return;
     textformat::Text out(*value.out);
     // The blob's id is its hash: no blob is stored in a text mode.
     if (n >= kInlineLimit) return textformat::append_blob(out, store_blob(thread_, p, n), n);
     return textformat::append_bytes(out, {static_cast<const char*>(p), n});
   }
-  size_t m = call_->begin_nested(field_);
+  size_t m = call_->begin_nested_key(key_);
   if (n >= kInlineLimit)
-    call_->fixed64_field(schema::value::kBlob, store_blob(thread_, p, n));
+    schema::value::set_blob(*call_, store_blob(thread_, p, n));
   else
-    call_->bytes_field(schema::value::kData, p, n);
+    schema::value::set_data(*call_, p, n);
   call_->end_nested(m);
 }
 
@@ -280,20 +281,23 @@ void ValueWriter::typed_array(const void* p, int64_t count, size_t element_size,
   size_t bytes = static_cast<size_t>(count) * element_size;
   if (kind == kBytes || bytes >= kInlineLimit) return bytes_value(p, static_cast<int64_t>(bytes));
   if (line_ != nullptr) return line_array(p, count, element_size, kind);
-  size_t m = call_->begin_nested(field_);
-  size_t a = call_->begin_nested(schema::value::kArray);
+  size_t m = call_->begin_nested_key(key_);
+  size_t a = schema::value::begin_array(*call_);
   if (count > 0) {
     const auto* base = static_cast<const uint8_t*>(p);
     if (kind == kFloats) {
-      call_->bytes_field(schema::array::kFloats, p, bytes);  // packed fixed32
+      schema::array::set_floats_packed(*call_, p, bytes);
     } else {
       size_t packed =
-          call_->begin_nested(kind == kSints ? schema::array::kSints : schema::array::kUints);
+          kind == kSints ? schema::array::begin_sints(*call_) : schema::array::begin_uints(*call_);
       for (int64_t i = 0; i < count; ++i) {
         uint64_t u = 0;
         int64_t s = 0;
         load_element(base + static_cast<size_t>(i) * element_size, element_size, &u, &s);
-        call_->raw_varint(kind == kSints ? wire::zigzag(s) : u);
+        if (kind == kSints)
+          schema::array::pack_sints(*call_, s);
+        else
+          schema::array::pack_uints(*call_, u);
       }
       call_->end_nested(packed);
     }
@@ -367,18 +371,18 @@ void ValueWriter::strings_value(const char* const* strings, int32_t count, const
   };
   if (line_ != nullptr) {
     LineValue value;
-    if (!next_line_value(*line_, field_, &value)) return;
+    if (!next_line_value(*line_, key_, &value)) return;
     textformat::Text out(*value.out);
     return textformat::append_list(
         out, static_cast<size_t>(count), [&](textformat::Text& text, size_t i) {
           textformat::append_escaped(text, string(static_cast<int32_t>(i)));
         });
   }
-  size_t m = call_->begin_nested(field_);
-  size_t list = call_->begin_nested(schema::value::kStrings);
+  size_t m = call_->begin_nested_key(key_);
+  size_t list = schema::value::begin_strings(*call_);
   for (int32_t i = 0; i < count; ++i) {
     std::string_view s = string(i);
-    call_->bytes_field(schema::strings::kItems, s.data(), s.size());
+    schema::strings::add_items(*call_, s.data(), s.size());
   }
   call_->end_nested(list);
   call_->end_nested(m);
@@ -398,25 +402,25 @@ void CallRecorder::commit() {
   uint64_t start = trace_time(start_);
   uint8_t head[96];
   uint8_t* p = head;
-  p = wire::put_uint_field(p, schema::call::kFunction, function_);
-  p = wire::put_uint_field(p, schema::call::kThread, t->index);
-  if (context_ != 0) p = wire::put_uint_field(p, schema::call::kContext, context_);
+  p = schema::call::put_function(p, function_);
+  p = schema::call::put_thread(p, t->index);
+  if (context_ != 0) p = schema::call::put_context(p, context_);
   if (t->chunk_has_call) {
     uint64_t seq_delta = seq_ - t->chunk_last_seq - 1;
-    if (seq_delta != 0) p = wire::put_uint_field(p, schema::call::kSeqDelta, seq_delta);
+    if (seq_delta != 0) p = schema::call::put_seq_delta(p, seq_delta);
     // A start before the previous call's end (a synthetic call, the clock
     // moving to the TSC) cannot be a gap: absolute then.
     if (start >= t->chunk_last_end)
-      p = wire::put_uint_field(p, schema::call::kStartGapNs, start - t->chunk_last_end);
+      p = schema::call::put_start_gap_ns(p, start - t->chunk_last_end);
     else
-      p = wire::put_uint_field(p, schema::call::kStartNs, start);
+      p = schema::call::put_start_ns(p, start);
   } else {
-    p = wire::put_uint_field(p, schema::call::kSeq, seq_);
-    p = wire::put_uint_field(p, schema::call::kStartNs, start);
+    p = schema::call::put_seq(p, seq_);
+    p = schema::call::put_start_ns(p, start);
   }
-  p = wire::put_uint_field(p, schema::call::kDurationNs, duration_);
-  if (thread_time_ != 0) p = wire::put_uint_field(p, schema::call::kThreadTimeNs, thread_time_);
-  if (synthetic_) p = wire::put_uint_field(p, schema::call::kSynthetic, 1);
+  p = schema::call::put_duration_ns(p, duration_);
+  if (thread_time_ != 0) p = schema::call::put_thread_time_ns(p, thread_time_);
+  if (synthetic_) p = schema::call::put_synthetic(p, 1);
   size_t head_size = static_cast<size_t>(p - head);
 
   t->chunk_has_call = true;

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "format/encoders.h"
 #include "format/schema.h"
 #include "protowire/wire.h"
 #include "trace/session.h"
@@ -39,39 +40,40 @@ inline uint64_t thread_cpu_ns() {
 extern void* g_next_functions[];
 inline void* next_function(uint32_t id) { return g_next_functions[id]; }
 
-// Writes Value messages (proto/trace.proto) for one repeated field of a Call;
-// with a line (the log and error modes), the values as text on it instead.
+// Writes Value messages (proto/trace.proto) for one field of a Call, named by
+// its generated key (schema::call::kArgsTag or kRetTag); with a line (the log
+// and error modes), the values as text on it instead.
 class ValueWriter {
  public:
-  ValueWriter(ThreadState* thread, wire::Encoder* call, uint32_t field, CallLine* line = nullptr)
-      : thread_(thread), call_(call), field_(field), line_(line) {}
+  ValueWriter(ThreadState* thread, wire::Encoder* call, uint32_t key, CallLine* line = nullptr)
+      : thread_(thread), call_(call), key_(key), line_(line) {}
 
   // Scalars, inline: most calls record only these. The Value's length is
   // known up front, so it is written directly (no nested-message gap).
   void uint_value(uint64_t v) {
     if (line_ != nullptr) [[unlikely]]
       return line_uint(v);
-    varint_value(schema::value::kUint, v);
+    varint_value(schema::value::kUintTag, v);
   }
   void sint_value(int64_t v) {
     if (line_ != nullptr) [[unlikely]]
       return line_sint(v);
-    varint_value(schema::value::kSint, wire::zigzag(v));
+    varint_value(schema::value::kSintTag, wire::zigzag(v));
   }
   void pointer_value(const void* p) {
     if (line_ != nullptr) [[unlikely]]
       return line_pointer(p);
-    varint_value(schema::value::kPointer, reinterpret_cast<uintptr_t>(p));
+    varint_value(schema::value::kPointerTag, reinterpret_cast<uintptr_t>(p));
   }
   void f32_value(float v) {
     if (line_ != nullptr) [[unlikely]]
       return line_f32(v);
-    fixed_value(schema::value::kF32, wire::kFixed32, &v, 4);
+    fixed_value(schema::value::kF32Tag, &v, 4);
   }
   void f64_value(double v) {
     if (line_ != nullptr) [[unlikely]]
       return line_f64(v);
-    fixed_value(schema::value::kF64, wire::kFixed64, &v, 8);
+    fixed_value(schema::value::kF64Tag, &v, 8);
   }
   void unknown_value(const void* p, const char* reason);
   // A NUL-terminated string; with max_length, at most that many bytes.
@@ -94,22 +96,22 @@ class ValueWriter {
 
  private:
   // One-byte keys and lengths below.
-  static_assert(schema::value::kUint < 16 && schema::value::kSint < 16 &&
-                schema::value::kPointer < 16 && schema::value::kF32 < 16 &&
-                schema::value::kF64 < 16);
-  void varint_value(uint32_t value_field, uint64_t v) {
+  static_assert(schema::value::kUintTag < 0x80 && schema::value::kSintTag < 0x80 &&
+                schema::value::kPointerTag < 0x80 && schema::value::kF32Tag < 0x80 &&
+                schema::value::kF64Tag < 0x80);
+  void varint_value(uint32_t value_key, uint64_t v) {
     uint8_t* p = call_->begin_write(5 + 1 + 1 + 10);
-    p = wire::put_varint(p, uint64_t{field_} << 3 | wire::kLengthDelimited);
+    p = wire::put_varint(p, key_);
     uint8_t* length = p++;
-    uint8_t* end = wire::put_uint_field(p, value_field, v);
+    uint8_t* end = wire::put_varint(wire::put_varint(p, value_key), v);
     *length = static_cast<uint8_t>(end - p);
     call_->end_write(end);
   }
-  void fixed_value(uint32_t value_field, wire::WireType type, const void* bytes, size_t n) {
+  void fixed_value(uint32_t value_key, const void* bytes, size_t n) {
     uint8_t* p = call_->begin_write(5 + 1 + 1 + 8);
-    p = wire::put_varint(p, uint64_t{field_} << 3 | wire::kLengthDelimited);
+    p = wire::put_varint(p, key_);
     *p++ = static_cast<uint8_t>(1 + n);
-    *p++ = static_cast<uint8_t>(value_field << 3 | type);
+    *p++ = static_cast<uint8_t>(value_key);
     memcpy(p, bytes, n);
     call_->end_write(p + n);
   }
@@ -124,7 +126,7 @@ class ValueWriter {
 
   ThreadState* thread_;
   wire::Encoder* call_;
-  uint32_t field_;
+  uint32_t key_;
   CallLine* line_;
 };
 
@@ -157,8 +159,8 @@ class CallRecorder {
       return finish_text();
     return true;
   }
-  ValueWriter args() { return ValueWriter(thread_, &thread_->call, schema::call::kArgs, line_); }
-  ValueWriter ret() { return ValueWriter(thread_, &thread_->call, schema::call::kRet, line_); }
+  ValueWriter args() { return ValueWriter(thread_, &thread_->call, schema::call::kArgsTag, line_); }
+  ValueWriter ret() { return ValueWriter(thread_, &thread_->call, schema::call::kRetTag, line_); }
   ThreadState* thread() { return thread_; }
   uint64_t seq() const { return seq_; }
   // The Call's repeated field `field` (client arrays, buffer writes) is

@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/process.h"
 #include "format/container.h"
+#include "format/encoders.h"
 #include "format/output_file.h"
 #include "format/record_builder.h"
 #include "format/schema.h"
@@ -97,8 +98,8 @@ std::string expand_output_pattern(const char* pattern) {
 
 void write_thread_record(ThreadState* thread) {
   wire::Encoder body;
-  body.uint_field(schema::thread::kIndex, thread->index);
-  body.uint_field(schema::thread::kTid, static_cast<uint64_t>(syscall(SYS_gettid)));
+  schema::thread::set_index(body, thread->index);
+  schema::thread::set_tid(body, static_cast<uint64_t>(syscall(SYS_gettid)));
   char name[32] = "";
   FILE* f =
       fopen(("/proc/self/task/" + std::to_string(syscall(SYS_gettid)) + "/comm").c_str(), "r");
@@ -106,7 +107,7 @@ void write_thread_record(ThreadState* thread) {
     if (fgets(name, sizeof name, f) != nullptr) name[strcspn(name, "\n")] = '\0';
     fclose(f);
   }
-  body.string_field(schema::thread::kName, name);
+  schema::thread::set_name(body, name);
   append_record(thread, schema::record::kThread, body.data(), body.size());
 }
 
@@ -270,13 +271,12 @@ void end_frame(ThreadState* thread, uint64_t swap_seq) {
   // of small frames more than its calls did.
   uint8_t body[6 * (2 + 10)];
   uint8_t* p = body;
-  p = wire::put_uint_field(p, schema::frame::kNumber, number);
-  p = wire::put_uint_field(p, schema::frame::kSeq, swap_seq);
-  p = wire::put_uint_field(p, schema::frame::kThread, thread->index);
-  p = wire::put_uint_field(p, schema::frame::kContext, thread->context);
-  p = wire::put_uint_field(p, schema::frame::kTimeNs, trace_time(now_ns()));
-  if (g_hot.live.load(std::memory_order_relaxed))
-    p = wire::put_uint_field(p, schema::frame::kAppFrame, app_frames());
+  p = schema::frame::put_number(p, number);
+  p = schema::frame::put_seq(p, swap_seq);
+  p = schema::frame::put_thread(p, thread->index);
+  p = schema::frame::put_context(p, thread->context);
+  p = schema::frame::put_time_ns(p, trace_time(now_ns()));
+  if (g_hot.live.load(std::memory_order_relaxed)) p = schema::frame::put_app_frame(p, app_frames());
   append_record(thread, schema::record::kFrame, body, static_cast<size_t>(p - body));
   if (s.max_frames != 0 && number + 1 >= s.max_frames) {
     // The last frame asked for: stop here; the control thread finishes.
@@ -311,7 +311,7 @@ void note_desktop_gl(Session& s, format::TraceWriter* writer) {
   if (libraries.empty() || libraries == s.desktop_gl) return;
   s.desktop_gl = libraries;
   wire::Encoder body;
-  body.string_field(schema::desktop_gl::kLibraries, libraries);
+  schema::desktop_gl::set_libraries(body, libraries);
   wire::Encoder record;
   format::append_record(record, schema::record::kDesktopGl, body.data(), body.size());
   writer->submit(format::Payload::from_encoder(record), 1, {});
@@ -361,7 +361,7 @@ void sweep(Session& s) {
   if (complete_below > s.complete_below) {
     s.complete_below = complete_below;
     wire::Encoder body;
-    body.uint_field(schema::calls_complete::kBelowSeq, complete_below);
+    schema::calls_complete::set_below_seq(body, complete_below);
     wire::Encoder record;
     format::append_record(record, schema::record::kCallsComplete, body.data(), body.size());
     writer->submit(format::Payload::from_encoder(record), 1, {});
@@ -387,7 +387,7 @@ void start_sweeper() {
 
 }  // namespace
 
-bool begin_session(SessionOptions options, std::string* error) {
+bool begin_session(TraceSessionOptions options, std::string* error) {
   Session& s = session();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (g_hot.recording.load() || s.stop_pending.load() || s.writer.load() != nullptr) {
@@ -433,13 +433,13 @@ bool begin_session(SessionOptions options, std::string* error) {
   // The header goes straight to the writer, ahead of every thread's records.
   CaptureOptions capture = capture_options();
   wire::Encoder body;
-  body.uint_field(schema::header::kFormatVersion, format::kFormatVersion);
-  body.uint_field(schema::header::kPid, static_cast<uint64_t>(getpid()));
-  body.string_field(schema::header::kProcessName, process_name());
-  body.string_field(schema::header::kCommandLine, command_line());
-  body.string_field(schema::header::kClockDomain, "CLOCK_MONOTONIC");
-  body.uint_field(schema::header::kStartTimeNs, g_hot.start_ns);
-  body.string_field(schema::header::kMode, "full");
+  schema::header::set_format_version(body, format::kFormatVersion);
+  schema::header::set_pid(body, static_cast<uint64_t>(getpid()));
+  schema::header::set_process_name(body, process_name());
+  schema::header::set_command_line(body, command_line());
+  schema::header::set_clock_domain(body, "CLOCK_MONOTONIC");
+  schema::header::set_start_time_ns(body, g_hot.start_ns);
+  schema::header::set_mode(body, "full");
   std::string options_text =
       std::string("framebuffer=") +
       (capture.framebuffer_on_swap && capture.framebuffer_on_draw ? "swap,draw"
@@ -448,8 +448,8 @@ bool begin_session(SessionOptions options, std::string* error) {
                                                                   : "off") +
       " texture-data=" + (capture.texture_data ? "on" : "off") +
       " thread-time=" + (capture.thread_time ? "on" : "off");
-  body.string_field(schema::header::kCaptureOptions, options_text);
-  if (options.mid_run) body.bool_field(schema::header::kMidRun, true);
+  schema::header::set_capture_options(body, options_text);
+  if (options.mid_run) schema::header::set_mid_run(body, true);
   wire::Encoder record;
   format::append_record(record, schema::record::kHeader, body.data(), body.size());
   writer->submit(format::Payload::from_encoder(record), 1, {});
@@ -510,7 +510,7 @@ void start_session(const std::string& output) {
   const char* pattern = output.c_str();
   const char* socket = env_get("GLTRACE_TRACE_SOCKET");
   bool to_file = *pattern != '\0';
-  SessionOptions options;
+  TraceSessionOptions options;
   const char* mode_env = env_get("GLTRACE_TRACE_MODE");
   if (mode_env != nullptr && *mode_env != '\0' && !parse_mode(mode_env, &options.mode))
     GLTRACE_LOG_WARN("unknown GLTRACE_TRACE_MODE '%s' (full, log, error, systrace): using full",
@@ -622,13 +622,13 @@ void end_session() {
   if (last != nullptr) {
     format::TraceWriter::Stats ws = writer->stats();
     wire::Encoder body;
-    body.uint_field(schema::stats::kCalls, session_calls(s));
-    body.uint_field(schema::stats::kFrames, s.frames.load());
-    body.uint_field(schema::stats::kBytesUncompressed, ws.raw_bytes);
-    body.uint_field(schema::stats::kStallCount, ws.stall_count);
-    body.uint_field(schema::stats::kStallNs, ws.stall_ns);
+    schema::stats::set_calls(body, session_calls(s));
+    schema::stats::set_frames(body, s.frames.load());
+    schema::stats::set_bytes_uncompressed(body, ws.raw_bytes);
+    schema::stats::set_stall_count(body, ws.stall_count);
+    schema::stats::set_stall_ns(body, ws.stall_ns);
     std::string desktop_gl = loaded_desktop_gl_libraries();
-    if (!desktop_gl.empty()) body.string_field(schema::stats::kDesktopGlLibraries, desktop_gl);
+    if (!desktop_gl.empty()) schema::stats::set_desktop_gl_libraries(body, desktop_gl);
     append_record(last, schema::record::kStats, body.data(), body.size());
     flush_thread(last);
   }

@@ -199,7 +199,9 @@ inline bool capture_thread_time() { return g_hot.thread_time.load(std::memory_or
 CaptureOptions capture_options();
 void set_capture_options(const CaptureOptions& options);
 
-struct SessionOptions {
+// What begin_session() starts: a trace session's mode, output and capture
+// options (glreplay::SessionOptions is a replay's).
+struct TraceSessionOptions {
   Mode mode = Mode::kFull;
   CaptureOptions capture;
   // Full mode: the trace goes here (owned). Text modes: text_fd (owned), or
@@ -214,7 +216,7 @@ struct SessionOptions {
 
 // Starts a session: the Header, then recording. False (with *error) if one
 // is already on or the output cannot be used.
-bool begin_session(SessionOptions options, std::string* error);
+bool begin_session(TraceSessionOptions options, std::string* error);
 
 // Starts the session the environment asks for (GLTRACE_TRACE_FILE,
 // GLTRACE_TRACE_SOCKET, GLTRACE_TRACE_MODE, GLTRACE_CAPTURE_FRAMEBUFFER,

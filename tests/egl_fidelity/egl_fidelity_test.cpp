@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "encode.h"
+#include "format/encoders.h"
 #include "format/reader.h"
 #include "format/schema.h"
 #include "format/writer.h"
@@ -179,19 +180,19 @@ std::string write_sized_trace() {
   encode_header(e, 1, "records");
   auto call = [&](uint32_t function, uint64_t seq, const std::vector<int64_t>& attribs,
                   uint32_t width, uint32_t height) {
-    size_t record = e.begin_nested(s::chunk::kRecords);
-    size_t c = e.begin_nested(s::record::kCall);
-    e.uint_field(s::call::kFunction, function);
-    e.uint_field(s::call::kThread, 1);
-    e.uint_field(s::call::kSeq, seq);
+    size_t record = s::chunk::begin_records(e);
+    size_t c = s::record::begin_call(e);
+    s::call::set_function(e, function);
+    s::call::set_thread(e, 1);
+    s::call::set_seq(e, seq);
     if (!attribs.empty()) {
-      size_t packed = e.begin_nested(s::call::kConfigAttribs);
-      for (int64_t v : attribs) e.raw_varint(static_cast<uint64_t>(v));
+      size_t packed = s::call::begin_config_attribs(e);
+      for (int64_t v : attribs) s::call::pack_config_attribs(e, v);
       e.end_nested(packed);
     }
     if (width != 0) {
-      e.uint_field(s::call::kSurfaceWidth, width);
-      e.uint_field(s::call::kSurfaceHeight, height);
+      s::call::set_surface_width(e, width);
+      s::call::set_surface_height(e, height);
     }
     e.end_nested(c);
     e.end_nested(record);

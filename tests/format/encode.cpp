@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "format/encoders.h"
 #include "format/schema.h"
 
 namespace gltrace::test {
@@ -9,86 +10,89 @@ namespace gltrace::test {
 namespace s = schema;
 
 void encode_header(wire::Encoder& e, uint32_t pid, std::string_view process_name) {
-  size_t record = e.begin_nested(s::chunk::kRecords);
-  size_t header = e.begin_nested(s::record::kHeader);
-  e.uint_field(s::header::kFormatVersion, 1);
-  e.uint_field(s::header::kPid, pid);
-  e.string_field(s::header::kProcessName, process_name);
-  e.string_field(s::header::kClockDomain, "CLOCK_MONOTONIC");
-  e.uint_field(s::header::kStartTimeNs, 123456789);
-  e.string_field(s::header::kMode, "full");
+  size_t record = s::chunk::begin_records(e);
+  size_t header = s::record::begin_header(e);
+  s::header::set_format_version(e, 1);
+  s::header::set_pid(e, pid);
+  s::header::set_process_name(e, process_name);
+  s::header::set_clock_domain(e, "CLOCK_MONOTONIC");
+  s::header::set_start_time_ns(e, 123456789);
+  s::header::set_mode(e, "full");
   e.end_nested(header);
   e.end_nested(record);
 }
 
 void encode_thread(wire::Encoder& e, uint32_t index, uint64_t tid, std::string_view name) {
-  size_t record = e.begin_nested(s::chunk::kRecords);
-  size_t thread = e.begin_nested(s::record::kThread);
-  e.uint_field(s::thread::kIndex, index);
-  e.uint_field(s::thread::kTid, tid);
-  e.string_field(s::thread::kName, name);
+  size_t record = s::chunk::begin_records(e);
+  size_t thread = s::record::begin_thread(e);
+  s::thread::set_index(e, index);
+  s::thread::set_tid(e, tid);
+  s::thread::set_name(e, name);
   e.end_nested(thread);
   e.end_nested(record);
 }
 
 void encode_call(wire::Encoder& e, uint32_t thread, uint64_t seq, uint32_t function,
                  uint32_t context) {
-  size_t record = e.begin_nested(s::chunk::kRecords);
-  size_t call = e.begin_nested(s::record::kCall);
-  e.uint_field(s::call::kFunction, function);
-  e.uint_field(s::call::kThread, thread);
-  if (context != 0) e.uint_field(s::call::kContext, context);
-  e.uint_field(s::call::kSeq, seq);
-  e.uint_field(s::call::kStartNs, seq * 100);
-  e.uint_field(s::call::kDurationNs, 7);
-  size_t arg = e.begin_nested(s::call::kArgs);
-  e.sint_field(s::value::kSint, -static_cast<int64_t>(seq));
+  size_t record = s::chunk::begin_records(e);
+  size_t call = s::record::begin_call(e);
+  s::call::set_function(e, function);
+  s::call::set_thread(e, thread);
+  if (context != 0) s::call::set_context(e, context);
+  s::call::set_seq(e, seq);
+  s::call::set_start_ns(e, seq * 100);
+  s::call::set_duration_ns(e, 7);
+  size_t arg = s::call::begin_args(e);
+  s::value::set_sint(e, -static_cast<int64_t>(seq));
   e.end_nested(arg);
-  arg = e.begin_nested(s::call::kArgs);
-  e.uint_field(s::value::kUint, thread);
+  arg = s::call::begin_args(e);
+  s::value::set_uint(e, thread);
   e.end_nested(arg);
-  arg = e.begin_nested(s::call::kArgs);
-  e.string_field(s::value::kText, "t" + std::to_string(thread));
+  arg = s::call::begin_args(e);
+  s::value::set_text(e, "t" + std::to_string(thread));
   e.end_nested(arg);
-  size_t ret = e.begin_nested(s::call::kRet);
-  e.uint_field(s::value::kUint, seq + 1);
+  size_t ret = s::call::begin_ret(e);
+  s::value::set_uint(e, seq + 1);
   e.end_nested(ret);
   e.end_nested(call);
   e.end_nested(record);
 }
 
 void encode_frame(wire::Encoder& e, uint64_t number, uint64_t seq) {
-  size_t record = e.begin_nested(s::chunk::kRecords);
-  size_t frame = e.begin_nested(s::record::kFrame);
-  e.uint_field(s::frame::kNumber, number);
-  e.uint_field(s::frame::kSeq, seq);
+  size_t record = s::chunk::begin_records(e);
+  size_t frame = s::record::begin_frame(e);
+  s::frame::set_number(e, number);
+  s::frame::set_seq(e, seq);
   e.end_nested(frame);
   e.end_nested(record);
 }
 
 void encode_blob(wire::Encoder& e, uint64_t id, std::string_view data) {
-  size_t record = e.begin_nested(s::chunk::kRecords);
-  size_t blob = e.begin_nested(s::record::kBlob);
-  e.fixed64_field(s::blob::kId, id);
-  e.bytes_field(s::blob::kData, data.data(), data.size());
+  size_t record = s::chunk::begin_records(e);
+  size_t blob = s::record::begin_blob(e);
+  s::blob::set_id(e, id);
+  s::blob::set_data(e, data.data(), data.size());
   e.end_nested(blob);
   e.end_nested(record);
 }
 
 namespace {
 
+// `begin` opens a field of a message: a generated begin_<field> (schema::record::begin_call...).
+using Begin = size_t (*)(wire::Encoder&);
+
 template <typename F>
-void record(wire::Encoder& e, uint32_t kind, F&& body) {
-  size_t r = e.begin_nested(s::chunk::kRecords);
-  size_t k = e.begin_nested(kind);
+void record(wire::Encoder& e, Begin kind, F&& body) {
+  size_t r = s::chunk::begin_records(e);
+  size_t k = kind(e);
   body();
   e.end_nested(k);
   e.end_nested(r);
 }
 
 template <typename F>
-void nested(wire::Encoder& e, uint32_t field, F&& body) {
-  size_t m = e.begin_nested(field);
+void nested(wire::Encoder& e, Begin field, F&& body) {
+  size_t m = field(e);
   body();
   e.end_nested(m);
 }
@@ -98,73 +102,73 @@ void nested(wire::Encoder& e, uint32_t field, F&& body) {
 void encode_everything(wire::Encoder& e) {
   encode_header(e, 9, "everything");
   encode_thread(e, 0, 99, "main");
-  record(e, s::record::kContext, [&] {
-    e.uint_field(s::context::kIndex, 1);
-    e.uint_field(s::context::kHandle, 0xc0);
-    e.uint_field(s::context::kClientVersion, 3);
-    nested(e, s::context::kConfigAttribs, [&] {
-      e.raw_varint(0x3024);
-      e.raw_varint(8);
+  record(e, s::record::begin_context, [&] {
+    s::context::set_index(e, 1);
+    s::context::set_handle(e, 0xc0);
+    s::context::set_client_version(e, 3);
+    nested(e, s::context::begin_config_attribs, [&] {
+      s::context::pack_config_attribs(e, 0x3024);
+      s::context::pack_config_attribs(e, 8);
     });
-    e.string_field(s::context::kGlRenderer, "llvmpipe");
-    e.uint_field(s::context::kSurfaceWidth, 64);
-    e.uint_field(s::context::kSurfaceHeight, 32);
+    s::context::set_gl_renderer(e, "llvmpipe");
+    s::context::set_surface_width(e, 64);
+    s::context::set_surface_height(e, 32);
   });
   encode_blob(e, 0xb10b, "blob bytes");
-  record(e, s::record::kCall, [&] {
-    e.uint_field(s::call::kFunction, 5);
-    e.uint_field(s::call::kSeq, 1);
-    e.uint_field(s::call::kContext, 1);
-    nested(e, s::call::kArgs, [&] { e.sint_field(s::value::kSint, -5); });
-    nested(e, s::call::kArgs, [&] { e.uint_field(s::value::kUint, 5); });
-    nested(e, s::call::kArgs, [&] { e.float_field(s::value::kF32, 0.5f); });
-    nested(e, s::call::kArgs, [&] { e.double_field(s::value::kF64, 0.25); });
-    nested(e, s::call::kArgs, [&] { e.uint_field(s::value::kPointer, 0x1000); });
-    nested(e, s::call::kArgs, [&] { e.bytes_field(s::value::kData, "\1\2\3", 3); });
-    nested(e, s::call::kArgs, [&] { e.fixed64_field(s::value::kBlob, 0xb10b); });
-    nested(e, s::call::kArgs, [&] { e.string_field(s::value::kText, "text"); });
-    nested(e, s::call::kArgs, [&] {
-      nested(e, s::value::kUnknown, [&] {
-        e.uint_field(s::unknown::kPointer, 0x2000);
-        e.string_field(s::unknown::kReason, "why");
+  record(e, s::record::begin_call, [&] {
+    s::call::set_function(e, 5);
+    s::call::set_seq(e, 1);
+    s::call::set_context(e, 1);
+    nested(e, s::call::begin_args, [&] { s::value::set_sint(e, -5); });
+    nested(e, s::call::begin_args, [&] { s::value::set_uint(e, 5); });
+    nested(e, s::call::begin_args, [&] { s::value::set_f32(e, 0.5f); });
+    nested(e, s::call::begin_args, [&] { s::value::set_f64(e, 0.25); });
+    nested(e, s::call::begin_args, [&] { s::value::set_pointer(e, 0x1000); });
+    nested(e, s::call::begin_args, [&] { s::value::set_data(e, "\1\2\3", 3); });
+    nested(e, s::call::begin_args, [&] { s::value::set_blob(e, 0xb10b); });
+    nested(e, s::call::begin_args, [&] { s::value::set_text(e, "text"); });
+    nested(e, s::call::begin_args, [&] {
+      nested(e, s::value::begin_unknown, [&] {
+        s::unknown::set_pointer(e, 0x2000);
+        s::unknown::set_reason(e, "why");
       });
     });
-    nested(e, s::call::kArgs, [&] {
-      nested(e, s::value::kStrings, [&] {
-        e.string_field(s::strings::kItems, "a");
-        e.string_field(s::strings::kItems, "bc");
+    nested(e, s::call::begin_args, [&] {
+      nested(e, s::value::begin_strings, [&] {
+        s::strings::add_items(e, "a");
+        s::strings::add_items(e, "bc");
       });
     });
-    nested(e, s::call::kArgs, [&] {
-      nested(e, s::value::kArray, [&] {
-        nested(e, s::array::kSints, [&] { e.raw_varint(wire::zigzag(-3)); });
-        nested(e, s::array::kUints, [&] { e.raw_varint(300); });
+    nested(e, s::call::begin_args, [&] {
+      nested(e, s::value::begin_array, [&] {
+        nested(e, s::array::begin_sints, [&] { s::array::pack_sints(e, -3); });
+        nested(e, s::array::begin_uints, [&] { s::array::pack_uints(e, 300); });
         float f[2] = {1, 2};
-        e.bytes_field(s::array::kFloats, f, sizeof f);
+        s::array::set_floats_packed(e, f, sizeof f);
       });
     });
-    nested(e, s::call::kRet, [&] { e.uint_field(s::value::kUint, 1); });
-    e.uint_field(s::call::kGlError, 0x500);
-    nested(e, s::call::kClientArrays, [&] {
-      e.uint_field(s::client_array::kIndex, 0);
-      e.uint_field(s::client_array::kStride, 8);
-      e.bytes_field(s::client_array::kData, "12345678", 8);
+    nested(e, s::call::begin_ret, [&] { s::value::set_uint(e, 1); });
+    s::call::set_gl_error(e, 0x500);
+    nested(e, s::call::begin_client_arrays, [&] {
+      s::client_array::set_index(e, 0);
+      s::client_array::set_stride(e, 8);
+      s::client_array::set_data(e, "12345678", 8);
     });
-    nested(e, s::call::kBufferWrites, [&] {
-      e.uint_field(s::buffer_write::kTarget, 0x8892);
-      e.fixed64_field(s::buffer_write::kBlob, 0xb10b);
+    nested(e, s::call::begin_buffer_writes, [&] {
+      s::buffer_write::set_target(e, 0x8892);
+      s::buffer_write::set_blob(e, 0xb10b);
     });
-    nested(e, s::call::kImageSource,
-           [&] { e.string_field(s::image_source::kNotCaptured, "no context was current"); });
+    nested(e, s::call::begin_image_source,
+           [&] { s::image_source::set_not_captured(e, "no context was current"); });
   });
   encode_frame(e, 0, 1);
-  record(e, s::record::kImage, [&] {
-    e.uint_field(s::image::kWidth, 1);
-    e.uint_field(s::image::kHeight, 1);
-    e.fixed64_field(s::image::kBlob, 0xb10b);
-    e.string_field(s::image::kOrigin, "swap");
+  record(e, s::record::begin_image, [&] {
+    s::image::set_width(e, 1);
+    s::image::set_height(e, 1);
+    s::image::set_blob(e, 0xb10b);
+    s::image::set_origin(e, "swap");
   });
-  record(e, s::record::kStats, [&] { e.uint_field(s::stats::kCalls, 1); });
+  record(e, s::record::begin_stats, [&] { s::stats::set_calls(e, 1); });
 }
 
 }  // namespace gltrace::test

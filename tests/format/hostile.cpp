@@ -11,6 +11,7 @@
 #include "encode.h"
 #include "format/container.h"
 #include "format/crc32.h"
+#include "format/encoders.h"
 #include "format/reader.h"
 #include "format/records.h"
 #include "format/schema.h"
@@ -192,12 +193,12 @@ std::vector<HostileTrace> hostile_traces() {
   kinds.push_back({"packed_int_bomb", [] {
                      std::vector<uint8_t> ones(kMaxRaw - 64, 0x01);
                      wire::Encoder e;
-                     size_t record = e.begin_nested(s::chunk::kRecords);
-                     size_t call = e.begin_nested(s::record::kCall);
-                     e.uint_field(s::call::kFunction, kSomeFunction);
-                     size_t arg = e.begin_nested(s::call::kArgs);
-                     size_t array = e.begin_nested(s::value::kArray);
-                     e.bytes_field(s::array::kSints, ones.data(), ones.size());
+                     size_t record = s::chunk::begin_records(e);
+                     size_t call = s::record::begin_call(e);
+                     s::call::set_function(e, kSomeFunction);
+                     size_t arg = s::call::begin_args(e);
+                     size_t array = s::value::begin_array(e);
+                     s::array::set_sints_packed(e, ones.data(), ones.size());
                      e.end_nested(array);
                      e.end_nested(arg);
                      e.end_nested(call);
@@ -209,11 +210,11 @@ std::vector<HostileTrace> hostile_traces() {
   kinds.push_back({"many_thread_indices", [] {
                      wire::Encoder e;
                      for (uint32_t i = 0; i < (1u << 20); ++i) {
-                       size_t record = e.begin_nested(s::chunk::kRecords);
-                       size_t call = e.begin_nested(s::record::kCall);
-                       e.uint_field(s::call::kFunction, kSomeFunction);
-                       e.uint_field(s::call::kThread, i);
-                       e.uint_field(s::call::kSeq, i);
+                       size_t record = s::chunk::begin_records(e);
+                       size_t call = s::record::begin_call(e);
+                       s::call::set_function(e, kSomeFunction);
+                       s::call::set_thread(e, i);
+                       s::call::set_seq(e, i);
                        e.end_nested(call);
                        e.end_nested(record);
                      }
@@ -224,12 +225,12 @@ std::vector<HostileTrace> hostile_traces() {
   kinds.push_back({"many_context_threads", [] {
                      wire::Encoder e;
                      for (uint32_t i = 0; i < (1u << 20); ++i) {
-                       size_t record = e.begin_nested(s::chunk::kRecords);
-                       size_t call = e.begin_nested(s::record::kCall);
-                       e.uint_field(s::call::kFunction, kSomeFunction);
-                       e.uint_field(s::call::kThread, i);
-                       e.uint_field(s::call::kContext, 1);
-                       e.uint_field(s::call::kSeq, i);
+                       size_t record = s::chunk::begin_records(e);
+                       size_t call = s::record::begin_call(e);
+                       s::call::set_function(e, kSomeFunction);
+                       s::call::set_thread(e, i);
+                       s::call::set_context(e, 1);
+                       s::call::set_seq(e, i);
                        e.end_nested(call);
                        e.end_nested(record);
                      }
@@ -238,8 +239,8 @@ std::vector<HostileTrace> hostile_traces() {
   // 48 Mi empty Frame records (4 bytes each) in 3 chunks.
   kinds.push_back({"many_frames", [] {
                      wire::Encoder frame;
-                     size_t record = frame.begin_nested(s::chunk::kRecords);
-                     size_t body = frame.begin_nested(s::record::kFrame);
+                     size_t record = s::chunk::begin_records(frame);
+                     size_t body = s::record::begin_frame(frame);
                      frame.end_nested(body);
                      frame.end_nested(record);
                      std::vector<uint8_t> payload = repeated(frame, kMaxRaw / frame.size());
@@ -248,8 +249,8 @@ std::vector<HostileTrace> hostile_traces() {
   // 16 Mi empty Calls (seqs 0, 1, ... by delta) in one chunk.
   kinds.push_back({"many_calls_one_chunk", [] {
                      wire::Encoder call;
-                     size_t record = call.begin_nested(s::chunk::kRecords);
-                     size_t body = call.begin_nested(s::record::kCall);
+                     size_t record = s::chunk::begin_records(call);
+                     size_t body = s::record::begin_call(call);
                      call.end_nested(body);
                      call.end_nested(record);
                      return make_container({repeated(call, kMaxRaw / call.size())}, true);
@@ -257,14 +258,14 @@ std::vector<HostileTrace> hostile_traces() {
   // Call 0 never comes: everything after it waits for it in a replay.
   kinds.push_back({"seq_gap", [] {
                      wire::Encoder first;
-                     size_t record = first.begin_nested(s::chunk::kRecords);
-                     size_t body = first.begin_nested(s::record::kCall);
-                     first.uint_field(s::call::kSeq, 1);
+                     size_t record = s::chunk::begin_records(first);
+                     size_t body = s::record::begin_call(first);
+                     s::call::set_seq(first, 1);
                      first.end_nested(body);
                      first.end_nested(record);
                      wire::Encoder call;
-                     record = call.begin_nested(s::chunk::kRecords);
-                     body = call.begin_nested(s::record::kCall);
+                     record = s::chunk::begin_records(call);
+                     body = s::record::begin_call(call);
                      call.end_nested(body);
                      call.end_nested(record);
                      std::vector<uint8_t> payload = bytes_of(first);
@@ -275,9 +276,9 @@ std::vector<HostileTrace> hostile_traces() {
   // Calls 0, 2, 4... (seq_delta 1): 11 Mi gaps in the seqs in one chunk.
   kinds.push_back({"many_seq_gaps", [] {
                      wire::Encoder call;
-                     size_t record = call.begin_nested(s::chunk::kRecords);
-                     size_t body = call.begin_nested(s::record::kCall);
-                     call.uint_field(s::call::kSeqDelta, 1);
+                     size_t record = s::chunk::begin_records(call);
+                     size_t body = s::record::begin_call(call);
+                     s::call::set_seq_delta(call, 1);
                      call.end_nested(body);
                      call.end_nested(record);
                      return make_container({repeated(call, kMaxRaw / call.size())}, true);
@@ -291,14 +292,14 @@ std::vector<HostileTrace> hostile_traces() {
                        wire::Encoder e;
                        if (i == 0) encode_header(e, 42, "app");
                        encode_call(e, 0, i, api::kFn_eglSwapBuffers);
-                       size_t record = e.begin_nested(s::chunk::kRecords);
-                       size_t image = e.begin_nested(s::record::kImage);
-                       e.uint_field(s::image::kFrame, i);
-                       e.uint_field(s::image::kSeq, i);
-                       e.uint_field(s::image::kWidth, kWidth);
-                       e.uint_field(s::image::kHeight, kHeight);
-                       e.fixed64_field(s::image::kBlob, i + 1);
-                       e.string_field(s::image::kOrigin, "swap");
+                       size_t record = s::chunk::begin_records(e);
+                       size_t image = s::record::begin_image(e);
+                       s::image::set_frame(e, i);
+                       s::image::set_seq(e, i);
+                       s::image::set_width(e, kWidth);
+                       s::image::set_height(e, kHeight);
+                       s::image::set_blob(e, i + 1);
+                       s::image::set_origin(e, "swap");
                        e.end_nested(image);
                        e.end_nested(record);
                        std::string pixels(size_t{kWidth} * kHeight * 4, '\0');
@@ -348,8 +349,8 @@ std::vector<HostileTrace> hostile_traces() {
                          make_container({small_trace_payload("app", "main")}, false);
                      uint64_t index_offset = file.size();
                      wire::Encoder index;
-                     size_t entry = index.begin_nested(s::index::kEntries);
-                     index.uint_field(s::index_entry::kChunkOffset, format::kFileHeaderSize);
+                     size_t entry = s::index::begin_entries(index);
+                     s::index_entry::set_chunk_offset(index, format::kFileHeaderSize);
                      index.end_nested(entry);
                      std::vector<uint8_t> chunk = make_container({bytes_of(index)}, false);
                      chunk.erase(chunk.begin(), chunk.begin() + format::kFileHeaderSize);

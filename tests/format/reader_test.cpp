@@ -14,6 +14,7 @@
 
 #include "format/container.h"
 #include "format/crc32.h"
+#include "format/encoders.h"
 #include "format/schema.h"
 #include "format/writer.h"
 #include "protowire/wire.h"
@@ -447,7 +448,7 @@ TEST(Reader, StopBeforeABadRecordIsNoError) {
   wire::Encoder e;
   test::encode_header(e, 1, "app");
   for (uint64_t n = 0; n < 3; ++n) test::encode_frame(e, n, n);
-  size_t bad = e.begin_nested(schema::chunk::kRecords);
+  size_t bad = schema::chunk::begin_records(e);
   e.fixed64_field(schema::record::kCall, 1);  // a wrong wire type
   e.end_nested(bad);
   std::string path = test::make_temp_dir() + "/bad.gltrace";

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 
+#include "format/encoders.h"
 #include "format/record_builder.h"
 #include "format/schema.h"
 #include "protowire/wire.h"
@@ -35,10 +36,11 @@ std::vector<std::string> decode(const wire::Encoder& e, std::string* error = nul
 }
 
 // Wraps a record kind's body into Chunk.records[].kind.
+// `kind` opens Record's field: a generated begin_<field> (schema::record::begin_call...).
 template <typename F>
-void record(wire::Encoder& e, uint32_t kind, F&& body) {
-  size_t r = e.begin_nested(s::chunk::kRecords);
-  size_t k = e.begin_nested(kind);
+void record(wire::Encoder& e, size_t (*kind)(wire::Encoder&), F&& body) {
+  size_t r = s::chunk::begin_records(e);
+  size_t k = kind(e);
   body();
   e.end_nested(k);
   e.end_nested(r);
@@ -46,58 +48,58 @@ void record(wire::Encoder& e, uint32_t kind, F&& body) {
 
 TEST(Records, EveryValueKind) {
   wire::Encoder e;
-  record(e, s::record::kCall, [&] {
-    e.uint_field(s::call::kFunction, 5);
-    e.uint_field(s::call::kThread, 2);
-    e.uint_field(s::call::kContext, 3);
-    e.uint_field(s::call::kSeq, 99);
-    e.uint_field(s::call::kStartNs, 1000);
-    e.uint_field(s::call::kDurationNs, 20);
-    e.uint_field(s::call::kThreadTimeNs, 15);
-    e.uint_field(s::call::kGlError, 0x502);
+  record(e, s::record::begin_call, [&] {
+    s::call::set_function(e, 5);
+    s::call::set_thread(e, 2);
+    s::call::set_context(e, 3);
+    s::call::set_seq(e, 99);
+    s::call::set_start_ns(e, 1000);
+    s::call::set_duration_ns(e, 20);
+    s::call::set_thread_time_ns(e, 15);
+    s::call::set_gl_error(e, 0x502);
     auto arg = [&](auto&& value) {
-      size_t m = e.begin_nested(s::call::kArgs);
+      size_t m = s::call::begin_args(e);
       value();
       e.end_nested(m);
     };
-    arg([&] { e.sint_field(s::value::kSint, -12345678901); });
-    arg([&] { e.uint_field(s::value::kUint, 18446744073709551615ull); });
-    arg([&] { e.float_field(s::value::kF32, 1.5f); });
-    arg([&] { e.double_field(s::value::kF64, -2.25); });
-    arg([&] { e.uint_field(s::value::kPointer, 0xdeadbeef); });
-    arg([&] { e.bytes_field(s::value::kData, "\x01\x02\0", 3); });
-    arg([&] { e.fixed64_field(s::value::kBlob, 0x1122334455667788); });
-    arg([&] { e.string_field(s::value::kText, "hello"); });
+    arg([&] { s::value::set_sint(e, -12345678901); });
+    arg([&] { s::value::set_uint(e, 18446744073709551615ull); });
+    arg([&] { s::value::set_f32(e, 1.5f); });
+    arg([&] { s::value::set_f64(e, -2.25); });
+    arg([&] { s::value::set_pointer(e, 0xdeadbeef); });
+    arg([&] { s::value::set_data(e, "\x01\x02\0", 3); });
+    arg([&] { s::value::set_blob(e, 0x1122334455667788); });
+    arg([&] { s::value::set_text(e, "hello"); });
     arg([&] {
-      size_t u = e.begin_nested(s::value::kUnknown);
-      e.uint_field(s::unknown::kPointer, 0x1000);
-      e.string_field(s::unknown::kReason, "computed size");
+      size_t u = s::value::begin_unknown(e);
+      s::unknown::set_pointer(e, 0x1000);
+      s::unknown::set_reason(e, "computed size");
       e.end_nested(u);
     });
     arg([&] {
-      size_t list = e.begin_nested(s::value::kStrings);
-      e.string_field(s::strings::kItems, "void main(){}");
-      e.string_field(s::strings::kItems, "");
+      size_t list = s::value::begin_strings(e);
+      s::strings::add_items(e, "void main(){}");
+      s::strings::add_items(e, "");
       e.end_nested(list);
     });
     auto sints = [&] {
-      size_t p = e.begin_nested(s::array::kSints);
-      e.raw_varint(wire::zigzag(-1));
-      e.raw_varint(wire::zigzag(300));
+      size_t p = s::array::begin_sints(e);
+      s::array::pack_sints(e, -1);
+      s::array::pack_sints(e, 300);
       e.end_nested(p);
     };
     auto uints = [&] {
-      size_t p = e.begin_nested(s::array::kUints);
-      e.raw_varint(7);
+      size_t p = s::array::begin_uints(e);
+      s::array::pack_uints(e, 7);
       e.end_nested(p);
     };
     auto floats = [&] {
       float items[2] = {0.5f, 4.0f};
-      e.bytes_field(s::array::kFloats, items, sizeof items);
+      s::array::set_floats_packed(e, items, sizeof items);
     };
     auto array = [&](auto&&... lists) {
       arg([&] {
-        size_t a = e.begin_nested(s::value::kArray);
+        size_t a = s::value::begin_array(e);
         (lists(), ...);
         e.end_nested(a);
       });
@@ -109,32 +111,32 @@ TEST(Records, EveryValueKind) {
     array(sints, uints, floats);
     array(uints, sints);
     arg([] {});  // no member set
-    size_t ret = e.begin_nested(s::call::kRet);
-    e.uint_field(s::value::kUint, 1);
+    size_t ret = s::call::begin_ret(e);
+    s::value::set_uint(e, 1);
     e.end_nested(ret);
-    size_t ca = e.begin_nested(s::call::kClientArrays);
-    e.uint_field(s::client_array::kIndex, 1);
-    e.uint_field(s::client_array::kFirst, 4);
-    e.uint_field(s::client_array::kStride, 12);
-    e.uint_field(s::client_array::kPointer, 0x5000);
-    e.bytes_field(s::client_array::kData, "abc", 3);
+    size_t ca = s::call::begin_client_arrays(e);
+    s::client_array::set_index(e, 1);
+    s::client_array::set_first(e, 4);
+    s::client_array::set_stride(e, 12);
+    s::client_array::set_pointer(e, 0x5000);
+    s::client_array::set_data(e, "abc", 3);
     e.end_nested(ca);
     // A GLES 1 array: texture coordinates of unit 1.
-    ca = e.begin_nested(s::call::kClientArrays);
-    e.uint_field(s::client_array::kIndex, 1);
-    e.uint_field(s::client_array::kStride, 8);
-    e.bytes_field(s::client_array::kData, "d", 1);
-    e.uint_field(s::client_array::kArray, 0x8078);
+    ca = s::call::begin_client_arrays(e);
+    s::client_array::set_index(e, 1);
+    s::client_array::set_stride(e, 8);
+    s::client_array::set_data(e, "d", 1);
+    s::client_array::set_array(e, 0x8078);
     e.end_nested(ca);
-    size_t bw = e.begin_nested(s::call::kBufferWrites);
-    e.uint_field(s::buffer_write::kTarget, 0x8892);
-    e.uint_field(s::buffer_write::kOffset, 64);
-    e.fixed64_field(s::buffer_write::kBlob, 0xabc);
+    size_t bw = s::call::begin_buffer_writes(e);
+    s::buffer_write::set_target(e, 0x8892);
+    s::buffer_write::set_offset(e, 64);
+    s::buffer_write::set_blob(e, 0xabc);
     e.end_nested(bw);
-    size_t is = e.begin_nested(s::call::kImageSource);
-    e.uint_field(s::image_source::kWidth, 16);
-    e.uint_field(s::image_source::kHeight, 8);
-    e.fixed64_field(s::image_source::kBlob, 0xdef);
+    size_t is = s::call::begin_image_source(e);
+    s::image_source::set_width(e, 16);
+    s::image_source::set_height(e, 8);
+    s::image_source::set_blob(e, 0xdef);
     e.end_nested(is);
   });
   std::vector<std::string> lines = decode(e);
@@ -156,31 +158,31 @@ TEST(Records, EveryRecordKind) {
   wire::Encoder e;
   test::encode_header(e, 7, "app");
   test::encode_thread(e, 1, 77, "render");
-  record(e, s::record::kContext, [&] {
-    e.uint_field(s::context::kIndex, 1);
-    e.uint_field(s::context::kHandle, 0xc0);
-    e.uint_field(s::context::kClientVersion, 3);
-    size_t p = e.begin_nested(s::context::kConfigAttribs);
-    e.raw_varint(0x3024);
-    e.raw_varint(8);
+  record(e, s::record::begin_context, [&] {
+    s::context::set_index(e, 1);
+    s::context::set_handle(e, 0xc0);
+    s::context::set_client_version(e, 3);
+    size_t p = s::context::begin_config_attribs(e);
+    s::context::pack_config_attribs(e, 0x3024);
+    s::context::pack_config_attribs(e, 8);
     e.end_nested(p);
-    e.uint_field(s::context::kConfigAttribs, 0x3038);  // unpacked is valid too
-    e.string_field(s::context::kGlRenderer, "llvmpipe");
-    e.uint_field(s::context::kSurfaceWidth, 640);
-    e.uint_field(s::context::kSurfaceHeight, 480);
+    s::context::add_config_attribs(e, 0x3038);  // unpacked is valid too
+    s::context::set_gl_renderer(e, "llvmpipe");
+    s::context::set_surface_width(e, 640);
+    s::context::set_surface_height(e, 480);
   });
   test::encode_blob(e, 0xfeed, "pixels");
   test::encode_frame(e, 3, 40);
-  record(e, s::record::kImage, [&] {
-    e.uint_field(s::image::kFrame, 3);
-    e.uint_field(s::image::kWidth, 2);
-    e.uint_field(s::image::kHeight, 1);
-    e.fixed64_field(s::image::kBlob, 0xfeed);
-    e.string_field(s::image::kOrigin, "swap");
+  record(e, s::record::begin_image, [&] {
+    s::image::set_frame(e, 3);
+    s::image::set_width(e, 2);
+    s::image::set_height(e, 1);
+    s::image::set_blob(e, 0xfeed);
+    s::image::set_origin(e, "swap");
   });
-  record(e, s::record::kStats, [&] {
-    e.uint_field(s::stats::kCalls, 41);
-    e.uint_field(s::stats::kStallCount, 2);
+  record(e, s::record::begin_stats, [&] {
+    s::stats::set_calls(e, 41);
+    s::stats::set_stall_count(e, 2);
   });
   std::vector<std::string> lines = decode(e);
   ASSERT_EQ(lines.size(), 7u);
@@ -199,9 +201,9 @@ TEST(Records, EveryRecordKind) {
 
 TEST(Records, StatsNameTheDesktopGlLibraries) {
   wire::Encoder e;
-  record(e, s::record::kStats, [&] {
-    e.uint_field(s::stats::kCalls, 3);
-    e.string_field(s::stats::kDesktopGlLibraries, "libGL.so.1 libGLX_mesa.so.0");
+  record(e, s::record::begin_stats, [&] {
+    s::stats::set_calls(e, 3);
+    s::stats::set_desktop_gl_libraries(e, "libGL.so.1 libGLX_mesa.so.0");
   });
   struct : format::Consumer {
     std::string libraries;
@@ -221,15 +223,15 @@ TEST(Records, DeltaCodedCallsResolvePerThreadAndChunk) {
     void on_call(const format::Call& c) override { calls.push_back({c.seq, c.start_ns}); }
   };
   auto call = [](wire::Encoder& e, uint32_t thread, bool absolute, uint64_t seq, uint64_t start) {
-    size_t r = e.begin_nested(s::chunk::kRecords);
-    size_t c = e.begin_nested(s::record::kCall);
-    e.uint_field(s::call::kThread, thread);
+    size_t r = s::chunk::begin_records(e);
+    size_t c = s::record::begin_call(e);
+    s::call::set_thread(e, thread);
     if (absolute) {
-      e.uint_field(s::call::kSeq, seq);
-      e.uint_field(s::call::kStartNs, start);
+      s::call::set_seq(e, seq);
+      s::call::set_start_ns(e, start);
     } else {
-      if (seq != 0) e.uint_field(s::call::kSeqDelta, seq);
-      e.uint_field(s::call::kStartDeltaNs, start);
+      if (seq != 0) s::call::set_seq_delta(e, seq);
+      s::call::set_start_delta_ns(e, start);
     }
     e.end_nested(c);
     e.end_nested(r);
@@ -284,15 +286,17 @@ TEST(Records, StartGapsCountFromThePreviousCallsEnd) {
   };
   enum Start { kAbsolute, kGap, kDelta };
   auto call = [](wire::Encoder& e, uint32_t thread, Start how, uint64_t start, uint64_t duration) {
-    size_t r = e.begin_nested(s::chunk::kRecords);
-    size_t c = e.begin_nested(s::record::kCall);
-    e.uint_field(s::call::kThread, thread);
-    if (how == kAbsolute) e.uint_field(s::call::kSeq, 0);
-    e.uint_field(how == kAbsolute ? s::call::kStartNs
-                 : how == kGap    ? s::call::kStartGapNs
-                                  : s::call::kStartDeltaNs,
-                 start);
-    e.uint_field(s::call::kDurationNs, duration);
+    size_t r = s::chunk::begin_records(e);
+    size_t c = s::record::begin_call(e);
+    s::call::set_thread(e, thread);
+    if (how == kAbsolute) s::call::set_seq(e, 0);
+    if (how == kAbsolute)
+      s::call::set_start_ns(e, start);
+    else if (how == kGap)
+      s::call::set_start_gap_ns(e, start);
+    else
+      s::call::set_start_delta_ns(e, start);
+    s::call::set_duration_ns(e, duration);
     e.end_nested(c);
     e.end_nested(r);
   };
@@ -338,13 +342,15 @@ TEST(Records, UnknownFieldsAreSkipped) {
     e.string_field(903, "future");
   };
   e.string_field(50, "chunk-level field");
-  record(e, 60, [&] { unknowns(); });  // a record kind from the future
-  record(e, s::record::kCall, [&] {
+  // A record kind from the future.
+  record(
+      e, [](wire::Encoder& x) { return x.begin_nested(60); }, [&] { unknowns(); });
+  record(e, s::record::begin_call, [&] {
     unknowns();
-    e.uint_field(s::call::kSeq, 5);
-    size_t arg = e.begin_nested(s::call::kArgs);
+    s::call::set_seq(e, 5);
+    size_t arg = s::call::begin_args(e);
     unknowns();
-    e.uint_field(s::value::kUint, 9);
+    s::value::set_uint(e, 9);
     e.end_nested(arg);
     unknowns();
   });
@@ -356,8 +362,8 @@ TEST(Records, UnknownFieldsAreSkipped) {
 
 TEST(Records, WrongWireTypeNamesTheField) {
   wire::Encoder e;
-  record(e, s::record::kCall, [&] {
-    e.uint_field(s::call::kFunction, 1);
+  record(e, s::record::begin_call, [&] {
+    s::call::set_function(e, 1);
     e.string_field(s::call::kSeq, "not a varint");
   });
   std::string error;
@@ -370,9 +376,9 @@ TEST(Records, WrongWireTypeNamesTheField) {
 
 TEST(Records, PackedLengthPastItsFieldIsAnError) {
   wire::Encoder e;
-  record(e, s::record::kCall, [&] {
-    size_t arg = e.begin_nested(s::call::kArgs);
-    size_t a = e.begin_nested(s::value::kArray);
+  record(e, s::record::begin_call, [&] {
+    size_t arg = s::call::begin_args(e);
+    size_t a = s::value::begin_array(e);
     e.tag(s::array::kUints, wire::kLengthDelimited);
     e.raw_varint(1000000);  // claims far more than the message holds
     e.raw_varint(1);
@@ -386,10 +392,10 @@ TEST(Records, PackedLengthPastItsFieldIsAnError) {
 
 TEST(Records, PackedFloatsMustBeWholeFloats) {
   wire::Encoder e;
-  record(e, s::record::kCall, [&] {
-    size_t arg = e.begin_nested(s::call::kArgs);
-    size_t a = e.begin_nested(s::value::kArray);
-    e.bytes_field(s::array::kFloats, "12345", 5);
+  record(e, s::record::begin_call, [&] {
+    size_t arg = s::call::begin_args(e);
+    size_t a = s::value::begin_array(e);
+    s::array::set_floats_packed(e, "12345", 5);
     e.end_nested(a);
     e.end_nested(arg);
   });
@@ -400,7 +406,8 @@ TEST(Records, PackedFloatsMustBeWholeFloats) {
 
 TEST(Records, TruncatedVarintInsidePackedArray) {
   wire::Encoder e;
-  record(e, s::record::kContext, [&] { e.bytes_field(s::context::kConfigAttribs, "\x80\x80", 2); });
+  record(e, s::record::begin_context,
+         [&] { s::context::set_config_attribs_packed(e, "\x80\x80", 2); });
   std::string error;
   decode(e, &error);
   EXPECT_EQ(error, "in Context: truncated varint");
@@ -408,9 +415,9 @@ TEST(Records, TruncatedVarintInsidePackedArray) {
 
 TEST(Records, TooManyArgsIsAnError) {
   wire::Encoder e;
-  record(e, s::record::kCall, [&] {
+  record(e, s::record::begin_call, [&] {
     for (size_t i = 0; i <= format::kMaxValuesPerCall; ++i) {
-      size_t arg = e.begin_nested(s::call::kArgs);
+      size_t arg = s::call::begin_args(e);
       e.end_nested(arg);
     }
   });
@@ -421,7 +428,7 @@ TEST(Records, TooManyArgsIsAnError) {
 
 TEST(Records, HugeFieldNumberDoesNotAliasAKnownField) {
   wire::Encoder e;
-  record(e, s::record::kCall, [&] {
+  record(e, s::record::begin_call, [&] {
     // (2^32 + 4) << 3: a 32-bit truncation would read it as field 4 (seq).
     e.raw_varint(((uint64_t{1} << 32) + 4) << 3);
     e.raw_varint(5);
@@ -434,21 +441,21 @@ TEST(Records, HugeFieldNumberDoesNotAliasAKnownField) {
 // Slots are reused: a call with fewer args after one with more sees only its own.
 TEST(Records, ScratchValuesDoNotLeakAcrossCalls) {
   wire::Encoder e;
-  record(e, s::record::kCall, [&] {
+  record(e, s::record::begin_call, [&] {
     for (int i = 0; i < 3; ++i) {
-      size_t arg = e.begin_nested(s::call::kArgs);
-      size_t list = e.begin_nested(s::value::kStrings);
-      e.string_field(s::strings::kItems, "x");
+      size_t arg = s::call::begin_args(e);
+      size_t list = s::value::begin_strings(e);
+      s::strings::add_items(e, "x");
       e.end_nested(list);
       e.end_nested(arg);
     }
-    size_t ret = e.begin_nested(s::call::kRet);
-    e.uint_field(s::value::kUint, 1);
+    size_t ret = s::call::begin_ret(e);
+    s::value::set_uint(e, 1);
     e.end_nested(ret);
   });
-  record(e, s::record::kCall, [&] {
-    size_t arg = e.begin_nested(s::call::kArgs);
-    e.uint_field(s::value::kUint, 2);
+  record(e, s::record::begin_call, [&] {
+    size_t arg = s::call::begin_args(e);
+    s::value::set_uint(e, 2);
     e.end_nested(arg);
   });
   std::vector<std::string> lines = decode(e);
@@ -477,10 +484,10 @@ TEST(Records, ConsumerCanStop) {
 TEST(Records, IndexEntries) {
   wire::Encoder e;
   for (uint64_t i = 0; i < 3; ++i) {
-    size_t m = e.begin_nested(s::index::kEntries);
-    e.uint_field(s::index_entry::kFrame, i);
-    e.uint_field(s::index_entry::kChunkOffset, 16 + i * 100);
-    e.uint_field(s::index_entry::kSeq, i * 10);
+    size_t m = s::index::begin_entries(e);
+    s::index_entry::set_frame(e, i);
+    s::index_entry::set_chunk_offset(e, 16 + i * 100);
+    s::index_entry::set_seq(e, i * 10);
     e.end_nested(m);
   }
   RecordDecoder decoder;
@@ -514,11 +521,11 @@ TEST(Records, BatchReplaysWhatTheDecoderDelivers) {
       },
       [](wire::Encoder& e) {  // a call with more args after one with fewer, then the reverse
         for (int n : {1, 5, 2}) {
-          record(e, s::record::kCall, [&] {
+          record(e, s::record::begin_call, [&] {
             for (int i = 0; i < n; ++i) {
-              size_t arg = e.begin_nested(s::call::kArgs);
-              size_t list = e.begin_nested(s::value::kStrings);
-              e.string_field(s::strings::kItems, std::to_string(i));
+              size_t arg = s::call::begin_args(e);
+              size_t list = s::value::begin_strings(e);
+              s::strings::add_items(e, std::to_string(i));
               e.end_nested(list);
               e.end_nested(arg);
             }
@@ -528,9 +535,9 @@ TEST(Records, BatchReplaysWhatTheDecoderDelivers) {
       [](wire::Encoder& e) {  // good records, then too many args: an error
         test::encode_frame(e, 0, 0);
         test::encode_call(e, 1, 1, 3);
-        record(e, s::record::kCall, [&] {
+        record(e, s::record::begin_call, [&] {
           for (size_t i = 0; i <= format::kMaxValuesPerCall; ++i) {
-            size_t arg = e.begin_nested(s::call::kArgs);
+            size_t arg = s::call::begin_args(e);
             e.end_nested(arg);
           }
         });
@@ -538,7 +545,7 @@ TEST(Records, BatchReplaysWhatTheDecoderDelivers) {
       },
       [](wire::Encoder& e) {  // a wrong wire type after a call
         test::encode_call(e, 1, 1, 3);
-        record(e, s::record::kCall, [&] { e.fixed64_field(s::call::kFunction, 1); });
+        record(e, s::record::begin_call, [&] { e.fixed64_field(s::call::kFunction, 1); });
       },
       test::encode_everything,
   };
@@ -570,23 +577,23 @@ TEST(Records, BatchReplaysWhatTheDecoderDelivers) {
 TEST(Records, BatchKeepsEachCallsArraysAndStrings) {
   wire::Encoder e;
   for (int call = 0; call < 40; ++call) {
-    record(e, s::record::kCall, [&] {
-      size_t arg = e.begin_nested(s::call::kArgs);
-      size_t a = e.begin_nested(s::value::kArray);
-      size_t p = e.begin_nested(s::array::kSints);
-      for (int i = 0; i <= call % 5; ++i) e.raw_varint(wire::zigzag(call * 100 + i));
+    record(e, s::record::begin_call, [&] {
+      size_t arg = s::call::begin_args(e);
+      size_t a = s::value::begin_array(e);
+      size_t p = s::array::begin_sints(e);
+      for (int i = 0; i <= call % 5; ++i) s::array::pack_sints(e, call * 100 + i);
       e.end_nested(p);
       e.end_nested(a);
       e.end_nested(arg);
-      arg = e.begin_nested(s::call::kArgs);
-      size_t list = e.begin_nested(s::value::kStrings);
-      e.string_field(s::strings::kItems, "call " + std::to_string(call));
+      arg = s::call::begin_args(e);
+      size_t list = s::value::begin_strings(e);
+      s::strings::add_items(e, "call " + std::to_string(call));
       e.end_nested(list);
       e.end_nested(arg);
-      size_t ret = e.begin_nested(s::call::kRet);
+      size_t ret = s::call::begin_ret(e);
       float floats[2] = {static_cast<float>(call), 0.5f};
-      a = e.begin_nested(s::value::kArray);
-      e.bytes_field(s::array::kFloats, floats, sizeof floats);
+      a = s::value::begin_array(e);
+      s::array::set_floats_packed(e, floats, sizeof floats);
       e.end_nested(a);
       e.end_nested(ret);
     });
@@ -694,7 +701,7 @@ TEST(RecordBuilder, FramingIsTheNestedEncoding) {
                         size_t{16380}, size_t{16384}, size_t{1} << 21}) {
       std::string body(size, 'x');
       wire::Encoder nested;
-      size_t r = nested.begin_nested(s::chunk::kRecords);
+      size_t r = s::chunk::begin_records(nested);
       nested.bytes_field(kind, body.data(), body.size());
       nested.end_nested(r);
       wire::Encoder built;
@@ -714,8 +721,8 @@ TEST(RecordBuilder, FramingIsTheNestedEncoding) {
   }
   wire::Encoder chunk;
   wire::Encoder thread;
-  thread.uint_field(s::thread::kIndex, 3);
-  thread.string_field(s::thread::kName, "worker");
+  s::thread::set_index(thread, 3);
+  s::thread::set_name(thread, "worker");
   format::append_record(chunk, s::record::kThread, thread.data(), thread.size());
   std::vector<std::string> lines = decode(chunk);
   ASSERT_EQ(lines.size(), 1u);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "encode.h"
+#include "format/encoders.h"
 #include "format/schema.h"
 #include "format/writer.h"
 #include "gltrace/api/functions.h"
@@ -65,21 +66,21 @@ class CallWriter {
   void call(uint32_t function, const std::vector<std::string>& args, uint64_t blob = 0,
             uint32_t stride = 0) {
     namespace schema = gltrace::schema;
-    size_t r = e_.begin_nested(schema::chunk::kRecords);
-    size_t c = e_.begin_nested(schema::record::kCall);
-    e_.uint_field(schema::call::kFunction, function);
-    e_.uint_field(schema::call::kThread, 0);
-    e_.uint_field(schema::call::kContext, 1);
-    e_.uint_field(schema::call::kSeq, seq_);
-    e_.uint_field(schema::call::kStartNs, seq_ * 1000);
+    size_t r = schema::chunk::begin_records(e_);
+    size_t c = schema::record::begin_call(e_);
+    schema::call::set_function(e_, function);
+    schema::call::set_thread(e_, 0);
+    schema::call::set_context(e_, 1);
+    schema::call::set_seq(e_, seq_);
+    schema::call::set_start_ns(e_, seq_ * 1000);
     ++seq_;
-    for (const std::string& a : args) e_.bytes_field(schema::call::kArgs, a.data(), a.size());
+    for (const std::string& a : args) schema::call::add_args(e_, a.data(), a.size());
     if (blob != 0) {
-      size_t m = e_.begin_nested(schema::call::kClientArrays);
-      e_.uint_field(schema::client_array::kIndex, 0);
-      e_.uint_field(schema::client_array::kFirst, 0);
-      e_.uint_field(schema::client_array::kStride, stride);
-      e_.fixed64_field(schema::client_array::kBlob, blob);
+      size_t m = schema::call::begin_client_arrays(e_);
+      schema::client_array::set_index(e_, 0);
+      schema::client_array::set_first(e_, 0);
+      schema::client_array::set_stride(e_, stride);
+      schema::client_array::set_blob(e_, blob);
       e_.end_nested(m);
     }
     e_.end_nested(c);
@@ -87,37 +88,34 @@ class CallWriter {
     ++records_;
   }
   static std::string u(uint64_t v) {
-    return one([&](gltrace::wire::Encoder& e) { e.uint_field(gltrace::schema::value::kUint, v); });
+    return one([&](gltrace::wire::Encoder& e) { gltrace::schema::value::set_uint(e, v); });
   }
   static std::string s(int64_t v) {
-    return one([&](gltrace::wire::Encoder& e) { e.sint_field(gltrace::schema::value::kSint, v); });
+    return one([&](gltrace::wire::Encoder& e) { gltrace::schema::value::set_sint(e, v); });
   }
   static std::string p(uint64_t v) {
-    return one(
-        [&](gltrace::wire::Encoder& e) { e.uint_field(gltrace::schema::value::kPointer, v); });
+    return one([&](gltrace::wire::Encoder& e) { gltrace::schema::value::set_pointer(e, v); });
   }
   static std::string data(size_t n) {
     std::string bytes(n, '\x01');
-    return one(
-        [&](gltrace::wire::Encoder& e) { e.string_field(gltrace::schema::value::kData, bytes); });
+    return one([&](gltrace::wire::Encoder& e) { gltrace::schema::value::set_data(e, bytes); });
   }
   static std::string bytes(const std::string& b) {
-    return one(
-        [&](gltrace::wire::Encoder& e) { e.string_field(gltrace::schema::value::kData, b); });
+    return one([&](gltrace::wire::Encoder& e) { gltrace::schema::value::set_data(e, b); });
   }
   static std::string ints(std::initializer_list<int64_t> v) {
     return one([&](gltrace::wire::Encoder& e) {
-      size_t a = e.begin_nested(gltrace::schema::value::kArray);
-      size_t m = e.begin_nested(gltrace::schema::array::kSints);
-      for (int64_t x : v) e.raw_varint(gltrace::wire::zigzag(x));
+      size_t a = gltrace::schema::value::begin_array(e);
+      size_t m = gltrace::schema::array::begin_sints(e);
+      for (int64_t x : v) gltrace::schema::array::pack_sints(e, x);
       e.end_nested(m);
       e.end_nested(a);
     });
   }
   static std::string strings(std::initializer_list<std::string> v) {
     return one([&](gltrace::wire::Encoder& e) {
-      size_t a = e.begin_nested(gltrace::schema::value::kStrings);
-      for (const std::string& x : v) e.string_field(gltrace::schema::strings::kItems, x);
+      size_t a = gltrace::schema::value::begin_strings(e);
+      for (const std::string& x : v) gltrace::schema::strings::add_items(e, x);
       e.end_nested(a);
     });
   }

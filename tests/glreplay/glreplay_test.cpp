@@ -15,6 +15,7 @@
 #include <regex>
 #include <set>
 
+#include "format/encoders.h"
 #include "format/reader.h"
 #include "format/schema.h"
 #include "format/writer.h"
@@ -348,15 +349,15 @@ TEST(GlreplaySource, CallsOfSeveralThreadsComeOutInRecordedOrder) {
 void encode_egl_call(wire::Encoder& e, uint32_t thread, uint64_t seq, uint32_t function,
                      uint32_t context, const std::vector<uint64_t>& handles) {
   namespace s = schema;
-  size_t record = e.begin_nested(s::chunk::kRecords);
-  size_t call = e.begin_nested(s::record::kCall);
-  e.uint_field(s::call::kFunction, function);
-  e.uint_field(s::call::kThread, thread);
-  e.uint_field(s::call::kSeq, seq);
-  if (context != 0) e.uint_field(s::call::kContext, context);
+  size_t record = s::chunk::begin_records(e);
+  size_t call = s::record::begin_call(e);
+  s::call::set_function(e, function);
+  s::call::set_thread(e, thread);
+  s::call::set_seq(e, seq);
+  if (context != 0) s::call::set_context(e, context);
   for (uint64_t handle : handles) {
-    size_t arg = e.begin_nested(s::call::kArgs);
-    e.uint_field(s::value::kUint, handle);
+    size_t arg = s::call::begin_args(e);
+    s::value::set_uint(e, handle);
     e.end_nested(arg);
   }
   e.end_nested(call);
@@ -934,13 +935,13 @@ class ImageSourceTrace {
                   EGL_DMA_BUF_PLANE0_FD_EXT, 9, EGL_DMA_BUF_PLANE0_OFFSET_EXT, 0,
                   EGL_DMA_BUF_PLANE0_PITCH_EXT, 16, EGL_NONE})},
            u(image), [&](wire::Encoder& e) {
-             size_t m = e.begin_nested(schema::call::kImageSource);
+             size_t m = schema::call::begin_image_source(e);
              if (!source.empty()) {
-               e.uint_field(schema::image_source::kWidth, 4);
-               e.uint_field(schema::image_source::kHeight, 4);
-               e.fixed64_field(schema::image_source::kBlob, 0x50c);
+               schema::image_source::set_width(e, 4);
+               schema::image_source::set_height(e, 4);
+               schema::image_source::set_blob(e, 0x50c);
              } else {
-               e.string_field(schema::image_source::kNotCaptured, "no context was current");
+               schema::image_source::set_not_captured(e, "no context was current");
              }
              e.end_nested(m);
            });
@@ -954,31 +955,25 @@ class ImageSourceTrace {
            {s(0), s(0), s(4), s(4), s(0), s(0), s(4), s(4), u(0x4000), u(0x2600)});
     uint64_t last = t.seq_ - 1;
     t.call(api::kFn_eglSwapBuffers, {u(dpy), u(swapped_surface)}, u(1));
-    t.record(schema::record::kFrame, [&](wire::Encoder& e) {
-      e.uint_field(schema::frame::kNumber, 0);
-      e.uint_field(schema::frame::kSeq, t.seq_ - 1);
-      e.uint_field(schema::frame::kThread, 1);
+    t.record(schema::record::begin_frame, [&](wire::Encoder& e) {
+      schema::frame::set_number(e, 0);
+      schema::frame::set_seq(e, t.seq_ - 1);
+      schema::frame::set_thread(e, 1);
     });
-    t.record(schema::record::kImage, [&](wire::Encoder& e) {
-      e.uint_field(schema::image::kFrame, 0);
-      e.uint_field(schema::image::kSeq, last);
-      e.uint_field(schema::image::kWidth, 4);
-      e.uint_field(schema::image::kHeight, 4);
-      e.fixed64_field(schema::image::kBlob, 0xf4a);
-      e.string_field(schema::image::kOrigin, "swap");
-      e.uint_field(schema::image::kContext, 1);
-    });
-    if (stray_origin != nullptr) {
-      t.record(schema::record::kImage, [&](wire::Encoder& e) {
-        e.uint_field(schema::image::kFrame, 0);
-        e.uint_field(schema::image::kSeq, last);
-        e.uint_field(schema::image::kWidth, 4);
-        e.uint_field(schema::image::kHeight, 4);
-        e.fixed64_field(schema::image::kBlob, 0xf4a);
-        e.string_field(schema::image::kOrigin, stray_origin);
-        e.uint_field(schema::image::kContext, 1);
+    // The frame's image, read back at the swap.
+    auto frame_image = [&](const char* origin) {
+      t.record(schema::record::begin_image, [&](wire::Encoder& e) {
+        schema::image::set_frame(e, 0);
+        schema::image::set_seq(e, last);
+        schema::image::set_width(e, 4);
+        schema::image::set_height(e, 4);
+        schema::image::set_blob(e, 0xf4a);
+        schema::image::set_origin(e, origin);
+        schema::image::set_context(e, 1);
       });
-    }
+    };
+    frame_image("swap");
+    if (stray_origin != nullptr) frame_image(stray_origin);
     t.call(api::kFn_eglDestroyImageKHR, {u(dpy), u(image)}, u(1));
     std::string error;
     auto writer = format::TraceWriter::open_file(path, {}, &error);
@@ -990,52 +985,53 @@ class ImageSourceTrace {
  private:
   using Arg = std::function<void(wire::Encoder&)>;
   static Arg u(uint64_t v) {
-    return [v](wire::Encoder& e) { e.uint_field(schema::value::kUint, v); };
+    return [v](wire::Encoder& e) { schema::value::set_uint(e, v); };
   }
   static Arg s(int64_t v) {
-    return [v](wire::Encoder& e) { e.sint_field(schema::value::kSint, v); };
+    return [v](wire::Encoder& e) { schema::value::set_sint(e, v); };
   }
   static Arg ints(const std::vector<int64_t>& v) {
     return [v](wire::Encoder& e) {
-      size_t a = e.begin_nested(schema::value::kArray);
-      size_t p = e.begin_nested(schema::array::kSints);
-      for (int64_t x : v) e.raw_varint(wire::zigzag(x));
+      size_t a = schema::value::begin_array(e);
+      size_t p = schema::array::begin_sints(e);
+      for (int64_t x : v) schema::array::pack_sints(e, x);
       e.end_nested(p);
       e.end_nested(a);
     };
   }
   static Arg uints(const std::vector<uint64_t>& v) {
     return [v](wire::Encoder& e) {
-      size_t a = e.begin_nested(schema::value::kArray);
-      size_t p = e.begin_nested(schema::array::kUints);
-      for (uint64_t x : v) e.raw_varint(x);
+      size_t a = schema::value::begin_array(e);
+      size_t p = schema::array::begin_uints(e);
+      for (uint64_t x : v) schema::array::pack_uints(e, x);
       e.end_nested(p);
       e.end_nested(a);
     };
   }
+  // `kind` opens Record's field: a generated begin_<field> (schema::record::begin_call...).
   template <typename Body>
-  void record(uint32_t kind, Body body) {
-    size_t r = e_.begin_nested(schema::chunk::kRecords);
-    size_t m = e_.begin_nested(kind);
+  void record(size_t (*kind)(wire::Encoder&), Body body) {
+    size_t r = schema::chunk::begin_records(e_);
+    size_t m = kind(e_);
     body(e_);
     e_.end_nested(m);
     e_.end_nested(r);
     ++records_;
   }
   void call(uint32_t function, std::vector<Arg> args, Arg ret = {}, Arg extra = {}) {
-    record(schema::record::kCall, [&](wire::Encoder& e) {
-      e.uint_field(schema::call::kFunction, function);
-      e.uint_field(schema::call::kThread, 1);
-      e.uint_field(schema::call::kContext, context_);
-      e.uint_field(schema::call::kSeq, seq_);
-      e.uint_field(schema::call::kStartNs, seq_ * 1000);
+    record(schema::record::begin_call, [&](wire::Encoder& e) {
+      schema::call::set_function(e, function);
+      schema::call::set_thread(e, 1);
+      schema::call::set_context(e, context_);
+      schema::call::set_seq(e, seq_);
+      schema::call::set_start_ns(e, seq_ * 1000);
       for (const Arg& arg : args) {
-        size_t m = e.begin_nested(schema::call::kArgs);
+        size_t m = schema::call::begin_args(e);
         arg(e);
         e.end_nested(m);
       }
       if (ret) {
-        size_t m = e.begin_nested(schema::call::kRet);
+        size_t m = schema::call::begin_ret(e);
         ret(e);
         e.end_nested(m);
       }

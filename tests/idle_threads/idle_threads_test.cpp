@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "format/encoders.h"
 #include "format/reader.h"
 #include "format/records.h"
 #include "format/schema.h"
@@ -257,18 +258,18 @@ class SyntheticTrace {
   void calls(uint32_t thread, std::initializer_list<uint64_t> seqs) {
     for (uint64_t seq : seqs) {
       wire::Encoder call;
-      call.uint_field(schema::call::kFunction, api::kFn_glFlush);
-      call.uint_field(schema::call::kThread, thread);
-      call.uint_field(schema::call::kSeq, seq);
-      call.uint_field(schema::call::kStartNs, seq * 1000);
-      record(schema::record::kCall, call);
+      schema::call::set_function(call, api::kFn_glFlush);
+      schema::call::set_thread(call, thread);
+      schema::call::set_seq(call, seq);
+      schema::call::set_start_ns(call, seq * 1000);
+      record(schema::record::begin_call, call);
     }
     flush();
   }
   void calls_complete(uint64_t below) {
     wire::Encoder body;
-    body.uint_field(schema::calls_complete::kBelowSeq, below);
-    record(schema::record::kCallsComplete, body);
+    schema::calls_complete::set_below_seq(body, below);
+    record(schema::record::begin_calls_complete, body);
     flush();
   }
   void close() { EXPECT_TRUE(writer_->close()); }
@@ -280,10 +281,13 @@ class SyntheticTrace {
   }
 
  private:
-  void record(uint32_t kind, wire::Encoder& body) {
-    wire::Encoder record;
-    record.bytes_field(kind, body.data(), body.size());
-    chunk_.bytes_field(schema::chunk::kRecords, record.data(), record.size());
+  // `kind` opens Record's field: a generated begin_<field> (schema::record::begin_call...).
+  void record(size_t (*kind)(wire::Encoder&), const wire::Encoder& body) {
+    size_t r = schema::chunk::begin_records(chunk_);
+    size_t k = kind(chunk_);
+    chunk_.raw(body.data(), body.size());
+    chunk_.end_nested(k);
+    chunk_.end_nested(r);
     ++records_;
   }
   void flush() {

@@ -4,6 +4,7 @@
 
 #include "format/container.h"
 #include "format/crc32.h"
+#include "format/encoders.h"
 #include "format/schema.h"
 #include "protowire/wire.h"
 
@@ -60,12 +61,12 @@ std::string rewrite_call(std::string_view call_bytes, uint64_t position,
     if (f == schema::call::kClientArrays) return call.drop_client_arrays;
     if (f != schema::call::kArgs) return false;
     if (!args_written)
-      for (const std::string& a : call.args) e.bytes_field(schema::call::kArgs, a.data(), a.size());
+      for (const std::string& a : call.args) schema::call::add_args(e, a.data(), a.size());
     args_written = true;
     return true;
   });
   if (!args_written)
-    for (const std::string& a : call.args) out.bytes_field(schema::call::kArgs, a.data(), a.size());
+    for (const std::string& a : call.args) schema::call::add_args(out, a.data(), a.size());
   return {reinterpret_cast<const char*>(out.data()), out.size()};
 }
 
@@ -101,10 +102,10 @@ std::vector<uint8_t> rewrite_calls(const std::vector<uint8_t>& trace,
                       [&](uint32_t k, wire::WireType, std::string_view call, wire::Encoder& re) {
                         if (k != schema::record::kCall) return false;
                         std::string bytes = rewrite_call(call, position++, edit);
-                        re.bytes_field(schema::record::kCall, bytes.data(), bytes.size());
+                        schema::record::set_call(re, bytes.data(), bytes.size());
                         return true;
                       });
-          e.bytes_field(schema::chunk::kRecords, rec.data(), rec.size());
+          schema::chunk::add_records(e, rec.data(), rec.size());
           return true;
         });
     if (!ok) return {};
@@ -123,25 +124,25 @@ std::vector<uint8_t> rewrite_calls(const std::vector<uint8_t>& trace,
 
 std::string sint_value(int64_t v) {
   wire::Encoder e;
-  e.sint_field(schema::value::kSint, v);
+  schema::value::set_sint(e, v);
   return {reinterpret_cast<const char*>(e.data()), e.size()};
 }
 
 std::string uint_value(uint64_t v) {
   wire::Encoder e;
-  e.uint_field(schema::value::kUint, v);
+  schema::value::set_uint(e, v);
   return {reinterpret_cast<const char*>(e.data()), e.size()};
 }
 
 std::string pointer_value(uint64_t address) {
   wire::Encoder e;
-  e.uint_field(schema::value::kPointer, address);
+  schema::value::set_pointer(e, address);
   return {reinterpret_cast<const char*>(e.data()), e.size()};
 }
 
 std::string data_value(const std::string& bytes) {
   wire::Encoder e;
-  e.bytes_field(schema::value::kData, bytes.data(), bytes.size());
+  schema::value::set_data(e, bytes.data(), bytes.size());
   return {reinterpret_cast<const char*>(e.data()), e.size()};
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "encode.h"
+#include "format/encoders.h"
 #include "format/payload.h"
 #include "format/schema.h"
 #include "format/writer.h"
@@ -30,26 +31,26 @@ class GlTrace {
   void call(uint32_t function, uint64_t time_ns, const std::vector<uint64_t>& pointer_args,
             std::optional<uint64_t> ret_pointer, std::optional<uint64_t> ret_uint = {},
             uint32_t width = 0, uint32_t height = 0) {
-    size_t record = e_.begin_nested(s::chunk::kRecords);
-    size_t c = e_.begin_nested(s::record::kCall);
-    e_.uint_field(s::call::kFunction, function);
-    e_.uint_field(s::call::kThread, 1);
-    e_.uint_field(s::call::kSeq, seq_++);
-    e_.uint_field(s::call::kStartNs, time_ns);
+    size_t record = s::chunk::begin_records(e_);
+    size_t c = s::record::begin_call(e_);
+    s::call::set_function(e_, function);
+    s::call::set_thread(e_, 1);
+    s::call::set_seq(e_, seq_++);
+    s::call::set_start_ns(e_, time_ns);
     for (uint64_t arg : pointer_args) {
-      size_t v = e_.begin_nested(s::call::kArgs);
-      e_.uint_field(s::value::kPointer, arg);
+      size_t v = s::call::begin_args(e_);
+      s::value::set_pointer(e_, arg);
       e_.end_nested(v);
     }
     if (ret_pointer || ret_uint) {
-      size_t v = e_.begin_nested(s::call::kRet);
-      if (ret_pointer) e_.uint_field(s::value::kPointer, *ret_pointer);
-      if (ret_uint) e_.uint_field(s::value::kUint, *ret_uint);
+      size_t v = s::call::begin_ret(e_);
+      if (ret_pointer) s::value::set_pointer(e_, *ret_pointer);
+      if (ret_uint) s::value::set_uint(e_, *ret_uint);
       e_.end_nested(v);
     }
     if (width != 0) {
-      e_.uint_field(s::call::kSurfaceWidth, width);
-      e_.uint_field(s::call::kSurfaceHeight, height);
+      s::call::set_surface_width(e_, width);
+      s::call::set_surface_height(e_, height);
     }
     e_.end_nested(c);
     e_.end_nested(record);

@@ -7,6 +7,7 @@
 
 #include "common/fixed_arrays.h"
 #include "common/vertex_format.h"
+#include "format/encoders.h"
 #include "format/schema.h"
 #include "gltrace/api/trace_decls.h"
 #include "trace/compsize.h"
@@ -32,14 +33,13 @@ void write_client_array(CallRecorder& rec, const ClientAttrib& a, uint32_t array
   int64_t stride = a.stride != 0 ? a.stride : element;
   int64_t bytes = (vertices - 1) * stride + element;
   const auto* data = static_cast<const uint8_t*>(a.pointer) + start * stride;
-  size_t m = call.begin_nested(schema::call::kClientArrays);
-  call.uint_field(schema::client_array::kIndex, index);
-  call.uint_field(schema::client_array::kFirst, static_cast<uint64_t>(start));
-  call.uint_field(schema::client_array::kStride, static_cast<uint64_t>(stride));
-  call.uint_field(schema::client_array::kPointer, handle_bits(a.pointer));
-  call.fixed64_field(schema::client_array::kBlob,
-                     store_blob(rec.thread(), data, static_cast<size_t>(bytes)));
-  if (array != 0) call.uint_field(schema::client_array::kArray, array);
+  size_t m = schema::call::begin_client_arrays(call);
+  schema::client_array::set_index(call, index);
+  schema::client_array::set_first(call, static_cast<uint64_t>(start));
+  schema::client_array::set_stride(call, static_cast<uint64_t>(stride));
+  schema::client_array::set_pointer(call, handle_bits(a.pointer));
+  schema::client_array::set_blob(call, store_blob(rec.thread(), data, static_cast<size_t>(bytes)));
+  if (array != 0) schema::client_array::set_array(call, array);
   call.end_nested(m);
 }
 

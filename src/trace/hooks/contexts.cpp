@@ -2,6 +2,7 @@
 // new to the trace gets its Context record first) and its surface; the calls
 // that create surfaces and contexts record their config's attributes.
 #define GL_GLES_PROTOTYPES 0
+#include "format/encoders.h"
 #include "format/schema.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/trace_decls.h"
@@ -20,14 +21,14 @@ namespace schema = gltrace::schema;
 void write_context_record(ThreadState* thread, uint32_t index, EGLDisplay display,
                           EGLContext context, EGLSurface draw) {
   wire::Encoder body;
-  body.uint_field(schema::context::kIndex, index);
-  body.uint_field(schema::context::kHandle, handle_bits(context));
-  body.uint_field(schema::context::kDisplay, handle_bits(display));
+  schema::context::set_index(body, index);
+  schema::context::set_handle(body, handle_bits(context));
+  schema::context::set_display(body, handle_bits(display));
   EGLint value = 0;
   if (NEXT(eglQueryContext)(display, context, EGL_CONFIG_ID, &value))
-    body.uint_field(schema::context::kConfig, static_cast<uint64_t>(value));
+    schema::context::set_config(body, static_cast<uint64_t>(value));
   if (NEXT(eglQueryContext)(display, context, EGL_CONTEXT_CLIENT_VERSION, &value))
-    body.uint_field(schema::context::kClientVersion, static_cast<uint64_t>(value));
+    schema::context::set_client_version(body, static_cast<uint64_t>(value));
   // The config's attributes, so a replay can choose an equivalent one.
   EGLConfig config = nullptr;
   EGLint config_id = 0, count = 0;
@@ -36,13 +37,13 @@ void write_context_record(ThreadState* thread, uint32_t index, EGLDisplay displa
     NEXT(eglChooseConfig)(display, wanted, &config, 1, &count);
   }
   if (count == 1) {
-    size_t m = body.begin_nested(schema::context::kConfigAttribs);
+    size_t m = schema::context::begin_config_attribs(body);
     for (EGLint name : {EGL_RED_SIZE, EGL_GREEN_SIZE, EGL_BLUE_SIZE, EGL_ALPHA_SIZE, EGL_DEPTH_SIZE,
                         EGL_STENCIL_SIZE, EGL_SAMPLES, EGL_SURFACE_TYPE, EGL_RENDERABLE_TYPE}) {
       EGLint v = 0;
       NEXT(eglGetConfigAttrib)(display, config, name, &v);
-      body.raw_varint(static_cast<uint64_t>(int64_t{name}));  // int64: two's complement
-      body.raw_varint(static_cast<uint64_t>(int64_t{v}));
+      schema::context::pack_config_attribs(body, name);  // int64: two's complement
+      schema::context::pack_config_attribs(body, v);
     }
     body.end_nested(m);
   }
@@ -50,15 +51,15 @@ void write_context_record(ThreadState* thread, uint32_t index, EGLDisplay displa
     const GLubyte* s = NEXT(glGetString)(name);
     return s != nullptr ? reinterpret_cast<const char*>(s) : "";
   };
-  body.string_field(schema::context::kGlVendor, gl_string(GL_VENDOR));
-  body.string_field(schema::context::kGlRenderer, gl_string(GL_RENDERER));
-  body.string_field(schema::context::kGlVersion, gl_string(GL_VERSION));
+  schema::context::set_gl_vendor(body, gl_string(GL_VENDOR));
+  schema::context::set_gl_renderer(body, gl_string(GL_RENDERER));
+  schema::context::set_gl_version(body, gl_string(GL_VERSION));
   if (draw != EGL_NO_SURFACE) {
     EGLint width = 0, height = 0;
     NEXT(eglQuerySurface)(display, draw, EGL_WIDTH, &width);
     NEXT(eglQuerySurface)(display, draw, EGL_HEIGHT, &height);
-    body.uint_field(schema::context::kSurfaceWidth, static_cast<uint64_t>(width));
-    body.uint_field(schema::context::kSurfaceHeight, static_cast<uint64_t>(height));
+    schema::context::set_surface_width(body, static_cast<uint64_t>(width));
+    schema::context::set_surface_height(body, static_cast<uint64_t>(height));
   }
   append_record(thread, schema::record::kContext, body.data(), body.size());
 }
@@ -103,12 +104,12 @@ bool has_float_configs(EGLDisplay display) {
 void write_config_attribs(CallRecorder& rec, EGLDisplay display, EGLConfig config) {
   if (mode() != Mode::kFull) return;
   wire::Encoder& call = rec.call_encoder();
-  size_t m = call.begin_nested(schema::call::kConfigAttribs);
+  size_t m = schema::call::begin_config_attribs(call);
   auto put = [&](EGLint name) {
     EGLint value = 0;
     if (!NEXT(eglGetConfigAttrib)(display, config, name, &value)) return;
-    call.raw_varint(static_cast<uint64_t>(int64_t{name}));  // int64: two's complement
-    call.raw_varint(static_cast<uint64_t>(int64_t{value}));
+    schema::call::pack_config_attribs(call, name);  // int64: two's complement
+    schema::call::pack_config_attribs(call, value);
   };
   for (EGLint name : kConfigAttribs) put(name);
   if (has_float_configs(display)) put(EGL_COLOR_COMPONENT_TYPE_EXT);
@@ -215,8 +216,8 @@ void write_window_size(CallRecorder& rec, EGLDisplay dpy, EGLSurface surface) {
   if (mode() != Mode::kFull || !NEXT(eglQuerySurface)(dpy, surface, EGL_WIDTH, &width) ||
       !NEXT(eglQuerySurface)(dpy, surface, EGL_HEIGHT, &height) || width <= 0 || height <= 0)
     return;
-  rec.call_encoder().uint_field(schema::call::kSurfaceWidth, static_cast<uint32_t>(width));
-  rec.call_encoder().uint_field(schema::call::kSurfaceHeight, static_cast<uint32_t>(height));
+  schema::call::set_surface_width(rec.call_encoder(), static_cast<uint32_t>(width));
+  schema::call::set_surface_height(rec.call_encoder(), static_cast<uint32_t>(height));
 }
 
 void record_window_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config,

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/process.h"
+#include "format/encoders.h"
 #include "format/schema.h"
 #include "gltrace/api/trace_decls.h"
 #include "trace/compsize.h"
@@ -95,14 +96,14 @@ void write_image_source(CallRecorder& rec, EGLImage image, int64_t width_hint,
                                                 : read_image_pixels(thread, image, width_hint,
                                                                     height_hint, &width, &height);
   wire::Encoder& call = rec.call_encoder();
-  size_t m = call.begin_nested(schema::call::kImageSource);
+  size_t m = schema::call::begin_image_source(call);
   if (failure == nullptr) {
-    call.uint_field(schema::image_source::kWidth, static_cast<uint64_t>(width));
-    call.uint_field(schema::image_source::kHeight, static_cast<uint64_t>(height));
-    call.fixed64_field(schema::image_source::kBlob,
-                       store_blob(thread, thread->pixels.data(), thread->pixels.size()));
+    schema::image_source::set_width(call, static_cast<uint64_t>(width));
+    schema::image_source::set_height(call, static_cast<uint64_t>(height));
+    schema::image_source::set_blob(
+        call, store_blob(thread, thread->pixels.data(), thread->pixels.size()));
   } else {
-    call.string_field(schema::image_source::kNotCaptured, failure);
+    schema::image_source::set_not_captured(call, failure);
   }
   call.end_nested(m);
 }

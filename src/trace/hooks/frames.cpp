@@ -7,6 +7,7 @@
 
 #include <atomic>
 
+#include "format/encoders.h"
 #include "format/schema.h"
 #include "gltrace/api/trace_decls.h"
 #include "trace/compsize.h"
@@ -33,13 +34,13 @@ void write_image(ThreadState* thread, uint64_t frame, uint64_t seq, GLsizei widt
   if (!guard.ok()) return;
   uint64_t blob = store_blob(thread, pixels, static_cast<size_t>(width) * height * 4);
   wire::Encoder body;
-  body.uint_field(schema::image::kFrame, frame);
-  body.uint_field(schema::image::kSeq, seq);
-  body.uint_field(schema::image::kWidth, static_cast<uint64_t>(width));
-  body.uint_field(schema::image::kHeight, static_cast<uint64_t>(height));
-  body.fixed64_field(schema::image::kBlob, blob);
-  body.string_field(schema::image::kOrigin, origin);
-  body.uint_field(schema::image::kContext, thread->context);
+  schema::image::set_frame(body, frame);
+  schema::image::set_seq(body, seq);
+  schema::image::set_width(body, static_cast<uint64_t>(width));
+  schema::image::set_height(body, static_cast<uint64_t>(height));
+  schema::image::set_blob(body, blob);
+  schema::image::set_origin(body, origin);
+  schema::image::set_context(body, thread->context);
   append_record(thread, schema::record::kImage, body.data(), body.size());
 }
 
@@ -257,8 +258,8 @@ void record_surface_size(CallRecorder& rec, uint32_t width, uint32_t height) {
   ThreadState* thread = rec.thread();
   thread->surface_width = width;
   thread->surface_height = height;
-  rec.call_encoder().uint_field(schema::call::kSurfaceWidth, width);
-  rec.call_encoder().uint_field(schema::call::kSurfaceHeight, height);
+  schema::call::set_surface_width(rec.call_encoder(), width);
+  schema::call::set_surface_height(rec.call_encoder(), height);
 }
 
 void complete_pending_reads(ThreadState* thread) {
@@ -316,7 +317,7 @@ void record_finish_frame_end(CallRecorder& rec, FinishFrame& state) {
     state.ends_frame = context->drew;
     context->drew = false;
   }
-  if (state.ends_frame) rec.call_encoder().uint_field(schema::call::kEndsFrame, 1);
+  if (state.ends_frame) schema::call::set_ends_frame(rec.call_encoder(), true);
 }
 
 void end_finished_frame(CallRecorder* recorded, FinishFrame& state) {

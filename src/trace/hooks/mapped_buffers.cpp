@@ -4,6 +4,7 @@
 #define GL_GLES_PROTOTYPES 0
 #include <algorithm>
 
+#include "format/encoders.h"
 #include "format/schema.h"
 #include "gltrace/api/trace_decls.h"
 #include "trace/hooks/context_state.h"
@@ -31,10 +32,10 @@ Mapping* find_mapping(ThreadState* thread, GLenum target) {
 }
 
 void write_buffer_write(wire::Encoder& call, uint32_t target, int64_t offset, uint64_t blob) {
-  size_t m = call.begin_nested(schema::call::kBufferWrites);
-  call.uint_field(schema::buffer_write::kTarget, target);
-  call.uint_field(schema::buffer_write::kOffset, static_cast<uint64_t>(offset));
-  call.fixed64_field(schema::buffer_write::kBlob, blob);
+  size_t m = schema::call::begin_buffer_writes(call);
+  schema::buffer_write::set_target(call, target);
+  schema::buffer_write::set_offset(call, static_cast<uint64_t>(offset));
+  schema::buffer_write::set_blob(call, blob);
   call.end_nested(m);
 }
 
