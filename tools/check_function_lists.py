@@ -40,7 +40,7 @@ _LITERAL = re.compile(r"""(["'`])(""" + _NAME + r""")\1""")
 _COMPARED = re.compile(r"(?:==|!=)\s*(?:(?:api::)?kFn_(\w+)|[\"'`](" + _NAME + r")[\"'`])|"
                        r"(?:(?:api::)?kFn_(\w+)|[\"'`](" + _NAME + r")[\"'`])\s*(?:==|!=)")
 _PREFIX_CALL = re.compile(r"\b(?:starts_with|startsWith|ends_with|endsWith|rfind|find|compare|"
-                          r"indexOf|lastIndexOf|substr|match|regex)\s*\(\s*[\"'`](e?gl\w*)[\"'`]")
+                          r"indexOf|lastIndexOf|substr|match|regex)\s*\(\s*[\"'`](e?gl(?:[A-Z]\w*)?)[\"'`]")
 _PATTERN_TEXT = re.compile(r"""(["'`/])\^\(?e?gl[^"'`/\n]*\1""")
 _CASE_RUN = re.compile(r"(?:\bcase\s+(?:api::)?kFn_\w+\s*:\s*){3,}")
 _ID_LIST = re.compile(r"^\s*(?:(?:api::)?kFn_\w+\s*,\s*)+(?:api::)?kFn_\w+\s*,?\s*$")
