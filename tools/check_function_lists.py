@@ -3,7 +3,7 @@
 frame end, a debug group's push...) is spec/api.toml's to say, and code reads
 it from the generated table (gltrace/api/roles.h), checked at every build.
 
-  check_function_lists.py [--stamp FILE] [--strict] DIR...
+  check_function_lists.py [--stamp FILE] DIR...
 
 Scans the C++ (.h, .cpp, .inc) and JavaScript (.js) files under each DIR for
 the forms such a list takes:
@@ -15,22 +15,13 @@ the forms such a list takes:
   - a name prefix or pattern: starts_with("glDraw"), rfind("gl", 0), a regex
     or string such as '^gl(Multi)?Draw'.
 One function's own use (a hook for glFoo, if (f == kFn_eglMakeCurrent)) is
-allowed. Files in PENDING are reported but pass unless --strict: the lead
-removes each entry when its file reads the table. Exits 1 with one line per
-list found.
+allowed. Exits 1 with one line per list found.
 """
 
 import os
 import re
 import sys
 
-# Files that still hold lists while their rewrite is under way (issue 24):
-# reported, not failing. Remove an entry when its file reads the table.
-PENDING = {
-    "src/view/trace_model.cpp": "the viewer's call kinds (kRoleDraw/OtherDraw, DebugPush/Pop)",
-    "src/view/server.cpp": "the viewer's draws and texture uploads",
-    "web/app.js": "DRAW_REGEX (the server should send the call's roles)",
-}
 
 CPP = (".h", ".hpp", ".cpp", ".cc", ".inc")
 JS = (".js", ".mjs")
@@ -129,13 +120,11 @@ def scan(dirs, root):
 
 
 def main(argv):
-    stamp, strict, dirs = None, False, []
+    stamp, dirs = None, []
     args = iter(argv)
     for a in args:
         if a == "--stamp":
             stamp = next(args, None)
-        elif a == "--strict":
-            strict = True
         else:
             dirs.append(a)
     if not dirs or (stamp is None and "--stamp" in argv):
@@ -143,14 +132,11 @@ def main(argv):
         return 2
     # Paths are named from the directory holding the first DIR (the tree's root).
     root = os.path.dirname(os.path.abspath(dirs[0]))
-    failed = False
-    for path, found in scan(dirs, root).items():
-        pending = path in PENDING and not strict
+    found_any = scan(dirs, root)
+    for path, found in found_any.items():
         for line, what in found:
-            note = f" (pending: {PENDING[path]})" if pending else ""
-            sys.stderr.write(f"{path}:{line}: {what}{note}\n")
-        failed |= not pending
-    if failed:
+            sys.stderr.write(f"{path}:{line}: {what}\n")
+    if found_any:
         sys.stderr.write("check_function_lists: read what a call is from gltrace/api/roles.h "
                          "(spec/api.toml's roles), not from a list of names\n")
         return 1

@@ -14,7 +14,6 @@ import { FrameSummary } from './summary.js';
 import { Timeline } from './timeline.js';
 
 const $ = (sel) => document.querySelector(sel);
-const DRAW_REGEX = '^gl(Multi)?Draw';
 
 // The page's one state object: what is open and selected, and its parts
 // (made once the trace is known). No other module-level variable changes.
@@ -267,7 +266,7 @@ async function stepDraw(dir) {
   // none near in this frame's list: ask the server (it searches every frame)
   try {
     const after = searchStart();
-    const r = await getJson('/api/find', { regex: DRAW_REGEX, after, backward: dir < 0 ? 1 : null });
+    const r = await getJson('/api/find', { draw: 1, after, backward: dir < 0 ? 1 : null });
     if (r.call === null || r.call === undefined) showInfo(`no ${dir < 0 ? 'previous' : 'next'} draw`);
     else await gotoCall(r.call, r.frame);
   } catch (e) {

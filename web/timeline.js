@@ -134,7 +134,7 @@ export class Timeline {
       for (const s of th.spans) {
         const x0 = this.x(s.start_ns);
         const w = Math.max(1, this.x(s.start_ns + s.dur_ns) - x0);
-        g.fillStyle = /Draw/.test(s.name) ? '#e8a33d' : '#4f8fd1';
+        g.fillStyle = s.draw ? '#e8a33d' : '#4f8fd1';
         g.fillRect(x0, y + 2, w, LANE - 6);
         if (w > 60) {
           g.fillStyle = '#0b0c0e';

@@ -18,9 +18,10 @@ extern "C" __attribute__((visibility("default"))) EGLBoolean eglMakeCurrent(EGLD
     // eglMakeCurrent the thread's EGL error is EGL_SUCCESS, which the query
     // leaves as it is.
     EGLint client_type = 0;
-    if (ctx != EGL_NO_CONTEXT)
-      GL_CALL(*dispatch::driver_table(), eglQueryContext)
-      (dpy, ctx, EGL_CONTEXT_CLIENT_TYPE, &client_type);
+    if (ctx != EGL_NO_CONTEXT) {
+      auto query = GL_CALL(*dispatch::driver_table(), eglQueryContext);
+      query(dpy, ctx, EGL_CONTEXT_CLIENT_TYPE, &client_type);
+    }
     dispatch::set_thread_desktop_gl(client_type == EGL_OPENGL_API);
   }
   return result;

@@ -25,6 +25,7 @@
 #include "consumers/value_format.h"
 #include "gltrace/api/enums.h"
 #include "gltrace/api/functions.h"
+#include "gltrace/api/roles.h"
 #include "view/assets.h"
 #include "view/pixels.h"
 #include "view/state_worker_pool.h"
@@ -113,8 +114,8 @@ json gl_error(uint32_t error) {
   return text;
 }
 
-bool is_draw_name(const std::string& name) {
-  return name.starts_with("glDraw") || name.starts_with("glMultiDraw");
+bool is_draw(const format::Call& call) {
+  return api::has_role(call.function, api::kRoleDraw | api::kRoleOtherDraw);
 }
 
 class Handlers {
@@ -133,21 +134,21 @@ class Handlers {
     std::string args, result;
     consumers::format_call_arguments(args, call, sizes);
     std::string name = name_of(call);
-    json row = {
-        {"call", call.seq},
-        {"pos", ref.pos},
-        {"thread", call.thread},
-        {"context", call.context},
-        {"name", name},
-        {"args", args},
-        {"start_ns", call.start_ns},
-        {"dur_ns", call.duration_ns},
-        {"thread_ns", thread_time ? json(call.thread_time_ns) : json(nullptr)},
-        {"draw", is_draw_name(name)},
-        {"error", gl_error(call.gl_error)},
-        {"depth", ref.depth},
-        {"group", ref.group.empty() && !name.starts_with("glPush") ? json(nullptr)
-                                                                   : json(std::string(ref.group))}};
+    json row = {{"call", call.seq},
+                {"pos", ref.pos},
+                {"thread", call.thread},
+                {"context", call.context},
+                {"name", name},
+                {"args", args},
+                {"start_ns", call.start_ns},
+                {"dur_ns", call.duration_ns},
+                {"thread_ns", thread_time ? json(call.thread_time_ns) : json(nullptr)},
+                {"draw", is_draw(call)},
+                {"error", gl_error(call.gl_error)},
+                {"depth", ref.depth},
+                {"group", ref.group.empty() && !api::has_role(call.function, api::kRoleDebugPush)
+                              ? json(nullptr)
+                              : json(std::string(ref.group))}};
     if (call.ret != nullptr) {
       consumers::format_result(result, call, sizes);
       row["result"] = result;
@@ -259,12 +260,18 @@ class Handlers {
     return {{"frame", frame}, {"total", total}, {"calls", rows}};
   }
 
+  // The next call matching `regex`, or with draw=1 the next draw (its role).
   json find(const httplib::Request& req) const {
-    if (!req.has_param("regex") || req.get_param_value("regex").empty())
-      fail(400, "missing parameter 'regex'");
+    TraceModel::CallMatch matches;
+    if (req.has_param("draw") && req.get_param_value("draw") != "0")
+      matches = [](const CallRef& ref) { return is_draw(ref.call); };
+    else if (req.has_param("regex") && !req.get_param_value("regex").empty())
+      matches = model_.text_matches(req.get_param_value("regex"));
+    else
+      fail(400, "missing parameter 'regex' (or draw=1)");
     bool backward = req.has_param("backward") && req.get_param_value("backward") != "0";
     uint64_t after = param(req, "after", UINT64_MAX);
-    auto found = model_.find_next(req.get_param_value("regex"), after, backward);
+    auto found = model_.find_next(matches, after, backward);
     if (!found) return {{"call", nullptr}, {"frame", nullptr}};
     return {{"call", found->first}, {"frame", found->second}};
   }
@@ -317,12 +324,11 @@ class Handlers {
   };
   static Upload upload_of(const format::Call& call) {
     Upload u;
-    std::string name = name_of(call);
-    if (!name.starts_with("glTexImage") && !name.starts_with("glTexSubImage") &&
-        !name.starts_with("glCompressedTex"))
-      return u;
+    if (!api::has_role(call.function, api::kRoleTextureUpload)) return u;
     u.is_upload = true;
-    u.compressed = name.starts_with("glCompressed");
+    // Compressed data comes with its size; other uploads' size follows from
+    // their format and type.
+    u.compressed = arg(call, "imageSize") != nullptr;
     u.width = static_cast<uint32_t>(integer(arg(call, "width")).value_or(0));
     u.height = static_cast<uint32_t>(integer(arg(call, "height")).value_or(1));
     u.depth = static_cast<uint32_t>(integer(arg(call, "depth")).value_or(1));
@@ -407,7 +413,7 @@ class Handlers {
         else
           out["texture"]["image"] = nullptr, out["texture"]["reason"] = upload.why_not;
       }
-      if (is_draw_name(name)) {
+      if (is_draw(call)) {
         json count = nullptr;
         if (auto n = integer(arg(call, "count"))) count = *n;
         out["draw"] = {{"mode", enum_text(call, "mode")},
@@ -724,8 +730,7 @@ class Handlers {
     uint64_t draw_frame = 0, draw_pos = 0;
     DrawInputs inputs;
     model_.find_call(seq, [&](const CallRef& ref) {
-      if (!is_draw_name(name_of(ref.call)))
-        fail(404, "call " + std::to_string(seq) + " is no draw");
+      if (!is_draw(ref.call)) fail(404, "call " + std::to_string(seq) + " is no draw");
       draw_frame = ref.frame;
       draw_pos = ref.pos;
       inputs = draw_inputs(ref.call);
@@ -746,8 +751,7 @@ class Handlers {
     std::map<uint32_t, Format> formats;
     for (const Array& a : arrays) formats[a.index];
     model_.for_frame_calls(draw_frame, 0, draw_pos, [&](const CallRef& ref) {
-      std::string name = name_of(ref.call);
-      if (name != "glVertexAttribPointer" && name != "glVertexAttribIPointer") return;
+      if (!api::has_role(ref.call.function, api::kRoleAttribPointer)) return;
       auto index = integer(arg(ref.call, "index"));
       if (!index || formats.count(static_cast<uint32_t>(*index)) == 0) return;
       Format& f = formats[static_cast<uint32_t>(*index)];
@@ -818,6 +822,7 @@ class Handlers {
     struct Span {
       uint64_t seq, start, end, calls;
       std::string name;
+      bool draw;  // one of its calls draws
     };
     std::map<uint32_t, std::vector<Span>> threads;
     model_.for_time_range(start, end, kTimelineCalls, &truncated, [&](const CallRef& ref) {
@@ -830,9 +835,10 @@ class Handlers {
         Span& s = spans.back();
         s.end = std::max(s.end, call_end);
         ++s.calls;
+        s.draw = s.draw || is_draw(c);
         return;
       }
-      spans.push_back({c.seq, c.start_ns, call_end, 1, name_of(c)});
+      spans.push_back({c.seq, c.start_ns, call_end, 1, name_of(c), is_draw(c)});
     });
     json out_threads = json::array();
     for (auto& [thread, spans] : threads) {
@@ -841,7 +847,8 @@ class Handlers {
         json span = {{"call", s.seq},
                      {"name", s.calls > 1 ? std::to_string(s.calls) + " calls" : s.name},
                      {"start_ns", s.start},
-                     {"dur_ns", s.end - s.start}};
+                     {"dur_ns", s.end - s.start},
+                     {"draw", s.draw}};
         if (s.calls > 1) span["calls"] = s.calls;
         list.push_back(span);
       }

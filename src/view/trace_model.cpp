@@ -14,6 +14,7 @@
 #include "consumers/frame_end.h"
 #include "consumers/value_format.h"
 #include "gltrace/api/functions.h"
+#include "gltrace/api/roles.h"
 
 namespace gltrace::view {
 namespace {
@@ -21,27 +22,13 @@ namespace {
 enum class CallKind : uint8_t { kOther, kDraw, kPush, kPop };
 
 // What the viewer needs to know of a function, from its name in the model.
-const std::vector<CallKind>& call_kinds() {
-  static const std::vector<CallKind> kinds = [] {
-    std::vector<CallKind> k(api::kFunctionIdLimit, CallKind::kOther);
-    for (uint32_t id = 0; id < api::kFunctionIdLimit; ++id) {
-      const char* name = api::kFunctionInfo[id].name;
-      if (name == nullptr) continue;
-      std::string_view n(name);
-      if (n.starts_with("glDraw") || n.starts_with("glMultiDraw"))
-        k[id] = CallKind::kDraw;
-      else if (n.starts_with("glPushDebugGroup") || n == "glPushGroupMarkerEXT")
-        k[id] = CallKind::kPush;
-      else if (n.starts_with("glPopDebugGroup") || n == "glPopGroupMarkerEXT")
-        k[id] = CallKind::kPop;
-    }
-    return k;
-  }();
-  return kinds;
-}
-
+// What the viewer counts and nests: draws, and debug groups' pushes and pops
+// (their roles in spec/api.toml).
 CallKind kind_of(uint32_t function) {
-  return function < api::kFunctionIdLimit ? call_kinds()[function] : CallKind::kOther;
+  if (api::has_role(function, api::kRoleDraw | api::kRoleOtherDraw)) return CallKind::kDraw;
+  if (api::has_role(function, api::kRoleDebugPush)) return CallKind::kPush;
+  if (api::has_role(function, api::kRoleDebugPop)) return CallKind::kPop;
+  return CallKind::kOther;
 }
 
 // A push's label: glPushDebugGroup's message, glPushGroupMarkerEXT's marker.
@@ -882,11 +869,17 @@ void TraceModel::find_call(uint64_t seq, const std::function<void(const CallRef&
   throw QueryError{404, "no call " + std::to_string(seq) + " in the trace"};
 }
 
-std::optional<std::pair<uint64_t, uint64_t>> TraceModel::find_next(const std::string& regex,
+TraceModel::CallMatch TraceModel::text_matches(const std::string& regex) const {
+  auto re = std::make_shared<Regex>(compile_regex(regex));
+  return [this, re](const CallRef& ref) {
+    return regex_matches(*re, match_text(ref.call, [this](uint64_t id) { return blob_size(id); }));
+  };
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> TraceModel::find_next(const CallMatch& matches,
                                                                    uint64_t after,
                                                                    bool backward) const {
   Impl& d = *impl_;
-  Regex re = compile_regex(regex);
   uint64_t start_index = backward ? UINT64_MAX : 0;  // exclusive bound
   uint64_t total;
   {
@@ -904,12 +897,11 @@ std::optional<std::pair<uint64_t, uint64_t>> TraceModel::find_next(const std::st
     }
     if (!known) throw QueryError{404, "no call " + std::to_string(after) + " in the trace"};
   }
-  auto size_of = [this](uint64_t id) { return blob_size(id); };
   std::optional<std::pair<uint64_t, uint64_t>> found;
   if (!backward) {
     uint64_t lo = after == UINT64_MAX ? 0 : start_index + 1;
     d.walk(lo, total, [&](const CallRef& ref) {
-      if (!regex_matches(re, match_text(ref.call, size_of))) return true;
+      if (!matches(ref)) return true;
       found.emplace(ref.call.seq, ref.frame);
       return false;
     });
@@ -926,7 +918,7 @@ std::optional<std::pair<uint64_t, uint64_t>> TraceModel::find_next(const std::st
       lo = d.chunks[d.chunk_of_index(hi - 1)].first_index;
     }
     d.walk(lo, hi, [&](const CallRef& ref) {
-      if (regex_matches(re, match_text(ref.call, size_of))) found.emplace(ref.call.seq, ref.frame);
+      if (matches(ref)) found.emplace(ref.call.seq, ref.frame);
       return true;
     });
     hi = lo;

@@ -168,10 +168,14 @@ class TraceModel {
   // The call with this seq; throws QueryError 404.
   void find_call(uint64_t seq, const std::function<void(const CallRef&)>& visit) const;
   // The next (or previous) call after (before) the one with seq `after`
-  // whose "name(args)" matches; nullopt if none. `after` past every call
-  // (UINT64_MAX) searches from the end backward or from the start forward.
-  std::optional<std::pair<uint64_t, uint64_t>> find_next(const std::string& regex, uint64_t after,
+  // that `matches`; nullopt if none. `after` past every call (UINT64_MAX)
+  // searches from the end backward or from the start forward.
+  using CallMatch = std::function<bool(const CallRef&)>;
+  std::optional<std::pair<uint64_t, uint64_t>> find_next(const CallMatch& matches, uint64_t after,
                                                          bool backward) const;
+  // Whether a call's "name(args)" matches the regex (throws QueryError 400
+  // for a pattern RE2 refuses).
+  CallMatch text_matches(const std::string& regex) const;
   // Calls whose time overlaps [start, end); at most max_calls are visited
   // (*truncated says when more would have been).
   void for_time_range(uint64_t start_ns, uint64_t end_ns, uint64_t max_calls, bool* truncated,

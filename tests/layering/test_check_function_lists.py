@@ -134,13 +134,10 @@ class CheckFunctionLists(unittest.TestCase):
                          "    break;\n  }\n}\n"})
         self.assertEqual((status, err), (0, ""))
 
-    def test_pending_files_are_reported_but_pass_unless_strict(self):
-        files = {"src/view/trace_model.cpp": VIEW}
-        status, err = check(files)
-        self.assertEqual(status, 0)
+    def test_the_viewers_old_prefixes_fail(self):
+        status, err = check({"src/view/trace_model.cpp": VIEW})
+        self.assertEqual(status, 1)
         self.assertIn("src/view/trace_model.cpp:2: a name prefix test", err)
-        self.assertIn("(pending:", err)
-        self.assertEqual(check(files, "--strict")[0], 1)
 
 
 if __name__ == "__main__":

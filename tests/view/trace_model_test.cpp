@@ -55,8 +55,8 @@ void query_everything(TraceModel& model) {
       }
     });
   }
-  ignore([&] { model.find_next("Swap", UINT64_MAX, false); });
-  ignore([&] { model.find_next("Swap", UINT64_MAX, true); });
+  ignore([&] { model.find_next(model.text_matches("Swap"), UINT64_MAX, false); });
+  ignore([&] { model.find_next(model.text_matches("Swap"), UINT64_MAX, true); });
   ignore([&] { model.find_call(3, [](const CallRef&) {}); });
   bool truncated = false;
   ignore([&] { model.for_time_range(0, UINT64_MAX, 100000, &truncated, [](const CallRef&) {}); });

@@ -168,6 +168,12 @@ def test_demo(trace):
         check(found["call"] == draws[1], f"find next: {found} != {draws[1]}")
         status, found = v.json(f"/api/find?regex=glDrawElements&after={draws[2]}&backward=1")
         check(found["call"] == draws[1], "find previous")
+        # The next and previous draw, by the role the page asks for (draw=1).
+        all_draws = [s for s in sorted(calls) if re.match(r"glDraw(Arrays|Elements)\w*\(", calls[s])]
+        status, found = v.json(f"/api/find?draw=1&after={all_draws[0]}")
+        check(status == 200 and found["call"] == all_draws[1], f"next draw: {found}")
+        status, found = v.json(f"/api/find?draw=1&after={all_draws[2]}&backward=1")
+        check(status == 200 and found["call"] == all_draws[1], f"previous draw: {found}")
         status, found = v.json("/api/find?regex=" + q("^nothing matches this$") + "&after=0")
         check(status == 200 and found["call"] is None and found["frame"] is None, "find nothing")
 
