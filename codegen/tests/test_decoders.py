@@ -157,28 +157,37 @@ DECODER = textwrap.dedent("""\
     """)
 
 
+def compile_generated(proto_text, kind, program_text, flags=()):
+    """Generates the schema and the `kind` header ("decoders" or "encoders")
+    of proto_text as demo/, compiles program_text against them and runs it:
+    (the compiler's result, the program's, None when it did not build)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = os.path.join(tmp, "t.proto")
+        with open(source, "w", encoding="utf-8") as f:
+            f.write(proto_text)
+        os.makedirs(os.path.join(tmp, "demo"))
+        subprocess.run([sys.executable, GEN, "--proto", source, "--namespace", "demo::schema",
+                        "--header", os.path.join(tmp, "demo", "schema.h"),
+                        f"--{kind}", os.path.join(tmp, "demo", f"{kind}.h"),
+                        "--schema-include", "demo/schema.h"], check=True)
+        program = os.path.join(tmp, "t.cpp")
+        with open(program, "w", encoding="utf-8") as f:
+            f.write(program_text)
+        binary = os.path.join(tmp, "t")
+        built = subprocess.run(["c++", "-std=c++20", *flags, "-I", tmp, "-I",
+                                os.path.join(ROOT, "src"), program, "-o", binary],
+                               capture_output=True, text=True)
+        ran = (subprocess.run([binary], capture_output=True, text=True)
+               if built.returncode == 0 else None)
+        return built, ran
+
+
 @unittest.skipIf(shutil.which("c++") is None, "no C++ compiler")
 class GeneratedCodeTest(unittest.TestCase):
     def build(self, hook):
-        """The compiler's result for DECODER with this hook, and its messages."""
-        with tempfile.TemporaryDirectory() as tmp:
-            source = os.path.join(tmp, "t.proto")
-            with open(source, "w", encoding="utf-8") as f:
-                f.write(SAMPLE)
-            os.makedirs(os.path.join(tmp, "demo"))
-            subprocess.run([sys.executable, GEN, "--proto", source, "--namespace", "demo::schema",
-                            "--header", os.path.join(tmp, "demo", "schema.h"),
-                            "--decoders", os.path.join(tmp, "demo", "decoders.h"),
-                            "--schema-include", "demo/schema.h"], check=True)
-            program = os.path.join(tmp, "t.cpp")
-            with open(program, "w", encoding="utf-8") as f:
-                f.write(DECODER.replace("HOOK", hook))
-            binary = os.path.join(tmp, "t")
-            built = subprocess.run(["c++", "-std=c++20", "-I", tmp, "-I",
-                                    os.path.join(ROOT, "src"), program, "-o", binary],
-                                   capture_output=True, text=True)
-            ran = subprocess.run([binary]).returncode if built.returncode == 0 else None
-            return built, ran
+        """The compiler's result for DECODER with this hook, and the program's exit status."""
+        built, ran = compile_generated(SAMPLE, "decoders", DECODER.replace("HOOK", hook))
+        return built, ran.returncode if ran is not None else None
 
     def test_a_hook_replaces_the_field(self):
         built, ran = self.build("""

@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 from gltrace_codegen import encoders, proto  # noqa: E402
-from test_decoders import GEN, ROOT, SAMPLE as DECODERS_SAMPLE  # noqa: E402
+from test_decoders import GEN, SAMPLE as DECODERS_SAMPLE, compile_generated  # noqa: E402
 
 # The decoders' sample, with a field of each kind it lacks, a field number of two key
 # bytes and a nested message.
@@ -130,25 +130,9 @@ PROGRAM = textwrap.dedent("""\
 @unittest.skipIf(shutil.which("c++") is None, "no C++ compiler")
 class GeneratedCodeTest(unittest.TestCase):
     def test_the_bytes_are_protobufs(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            source = os.path.join(tmp, "t.proto")
-            with open(source, "w", encoding="utf-8") as f:
-                f.write(SAMPLE)
-            os.makedirs(os.path.join(tmp, "demo"))
-            subprocess.run([sys.executable, GEN, "--proto", source, "--namespace", "demo::schema",
-                            "--header", os.path.join(tmp, "demo", "schema.h"),
-                            "--encoders", os.path.join(tmp, "demo", "encoders.h"),
-                            "--schema-include", "demo/schema.h"], check=True)
-            program = os.path.join(tmp, "t.cpp")
-            with open(program, "w", encoding="utf-8") as f:
-                f.write(PROGRAM)
-            binary = os.path.join(tmp, "t")
-            built = subprocess.run(["c++", "-std=c++20", "-Wall", "-Wextra", "-Werror", "-I", tmp,
-                                    "-I", os.path.join(ROOT, "src"), program, "-o", binary],
-                                   capture_output=True, text=True)
-            self.assertEqual(built.returncode, 0, built.stderr)
-            ran = subprocess.run([binary], capture_output=True, text=True)
-            self.assertEqual(ran.returncode, 0, ran.stdout)
+        built, ran = compile_generated(SAMPLE, "encoders", PROGRAM, ("-Wall", "-Wextra", "-Werror"))
+        self.assertEqual(built.returncode, 0, built.stderr)
+        self.assertEqual(ran.returncode, 0, ran.stdout)
 
 
 if __name__ == "__main__":
