@@ -474,6 +474,55 @@ def read(path):
         return parse(f.read(), path)
 
 
+# How each scalar type travels: the wire kind the decoders and encoders switch on.
+WIRE_KINDS = {
+    **{t: "varint" for t in ("int32", "int64", "uint32", "uint64", "bool")},
+    "sint32": "zigzag", "sint64": "zigzag",
+    "fixed64": "fixed64", "sfixed64": "fixed64", "double": "fixed64",
+    "fixed32": "fixed32", "sfixed32": "fixed32", "float": "fixed32",
+    "string": "bytes", "bytes": "bytes",
+}
+
+
+class Schema:
+    """One file's messages (nested ones flattened, parents first) and enum names, and
+    what a field's type resolves to: the walk the decoders and encoders share."""
+
+    def __init__(self, proto_file):
+        self.path = proto_file.path
+        self.package = proto_file.package
+        self.messages = []
+        self.enums = set(e.name for e in proto_file.enums)
+        self._collect(proto_file.messages)
+
+    def _collect(self, messages):
+        for msg in messages:
+            self.messages.append(msg)
+            self.enums.update(e.name for e in msg.enums)
+            self._collect(msg.messages)
+
+    def resolve(self, field):
+        """'varint', 'zigzag', 'fixed64', 'fixed32' or 'bytes' for a scalar or enum
+        (enums travel as varints), else the Message the field holds."""
+        name = field.type
+        if name in WIRE_KINDS:
+            return WIRE_KINDS[name]
+        # Qualified names: this file's package only (imports are not generated for).
+        prefix = "." + self.package + "." if self.package else "."
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+        elif name.startswith("."):
+            raise ProtoError(self.path, field.line, f"field {field.name}: type {field.type} "
+                             "is not of this file (the generators cover one file)")
+        simple = name.rsplit(".", 1)[-1]
+        if simple in self.enums:
+            return "varint"
+        for msg in self.messages:
+            if msg.name == simple:
+                return msg
+        raise ProtoError(self.path, field.line, f"field {field.name}: unknown type {field.type}")
+
+
 def _emit_scope(lines, messages, enums):
     for msg in messages:
         if not (msg.fields or msg.messages or msg.enums):
