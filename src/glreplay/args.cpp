@@ -49,7 +49,7 @@ void* Arena::get(size_t size) {
   return p;
 }
 
-Args::Args(Session& session, const Call& call, Arena& arena, const Validation* checked)
+Args::Args(Session& session, const ReplayCall& call, Arena& arena, const Validation* checked)
     : session_(session), call_(call), arena_(arena), checked_(checked) {}
 
 // --- the state validation reads -------------------------------------------------------

@@ -61,9 +61,9 @@ class DriverState : public StateView {
 class Args {
  public:
   // `checked`: what validate_call found for the call (output sizes), or null.
-  Args(Session& session, const Call& call, Arena& arena, const Validation* checked = nullptr);
+  Args(Session& session, const ReplayCall& call, Arena& arena, const Validation* checked = nullptr);
 
-  const Call& call() const { return call_; }
+  const ReplayCall& call() const { return call_; }
   Session& session() { return session_; }
   size_t size() const { return call_.args.size(); }
   const Value* value(size_t i) const { return i < call_.args.size() ? &call_.args[i] : nullptr; }
@@ -208,7 +208,7 @@ class Args {
   void not_captured(size_t i, const Value& v);
 
   Session& session_;
-  const Call& call_;
+  const ReplayCall& call_;
   Arena& arena_;
   const Validation* checked_;
   std::string error_;

@@ -62,7 +62,7 @@ class CallMemory {
   std::atomic<int64_t> live_{kOpen};
 };
 
-// A recorded value: the decoder's type. In a Call, its data is in the
+// A recorded value: the decoder's type. In a ReplayCall, its data is in the
 // call's CallMemory (or in a blob the call holds), so it is trivially
 // destructible; bytes and each of strings are followed by a NUL, and bytes
 // are 16-byte aligned. kBlob is resolved on reading: it arrives here as
@@ -92,12 +92,13 @@ struct ImageSource {
   std::string not_captured;
 };
 
-// Made in the CallMemory of its values (see TraceSource), so it ends by
+// One recorded call as replay runs it (format::Call is the decoder's record
+// it is made from). Made in the CallMemory of its values (see TraceSource), so it ends by
 // destroy(), which releases that memory last. What few calls have (client
 // arrays, buffer writes, an image source, config attributes, blobs) is in
 // that memory too: the common call is built and ended without a vector or
 // a heap pointer to set up or free.
-struct Call final : replay::IncrementPayload {
+struct ReplayCall final : replay::IncrementPayload {
   uint32_t function = 0;
   uint32_t thread = 0;
   uint32_t context = 0;  // the trace's Context.index current for the call
@@ -126,7 +127,7 @@ struct Call final : replay::IncrementPayload {
     if (!blobs.empty() || !client_arrays.empty() || !buffer_writes.empty() ||
         image_source != nullptr) [[unlikely]]
       destroy_held();
-    this->~Call();
+    this->~ReplayCall();
     in->release();
   }
 

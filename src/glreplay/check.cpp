@@ -16,8 +16,8 @@ bool check_trace(replay::IncrementSource& source, CheckReport* report, size_t ma
     replay::SourceResult result = source.next(&increment, &report->error);
     if (result == replay::SourceResult::kEnd) return true;
     if (result == replay::SourceResult::kError) return false;
-    if (increment.payload == nullptr || typeid(*increment.payload) != typeid(Call)) continue;
-    const auto& call = static_cast<const Call&>(*increment.payload);
+    if (increment.payload == nullptr || typeid(*increment.payload) != typeid(ReplayCall)) continue;
+    const auto& call = static_cast<const ReplayCall&>(*increment.payload);
     ++report->calls;
     // Only the functions replayed generically have rules; the hand-written
     // EGL calls check their own arguments.

@@ -23,7 +23,7 @@ bool is_format_attrib(EGLint name) {
   return false;
 }
 
-// The attributes of a traced config (Call.config_attribs) a replay config
+// The attributes of a traced config (ReplayCall.config_attribs) a replay config
 // must have too for the same pixels; the others (id, visual, caveat, swap
 // intervals...) belong to the traced platform. Of surface types, the kinds
 // of surface are the replay's own (pbuffers or its windows) and the other

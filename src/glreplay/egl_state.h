@@ -102,7 +102,7 @@ struct ConfigInfo {
   std::shared_ptr<const ConfigList> list;
   std::map<EGLint, EGLint> known;
   // All its attributes, as the trace recorded them with the calls that used
-  // it (Call.config_attribs; empty in older traces): when known, the replay
+  // it (ReplayCall.config_attribs; empty in older traces): when known, the replay
   // config is the one whose attributes are the same.
   std::vector<int64_t> traced;
   EGLConfig chosen = nullptr;  // once resolved

@@ -32,12 +32,12 @@ GlExecutor::GlExecutor(Session& session, ExecutorOptions options)
 }
 
 bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
-  // Call is final: comparing type_infos is all a dynamic_cast would do, slower.
-  if (increment.payload == nullptr || typeid(*increment.payload) != typeid(Call)) {
+  // ReplayCall is final: comparing type_infos is all a dynamic_cast would do, slower.
+  if (increment.payload == nullptr || typeid(*increment.payload) != typeid(ReplayCall)) {
     *error = "not a GL call";
     return false;
   }
-  auto* call = static_cast<Call*>(increment.payload.get());
+  auto* call = static_cast<ReplayCall*>(increment.payload.get());
   ++calls_;
   if (options_.progress != nullptr) options_.progress->add_call();
   last_seq_ = call->seq;

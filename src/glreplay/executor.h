@@ -1,4 +1,4 @@
-// The replay engine's Executor for GL calls: runs each Call through its
+// The replay engine's Executor for GL calls: runs each ReplayCall through its
 // generated or hand-written replay function, reports calls that cannot be
 // replayed ("call N: ..."), and reads the framebuffer back for --compare
 // and --snapshot: at each frame's end (a swap, or the glFinish that ends an
@@ -89,7 +89,7 @@ class GlExecutor : public replay::Executor {
   uint32_t last_thread_ = 0;
   uint64_t* last_thread_seq_ = nullptr;
   uint64_t swap_image_key_ = 0;  // for the swap running now
-  const Call* call_ = nullptr;   // the call running now
+  const ReplayCall* call_ = nullptr;   // the call running now
   // Calls that could not be replayed, for the reports of differing images:
   // the first few of the replay and of the frame in progress, how many in
   // all and in the frame.

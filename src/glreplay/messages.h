@@ -13,7 +13,7 @@ namespace gltrace::glreplay {
 // "0x..." of a recorded value, for messages.
 std::string hex(uint64_t value);
 
-struct Call;
+struct ReplayCall;
 
 class Messages {
  public:
@@ -22,7 +22,7 @@ class Messages {
       : program_(std::move(program)), max_errors_(max_errors) {}
 
   // The call the lines are about (null: none).
-  void set_call(const Call* call) { call_ = call; }
+  void set_call(const ReplayCall* call) { call_ = call; }
 
   // "call N: message" on stderr (the first max_errors of them) and counted.
   void report(const std::string& message);
@@ -35,7 +35,7 @@ class Messages {
  private:
   std::string program_;
   size_t max_errors_;
-  const Call* call_ = nullptr;
+  const ReplayCall* call_ = nullptr;
   uint64_t errors_ = 0;
   std::function<void(const std::string&)> hook_;
 };

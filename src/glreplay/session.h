@@ -61,11 +61,11 @@ class Session {
 
   // The call being replayed (for messages and size hints); its thread's
   // current context becomes current().
-  const Call* call() const { return call_; }
+  const ReplayCall* call() const { return call_; }
   // borrowed: the call runs on another recorded thread's replay thread,
   // because its own thread has had no context current yet (TraceSource
   // routes it so): it sees no binding and makes none.
-  void set_call(const Call* call, bool borrowed = false) {
+  void set_call(const ReplayCall* call, bool borrowed = false) {
     call_ = call;
     messages_.set_call(call);
     if (call != nullptr) egl_.bind_call(call->thread, borrowed);
@@ -225,7 +225,7 @@ class Session {
   gl_loader::Driver driver_;
   Messages messages_;
   EglState egl_;
-  const Call* call_ = nullptr;
+  const ReplayCall* call_ = nullptr;
   uint64_t frame_ = 0;
   std::function<void(uint64_t)> swap_hook_;
 };

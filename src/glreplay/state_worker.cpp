@@ -84,8 +84,8 @@ class WorkerExecutor : public replay::Executor {
   bool execute(replay::Increment& increment, std::string* /*error*/) override {
     // The trace's context index of the call (as `gltrace info` lists
     // contexts): the state reply's "context".
-    if (increment.payload != nullptr && typeid(*increment.payload) == typeid(Call))
-      context_ = static_cast<const Call&>(*increment.payload).context;
+    if (increment.payload != nullptr && typeid(*increment.payload) == typeid(ReplayCall))
+      context_ = static_cast<const ReplayCall&>(*increment.payload).context;
     std::string error;
     if (!executor_.execute(increment, &error))
       warnings_.add_failure("call " + std::to_string(increment.index) + ": " + error);

@@ -284,7 +284,7 @@ class TraceSource::Collector : public format::Consumer {
     // The call and its values in one piece of CallMemory, sized first. The
     // decoder's values are the call's: copied whole, then what they point to
     // in the chunk or the decoder's memory (few do) is copied after them.
-    size_t size = round16(sizeof(Call)) + round16(sizeof(Value) * c.args.size());
+    size_t size = round16(sizeof(ReplayCall)) + round16(sizeof(Value) * c.args.size());
     size_t blobs = 0;     // kBlob values, each holding its blob's bytes once resolved
     bool points = false;  // any value points out
     auto add_extra = [&](const Value& v) {
@@ -305,8 +305,8 @@ class TraceSource::Collector : public format::Consumer {
               (c.image_source != nullptr ? round16(sizeof(ImageSource)) : 0);
     size += round16(sizeof(Bytes) * blobs);
     Carver carve{static_cast<std::byte*>(place(size))};
-    replay::PayloadPtr payload(new (carve.take(sizeof(Call))) Call);
-    Call* call = static_cast<Call*>(payload.get());
+    replay::PayloadPtr payload(new (carve.take(sizeof(ReplayCall))) ReplayCall);
+    ReplayCall* call = static_cast<ReplayCall*>(payload.get());
     call->memory = memory_;
     call->function = c.function;
     call->thread = c.thread;
@@ -450,7 +450,7 @@ class TraceSource::Collector : public format::Consumer {
   // with contexts are replayed.
   void send(replay::Increment&& increment) {
     if (refused_) return;
-    const auto& call = static_cast<const Call&>(*increment.payload);
+    const auto& call = static_cast<const ReplayCall&>(*increment.payload);
     if (!main_thread_) main_thread_ = call.thread;
     bool own = call.thread == *main_thread_ || lanes_.count(call.thread) != 0;
     if (!own && takes_thread(call)) {
@@ -476,7 +476,7 @@ class TraceSource::Collector : public format::Consumer {
     if (++sent_ >= kDecodeBatch) request_stop();
   }
 
-  static bool takes_thread(const Call& call) {
+  static bool takes_thread(const ReplayCall& call) {
     if (call.context != 0) return true;
     // Handles are recorded as integers or pointers; union members alike.
     auto handle = [&call](size_t i) -> uint64_t {
@@ -576,7 +576,7 @@ class TraceSource::Collector : public format::Consumer {
   // Makes v's data the call's: copies it into the call's memory, or
   // resolves its blob, whose bytes the call then holds (in blob_bytes, after
   // those it holds already).
-  void own(Value& v, Carver& carve, Call& call, Bytes* blob_bytes) {
+  void own(Value& v, Carver& carve, ReplayCall& call, Bytes* blob_bytes) {
     switch (v.kind) {
       case ValueKind::kData:
       case ValueKind::kText:

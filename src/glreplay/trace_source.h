@@ -2,7 +2,7 @@
 // Increment per Call (index = seq, timestamp = start_ns, target = the
 // recorded thread, ends_frame = eglSwapBuffers*, or a glFinish the trace
 // layer marked as a frame's end), whose payload is a
-// glreplay::Call, in seq order: each thread's calls reach the file in its own
+// glreplay::ReplayCall, in seq order: each thread's calls reach the file in its own
 // chunks, so calls of several threads are merged back into recorded order.
 // What the executor needs besides calls (contexts' surface sizes, the
 // framebuffer images to compare with) goes to a shared TraceInfo.

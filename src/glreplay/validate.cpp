@@ -91,7 +91,7 @@ int64_t index_size(uint32_t type) {
 
 #include "gltrace/api/validate_rules.inc"
 
-Validator::Validator(const Call& call, StateView& state, Validation* out)
+Validator::Validator(const ReplayCall& call, StateView& state, Validation* out)
     : call_(call), state_(state), out_(out) {
   out_->error.clear();
   out_->uncaptured.clear();
@@ -488,7 +488,7 @@ int64_t attrib_element_bytes(int64_t size, uint32_t type) {
   return vertex_format::element_bytes(std::clamp<int64_t>(size, 1, 4), type);
 }
 
-void validate_call(const Call& call, StateView& state, Validation* out) {
+void validate_call(const ReplayCall& call, StateView& state, Validation* out) {
   Validator v(call, state, out);
   if (call.function >= api::kFunctionIdLimit) return;
   CheckFn check = kCheckRules[call.function];
@@ -542,7 +542,7 @@ StateView::Attrib TrackedState::attrib(uint32_t index) {
   return it != current_->attribs.end() ? it->second : Attrib{};
 }
 
-void TrackedState::update(const Call& call) {
+void TrackedState::update(const ReplayCall& call) {
   set_context(call.context);
   Context& c = *current_;
   auto arg = [&](size_t i) -> int64_t {

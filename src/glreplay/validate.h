@@ -71,7 +71,7 @@ struct Validation {
 // The checks of one call, called by the generated per-function rules.
 class Validator {
  public:
-  Validator(const Call& call, StateView& state, Validation* out);
+  Validator(const ReplayCall& call, StateView& state, Validation* out);
 
   // Scalars as recorded (floats saturate).
   int64_t s(size_t i) const;
@@ -131,7 +131,7 @@ class Validator {
   bool all_client_arrays_recorded();
   void client_arrays(int64_t lo, int64_t hi, int64_t instances);
 
-  const Call& call_;
+  const ReplayCall& call_;
   StateView& state_;
   Validation* out_;
 };
@@ -156,17 +156,17 @@ int64_t attrib_element_bytes(int64_t size, uint32_t type);
 
 // Runs the rules of call.function (generated and the draws'); functions
 // without pointer arguments always pass.
-void validate_call(const Call& call, StateView& state, Validation* out);
+void validate_call(const ReplayCall& call, StateView& state, Validation* out);
 
 // The GL state --check needs, followed from the trace's own calls per
 // recorded context: buffer bindings (the element array buffer per vertex
 // array object), pixel-store parameters, client vertex array formats.
 class TrackedState : public StateView {
  public:
-  // Sets the context the next answers are for (Call.context).
+  // Sets the context the next answers are for (ReplayCall.context).
   void set_context(uint32_t context) { current_ = &contexts_[context]; }
   // After the call ran: what it changed.
-  void update(const Call& call);
+  void update(const ReplayCall& call);
 
   int64_t integer(uint32_t pname) override;
   Attrib attrib(uint32_t index) override;

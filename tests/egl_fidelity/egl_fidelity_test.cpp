@@ -229,14 +229,14 @@ TEST(EglFidelityRecords, ConfigAttributesAndSurfaceSizesReachReaderAndReplay) {
   glreplay::TraceSource source(std::make_shared<glreplay::TraceInfo>(), {});
   std::string error;
   ASSERT_TRUE(source.open(path, &error)) << error;
-  std::vector<glreplay::Call*> replayed;
+  std::vector<glreplay::ReplayCall*> replayed;
   std::vector<replay::Increment> increments;
   replay::Increment increment;
   while (source.next(&increment, &error) == replay::SourceResult::kIncrement)
     increments.push_back(std::move(increment));
   ASSERT_EQ(increments.size(), 2u) << error;
-  auto* context = dynamic_cast<glreplay::Call*>(increments[0].payload.get());
-  auto* swap = dynamic_cast<glreplay::Call*>(increments[1].payload.get());
+  auto* context = dynamic_cast<glreplay::ReplayCall*>(increments[0].payload.get());
+  auto* swap = dynamic_cast<glreplay::ReplayCall*>(increments[1].payload.get());
   ASSERT_TRUE(context != nullptr && swap != nullptr);
   EXPECT_EQ(Attribs(context->config_attribs.begin(), context->config_attribs.end()),
             (Attribs{EGL_RED_SIZE, 10, EGL_SURFACE_TYPE, 0x405, 0x3339, -1}));

@@ -276,7 +276,7 @@ TEST(GlreplaySource, OneIncrementPerCallInOrderAndAgainAfterRewind) {
   ASSERT_EQ(increments.size(), 15u);
   for (size_t i = 0; i < increments.size(); ++i) {
     EXPECT_EQ(increments[i].index, i);
-    auto* call = dynamic_cast<glreplay::Call*>(increments[i].payload.get());
+    auto* call = dynamic_cast<glreplay::ReplayCall*>(increments[i].payload.get());
     ASSERT_NE(call, nullptr);
     EXPECT_EQ(call->seq, i);
     EXPECT_EQ(call->args.size(), 3u);  // sint, uint, text: owned copies
@@ -338,7 +338,7 @@ TEST(GlreplaySource, CallsOfSeveralThreadsComeOutInRecordedOrder) {
   for (size_t i = 0; i < increments.size(); ++i) {
     EXPECT_EQ(increments[i].index, i);
     EXPECT_EQ(increments[i].target, kThreads[i]) << "call " << i;  // a replay thread each
-    auto* call = dynamic_cast<glreplay::Call*>(increments[i].payload.get());
+    auto* call = dynamic_cast<glreplay::ReplayCall*>(increments[i].payload.get());
     ASSERT_NE(call, nullptr);
     EXPECT_EQ(call->thread, kThreads[i]);
   }

@@ -44,7 +44,7 @@ Value captured(const std::string& bytes) { return test::chars(ValueKind::kData, 
 // Validates `function` with these arguments; the error ("" when it passes).
 std::string check(uint32_t function, const std::vector<Value>& args, StateView& state,
                   Validation* out = nullptr, std::vector<ClientArray> arrays = {}) {
-  Call call;
+  ReplayCall call;
   call.function = function;
   call.args = args;
   call.client_arrays = std::move(arrays);
@@ -253,7 +253,7 @@ TEST(ReplayValidate, EglAttributeListsEndInEglNone) {
 TEST(ReplayValidate, TrackedStateFollowsBindingsPerContextAndVertexArray) {
   TrackedState state;
   auto run = [&](uint32_t context, uint32_t function, std::vector<Value> args) {
-    Call call;
+    ReplayCall call;
     call.function = function;
     call.context = context;
     call.args = args;
@@ -288,7 +288,7 @@ TEST(ReplayValidate, TrackedStateFollowsBindingsPerContextAndVertexArray) {
 TEST(ReplayValidate, Gles1ClientArraysCoverTheDraw) {
   TrackedState state;
   auto run = [&](uint32_t function, std::vector<Value> args) {
-    Call call;
+    ReplayCall call;
     call.function = function;
     call.context = 1;
     call.args = args;

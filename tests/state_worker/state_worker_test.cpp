@@ -106,7 +106,7 @@ const Recorded& recorded() {
     std::map<uint64_t, std::map<int64_t, std::vector<float>>> vec4;
     replay::Increment increment;
     while (source.next(&increment, &error) == replay::SourceResult::kIncrement) {
-      const auto& call = static_cast<const glreplay::Call&>(*increment.payload);
+      const auto& call = static_cast<const glreplay::ReplayCall&>(*increment.payload);
       const auto& a = call.args;
       r.last = call.seq;
       switch (call.function) {
@@ -781,7 +781,7 @@ TEST(StateWorker, StateIsThatOfTheCallsThread) {
     ASSERT_TRUE(source.open(path, &error)) << error;
     replay::Increment increment;
     while (source.next(&increment, &error) == replay::SourceResult::kIncrement) {
-      const auto& call = static_cast<const glreplay::Call&>(*increment.payload);
+      const auto& call = static_cast<const glreplay::ReplayCall&>(*increment.payload);
       if (call.function == api::kFn_glViewport)
         viewports.push_back({call.seq, call.thread, call.args[2].uint, call.args[3].uint});
     }
@@ -840,7 +840,7 @@ TEST(StateWorker, ClientArraysUniformArraysAndBlocks) {
     ASSERT_TRUE(source.open(path, &error)) << error;
     replay::Increment increment;
     while (draw == 0 && source.next(&increment, &error) == replay::SourceResult::kIncrement) {
-      const auto& call = static_cast<const glreplay::Call&>(*increment.payload);
+      const auto& call = static_cast<const glreplay::ReplayCall&>(*increment.payload);
       if (call.function == api::kFn_glBindBufferBase) ubo = call.args[2].uint;
       if (call.function == api::kFn_glBufferSubData &&
           call.args[3].kind == format::ValueKind::kData)
@@ -901,7 +901,7 @@ TEST(StateWorker, CubeFacesArrayLayersAndLevelsReadBack) {
     ASSERT_TRUE(source.open(path, &error)) << error;
     replay::Increment increment;
     while (source.next(&increment, &error) == replay::SourceResult::kIncrement) {
-      const auto& call = static_cast<const glreplay::Call&>(*increment.payload);
+      const auto& call = static_cast<const glreplay::ReplayCall&>(*increment.payload);
       if (call.function == api::kFn_glGenTextures)
         for (uint64_t name : call.args[1].uints()) names.push_back(name);
       if (call.function == api::kFn_glFinish) finish = call.seq;
