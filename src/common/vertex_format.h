@@ -4,8 +4,10 @@
 // sizes read; the viewer's page (web/buffer.js) mirrors it.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #ifndef GL_GLES_PROTOTYPES
 #define GL_GLES_PROTOTYPES 0
@@ -80,6 +82,71 @@ inline double half_to_double(uint16_t h) {
              : exponent == 31 ? (mantissa == 0 ? INFINITY : NAN)
                               : std::ldexp(mantissa | 0x400, exponent - 25);
   return (h & 0x8000) != 0 ? -v : v;
+}
+
+// One component as a vertex attribute reads it: an integer as it is, or, for
+// a normalised integer, floats, halves and 16.16 fixed, a real number.
+struct Component {
+  bool is_integer = false;
+  int64_t integer = 0;
+  double real = 0;
+};
+
+// The components of one element at p of `size` components of type t (a
+// packed type: its four, whatever the size), into out[0..3]; their number.
+// p holds element_bytes(size, t.type) bytes.
+inline int read_element(const uint8_t* p, const DataType& t, int size, bool normalized,
+                        Component out[4]) {
+  // An integer of `bits` bits: as it is, or normalised to [0,1] or [-1,1].
+  auto integer = [&](int64_t v, int bits) {
+    if (!normalized) return Component{true, v, 0};
+    double max = static_cast<double>((int64_t{1} << (bits - (t.is_signed ? 1 : 0))) - 1);
+    return Component{
+        false, 0,
+        t.is_signed ? std::max(-1.0, static_cast<double>(v) / max) : static_cast<double>(v) / max};
+  };
+  if (t.kind == Kind::kPacked) {
+    uint32_t word = 0;
+    memcpy(&word, p, 4);
+    for (int i = 0; i < 4; ++i) {
+      int bits = i == 3 ? 2 : 10;
+      uint32_t field = (word >> (10 * i)) & ((1u << bits) - 1);
+      int64_t v = field;
+      if (t.is_signed && (field >> (bits - 1)) != 0) v -= int64_t{1} << bits;
+      out[i] = integer(v, bits);
+    }
+    return 4;
+  }
+  for (int i = 0; i < size; ++i, p += t.bytes) {
+    switch (t.kind) {
+      case Kind::kFloat:
+        if (t.bytes == 2) {
+          uint16_t h = 0;
+          memcpy(&h, p, 2);
+          out[i] = {false, 0, half_to_double(h)};
+        } else {
+          float f = 0;
+          memcpy(&f, p, 4);
+          out[i] = {false, 0, f};
+        }
+        break;
+      case Kind::kFixed: {
+        int32_t v = 0;
+        memcpy(&v, p, 4);
+        out[i] = {false, 0, v / 65536.0};
+        break;
+      }
+      default: {  // kInteger, 1, 2 or 4 bytes
+        uint32_t raw = 0;
+        memcpy(&raw, p, t.bytes);
+        int bits = 8 * t.bytes;
+        int64_t v = raw;
+        if (t.is_signed && (raw >> (bits - 1)) != 0) v -= int64_t{1} << bits;
+        out[i] = integer(v, bits);
+      }
+    }
+  }
+  return size;
 }
 
 }  // namespace gltrace::vertex_format

@@ -88,8 +88,8 @@ class GlExecutor : public replay::Executor {
   // thread; entries stay where they are while the map lives).
   uint32_t last_thread_ = 0;
   uint64_t* last_thread_seq_ = nullptr;
-  uint64_t swap_image_key_ = 0;  // for the swap running now
-  const ReplayCall* call_ = nullptr;   // the call running now
+  uint64_t swap_image_key_ = 0;       // for the swap running now
+  const ReplayCall* call_ = nullptr;  // the call running now
   // Calls that could not be replayed, for the reports of differing images:
   // the first few of the replay and of the frame in progress, how many in
   // all and in the frame.

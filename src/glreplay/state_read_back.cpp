@@ -1,11 +1,15 @@
 #include "glreplay/state_read_back.h"
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 #include <optional>
 #include <vector>
 
 #include "common/pixel_store.h"
+#include "common/vertex_format.h"
 #include "consumers/png.h"
+#include "glreplay/egl_state.h"
 
 namespace gltrace::glreplay {
 namespace {
@@ -191,43 +195,178 @@ class ReadBack : public GlQueries {
     need_context();
     read_version();
     auto buffer = static_cast<GLuint>(replay_name(request, ObjectClass::kBuffer, "buffer"));
-    if (!es3())
-      throw RequestError{"reading a buffer needs glMapBufferRange (ES 3.0); this context is ES " +
-                         std::to_string(major_) + "." + std::to_string(minor_)};
+    need_map_buffer_range("reading a buffer");
     if (GL(glIsBuffer)(buffer) != GL_TRUE)
       throw RequestError{"buffer " + std::to_string(integer_field(request, "name", true)) +
                          " has been deleted or never bound"};
     int64_t offset = integer_field(request, "offset", false);
     if (offset < 0) throw RequestError{"\"offset\" is negative"};
+    int64_t size = buffer_size(buffer);
+    if (offset > size)
+      throw RequestError{"offset " + std::to_string(offset) + " is past the buffer's " +
+                         std::to_string(size) + " bytes"};
+    int64_t length =
+        integer_field(request, "size", false, std::min<int64_t>(size - offset, kMaxBufferRead));
+    if (length < 0 || length > kMaxBufferRead) throw RequestError{"\"size\" must be 0 to 16 MiB"};
+    *bytes = read_buffer(buffer, offset, length, "");
+    reply["size"] = length;
+    reply["buffer_size"] = size;
+  }
+
+  // A draw's vertices as a table: the rows first..first+count of what the
+  // draw at the parked call reads, each enabled attribute that reads a
+  // buffer object decoded in its format (vertex_format.h) from the bytes the
+  // replay's buffers hold. The vertex of each row is the request's
+  // "vertices" (the viewer knows them from the trace: a draw's first and
+  // count, or indices recorded from client memory), or is read from the
+  // bound element buffer ("index_type", "index_offset", "first", "count").
+  void vertices(const json& request, json& reply) {
+    need_context();
+    read_version();
+    need_map_buffer_range("reading vertex buffers");
+    int64_t base_vertex = integer_field(request, "base_vertex", false);
+    std::vector<int64_t> rows;
+    auto listed = request.find("vertices");
+    if (listed != request.end()) {
+      if (!listed->is_array() || listed->size() > kMaxRows)
+        throw RequestError{"\"vertices\" must be an array of at most 10000 vertex numbers"};
+      for (const json& v : *listed) {
+        if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > UINT32_MAX)
+          throw RequestError{"\"vertices\" holds a value that is no vertex number"};
+        rows.push_back(v.get<int64_t>());
+      }
+    } else {
+      rows = element_buffer_vertices(request);
+    }
+    if (base_vertex < INT32_MIN || base_vertex > INT32_MAX)
+      throw RequestError{"\"base_vertex\" is out of range"};
+    for (int64_t& v : rows) {
+      v += base_vertex;
+      if (v < 0) throw RequestError{"the base vertex makes a row's vertex negative"};
+    }
+    json attributes = json::array();
+    std::vector<std::vector<json>> columns;
+    std::map<GLint, std::string> names = attribute_names();
+    GLint count = std::min(integer(GL_MAX_VERTEX_ATTRIBS), kMaxAttribs);
+    auto attrib = [&](GLint index, GLenum pname) {
+      GLint value = 0;
+      GL(glGetVertexAttribiv)(static_cast<GLuint>(index), pname, &value);
+      return value;
+    };
+    for (GLint index = 0; index < count; ++index) {
+      // Client arrays are the trace's (the viewer reads them there).
+      GLint buffer = attrib(index, GL_VERTEX_ATTRIB_ARRAY_BUFFER_BINDING);
+      if (attrib(index, GL_VERTEX_ATTRIB_ARRAY_ENABLED) == 0 || buffer == 0) continue;
+      auto type = static_cast<uint32_t>(attrib(index, GL_VERTEX_ATTRIB_ARRAY_TYPE));
+      int size = std::clamp(attrib(index, GL_VERTEX_ATTRIB_ARRAY_SIZE), 1, 4);
+      bool normalized = attrib(index, GL_VERTEX_ATTRIB_ARRAY_NORMALIZED) != 0;
+      GLint divisor = es3() ? attrib(index, GL_VERTEX_ATTRIB_ARRAY_DIVISOR) : 0;
+      void* pointer = nullptr;
+      auto get_pointer = GL(glGetVertexAttribPointerv);
+      get_pointer(static_cast<GLuint>(index), GL_VERTEX_ATTRIB_ARRAY_POINTER, &pointer);
+      auto offset = static_cast<int64_t>(reinterpret_cast<uintptr_t>(pointer));
+      const vertex_format::DataType* format = vertex_format::data_type(type);
+      if (format == nullptr)
+        throw RequestError{"attribute " + std::to_string(index) + " has type " +
+                           enum_text(type, "VertexAttribPointerType") +
+                           ", which the viewer cannot decode"};
+      int64_t element = vertex_format::element_bytes(size, type);
+      int64_t stride = attrib(index, GL_VERTEX_ATTRIB_ARRAY_STRIDE);
+      if (stride <= 0) stride = element;
+      auto it = names.find(index);
+      attributes.push_back(
+          {{"index", index},
+           {"name", it != names.end() ? it->second : "attribute " + std::to_string(index)},
+           {"size", size},
+           {"type", enum_text(type, "VertexAttribPointerType")},
+           {"normalized", normalized},
+           {"buffer", object(ObjectClass::kBuffer, static_cast<uint64_t>(buffer))},
+           {"offset", offset},
+           {"stride", stride},
+           {"divisor", divisor}});
+      // An instanced attribute reads instance 0's element on every row.
+      std::vector<int64_t> reads = rows;
+      if (divisor != 0) std::fill(reads.begin(), reads.end(), 0);
+      std::vector<json> column;
+      if (!reads.empty()) {
+        auto [lo, hi] = std::minmax_element(reads.begin(), reads.end());
+        // Checked before multiplying: vertices reach 2^33, strides 2^31.
+        if (*hi - *lo > kMaxBufferRead / stride || (*hi - *lo) * stride + element > kMaxBufferRead)
+          throw RequestError{"the rows asked for span more than 16 MiB of attribute " +
+                             std::to_string(index) + "'s buffer: ask for fewer"};
+        int64_t span = (*hi - *lo) * stride + element;
+        if (offset < 0 || *lo > (INT64_MAX - offset) / stride)
+          throw RequestError{"attribute " + std::to_string(index) +
+                             ": the rows asked for are past its buffer"};
+        std::string bytes = read_buffer(static_cast<GLuint>(buffer), offset + *lo * stride, span,
+                                        "attribute " + std::to_string(index) + "'s buffer");
+        for (int64_t v : reads) {
+          vertex_format::Component c[4];
+          int n = vertex_format::read_element(
+              reinterpret_cast<const uint8_t*>(bytes.data()) + (v - *lo) * stride, *format, size,
+              normalized, c);
+          json values = json::array();
+          for (int i = 0; i < n; ++i)
+            values.push_back(c[i].is_integer ? json(c[i].integer) : json(c[i].real));
+          column.push_back(std::move(values));
+        }
+      }
+      columns.push_back(std::move(column));
+    }
+    json table = json::array();
+    for (size_t r = 0; r < rows.size(); ++r) {
+      json row = json::array();
+      for (const auto& column : columns) row.push_back(column[r]);
+      table.push_back(std::move(row));
+    }
+    reply["attributes"] = std::move(attributes);
+    reply["rows"] = std::move(table);
+  }
+
+ private:
+  // The most rows one vertices request decodes (the viewer's page size).
+  static constexpr size_t kMaxRows = 10000;
+
+  void need_map_buffer_range(const char* what) {
+    if (!es3())
+      throw RequestError{std::string(what) +
+                         " needs glMapBufferRange (ES 3.0); this context is ES " +
+                         std::to_string(major_) + "." + std::to_string(minor_)};
+  }
+
+  int64_t buffer_size(GLuint buffer) {
+    GLint old = integer(GL_COPY_READ_BUFFER_BINDING);
+    GL(glBindBuffer)(GL_COPY_READ_BUFFER, buffer);
+    GLint64 size = 0;
+    GL(glGetBufferParameteri64v)(GL_COPY_READ_BUFFER, GL_BUFFER_SIZE, &size);
+    GL(glBindBuffer)(GL_COPY_READ_BUFFER, static_cast<GLuint>(old));
+    return size;
+  }
+
+  // `length` bytes of `buffer` from `offset` (ES 3.0: glMapBufferRange),
+  // the app's binding put back; `what` names the buffer in errors ("" for
+  // the request's).
+  std::string read_buffer(GLuint buffer, int64_t offset, int64_t length, const std::string& what) {
     GLint old = integer(GL_COPY_READ_BUFFER_BINDING);
     GL(glBindBuffer)(GL_COPY_READ_BUFFER, buffer);
     GLint64 size = 0;
     GLint mapped = 0;
     GL(glGetBufferParameteri64v)(GL_COPY_READ_BUFFER, GL_BUFFER_SIZE, &size);
     GL(glGetBufferParameteriv)(GL_COPY_READ_BUFFER, GL_BUFFER_MAPPED, &mapped);
+    std::string prefix = what.empty() ? "" : what + ": ";
     std::optional<RequestError> failed;
-    int64_t length = 0;
     std::string data;
     if (mapped != 0) {
-      failed = RequestError{"the buffer is mapped by the app at this call"};
-    } else if (offset > size) {
-      failed = RequestError{"offset " + std::to_string(offset) + " is past the buffer's " +
-                            std::to_string(size) + " bytes"};
-    } else {
-      length =
-          integer_field(request, "size", false, std::min<int64_t>(size - offset, kMaxBufferRead));
-      if (length < 0 || length > kMaxBufferRead)
-        failed = RequestError{"\"size\" must be 0 to 16 MiB"};
-      else if (length > size - offset)
-        failed = RequestError{"offset + size (" + std::to_string(offset + length) +
-                              ") is past the buffer's " + std::to_string(size) + " bytes"};
-    }
-    if (!failed && length > 0) {
+      failed = RequestError{prefix + "the buffer is mapped by the app at this call"};
+    } else if (offset < 0 || offset > size || length > size - offset) {
+      failed = RequestError{prefix + "offset + size (" + std::to_string(offset + length) +
+                            ") is past the buffer's " + std::to_string(size) + " bytes"};
+    } else if (length > 0) {
       clear_errors();
       void* mapped_bytes =
           GL(glMapBufferRange)(GL_COPY_READ_BUFFER, offset, length, GL_MAP_READ_BIT);
       if (mapped_bytes == nullptr) {
-        failed = RequestError{"glMapBufferRange failed (" +
+        failed = RequestError{prefix + "glMapBufferRange failed (" +
                               enum_text(GL(glGetError)(), "ErrorCode") + ")"};
       } else {
         data.assign(static_cast<const char*>(mapped_bytes), static_cast<size_t>(length));
@@ -236,9 +375,58 @@ class ReadBack : public GlQueries {
     }
     GL(glBindBuffer)(GL_COPY_READ_BUFFER, static_cast<GLuint>(old));
     if (failed) throw *failed;
-    reply["size"] = length;
-    reply["buffer_size"] = size;
-    *bytes = std::move(data);
+    return data;
+  }
+
+  // The vertex of each row first..first+count read from the bound element
+  // buffer, whose indices of `index_type` start at byte `index_offset`.
+  std::vector<int64_t> element_buffer_vertices(const json& request) {
+    auto element = static_cast<GLuint>(integer(GL_ELEMENT_ARRAY_BUFFER_BINDING));
+    if (element == 0) throw RequestError{"the draw reads indices from no element buffer"};
+    auto index_type = static_cast<uint32_t>(integer_field(request, "index_type", true));
+    if (index_type != GL_UNSIGNED_BYTE && index_type != GL_UNSIGNED_SHORT &&
+        index_type != GL_UNSIGNED_INT)
+      throw RequestError{"\"index_type\" is no index type"};
+    int64_t unit = vertex_format::component_bytes(index_type);
+    int64_t index_offset = integer_field(request, "index_offset", true);
+    int64_t first = integer_field(request, "first", true);
+    int64_t count = integer_field(request, "count", true);
+    if (index_offset < 0 || index_offset > INT32_MAX || first < 0 || count < 0 ||
+        count > static_cast<int64_t>(kMaxRows) || first > kMaxBufferRead)
+      throw RequestError{"\"index_offset\", \"first\" or \"count\" is out of range"};
+    std::string bytes =
+        read_buffer(element, index_offset + first * unit, count * unit, "the element buffer");
+    std::vector<int64_t> rows;
+    for (size_t i = 0; i + static_cast<size_t>(unit) <= bytes.size();
+         i += static_cast<size_t>(unit)) {
+      uint32_t v = 0;
+      memcpy(&v, bytes.data() + i, static_cast<size_t>(unit));
+      rows.push_back(v);
+    }
+    return rows;
+  }
+
+  // The current program's active attributes by location.
+  std::map<GLint, std::string> attribute_names() {
+    std::map<GLint, std::string> names;
+    auto program = static_cast<GLuint>(integer(GL_CURRENT_PROGRAM));
+    if (program == 0) return names;
+    GLint active = 0, longest = 0;
+    GL(glGetProgramiv)(program, GL_ACTIVE_ATTRIBUTES, &active);
+    GL(glGetProgramiv)(program, GL_ACTIVE_ATTRIBUTE_MAX_LENGTH, &longest);
+    std::string name(static_cast<size_t>(std::clamp(longest, 1, 4096)), '\0');
+    for (GLint i = 0; i < std::min(active, kMaxAttribs); ++i) {
+      GLsizei length = 0;
+      GLint size = 0;
+      GLenum type = 0;
+      GL(glGetActiveAttrib)
+      (program, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length, &size, &type,
+       name.data());
+      std::string attribute(name.data(), static_cast<size_t>(std::max(length, 0)));
+      GLint location = GL(glGetAttribLocation)(program, attribute.c_str());
+      if (location >= 0) names[location] = attribute;
+    }
+    return names;
   }
 };
 
@@ -262,6 +450,13 @@ void read_back_buffer(Session& session, uint64_t call, const StateJson& request,
   ReadBack read_back(session);
   read_back.set_call(call);
   read_back.buffer(request, reply, bytes);
+}
+
+void read_back_vertices(Session& session, uint64_t call, const StateJson& request,
+                        StateJson& reply) {
+  ReadBack read_back(session);
+  read_back.set_call(call);
+  read_back.vertices(request, reply);
 }
 
 }  // namespace gltrace::glreplay

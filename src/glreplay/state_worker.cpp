@@ -151,6 +151,8 @@ class StateWorker {
       } else if (name == "buffer") {
         on_current_thread([&] { read_back_buffer(session_, *position_, request, reply, bytes); });
         has_bytes = true;
+      } else if (name == "vertices") {
+        on_current_thread([&] { read_back_vertices(session_, *position_, request, reply); });
       } else if (name == "shader") {
         on_current_thread([&] { read_shader(session_, *position_, request, reply); });
       } else {

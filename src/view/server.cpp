@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/vertex_format.h"
 #include "consumers/dump.h"
 #include "consumers/png.h"
 #include "consumers/value_format.h"
@@ -534,61 +535,24 @@ class Handlers {
     return model_.blob(id, offset, size, &total);
   }
 
-  static json attribute_value(const uint8_t* p, uint32_t type, bool normalized) {
-    auto get = [&](auto sample) {
-      decltype(sample) v;
-      memcpy(&v, p, sizeof v);
-      return v;
-    };
-    switch (type) {
-      case 0x1400:  // GL_BYTE
-        return normalized ? json(std::max(-1.0, get(int8_t{}) / 127.0)) : json(get(int8_t{}));
-      case 0x1401:  // GL_UNSIGNED_BYTE
-        return normalized ? json(get(uint8_t{}) / 255.0) : json(get(uint8_t{}));
-      case 0x1402:  // GL_SHORT
-        return normalized ? json(std::max(-1.0, get(int16_t{}) / 32767.0)) : json(get(int16_t{}));
-      case 0x1403:  // GL_UNSIGNED_SHORT
-        return normalized ? json(get(uint16_t{}) / 65535.0) : json(get(uint16_t{}));
-      case 0x1404:  // GL_INT
-        return get(int32_t{});
-      case 0x1405:  // GL_UNSIGNED_INT
-        return get(uint32_t{});
-      case 0x140C:  // GL_FIXED
-        return get(int32_t{}) / 65536.0;
-      case 0x140B:    // GL_HALF_FLOAT
-      case 0x8D61: {  // GL_HALF_FLOAT_OES
-        uint16_t h = get(uint16_t{});
-        int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-        double v = exponent == 0    ? std::ldexp(mantissa, -24)
-                   : exponent == 31 ? (mantissa == 0 ? INFINITY : NAN)
-                                    : std::ldexp(mantissa | 0x400, exponent - 25);
-        return (h & 0x8000) != 0 ? -v : v;
-      }
-      default:  // GL_FLOAT
-        return get(float{});
-    }
-  }
-  static uint32_t type_size(uint32_t type) {
-    switch (type) {
-      case 0x1400:
-      case 0x1401:
-        return 1;
-      case 0x1402:
-      case 0x1403:
-      case 0x140B:
-      case 0x8D61:
-        return 2;
-      default:
-        return 4;
-    }
+  // One element of a vertex attribute as the table shows it: its components.
+  static json element_values(const uint8_t* p, const vertex_format::DataType& type, int size,
+                             bool normalized) {
+    vertex_format::Component c[4];
+    int n = vertex_format::read_element(p, type, size, normalized, c);
+    json values = json::array();
+    for (int i = 0; i < n; ++i)
+      values.push_back(c[i].is_integer ? json(c[i].integer) : json(c[i].real));
+    return values;
   }
 
   // What a draw reads, from its arguments: vertices first..first+count, or
   // count indices (client memory, or at an offset in the element buffer).
   struct DrawInputs {
     uint64_t first = 0, count = 0;
+    int64_t base_vertex = 0;
     bool indexed = false;
-    uint32_t index_size = 0;
+    uint32_t index_type = 0;
     std::string indices;        // client memory, when recorded
     uint64_t index_offset = 0;  // in the element buffer otherwise
     bool client_indices = false;
@@ -597,19 +561,11 @@ class Handlers {
     DrawInputs d;
     d.first = integer(arg(call, "first")).value_or(0);
     d.count = integer(arg(call, "count")).value_or(0);
+    d.base_vertex = integer(arg(call, "basevertex")).value_or(0);
     const format::Value* indices = arg(call, "indices");
     if (indices == nullptr) return d;
     d.indexed = true;
-    switch (integer(arg(call, "type")).value_or(0)) {
-      case 0x1401:  // GL_UNSIGNED_BYTE
-        d.index_size = 1;
-        break;
-      case 0x1403:  // GL_UNSIGNED_SHORT
-        d.index_size = 2;
-        break;
-      default:  // GL_UNSIGNED_INT
-        d.index_size = 4;
-    }
+    d.index_type = static_cast<uint32_t>(integer(arg(call, "type")).value_or(GL_UNSIGNED_INT));
     if (indices->kind == format::ValueKind::kData || indices->kind == format::ValueKind::kBlob) {
       d.client_indices = true;
       d.indices = upload_bytes(indices);
@@ -619,100 +575,43 @@ class Handlers {
     return d;
   }
 
-  static uint32_t type_by_name(const std::string& name) {
-    static const std::map<std::string, uint32_t> kTypes = {
-        {"GL_BYTE", 0x1400},           {"GL_UNSIGNED_BYTE", 0x1401}, {"GL_SHORT", 0x1402},
-        {"GL_UNSIGNED_SHORT", 0x1403}, {"GL_INT", 0x1404},           {"GL_UNSIGNED_INT", 0x1405},
-        {"GL_FLOAT", 0x1406},          {"GL_HALF_FLOAT", 0x140B},    {"GL_FIXED", 0x140C}};
-    auto it = kTypes.find(name);
-    return it != kTypes.end() ? it->second : 0;
-  }
-
-  std::string worker_buffer(uint64_t seq, uint64_t name, uint64_t offset, uint64_t size) const {
-    if (size > kMaxBytes) fail(404, "the vertices asked for span more than 16 MiB of a buffer");
-    json go;
-    json reply = checked(worker_.request_at(
-        seq, {{"op", "buffer"}, {"name", name}, {"offset", offset}, {"size", size}}, &go));
-    std::string data = frame_bytes(reply);
-    if (data.size() < size)
-      fail(404, "buffer " + std::to_string(name) + " is shorter than the draw reads");
-    return data;
-  }
-
-  // A draw from buffer objects: the bound vertex array's attributes from the
-  // state worker, then the bytes of the rows asked for from its buffers.
+  // A draw from buffer objects: the state worker decodes the rows asked for
+  // from the replay's buffers (its "vertices" op). The vertex each row reads
+  // is told it when the trace holds it (a draw's first, or indices recorded
+  // from client memory); indices in an element buffer it reads itself.
   json vertices_from_worker(uint64_t seq, const DrawInputs& draw, uint64_t first,
                             uint64_t count) const {
+    uint64_t end = std::min(draw.count, first + count);
+    json request = {{"op", "vertices"}, {"base_vertex", draw.base_vertex}};
+    if (first >= end) {
+      request["vertices"] = json::array();
+    } else if (!draw.indexed) {
+      json vertices = json::array();
+      for (uint64_t row = first; row < end; ++row) vertices.push_back(draw.first + row);
+      request["vertices"] = std::move(vertices);
+    } else if (draw.client_indices) {
+      auto unit = static_cast<uint64_t>(vertex_format::component_bytes(draw.index_type));
+      if (unit == 0 || draw.indices.size() < end * unit)
+        fail(404, "the draw's recorded indices are fewer than its count");
+      json vertices = json::array();
+      for (uint64_t row = first; row < end; ++row) {
+        uint32_t v = 0;
+        memcpy(&v, draw.indices.data() + row * unit, unit);
+        vertices.push_back(v);
+      }
+      request["vertices"] = std::move(vertices);
+    } else {
+      request.update({{"index_type", draw.index_type},
+                      {"index_offset", draw.index_offset},
+                      {"first", first},
+                      {"count", end - first}});
+    }
     json go;
-    json state = checked(worker_.request_at(seq, {{"op", "state"}}, &go));
-    const json& arrays = state["state"].value("vertex_arrays", json::array());
-    uint64_t total = draw.count;
-    uint64_t end = std::min(total, first + count);
-    // The vertex each row reads.
-    std::vector<uint64_t> vertices;
-    if (first < end) {
-      if (!draw.indexed) {
-        for (uint64_t row = first; row < end; ++row) vertices.push_back(draw.first + row);
-      } else {
-        std::string bytes;
-        if (draw.client_indices) {
-          if (draw.indices.size() < end * draw.index_size)
-            fail(404, "the draw's recorded indices are fewer than its count");
-          bytes = draw.indices.substr(first * draw.index_size, (end - first) * draw.index_size);
-        } else {
-          const json& element = state["state"].value("element_buffer", json(nullptr));
-          if (!element.is_object() || !element.contains("name"))
-            fail(404, "the draw reads indices from no element buffer");
-          bytes = worker_buffer(seq, element["name"].get<uint64_t>(),
-                                draw.index_offset + first * draw.index_size,
-                                (end - first) * draw.index_size);
-        }
-        for (uint64_t i = 0; i + draw.index_size <= bytes.size(); i += draw.index_size) {
-          uint32_t v = 0;
-          memcpy(&v, bytes.data() + i, draw.index_size);
-          vertices.push_back(v);
-        }
-      }
-    }
-    json attributes = json::array();
-    std::vector<std::vector<json>> columns;
-    for (const json& a : arrays) {
-      if (!a.value("enabled", false) || !a.contains("buffer") || !a["buffer"].is_object()) continue;
-      uint32_t type = type_by_name(a.value("type", ""));
-      uint32_t size = a.value("size", 4u);
-      if (type == 0 || size == 0 || size > 4) continue;
-      uint64_t element = uint64_t{size} * type_size(type);
-      uint64_t stride = a.value("stride", uint64_t{0});
-      if (stride == 0) stride = element;
-      uint64_t offset = a.value("offset", uint64_t{0});
-      bool normalized = a.value("normalized", false);
-      attributes.push_back({{"index", a.value("index", 0)},
-                            {"name", "attribute " + std::to_string(a.value("index", 0))},
-                            {"size", size},
-                            {"type", a.value("type", "")}});
-      std::vector<json> column;
-      if (!vertices.empty()) {
-        auto [lo, hi] = std::minmax_element(vertices.begin(), vertices.end());
-        std::string bytes = worker_buffer(seq, a["buffer"]["name"].get<uint64_t>(),
-                                          offset + *lo * stride, (*hi - *lo) * stride + element);
-        for (uint64_t v : vertices) {
-          json values = json::array();
-          for (uint32_t c = 0; c < size; ++c)
-            values.push_back(attribute_value(reinterpret_cast<const uint8_t*>(bytes.data()) +
-                                                 (v - *lo) * stride + c * type_size(type),
-                                             type, normalized));
-          column.push_back(values);
-        }
-      }
-      columns.push_back(std::move(column));
-    }
-    json rows = json::array();
-    for (size_t r = 0; r < vertices.size(); ++r) {
-      json row = json::array();
-      for (const auto& column : columns) row.push_back(column[r]);
-      rows.push_back(row);
-    }
-    return {{"attributes", attributes}, {"rows", rows}, {"total", total}, {"source", "worker"}};
+    json reply = checked(worker_.request_at(seq, request, &go));
+    return {{"attributes", reply["attributes"]},
+            {"rows", reply["rows"]},
+            {"total", draw.count},
+            {"source", "worker"}};
   }
 
   // A draw's client-side vertex arrays as a table; the attribute formats come
@@ -772,7 +671,11 @@ class Handlers {
                             {"name", "attribute " + std::to_string(a.index)},
                             {"size", f.size},
                             {"type", type != nullptr ? type : std::to_string(f.type)}});
-      uint64_t element = uint64_t{f.size} * type_size(f.type);
+      if (vertex_format::data_type(f.type) == nullptr)
+        fail(404, "attribute " + std::to_string(a.index) + " has type " +
+                      (type != nullptr ? std::string(type) : std::to_string(f.type)) +
+                      ", which the viewer cannot decode");
+      auto element = static_cast<uint64_t>(vertex_format::element_bytes(f.size, f.type));
       uint64_t stride = a.stride != 0 ? a.stride : element;
       total = std::min(total, a.data.size() < element ? 0 : (a.data.size() - element) / stride + 1);
     }
@@ -781,13 +684,11 @@ class Handlers {
       json values = json::array();
       for (const Array& a : arrays) {
         const Format& f = formats[a.index];
-        uint64_t stride = a.stride != 0 ? a.stride : uint64_t{f.size} * type_size(f.type);
-        json v = json::array();
-        for (uint32_t c = 0; c < f.size; ++c)
-          v.push_back(attribute_value(reinterpret_cast<const uint8_t*>(a.data.data()) +
-                                          row * stride + c * type_size(f.type),
-                                      f.type, f.normalized));
-        values.push_back(v);
+        auto element = static_cast<uint64_t>(vertex_format::element_bytes(f.size, f.type));
+        uint64_t stride = a.stride != 0 ? a.stride : element;
+        values.push_back(element_values(
+            reinterpret_cast<const uint8_t*>(a.data.data()) + row * stride,
+            *vertex_format::data_type(f.type), static_cast<int>(f.size), f.normalized));
       }
       rows.push_back(values);
     }

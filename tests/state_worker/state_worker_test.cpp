@@ -641,6 +641,32 @@ TEST(StateWorker, BadRequestsGetErrorsAndTheWorkerGoesOn) {
       false);
   EXPECT_EQ(w.ask(json{{"id", 6}, {"op", "texture"}, {"name", texture}, {"level", 40}})["ok"],
             false);
+  // Vertex tables asked for what is no vertex list, no index type, or more
+  // than a buffer holds.
+  EXPECT_EQ(w.ask(R"({"id":8,"op":"vertices","vertices":"0"})")["ok"], false);
+  EXPECT_EQ(w.ask(R"({"id":8,"op":"vertices","vertices":[-1]})")["ok"], false);
+  EXPECT_EQ(
+      w.ask(json{{"id", 8}, {"op", "vertices"}, {"vertices", std::vector<int>(10001, 0)}})["ok"],
+      false);
+  EXPECT_EQ(
+      w.ask(R"({"id":8,"op":"vertices","index_type":5126,"index_offset":0,"first":0,"count":1})")
+          ["ok"],
+      false);
+  EXPECT_EQ(
+      w.ask(
+          R"({"id":8,"op":"vertices","index_type":5123,"index_offset":0,"first":0,"count":99999})")
+          ["ok"],
+      false);
+  json far = w.ask(R"({"id":8,"op":"vertices","vertices":[0,1000000000]})");
+  EXPECT_EQ(far["ok"], false);
+  EXPECT_NE(far["error"].get<std::string>().find("16 MiB"), std::string::npos) << far;
+  json beyond = w.ask(R"({"id":8,"op":"vertices","vertices":[100000]})");
+  EXPECT_EQ(beyond["ok"], false);
+  EXPECT_NE(beyond["error"].get<std::string>().find("past the buffer"), std::string::npos)
+      << beyond;
+  json one = w.ask(R"({"id":8,"op":"vertices","vertices":[0]})");
+  EXPECT_EQ(one["ok"], true) << one;
+  EXPECT_EQ(one["rows"].size(), 1u) << one;
   // Still answering.
   EXPECT_EQ(w.ask(R"({"id":7,"op":"state"})")["ok"], true);
 }

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -262,6 +263,7 @@ def test_demo(trace):
         program = int(re.search(r"program = (\d+)", [calls[s] for s in sorted(calls)
                                                         if s < draws_1[0] and calls[s].startswith("glUseProgram(")][-1]).group(1))
         state(v, expect_worker_error=False, draw=draws_1[0], program=program, next_draw=draws_1[1])
+        vertex_tables(v, draws_1, calls)
         r = run([GLTRACE, "view", "--no-browser", "--port", str(v.port), trace], timeout=60)
         check(r.returncode == 1 and "cannot listen" in r.stderr, f"port in use: exit 1 ({r.stderr!r})")
     finally:
@@ -337,6 +339,58 @@ def bad_requests(v):
             check(False, f"connection to {address}:{v.port} refused")
         except OSError:
             pass
+
+
+def demo_geometry():
+    """The demo's cube (24 vertices: position, colour; 36 indices), ring (3
+    vertices) and quad (4 vertices: position, uv), as demo/scene.cpp builds
+    them, rounded to float32 as its buffers hold them."""
+    f32 = lambda x: struct.unpack("f", struct.pack("f", x))[0]
+    faces = [((1, 0, 0), (0, 1, 0), (0, 0, 1)), ((-1, 0, 0), (0, 0, 1), (0, 1, 0)),
+             ((0, 1, 0), (0, 0, 1), (1, 0, 0)), ((0, -1, 0), (1, 0, 0), (0, 0, 1)),
+             ((0, 0, 1), (1, 0, 0), (0, 1, 0)), ((0, 0, -1), (0, 1, 0), (1, 0, 0))]
+    colors = [(0.9, 0.2, 0.2), (0.2, 0.9, 0.2), (0.2, 0.3, 0.9), (0.9, 0.9, 0.2),
+              (0.9, 0.3, 0.9), (0.2, 0.9, 0.9)]
+    cube, cube_idx = [], []
+    for f, (n, u, w) in enumerate(faces):
+        for corner in range(4):
+            su, sw = (1 if corner & 1 else -1), (1 if corner & 2 else -1)
+            cube.append(([n[k] + su * u[k] + sw * w[k] for k in range(3)], [f32(c) for c in colors[f]]))
+        cube_idx += [f * 4 + k for k in (0, 1, 2, 2, 1, 3)]
+    ring = [([0, f32(0.12), 0], [1, 1, 1]), ([f32(-0.1), f32(-0.06), 0], [1, f32(0.5), 0]),
+            ([f32(0.1), f32(-0.06), 0], [0, f32(0.5), 1])]
+    quad = [([-1, -1], [0, 0]), ([1, -1], [1, 0]), ([-1, 1], [0, 1]), ([1, 1], [1, 1])]
+    return cube, cube_idx, ring, quad
+
+
+def vertex_tables(v, draws, calls):
+    """A draw's vertex table from buffer objects is decoded by the state
+    worker, row for row what the demo put in its buffers: the indexed cube and
+    quad (indices read from the element buffer), the instanced ring and the
+    quad strip (vertices from the draw's first and count), pages of them, and
+    the program's attribute names."""
+    cube, cube_idx, ring, quad = demo_geometry()
+    expected = {"count = 36, type = GL_UNSIGNED_SHORT, indices = NULL": [cube[i] for i in cube_idx],
+                "count = 6, type = GL_UNSIGNED_SHORT, indices = NULL": [quad[i] for i in (0, 1, 2, 2, 1, 3)],
+                "first = 0, count = 3, instancecount = 8": ring,
+                "GL_TRIANGLE_STRIP, first = 0, count = 4": quad}
+    seen = set()
+    for draw in draws:
+        want = next((rows for key, rows in expected.items() if key in calls[draw]), None)
+        if want is None or calls[draw].split("(")[0] + str(len(want)) in seen:
+            continue
+        seen.add(calls[draw].split("(")[0] + str(len(want)))
+        status, detail = v.json(f"/api/call?call={draw}")
+        status, table = v.json(detail["draw"]["vertex_table"] + "&count=1000")
+        check(status == 200 and table.get("source") == "worker" and table["total"] == len(want),
+              f"{calls[draw]}: a table from the worker: {status} {table}")
+        check([a["name"] for a in table["attributes"]] in (["a_pos", "a_color"], ["a_pos", "a_uv"]),
+              f"{calls[draw]}: the program's attribute names: {table['attributes']}")
+        check(table["rows"] == [list(map(list, row)) for row in want],
+              f"{calls[draw]}: rows as the demo wrote them: {table['rows'][:4]}... != {want[:4]}...")
+        status, page = v.json(detail["draw"]["vertex_table"] + f"&first={len(want) - 2}&count=5")
+        check(status == 200 and page["rows"] == table["rows"][-2:], f"{calls[draw]}: the last page")
+    check(len(seen) == 4, f"two indexed, an instanced and a strip draw checked: {seen}")
 
 
 def non_loopback_addresses():
