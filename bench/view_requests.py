@@ -12,8 +12,9 @@ the trace (the first draw with a texture bound after the middle call):
     then --repeat times at the same call (the worker parked there: what is
     measured is the request itself, not the replay up to it): the median
     HTTP latency and the response's bytes (server to page);
+    The vertices kind is a draw's vertex table, 100 rows (`/api/draw/vertices`).
   - through the worker alone (`gltrace replay --state-worker`, the pipe the
-    viewer reads): the same requests, their median latency and the bytes of
+    viewer reads): the same requests but the vertex table, their median latency and the bytes of
     each reply on the pipe (its JSON line and, where the protocol has one, the
     binary frame after it).
 
@@ -35,7 +36,11 @@ import time
 from timing import demo_workload
 from view_load import record, record_glmark2
 
-KINDS = ("state", "framebuffer", "texture", "buffer", "shader")
+KINDS = ("state", "framebuffer", "texture", "buffer", "shader", "vertices")
+# Measured through the viewer only: a draw's vertex table is one worker
+# request since issue 24, before it the server's own state and buffer
+# requests, so the pipe has no one request to compare.
+HTTP_ONLY = ("vertices",)
 
 
 class Viewer:
@@ -130,6 +135,7 @@ def http_path(kind, t):
         "texture": f"/api/state/texture?{at}&name={t['texture']}&target={t['target']}",
         "buffer": f"/api/state/buffer?{at}&name={t['buffer']}&size={t['buffer_size']}",
         "shader": f"/api/state/shader?{at}&name={t['program']}",
+        "vertices": f"/api/draw/vertices?{at}&count=100",
     }[kind]
 
 
@@ -164,6 +170,9 @@ def measure(gltrace, trace, env, t, repeat):
     try:
         w.ask({"op": "goto", "call": t["call"]})
         for kind in KINDS:
+            if kind in HTTP_ONLY:
+                rows[kind].update(pipe_ms=float("nan"), pipe_bytes=0)
+                continue
             times = []
             for _ in range(repeat):
                 start = time.perf_counter()
