@@ -18,6 +18,10 @@ def demo_workload(build, frames):
     # Rasterising on the calling thread: llvmpipe's own threads would compete
     # with the tools' for the cores and blur the differences measured.
     env.setdefault("LP_NUM_THREADS", "0")
+    # Every run compiles its shaders: with Mesa's disk cache, the first run
+    # of a command compiles and later ones load, so whichever ran first
+    # (the native one, in call_mix) carried the compiler's instructions.
+    env.setdefault("MESA_SHADER_CACHE_DISABLE", "true")
     return demo, env
 
 

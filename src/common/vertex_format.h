@@ -60,6 +60,13 @@ constexpr int64_t component_bytes(uint32_t type) {
   return t != nullptr ? t->bytes : 0;
 }
 
+// Bytes of one index of a draw's index `type`; 0 for a type no draw takes.
+constexpr int64_t index_bytes(uint32_t type) {
+  return type == GL_UNSIGNED_BYTE || type == GL_UNSIGNED_SHORT || type == GL_UNSIGNED_INT
+             ? component_bytes(type)
+             : 0;
+}
+
 // Bytes of one index or component as the capture and the replay's checks
 // count them: a type the table lacks counts 4 (the driver refuses it; the
 // capture records what such a call names, as it always has).

@@ -384,10 +384,8 @@ class ReadBack : public GlQueries {
     auto element = static_cast<GLuint>(integer(GL_ELEMENT_ARRAY_BUFFER_BINDING));
     if (element == 0) throw RequestError{"the draw reads indices from no element buffer"};
     auto index_type = static_cast<uint32_t>(integer_field(request, "index_type", true));
-    if (index_type != GL_UNSIGNED_BYTE && index_type != GL_UNSIGNED_SHORT &&
-        index_type != GL_UNSIGNED_INT)
-      throw RequestError{"\"index_type\" is no index type"};
-    int64_t unit = vertex_format::component_bytes(index_type);
+    int64_t unit = vertex_format::index_bytes(index_type);
+    if (unit == 0) throw RequestError{"\"index_type\" is no index type"};
     int64_t index_offset = integer_field(request, "index_offset", true);
     int64_t first = integer_field(request, "first", true);
     int64_t count = integer_field(request, "count", true);

@@ -74,19 +74,6 @@ const char* binding_name(uint32_t binding) {
   }
 }
 
-int64_t index_size(uint32_t type) {
-  switch (type) {
-    case GL_UNSIGNED_BYTE:
-      return 1;
-    case GL_UNSIGNED_SHORT:
-      return 2;
-    case GL_UNSIGNED_INT:
-      return 4;
-    default:
-      return 0;
-  }
-}
-
 }  // namespace
 
 #include "gltrace/api/validate_rules.inc"
@@ -305,7 +292,7 @@ void Validator::index_lists(size_t i, int counts_i, int type_i, int n_i) {
   const Value* counts = arg(static_cast<size_t>(counts_i));
   if (v == nullptr || counts == nullptr) return;
   int64_t n = as<GLsizei>(static_cast<size_t>(n_i));
-  int64_t size = index_size(static_cast<uint32_t>(u(static_cast<size_t>(type_i))));
+  int64_t size = vertex_format::index_bytes(static_cast<uint32_t>(u(static_cast<size_t>(type_i))));
   if (n <= 0 || size == 0) return;  // the driver reads nothing
   if (v->kind == ValueKind::kUnknown) return not_captured(i, *v);
   if (!state_.client_attribs().empty()) {
@@ -369,7 +356,7 @@ void Validator::draw(int first, int count_i, int type_i, int indices_i, int inst
     hi = lo + count - 1;
   } else {
     auto type = static_cast<uint32_t>(u(type_i));
-    int64_t size = index_size(type);
+    int64_t size = vertex_format::index_bytes(type);
     if (size == 0) return;  // GL_INVALID_ENUM: nothing read
     auto i = static_cast<size_t>(indices_i);
     const Value* v = arg(i);

@@ -590,7 +590,7 @@ class Handlers {
       for (uint64_t row = first; row < end; ++row) vertices.push_back(draw.first + row);
       request["vertices"] = std::move(vertices);
     } else if (draw.client_indices) {
-      auto unit = static_cast<uint64_t>(vertex_format::component_bytes(draw.index_type));
+      auto unit = static_cast<uint64_t>(vertex_format::index_bytes(draw.index_type));
       if (unit == 0 || end > draw.indices.size() / unit)
         fail(404, "the draw's recorded indices are fewer than its count");
       json vertices = json::array();

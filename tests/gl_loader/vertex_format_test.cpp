@@ -26,6 +26,12 @@ TEST(VertexFormat, ElementBytes) {
   EXPECT_EQ(unit_bytes(GL_UNSIGNED_SHORT), 2);
   EXPECT_EQ(unit_bytes(0x1234), 4);
   EXPECT_EQ(component_bytes(0x1234), 0);
+  // Indices: the three unsigned types only.
+  EXPECT_EQ(index_bytes(GL_UNSIGNED_BYTE), 1);
+  EXPECT_EQ(index_bytes(GL_UNSIGNED_SHORT), 2);
+  EXPECT_EQ(index_bytes(GL_UNSIGNED_INT), 4);
+  EXPECT_EQ(index_bytes(GL_SHORT), 0);
+  EXPECT_EQ(index_bytes(GL_FLOAT), 0);
 }
 
 TEST(VertexFormat, KindsAndSigns) {
