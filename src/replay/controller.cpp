@@ -74,10 +74,18 @@ class ReplayController::Session {
   RunResult loop();
   void fill();
   // Done with pending_.front(): its slot goes to spare_ when it can.
-  void retire_front();
-  bool stops_before(const Slot& slot);
+  // The per-increment steps are inlined into loop(): as calls they cost a
+  // replay 0.5% of its instructions per call (callgrind, uniform mix).
+  [[gnu::always_inline]] void retire_front();
+  // A run to the end never stops before an increment: no call for it.
+  bool stops_before(const Slot& slot) {
+    return goal_.kind != RunGoal::Kind::kEnd && goal_stops(slot);
+  }
+  bool goal_stops(const Slot& slot);
   bool sleep_until(Clock::time_point when);
-  void account(const Slot& slot, Clock::time_point started);
+  [[gnu::always_inline]] void account(const Slot& slot, Clock::time_point started);
+  // account()'s part for an increment that ends a frame.
+  void account_frame(const Slot& slot, Clock::time_point started);
   // The position reached, once everything started has finished.
   RunResult park(RunStop stop, ReplayStatus status = {});
   RunResult execute_failure();
@@ -284,7 +292,7 @@ void ReplayController::Session::reset_pass() {
   source_done_ = false;
 }
 
-void ReplayController::Session::retire_front() {
+inline void ReplayController::Session::retire_front() {
   SlotPtr slot = std::move(pending_.front());
   pending_.pop_front();
   // Only a slot no other thread ever saw: another may still run it
@@ -325,7 +333,7 @@ void ReplayController::Session::fill() {
   }
 }
 
-bool ReplayController::Session::stops_before(const Slot& slot) {
+bool ReplayController::Session::goal_stops(const Slot& slot) {
   using Kind = RunGoal::Kind;
   switch (goal_.kind) {
     case Kind::kEnd:
@@ -368,7 +376,7 @@ bool ReplayController::Session::sleep_until(Clock::time_point when) {
   }
 }
 
-void ReplayController::Session::account(const Slot& slot, Clock::time_point started) {
+inline void ReplayController::Session::account(const Slot& slot, Clock::time_point started) {
   ReplayStats& stats = core_.stats;
   ++stats.increments;
   ++pass_increments_;
@@ -380,7 +388,11 @@ void ReplayController::Session::account(const Slot& slot, Clock::time_point star
   clock_ = std::max(clock_, slot.timestamp_ns);
   clock_moved_ = false;
   if (goal_.kind == RunGoal::Kind::kSteps && goal_.n > 0) --goal_.n;
-  if (!slot.ends_frame) return;
+  if (slot.ends_frame) account_frame(slot, started);
+}
+
+void ReplayController::Session::account_frame(const Slot& slot, Clock::time_point started) {
+  ReplayStats& stats = core_.stats;
   if (goal_.kind == RunGoal::Kind::kFrames && goal_.n > 0) --goal_.n;
   FrameTiming timing;
   timing.pass = pass_;
