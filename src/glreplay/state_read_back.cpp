@@ -244,6 +244,13 @@ class ReadBack : public GlQueries {
       v += base_vertex;
       if (v < 0) throw RequestError{"the base vertex makes a row's vertex negative"};
     }
+    // The vertices the rows span, the same for every attribute not instanced.
+    int64_t rows_lo = 0, rows_hi = 0;
+    if (!rows.empty()) {
+      auto [lo, hi] = std::minmax_element(rows.begin(), rows.end());
+      rows_lo = *lo;
+      rows_hi = *hi;
+    }
     json attributes = json::array();
     std::vector<std::vector<json>> columns;
     std::map<GLint, std::string> names = attribute_names();
@@ -284,26 +291,26 @@ class ReadBack : public GlQueries {
            {"offset", offset},
            {"stride", stride},
            {"divisor", divisor}});
-      // An instanced attribute reads instance 0's element on every row.
-      std::vector<int64_t> reads = rows;
-      if (divisor != 0) std::fill(reads.begin(), reads.end(), 0);
       std::vector<json> column;
-      if (!reads.empty()) {
-        auto [lo, hi] = std::minmax_element(reads.begin(), reads.end());
+      if (!rows.empty()) {
+        // An instanced attribute reads instance 0's element on every row.
+        bool instanced = divisor != 0;
+        int64_t lo = instanced ? 0 : rows_lo, hi = instanced ? 0 : rows_hi;
         // Checked before multiplying: vertices reach 2^33, strides 2^31.
-        if (*hi - *lo > kMaxBufferRead / stride || (*hi - *lo) * stride + element > kMaxBufferRead)
+        if (hi - lo > kMaxBufferRead / stride || (hi - lo) * stride + element > kMaxBufferRead)
           throw RequestError{"the rows asked for span more than 16 MiB of attribute " +
                              std::to_string(index) + "'s buffer: ask for fewer"};
-        int64_t span = (*hi - *lo) * stride + element;
-        if (offset < 0 || *lo > (INT64_MAX - offset) / stride)
+        int64_t span = (hi - lo) * stride + element;
+        if (offset < 0 || lo > (INT64_MAX - offset) / stride)
           throw RequestError{"attribute " + std::to_string(index) +
                              ": the rows asked for are past its buffer"};
-        std::string bytes = read_buffer(static_cast<GLuint>(buffer), offset + *lo * stride, span,
+        std::string bytes = read_buffer(static_cast<GLuint>(buffer), offset + lo * stride, span,
                                         "attribute " + std::to_string(index) + "'s buffer");
-        for (int64_t v : reads) {
+        for (int64_t row : rows) {
+          int64_t v = instanced ? 0 : row;
           vertex_format::Component c[4];
           int n = vertex_format::read_element(
-              reinterpret_cast<const uint8_t*>(bytes.data()) + (v - *lo) * stride, *format, size,
+              reinterpret_cast<const uint8_t*>(bytes.data()) + (v - lo) * stride, *format, size,
               normalized, c);
           json values = json::array();
           for (int i = 0; i < n; ++i)
