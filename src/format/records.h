@@ -25,6 +25,7 @@ struct Header {
   std::string_view capture_options;
   bool mid_run = false;
   std::string_view driver;
+  std::string_view cut_from;  // gltrace trim: what this trace was cut from
 };
 
 struct Thread {
@@ -188,6 +189,7 @@ struct Call {
   std::span<const ClientArray> client_arrays;
   std::span<const BufferWrite> buffer_writes;
   bool synthetic = false;
+  bool snapshot = false;  // recreates state the app had when the capture began
   bool ends_frame = false;                    // a glFinish that ended an off-screen program's frame
   const ImageSource* image_source = nullptr;  // null when the call has none
   // eglCreate*Surface, eglCreateContext: the config's attributes (name,

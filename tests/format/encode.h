@@ -19,7 +19,9 @@ void encode_call(wire::Encoder& e, uint32_t thread, uint64_t seq, uint32_t funct
                  uint32_t context = 0);
 void encode_frame(wire::Encoder& e, uint64_t number, uint64_t seq);
 void encode_blob(wire::Encoder& e, uint64_t id, std::string_view data);
-// Eight records: every record kind, every Value kind, every Call field.
+// Eight records: a record of every kind but CallsComplete and DesktopGl;
+// every Value kind and array element type; every field of Header, Thread,
+// Context, Call (and its parts), Frame and Image written.
 void encode_everything(wire::Encoder& e);
 inline constexpr uint32_t kEverythingRecords = 8;
 
