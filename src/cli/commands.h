@@ -63,6 +63,7 @@ class Commands {
   X(stats)                      \
   X(export)                     \
   X(frames)                     \
+  X(trim)                       \
   X(replay)                     \
   X(view)                       \
   X(ps)                         \

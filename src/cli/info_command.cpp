@@ -80,6 +80,7 @@ class InfoCollector : public format::Consumer {
                    .boolean("started_mid_run", h.mid_run)
                    .str("capture_options", h.capture_options)
                    .str("driver", h.driver)
+                   .str("cut_from", h.cut_from)
                    .done();
       return;
     }
@@ -90,6 +91,7 @@ class InfoCollector : public format::Consumer {
            h.mid_run ? ", started mid-run" : "");
     if (!h.capture_options.empty())
       printf("capture:      %s\n", consumers::escaped(h.capture_options).c_str());
+    if (!h.cut_from.empty()) printf("cut from:     %s\n", consumers::escaped(h.cut_from).c_str());
   }
   void on_thread(const format::Thread& t) override {
     if (json_) {

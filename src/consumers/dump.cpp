@@ -19,6 +19,7 @@ void Dumper::on_header(const format::Header& h) {
   flush();
   fprintf(out_, "// gltrace trace, format %u: %s (pid %u)%s\n", h.format_version,
           escaped(h.command_line).c_str(), h.pid, h.mid_run ? ", started mid-run" : "");
+  if (!h.cut_from.empty()) fprintf(out_, "// cut from %s\n", escaped(h.cut_from).c_str());
 }
 
 void Dumper::on_thread(const format::Thread& t) {
@@ -56,7 +57,10 @@ void Dumper::on_call(const format::Call& call) {
   }
   format_call(line_, call, blobs_);
   if (call.gl_error != 0) line_ += "  // error " + std::to_string(call.gl_error);
-  if (call.synthetic) line_ += "  // synthetic: what was current when tracing started";
+  if (call.snapshot)
+    line_ += "  // snapshot: recreates what the app had when the capture began";
+  else if (call.synthetic)
+    line_ += "  // synthetic: what was current when tracing started";
   if (const format::ImageSource* source = call.image_source; source != nullptr) {
     if (source->blob != 0) {
       char text[96];

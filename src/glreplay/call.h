@@ -106,6 +106,7 @@ struct ReplayCall final : replay::IncrementPayload {
   std::span<const Value> args;
   Value ret;
   bool has_ret = false;
+  bool snapshot = false;  // recreates state the app had when the capture began
   std::span<const ClientArray> client_arrays;
   std::span<const BufferWrite> buffer_writes;
   const ImageSource* image_source = nullptr;  // eglCreateImage* only

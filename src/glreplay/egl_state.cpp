@@ -498,6 +498,17 @@ void EglState::make_current(uint64_t recorded_context, uint64_t recorded_draw, E
 
 // --- teardown ---------------------------------------------------------------------
 
+std::vector<CurrentBinding> EglState::current_bindings() const {
+  std::vector<CurrentBinding> list;
+  for (const auto& [thread, binding] : bindings_)
+    if (binding.context != nullptr)
+      list.push_back({thread, binding.context->recorded, binding.draw, binding.read,
+                      binding.context->group.get()});
+  std::sort(list.begin(), list.end(),
+            [](const CurrentBinding& a, const CurrentBinding& b) { return a.thread < b.thread; });
+  return list;
+}
+
 void EglState::release_thread() {
   auto make_current = GL_CALL(driver_, eglMakeCurrent);
   auto release = GL_CALL(driver_, eglReleaseThread);

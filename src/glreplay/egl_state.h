@@ -74,6 +74,15 @@ struct ReplayContext {
   }
 };
 
+// A context current on a recorded thread, and its surfaces (recorded).
+struct CurrentBinding {
+  uint32_t thread = 0;
+  uint64_t context = 0;
+  uint64_t draw = 0;
+  uint64_t read = 0;
+  const ShareGroup* group = nullptr;
+};
+
 struct SurfaceState {
   EGLSurface surface = EGL_NO_SURFACE;
   bool window = false;          // an app window: made at first use, of the recorded size
@@ -171,6 +180,8 @@ class EglState {
   EGLSurface current_read_surface() const { return bound_->read_surface; }
   uint64_t current_context() const { return bound_->context ? bound_->context->recorded : 0; }
 
+  // What each recorded thread has current, by thread (see Session).
+  std::vector<CurrentBinding> current_bindings() const;
   // See Session::release_thread.
   void release_thread();
   // Ends every context and surface and forgets every handle.

@@ -55,7 +55,8 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   }
   call_ = call;
   session_.set_call(call, borrowed);
-  if (calls_ == 1 && session_.info().mid_run())
+  // A capture that begins with a snapshot has what the app made before.
+  if (calls_ == 1 && session_.info().mid_run() && !call->snapshot)
     fprintf(stderr,
             "%s: warning: the capture began while the app ran: what it made before is not "
             "in the trace, so frames may differ\n",

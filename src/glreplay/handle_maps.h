@@ -87,6 +87,13 @@ class NameMap {
       if (value == replayed) return recorded;
     return std::nullopt;
   }
+  // Calls f(recorded, replayed) for every value it maps.
+  template <typename F>
+  void for_each(F&& f) const {
+    for (size_t i = 1; i < dense_.size(); ++i)
+      if (dense_[i] != kUnset) f(uint64_t{i}, dense_[i]);
+    for (const auto& [recorded, replayed] : sparse_) f(recorded, replayed);
+  }
   bool contains(uint64_t recorded) const {
     if (recorded < kDenseLimit) return recorded < dense_.size() && dense_[recorded] != kUnset;
     return sparse_.count(recorded) != 0;

@@ -1,6 +1,20 @@
 #include "glreplay/program_resources.h"
 
 namespace gltrace::glreplay {
+namespace {
+
+// The recorded number that maps to `replayed` in a program's map (a linear
+// search: snapshots only); the replay's own when none does.
+int64_t recorded_of(const std::unordered_map<uint64_t, LocationMap>& maps, uint64_t program,
+                    int64_t replayed) {
+  auto it = maps.find(program);
+  if (it == maps.end()) return replayed;
+  for (const auto& [recorded, location] : it->second)
+    if (location == replayed) return recorded;
+  return replayed;
+}
+
+}  // namespace
 
 int64_t ProgramResources::uniform_location(uint64_t program, int64_t recorded) const {
   if (recorded < 0) return recorded;
@@ -16,11 +30,7 @@ void ProgramResources::define_uniform_location(uint64_t program, int64_t recorde
 }
 
 int64_t ProgramResources::recorded_uniform_location(uint64_t program, int64_t replayed) const {
-  auto it = uniforms_.find(program);
-  if (it == uniforms_.end()) return replayed;
-  for (const auto& [recorded, location] : it->second)
-    if (location == replayed) return recorded;
-  return replayed;
+  return recorded_of(uniforms_, program, replayed);
 }
 
 std::optional<int64_t> ProgramResources::attrib_location(uint64_t program, int64_t recorded) const {
@@ -34,6 +44,19 @@ std::optional<int64_t> ProgramResources::attrib_location(uint64_t program, int64
 void ProgramResources::define_attrib_location(uint64_t program, int64_t recorded,
                                               int64_t replayed) {
   attributes_[program][recorded] = replayed;
+}
+
+int64_t ProgramResources::recorded_attrib_location(uint64_t program, int64_t replayed) const {
+  return recorded_of(attributes_, program, replayed);
+}
+
+uint64_t ProgramResources::recorded_resource_index(uint64_t program, uint32_t interface,
+                                                   uint64_t replayed) const {
+  auto indices = resources_.find({program, interface});
+  if (indices == resources_.end()) return replayed;
+  for (const auto& [recorded, index] : indices->second)
+    if (index == static_cast<int64_t>(replayed)) return static_cast<uint64_t>(recorded);
+  return replayed;
 }
 
 uint64_t ProgramResources::resource_index(uint64_t program, uint32_t interface,

@@ -27,9 +27,14 @@ class ProgramResources {
   // The program's answer for this attribute, nullopt when it gave none.
   std::optional<int64_t> attrib_location(uint64_t program, int64_t recorded) const;
   void define_attrib_location(uint64_t program, int64_t recorded, int64_t replayed);
+  // The recorded location the app learnt for a replay attribute location
+  // (the replay's own when it learnt none).
+  int64_t recorded_attrib_location(uint64_t program, int64_t replayed) const;
   uint64_t resource_index(uint64_t program, uint32_t interface, uint64_t recorded) const;
   void define_resource_index(uint64_t program, uint32_t interface, uint64_t recorded,
                              uint64_t replayed);
+  // The other way (the replay's own index when the app asked for none).
+  uint64_t recorded_resource_index(uint64_t program, uint32_t interface, uint64_t replayed) const;
   // The program was deleted: its numbers go with it.
   void forget(uint64_t program);
 

@@ -203,6 +203,10 @@ class Session {
   bool read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, uint32_t* height,
                         std::string* error, ReadArea area = ReadArea::kSurface);
 
+  // What each recorded thread has current, by thread (parked replays only:
+  // the replay threads change it).
+  std::vector<CurrentBinding> current_bindings() const { return egl_.current_bindings(); }
+
   // On a replay thread that ends: releases its current context there (EGL
   // keeps a context current on a thread until that thread lets it go). Safe
   // on several threads at once: it touches no map.

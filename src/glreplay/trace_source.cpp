@@ -312,6 +312,7 @@ class TraceSource::Collector : public format::Consumer {
     call->thread = c.thread;
     call->context = c.context;
     call->seq = c.seq;
+    call->snapshot = c.snapshot;
     call->surface_width = c.surface_width;
     call->surface_height = c.surface_height;
     auto* args = static_cast<Value*>(carve.take(sizeof(Value) * c.args.size()));

@@ -1,0 +1,50 @@
+// `gltrace trim`: frames A-B of a trace as a trace of their own, beginning
+// with a state snapshot taken from a replay (src/glreplay/trim.h).
+#include "cli/commands.h"
+#include "cli/trace_input.h"
+#include "glreplay/trim.h"
+
+namespace gltrace::cli {
+
+namespace {
+
+struct TrimCommandOptions {
+  std::string trace, output, frames, driver;
+};
+
+int trim(const TrimCommandOptions& o, const CommandLine& line) {
+  glreplay::TrimOptions options;
+  if (!parse_range(o.frames, &options.first_frame, &options.last_frame) ||
+      options.last_frame == UINT64_MAX)
+    return line.usage_error("--frames needs a range like 2-5, not '" + o.frames + "'");
+  options.trace = o.trace;
+  options.output = o.output;
+  options.driver_dir = o.driver;
+  return glreplay::run_trim(options);
+}
+
+}  // namespace
+
+void register_trim(Commands& commands) {
+  auto options = std::make_shared<TrimCommandOptions>();
+  CommandLine& line =
+      commands.add("trim", "keep frames A-B of a trace, replayable on their own",
+                   [options](const CommandLine& line) { return trim(*options, line); });
+  CLI::App& app = line.app();
+  app.description(
+      "Writes frames A to B of TRACE as a trace of their own. It replays TRACE headless to the\n"
+      "start of frame A, takes a snapshot of the GL and EGL state there (every object with its\n"
+      "contents, every binding and setting) and writes it as the new trace's first calls, then\n"
+      "frames A-B. OUT replays frame for frame as A-B of TRACE do; its header says what it was\n"
+      "cut from. What the snapshot cannot recreate exactly is listed as a warning.");
+  app.add_option("--frames", options->frames, "the frames to keep, A-B (0 is the first)")
+      ->type_name("A-B")
+      ->required();
+  app.add_option("-o,--output", options->output, "the trimmed trace")->type_name("OUT")->required();
+  app.add_option("--driver", options->driver,
+                 "the directory of the EGL and GLES driver the replay uses (replay's --driver)")
+      ->type_name("DIR");
+  app.add_option("TRACE", options->trace, "the trace")->required();
+}
+
+}  // namespace gltrace::cli

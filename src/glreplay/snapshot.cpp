@@ -1,0 +1,1089 @@
+#include "glreplay/snapshot.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "common/pixel_store.h"
+#include "glreplay/egl_state.h"
+#include "glreplay/state_query.h"
+
+namespace gltrace::glreplay {
+namespace {
+
+using format::Value;
+using format::ValueKind;
+
+// Bytes up to this size go inline in the call; larger ones as a Blob.
+constexpr size_t kInlineBytes = 4096;
+
+#define FN(name) ::gltrace::api::kFn_##name
+
+// One call's values, built in order; what they point at lives until the
+// builder is cleared.
+class CallBuilder {
+ public:
+  explicit CallBuilder(SnapshotOut& out) : out_(out) {}
+
+  CallBuilder& u(uint64_t v) { return scalar(ValueKind::kUint, v); }
+  CallBuilder& s(int64_t v) {
+    Value& x = add(ValueKind::kSint);
+    x.sint = v;
+    return *this;
+  }
+  CallBuilder& f(float v) {
+    Value& x = add(ValueKind::kF32);
+    x.f32 = v;
+    return *this;
+  }
+  CallBuilder& pointer(uint64_t v) { return scalar(ValueKind::kPointer, v); }
+  CallBuilder& text(std::string t) {
+    const std::string& kept = strings_.emplace_back(std::move(t));
+    Value& x = add(ValueKind::kText);
+    x.data = kept.data();
+    x.size = kept.size();
+    return *this;
+  }
+  // Bytes the call reads: inline, or a Blob when large.
+  CallBuilder& bytes(std::string b) {
+    if (b.size() > kInlineBytes) return scalar(ValueKind::kBlob, out_.blob(b));
+    const std::string& kept = strings_.emplace_back(std::move(b));
+    Value& x = add(ValueKind::kData);
+    x.data = kept.data();
+    x.size = kept.size();
+    return *this;
+  }
+  CallBuilder& uints(std::vector<uint64_t> v) {
+    const auto& kept = uints_.emplace_back(std::move(v));
+    Value& x = add(ValueKind::kArray);
+    x.elements = Value::Elements::kUint;
+    x.data = kept.data();
+    x.size = kept.size();
+    return *this;
+  }
+  CallBuilder& sints(std::vector<int64_t> v) {
+    const auto& kept = sints_.emplace_back(std::move(v));
+    Value& x = add(ValueKind::kArray);
+    x.elements = Value::Elements::kSint;
+    x.data = kept.data();
+    x.size = kept.size();
+    return *this;
+  }
+  CallBuilder& floats(std::vector<float> v) {
+    const auto& kept = floats_.emplace_back(std::move(v));
+    Value& x = add(ValueKind::kArray);
+    x.elements = Value::Elements::kFloat;
+    x.data = kept.data();
+    x.size = kept.size();
+    return *this;
+  }
+  CallBuilder& strings(std::vector<std::string> list) {
+    auto& views = views_.emplace_back();
+    for (std::string& s : list) views.emplace_back(strings_.emplace_back(std::move(s)));
+    Value& x = add(ValueKind::kStrings);
+    x.data = views.data();
+    x.size = views.size();
+    return *this;
+  }
+
+  // Writes the call and starts the next.
+  void emit(uint32_t function) { finish(function, nullptr); }
+  void emit_returning_uint(uint32_t function, uint64_t ret) {
+    Value r;
+    r.kind = ValueKind::kUint;
+    r.uint = ret;
+    finish(function, &r);
+  }
+  void emit_returning_sint(uint32_t function, int64_t ret) {
+    Value r;
+    r.kind = ValueKind::kSint;
+    r.sint = ret;
+    finish(function, &r);
+  }
+
+ private:
+  Value& add(ValueKind kind) {
+    Value& x = args_.emplace_back();
+    x.kind = kind;
+    return x;
+  }
+  CallBuilder& scalar(ValueKind kind, uint64_t v) {
+    add(kind).uint = v;
+    return *this;
+  }
+  void finish(uint32_t function, const Value* ret) {
+    out_.call(function, args_, ret);
+    args_.clear();
+    strings_.clear();
+    uints_.clear();
+    sints_.clear();
+    floats_.clear();
+    views_.clear();
+  }
+
+  SnapshotOut& out_;
+  std::vector<Value> args_;
+  // Deques: what the values point at must not move as more is added.
+  std::deque<std::string> strings_;
+  std::deque<std::vector<uint64_t>> uints_;
+  std::deque<std::vector<int64_t>> sints_;
+  std::deque<std::vector<float>> floats_;
+  std::deque<std::vector<std::string_view>> views_;
+};
+
+// How a level of a color texture of an internal format is read back (as
+// glReadPixels may: RGBA with UNSIGNED_BYTE or FLOAT) and uploaded again
+// (format, type and bytes per pixel of the upload).
+struct PixelTransfer {
+  GLenum read_type;
+  GLenum format;
+  GLenum type;
+  int components;  // of the upload, taken from the read's four
+};
+
+std::optional<PixelTransfer> transfer_of(GLint internal_format) {
+  switch (internal_format) {
+    case GL_RGBA:
+    case GL_RGBA8:
+    case GL_RGBA4:
+    case GL_RGB5_A1:
+      return PixelTransfer{GL_UNSIGNED_BYTE, GL_RGBA, GL_UNSIGNED_BYTE, 4};
+    case GL_RGB:
+    case GL_RGB8:
+    case GL_RGB565:
+      return PixelTransfer{GL_UNSIGNED_BYTE, GL_RGB, GL_UNSIGNED_BYTE, 3};
+    case GL_R8:
+      return PixelTransfer{GL_UNSIGNED_BYTE, GL_RED, GL_UNSIGNED_BYTE, 1};
+    case GL_RG8:
+      return PixelTransfer{GL_UNSIGNED_BYTE, GL_RG, GL_UNSIGNED_BYTE, 2};
+    case GL_RGBA16F:
+    case GL_RGBA32F:
+      return PixelTransfer{GL_FLOAT, GL_RGBA, GL_FLOAT, 4};
+    case GL_RGB16F:
+    case GL_RGB32F:
+    case GL_R11F_G11F_B10F:
+      return PixelTransfer{GL_FLOAT, GL_RGB, GL_FLOAT, 3};
+    case GL_RG16F:
+    case GL_RG32F:
+      return PixelTransfer{GL_FLOAT, GL_RG, GL_FLOAT, 2};
+    case GL_R16F:
+    case GL_R32F:
+      return PixelTransfer{GL_FLOAT, GL_RED, GL_FLOAT, 1};
+    default:
+      return std::nullopt;  // sRGB, integer, depth, stencil, luminance, compressed...
+  }
+}
+
+bool is_layered(GLenum target) {
+  return target == GL_TEXTURE_3D || target == GL_TEXTURE_2D_ARRAY ||
+         target == GL_TEXTURE_CUBE_MAP_ARRAY;
+}
+
+class SnapshotWriter : public GlQueries {
+ public:
+  SnapshotWriter(Session& session, SnapshotOut& out)
+      : GlQueries(session), out_(out), call_(out), context_(session.current()) {}
+
+  void write(bool with_share_group) {
+    read_version();
+    clear_errors();
+    saved_read_fb_ = integer(es3() ? GL_READ_FRAMEBUFFER_BINDING : GL_FRAMEBUFFER_BINDING);
+    saved_draw_fb_ = integer(GL_FRAMEBUFFER_BINDING);
+    saved_vao_ = es3() ? integer(GL_VERTEX_ARRAY_BINDING) : 0;
+    saved_array_buffer_ = integer(GL_ARRAY_BUFFER_BINDING);
+    saved_active_texture_ = integer(GL_ACTIVE_TEXTURE);
+    saved_program_ = integer(GL_CURRENT_PROGRAM);
+    saved_renderbuffer_ = integer(GL_RENDERBUFFER_BINDING);
+    if (es3()) saved_copy_read_ = integer(GL_COPY_READ_BUFFER_BINDING);
+    GL(glActiveTexture)(GL_TEXTURE0);
+
+    unpack_defaults();
+    if (with_share_group) {
+      buffers();
+      textures();
+      renderbuffers();
+      samplers();
+      programs();
+    }
+    framebuffers();
+    vertex_arrays();
+    context_state();
+
+    // The driver's bindings as they were.
+    GL(glActiveTexture)(static_cast<GLenum>(saved_active_texture_));
+    GL(glUseProgram)(static_cast<GLuint>(saved_program_));
+    GL(glBindRenderbuffer)(GL_RENDERBUFFER, static_cast<GLuint>(saved_renderbuffer_));
+    if (es3()) {
+      GL(glBindVertexArray)(static_cast<GLuint>(saved_vao_));
+      GL(glBindBuffer)(GL_COPY_READ_BUFFER, static_cast<GLuint>(saved_copy_read_));
+      GL(glBindFramebuffer)(GL_DRAW_FRAMEBUFFER, static_cast<GLuint>(saved_draw_fb_));
+      GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, static_cast<GLuint>(saved_read_fb_));
+    } else {
+      GL(glBindFramebuffer)(GL_FRAMEBUFFER, static_cast<GLuint>(saved_draw_fb_));
+    }
+    GL(glBindBuffer)(GL_ARRAY_BUFFER, static_cast<GLuint>(saved_array_buffer_));
+  }
+
+ private:
+  // --- names -------------------------------------------------------------------
+  // The trace's name of a replay name of the current context (0 for 0).
+  uint64_t trace_name(ObjectClass cls, uint64_t replayed) {
+    if (replayed == 0) return 0;
+    return session_.recorded_name(cls, replayed).value_or(replayed);
+  }
+  // Every object of a class: (trace name, replay name), by trace name.
+  std::vector<std::pair<uint64_t, uint64_t>> objects(ObjectClass cls) {
+    std::vector<std::pair<uint64_t, uint64_t>> list;
+    context_.names_of(cls).for_each(
+        [&](uint64_t recorded, uint64_t replayed) { list.emplace_back(recorded, replayed); });
+    std::sort(list.begin(), list.end());
+    return list;
+  }
+  // A name of the class the trace does not use (objects the snapshot needs
+  // that the app has no name for: a deleted shader still attached).
+  uint64_t unused_name(ObjectClass cls) {
+    uint64_t highest = 0;
+    context_.names_of(cls).for_each(
+        [&](uint64_t recorded, uint64_t) { highest = std::max(highest, recorded); });
+    return std::max(highest, last_unused_) + 1;
+  }
+
+  void gen(uint32_t function, uint64_t name) { call_.s(1).uints({name}).emit(function); }
+
+  void inexact(const std::string& what, const std::string& why) { out_.inexact(what + ": " + why); }
+
+  // The uploads below read client memory, tightly packed; the context
+  // state pass sets the app's values again at the end.
+  void unpack_defaults() {
+    call_.u(GL_UNPACK_ALIGNMENT).s(1).emit(FN(glPixelStorei));
+    if (!es3()) return;
+    for (GLenum pname : {GL_UNPACK_ROW_LENGTH, GL_UNPACK_IMAGE_HEIGHT, GL_UNPACK_SKIP_ROWS,
+                         GL_UNPACK_SKIP_PIXELS, GL_UNPACK_SKIP_IMAGES})
+      call_.u(pname).s(0).emit(FN(glPixelStorei));
+    call_.u(GL_PIXEL_UNPACK_BUFFER).u(0).emit(FN(glBindBuffer));
+  }
+
+  // --- buffers -----------------------------------------------------------------
+  void buffers() {
+    for (auto [name, buffer] : objects(ObjectClass::kBuffer)) {
+      gen(FN(glGenBuffers), name);
+      if (GL(glIsBuffer)(static_cast<GLuint>(buffer)) != GL_TRUE) continue;
+      GLenum target = es3() ? GL_COPY_WRITE_BUFFER : GL_ARRAY_BUFFER;
+      call_.u(target).u(name).emit(FN(glBindBuffer));
+      if (!es3()) {
+        inexact("buffer " + std::to_string(name), "ES 2 cannot read a buffer back");
+        continue;
+      }
+      GL(glBindBuffer)(GL_COPY_READ_BUFFER, static_cast<GLuint>(buffer));
+      GLint64 size = 0;
+      GLint usage = GL_STATIC_DRAW, mapped = GL_FALSE;
+      GL(glGetBufferParameteri64v)(GL_COPY_READ_BUFFER, GL_BUFFER_SIZE, &size);
+      GL(glGetBufferParameteriv)(GL_COPY_READ_BUFFER, GL_BUFFER_USAGE, &usage);
+      GL(glGetBufferParameteriv)(GL_COPY_READ_BUFFER, GL_BUFFER_MAPPED, &mapped);
+      std::string data;
+      if (size > 0 && mapped == GL_TRUE) {
+        inexact("buffer " + std::to_string(name), "mapped when the snapshot was taken");
+      } else if (size > 0) {
+        const void* p = GL(glMapBufferRange)(GL_COPY_READ_BUFFER, 0, static_cast<GLsizeiptr>(size),
+                                             GL_MAP_READ_BIT);
+        if (p != nullptr) {
+          data.assign(static_cast<const char*>(p), static_cast<size_t>(size));
+          GL(glUnmapBuffer)(GL_COPY_READ_BUFFER);
+        } else {
+          inexact("buffer " + std::to_string(name), "glMapBufferRange failed");
+        }
+      }
+      call_.u(target).s(size);
+      if (data.empty())
+        call_.pointer(0);
+      else
+        call_.bytes(std::move(data));
+      call_.u(static_cast<uint64_t>(usage)).emit(FN(glBufferData));
+    }
+  }
+
+  // --- textures ----------------------------------------------------------------
+  void textures() {
+    GLuint fb = 0;
+    GL(glGenFramebuffers)(1, &fb);
+    read_fb_ = fb;
+    for (auto [name, texture] : objects(ObjectClass::kTexture)) {
+      gen(FN(glGenTextures), name);
+      auto t = static_cast<GLuint>(texture);
+      if (GL(glIsTexture)(t) != GL_TRUE) continue;
+      GLenum target = 0;
+      try {
+        target = texture_target(t);
+      } catch (const RequestError& e) {
+        inexact("texture " + std::to_string(name), e.message);
+        continue;
+      }
+      call_.u(target).u(name).emit(FN(glBindTexture));
+      with_texture(target, t, [&] { texture_image(name, target, t); });
+    }
+    GL(glDeleteFramebuffers)(1, &fb);
+    read_fb_ = 0;
+  }
+
+  void texture_image(uint64_t name, GLenum target, GLuint t) {
+    std::string what = "texture " + std::to_string(name);
+    auto get_level = GL(glGetTexLevelParameteriv);
+    if (get_level == nullptr || major_ < 3 || (major_ == 3 && minor_ < 1)) {
+      inexact(what, "reading a texture's size needs ES 3.1 (glGetTexLevelParameteriv)");
+      return;
+    }
+    GLint immutable = GL_FALSE, immutable_levels = 0;
+    GL(glGetTexParameteriv)(target, GL_TEXTURE_IMMUTABLE_FORMAT, &immutable);
+    GL(glGetTexParameteriv)(target, GL_TEXTURE_IMMUTABLE_LEVELS, &immutable_levels);
+    bool cube = target == GL_TEXTURE_CUBE_MAP;
+    bool three_d = is_layered(target);
+    GLenum first_face = cube ? GL_TEXTURE_CUBE_MAP_POSITIVE_X : target;
+    GLint width = 0, height = 0, depth = 0, format = 0, samples = 0;
+    get_level(first_face, 0, GL_TEXTURE_WIDTH, &width);
+    get_level(first_face, 0, GL_TEXTURE_HEIGHT, &height);
+    get_level(first_face, 0, GL_TEXTURE_DEPTH, &depth);
+    get_level(first_face, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+    if (target == GL_TEXTURE_2D_MULTISAMPLE) {
+      get_level(target, 0, GL_TEXTURE_SAMPLES, &samples);
+      GLint fixed = GL_TRUE;
+      get_level(target, 0, GL_TEXTURE_FIXED_SAMPLE_LOCATIONS, &fixed);
+      call_.u(target).s(samples).u(static_cast<uint64_t>(format)).s(width).s(height).u(fixed);
+      call_.emit(FN(glTexStorage2DMultisample));
+      inexact(what, "the samples of a multisampled texture are not read back yet");
+      texture_parameters(target);
+      return;
+    }
+    if (immutable == GL_TRUE) {
+      call_.u(target).s(immutable_levels).u(static_cast<uint64_t>(format)).s(width).s(height);
+      if (three_d) call_.s(depth);
+      call_.emit(three_d ? FN(glTexStorage3D) : FN(glTexStorage2D));
+    }
+    int faces = cube ? 6 : 1;
+    for (GLint level = 0; level < 16; ++level) {
+      for (int face = 0; face < faces; ++face) {
+        GLenum face_target =
+            cube ? static_cast<GLenum>(GL_TEXTURE_CUBE_MAP_POSITIVE_X + face) : target;
+        GLint w = 0, h = 0, d = 0, f = 0;
+        get_level(face_target, level, GL_TEXTURE_WIDTH, &w);
+        get_level(face_target, level, GL_TEXTURE_HEIGHT, &h);
+        get_level(face_target, level, GL_TEXTURE_DEPTH, &d);
+        get_level(face_target, level, GL_TEXTURE_INTERNAL_FORMAT, &f);
+        if (w <= 0 || h <= 0) continue;
+        level_image(what, target, face_target, t, level, w, h, three_d ? d : 1, f,
+                    immutable == GL_TRUE);
+      }
+    }
+    texture_parameters(target);
+  }
+
+  // One level (one face of a cube) uploaded with what it holds.
+  void level_image(const std::string& what, GLenum target, GLenum face_target, GLuint t,
+                   GLint level, GLint w, GLint h, GLint d, GLint format, bool immutable) {
+    std::optional<PixelTransfer> transfer = transfer_of(format);
+    std::string data;
+    std::string level_what = what + " level " + std::to_string(level);
+    if (!transfer) {
+      inexact(level_what, "its format " +
+                              enum_text(static_cast<uint32_t>(format), "InternalFormat") +
+                              " is not read back yet: left undefined");
+    } else if (!read_level(target, face_target, t, level, w, h, d, *transfer, &data)) {
+      inexact(level_what, "it could not be read back through a framebuffer: left undefined");
+      data.clear();
+    }
+    bool three_d = is_layered(target);
+    GLenum upload_format = transfer ? transfer->format : GL_RGBA;
+    GLenum upload_type = transfer ? transfer->type : GL_UNSIGNED_BYTE;
+    if (immutable) {
+      if (data.empty()) return;  // the storage is there, undefined
+      call_.u(face_target).s(level).s(0).s(0);
+      if (three_d) call_.s(0);
+      call_.s(w).s(h);
+      if (three_d) call_.s(d);
+      call_.u(upload_format).u(upload_type).bytes(std::move(data));
+      call_.emit(three_d ? FN(glTexSubImage3D) : FN(glTexSubImage2D));
+      return;
+    }
+    if (!transfer) return;  // no format and type to allocate it with
+    call_.u(face_target).s(level).s(format).s(w).s(h);
+    if (three_d) call_.s(d);
+    call_.s(0).u(upload_format).u(upload_type);
+    if (data.empty())
+      call_.pointer(0);
+    else
+      call_.bytes(std::move(data));
+    call_.emit(three_d ? FN(glTexImage3D) : FN(glTexImage2D));
+  }
+
+  // The texels of a level through the snapshot's framebuffer, layer by
+  // layer, as the upload wants them; false when the framebuffer is not
+  // complete or the read fails.
+  bool read_level(GLenum target, GLenum face_target, GLuint t, GLint level, GLint w, GLint h,
+                  GLint d, const PixelTransfer& transfer, std::string* data) {
+    if (static_cast<int64_t>(w) * h * d > (int64_t{1} << 28)) return false;
+    // A level other than the base one attaches only to a mipmap complete
+    // texture: its base level is moved there meanwhile (ES 3.0 9.4.1).
+    GLint base_level = 0;
+    GL(glGetTexParameteriv)(target, GL_TEXTURE_BASE_LEVEL, &base_level);
+    if (base_level != level) GL(glTexParameteri)(target, GL_TEXTURE_BASE_LEVEL, level);
+    GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, read_fb_);
+    size_t element = transfer.read_type == GL_FLOAT ? 4 : 1;
+    size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(h);
+    std::vector<uint8_t> rgba(pixels * 4 * element);
+    bool ok = true;
+    clear_errors();
+    {
+      PixelStoreScope packing({GL(glGetIntegerv), GL(glPixelStorei), GL(glBindBuffer)}, true,
+                              PixelStoreScope::Direction::kPack);
+      packing.set_tightly_packed();
+      for (GLint layer = 0; layer < d && ok; ++layer) {
+        if (is_layered(target))
+          GL(glFramebufferTextureLayer)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, t, level, layer);
+        else
+          GL(glFramebufferTexture2D)
+          (GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, face_target, t, level);
+        GL(glReadBuffer)(GL_COLOR_ATTACHMENT0);
+        if (GL(glCheckFramebufferStatus)(GL_READ_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+          ok = false;
+          break;
+        }
+        GL(glReadPixels)(0, 0, w, h, GL_RGBA, transfer.read_type, rgba.data());
+        if (GL(glGetError)() != GL_NO_ERROR) {
+          ok = false;
+          break;
+        }
+        // The upload's components of each RGBA texel.
+        size_t texel = element * static_cast<size_t>(transfer.components);
+        size_t start = data->size();
+        data->resize(start + pixels * texel);
+        for (size_t i = 0; i < pixels; ++i)
+          memcpy(data->data() + start + i * texel, rgba.data() + i * 4 * element, texel);
+      }
+    }
+    GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+    if (base_level != level) GL(glTexParameteri)(target, GL_TEXTURE_BASE_LEVEL, base_level);
+    return ok;
+  }
+
+  // The texture bound to `target` in the driver: its parameters, from the
+  // state table's texture entries.
+  void texture_parameters(GLenum target) {
+    for (const StateEntry& e : state_table()) {
+      if (e.group != StateGroup::kTexture || e.query != StateQuery::kTexParameter || !has(e))
+        continue;
+      if (e.pname == GL_TEXTURE_IMMUTABLE_FORMAT) continue;  // read only
+      GLint value = 0;
+      GL(glGetTexParameteriv)(target, e.pname, &value);
+      call_.u(target).u(e.pname).s(value).emit(FN(glTexParameteri));
+    }
+  }
+
+  // --- renderbuffers, samplers -------------------------------------------------
+  void renderbuffers() {
+    for (auto [name, renderbuffer] : objects(ObjectClass::kRenderbuffer)) {
+      gen(FN(glGenRenderbuffers), name);
+      auto r = static_cast<GLuint>(renderbuffer);
+      if (GL(glIsRenderbuffer)(r) != GL_TRUE) continue;
+      GL(glBindRenderbuffer)(GL_RENDERBUFFER, r);
+      GLint width = 0, height = 0, format = 0, samples = 0;
+      auto get = GL(glGetRenderbufferParameteriv);
+      get(GL_RENDERBUFFER, GL_RENDERBUFFER_WIDTH, &width);
+      get(GL_RENDERBUFFER, GL_RENDERBUFFER_HEIGHT, &height);
+      get(GL_RENDERBUFFER, GL_RENDERBUFFER_INTERNAL_FORMAT, &format);
+      if (es3()) get(GL_RENDERBUFFER, GL_RENDERBUFFER_SAMPLES, &samples);
+      call_.u(GL_RENDERBUFFER).u(name).emit(FN(glBindRenderbuffer));
+      if (width == 0 || height == 0) continue;  // no storage yet
+      if (samples > 0) {
+        call_.u(GL_RENDERBUFFER).s(samples).u(static_cast<uint64_t>(format)).s(width).s(height);
+        call_.emit(FN(glRenderbufferStorageMultisample));
+      } else {
+        call_.u(GL_RENDERBUFFER).u(static_cast<uint64_t>(format)).s(width).s(height);
+        call_.emit(FN(glRenderbufferStorage));
+      }
+      inexact("renderbuffer " + std::to_string(name),
+              "its contents are not read back yet: left undefined");
+    }
+  }
+
+  void samplers() {
+    if (!es3()) return;
+    for (auto [name, sampler] : objects(ObjectClass::kSampler)) {
+      gen(FN(glGenSamplers), name);
+      auto s = static_cast<GLuint>(sampler);
+      if (GL(glIsSampler)(s) != GL_TRUE) continue;
+      for (const StateEntry& e : state_table()) {
+        if (e.group != StateGroup::kTexture || e.query != StateQuery::kTexParameter || !has(e))
+          continue;
+        if (e.pname == GL_TEXTURE_IMMUTABLE_FORMAT || e.pname == GL_TEXTURE_BASE_LEVEL ||
+            e.pname == GL_TEXTURE_MAX_LEVEL)
+          continue;  // not sampler state
+        GLint value = 0;
+        GL(glGetSamplerParameteriv)(s, e.pname, &value);
+        call_.u(name).u(e.pname).s(value).emit(FN(glSamplerParameteri));
+      }
+    }
+  }
+
+  // --- shaders and programs ----------------------------------------------------
+  // A shader with its source, compiled; returns the trace's name.
+  uint64_t shader(uint64_t name, GLuint s) {
+    GLint type = 0, length = 0, compiled = GL_FALSE;
+    GL(glGetShaderiv)(s, GL_SHADER_TYPE, &type);
+    GL(glGetShaderiv)(s, GL_SHADER_SOURCE_LENGTH, &length);
+    GL(glGetShaderiv)(s, GL_COMPILE_STATUS, &compiled);
+    std::string source(static_cast<size_t>(std::max(length, 1)), '\0');
+    GLsizei written = 0;
+    GL(glGetShaderSource)(s, static_cast<GLsizei>(source.size()), &written, source.data());
+    source.resize(static_cast<size_t>(std::max(written, 0)));
+    call_.u(static_cast<uint64_t>(type)).emit_returning_uint(FN(glCreateShader), name);
+    if (length > 0) {
+      call_.u(name).s(1).strings({source}).pointer(0).emit(FN(glShaderSource));
+      // Compiled again: only a compiled shader links. One changed after the
+      // app compiled it is compiled with its new source (its old one is gone).
+      if (compiled == GL_TRUE) call_.u(name).emit(FN(glCompileShader));
+    }
+    return name;
+  }
+
+  void programs() {
+    std::vector<std::pair<uint64_t, uint64_t>> list = objects(ObjectClass::kProgram);
+    std::map<uint64_t, uint64_t> shader_names;  // replay -> trace, written
+    for (auto [name, object] : list) {
+      auto o = static_cast<GLuint>(object);
+      if (GL(glIsShader)(o) == GL_TRUE) shader_names[object] = shader(name, o);
+    }
+    for (auto [name, object] : list) {
+      auto o = static_cast<GLuint>(object);
+      if (GL(glIsProgram)(o) != GL_TRUE) continue;
+      program(name, o, shader_names);
+    }
+  }
+
+  void program(uint64_t name, GLuint p, std::map<uint64_t, uint64_t>& shader_names) {
+    call_.emit_returning_uint(FN(glCreateProgram), name);
+    GLint attached = 0, linked = GL_FALSE;
+    GL(glGetProgramiv)(p, GL_ATTACHED_SHADERS, &attached);
+    GL(glGetProgramiv)(p, GL_LINK_STATUS, &linked);
+    std::vector<GLuint> shaders(static_cast<size_t>(std::max(attached, 0)));
+    GLsizei count = 0;
+    if (!shaders.empty())
+      GL(glGetAttachedShaders)(p, static_cast<GLsizei>(shaders.size()), &count, shaders.data());
+    std::vector<uint64_t> deleted;  // written here for this program alone
+    for (GLsizei i = 0; i < count; ++i) {
+      auto it = shader_names.find(shaders[i]);
+      uint64_t shader_name = 0;
+      if (it != shader_names.end()) {
+        shader_name = it->second;
+      } else {
+        // Deleted by the app, alive while attached: made, attached, deleted.
+        shader_name = last_unused_ = unused_name(ObjectClass::kProgram);
+        shader(shader_name, shaders[i]);
+        deleted.push_back(shader_name);
+      }
+      call_.u(name).u(shader_name).emit(FN(glAttachShader));
+    }
+    if (linked == GL_TRUE) {
+      if (count == 0)
+        inexact("program " + std::to_string(name),
+                "its shaders were detached after it linked: it cannot be linked again");
+      attribute_bindings(name, p);
+      transform_feedback_varyings(name, p);
+      call_.u(name).emit(FN(glLinkProgram));
+      uniforms(name, p);
+    }
+    for (uint64_t shader_name : deleted) call_.u(shader_name).emit(FN(glDeleteShader));
+  }
+
+  // Every active attribute bound to the location the trace knows it by, so
+  // the new link gives each the location the app uses.
+  void attribute_bindings(uint64_t name, GLuint p) {
+    GLint count = 0, max_length = 0;
+    GL(glGetProgramiv)(p, GL_ACTIVE_ATTRIBUTES, &count);
+    GL(glGetProgramiv)(p, GL_ACTIVE_ATTRIBUTE_MAX_LENGTH, &max_length);
+    std::string buffer(static_cast<size_t>(std::max(max_length, 1)) + 1, '\0');
+    for (GLint i = 0; i < count; ++i) {
+      GLsizei length = 0;
+      GLint size = 0;
+      GLenum type = 0;
+      GL(glGetActiveAttrib)
+      (p, static_cast<GLuint>(i), static_cast<GLsizei>(buffer.size()), &length, &size, &type,
+       buffer.data());
+      std::string attribute(buffer.data(), static_cast<size_t>(std::max(length, 0)));
+      if (attribute.starts_with("gl_")) continue;  // built-ins have no location
+      GLint location = GL(glGetAttribLocation)(p, attribute.c_str());
+      if (location < 0) continue;
+      int64_t recorded = context_.group->programs.recorded_attrib_location(name, location);
+      call_.u(name).u(static_cast<uint64_t>(recorded)).text(attribute);
+      call_.emit(FN(glBindAttribLocation));
+    }
+  }
+
+  void transform_feedback_varyings(uint64_t name, GLuint p) {
+    if (!es3()) return;
+    GLint count = 0, max_length = 0, mode = GL_INTERLEAVED_ATTRIBS;
+    GL(glGetProgramiv)(p, GL_TRANSFORM_FEEDBACK_VARYINGS, &count);
+    if (count <= 0) return;
+    GL(glGetProgramiv)(p, GL_TRANSFORM_FEEDBACK_VARYING_MAX_LENGTH, &max_length);
+    GL(glGetProgramiv)(p, GL_TRANSFORM_FEEDBACK_BUFFER_MODE, &mode);
+    std::vector<std::string> names;
+    std::string buffer(static_cast<size_t>(std::max(max_length, 1)) + 1, '\0');
+    for (GLint i = 0; i < count; ++i) {
+      GLsizei length = 0, size = 0;
+      GLenum type = 0;
+      GL(glGetTransformFeedbackVarying)
+      (p, static_cast<GLuint>(i), static_cast<GLsizei>(buffer.size()), &length, &size, &type,
+       buffer.data());
+      names.emplace_back(buffer.data(), static_cast<size_t>(std::max(length, 0)));
+    }
+    call_.u(name).s(count).strings(std::move(names)).u(static_cast<uint64_t>(mode));
+    call_.emit(FN(glTransformFeedbackVaryings));
+  }
+
+  // Every active uniform's value, at the location the trace knows it by
+  // (learnt by a glGetUniformLocation the replay maps), and every uniform
+  // block's binding.
+  void uniforms(uint64_t name, GLuint p) {
+    call_.u(name).emit(FN(glUseProgram));
+    GLint count = 0, max_length = 0;
+    GL(glGetProgramiv)(p, GL_ACTIVE_UNIFORMS, &count);
+    GL(glGetProgramiv)(p, GL_ACTIVE_UNIFORM_MAX_LENGTH, &max_length);
+    std::string buffer(static_cast<size_t>(std::max(max_length, 1)) + 1, '\0');
+    for (GLint i = 0; i < count; ++i) {
+      GLsizei length = 0;
+      GLint size = 0;
+      GLenum type = 0;
+      GL(glGetActiveUniform)
+      (p, static_cast<GLuint>(i), static_cast<GLsizei>(buffer.size()), &length, &size, &type,
+       buffer.data());
+      std::string uniform(buffer.data(), static_cast<size_t>(std::max(length, 0)));
+      bool array = uniform.ends_with("[0]");
+      std::string base = array ? uniform.substr(0, uniform.size() - 3) : uniform;
+      for (GLint k = 0; k < std::max(size, 1); ++k) {
+        std::string element = array ? base + "[" + std::to_string(k) + "]" : base;
+        GLint location = GL(glGetUniformLocation)(p, element.c_str());
+        if (location < 0) continue;  // in a block: no location
+        uniform_value(name, p, element, location, type);
+      }
+    }
+    if (!es3()) return;
+    GLint blocks = 0;
+    GL(glGetProgramiv)(p, GL_ACTIVE_UNIFORM_BLOCKS, &blocks);
+    GL(glGetProgramiv)(p, GL_ACTIVE_UNIFORM_BLOCK_MAX_NAME_LENGTH, &max_length);
+    buffer.assign(static_cast<size_t>(std::max(max_length, 1)) + 1, '\0');
+    for (GLint b = 0; b < blocks; ++b) {
+      GLsizei length = 0;
+      GL(glGetActiveUniformBlockName)
+      (p, static_cast<GLuint>(b), static_cast<GLsizei>(buffer.size()), &length, buffer.data());
+      std::string block(buffer.data(), static_cast<size_t>(std::max(length, 0)));
+      GLint binding = 0;
+      GL(glGetActiveUniformBlockiv)(p, static_cast<GLuint>(b), GL_UNIFORM_BLOCK_BINDING, &binding);
+      uint64_t index =
+          context_.group->programs.recorded_resource_index(name, GL_UNIFORM_BLOCK, uint64_t(b));
+      call_.u(name).text(block).emit_returning_uint(FN(glGetUniformBlockIndex), index);
+      call_.u(name).u(index).u(static_cast<uint64_t>(binding)).emit(FN(glUniformBlockBinding));
+    }
+  }
+
+  void uniform_value(uint64_t program, GLuint p, const std::string& element, GLint location,
+                     GLenum type) {
+    int64_t recorded = context_.group->programs.recorded_uniform_location(program, location);
+    call_.u(program).text(element).emit_returning_sint(FN(glGetUniformLocation), recorded);
+    UniformType how = uniform_type(type);
+    std::vector<float> floats(16);
+    std::vector<GLint> ints(16);
+    std::vector<GLuint> uints(16);
+    int n = how.components;
+    auto matrix = [&](uint32_t function) {
+      GL(glGetUniformfv)(p, location, floats.data());
+      floats.resize(static_cast<size_t>(n));
+      call_.s(recorded).s(1).u(GL_FALSE).floats(floats).emit(function);
+    };
+    switch (type) {
+      case GL_FLOAT_MAT2:
+        return matrix(FN(glUniformMatrix2fv));
+      case GL_FLOAT_MAT3:
+        return matrix(FN(glUniformMatrix3fv));
+      case GL_FLOAT_MAT4:
+        return matrix(FN(glUniformMatrix4fv));
+      case GL_FLOAT_MAT2x3:
+        return matrix(FN(glUniformMatrix2x3fv));
+      case GL_FLOAT_MAT2x4:
+        return matrix(FN(glUniformMatrix2x4fv));
+      case GL_FLOAT_MAT3x2:
+        return matrix(FN(glUniformMatrix3x2fv));
+      case GL_FLOAT_MAT3x4:
+        return matrix(FN(glUniformMatrix3x4fv));
+      case GL_FLOAT_MAT4x2:
+        return matrix(FN(glUniformMatrix4x2fv));
+      case GL_FLOAT_MAT4x3:
+        return matrix(FN(glUniformMatrix4x3fv));
+      default:
+        break;
+    }
+    static constexpr uint32_t kFloatV[] = {FN(glUniform1fv), FN(glUniform2fv), FN(glUniform3fv),
+                                           FN(glUniform4fv)};
+    static constexpr uint32_t kIntV[] = {FN(glUniform1iv), FN(glUniform2iv), FN(glUniform3iv),
+                                         FN(glUniform4iv)};
+    static constexpr uint32_t kUintV[] = {FN(glUniform1uiv), FN(glUniform2uiv), FN(glUniform3uiv),
+                                          FN(glUniform4uiv)};
+    if (n < 1 || n > 4) return;
+    call_.s(recorded).s(1);
+    switch (how.read) {
+      case UniformRead::kFloat:
+        GL(glGetUniformfv)(p, location, floats.data());
+        floats.resize(static_cast<size_t>(n));
+        call_.floats(floats).emit(kFloatV[n - 1]);
+        break;
+      case UniformRead::kInt:
+      case UniformRead::kBool: {
+        GL(glGetUniformiv)(p, location, ints.data());
+        call_.sints({ints.begin(), ints.begin() + n}).emit(kIntV[n - 1]);
+        break;
+      }
+      case UniformRead::kUint: {
+        GL(glGetUniformuiv)(p, location, uints.data());
+        call_.uints({uints.begin(), uints.begin() + n}).emit(kUintV[n - 1]);
+        break;
+      }
+    }
+  }
+
+  // --- the context's containers ------------------------------------------------
+  void framebuffers() {
+    if (!es3()) return;  // ES 2's one binding: TODO read its attachments
+    GLint max_colors = 1;
+    GL(glGetIntegerv)(GL_MAX_COLOR_ATTACHMENTS, &max_colors);
+    for (auto [name, framebuffer] : objects(ObjectClass::kFramebuffer)) {
+      gen(FN(glGenFramebuffers), name);
+      auto fb = static_cast<GLuint>(framebuffer);
+      if (GL(glIsFramebuffer)(fb) != GL_TRUE) continue;
+      GL(glBindFramebuffer)(GL_DRAW_FRAMEBUFFER, fb);
+      GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, fb);
+      call_.u(GL_FRAMEBUFFER).u(name).emit(FN(glBindFramebuffer));
+      std::vector<GLenum> points;
+      for (GLint i = 0; i < max_colors && i < 32; ++i)
+        points.push_back(static_cast<GLenum>(GL_COLOR_ATTACHMENT0 + i));
+      points.push_back(GL_DEPTH_ATTACHMENT);
+      points.push_back(GL_STENCIL_ATTACHMENT);
+      for (GLenum point : points) attachment(point);
+      std::vector<uint64_t> draw_buffers;
+      for (GLint i = 0; i < max_colors && i < 32; ++i)
+        draw_buffers.push_back(static_cast<uint64_t>(integer(GL_DRAW_BUFFER0 + i)));
+      while (draw_buffers.size() > 1 && draw_buffers.back() == GL_NONE) draw_buffers.pop_back();
+      call_.s(static_cast<int64_t>(draw_buffers.size())).uints(draw_buffers);
+      call_.emit(FN(glDrawBuffers));
+      call_.u(static_cast<uint64_t>(integer(GL_READ_BUFFER))).emit(FN(glReadBuffer));
+    }
+  }
+
+  void attachment(GLenum point) {
+    auto param = GL(glGetFramebufferAttachmentParameteriv);
+    GLint type = GL_NONE, object = 0;
+    param(GL_READ_FRAMEBUFFER, point, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
+    if (type == GL_NONE) return;
+    param(GL_READ_FRAMEBUFFER, point, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &object);
+    if (type == GL_RENDERBUFFER) {
+      uint64_t name = trace_name(ObjectClass::kRenderbuffer, static_cast<uint64_t>(object));
+      call_.u(GL_FRAMEBUFFER).u(point).u(GL_RENDERBUFFER).u(name);
+      call_.emit(FN(glFramebufferRenderbuffer));
+      return;
+    }
+    GLint level = 0, face = 0, layer = 0;
+    param(GL_READ_FRAMEBUFFER, point, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL, &level);
+    param(GL_READ_FRAMEBUFFER, point, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE, &face);
+    param(GL_READ_FRAMEBUFFER, point, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_LAYER, &layer);
+    auto t = static_cast<GLuint>(object);
+    uint64_t name = trace_name(ObjectClass::kTexture, t);
+    GLenum target = GL_TEXTURE_2D;
+    try {
+      target = texture_target(t);
+    } catch (const RequestError&) {
+    }
+    if (is_layered(target)) {
+      call_.u(GL_FRAMEBUFFER).u(point).u(name).s(level).s(layer);
+      call_.emit(FN(glFramebufferTextureLayer));
+    } else {
+      call_.u(GL_FRAMEBUFFER).u(point).u(face != 0 ? static_cast<GLenum>(face) : target).u(name);
+      call_.s(level).emit(FN(glFramebufferTexture2D));
+    }
+  }
+
+  void vertex_arrays() {
+    if (es3()) {
+      for (auto [name, vao] : objects(ObjectClass::kVertexArray)) {
+        gen(FN(glGenVertexArrays), name);
+        auto v = static_cast<GLuint>(vao);
+        if (GL(glIsVertexArray)(v) != GL_TRUE) continue;
+        GL(glBindVertexArray)(v);
+        call_.u(name).emit(FN(glBindVertexArray));
+        vertex_array();
+      }
+      GL(glBindVertexArray)(0);
+      call_.u(0).emit(FN(glBindVertexArray));
+    }
+    vertex_array();  // the default one
+  }
+
+  // The bound vertex array's attributes and element buffer.
+  void vertex_array() {
+    GLint max_attribs = 16;
+    GL(glGetIntegerv)(GL_MAX_VERTEX_ATTRIBS, &max_attribs);
+    auto get = GL(glGetVertexAttribiv);
+    for (GLint i = 0; i < max_attribs && i < kMaxAttribs; ++i) {
+      auto index = static_cast<GLuint>(i);
+      GLint enabled = 0, size = 4, type = GL_FLOAT, normalized = 0, integer_attrib = 0, stride = 0,
+            divisor = 0, buffer = 0;
+      void* pointer = nullptr;
+      get(index, GL_VERTEX_ATTRIB_ARRAY_ENABLED, &enabled);
+      get(index, GL_VERTEX_ATTRIB_ARRAY_SIZE, &size);
+      get(index, GL_VERTEX_ATTRIB_ARRAY_TYPE, &type);
+      get(index, GL_VERTEX_ATTRIB_ARRAY_NORMALIZED, &normalized);
+      get(index, GL_VERTEX_ATTRIB_ARRAY_STRIDE, &stride);
+      get(index, GL_VERTEX_ATTRIB_ARRAY_BUFFER_BINDING, &buffer);
+      if (es3()) {
+        get(index, GL_VERTEX_ATTRIB_ARRAY_INTEGER, &integer_attrib);
+        get(index, GL_VERTEX_ATTRIB_ARRAY_DIVISOR, &divisor);
+      }
+      GL(glGetVertexAttribPointerv)(index, GL_VERTEX_ATTRIB_ARRAY_POINTER, &pointer);
+      bool untouched = enabled == 0 && size == 4 && type == GL_FLOAT && normalized == 0 &&
+                       integer_attrib == 0 && stride == 0 && divisor == 0 && buffer == 0 &&
+                       pointer == nullptr;
+      if (untouched) continue;
+      uint64_t attribute = recorded_attribute(i);
+      call_.u(GL_ARRAY_BUFFER).u(trace_name(ObjectClass::kBuffer, static_cast<uint64_t>(buffer)));
+      call_.emit(FN(glBindBuffer));
+      auto offset = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(pointer));
+      if (integer_attrib != 0) {
+        call_.u(attribute).s(size).u(static_cast<uint64_t>(type)).s(stride).pointer(offset);
+        call_.emit(FN(glVertexAttribIPointer));
+      } else {
+        call_.u(attribute).s(size).u(static_cast<uint64_t>(type)).u(normalized != 0).s(stride);
+        call_.pointer(offset).emit(FN(glVertexAttribPointer));
+      }
+      if (es3())
+        call_.u(attribute).u(static_cast<uint64_t>(divisor)).emit(FN(glVertexAttribDivisor));
+      call_.u(attribute).emit(enabled != 0 ? FN(glEnableVertexAttribArray)
+                                           : FN(glDisableVertexAttribArray));
+    }
+    uint64_t elements = trace_name(ObjectClass::kBuffer,
+                                   static_cast<uint64_t>(integer(GL_ELEMENT_ARRAY_BUFFER_BINDING)));
+    call_.u(GL_ELEMENT_ARRAY_BUFFER).u(elements).emit(FN(glBindBuffer));
+  }
+
+  // The attribute index the trace uses for a replay one: where the app
+  // learnt locations with glGetAttribLocation, the one it learnt.
+  uint64_t recorded_attribute(GLint replayed) {
+    for (const auto& [recorded, location] : context_.attributes)
+      if (location == replayed) return static_cast<uint64_t>(recorded);
+    return static_cast<uint64_t>(replayed);
+  }
+
+  // --- the context's state -----------------------------------------------------
+  void context_state() {
+    // Current vertex attribute values (those a disabled array reads).
+    GLint max_attribs = 16;
+    GL(glGetIntegerv)(GL_MAX_VERTEX_ATTRIBS, &max_attribs);
+    for (GLint i = 0; i < max_attribs && i < kMaxAttribs; ++i) {
+      std::vector<float> v(4);
+      GL(glGetVertexAttribfv)(static_cast<GLuint>(i), GL_CURRENT_VERTEX_ATTRIB, v.data());
+      if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 1) continue;
+      call_.u(recorded_attribute(i)).floats(v).emit(FN(glVertexAttrib4fv));
+    }
+    pipeline();
+    bindings();
+  }
+
+  // Capabilities and every pipeline value, as the state table says.
+  void pipeline() {
+    for (const StateEntry& e : state_table()) {
+      if (e.group != StateGroup::kPipeline || e.query != StateQuery::kEnabled || !has(e)) continue;
+      bool on = GL(glIsEnabled)(e.pname) == GL_TRUE;
+      call_.u(e.pname).emit(on ? FN(glEnable) : FN(glDisable));
+    }
+    pipeline_setters();
+  }
+
+  void pipeline_setters();
+
+  // The texture units, indexed buffers and every binding.
+  void bindings() {
+    GLint units = 8;
+    GL(glGetIntegerv)(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS, &units);
+    for (GLint unit = 0; unit < units && unit < 96; ++unit) {
+      GL(glActiveTexture)(static_cast<GLenum>(GL_TEXTURE0 + unit));
+      bool selected = false;
+      for (const StateEntry& e : state_table()) {
+        if (e.group != StateGroup::kTextureUnit || !has(e)) continue;
+        GLint bound = integer(e.pname);
+        if (bound == 0) continue;
+        if (!selected) {
+          call_.u(static_cast<uint64_t>(GL_TEXTURE0 + unit)).emit(FN(glActiveTexture));
+          selected = true;
+        }
+        if (e.target != 0) {
+          call_.u(e.target).u(trace_name(ObjectClass::kTexture, static_cast<uint64_t>(bound)));
+          call_.emit(FN(glBindTexture));
+        } else {
+          call_.u(static_cast<uint64_t>(unit));
+          call_.u(trace_name(ObjectClass::kSampler, static_cast<uint64_t>(bound)));
+          call_.emit(FN(glBindSampler));
+        }
+      }
+    }
+    GL(glActiveTexture)(GL_TEXTURE0);
+    call_.u(static_cast<uint64_t>(saved_active_texture_)).emit(FN(glActiveTexture));
+
+    for (const StateEntry& e : state_table()) {
+      if (e.group != StateGroup::kIndexedBuffer || !has(e) || e.cls != ObjectClass::kBuffer)
+        continue;
+      GLint count = integer(e.limit);
+      for (GLint i = 0; i < count && i < 128; ++i) {
+        GLint buffer = 0;
+        GLint64 start = 0, size = 0;
+        auto index = static_cast<GLuint>(i);
+        GL(glGetIntegeri_v)(e.pname, index, &buffer);
+        if (buffer == 0) continue;
+        GLenum start_name = 0, size_name = 0;
+        indexed_range_names(e.target, &start_name, &size_name);
+        GL(glGetInteger64i_v)(start_name, index, &start);
+        GL(glGetInteger64i_v)(size_name, index, &size);
+        uint64_t name = trace_name(ObjectClass::kBuffer, static_cast<uint64_t>(buffer));
+        if (size == 0)
+          call_.u(e.target).u(index).u(name).emit(FN(glBindBufferBase));
+        else
+          call_.u(e.target).u(index).u(name).s(start).s(size).emit(FN(glBindBufferRange));
+      }
+    }
+
+    for (const StateEntry& e : state_table()) {
+      if (e.group != StateGroup::kBindings || e.kind != StateKind::kObject || !has(e)) continue;
+      auto bound =
+          static_cast<uint64_t>(e.pname == GL_ARRAY_BUFFER_BINDING       ? saved_array_buffer_
+                                : e.pname == GL_COPY_READ_BUFFER_BINDING ? saved_copy_read_
+                                : e.pname == GL_RENDERBUFFER_BINDING     ? saved_renderbuffer_
+                                : e.pname == GL_CURRENT_PROGRAM          ? saved_program_
+                                : e.pname == GL_VERTEX_ARRAY_BINDING     ? saved_vao_
+                                : e.pname == GL_DRAW_FRAMEBUFFER_BINDING ? saved_draw_fb_
+                                : e.pname == GL_READ_FRAMEBUFFER_BINDING ? saved_read_fb_
+                                                                         : integer(e.pname));
+      binding(e, bound);
+    }
+  }
+
+  void indexed_range_names(GLenum target, GLenum* start, GLenum* size) {
+    switch (target) {
+      case GL_UNIFORM_BUFFER:
+        *start = GL_UNIFORM_BUFFER_START;
+        *size = GL_UNIFORM_BUFFER_SIZE;
+        break;
+      case GL_TRANSFORM_FEEDBACK_BUFFER:
+        *start = GL_TRANSFORM_FEEDBACK_BUFFER_START;
+        *size = GL_TRANSFORM_FEEDBACK_BUFFER_SIZE;
+        break;
+      case GL_SHADER_STORAGE_BUFFER:
+        *start = GL_SHADER_STORAGE_BUFFER_START;
+        *size = GL_SHADER_STORAGE_BUFFER_SIZE;
+        break;
+      default:
+        *start = GL_ATOMIC_COUNTER_BUFFER_START;
+        *size = GL_ATOMIC_COUNTER_BUFFER_SIZE;
+        break;
+    }
+  }
+
+  // One binding of the bindings group, as the app had it.
+  void binding(const StateEntry& e, uint64_t bound) {
+    uint64_t name = trace_name(e.cls, bound);
+    switch (e.pname) {
+      case GL_ELEMENT_ARRAY_BUFFER_BINDING:
+        return;  // the vertex array's, written with it
+      case GL_VERTEX_ARRAY_BINDING:
+        return call_.u(name).emit(FN(glBindVertexArray));
+      case GL_CURRENT_PROGRAM:
+        return call_.u(name).emit(FN(glUseProgram));
+      case GL_DRAW_FRAMEBUFFER_BINDING:  // GL_FRAMEBUFFER_BINDING
+        return call_.u(es3() ? GL_DRAW_FRAMEBUFFER : GL_FRAMEBUFFER)
+            .u(name)
+            .emit(FN(glBindFramebuffer));
+      case GL_READ_FRAMEBUFFER_BINDING:
+        return call_.u(GL_READ_FRAMEBUFFER).u(name).emit(FN(glBindFramebuffer));
+      case GL_RENDERBUFFER_BINDING:
+        return call_.u(GL_RENDERBUFFER).u(name).emit(FN(glBindRenderbuffer));
+      case GL_TRANSFORM_FEEDBACK_BINDING:
+        if (bound != 0) inexact("transform feedback " + std::to_string(name), "not recreated yet");
+        return;
+      case GL_PROGRAM_PIPELINE_BINDING:
+        if (bound != 0) inexact("program pipeline " + std::to_string(name), "not recreated yet");
+        return;
+      default:
+        break;
+    }
+    if (e.cls != ObjectClass::kBuffer) return;
+    GLenum target = buffer_target_of(e.pname);
+    if (target != 0) call_.u(target).u(name).emit(FN(glBindBuffer));
+  }
+
+  static GLenum buffer_target_of(GLenum binding) {
+    switch (binding) {
+      case GL_ARRAY_BUFFER_BINDING:
+        return GL_ARRAY_BUFFER;
+      case GL_UNIFORM_BUFFER_BINDING:
+        return GL_UNIFORM_BUFFER;
+      case GL_COPY_READ_BUFFER_BINDING:
+        return GL_COPY_READ_BUFFER;
+      case GL_COPY_WRITE_BUFFER_BINDING:
+        return GL_COPY_WRITE_BUFFER;
+      case GL_PIXEL_PACK_BUFFER_BINDING:
+        return GL_PIXEL_PACK_BUFFER;
+      case GL_PIXEL_UNPACK_BUFFER_BINDING:
+        return GL_PIXEL_UNPACK_BUFFER;
+      case GL_TRANSFORM_FEEDBACK_BUFFER_BINDING:
+        return GL_TRANSFORM_FEEDBACK_BUFFER;
+      case GL_SHADER_STORAGE_BUFFER_BINDING:
+        return GL_SHADER_STORAGE_BUFFER;
+      case GL_ATOMIC_COUNTER_BUFFER_BINDING:
+        return GL_ATOMIC_COUNTER_BUFFER;
+      case GL_DRAW_INDIRECT_BUFFER_BINDING:
+        return GL_DRAW_INDIRECT_BUFFER;
+      case GL_DISPATCH_INDIRECT_BUFFER_BINDING:
+        return GL_DISPATCH_INDIRECT_BUFFER;
+      case GL_TEXTURE_BUFFER_BINDING:
+        return GL_TEXTURE_BUFFER;
+      default:
+        return 0;
+    }
+  }
+
+  SnapshotOut& out_;
+  CallBuilder call_;
+  ReplayContext& context_;
+  GLuint read_fb_ = 0;
+  uint64_t last_unused_ = 0;
+  GLint saved_read_fb_ = 0, saved_draw_fb_ = 0, saved_vao_ = 0, saved_array_buffer_ = 0,
+        saved_active_texture_ = GL_TEXTURE0, saved_program_ = 0, saved_renderbuffer_ = 0,
+        saved_copy_read_ = 0;
+};
+
+void SnapshotWriter::pipeline_setters() {
+  // TODO(setters): from the state table.
+}
+
+}  // namespace
+
+bool write_snapshot(Session& session, SnapshotOut& out, bool with_share_group, std::string* error) {
+  if (!session.has_current()) {
+    *error = "no context is current";
+    return false;
+  }
+  try {
+    SnapshotWriter(session, out).write(with_share_group);
+  } catch (const RequestError& e) {
+    *error = e.message;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace gltrace::glreplay

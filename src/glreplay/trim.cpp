@@ -1,0 +1,470 @@
+#include "glreplay/trim.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "format/reader.h"
+#include "format/record_encoder.h"
+#include "format/writer.h"
+#include "glreplay/executor.h"
+#include "glreplay/session.h"
+#include "glreplay/snapshot.h"
+#include "glreplay/trace_source.h"
+#include "gltrace/api/roles.h"
+#include "replay/controller.h"
+
+namespace gltrace::glreplay {
+namespace {
+
+using format::Value;
+using format::ValueKind;
+
+// Where the kept frames are in the original: frame A's first call and
+// frame B's last (its swap), by seq.
+struct Cut {
+  uint64_t first_seq = 0;
+  uint64_t last_seq = 0;
+};
+
+// Pass 1: the frames' swaps.
+class FrameScan final : public format::Consumer {
+ public:
+  explicit FrameScan(uint64_t last_frame) : last_frame_(last_frame) {}
+  void on_call(const format::Call& call) override { first_seq_ = std::min(first_seq_, call.seq); }
+  void on_frame(const format::Frame& frame) override {
+    if (frame.number != swaps_.size()) return;  // a trace numbers them in order
+    swaps_.push_back(frame.seq);
+    if (frame.number >= last_frame_) request_stop();
+  }
+  const std::vector<uint64_t>& swaps() const { return swaps_; }
+  uint64_t first_seq() const { return first_seq_; }
+
+ private:
+  uint64_t last_frame_;
+  std::vector<uint64_t> swaps_;
+  uint64_t first_seq_ = UINT64_MAX;
+};
+
+// The handle a value holds (EGL handles are pointers or integers).
+uint64_t handle_of(const Value& v) {
+  return v.kind == ValueKind::kPointer || v.kind == ValueKind::kUint ? v.uint
+         : v.kind == ValueKind::kSint                                ? static_cast<uint64_t>(v.sint)
+                                                                     : 0;
+}
+
+// The blob ids a call refers to.
+template <typename F>
+void for_each_blob(const format::Call& call, F&& f) {
+  for (const Value& v : call.args)
+    if (v.kind == ValueKind::kBlob) f(v.blob);
+  if (call.ret != nullptr && call.ret->kind == ValueKind::kBlob) f(call.ret->blob);
+  for (const format::ClientArray& a : call.client_arrays)
+    if (a.blob != 0) f(a.blob);
+  for (const format::BufferWrite& w : call.buffer_writes)
+    if (w.blob != 0) f(w.blob);
+  if (call.image_source != nullptr && call.image_source->blob != 0) f(call.image_source->blob);
+}
+
+// Pass 2: what the trimmed trace keeps from before the cut (the EGL setup
+// of what still lives), the blobs the kept calls need, the contexts.
+class Plan final : public format::Consumer {
+ public:
+  explicit Plan(Cut cut) : cut_(cut) {}
+
+  void on_context(const format::Context& context) override {
+    contexts_[context.handle] = {context.index, context.display};
+  }
+  void on_blob(const format::Blob& blob) override { max_blob_ = std::max(max_blob_, blob.id); }
+  void on_image(const format::Image& image) override {
+    if (image.seq >= cut_.first_seq && image.seq <= cut_.last_seq) blobs_.insert(image.blob);
+  }
+  void on_call(const format::Call& call) override {
+    if (call.seq >= cut_.first_seq) {
+      if (call.seq == cut_.first_seq) first_start_ns_ = call.start_ns;
+      if (call.seq <= cut_.last_seq) for_each_blob(call, [&](uint64_t id) { blobs_.insert(id); });
+      return;
+    }
+    uint32_t f = call.function;
+    if (f >= api::kFunctionIdLimit) return;
+    const api::FunctionRoles& roles = api::kFunctionRoles[f];
+    if ((roles.flags & api::kRoleDeletes) != 0 && api::kFunctionInfo[f].api == api::Api::kEgl) {
+      // The handle of the deleted class's parameter.
+      const api::FunctionInfo& info = api::kFunctionInfo[f];
+      for (uint32_t i = 0; i < info.param_count && i < call.args.size(); ++i)
+        if (std::string_view(info.params[i].cls) == roles.object_class)
+          destroyed_.insert(handle_of(call.args[i]));
+    }
+    if (!api::has_role(f, api::kRoleEglSetup)) return;
+    uint64_t made =
+        (roles.flags & api::kRoleCreates) != 0 && call.ret != nullptr ? handle_of(*call.ret) : 0;
+    setup_.push_back({call.seq, made});
+    for_each_blob(call, [&](uint64_t id) { blobs_.insert(id); });
+  }
+
+  // The EGL setup calls kept, by seq: those whose object was not destroyed.
+  std::set<uint64_t> kept_setup() const {
+    std::set<uint64_t> kept;
+    for (const auto& [seq, made] : setup_)
+      if (made == 0 || destroyed_.count(made) == 0) kept.insert(seq);
+    return kept;
+  }
+  const std::unordered_set<uint64_t>& blobs() const { return blobs_; }
+  uint64_t max_blob() const { return max_blob_; }
+  uint64_t first_start_ns() const { return first_start_ns_; }
+  // Context handle -> (index, display).
+  const std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>>& contexts() const {
+    return contexts_;
+  }
+
+ private:
+  Cut cut_;
+  std::vector<std::pair<uint64_t, uint64_t>> setup_;  // (seq, handle made or 0)
+  std::unordered_set<uint64_t> destroyed_;
+  std::unordered_set<uint64_t> blobs_;
+  uint64_t max_blob_ = 0;
+  uint64_t first_start_ns_ = 0;
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> contexts_;
+};
+
+// A snapshot's calls and blobs, kept (their values point into memory of
+// their own) until the trimmed trace is written.
+class SnapshotCalls final : public SnapshotOut {
+ public:
+  struct Kept {
+    format::Call call;
+    std::vector<Value> args;
+    Value ret;
+    bool has_ret = false;
+  };
+
+  explicit SnapshotCalls(uint64_t first_blob) : next_blob_(first_blob) {}
+
+  // The thread and context the next calls are on.
+  void set_on(uint32_t thread, uint32_t context) {
+    thread_ = thread;
+    context_ = context;
+  }
+
+  void call(uint32_t function, std::span<const Value> args, const Value* ret) override {
+    Kept& k = calls_.emplace_back();
+    k.call.function = function;
+    k.call.thread = thread_;
+    k.call.context = context_;
+    k.call.snapshot = true;
+    for (const Value& v : args) k.args.push_back(keep(v));
+    if (ret != nullptr) {
+      k.ret = keep(*ret);
+      k.has_ret = true;
+    }
+  }
+  uint64_t blob(std::string_view bytes) override {
+    blobs_.push_back({next_blob_, std::string(bytes)});
+    return next_blob_++;
+  }
+  void inexact(const std::string& why) override { inexact_.push_back(why); }
+
+  std::deque<Kept>& calls() { return calls_; }
+  const std::vector<std::pair<uint64_t, std::string>>& blobs() const { return blobs_; }
+  const std::vector<std::string>& inexact_objects() const { return inexact_; }
+
+ private:
+  // A copy of v whose bytes, elements or strings are the keeper's.
+  Value keep(const Value& v) {
+    Value out = v;
+    switch (v.kind) {
+      case ValueKind::kData:
+      case ValueKind::kText:
+      case ValueKind::kUnknown: {
+        const std::string& bytes = memory_.emplace_back(v.bytes());
+        out.data = bytes.data();
+        break;
+      }
+      case ValueKind::kArray: {
+        const std::string& bytes =
+            memory_.emplace_back(static_cast<const char*>(v.data), v.element_bytes());
+        out.data = bytes.data();
+        break;
+      }
+      case ValueKind::kStrings: {
+        auto& views = views_.emplace_back();
+        for (std::string_view s : v.strings()) views.emplace_back(memory_.emplace_back(s));
+        out.data = views.data();
+        break;
+      }
+      default:
+        break;
+    }
+    return out;
+  }
+
+  uint32_t thread_ = 0;
+  uint32_t context_ = 0;
+  uint64_t next_blob_;
+  std::deque<Kept> calls_;
+  std::deque<std::string> memory_;
+  std::deque<std::vector<std::string_view>> views_;
+  std::vector<std::pair<uint64_t, std::string>> blobs_;
+  std::vector<std::string> inexact_;
+};
+
+// The replay of the original to the cut, and its snapshot there: for each
+// recorded thread with a context current, an eglMakeCurrent and its
+// context's state (the objects of each share group once).
+bool take_snapshot(const TrimOptions& options, const Cut& cut, const Plan& plan,
+                   SnapshotCalls* snapshot) {
+  auto info = std::make_shared<TraceInfo>();
+  TraceSource source(info, SourceOptions{});
+  std::string error;
+  if (!source.open(options.trace, &error)) {
+    fprintf(stderr, "%s: %s\n", options.program.c_str(), error.c_str());
+    return false;
+  }
+  SessionOptions session_options;
+  session_options.program = options.program;
+  session_options.driver_dir = options.driver_dir;
+  Session session(session_options, info);
+  if (!session.init(&error)) {
+    fprintf(stderr, "%s: %s\n", options.program.c_str(), error.c_str());
+    return false;
+  }
+  GlExecutor executor(session, ExecutorOptions{});
+  replay::ReplayOptions replay_options;
+  replay_options.threads = 0;
+  replay_options.wait = false;
+  replay_options.execute_on = replay::ExecuteOn::kTargetThreadInOrder;
+  replay_options.handle_sigint = false;
+  bool ok = true;
+  {
+    replay::ReplayController controller(source, executor, replay_options);
+    replay::RunResult result = controller.run_to(cut.first_seq - 1);
+    if (!result.parked() || (result.stop == replay::RunStop::kEnd &&
+                             result.status.result == replay::ReplayResult::kSourceError)) {
+      fprintf(stderr, "%s: the replay to call %llu failed: %s\n", options.program.c_str(),
+              static_cast<unsigned long long>(cut.first_seq - 1), result.status.message.c_str());
+      ok = false;
+    }
+    std::set<const ShareGroup*> written;
+    for (const CurrentBinding& b :
+         ok ? session.current_bindings() : std::vector<CurrentBinding>{}) {
+      auto context = plan.contexts().find(b.context);
+      uint32_t context_index = context != plan.contexts().end() ? context->second.first : 0;
+      uint64_t display = context != plan.contexts().end() ? context->second.second : 0;
+      snapshot->set_on(b.thread, context_index);
+      Value args[4];
+      for (Value& v : args) v.kind = ValueKind::kPointer;
+      args[0].pointer = display;
+      args[1].pointer = b.draw;
+      args[2].pointer = b.read;
+      args[3].pointer = b.context;
+      Value ret;
+      ret.kind = ValueKind::kUint;
+      ret.uint = 1;  // EGL_TRUE
+      snapshot->call(api::kFn_eglMakeCurrent, args, &ret);
+      bool with_group = written.insert(b.group).second;
+      std::string snapshot_error;
+      bool wrote = false;
+      bool ran = controller.run_on_target(
+          b.thread,
+          [&] {
+            session.set_thread(b.thread);
+            wrote = write_snapshot(session, *snapshot, with_group, &snapshot_error);
+          },
+          &error);
+      if (!ran || !wrote) {
+        fprintf(stderr, "%s: cannot take the snapshot of thread %u: %s\n", options.program.c_str(),
+                b.thread, (ran ? snapshot_error : error).c_str());
+        ok = false;
+        break;
+      }
+    }
+    controller.stop();
+  }
+  session.shutdown();
+  return ok;
+}
+
+// Pass 3 and 4: the trimmed trace.
+class TrimWriter final : public format::Consumer {
+ public:
+  enum class Part { kBeforeCut, kFrames };
+
+  TrimWriter(format::RecordSink& sink, const TrimOptions& options, const Cut& cut, const Plan& plan,
+             SnapshotCalls& snapshot)
+      : sink_(sink),
+        options_(options),
+        cut_(cut),
+        plan_(plan),
+        snapshot_(snapshot),
+        kept_setup_(plan.kept_setup()) {
+    // The kept frames' calls follow the setup and the snapshot.
+    seq_offset_ = kept_setup_.size() + snapshot.calls().size();
+  }
+
+  void set_part(Part part) { part_ = part; }
+
+  void on_header(const format::Header& header) override {
+    if (part_ != Part::kBeforeCut) return;
+    format::Header h = header;
+    cut_from_ = "frames " + std::to_string(options_.first_frame) + "-" +
+                std::to_string(options_.last_frame) + " of " + options_.trace;
+    h.cut_from = cut_from_;
+    h.mid_run = options_.first_frame != 0 || header.mid_run;
+    sink_.add(h);
+  }
+  void on_thread(const format::Thread& thread) override {
+    if (part_ == Part::kBeforeCut) sink_.add(thread);
+  }
+  void on_context(const format::Context& context) override {
+    if (part_ == Part::kBeforeCut) sink_.add(context);
+  }
+  void on_blob(const format::Blob& blob) override {
+    if (part_ == Part::kBeforeCut && plan_.blobs().count(blob.id) != 0) sink_.add(blob);
+  }
+  void on_desktop_gl(const format::DesktopGl& desktop_gl) override {
+    if (part_ == Part::kBeforeCut) sink_.add(desktop_gl);
+  }
+  void on_call(const format::Call& call) override {
+    if (part_ == Part::kBeforeCut) {
+      auto it = kept_setup_.find(call.seq);
+      if (it == kept_setup_.end()) return;
+      format::Call c = call;
+      c.seq = static_cast<uint64_t>(std::distance(kept_setup_.begin(), it));
+      c.snapshot = true;
+      at_cut_time(c);
+      sink_.add(c);
+      return;
+    }
+    if (call.seq < cut_.first_seq || call.seq > cut_.last_seq) return;
+    format::Call c = call;
+    c.seq = call.seq - cut_.first_seq + seq_offset_;
+    sink_.add(c);
+  }
+  void on_frame(const format::Frame& frame) override {
+    if (part_ != Part::kFrames || frame.number < options_.first_frame ||
+        frame.number > options_.last_frame)
+      return;
+    format::Frame f = frame;
+    f.number = frame.number - options_.first_frame;
+    f.seq = frame.seq - cut_.first_seq + seq_offset_;
+    sink_.add(f);
+  }
+  void on_image(const format::Image& image) override {
+    if (part_ != Part::kFrames || image.seq < cut_.first_seq || image.seq > cut_.last_seq) return;
+    format::Image i = image;
+    i.frame = image.frame - options_.first_frame;
+    i.seq = image.seq - cut_.first_seq + seq_offset_;
+    sink_.add(i);
+  }
+
+  // The snapshot, between the two parts.
+  void write_snapshot() {
+    for (const auto& [id, bytes] : snapshot_.blobs()) sink_.add(format::Blob{id, bytes});
+    uint64_t seq = kept_setup_.size();
+    for (SnapshotCalls::Kept& k : snapshot_.calls()) {
+      k.call.seq = seq++;
+      k.call.args = k.args;
+      k.call.ret = k.has_ret ? &k.ret : nullptr;
+      at_cut_time(k.call);
+      sink_.add(k.call);
+    }
+  }
+
+ private:
+  // What comes before the cut runs at its time: a timed replay does not
+  // wait for the time the app ran before it.
+  void at_cut_time(format::Call& c) const {
+    c.start_ns = plan_.first_start_ns();
+    c.duration_ns = 0;
+    c.thread_time_ns = 0;
+  }
+
+  format::RecordSink& sink_;
+  const TrimOptions& options_;
+  Cut cut_;
+  const Plan& plan_;
+  SnapshotCalls& snapshot_;
+  std::set<uint64_t> kept_setup_;
+  uint64_t seq_offset_ = 0;
+  Part part_ = Part::kBeforeCut;
+  std::string cut_from_;
+};
+
+bool read_all(const std::string& path, format::Consumer& consumer, const std::string& program) {
+  format::ChunkReader reader;
+  format::ReadStatus status;
+  if (!reader.open(path) || !format::read_trace(reader, consumer, &status)) {
+    const format::ReadStatus& s =
+        reader.status().state != format::ReadState::kReading ? reader.status() : status;
+    fprintf(stderr, "%s: %s: %s\n", program.c_str(), path.c_str(), s.message.c_str());
+    return false;
+  }
+  if (!status.message.empty())
+    fprintf(stderr, "%s: warning: %s: %s\n", program.c_str(), path.c_str(), status.message.c_str());
+  return true;
+}
+
+}  // namespace
+
+int run_trim(const TrimOptions& options) {
+  const std::string& program = options.program;
+  if (options.last_frame < options.first_frame) {
+    fprintf(stderr, "%s: the frames %llu-%llu are no range\n", program.c_str(),
+            static_cast<unsigned long long>(options.first_frame),
+            static_cast<unsigned long long>(options.last_frame));
+    return 2;
+  }
+  FrameScan frames(options.last_frame);
+  if (!read_all(options.trace, frames, program)) return 1;
+  if (frames.swaps().size() <= options.last_frame) {
+    fprintf(stderr, "%s: %s has %zu frames: frame %llu is past its end\n", program.c_str(),
+            options.trace.c_str(), frames.swaps().size(),
+            static_cast<unsigned long long>(options.last_frame));
+    return 1;
+  }
+  Cut cut;
+  cut.first_seq =
+      options.first_frame == 0 ? frames.first_seq() : frames.swaps()[options.first_frame - 1] + 1;
+  cut.last_seq = frames.swaps()[options.last_frame];
+
+  Plan plan(cut);
+  if (!read_all(options.trace, plan, program)) return 1;
+
+  SnapshotCalls snapshot(plan.max_blob() + 1);
+  if (options.first_frame != 0 && !take_snapshot(options, cut, plan, &snapshot)) return 1;
+  for (const std::string& why : snapshot.inexact_objects())
+    fprintf(stderr, "%s: warning: not exact in the snapshot: %s\n", program.c_str(), why.c_str());
+
+  std::string error;
+  std::unique_ptr<format::TraceWriter> writer =
+      format::TraceWriter::open_file(options.output, format::WriterOptions{}, &error);
+  if (writer == nullptr) {
+    fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
+    return 1;
+  }
+  format::RecordSink sink(*writer);
+  TrimWriter trim(sink, options, cut, plan, snapshot);
+  if (!read_all(options.trace, trim, program)) return 1;
+  trim.write_snapshot();
+  trim.set_part(TrimWriter::Part::kFrames);
+  if (!read_all(options.trace, trim, program)) return 1;
+  if (!sink.finish(&error)) {
+    fprintf(stderr, "%s: %s: %s\n", program.c_str(), options.output.c_str(), error.c_str());
+    return 1;
+  }
+  fprintf(stderr, "%s: wrote %s: frames %llu-%llu, a snapshot of %zu calls (%zu not exact)\n",
+          program.c_str(), options.output.c_str(),
+          static_cast<unsigned long long>(options.first_frame),
+          static_cast<unsigned long long>(options.last_frame), snapshot.calls().size(),
+          snapshot.inexact_objects().size());
+  return 0;
+}
+
+}  // namespace gltrace::glreplay

@@ -1,0 +1,25 @@
+// `gltrace trim`: a trace of frames A to B of another, which replays them as
+// the original does: it replays the original headless to the start of frame
+// A, takes a state snapshot there from the replay's driver (snapshot.h),
+// and writes the EGL setup the frames need, the snapshot, and frames A-B
+// (docs/trace-format.md, "Snapshots").
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace gltrace::glreplay {
+
+struct TrimOptions {
+  std::string trace;
+  std::string output;
+  uint64_t first_frame = 0;  // frames A-B, both kept
+  uint64_t last_frame = 0;
+  std::string program = "gltrace trim";  // prefixes messages
+  std::string driver_dir;                // --driver: where the replay's driver is
+};
+
+// 0 when OUT was written; messages on stderr.
+int run_trim(const TrimOptions& options);
+
+}  // namespace gltrace::glreplay
