@@ -72,11 +72,12 @@ def generate(functions, typedefs, limit, table, args):
     }
     if args.state_table:
         try:
-            entries, uniform_types = state.read(args.state_table, gl_enums, egl_enums)
+            entries, uniform_types, setters = state.read(args.state_table, gl_enums, egl_enums,
+                                                         functions)
         except state.StateError as e:
             sys.exit(f"gltrace codegen: {e}")
         out[os.path.join(api_dir, "state_table.inc")] = state.state_table_inc(
-            entries, uniform_types, emit.HEADER)
+            entries, uniform_types, setters, emit.HEADER)
     out["entry_points.cpp"] = emit.entry_points_cpp(functions)
     out["dispatch_stubs.cpp"] = emit.dispatch_stubs_cpp(functions, limit)
     out[os.path.join(api_dir, "layer_wrappers.inc")] = emit.layer_wrappers_inc(functions)

@@ -349,7 +349,7 @@ class ApiTableTest(unittest.TestCase):
         self.assertEqual(row["glMultiDrawElementsEXT"], 'kRoleOtherDraw | kRoleThreadBound, ""')
         self.assertEqual(row["glDeleteBuffers"], 'kRoleThreadBound | kRoleDeletes, "buffer"')
         self.assertEqual(row["eglCreatePbufferSurface"],
-                         'kRoleOffscreenSurface | kRoleCreates, "surface"')
+                         'kRoleOffscreenSurface | kRoleEglSetup | kRoleCreates, "surface"')
         self.assertEqual(row["eglQueryString"], '0, ""')
         # The swaps every reader counts, and the draws the trace layer reads
         # the framebuffer after: the same sets the hooks of spec/api.toml name.

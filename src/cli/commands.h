@@ -64,6 +64,7 @@ class Commands {
   X(export)                     \
   X(frames)                     \
   X(trim)                       \
+  X(diff_state)                 \
   X(replay)                     \
   X(view)                       \
   X(ps)                         \

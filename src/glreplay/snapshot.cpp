@@ -4,12 +4,18 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "common/pixel_store.h"
+#include "format/reader.h"
 #include "glreplay/egl_state.h"
+#include "glreplay/executor.h"
 #include "glreplay/state_query.h"
+#include "glreplay/trace_source.h"
+#include "replay/controller.h"
 
 namespace gltrace::glreplay {
 namespace {
@@ -210,6 +216,7 @@ class SnapshotWriter : public GlQueries {
     }
     framebuffers();
     vertex_arrays();
+    window_contents();
     context_state();
 
     // The driver's bindings as they were.
@@ -269,6 +276,7 @@ class SnapshotWriter : public GlQueries {
   // --- buffers -----------------------------------------------------------------
   void buffers() {
     for (auto [name, buffer] : objects(ObjectClass::kBuffer)) {
+      out_.section("buffer " + std::to_string(name));
       gen(FN(glGenBuffers), name);
       if (GL(glIsBuffer)(static_cast<GLuint>(buffer)) != GL_TRUE) continue;
       GLenum target = es3() ? GL_COPY_WRITE_BUFFER : GL_ARRAY_BUFFER;
@@ -311,6 +319,7 @@ class SnapshotWriter : public GlQueries {
     GL(glGenFramebuffers)(1, &fb);
     read_fb_ = fb;
     for (auto [name, texture] : objects(ObjectClass::kTexture)) {
+      out_.section("texture " + std::to_string(name));
       gen(FN(glGenTextures), name);
       auto t = static_cast<GLuint>(texture);
       if (GL(glIsTexture)(t) != GL_TRUE) continue;
@@ -443,7 +452,7 @@ class SnapshotWriter : public GlQueries {
           GL(glFramebufferTextureLayer)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, t, level, layer);
         else
           GL(glFramebufferTexture2D)
-          (GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, face_target, t, level);
+        (GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, face_target, t, level);
         GL(glReadBuffer)(GL_COLOR_ATTACHMENT0);
         if (GL(glCheckFramebufferStatus)(GL_READ_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
           ok = false;
@@ -483,6 +492,7 @@ class SnapshotWriter : public GlQueries {
   // --- renderbuffers, samplers -------------------------------------------------
   void renderbuffers() {
     for (auto [name, renderbuffer] : objects(ObjectClass::kRenderbuffer)) {
+      out_.section("renderbuffer " + std::to_string(name));
       gen(FN(glGenRenderbuffers), name);
       auto r = static_cast<GLuint>(renderbuffer);
       if (GL(glIsRenderbuffer)(r) != GL_TRUE) continue;
@@ -510,6 +520,7 @@ class SnapshotWriter : public GlQueries {
   void samplers() {
     if (!es3()) return;
     for (auto [name, sampler] : objects(ObjectClass::kSampler)) {
+      out_.section("sampler " + std::to_string(name));
       gen(FN(glGenSamplers), name);
       auto s = static_cast<GLuint>(sampler);
       if (GL(glIsSampler)(s) != GL_TRUE) continue;
@@ -537,6 +548,7 @@ class SnapshotWriter : public GlQueries {
     GLsizei written = 0;
     GL(glGetShaderSource)(s, static_cast<GLsizei>(source.size()), &written, source.data());
     source.resize(static_cast<size_t>(std::max(written, 0)));
+    out_.section("shader " + std::to_string(name));
     call_.u(static_cast<uint64_t>(type)).emit_returning_uint(FN(glCreateShader), name);
     if (length > 0) {
       call_.u(name).s(1).strings({source}).pointer(0).emit(FN(glShaderSource));
@@ -562,6 +574,7 @@ class SnapshotWriter : public GlQueries {
   }
 
   void program(uint64_t name, GLuint p, std::map<uint64_t, uint64_t>& shader_names) {
+    out_.section("program " + std::to_string(name));
     call_.emit_returning_uint(FN(glCreateProgram), name);
     GLint attached = 0, linked = GL_FALSE;
     GL(glGetProgramiv)(p, GL_ATTACHED_SHADERS, &attached);
@@ -580,6 +593,7 @@ class SnapshotWriter : public GlQueries {
         // Deleted by the app, alive while attached: made, attached, deleted.
         shader_name = last_unused_ = unused_name(ObjectClass::kProgram);
         shader(shader_name, shaders[i]);
+        out_.section("program " + std::to_string(name));
         deleted.push_back(shader_name);
       }
       call_.u(name).u(shader_name).emit(FN(glAttachShader));
@@ -756,6 +770,7 @@ class SnapshotWriter : public GlQueries {
     GLint max_colors = 1;
     GL(glGetIntegerv)(GL_MAX_COLOR_ATTACHMENTS, &max_colors);
     for (auto [name, framebuffer] : objects(ObjectClass::kFramebuffer)) {
+      out_.section("framebuffer " + std::to_string(name));
       gen(FN(glGenFramebuffers), name);
       auto fb = static_cast<GLuint>(framebuffer);
       if (GL(glIsFramebuffer)(fb) != GL_TRUE) continue;
@@ -813,6 +828,7 @@ class SnapshotWriter : public GlQueries {
   void vertex_arrays() {
     if (es3()) {
       for (auto [name, vao] : objects(ObjectClass::kVertexArray)) {
+        out_.section("vertex array " + std::to_string(name));
         gen(FN(glGenVertexArrays), name);
         auto v = static_cast<GLuint>(vao);
         if (GL(glIsVertexArray)(v) != GL_TRUE) continue;
@@ -820,9 +836,11 @@ class SnapshotWriter : public GlQueries {
         call_.u(name).emit(FN(glBindVertexArray));
         vertex_array();
       }
+      out_.section("vertex array 0");
       GL(glBindVertexArray)(0);
       call_.u(0).emit(FN(glBindVertexArray));
     }
+    if (!es3()) out_.section("vertex array 0");
     vertex_array();  // the default one
   }
 
@@ -880,8 +898,68 @@ class SnapshotWriter : public GlQueries {
     return static_cast<uint64_t>(replayed);
   }
 
+  // --- the window ---------------------------------------------------------------
+  // What the draw surface's color buffer holds (a thread the cut finds in
+  // the middle of its frame has drawn part of it): drawn back with a blit
+  // from a texture of the snapshot's own, made and deleted here. Before the
+  // context state: a fresh context blits unscissored.
+  void window_contents() {
+    EGLSurface surface = session_.current_draw_surface();
+    if (!es3() || surface == EGL_NO_SURFACE) return;
+    out_.section("window " + std::to_string(session_.current_draw()));
+    GLint width = 0, height = 0, samples = 0, depth = 0, stencil = 0;
+    GL(eglQuerySurface)(session_.display(), surface, EGL_WIDTH, &width);
+    GL(eglQuerySurface)(session_.display(), surface, EGL_HEIGHT, &height);
+    GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, 0);
+    GL(glBindFramebuffer)(GL_DRAW_FRAMEBUFFER, 0);
+    samples = integer(GL_SAMPLES);
+    depth = integer(GL_DEPTH_BITS);
+    stencil = integer(GL_STENCIL_BITS);
+    std::string what = "window " + std::to_string(session_.current_draw());
+    if (depth > 0 || stencil > 0)
+      inexact(what, "its depth and stencil buffers are not restored (no ES call reads them)");
+    if (samples > 0) {
+      inexact(what, "its color buffer is multisampled: not restored");
+      return;
+    }
+    if (width <= 0 || height <= 0 || static_cast<int64_t>(width) * height > (int64_t{1} << 26))
+      return;
+    std::string pixels(static_cast<size_t>(width) * static_cast<size_t>(height) * 4, '\0');
+    clear_errors();
+    {
+      PixelStoreScope packing({GL(glGetIntegerv), GL(glPixelStorei), GL(glBindBuffer)}, true,
+                              PixelStoreScope::Direction::kPack);
+      packing.set_tightly_packed();
+      GLint read_buffer = integer(GL_READ_BUFFER);
+      GL(glReadBuffer)(GL_BACK);
+      GL(glReadPixels)(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+      GL(glReadBuffer)(static_cast<GLenum>(read_buffer));
+    }
+    if (GL(glGetError)() != GL_NO_ERROR) {
+      inexact(what, "its color buffer could not be read: not restored");
+      return;
+    }
+    uint64_t texture = last_unused_ = unused_name(ObjectClass::kTexture);
+    uint64_t framebuffer = last_unused_ = unused_name(ObjectClass::kFramebuffer);
+    gen(FN(glGenTextures), texture);
+    call_.u(GL_TEXTURE_2D).u(texture).emit(FN(glBindTexture));
+    call_.u(GL_TEXTURE_2D).s(0).s(GL_RGBA8).s(width).s(height).s(0).u(GL_RGBA);
+    call_.u(GL_UNSIGNED_BYTE).bytes(std::move(pixels)).emit(FN(glTexImage2D));
+    gen(FN(glGenFramebuffers), framebuffer);
+    call_.u(GL_READ_FRAMEBUFFER).u(framebuffer).emit(FN(glBindFramebuffer));
+    call_.u(GL_READ_FRAMEBUFFER).u(GL_COLOR_ATTACHMENT0).u(GL_TEXTURE_2D).u(texture).s(0);
+    call_.emit(FN(glFramebufferTexture2D));
+    call_.u(GL_DRAW_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
+    call_.s(0).s(0).s(width).s(height).s(0).s(0).s(width).s(height);
+    call_.u(GL_COLOR_BUFFER_BIT).u(GL_NEAREST).emit(FN(glBlitFramebuffer));
+    call_.u(GL_READ_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
+    call_.s(1).uints({framebuffer}).emit(FN(glDeleteFramebuffers));
+    call_.s(1).uints({texture}).emit(FN(glDeleteTextures));
+  }
+
   // --- the context's state -----------------------------------------------------
   void context_state() {
+    out_.section("context state");
     // Current vertex attribute values (those a disabled array reads).
     GLint max_attribs = 16;
     GL(glGetIntegerv)(GL_MAX_VERTEX_ATTRIBS, &max_attribs);
@@ -898,7 +976,7 @@ class SnapshotWriter : public GlQueries {
   // Capabilities and every pipeline value, as the state table says.
   void pipeline() {
     for (const StateEntry& e : state_table()) {
-      if (e.group != StateGroup::kPipeline || e.query != StateQuery::kEnabled || !has(e)) continue;
+      if (e.set_by != StateSet::kEnable || !has(e)) continue;
       bool on = GL(glIsEnabled)(e.pname) == GL_TRUE;
       call_.u(e.pname).emit(on ? FN(glEnable) : FN(glDisable));
     }
@@ -1066,11 +1144,154 @@ class SnapshotWriter : public GlQueries {
         saved_copy_read_ = 0;
 };
 
+// Each setter of the state table with the values its entries have now.
 void SnapshotWriter::pipeline_setters() {
-  // TODO(setters): from the state table.
+  std::span<const StateEntry> table = state_table();
+  for (const StateSetter& setter : state_setters()) {
+    bool missing = false;
+    for (const SetterArg& arg : setter.args)
+      if (arg.kind == SetterArg::kEntry && !has(table[arg.entry])) missing = true;
+    if (missing) continue;
+    const api::FunctionInfo& info = api::kFunctionInfo[setter.function];
+    // Each entry read once, as its query says.
+    std::map<uint16_t, std::vector<double>> values;
+    for (const SetterArg& arg : setter.args) {
+      if (arg.kind != SetterArg::kEntry || values.count(arg.entry) != 0) continue;
+      const StateEntry& e = table[arg.entry];
+      std::vector<double>& v = values[arg.entry];
+      v.resize(std::max<size_t>(e.count, 1));
+      switch (e.query) {
+        case StateQuery::kFloat: {
+          std::vector<GLfloat> f(v.size() + 4);
+          GL(glGetFloatv)(e.pname, f.data());
+          std::copy_n(f.begin(), v.size(), v.begin());
+          break;
+        }
+        case StateQuery::kBoolean: {
+          std::vector<GLboolean> b(v.size() + 4);
+          GL(glGetBooleanv)(e.pname, b.data());
+          std::copy_n(b.begin(), v.size(), v.begin());
+          break;
+        }
+        case StateQuery::kIntegerIndexed: {
+          GLint i = 0;
+          GL(glGetIntegeri_v)(e.pname, 0, &i);
+          v[0] = static_cast<uint32_t>(i);  // a mask: its bits
+          break;
+        }
+        default: {
+          std::vector<GLint> i(v.size() + 4);
+          GL(glGetIntegerv)(e.pname, i.data());
+          std::copy_n(i.begin(), v.size(), v.begin());
+          break;
+        }
+      }
+    }
+    for (size_t k = 0; k < setter.args.size(); ++k) {
+      const SetterArg& arg = setter.args[k];
+      double value =
+          arg.kind == SetterArg::kConstant ? arg.constant : values[arg.entry][arg.component];
+      if (k < info.param_count && info.params[k].kind == api::Kind::kFloat)
+        call_.f(static_cast<float>(value));
+      else if (value < 0)
+        call_.s(static_cast<int64_t>(value));
+      else
+        call_.u(static_cast<uint64_t>(value));
+    }
+    call_.emit(setter.function);
+  }
 }
 
+// Each context record's handle -> (index, display handle).
+class ContextRecords final : public format::Consumer {
+ public:
+  void on_context(const format::Context& context) override {
+    contexts[context.handle] = {context.index, context.display};
+  }
+  std::map<uint64_t, std::pair<uint32_t, uint64_t>> contexts;
+};
+
 }  // namespace
+
+bool snapshot_after_call(const std::string& trace, uint64_t last_call, const std::string& program,
+                         const std::string& driver_dir, SnapshotOut& out, std::string* error) {
+  ContextRecords records;
+  {
+    format::ChunkReader reader;
+    format::ReadStatus status;
+    if (!reader.open(trace) || !format::read_trace(reader, records, &status)) {
+      *error = trace + ": " +
+               (reader.status().message.empty() ? status.message : reader.status().message);
+      return false;
+    }
+  }
+  auto info = std::make_shared<TraceInfo>();
+  TraceSource source(info, SourceOptions{});
+  if (!source.open(trace, error)) return false;
+  SessionOptions session_options;
+  session_options.program = program;
+  session_options.driver_dir = driver_dir;
+  Session session(session_options, info);
+  if (!session.init(error)) return false;
+  GlExecutor executor(session, ExecutorOptions{});
+  replay::ReplayOptions options;
+  options.threads = 0;
+  options.wait = false;
+  options.execute_on = replay::ExecuteOn::kTargetThreadInOrder;
+  options.handle_sigint = false;
+  bool ok = true;
+  {
+    replay::ReplayController controller(source, executor, options);
+    replay::RunResult result = controller.run_to(last_call);
+    std::optional<uint64_t> at = controller.position().last;
+    if (!result.parked() || (result.stop == replay::RunStop::kEnd &&
+                             result.status.result == replay::ReplayResult::kSourceError)) {
+      *error =
+          "the replay to call " + std::to_string(last_call) + " failed: " + result.status.message;
+      ok = false;
+    } else if (!at || *at != last_call) {
+      *error = "call " + std::to_string(last_call) + " is not in the trace";
+      ok = false;
+    }
+    std::set<const ShareGroup*> written;
+    for (const CurrentBinding& b :
+         ok ? session.current_bindings() : std::vector<CurrentBinding>{}) {
+      auto context = records.contexts.find(b.context);
+      bool known = context != records.contexts.end();
+      out.begin_thread(b.thread, known ? context->second.first : 0);
+      out.section("thread " + std::to_string(b.thread) + " current");
+      Value args[4];
+      for (Value& v : args) v.kind = ValueKind::kPointer;
+      args[0].pointer = known ? context->second.second : 0;
+      args[1].pointer = b.draw;
+      args[2].pointer = b.read;
+      args[3].pointer = b.context;
+      Value ret;
+      ret.kind = ValueKind::kUint;
+      ret.uint = 1;  // EGL_TRUE
+      out.call(FN(eglMakeCurrent), args, &ret);
+      bool with_group = written.insert(b.group).second;
+      std::string snapshot_error;
+      bool wrote = false;
+      bool ran = controller.run_on_target(
+          b.thread,
+          [&] {
+            session.set_thread(b.thread);
+            wrote = write_snapshot(session, out, with_group, &snapshot_error);
+          },
+          error);
+      if (!ran || !wrote) {
+        if (ran) *error = snapshot_error;
+        *error = "cannot take the snapshot of thread " + std::to_string(b.thread) + ": " + *error;
+        ok = false;
+        break;
+      }
+    }
+    controller.stop();
+  }
+  session.shutdown();
+  return ok;
+}
 
 bool write_snapshot(Session& session, SnapshotOut& out, bool with_share_group, std::string* error) {
   if (!session.has_current()) {

@@ -30,6 +30,12 @@ class SnapshotOut {
   virtual uint64_t blob(std::string_view bytes) = 0;
   // The object the next call recreates is not exact: why.
   virtual void inexact(const std::string& why) = 0;
+  // The calls that follow recreate one object or part of the state
+  // ("texture 3", "context 1 state"): for readers that compare snapshots.
+  virtual void section(const std::string& /*name*/) {}
+  // The calls that follow are on this recorded thread, with this Context
+  // index current (0: none).
+  virtual void begin_thread(uint32_t /*thread*/, uint32_t /*context*/) {}
 };
 
 // Runs on the thread of the recorded thread whose context it reads
@@ -38,5 +44,13 @@ class SnapshotOut {
 // bindings it touches to read are put back.
 // False with *error when no context is current.
 bool write_snapshot(Session& session, SnapshotOut& out, bool with_share_group, std::string* error);
+
+// Replays `trace` headless up to and including call `last_call` (its seq)
+// and writes the snapshot there: for each recorded thread with a context
+// current, an eglMakeCurrent of it and the context's state (each share
+// group's objects once). driver_dir: the replay's --driver. False with
+// *error.
+bool snapshot_after_call(const std::string& trace, uint64_t last_call, const std::string& program,
+                         const std::string& driver_dir, SnapshotOut& out, std::string* error);
 
 }  // namespace gltrace::glreplay

@@ -1,8 +1,10 @@
 #include "glreplay/state_query.h"
 
+#include <array>
 #include <cstdio>
 
 #include "gltrace/api/enums.h"
+#include "gltrace/api/functions.h"
 
 namespace gltrace::glreplay {
 
@@ -15,6 +17,8 @@ using json = StateJson;
 }  // namespace
 
 std::span<const StateEntry> state_table() { return kStateTable; }
+
+std::span<const StateSetter> state_setters() { return kStateSetters; }
 
 UniformType uniform_type(uint32_t type) {
   for (const UniformType& known : kUniformTypes)

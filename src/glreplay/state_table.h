@@ -2,6 +2,9 @@
 // into kStateTable by codegen (gltrace/api/state_table.inc). Each entry says
 // how one item is queried and how its value reads; the worker's loops over
 // texture units, attributes and attachments run the entries of their group.
+// The same table says how a snapshot (issue 25) writes the pipeline group
+// back: each entry's StateSet, and the setters, so no second list of state
+// exists; codegen fails the build when a pipeline entry lacks its setter.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +58,16 @@ enum class StateKind : uint8_t {
   kAttachmentObject,  // a texture or renderbuffer, by the attachment's type
 };
 
+// How the snapshot's context pass writes an entry back.
+enum class StateSet : uint8_t {
+  // Not by that pass: an entry of another group (its object's or its loop's
+  // pass restores it), or a pipeline entry the spec marks `set` elsewhere
+  // (read_buffer is the read framebuffer's, restored with it).
+  kNotByContext,
+  kEnable,  // glEnable / glDisable of pname
+  kSetter,  // by exactly one of state_setters()
+};
+
 struct StateEntry {
   StateGroup group;
   const char* key;
@@ -69,10 +82,33 @@ struct StateEntry {
   uint32_t target;
   uint32_t limit;        // kIndexedBuffer: the enum that says how many indices there are
   uint8_t major, minor;  // the lowest GLES version that has it
+  StateSet set_by;       // how a snapshot's context pass writes it back
 };
 
 // Every entry, in the table's order.
 std::span<const StateEntry> state_table();
+
+// One argument of a setter: a component of an entry's value (an entry of
+// count N fills N consecutive arguments), or a constant (an enum such as
+// GL_FRONT, or a number such as glSampleMaski's mask index).
+struct SetterArg {
+  enum Kind : uint8_t { kEntry, kConstant } kind;
+  uint16_t entry;     // kEntry: the index in state_table()
+  uint8_t component;  // kEntry: which of its values
+  uint32_t constant;  // kConstant
+};
+
+// A call that writes pipeline entries back, e.g.
+// glStencilFuncSeparate(GL_FRONT, stencil_func, stencil_ref, stencil_value_mask):
+// `function` an api::FunctionId, one argument per parameter. Its entries
+// share their since: skip it when the context lacks them.
+struct StateSetter {
+  uint32_t function;
+  std::span<const SetterArg> args;
+};
+
+// Every setter, in the spec's order.
+std::span<const StateSetter> state_setters();
 
 // How a uniform of a type reads: glGetUniformfv, iv (bool: iv, as bools)
 // or uiv, and how many components an element has.

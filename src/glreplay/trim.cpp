@@ -34,22 +34,25 @@ struct Cut {
   uint64_t last_seq = 0;
 };
 
-// Pass 1: the frames' swaps.
+// Pass 1: the frames' swaps, by frame number (threads' Frame records come in
+// the order their chunks were written, not always by number).
 class FrameScan final : public format::Consumer {
  public:
-  explicit FrameScan(uint64_t last_frame) : last_frame_(last_frame) {}
   void on_call(const format::Call& call) override { first_seq_ = std::min(first_seq_, call.seq); }
-  void on_frame(const format::Frame& frame) override {
-    if (frame.number != swaps_.size()) return;  // a trace numbers them in order
-    swaps_.push_back(frame.seq);
-    if (frame.number >= last_frame_) request_stop();
+  void on_frame(const format::Frame& frame) override { swaps_.emplace(frame.number, frame.seq); }
+  // The swap of each frame from 0 on, up to the first number missing.
+  std::vector<uint64_t> swaps() const {
+    std::vector<uint64_t> list;
+    for (const auto& [number, seq] : swaps_) {
+      if (number != list.size()) break;
+      list.push_back(seq);
+    }
+    return list;
   }
-  const std::vector<uint64_t>& swaps() const { return swaps_; }
   uint64_t first_seq() const { return first_seq_; }
 
  private:
-  uint64_t last_frame_;
-  std::vector<uint64_t> swaps_;
+  std::map<uint64_t, uint64_t> swaps_;
   uint64_t first_seq_ = UINT64_MAX;
 };
 
@@ -73,18 +76,26 @@ void for_each_blob(const format::Call& call, F&& f) {
   if (call.image_source != nullptr && call.image_source->blob != 0) f(call.image_source->blob);
 }
 
+// Whether the cut keeps an image: those of its frames. A swap's image is
+// read after the swapping thread's previous call, which, when another
+// thread's swap began the cut, may lie before the cut.
+bool kept_image(const format::Image& image, const Cut& cut, uint64_t first_frame,
+                uint64_t last_frame) {
+  if (image.frame < first_frame || image.frame > last_frame || image.seq > cut.last_seq)
+    return false;
+  return image.seq >= cut.first_seq || image.origin == "swap";
+}
+
 // Pass 2: what the trimmed trace keeps from before the cut (the EGL setup
 // of what still lives), the blobs the kept calls need, the contexts.
 class Plan final : public format::Consumer {
  public:
-  explicit Plan(Cut cut) : cut_(cut) {}
+  Plan(Cut cut, uint64_t first_frame, uint64_t last_frame)
+      : cut_(cut), first_frame_(first_frame), last_frame_(last_frame) {}
 
-  void on_context(const format::Context& context) override {
-    contexts_[context.handle] = {context.index, context.display};
-  }
   void on_blob(const format::Blob& blob) override { max_blob_ = std::max(max_blob_, blob.id); }
   void on_image(const format::Image& image) override {
-    if (image.seq >= cut_.first_seq && image.seq <= cut_.last_seq) blobs_.insert(image.blob);
+    if (kept_image(image, cut_, first_frame_, last_frame_)) blobs_.insert(image.blob);
   }
   void on_call(const format::Call& call) override {
     if (call.seq >= cut_.first_seq) {
@@ -119,19 +130,15 @@ class Plan final : public format::Consumer {
   const std::unordered_set<uint64_t>& blobs() const { return blobs_; }
   uint64_t max_blob() const { return max_blob_; }
   uint64_t first_start_ns() const { return first_start_ns_; }
-  // Context handle -> (index, display).
-  const std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>>& contexts() const {
-    return contexts_;
-  }
 
  private:
   Cut cut_;
+  uint64_t first_frame_, last_frame_;
   std::vector<std::pair<uint64_t, uint64_t>> setup_;  // (seq, handle made or 0)
   std::unordered_set<uint64_t> destroyed_;
   std::unordered_set<uint64_t> blobs_;
   uint64_t max_blob_ = 0;
   uint64_t first_start_ns_ = 0;
-  std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> contexts_;
 };
 
 // A snapshot's calls and blobs, kept (their values point into memory of
@@ -147,8 +154,7 @@ class SnapshotCalls final : public SnapshotOut {
 
   explicit SnapshotCalls(uint64_t first_blob) : next_blob_(first_blob) {}
 
-  // The thread and context the next calls are on.
-  void set_on(uint32_t thread, uint32_t context) {
+  void begin_thread(uint32_t thread, uint32_t context) override {
     thread_ = thread;
     context_ = context;
   }
@@ -215,82 +221,6 @@ class SnapshotCalls final : public SnapshotOut {
   std::vector<std::string> inexact_;
 };
 
-// The replay of the original to the cut, and its snapshot there: for each
-// recorded thread with a context current, an eglMakeCurrent and its
-// context's state (the objects of each share group once).
-bool take_snapshot(const TrimOptions& options, const Cut& cut, const Plan& plan,
-                   SnapshotCalls* snapshot) {
-  auto info = std::make_shared<TraceInfo>();
-  TraceSource source(info, SourceOptions{});
-  std::string error;
-  if (!source.open(options.trace, &error)) {
-    fprintf(stderr, "%s: %s\n", options.program.c_str(), error.c_str());
-    return false;
-  }
-  SessionOptions session_options;
-  session_options.program = options.program;
-  session_options.driver_dir = options.driver_dir;
-  Session session(session_options, info);
-  if (!session.init(&error)) {
-    fprintf(stderr, "%s: %s\n", options.program.c_str(), error.c_str());
-    return false;
-  }
-  GlExecutor executor(session, ExecutorOptions{});
-  replay::ReplayOptions replay_options;
-  replay_options.threads = 0;
-  replay_options.wait = false;
-  replay_options.execute_on = replay::ExecuteOn::kTargetThreadInOrder;
-  replay_options.handle_sigint = false;
-  bool ok = true;
-  {
-    replay::ReplayController controller(source, executor, replay_options);
-    replay::RunResult result = controller.run_to(cut.first_seq - 1);
-    if (!result.parked() || (result.stop == replay::RunStop::kEnd &&
-                             result.status.result == replay::ReplayResult::kSourceError)) {
-      fprintf(stderr, "%s: the replay to call %llu failed: %s\n", options.program.c_str(),
-              static_cast<unsigned long long>(cut.first_seq - 1), result.status.message.c_str());
-      ok = false;
-    }
-    std::set<const ShareGroup*> written;
-    for (const CurrentBinding& b :
-         ok ? session.current_bindings() : std::vector<CurrentBinding>{}) {
-      auto context = plan.contexts().find(b.context);
-      uint32_t context_index = context != plan.contexts().end() ? context->second.first : 0;
-      uint64_t display = context != plan.contexts().end() ? context->second.second : 0;
-      snapshot->set_on(b.thread, context_index);
-      Value args[4];
-      for (Value& v : args) v.kind = ValueKind::kPointer;
-      args[0].pointer = display;
-      args[1].pointer = b.draw;
-      args[2].pointer = b.read;
-      args[3].pointer = b.context;
-      Value ret;
-      ret.kind = ValueKind::kUint;
-      ret.uint = 1;  // EGL_TRUE
-      snapshot->call(api::kFn_eglMakeCurrent, args, &ret);
-      bool with_group = written.insert(b.group).second;
-      std::string snapshot_error;
-      bool wrote = false;
-      bool ran = controller.run_on_target(
-          b.thread,
-          [&] {
-            session.set_thread(b.thread);
-            wrote = write_snapshot(session, *snapshot, with_group, &snapshot_error);
-          },
-          &error);
-      if (!ran || !wrote) {
-        fprintf(stderr, "%s: cannot take the snapshot of thread %u: %s\n", options.program.c_str(),
-                b.thread, (ran ? snapshot_error : error).c_str());
-        ok = false;
-        break;
-      }
-    }
-    controller.stop();
-  }
-  session.shutdown();
-  return ok;
-}
-
 // Pass 3 and 4: the trimmed trace.
 class TrimWriter final : public format::Consumer {
  public:
@@ -345,6 +275,7 @@ class TrimWriter final : public format::Consumer {
     if (call.seq < cut_.first_seq || call.seq > cut_.last_seq) return;
     format::Call c = call;
     c.seq = call.seq - cut_.first_seq + seq_offset_;
+    last_seq_of_context_[c.context] = c.seq;
     sink_.add(c);
   }
   void on_frame(const format::Frame& frame) override {
@@ -357,10 +288,20 @@ class TrimWriter final : public format::Consumer {
     sink_.add(f);
   }
   void on_image(const format::Image& image) override {
-    if (part_ != Part::kFrames || image.seq < cut_.first_seq || image.seq > cut_.last_seq) return;
+    if (part_ != Part::kFrames ||
+        !kept_image(image, cut_, options_.first_frame, options_.last_frame))
+      return;
     format::Image i = image;
     i.frame = image.frame - options_.first_frame;
-    i.seq = image.seq - cut_.first_seq + seq_offset_;
+    if (image.seq >= cut_.first_seq) {
+      i.seq = image.seq - cut_.first_seq + seq_offset_;
+    } else {
+      // Read after the context's last call before the swap: in the cut, the
+      // last one written so far (the swap's Call record follows its Image).
+      auto last = last_seq_of_context_.find(image.context);
+      if (last == last_seq_of_context_.end()) return;
+      i.seq = last->second;
+    }
     sink_.add(i);
   }
 
@@ -370,6 +311,7 @@ class TrimWriter final : public format::Consumer {
     uint64_t seq = kept_setup_.size();
     for (SnapshotCalls::Kept& k : snapshot_.calls()) {
       k.call.seq = seq++;
+      last_seq_of_context_[k.call.context] = k.call.seq;
       k.call.args = k.args;
       k.call.ret = k.has_ret ? &k.ret : nullptr;
       at_cut_time(k.call);
@@ -393,6 +335,7 @@ class TrimWriter final : public format::Consumer {
   SnapshotCalls& snapshot_;
   std::set<uint64_t> kept_setup_;
   uint64_t seq_offset_ = 0;
+  std::unordered_map<uint32_t, uint64_t> last_seq_of_context_;  // in the cut
   Part part_ = Part::kBeforeCut;
   std::string cut_from_;
 };
@@ -421,28 +364,32 @@ int run_trim(const TrimOptions& options) {
             static_cast<unsigned long long>(options.last_frame));
     return 2;
   }
-  FrameScan frames(options.last_frame);
-  if (!read_all(options.trace, frames, program)) return 1;
-  if (frames.swaps().size() <= options.last_frame) {
+  FrameScan scan;
+  if (!read_all(options.trace, scan, program)) return 1;
+  std::vector<uint64_t> swaps = scan.swaps();
+  if (swaps.size() <= options.last_frame) {
     fprintf(stderr, "%s: %s has %zu frames: frame %llu is past its end\n", program.c_str(),
-            options.trace.c_str(), frames.swaps().size(),
+            options.trace.c_str(), swaps.size(),
             static_cast<unsigned long long>(options.last_frame));
     return 1;
   }
   Cut cut;
-  cut.first_seq =
-      options.first_frame == 0 ? frames.first_seq() : frames.swaps()[options.first_frame - 1] + 1;
-  cut.last_seq = frames.swaps()[options.last_frame];
+  cut.first_seq = options.first_frame == 0 ? scan.first_seq() : swaps[options.first_frame - 1] + 1;
+  cut.last_seq = swaps[options.last_frame];
 
-  Plan plan(cut);
+  Plan plan(cut, options.first_frame, options.last_frame);
   if (!read_all(options.trace, plan, program)) return 1;
 
   SnapshotCalls snapshot(plan.max_blob() + 1);
-  if (options.first_frame != 0 && !take_snapshot(options, cut, plan, &snapshot)) return 1;
+  std::string error;
+  if (options.first_frame != 0 && !snapshot_after_call(options.trace, cut.first_seq - 1, program,
+                                                       options.driver_dir, snapshot, &error)) {
+    fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
+    return 1;
+  }
   for (const std::string& why : snapshot.inexact_objects())
     fprintf(stderr, "%s: warning: not exact in the snapshot: %s\n", program.c_str(), why.c_str());
 
-  std::string error;
   std::unique_ptr<format::TraceWriter> writer =
       format::TraceWriter::open_file(options.output, format::WriterOptions{}, &error);
   if (writer == nullptr) {

@@ -1,0 +1,114 @@
+// gltrace trim: cuts of real traces of the demo and of its two-thread mode
+// replay with --compare identical to the frames the original captured; the
+// cut says what it was cut from and starts with its snapshot; bad ranges
+// and inputs are clear errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "support/subprocess.h"
+#include "support/tools.h"
+
+namespace gltrace::test {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A trace of `app` with the framebuffer captured at every swap.
+std::string capture(const IsolatedEnv& env, const std::string& app,
+                    const std::vector<std::string>& app_args, const std::string& name) {
+  std::string trace = env.dir + "/" + name + ".gltrace";
+  std::vector<std::string> args = {"trace", "-o", trace,         "--framebuffer",
+                                   "swap",  "--", build_bin(app)};
+  args.insert(args.end(), app_args.begin(), app_args.end());
+  ProcessResult r = gltrace(env, args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return trace;
+}
+
+// Cuts frames `range` of `trace` and replays the cut with --compare:
+// every frame identical.
+void expect_identical_cut(const IsolatedEnv& env, const std::string& trace,
+                          const std::string& range, int frames) {
+  std::string cut = env.dir + "/cut-" + range + ".gltrace";
+  ProcessResult r = gltrace(env, {"trim", "--frames", range, "-o", cut, trace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "wrote " + cut + ": frames " + range)) << r.err;
+  ProcessResult replay = gltrace(env, {"replay", "-n", "--compare", cut});
+  EXPECT_EQ(replay.exit_code, 0) << range << "\n" << replay.err << replay.out;
+  EXPECT_TRUE(contains(replay.err + replay.out, "compare: " + std::to_string(frames) +
+                                                    " frames identical, 0 differ, 0 without a "
+                                                    "trace image, 0 not replayed"))
+      << range << "\n"
+      << replay.err << replay.out;
+  EXPECT_FALSE(contains(replay.err, "began while the app ran")) << replay.err;
+  EXPECT_LT(std::filesystem::file_size(cut), std::filesystem::file_size(trace));
+}
+
+TEST(Trim, DemoCutsReplayTheirFramesIdentical) {
+  IsolatedEnv env;
+  std::string trace = capture(env, "gltrace-demo", {"--frames", "12"}, "demo");
+  expect_identical_cut(env, trace, "0-2", 3);
+  expect_identical_cut(env, trace, "3-3", 1);
+  expect_identical_cut(env, trace, "5-9", 5);
+  expect_identical_cut(env, trace, "11-11", 1);
+}
+
+TEST(Trim, TwoThreadCutsReplayTheirFramesIdentical) {
+  IsolatedEnv env;
+  // 8 frames a thread: 16 in the trace, their swaps interleaved.
+  std::string trace = capture(env, "gltrace-two-threads", {"--frames", "8"}, "two-threads");
+  expect_identical_cut(env, trace, "2-4", 3);
+  expect_identical_cut(env, trace, "9-15", 7);
+}
+
+TEST(Trim, TheCutSaysWhatItWasCutFromAndStartsWithItsSnapshot) {
+  IsolatedEnv env;
+  std::string trace = capture(env, "gltrace-demo", {"--frames", "6"}, "demo");
+  std::string cut = env.dir + "/cut.gltrace";
+  ASSERT_EQ(gltrace(env, {"trim", "--frames", "4-5", "-o", cut, trace}).exit_code, 0);
+  ProcessResult info = gltrace(env, {"info", cut});
+  EXPECT_TRUE(contains(info.out, "cut from:     frames 4-5 of " + trace + "\n")) << info.out;
+  EXPECT_TRUE(contains(info.out, "frames:       2 (indexed)")) << info.out;
+  ProcessResult dump = gltrace(env, {"dump", cut});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  // Every call up to the first frame's is the snapshot's, and none after.
+  const std::string marker = "// snapshot: recreates what the app had when the capture began";
+  size_t last_snapshot = dump.out.rfind(marker);
+  ASSERT_NE(last_snapshot, std::string::npos) << dump.out.substr(0, 2000);
+  EXPECT_TRUE(contains(dump.out.substr(0, last_snapshot), "eglMakeCurrent(")) << "no context";
+  EXPECT_TRUE(contains(dump.out.substr(0, last_snapshot), "glTexImage2D(")) << "no texture";
+  EXPECT_TRUE(contains(dump.out.substr(0, last_snapshot), "glLinkProgram(")) << "no program";
+  std::string after = dump.out.substr(dump.out.find('\n', last_snapshot));
+  EXPECT_TRUE(contains(after, "eglSwapBuffers(")) << after.substr(0, 2000);
+  EXPECT_FALSE(contains(after, "// snapshot")) << after.substr(0, 2000);
+}
+
+TEST(Trim, BadRangesAndInputsAreClearErrors) {
+  IsolatedEnv env;
+  std::string trace = capture(env, "gltrace-demo", {"--frames", "3"}, "demo");
+  std::string cut = env.dir + "/cut.gltrace";
+  ProcessResult r = gltrace(env, {"trim", "--frames", "2-1", "-o", cut, trace});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "2-1")) << r.err;
+  r = gltrace(env, {"trim", "--frames", "x", "-o", cut, trace});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = gltrace(env, {"trim", "--frames", "1-9", "-o", cut, trace});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "has 3 frames: frame 9 is past its end")) << r.err;
+  std::string junk = env.dir + "/junk.gltrace";
+  FILE* f = fopen(junk.c_str(), "w");
+  fputs("not a trace at all", f);
+  fclose(f);
+  r = gltrace(env, {"trim", "--frames", "0-1", "-o", cut, junk});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, junk)) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(cut));
+}
+
+}  // namespace
+}  // namespace gltrace::test
