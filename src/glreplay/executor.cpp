@@ -1,10 +1,13 @@
 #include "glreplay/executor.h"
 
+#include <sys/resource.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <typeinfo>
 
 #include "consumers/png.h"
+#include "format/crc32.h"
 #include "glreplay/calls.h"
 #include "glreplay/trace_source.h"
 #include "gltrace/api/roles.h"
@@ -55,6 +58,11 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   }
   call_ = call;
   session_.set_call(call, borrowed);
+  // A pass's frames begin after its snapshot (a trimmed trace's setup).
+  if (options_.loop_stats && !last_frame_end_ && !call->snapshot) [[unlikely]] {
+    if (pass_records_.size() < pass_) pass_records_.resize(pass_);
+    last_frame_end_ = std::chrono::steady_clock::now();
+  }
   // A capture that begins with a snapshot has what the app made before.
   if (calls_ == 1 && session_.info().mid_run() && !call->snapshot)
     fprintf(stderr,
@@ -140,6 +148,8 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   // A glFinish the trace layer marked as the end of an off-screen frame.
   if (increment.ends_frame && api::has_role(call->function, api::kRoleEndsFrame)) {
     read_image(session_.frame(), Session::ReadArea::kFinish, ImageOrigin::kFinish, call->seq);
+    if (options_.loop_stats) [[unlikely]]
+      record_frame(nullptr);
     session_.next_frame();  // a swap counts its own in the session
     frame_ended();
   }
@@ -149,7 +159,34 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
 void GlExecutor::on_swap(uint64_t frame) {
   // The swap's trace image is keyed by its thread's call before it.
   read_image(frame, Session::ReadArea::kSurface, ImageOrigin::kSwap, swap_image_key_);
+  if (options_.loop_stats) [[unlikely]] {
+    std::vector<uint8_t> pixels;
+    uint32_t width = 0, height = 0;
+    std::string error;
+    bool read = options_.compare && session_.read_framebuffer(&pixels, &width, &height, &error,
+                                                              Session::ReadArea::kSurface);
+    record_frame(read ? &pixels : nullptr);
+  }
   frame_ended();
+}
+
+void GlExecutor::record_frame(const std::vector<uint8_t>* pixels) {
+  auto now = std::chrono::steady_clock::now();
+  if (!last_frame_end_) return;  // a frame of the snapshot's setup
+  PassRecord& pass = pass_records_[pass_ - 1];
+  pass.frame_ms.push_back(
+      std::chrono::duration<double, std::milli>(now - *last_frame_end_).count());
+  if (pixels != nullptr) pass.frame_crcs.push_back(format::crc32(pixels->data(), pixels->size()));
+  // The time to read the image back is not the frame's.
+  last_frame_end_ = std::chrono::steady_clock::now();
+}
+
+void GlExecutor::end_pass_record() {
+  if (!options_.loop_stats || pass_records_.size() < pass_) return;
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  pass_records_[pass_ - 1].peak_rss_kib = usage.ru_maxrss;
+  last_frame_end_.reset();
 }
 
 void GlExecutor::frame_ended() {
@@ -221,6 +258,7 @@ void GlExecutor::print_reports() {
 }
 
 void GlExecutor::finish() {
+  end_pass_record();
   if (!options_.compare) return;
   comparer_.finish();
   print_reports();
@@ -247,6 +285,7 @@ bool GlExecutor::snapshot(uint32_t target, const std::string& path, std::string*
 }
 
 bool GlExecutor::restart(std::string* /*error*/) {
+  end_pass_record();
   // Everything the pass created goes; the next pass makes it again.
   session_.reset();
   thread_last_seq_.clear();

@@ -13,6 +13,7 @@
 // this class needs no lock either.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -36,6 +37,17 @@ struct ExecutorOptions {
   std::string snapshot_dir;
   // The progress line, counting calls and frames (none: nullptr).
   Progress* progress = nullptr;
+  // --loop: each pass's frame times and peak memory, and with compare the
+  // checksum of each pass's frames (the first pass's are compared with the
+  // trace, the later ones with the first's).
+  bool loop_stats = false;
+};
+
+// One replay pass of a loop, as loop_stats records it.
+struct PassRecord {
+  std::vector<double> frame_ms;      // from the end of the snapshot to each frame's end
+  std::vector<uint32_t> frame_crcs;  // of each frame's image at its swap (with compare)
+  long peak_rss_kib = 0;             // the process's peak at the pass's end
 };
 
 class GlExecutor : public replay::Executor {
@@ -57,6 +69,8 @@ class GlExecutor : public replay::Executor {
   uint64_t borrowed_calls() const { return borrowed_calls_; }
   // Replay passes begun (loop mode makes several).
   uint64_t passes() const { return pass_; }
+  // With loop_stats: every pass's record (finish() closes the last one).
+  const std::vector<PassRecord>& pass_records() const { return pass_records_; }
 
  private:
   void on_swap(uint64_t frame);
@@ -68,6 +82,9 @@ class GlExecutor : public replay::Executor {
   // The running call's image for the compare, without pixels.
   ReplayedImage image_of_call(uint64_t frame, ImageOrigin origin, uint64_t key_seq);
   void print_reports();
+  // loop_stats: a frame ended now (and its image, if any).
+  void record_frame(const std::vector<uint8_t>* pixels);
+  void end_pass_record();
 
   Session& session_;
   ExecutorOptions options_;
@@ -95,6 +112,10 @@ class GlExecutor : public replay::Executor {
   // all and in the frame.
   std::vector<std::string> first_unreplayed_, frame_unreplayed_;
   uint64_t unreplayed_count_ = 0, frame_unreplayed_count_ = 0;
+  // loop_stats: the passes so far, and when the running one's last frame
+  // ended (its frames start when its snapshot is done: nullopt before).
+  std::vector<PassRecord> pass_records_;
+  std::optional<std::chrono::steady_clock::time_point> last_frame_end_;
 };
 
 }  // namespace gltrace::glreplay

@@ -2,13 +2,16 @@
 
 #include <malloc.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "common/progress.h"
 #include "format/reader.h"
@@ -17,6 +20,7 @@
 #include "glreplay/session.h"
 #include "glreplay/state_worker.h"
 #include "glreplay/trace_source.h"
+#include "glreplay/trim.h"
 #include "replay/read_ahead_source.h"
 #include "replay/replayer.h"
 
@@ -98,6 +102,54 @@ std::string check_front(FrontOptions* o, const std::string& compare, const std::
   return {};
 }
 
+// "min M, median D, max X ms" of a list of times.
+std::string spread(std::vector<double> ms) {
+  if (ms.empty()) return "none";
+  std::sort(ms.begin(), ms.end());
+  char text[96];
+  snprintf(text, sizeof text, "min %.3f, median %.3f, max %.3f ms", ms.front(), ms[ms.size() / 2],
+           ms.back());
+  return text;
+}
+
+// --loop's lines: iteration and frame times, memory, and whether every
+// iteration drew the first's frames. False when one did not.
+bool print_loop_report(const std::vector<PassRecord>& passes, bool compared) {
+  if (passes.empty()) return true;
+  std::vector<double> iterations, frames;
+  for (const PassRecord& pass : passes) {
+    double sum = 0;
+    for (double ms : pass.frame_ms) sum += ms;
+    iterations.push_back(sum);
+    frames.insert(frames.end(), pass.frame_ms.begin(), pass.frame_ms.end());
+  }
+  printf("loop: %zu iterations of %zu frames: iteration %s; frame %s\n", passes.size(),
+         passes.front().frame_ms.size(), spread(iterations).c_str(), spread(frames).c_str());
+  std::string memory;
+  for (size_t i : {size_t{1}, size_t{10}, size_t{100}, size_t{1000}, passes.size()}) {
+    if (i > passes.size() || memory.find(" " + std::to_string(i) + ":") != std::string::npos)
+      continue;
+    char text[64];
+    snprintf(text, sizeof text, "%s %zu: %.1f MiB", memory.empty() ? "" : ",", i,
+             static_cast<double>(passes[i - 1].peak_rss_kib) / 1024);
+    memory += text;
+  }
+  printf("loop: peak memory after iteration%s\n", memory.c_str());
+  if (!compared) return true;
+  for (size_t i = 1; i < passes.size(); ++i) {
+    const std::vector<uint32_t>& first = passes.front().frame_crcs;
+    const std::vector<uint32_t>& these = passes[i].frame_crcs;
+    for (size_t f = 0; f < std::max(first.size(), these.size()); ++f) {
+      if (f < first.size() && f < these.size() && first[f] == these[f]) continue;
+      printf("loop: iteration %zu frame %zu differs from iteration 1's\n", i + 1, f);
+      return false;
+    }
+  }
+  printf("loop: every iteration's %zu frames identical to the first's\n",
+         passes.front().frame_crcs.size());
+  return true;
+}
+
 // --check: the validation of every call, no GL.
 int run_check(const FrontOptions& front, const std::string& program) {
   constexpr size_t kMaxLines = 50;
@@ -163,6 +215,8 @@ struct ReplayArguments {
   FrontOptions front;
   std::string compare;   // --compare[=T]: T, "" when not given
   std::string snapshot;  // --snapshot FRAMES
+  uint64_t loop = 0;     // --loop N
+  std::string frames;    // --frames A-B
 };
 
 std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& line) {
@@ -217,6 +271,17 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
                  "least recently used are read again when needed")
       ->type_name("MIB")
       ->check(cli::in_range(uint64_t{0}, uint64_t{1} << 40));
+  app.add_option("--loop", args->loop,
+                 "replay N times, every context, object and setting made again from the "
+                 "start (of --frames: their snapshot) before each; prints each iteration's "
+                 "and frame's time and the memory held; with --compare, checks every "
+                 "iteration's frames against the first's")
+      ->type_name("N")
+      ->check(cli::in_range(uint64_t{1}, uint64_t{1} << 32));
+  app.add_option("--frames", args->frames,
+                 "replay frames A-B only: the trace cut there (as `gltrace trim` cuts it), "
+                 "from a snapshot of the state where A begins")
+      ->type_name("A-B");
   app.add_option("TRACE", front.trace, "the trace")->required();
   // The engine's default of 3 preparing threads only costs a thread
   // handshake per call here: prepare() is empty.
@@ -248,6 +313,49 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
     worker.driver_dir = front.driver_dir;
     worker.follow = front.follow;
     return run_state_worker(worker);
+  }
+  // --frames: the replay is of the cut, made in a temporary file.
+  std::string cut;
+  if (!args.frames.empty()) {
+    std::pair<uint64_t, uint64_t> frames;
+    if (!parse_frames(args.frames, &frames) || frames.second == UINT64_MAX)
+      return line.usage_error("--frames wants A-B, not '" + args.frames + "'");
+    if (front.state_worker || front.check)
+      return line.usage_error("--frames takes no --state-worker or --check");
+    const char* tmp = getenv("TMPDIR");
+    std::string path =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/gltrace-frames-XXXXXX";
+    int fd = mkstemp(path.data());
+    if (fd < 0) {
+      fprintf(stderr, "%s: cannot make a temporary file: %s\n", program.c_str(), strerror(errno));
+      return kExitFailure;
+    }
+    close(fd);
+    unlink(path.c_str());  // trim makes it anew, as its own
+    TrimOptions trim;
+    trim.trace = front.trace;
+    trim.output = path;
+    trim.first_frame = frames.first;
+    trim.last_frame = frames.second;
+    trim.program = program;
+    trim.driver_dir = front.driver_dir;
+    trim.quiet = true;
+    if (run_trim(trim) != 0) return kExitFailure;
+    cut = path;
+    front.trace = path;
+  }
+  struct RemoveCut {
+    const std::string& path;
+    ~RemoveCut() {
+      if (!path.empty()) unlink(path.c_str());
+    }
+  } remove_cut{cut};
+  if (args.loop != 0) {
+    if (front.state_worker || front.check || options.loops != 1)
+      return line.usage_error("--loop takes no --state-worker, --check or -l");
+    options.loops = args.loop;
+    options.wait = false;
+    front.executor.loop_stats = true;
   }
   if (front.benchmark) options.wait = false;
   // The driver allocates and frees buffer storage per call (glBufferData
@@ -352,6 +460,8 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   if (front.snapshot)
     printf("%" PRIu64 " snapshots written to %s\n", executor.snapshots_written(),
            front.executor.snapshot_dir.c_str());
+  if (args.loop != 0 && !print_loop_report(executor.pass_records(), front.executor.compare))
+    exit_status = kExitFailure;
   if (front.executor.compare) {
     const FrameComparer& c = executor.comparer();
     const char* within = front.executor.threshold != 0 ? " (within the threshold)" : "";

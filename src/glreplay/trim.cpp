@@ -406,11 +406,12 @@ int run_trim(const TrimOptions& options) {
     fprintf(stderr, "%s: %s: %s\n", program.c_str(), options.output.c_str(), error.c_str());
     return 1;
   }
-  fprintf(stderr, "%s: wrote %s: frames %llu-%llu, a snapshot of %zu calls (%zu not exact)\n",
-          program.c_str(), options.output.c_str(),
-          static_cast<unsigned long long>(options.first_frame),
-          static_cast<unsigned long long>(options.last_frame), snapshot.calls().size(),
-          snapshot.inexact_objects().size());
+  if (!options.quiet)
+    fprintf(stderr, "%s: wrote %s: frames %llu-%llu, a snapshot of %zu calls (%zu not exact)\n",
+            program.c_str(), options.output.c_str(),
+            static_cast<unsigned long long>(options.first_frame),
+            static_cast<unsigned long long>(options.last_frame), snapshot.calls().size(),
+            snapshot.inexact_objects().size());
   return 0;
 }
 

@@ -17,6 +17,7 @@ struct TrimOptions {
   uint64_t last_frame = 0;
   std::string program = "gltrace trim";  // prefixes messages
   std::string driver_dir;                // --driver: where the replay's driver is
+  bool quiet = false;                    // no line saying what it wrote
 };
 
 // 0 when OUT was written; messages on stderr.

@@ -88,6 +88,23 @@ TEST(Trim, TheCutSaysWhatItWasCutFromAndStartsWithItsSnapshot) {
   EXPECT_FALSE(contains(after, "// snapshot")) << after.substr(0, 2000);
 }
 
+// replay --loop over a cut: every iteration made again from the snapshot
+// draws the first's frames, which are the capture's.
+TEST(Trim, LoopOverFramesDrawsTheSameFramesEveryIteration) {
+  IsolatedEnv env;
+  std::string trace = capture(env, "gltrace-demo", {"--frames", "8"}, "demo");
+  ProcessResult r = gltrace(env, {"replay", "--loop", "6", "--frames", "3-6", "--compare", trace});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_TRUE(contains(r.out, "loop: 6 iterations of 4 frames: iteration min ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "loop: peak memory after iteration 1: ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "loop: every iteration's 4 frames identical to the first's"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "compare: 4 frames identical, 0 differ")) << r.out;
+  r = gltrace(env, {"replay", "--loop", "2", "--frames", "3-99", trace});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_TRUE(contains(r.err, "frame 99 is past its end")) << r.err;
+}
+
 TEST(Trim, BadRangesAndInputsAreClearErrors) {
   IsolatedEnv env;
   std::string trace = capture(env, "gltrace-demo", {"--frames", "3"}, "demo");
