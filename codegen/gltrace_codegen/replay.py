@@ -189,6 +189,11 @@ def _generic(f, classes):
             post.append(f"a.forget_handle({hooks['replay']}, {i});")
         elif p.effect == "deletes" and "on_delete" in hooks:
             post.append(f"a.{hooks['on_delete']}({i});")
+        # A deleted GL name keeps its mapping (an object may outlive its
+        # name: a program in use, a texture attached elsewhere); a snapshot
+        # leaves out what is gone.
+        if p.effect == "deletes" and hooks.get("replay", "").startswith("ObjectClass::"):
+            post.append(f"a.mark_deleted({i}, {hooks['replay']});")
     if "release_thread" in f.roles:
         post.append("a.session().make_current(0, 0, EGL_NO_SURFACE);")
     lines += [f"  {s}" for s in post]

@@ -352,6 +352,16 @@ size_t Args::element_count(size_t i, size_t element_size) const {
   return 0;
 }
 
+void Args::mark_deleted(size_t i, ObjectClass cls) {
+  const Value* v = value(i);
+  if (v == nullptr) return;
+  if (v->kind == ValueKind::kArray || v->kind == ValueKind::kData) {
+    for (uint64_t recorded : recorded_handles(i)) session_.mark_deleted(cls, recorded);
+  } else {
+    session_.mark_deleted(cls, raw_handle(i));
+  }
+}
+
 std::vector<uint64_t> Args::recorded_handles(size_t i) const {
   std::vector<uint64_t> out;
   const Value* v = value(i);

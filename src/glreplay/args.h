@@ -147,6 +147,8 @@ class Args {
       session_.define_name(cls, recorded[k], static_cast<uint64_t>(replayed[k]));
   }
   void define_name(ObjectClass cls, uint64_t replayed);
+  // The recorded names of parameter i (an array or one name) were deleted.
+  void mark_deleted(size_t i, ObjectClass cls);
   template <typename T>
   void define_handle(HandleKind kind, T replayed) {
     uint64_t bits;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "glreplay/program_resources.h"
@@ -63,6 +64,7 @@ class NameMap {
     return it != sparse_.end() ? it->second : recorded;
   }
   void set(uint64_t recorded, uint64_t replayed) {
+    if (!deleted_.empty()) deleted_.erase(recorded);
     if (recorded >= kDenseLimit) {
       sparse_[recorded] = replayed;
       return;
@@ -87,6 +89,14 @@ class NameMap {
       if (value == replayed) return recorded;
     return std::nullopt;
   }
+  // The app deleted this name. Its mapping stays (the object may live on
+  // without it: a program in use, a texture still attached; and a later use
+  // of the stale name maps as before); a snapshot leaves out what is gone.
+  // A name generated again is no longer deleted.
+  void mark_deleted(uint64_t recorded) {
+    if (contains(recorded)) deleted_.insert(recorded);
+  }
+  bool deleted(uint64_t recorded) const { return deleted_.count(recorded) != 0; }
   // Calls f(recorded, replayed) for every value it maps.
   template <typename F>
   void for_each(F&& f) const {
@@ -101,6 +111,7 @@ class NameMap {
   void clear() {
     dense_.clear();
     sparse_.clear();
+    deleted_.clear();
   }
 
  private:
@@ -108,6 +119,7 @@ class NameMap {
   static constexpr uint64_t kUnset = ~uint64_t{0};
   std::vector<uint64_t> dense_;
   std::unordered_map<uint64_t, uint64_t> sparse_;
+  std::unordered_set<uint64_t> deleted_;  // names the app deleted (rare: a set)
 };
 
 // What contexts created sharing with each other have in common.

@@ -89,6 +89,10 @@ class Session {
   // Whether the trace defined this recorded name in the current context.
   bool defines_name(ObjectClass cls, uint64_t recorded);
   void define_name(ObjectClass cls, uint64_t recorded, uint64_t replayed);
+  // The app deleted the name (its mapping stays: see NameMap::mark_deleted).
+  void mark_deleted(ObjectClass cls, uint64_t recorded) {
+    if (recorded != 0) current().names_of(cls).mark_deleted(recorded);
+  }
   uint64_t map_handle(HandleKind kind, uint64_t recorded, std::string* error) {
     return egl_.map_handle(kind, recorded, error);
   }

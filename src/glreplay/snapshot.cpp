@@ -1,6 +1,7 @@
 #include "glreplay/snapshot.h"
 
 #include <algorithm>
+#include <cinttypes>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -148,6 +149,10 @@ struct PixelTransfer {
   GLenum format;
   GLenum type;
   int components;  // of the upload, taken from the read's four
+  // Not color-renderable (ES 2's luminance and alpha): read by drawing it
+  // into an RGBA8 texture (ShaderCopy); `pick` the RGBA components kept.
+  bool through_shader = false;
+  uint8_t pick[4] = {0, 1, 2, 3};
 };
 
 std::optional<PixelTransfer> transfer_of(GLint internal_format) {
@@ -178,10 +183,142 @@ std::optional<PixelTransfer> transfer_of(GLint internal_format) {
     case GL_R16F:
     case GL_R32F:
       return PixelTransfer{GL_FLOAT, GL_RED, GL_FLOAT, 1};
+    // Sampled, an 8-bit texel reads k/255 and an RGBA8 target stores it
+    // back as k: exact.
+    case GL_ALPHA:
+      return PixelTransfer{GL_UNSIGNED_BYTE, GL_ALPHA, GL_UNSIGNED_BYTE, 1, true, {3}};
+    case GL_LUMINANCE:
+      return PixelTransfer{GL_UNSIGNED_BYTE, GL_LUMINANCE, GL_UNSIGNED_BYTE, 1, true, {0}};
+    case GL_LUMINANCE_ALPHA:
+      return PixelTransfer{GL_UNSIGNED_BYTE, GL_LUMINANCE_ALPHA, GL_UNSIGNED_BYTE, 2, true, {0, 3}};
     default:
-      return std::nullopt;  // sRGB, integer, depth, stencil, luminance, compressed...
+      return std::nullopt;  // sRGB, integer, depth, stencil, compressed...
   }
 }
+
+// Draws textures GLES cannot attach to a framebuffer into an RGBA8 one, to
+// read them. In a context of its own that shares the app's objects, made
+// current on the thread meanwhile: none of the app's context state is
+// touched, and nothing of it leaks into the snapshot.
+class ShaderCopy {
+ public:
+  explicit ShaderCopy(Session& session) : session_(session) {}
+  ShaderCopy(const ShaderCopy&) = delete;
+  ShaderCopy& operator=(const ShaderCopy&) = delete;
+  ~ShaderCopy() {
+    if (context_ == EGL_NO_CONTEXT) return;
+    GL_CALL(session_.gl(), eglDestroyContext)(session_.display(), context_);
+  }
+
+  // Level `level` of 2D texture t (w x h) as RGBA8, bottom row first; false
+  // when it cannot be drawn. The app's context is current again after.
+  bool read(GLuint t, GLint level, GLint w, GLint h, std::vector<uint8_t>* rgba) {
+    auto& gl = session_.gl();
+    EGLDisplay display = session_.display();
+    EGLContext app = GL_CALL(gl, eglGetCurrentContext)();
+    EGLSurface draw = GL_CALL(gl, eglGetCurrentSurface)(EGL_DRAW);
+    EGLSurface read_surface = GL_CALL(gl, eglGetCurrentSurface)(EGL_READ);
+    if (!make(app)) return false;
+    if (GL_CALL(gl, eglMakeCurrent)(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context_) != EGL_TRUE)
+      return false;
+    bool ok = draw_level(t, level, w, h, rgba);
+    GL_CALL(gl, eglMakeCurrent)(display, draw, read_surface, app);
+    return ok;
+  }
+
+ private:
+  bool make(EGLContext app) {
+    if (context_ != EGL_NO_CONTEXT) return true;
+    if (failed_) return false;
+    failed_ = true;
+    auto& gl = session_.gl();
+    EGLDisplay display = session_.display();
+    EGLint config_id = 0, count = 0;
+    GL_CALL(gl, eglQueryContext)(display, app, EGL_CONFIG_ID, &config_id);
+    const EGLint by_id[] = {EGL_CONFIG_ID, config_id, EGL_NONE};
+    EGLConfig config = nullptr;
+    if (GL_CALL(gl, eglChooseConfig)(display, by_id, &config, 1, &count) != EGL_TRUE || count != 1)
+      return false;
+    const EGLint attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+    context_ = GL_CALL(gl, eglCreateContext)(display, config, app, attribs);
+    failed_ = context_ == EGL_NO_CONTEXT;
+    return !failed_;
+  }
+
+  GLuint shader(GLenum type, const char* source) {
+    auto& gl = session_.gl();
+    GLuint s = GL_CALL(gl, glCreateShader)(type);
+    GL_CALL(gl, glShaderSource)(s, 1, &source, nullptr);
+    GL_CALL(gl, glCompileShader)(s);
+    return s;
+  }
+
+  bool draw_level(GLuint t, GLint level, GLint w, GLint h, std::vector<uint8_t>* rgba) {
+    auto& gl = session_.gl();
+    if (program_ == 0) {
+      // One triangle over the target; each fragment fetches its texel.
+      GLuint vs = shader(GL_VERTEX_SHADER,
+                         "#version 300 es\n"
+                         "void main() {\n"
+                         "  gl_Position = vec4(gl_VertexID == 1 ? 3.0 : -1.0,\n"
+                         "                     gl_VertexID == 2 ? 3.0 : -1.0, 0.0, 1.0);\n"
+                         "}\n");
+      GLuint fs =
+          shader(GL_FRAGMENT_SHADER,
+                 "#version 300 es\n"
+                 "precision highp float;\n"
+                 "uniform highp sampler2D level_image;\n"
+                 "out vec4 color;\n"
+                 "void main() { color = texelFetch(level_image, ivec2(gl_FragCoord.xy), 0); }\n");
+      program_ = GL_CALL(gl, glCreateProgram)();
+      GL_CALL(gl, glAttachShader)(program_, vs);
+      GL_CALL(gl, glAttachShader)(program_, fs);
+      GL_CALL(gl, glLinkProgram)(program_);
+      GL_CALL(gl, glDeleteShader)(vs);
+      GL_CALL(gl, glDeleteShader)(fs);
+      GL_CALL(gl, glGenFramebuffers)(1, &framebuffer_);
+      GL_CALL(gl, glGenTextures)(1, &target_);
+      GL_CALL(gl, glGenSamplers)(1, &sampler_);
+      GL_CALL(gl, glSamplerParameteri)(sampler_, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      GL_CALL(gl, glSamplerParameteri)(sampler_, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    }
+    GLint linked = GL_FALSE;
+    GL_CALL(gl, glGetProgramiv)(program_, GL_LINK_STATUS, &linked);
+    if (linked != GL_TRUE) return false;
+    GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, target_);
+    GL_CALL(gl, glTexImage2D)
+    (GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    GL_CALL(gl, glBindFramebuffer)(GL_FRAMEBUFFER, framebuffer_);
+    GL_CALL(gl, glFramebufferTexture2D)
+    (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, target_, 0);
+    if (GL_CALL(gl, glCheckFramebufferStatus)(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+      return false;
+    // texelFetch's level counts from the base level, which is the app's
+    // (shared): it is moved to the level read meanwhile.
+    GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, t);
+    GLint base_level = 0;
+    GL_CALL(gl, glGetTexParameteriv)(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, &base_level);
+    GL_CALL(gl, glTexParameteri)(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, level);
+    GL_CALL(gl, glBindSampler)(0, sampler_);
+    GL_CALL(gl, glUseProgram)(program_);
+    GL_CALL(gl, glViewport)(0, 0, w, h);
+    while (GL_CALL(gl, glGetError)() != GL_NO_ERROR) {
+    }
+    GL_CALL(gl, glDrawArrays)(GL_TRIANGLES, 0, 3);
+    rgba->assign(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, 0);
+    GL_CALL(gl, glPixelStorei)(GL_PACK_ALIGNMENT, 1);
+    GL_CALL(gl, glReadPixels)(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba->data());
+    bool ok = GL_CALL(gl, glGetError)() == GL_NO_ERROR;
+    GL_CALL(gl, glTexParameteri)(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, base_level);
+    GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, 0);
+    return ok;
+  }
+
+  Session& session_;
+  EGLContext context_ = EGL_NO_CONTEXT;
+  bool failed_ = false;
+  GLuint program_ = 0, framebuffer_ = 0, target_ = 0, sampler_ = 0;
+};
 
 bool is_layered(GLenum target) {
   return target == GL_TEXTURE_3D || target == GL_TEXTURE_2D_ARRAY ||
@@ -241,22 +378,26 @@ class SnapshotWriter : public GlQueries {
     if (replayed == 0) return 0;
     return session_.recorded_name(cls, replayed).value_or(replayed);
   }
-  // Every object of a class: (trace name, replay name), by trace name.
-  std::vector<std::pair<uint64_t, uint64_t>> objects(ObjectClass cls) {
+  // Every object of a class: (trace name, replay name), by trace name;
+  // those the app deleted only while the driver still has them (see
+  // NameMap::mark_deleted). `exists` is the class's glIs*.
+  template <typename IsObject>
+  std::vector<std::pair<uint64_t, uint64_t>> objects(ObjectClass cls, IsObject exists) {
     std::vector<std::pair<uint64_t, uint64_t>> list;
-    context_.names_of(cls).for_each(
-        [&](uint64_t recorded, uint64_t replayed) { list.emplace_back(recorded, replayed); });
+    const NameMap& names = context_.names_of(cls);
+    names.for_each([&](uint64_t recorded, uint64_t replayed) {
+      if (!names.deleted(recorded) || exists(static_cast<GLuint>(replayed)) == GL_TRUE)
+        list.emplace_back(recorded, replayed);
+    });
     std::sort(list.begin(), list.end());
     return list;
   }
-  // A name of the class the trace does not use (objects the snapshot needs
-  // that the app has no name for: a deleted shader still attached).
-  uint64_t unused_name(ObjectClass cls) {
-    uint64_t highest = 0;
-    context_.names_of(cls).for_each(
-        [&](uint64_t recorded, uint64_t) { highest = std::max(highest, recorded); });
-    return std::max(highest, last_unused_) + 1;
-  }
+  // A name no app uses, for objects the snapshot needs that the app has no
+  // name for (a deleted shader still attached, what it draws the window's
+  // contents with): from high up (drivers count names from 1), the same in
+  // every snapshot of the same state.
+  uint64_t unused_name() { return kFirstUnusedName + unused_names_++; }
+  static constexpr uint64_t kFirstUnusedName = 0x7fff0000;
 
   void gen(uint32_t function, uint64_t name) { call_.s(1).uints({name}).emit(function); }
 
@@ -275,7 +416,7 @@ class SnapshotWriter : public GlQueries {
 
   // --- buffers -----------------------------------------------------------------
   void buffers() {
-    for (auto [name, buffer] : objects(ObjectClass::kBuffer)) {
+    for (auto [name, buffer] : objects(ObjectClass::kBuffer, GL(glIsBuffer))) {
       out_.section("buffer " + std::to_string(name));
       gen(FN(glGenBuffers), name);
       if (GL(glIsBuffer)(static_cast<GLuint>(buffer)) != GL_TRUE) continue;
@@ -318,7 +459,7 @@ class SnapshotWriter : public GlQueries {
     GLuint fb = 0;
     GL(glGenFramebuffers)(1, &fb);
     read_fb_ = fb;
-    for (auto [name, texture] : objects(ObjectClass::kTexture)) {
+    for (auto [name, texture] : objects(ObjectClass::kTexture, GL(glIsTexture))) {
       out_.section("texture " + std::to_string(name));
       gen(FN(glGenTextures), name);
       auto t = static_cast<GLuint>(texture);
@@ -432,6 +573,16 @@ class SnapshotWriter : public GlQueries {
   bool read_level(GLenum target, GLenum face_target, GLuint t, GLint level, GLint w, GLint h,
                   GLint d, const PixelTransfer& transfer, std::string* data) {
     if (static_cast<int64_t>(w) * h * d > (int64_t{1} << 28)) return false;
+    if (transfer.through_shader) {
+      std::vector<uint8_t> rgba;
+      if (target != GL_TEXTURE_2D || !shader_copy_.read(t, level, w, h, &rgba)) return false;
+      size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(h);
+      data->resize(pixels * static_cast<size_t>(transfer.components));
+      for (size_t i = 0; i < pixels; ++i)
+        for (int c = 0; c < transfer.components; ++c)
+          (*data)[i * transfer.components + c] = static_cast<char>(rgba[i * 4 + transfer.pick[c]]);
+      return true;
+    }
     // A level other than the base one attaches only to a mipmap complete
     // texture: its base level is moved there meanwhile (ES 3.0 9.4.1).
     GLint base_level = 0;
@@ -491,7 +642,7 @@ class SnapshotWriter : public GlQueries {
 
   // --- renderbuffers, samplers -------------------------------------------------
   void renderbuffers() {
-    for (auto [name, renderbuffer] : objects(ObjectClass::kRenderbuffer)) {
+    for (auto [name, renderbuffer] : objects(ObjectClass::kRenderbuffer, GL(glIsRenderbuffer))) {
       out_.section("renderbuffer " + std::to_string(name));
       gen(FN(glGenRenderbuffers), name);
       auto r = static_cast<GLuint>(renderbuffer);
@@ -519,7 +670,7 @@ class SnapshotWriter : public GlQueries {
 
   void samplers() {
     if (!es3()) return;
-    for (auto [name, sampler] : objects(ObjectClass::kSampler)) {
+    for (auto [name, sampler] : objects(ObjectClass::kSampler, GL(glIsSampler))) {
       out_.section("sampler " + std::to_string(name));
       gen(FN(glGenSamplers), name);
       auto s = static_cast<GLuint>(sampler);
@@ -560,7 +711,10 @@ class SnapshotWriter : public GlQueries {
   }
 
   void programs() {
-    std::vector<std::pair<uint64_t, uint64_t>> list = objects(ObjectClass::kProgram);
+    std::vector<std::pair<uint64_t, uint64_t>> list =
+        objects(ObjectClass::kProgram, [&](GLuint o) -> GLboolean {
+          return GL(glIsProgram)(o) == GL_TRUE || GL(glIsShader)(o) == GL_TRUE ? GL_TRUE : GL_FALSE;
+        });
     std::map<uint64_t, uint64_t> shader_names;  // replay -> trace, written
     for (auto [name, object] : list) {
       auto o = static_cast<GLuint>(object);
@@ -591,7 +745,7 @@ class SnapshotWriter : public GlQueries {
         shader_name = it->second;
       } else {
         // Deleted by the app, alive while attached: made, attached, deleted.
-        shader_name = last_unused_ = unused_name(ObjectClass::kProgram);
+        shader_name = unused_name();
         shader(shader_name, shaders[i]);
         out_.section("program " + std::to_string(name));
         deleted.push_back(shader_name);
@@ -769,7 +923,7 @@ class SnapshotWriter : public GlQueries {
     if (!es3()) return;  // ES 2's one binding: TODO read its attachments
     GLint max_colors = 1;
     GL(glGetIntegerv)(GL_MAX_COLOR_ATTACHMENTS, &max_colors);
-    for (auto [name, framebuffer] : objects(ObjectClass::kFramebuffer)) {
+    for (auto [name, framebuffer] : objects(ObjectClass::kFramebuffer, GL(glIsFramebuffer))) {
       out_.section("framebuffer " + std::to_string(name));
       gen(FN(glGenFramebuffers), name);
       auto fb = static_cast<GLuint>(framebuffer);
@@ -827,7 +981,7 @@ class SnapshotWriter : public GlQueries {
 
   void vertex_arrays() {
     if (es3()) {
-      for (auto [name, vao] : objects(ObjectClass::kVertexArray)) {
+      for (auto [name, vao] : objects(ObjectClass::kVertexArray, GL(glIsVertexArray))) {
         out_.section("vertex array " + std::to_string(name));
         gen(FN(glGenVertexArrays), name);
         auto v = static_cast<GLuint>(vao);
@@ -906,7 +1060,9 @@ class SnapshotWriter : public GlQueries {
   void window_contents() {
     EGLSurface surface = session_.current_draw_surface();
     if (!es3() || surface == EGL_NO_SURFACE) return;
-    out_.section("window " + std::to_string(session_.current_draw()));
+    char window[32];
+    snprintf(window, sizeof window, "window 0x%" PRIx64, session_.current_draw());
+    out_.section(window);
     GLint width = 0, height = 0, samples = 0, depth = 0, stencil = 0;
     GL(eglQuerySurface)(session_.display(), surface, EGL_WIDTH, &width);
     GL(eglQuerySurface)(session_.display(), surface, EGL_HEIGHT, &height);
@@ -915,7 +1071,7 @@ class SnapshotWriter : public GlQueries {
     samples = integer(GL_SAMPLES);
     depth = integer(GL_DEPTH_BITS);
     stencil = integer(GL_STENCIL_BITS);
-    std::string what = "window " + std::to_string(session_.current_draw());
+    std::string what = window;
     if (depth > 0 || stencil > 0)
       inexact(what, "its depth and stencil buffers are not restored (no ES call reads them)");
     if (samples > 0) {
@@ -939,8 +1095,8 @@ class SnapshotWriter : public GlQueries {
       inexact(what, "its color buffer could not be read: not restored");
       return;
     }
-    uint64_t texture = last_unused_ = unused_name(ObjectClass::kTexture);
-    uint64_t framebuffer = last_unused_ = unused_name(ObjectClass::kFramebuffer);
+    uint64_t texture = unused_name();
+    uint64_t framebuffer = unused_name();
     gen(FN(glGenTextures), texture);
     call_.u(GL_TEXTURE_2D).u(texture).emit(FN(glBindTexture));
     call_.u(GL_TEXTURE_2D).s(0).s(GL_RGBA8).s(width).s(height).s(0).u(GL_RGBA);
@@ -1136,9 +1292,10 @@ class SnapshotWriter : public GlQueries {
 
   SnapshotOut& out_;
   CallBuilder call_;
+  ShaderCopy shader_copy_{session_};
   ReplayContext& context_;
   GLuint read_fb_ = 0;
-  uint64_t last_unused_ = 0;
+  uint64_t unused_names_ = 0;
   GLint saved_read_fb_ = 0, saved_draw_fb_ = 0, saved_vao_ = 0, saved_array_buffer_ = 0,
         saved_active_texture_ = GL_TEXTURE0, saved_program_ = 0, saved_renderbuffer_ = 0,
         saved_copy_read_ = 0;
@@ -1277,6 +1434,13 @@ bool snapshot_after_call(const std::string& trace, uint64_t last_call, const std
           b.thread,
           [&] {
             session.set_thread(b.thread);
+            // The window's size now: it may have been resized since it was made.
+            if (EGLSurface draw = session.current_draw_surface(); draw != EGL_NO_SURFACE) {
+              EGLint width = 0, height = 0;
+              GL_CALL(session.gl(), eglQuerySurface)(session.display(), draw, EGL_WIDTH, &width);
+              GL_CALL(session.gl(), eglQuerySurface)(session.display(), draw, EGL_HEIGHT, &height);
+              out.surface_size(static_cast<uint32_t>(width), static_cast<uint32_t>(height));
+            }
             wrote = write_snapshot(session, out, with_group, &snapshot_error);
           },
           error);

@@ -33,6 +33,9 @@ class SnapshotOut {
   // The calls that follow recreate one object or part of the state
   // ("texture 3", "context 1 state"): for readers that compare snapshots.
   virtual void section(const std::string& /*name*/) {}
+  // The size of the draw surface the call just written (an eglMakeCurrent)
+  // made current: a replay sizes its surface so (Call.surface_width/height).
+  virtual void surface_size(uint32_t /*width*/, uint32_t /*height*/) {}
   // The calls that follow are on this recorded thread, with this Context
   // index current (0: none).
   virtual void begin_thread(uint32_t /*thread*/, uint32_t /*context*/) {}

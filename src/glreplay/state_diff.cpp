@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "consumers/frame_end.h"
 #include "format/crc32.h"
 #include "format/reader.h"
 #include "glreplay/snapshot.h"
@@ -50,6 +51,10 @@ class TextSnapshot final : public SnapshotOut {
     if (sections_.find(section_) == sections_.end()) order_.push_back(section_);
   }
   void begin_thread(uint32_t /*thread*/, uint32_t context) override { context_ = context; }
+  void surface_size(uint32_t width, uint32_t height) override {
+    section_lines().push_back("// draw surface " + std::to_string(width) + "x" +
+                              std::to_string(height));
+  }
 
   const std::map<std::string, std::vector<std::string>>& sections() const { return sections_; }
   const std::vector<std::string>& order() const { return order_; }
@@ -135,10 +140,10 @@ class PointScan final : public format::Consumer {
  public:
   void on_call(const format::Call& call) override {
     if (call.snapshot) last_snapshot_ = std::max(last_snapshot_.value_or(0), call.seq);
+    if (consumers::ends_frame(call)) ends_.push_back(call.seq);
   }
-  void on_frame(const format::Frame& frame) override { swaps_.emplace(frame.number, frame.seq); }
   std::optional<uint64_t> last_snapshot_;
-  std::map<uint64_t, uint64_t> swaps_;  // by frame number
+  std::vector<uint64_t> ends_;  // each frame's last call, as every reader counts frames
 };
 
 bool parse_number(const std::string& text, uint64_t* value) {
@@ -172,13 +177,13 @@ std::optional<uint64_t> resolve(const StatePoint& point, std::string* error) {
     }
     return scan.last_snapshot_;
   }
-  auto swap = scan.swaps_.find(n - 1);
-  if (swap == scan.swaps_.end()) {
-    *error = point.trace + " has " + std::to_string(scan.swaps_.size()) + " frames: frame " +
+  std::sort(scan.ends_.begin(), scan.ends_.end());
+  if (n > scan.ends_.size()) {
+    *error = point.trace + " has " + std::to_string(scan.ends_.size()) + " frames: frame " +
              std::to_string(n) + " is past its end";
     return std::nullopt;
   }
-  return swap->second;
+  return scan.ends_[n - 1];
 }
 
 }  // namespace

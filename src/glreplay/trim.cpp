@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "consumers/frame_end.h"
 #include "format/reader.h"
 #include "format/record_encoder.h"
 #include "format/writer.h"
@@ -34,25 +35,23 @@ struct Cut {
   uint64_t last_seq = 0;
 };
 
-// Pass 1: the frames' swaps, by frame number (threads' Frame records come in
-// the order their chunks were written, not always by number).
+// Pass 1: where each frame ends, as every reader counts frames
+// (consumers/frame_end.h): its last call's seq, in seq order (threads'
+// calls come in the order their chunks were written).
 class FrameScan final : public format::Consumer {
  public:
-  void on_call(const format::Call& call) override { first_seq_ = std::min(first_seq_, call.seq); }
-  void on_frame(const format::Frame& frame) override { swaps_.emplace(frame.number, frame.seq); }
-  // The swap of each frame from 0 on, up to the first number missing.
-  std::vector<uint64_t> swaps() const {
-    std::vector<uint64_t> list;
-    for (const auto& [number, seq] : swaps_) {
-      if (number != list.size()) break;
-      list.push_back(seq);
-    }
-    return list;
+  void on_call(const format::Call& call) override {
+    first_seq_ = std::min(first_seq_, call.seq);
+    if (consumers::ends_frame(call)) ends_.push_back(call.seq);
+  }
+  std::vector<uint64_t> frame_ends() {
+    std::sort(ends_.begin(), ends_.end());
+    return ends_;
   }
   uint64_t first_seq() const { return first_seq_; }
 
  private:
-  std::map<uint64_t, uint64_t> swaps_;
+  std::vector<uint64_t> ends_;
   uint64_t first_seq_ = UINT64_MAX;
 };
 
@@ -176,6 +175,11 @@ class SnapshotCalls final : public SnapshotOut {
     return next_blob_++;
   }
   void inexact(const std::string& why) override { inexact_.push_back(why); }
+  void surface_size(uint32_t width, uint32_t height) override {
+    if (calls_.empty()) return;
+    calls_.back().call.surface_width = width;
+    calls_.back().call.surface_height = height;
+  }
 
   std::deque<Kept>& calls() { return calls_; }
   const std::vector<std::pair<uint64_t, std::string>>& blobs() const { return blobs_; }
@@ -366,7 +370,7 @@ int run_trim(const TrimOptions& options) {
   }
   FrameScan scan;
   if (!read_all(options.trace, scan, program)) return 1;
-  std::vector<uint64_t> swaps = scan.swaps();
+  std::vector<uint64_t> swaps = scan.frame_ends();
   if (swaps.size() <= options.last_frame) {
     fprintf(stderr, "%s: %s has %zu frames: frame %llu is past its end\n", program.c_str(),
             options.trace.c_str(), swaps.size(),

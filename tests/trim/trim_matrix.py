@@ -19,9 +19,11 @@ import subprocess
 import sys
 
 
-def frames_of(gltrace, trace):
+def frames_and_images(gltrace, trace):
     info = subprocess.run([gltrace, "info", trace], capture_output=True, text=True, check=True)
-    return int(re.search(r"^frames:\s+(\d+)", info.stdout, re.M).group(1))
+    frames = int(re.search(r"^frames:\s+(\d+)", info.stdout, re.M).group(1))
+    images = re.search(r"^images:\s+(\d+)", info.stdout, re.M)
+    return frames, int(images.group(1)) if images else 0
 
 
 def main():
@@ -42,7 +44,7 @@ def main():
           f"{'inexact':>7}  result")
     for trace in a.traces:
         name = os.path.splitext(os.path.basename(trace))[0]
-        total = frames_of(gltrace, trace)
+        total, images = frames_and_images(gltrace, trace)
         if total < 2:
             print(f"{name:28} has {total} frames: nothing to cut")
             continue
@@ -60,7 +62,8 @@ def main():
                 print(line + "trim failed: " + cut.stderr.strip().replace("\n", " | ")[-400:])
                 continue
             snapshot = re.search(r"a snapshot of (\d+) calls \((\d+) not exact\)", cut.stderr)
-            replay = subprocess.run([gltrace, "replay", "-n", "--compare", out],
+            compare = ["--compare"] if images else []
+            replay = subprocess.run([gltrace, "replay", "-n"] + compare + [out],
                                     capture_output=True, text=True, timeout=a.timeout)
             frames = re.search(r"compare: (\d+) frames identical, (\d+) differ, (\d+) without a "
                                r"trace image, (\d+) not replayed", replay.stderr + replay.stdout)
