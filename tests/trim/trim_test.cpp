@@ -66,6 +66,42 @@ TEST(Trim, TwoThreadCutsReplayTheirFramesIdentical) {
   expect_identical_cut(env, trace, "9-15", 7);
 }
 
+// Objects made once in frame 0 and drawn with after: luminance and alpha
+// textures (read by drawing them), every level of a cube map, an immutable
+// 2D array, a half-float texture, a buffer only the GPU wrote.
+TEST(Trim, ObjectsMadeBeforeTheCutAreRecreatedExactly) {
+  IsolatedEnv env;
+  std::string trace = capture(env, "gltrace-snapshot-objects", {"--frames", "6"}, "objects");
+  expect_identical_cut(env, trace, "2-5", 4);
+  std::string cut = env.dir + "/cut-2-5.gltrace";
+  // The state where the cut begins is the original's where frame 2 begins.
+  ProcessResult diff = gltrace(env, {"diff-state", trace + "@frame:2", cut + "@frame:0"});
+  EXPECT_EQ(diff.exit_code, 0) << diff.out << diff.err;
+  EXPECT_TRUE(contains(diff.out, "same state after call ")) << diff.out;
+  ProcessResult r = gltrace(env, {"trim", "--frames", "3-3", "-o", env.dir + "/3.gltrace", trace});
+  EXPECT_TRUE(contains(r.err, "(0 not exact)")) << r.err;
+}
+
+// diff-state names what differs between two points, object by object.
+TEST(Trim, DiffStateNamesTheObjectsThatDiffer) {
+  IsolatedEnv env;
+  std::string trace = capture(env, "gltrace-demo", {"--frames", "6"}, "demo");
+  ProcessResult same = gltrace(env, {"diff-state", trace + "@frame:3", trace + "@frame:3"});
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  ProcessResult differ = gltrace(env, {"diff-state", trace + "@frame:2", trace + "@frame:4"});
+  EXPECT_EQ(differ.exit_code, 1) << differ.out << differ.err;
+  // The demo's render-to-texture target and its animated uniforms change.
+  EXPECT_TRUE(contains(differ.out, "context 1: texture 2:\n")) << differ.out;
+  EXPECT_TRUE(contains(differ.out, "glUniformMatrix4fv(")) << differ.out;
+  EXPECT_TRUE(contains(differ.out, "states differ after call ")) << differ.out;
+  ProcessResult bad = gltrace(env, {"diff-state", trace + "@frame:99", trace + "@1"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+  EXPECT_TRUE(contains(bad.err, "frame 99 is past its end")) << bad.err;
+  bad = gltrace(env, {"diff-state", trace, trace + "@1"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_TRUE(contains(bad.err, "is not TRACE@CALL or TRACE@frame:N")) << bad.err;
+}
+
 TEST(Trim, TheCutSaysWhatItWasCutFromAndStartsWithItsSnapshot) {
   IsolatedEnv env;
   std::string trace = capture(env, "gltrace-demo", {"--frames", "6"}, "demo");

@@ -1,0 +1,252 @@
+// gltrace-snapshot-objects: objects a state snapshot must recreate exactly,
+// made once in frame 0 and drawn with in every frame after: luminance,
+// alpha and luminance-alpha textures (not color-renderable), a cube map
+// with every level, a 2D array texture with immutable storage, a half-float
+// texture, a vertex buffer written only by the GPU (transform feedback) and
+// copied by it (glCopyBufferSubData), uniform values set once. A trace cut
+// after frame 0 (gltrace trim) has none of their uploads: each frame it
+// replays shows whether the snapshot made them as they were.
+//
+//   gltrace-snapshot-objects [--frames N]   (default 6; surfaceless, 96x48)
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "apps/gles_app.h"
+
+namespace {
+
+using namespace gltrace::test_app;
+
+constexpr char kApp[] = "snapshot-objects";
+constexpr int kWidth = 96, kHeight = 48;
+
+// Four points, one corner of the quad each, captured by transform feedback.
+constexpr char kFeedbackVertex[] = R"(#version 300 es
+out vec2 corner;
+void main() {
+  corner = vec2(gl_VertexID % 2 == 0 ? -1.0 : 1.0, gl_VertexID < 2 ? -1.0 : 1.0);
+  gl_Position = vec4(0.0);
+}
+)";
+constexpr char kFeedbackFragment[] = R"(#version 300 es
+precision mediump float;
+out vec4 color;
+void main() { color = vec4(0.0); }
+)";
+
+constexpr char kVertex[] = R"(#version 300 es
+layout(location = 0) in vec2 corner;
+out vec2 uv;
+void main() {
+  uv = corner * 0.5 + 0.5;
+  gl_Position = vec4(corner, 0.0, 1.0);
+}
+)";
+// mode 0: the 2D texture of unit 0; 1: the cube map of unit 1 at level
+// `lod`; 2: the array of unit 2, layer `layer`, level `lod`.
+constexpr char kFragment[] = R"(#version 300 es
+precision highp float;
+uniform int mode;
+uniform float lod;
+uniform float layer;
+uniform vec4 tint;
+uniform sampler2D plain;
+uniform samplerCube cube;
+uniform highp sampler2DArray layers;
+in vec2 uv;
+out vec4 color;
+void main() {
+  vec4 c;
+  if (mode == 0) c = texture(plain, uv);
+  else if (mode == 1) c = textureLod(cube, normalize(vec3(uv * 2.0 - 1.0, 0.7)), lod);
+  else c = textureLod(layers, vec3(uv, layer), lod);
+  color = vec4(c.rgb, 1.0) * tint + vec4(0.0, 0.0, 0.0, c.a * 0.0);
+}
+)";
+
+// A 2D texture of `format` (unsized, 8 bits a component), size x size.
+GLuint plain_texture(GLenum format, int components, int size, int seed) {
+  std::vector<unsigned char> texels(static_cast<size_t>(size * size * components));
+  for (size_t i = 0; i < texels.size(); ++i) texels[i] = static_cast<unsigned char>(i * 7 + seed);
+  GLuint t = 0;
+  glGenTextures(1, &t);
+  glBindTexture(GL_TEXTURE_2D, t);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+  glTexImage2D(GL_TEXTURE_2D, 0, format, size, size, 0, format, GL_UNSIGNED_BYTE, texels.data());
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  return t;
+}
+
+GLuint half_float_texture() {
+  std::vector<float> texels(8 * 8 * 4);
+  for (size_t i = 0; i < texels.size(); ++i) texels[i] = static_cast<float>(i % 37) / 37.0f;
+  GLuint t = 0;
+  glGenTextures(1, &t);
+  glBindTexture(GL_TEXTURE_2D, t);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16F, 8, 8, 0, GL_RGBA, GL_FLOAT, texels.data());
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  return t;
+}
+
+// Every level of every face its own color.
+GLuint cube_texture() {
+  GLuint t = 0;
+  glGenTextures(1, &t);
+  glBindTexture(GL_TEXTURE_CUBE_MAP, t);
+  for (int level = 0, size = 16; size >= 1; ++level, size /= 2) {
+    for (int face = 0; face < 6; ++face) {
+      std::vector<unsigned char> texels(static_cast<size_t>(size * size * 4));
+      for (size_t i = 0; i < texels.size(); ++i)
+        texels[i] = static_cast<unsigned char>(40 * face + 30 * level + (i % 4) * 50 + i / 16);
+      glTexImage2D(static_cast<GLenum>(GL_TEXTURE_CUBE_MAP_POSITIVE_X + face), level, GL_RGBA8,
+                   size, size, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels.data());
+    }
+  }
+  glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
+  glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  return t;
+}
+
+GLuint array_texture() {
+  GLuint t = 0;
+  glGenTextures(1, &t);
+  glBindTexture(GL_TEXTURE_2D_ARRAY, t);
+  glTexStorage3D(GL_TEXTURE_2D_ARRAY, 2, GL_RGBA8, 8, 8, 4);
+  for (int level = 0, size = 8; level < 2; ++level, size /= 2) {
+    std::vector<unsigned char> texels(static_cast<size_t>(size * size * 4 * 4));
+    for (size_t i = 0; i < texels.size(); ++i)
+      texels[i] = static_cast<unsigned char>(i * 13 + level * 91);
+    glTexSubImage3D(GL_TEXTURE_2D_ARRAY, level, 0, 0, 0, size, size, 4, GL_RGBA, GL_UNSIGNED_BYTE,
+                    texels.data());
+  }
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  return t;
+}
+
+// The quad's corners, written by transform feedback into one buffer and
+// copied by the GPU into the one returned: the app never uploads them.
+GLuint gpu_written_corners() {
+  GLuint feedback = glCreateProgram();
+  GLuint vs = compile(kApp, GL_VERTEX_SHADER, kFeedbackVertex);
+  GLuint fs = compile(kApp, GL_FRAGMENT_SHADER, kFeedbackFragment);
+  glAttachShader(feedback, vs);
+  glAttachShader(feedback, fs);
+  const char* varyings[] = {"corner"};
+  glTransformFeedbackVaryings(feedback, 1, varyings, GL_INTERLEAVED_ATTRIBS);
+  glLinkProgram(feedback);
+  GLuint buffers[2];
+  glGenBuffers(2, buffers);
+  glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, buffers[0]);
+  glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, 4 * 2 * sizeof(float), nullptr, GL_STATIC_COPY);
+  glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, buffers[0]);
+  glUseProgram(feedback);
+  glEnable(GL_RASTERIZER_DISCARD);
+  glBeginTransformFeedback(GL_POINTS);
+  glDrawArrays(GL_POINTS, 0, 4);
+  glEndTransformFeedback();
+  glDisable(GL_RASTERIZER_DISCARD);
+  glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0);
+  glBindBuffer(GL_COPY_READ_BUFFER, buffers[0]);
+  glBindBuffer(GL_COPY_WRITE_BUFFER, buffers[1]);
+  glBufferData(GL_COPY_WRITE_BUFFER, 4 * 2 * sizeof(float), nullptr, GL_STATIC_DRAW);
+  glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, 4 * 2 * sizeof(float));
+  glDeleteProgram(feedback);
+  glDeleteShader(vs);
+  glDeleteShader(fs);
+  return buffers[1];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int frames = 6;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
+      frames = atoi(argv[++i]);
+    } else {
+      fprintf(stderr, "usage: gltrace-snapshot-objects [--frames N]\n");
+      return 2;
+    }
+  }
+  EGLDisplay display;
+  EGLConfig config;
+  EGLSurface surface;
+  EGLContext context;
+  const EGLint es3[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+  if (!open_surfaceless(kApp, &display, &config) ||
+      !make_pbuffer_current(kApp, display, config, kWidth, kHeight, es3, "the context", &surface,
+                            &context))
+    return 2;
+
+  // Frame 0: every object, once.
+  GLuint textures[] = {plain_texture(GL_ALPHA, 1, 8, 3), plain_texture(GL_LUMINANCE, 1, 8, 5),
+                       plain_texture(GL_LUMINANCE_ALPHA, 2, 8, 11), half_float_texture()};
+  GLuint cube = cube_texture();
+  GLuint layers = array_texture();
+  GLuint corners = gpu_written_corners();
+  GLuint program = link(kApp, kVertex, kFragment);
+  if (program == 0) return 1;
+  GLuint vao = 0;
+  glGenVertexArrays(1, &vao);
+  glBindVertexArray(vao);
+  glBindBuffer(GL_ARRAY_BUFFER, corners);
+  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glEnableVertexAttribArray(0);
+  glUseProgram(program);
+  glUniform1i(glGetUniformLocation(program, "plain"), 0);
+  glUniform1i(glGetUniformLocation(program, "cube"), 1);
+  glUniform1i(glGetUniformLocation(program, "layers"), 2);
+  glUniform4f(glGetUniformLocation(program, "tint"), 1.0f, 0.9f, 0.8f, 1.0f);
+  GLint mode = glGetUniformLocation(program, "mode");
+  GLint lod = glGetUniformLocation(program, "lod");
+  GLint layer = glGetUniformLocation(program, "layer");
+  glActiveTexture(GL_TEXTURE1);
+  glBindTexture(GL_TEXTURE_CUBE_MAP, cube);
+  glActiveTexture(GL_TEXTURE2);
+  glBindTexture(GL_TEXTURE_2D_ARRAY, layers);
+  glActiveTexture(GL_TEXTURE0);
+  glClearColor(0.1f, 0.2f, 0.3f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  eglSwapBuffers(display, surface);
+
+  // Later frames draw with them: a cell per object, one cell moving.
+  for (int frame = 1; frame < frames; ++frame) {
+    glClear(GL_COLOR_BUFFER_BIT);
+    int cell = 0;
+    auto next_cell = [&] {
+      int x = (cell + frame) % 8;
+      glViewport(x * 12, (cell / 8) * 24, 12, 24);
+      ++cell;
+    };
+    for (GLuint t : textures) {
+      glUniform1i(mode, 0);
+      glBindTexture(GL_TEXTURE_2D, t);
+      next_cell();
+      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    }
+    for (float level : {0.0f, 2.0f, 4.0f}) {
+      glUniform1i(mode, 1);
+      glUniform1f(lod, level);
+      next_cell();
+      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    }
+    for (float l : {1.0f, 3.0f}) {
+      glUniform1i(mode, 2);
+      glUniform1f(layer, l);
+      glUniform1f(lod, l > 2.0f ? 1.0f : 0.0f);
+      next_cell();
+      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    }
+    if (!check(eglSwapBuffers(display, surface) == EGL_TRUE, kApp, "eglSwapBuffers")) return 1;
+  }
+  if (!check(glGetError() == GL_NO_ERROR, kApp, "drawing")) return 1;
+  eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  eglTerminate(display);
+  return 0;
+}
