@@ -343,6 +343,8 @@ class SnapshotWriter : public GlQueries {
     if (es3()) saved_copy_read_ = integer(GL_COPY_READ_BUFFER_BINDING);
     GL(glActiveTexture)(GL_TEXTURE0);
 
+    // What the snapshot reads images through (GLES has no glGetTexImage).
+    GL(glGenFramebuffers)(1, &read_fb_);
     unpack_defaults();
     if (with_share_group) {
       buffers();
@@ -356,6 +358,7 @@ class SnapshotWriter : public GlQueries {
     window_contents();
     context_state();
 
+    GL(glDeleteFramebuffers)(1, &read_fb_);
     // The driver's bindings as they were.
     GL(glActiveTexture)(static_cast<GLenum>(saved_active_texture_));
     GL(glUseProgram)(static_cast<GLuint>(saved_program_));
@@ -456,9 +459,6 @@ class SnapshotWriter : public GlQueries {
 
   // --- textures ----------------------------------------------------------------
   void textures() {
-    GLuint fb = 0;
-    GL(glGenFramebuffers)(1, &fb);
-    read_fb_ = fb;
     for (auto [name, texture] : objects(ObjectClass::kTexture, GL(glIsTexture))) {
       out_.section("texture " + std::to_string(name));
       gen(FN(glGenTextures), name);
@@ -474,8 +474,6 @@ class SnapshotWriter : public GlQueries {
       call_.u(target).u(name).emit(FN(glBindTexture));
       with_texture(target, t, [&] { texture_image(name, target, t); });
     }
-    GL(glDeleteFramebuffers)(1, &fb);
-    read_fb_ = 0;
   }
 
   void texture_image(uint64_t name, GLenum target, GLuint t) {
@@ -663,9 +661,76 @@ class SnapshotWriter : public GlQueries {
         call_.u(GL_RENDERBUFFER).u(static_cast<uint64_t>(format)).s(width).s(height);
         call_.emit(FN(glRenderbufferStorage));
       }
-      inexact("renderbuffer " + std::to_string(name),
-              "its contents are not read back yet: left undefined");
+      renderbuffer_contents(name, r, width, height, format, samples);
     }
+  }
+
+  // A color renderbuffer's pixels, drawn back with a blit from a texture
+  // of the snapshot's own (fixed-point formats: RGBA8 holds them exactly).
+  void renderbuffer_contents(uint64_t name, GLuint r, GLint width, GLint height, GLint format,
+                             GLint samples) {
+    std::string what = "renderbuffer " + std::to_string(name);
+    bool fixed_point = format == GL_RGBA8 || format == GL_RGB8 || format == GL_RGB565 ||
+                       format == GL_RGBA4 || format == GL_RGB5_A1 || format == GL_R8 ||
+                       format == GL_RG8;
+    if (!es3() || !fixed_point || samples > 0) {
+      inexact(what, std::string(samples > 0 ? "multisampled" : "its format") +
+                        ": its contents are not restored yet (left undefined)");
+      return;
+    }
+    GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, read_fb_);
+    GL(glFramebufferRenderbuffer)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r);
+    GL(glReadBuffer)(GL_COLOR_ATTACHMENT0);
+    std::string pixels;
+    bool read = GL(glCheckFramebufferStatus)(GL_READ_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE &&
+                read_rgba8(width, height, &pixels);
+    GL(glFramebufferRenderbuffer)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, 0);
+    if (!read) {
+      inexact(what, "its contents could not be read: left undefined");
+      return;
+    }
+    uint64_t target = unused_name();
+    gen(FN(glGenFramebuffers), target);
+    call_.u(GL_DRAW_FRAMEBUFFER).u(target).emit(FN(glBindFramebuffer));
+    call_.u(GL_DRAW_FRAMEBUFFER).u(GL_COLOR_ATTACHMENT0).u(GL_RENDERBUFFER).u(name);
+    call_.emit(FN(glFramebufferRenderbuffer));
+    blit_into_draw_framebuffer(width, height, std::move(pixels));
+    call_.u(GL_DRAW_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
+    call_.s(1).uints({target}).emit(FN(glDeleteFramebuffers));
+  }
+
+  // The bound read framebuffer's read buffer, width x height, as RGBA8.
+  bool read_rgba8(GLint width, GLint height, std::string* pixels) {
+    if (width <= 0 || height <= 0 || static_cast<int64_t>(width) * height > (int64_t{1} << 26))
+      return false;
+    pixels->assign(static_cast<size_t>(width) * static_cast<size_t>(height) * 4, '\0');
+    clear_errors();
+    PixelStoreScope packing({GL(glGetIntegerv), GL(glPixelStorei), GL(glBindBuffer)}, true,
+                            PixelStoreScope::Direction::kPack);
+    packing.set_tightly_packed();
+    GL(glReadPixels)(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels->data());
+    return GL(glGetError)() == GL_NO_ERROR;
+  }
+
+  // Calls that draw RGBA8 pixels into the bound draw framebuffer: a texture
+  // and a read framebuffer of the snapshot's own, a blit, both deleted. A
+  // fresh context blits unscissored: the context state is written after.
+  void blit_into_draw_framebuffer(GLint width, GLint height, std::string pixels) {
+    uint64_t texture = unused_name();
+    uint64_t source = unused_name();
+    gen(FN(glGenTextures), texture);
+    call_.u(GL_TEXTURE_2D).u(texture).emit(FN(glBindTexture));
+    call_.u(GL_TEXTURE_2D).s(0).s(GL_RGBA8).s(width).s(height).s(0).u(GL_RGBA);
+    call_.u(GL_UNSIGNED_BYTE).bytes(std::move(pixels)).emit(FN(glTexImage2D));
+    gen(FN(glGenFramebuffers), source);
+    call_.u(GL_READ_FRAMEBUFFER).u(source).emit(FN(glBindFramebuffer));
+    call_.u(GL_READ_FRAMEBUFFER).u(GL_COLOR_ATTACHMENT0).u(GL_TEXTURE_2D).u(texture).s(0);
+    call_.emit(FN(glFramebufferTexture2D));
+    call_.s(0).s(0).s(width).s(height).s(0).s(0).s(width).s(height);
+    call_.u(GL_COLOR_BUFFER_BIT).u(GL_NEAREST).emit(FN(glBlitFramebuffer));
+    call_.u(GL_READ_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
+    call_.s(1).uints({source}).emit(FN(glDeleteFramebuffers));
+    call_.s(1).uints({texture}).emit(FN(glDeleteTextures));
   }
 
   void samplers() {
@@ -1078,39 +1143,17 @@ class SnapshotWriter : public GlQueries {
       inexact(what, "its color buffer is multisampled: not restored");
       return;
     }
-    if (width <= 0 || height <= 0 || static_cast<int64_t>(width) * height > (int64_t{1} << 26))
-      return;
-    std::string pixels(static_cast<size_t>(width) * static_cast<size_t>(height) * 4, '\0');
-    clear_errors();
-    {
-      PixelStoreScope packing({GL(glGetIntegerv), GL(glPixelStorei), GL(glBindBuffer)}, true,
-                              PixelStoreScope::Direction::kPack);
-      packing.set_tightly_packed();
-      GLint read_buffer = integer(GL_READ_BUFFER);
-      GL(glReadBuffer)(GL_BACK);
-      GL(glReadPixels)(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
-      GL(glReadBuffer)(static_cast<GLenum>(read_buffer));
-    }
-    if (GL(glGetError)() != GL_NO_ERROR) {
+    GLint read_buffer = integer(GL_READ_BUFFER);
+    GL(glReadBuffer)(GL_BACK);
+    std::string pixels;
+    bool read = read_rgba8(width, height, &pixels);
+    GL(glReadBuffer)(static_cast<GLenum>(read_buffer));
+    if (!read) {
       inexact(what, "its color buffer could not be read: not restored");
       return;
     }
-    uint64_t texture = unused_name();
-    uint64_t framebuffer = unused_name();
-    gen(FN(glGenTextures), texture);
-    call_.u(GL_TEXTURE_2D).u(texture).emit(FN(glBindTexture));
-    call_.u(GL_TEXTURE_2D).s(0).s(GL_RGBA8).s(width).s(height).s(0).u(GL_RGBA);
-    call_.u(GL_UNSIGNED_BYTE).bytes(std::move(pixels)).emit(FN(glTexImage2D));
-    gen(FN(glGenFramebuffers), framebuffer);
-    call_.u(GL_READ_FRAMEBUFFER).u(framebuffer).emit(FN(glBindFramebuffer));
-    call_.u(GL_READ_FRAMEBUFFER).u(GL_COLOR_ATTACHMENT0).u(GL_TEXTURE_2D).u(texture).s(0);
-    call_.emit(FN(glFramebufferTexture2D));
     call_.u(GL_DRAW_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
-    call_.s(0).s(0).s(width).s(height).s(0).s(0).s(width).s(height);
-    call_.u(GL_COLOR_BUFFER_BIT).u(GL_NEAREST).emit(FN(glBlitFramebuffer));
-    call_.u(GL_READ_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
-    call_.s(1).uints({framebuffer}).emit(FN(glDeleteFramebuffers));
-    call_.s(1).uints({texture}).emit(FN(glDeleteTextures));
+    blit_into_draw_framebuffer(width, height, std::move(pixels));
   }
 
   // --- the context's state -----------------------------------------------------

@@ -3,7 +3,8 @@
 // alpha and luminance-alpha textures (not color-renderable), a cube map
 // with every level, a 2D array texture with immutable storage, a half-float
 // texture, a vertex buffer written only by the GPU (transform feedback) and
-// copied by it (glCopyBufferSubData), uniform values set once. A trace cut
+// copied by it (glCopyBufferSubData), uniform values set once, a color
+// renderbuffer drawn into once and blitted from in every frame. A trace cut
 // after frame 0 (gltrace trim) has none of their uploads: each frame it
 // replays shows whether the snapshot made them as they were.
 //
@@ -211,6 +212,22 @@ int main(int argc, char** argv) {
   glActiveTexture(GL_TEXTURE2);
   glBindTexture(GL_TEXTURE_2D_ARRAY, layers);
   glActiveTexture(GL_TEXTURE0);
+  // A renderbuffer drawn into once: cleared, then the luminance texture.
+  GLuint renderbuffer = 0, offscreen = 0;
+  glGenRenderbuffers(1, &renderbuffer);
+  glBindRenderbuffer(GL_RENDERBUFFER, renderbuffer);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, 16, 16);
+  glGenFramebuffers(1, &offscreen);
+  glBindFramebuffer(GL_FRAMEBUFFER, offscreen);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, renderbuffer);
+  glViewport(0, 0, 16, 16);
+  glClearColor(0.7f, 0.1f, 0.4f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  glViewport(4, 4, 8, 8);
+  glUniform1i(mode, 0);
+  glBindTexture(GL_TEXTURE_2D, textures[1]);
+  glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
   glClearColor(0.1f, 0.2f, 0.3f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   eglSwapBuffers(display, surface);
@@ -243,6 +260,10 @@ int main(int argc, char** argv) {
       next_cell();
       glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     }
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, offscreen);
+    int x = (frame * 5) % (kWidth - 16);
+    glBlitFramebuffer(0, 0, 16, 16, x, 30, x + 16, 46, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
     if (!check(eglSwapBuffers(display, surface) == EGL_TRUE, kApp, "eglSwapBuffers")) return 1;
   }
   if (!check(glGetError() == GL_NO_ERROR, kApp, "drawing")) return 1;
