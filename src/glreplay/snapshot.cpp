@@ -155,6 +155,10 @@ struct PixelTransfer {
   uint8_t pick[4] = {0, 1, 2, 3};
 };
 
+// EXT_texture_format_BGRA8888 (GLES2/gl2ext.h's names, which need its
+// prototypes off).
+constexpr GLenum kBgra = 0x80E1, kBgra8 = 0x93A1;
+
 std::optional<PixelTransfer> transfer_of(GLint internal_format) {
   switch (internal_format) {
     case GL_RGBA:
@@ -183,6 +187,10 @@ std::optional<PixelTransfer> transfer_of(GLint internal_format) {
     case GL_R16F:
     case GL_R32F:
       return PixelTransfer{GL_FLOAT, GL_RED, GL_FLOAT, 1};
+    // EXT_texture_format_BGRA8888: read as RGBA, uploaded as BGRA.
+    case kBgra:
+    case kBgra8:
+      return PixelTransfer{GL_UNSIGNED_BYTE, kBgra, GL_UNSIGNED_BYTE, 4, false, {2, 1, 0, 3}};
     // Sampled, an 8-bit texel reads k/255 and an RGBA8 target stores it
     // back as k: exact.
     case GL_ALPHA:
@@ -612,12 +620,14 @@ class SnapshotWriter : public GlQueries {
           ok = false;
           break;
         }
-        // The upload's components of each RGBA texel.
-        size_t texel = element * static_cast<size_t>(transfer.components);
+        // The upload's components of each RGBA texel, in its order.
+        size_t components = static_cast<size_t>(transfer.components);
         size_t start = data->size();
-        data->resize(start + pixels * texel);
+        data->resize(start + pixels * components * element);
         for (size_t i = 0; i < pixels; ++i)
-          memcpy(data->data() + start + i * texel, rgba.data() + i * 4 * element, texel);
+          for (size_t c = 0; c < components; ++c)
+            memcpy(data->data() + start + (i * components + c) * element,
+                   rgba.data() + (i * 4 + transfer.pick[c]) * element, element);
       }
     }
     GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
@@ -1091,7 +1101,9 @@ class SnapshotWriter : public GlQueries {
       uint64_t attribute = recorded_attribute(i);
       call_.u(GL_ARRAY_BUFFER).u(trace_name(ObjectClass::kBuffer, static_cast<uint64_t>(buffer)));
       call_.emit(FN(glBindBuffer));
-      auto offset = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(pointer));
+      // Client memory (no buffer): the address is the replay's own and means
+      // nothing in a trace; each draw records the data it reads.
+      auto offset = buffer == 0 ? 0 : static_cast<uint64_t>(reinterpret_cast<uintptr_t>(pointer));
       if (integer_attrib != 0) {
         call_.u(attribute).s(size).u(static_cast<uint64_t>(type)).s(stride).pointer(offset);
         call_.emit(FN(glVertexAttribIPointer));
