@@ -512,4 +512,20 @@ bool read_trace_prefetched(ChunkReader& reader, Consumer& consumer, ReadStatus* 
   return consumer.stop_requested() || reader.status().ok();
 }
 
+bool read_trace_file(const std::string& path, Consumer& consumer, std::string* error,
+                     std::string* warning) {
+  ChunkReader reader;
+  ReadStatus status;
+  if (!reader.open(path)) {
+    *error = path + ": " + reader.status().message;
+    return false;
+  }
+  if (!read_trace(reader, consumer, &status)) {
+    *error = path + ": " + status.message;
+    return false;
+  }
+  if (warning != nullptr) *warning = status.message;
+  return true;
+}
+
 }  // namespace gltrace::format

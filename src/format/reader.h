@@ -78,6 +78,13 @@ class ChunkReader {
 // the chunk offset and the byte inside the chunk in status->message.
 bool read_trace(ChunkReader& reader, Consumer& consumer, ReadStatus* status);
 
+// Opens the file `path` and reads it to its end into `consumer`. False with
+// *error ("PATH: what went wrong, where") when it is no readable trace or is
+// corrupt; a trace cut short by a crash reads as far as it goes, and
+// *warning (when given) says so.
+bool read_trace_file(const std::string& path, Consumer& consumer, std::string* error,
+                     std::string* warning = nullptr);
+
 // The same, with reading and decompression on a second thread, ahead of the
 // decoding and the consumer on this one (a few chunks of memory more). The
 // reader must not be used by anyone else until it returns.

@@ -189,7 +189,7 @@ struct Call {
   std::span<const ClientArray> client_arrays;
   std::span<const BufferWrite> buffer_writes;
   bool synthetic = false;
-  bool snapshot = false;  // recreates state the app had when the capture began
+  bool snapshot = false;                      // recreates state the app had when the capture began
   bool ends_frame = false;                    // a glFinish that ended an off-screen program's frame
   const ImageSource* image_source = nullptr;  // null when the call has none
   // eglCreate*Surface, eglCreateContext: the config's attributes (name,

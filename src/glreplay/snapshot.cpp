@@ -1428,15 +1428,7 @@ class ContextRecords final : public format::Consumer {
 bool snapshot_after_call(const std::string& trace, uint64_t last_call, const std::string& program,
                          const std::string& driver_dir, SnapshotOut& out, std::string* error) {
   ContextRecords records;
-  {
-    format::ChunkReader reader;
-    format::ReadStatus status;
-    if (!reader.open(trace) || !format::read_trace(reader, records, &status)) {
-      *error = trace + ": " +
-               (reader.status().message.empty() ? status.message : reader.status().message);
-      return false;
-    }
-  }
+  if (!format::read_trace_file(trace, records, error)) return false;
   auto info = std::make_shared<TraceInfo>();
   TraceSource source(info, SourceOptions{});
   if (!source.open(trace, error)) return false;

@@ -163,13 +163,7 @@ std::optional<uint64_t> resolve(const StatePoint& point, std::string* error) {
     return std::nullopt;
   }
   PointScan scan;
-  format::ChunkReader reader;
-  format::ReadStatus status;
-  if (!reader.open(point.trace) || !format::read_trace(reader, scan, &status)) {
-    *error = point.trace + ": " +
-             (reader.status().message.empty() ? status.message : reader.status().message);
-    return std::nullopt;
-  }
+  if (!format::read_trace_file(point.trace, scan, error)) return std::nullopt;
   if (n == 0) {
     if (!scan.last_snapshot_) {
       *error = point.trace + " begins with frame 0: there is no state before it";

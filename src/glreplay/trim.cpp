@@ -345,16 +345,13 @@ class TrimWriter final : public format::Consumer {
 };
 
 bool read_all(const std::string& path, format::Consumer& consumer, const std::string& program) {
-  format::ChunkReader reader;
-  format::ReadStatus status;
-  if (!reader.open(path) || !format::read_trace(reader, consumer, &status)) {
-    const format::ReadStatus& s =
-        reader.status().state != format::ReadState::kReading ? reader.status() : status;
-    fprintf(stderr, "%s: %s: %s\n", program.c_str(), path.c_str(), s.message.c_str());
+  std::string error, warning;
+  if (!format::read_trace_file(path, consumer, &error, &warning)) {
+    fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
     return false;
   }
-  if (!status.message.empty())
-    fprintf(stderr, "%s: warning: %s: %s\n", program.c_str(), path.c_str(), status.message.c_str());
+  if (!warning.empty())
+    fprintf(stderr, "%s: warning: %s: %s\n", program.c_str(), path.c_str(), warning.c_str());
   return true;
 }
 
