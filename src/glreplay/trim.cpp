@@ -28,11 +28,14 @@ namespace {
 using format::Value;
 using format::ValueKind;
 
-// Where the kept frames are in the original: frame A's first call and
-// frame B's last (its swap), by seq.
+// What the cut keeps of the original: calls first_seq to last_seq, and the
+// frames that end among them, first_frame up to (not with) end_frame.
 struct Cut {
   uint64_t first_seq = 0;
   uint64_t last_seq = 0;
+  uint64_t first_frame = 0;
+  uint64_t end_frame = 0;
+  std::string what;  // "frames 3-7", "calls 100-900"
 };
 
 // Pass 1: where each frame ends, as every reader counts frames
@@ -42,6 +45,7 @@ class FrameScan final : public format::Consumer {
  public:
   void on_call(const format::Call& call) override {
     first_seq_ = std::min(first_seq_, call.seq);
+    last_seq_ = std::max(last_seq_, call.seq);
     if (consumers::ends_frame(call)) ends_.push_back(call.seq);
   }
   std::vector<uint64_t> frame_ends() {
@@ -49,10 +53,12 @@ class FrameScan final : public format::Consumer {
     return ends_;
   }
   uint64_t first_seq() const { return first_seq_; }
+  uint64_t last_seq() const { return last_seq_; }
 
  private:
   std::vector<uint64_t> ends_;
   uint64_t first_seq_ = UINT64_MAX;
+  uint64_t last_seq_ = 0;
 };
 
 // The handle a value holds (EGL handles are pointers or integers).
@@ -78,9 +84,8 @@ void for_each_blob(const format::Call& call, F&& f) {
 // Whether the cut keeps an image: those of its frames. A swap's image is
 // read after the swapping thread's previous call, which, when another
 // thread's swap began the cut, may lie before the cut.
-bool kept_image(const format::Image& image, const Cut& cut, uint64_t first_frame,
-                uint64_t last_frame) {
-  if (image.frame < first_frame || image.frame > last_frame || image.seq > cut.last_seq)
+bool kept_image(const format::Image& image, const Cut& cut) {
+  if (image.frame < cut.first_frame || image.frame >= cut.end_frame || image.seq > cut.last_seq)
     return false;
   return image.seq >= cut.first_seq || image.origin == "swap";
 }
@@ -89,12 +94,11 @@ bool kept_image(const format::Image& image, const Cut& cut, uint64_t first_frame
 // of what still lives), the blobs the kept calls need, the contexts.
 class Plan final : public format::Consumer {
  public:
-  Plan(Cut cut, uint64_t first_frame, uint64_t last_frame)
-      : cut_(cut), first_frame_(first_frame), last_frame_(last_frame) {}
+  explicit Plan(const Cut& cut) : cut_(cut) {}
 
   void on_blob(const format::Blob& blob) override { max_blob_ = std::max(max_blob_, blob.id); }
   void on_image(const format::Image& image) override {
-    if (kept_image(image, cut_, first_frame_, last_frame_)) blobs_.insert(image.blob);
+    if (kept_image(image, cut_)) blobs_.insert(image.blob);
   }
   void on_call(const format::Call& call) override {
     if (call.seq >= cut_.first_seq) {
@@ -131,8 +135,7 @@ class Plan final : public format::Consumer {
   uint64_t first_start_ns() const { return first_start_ns_; }
 
  private:
-  Cut cut_;
-  uint64_t first_frame_, last_frame_;
+  const Cut& cut_;
   std::vector<std::pair<uint64_t, uint64_t>> setup_;  // (seq, handle made or 0)
   std::unordered_set<uint64_t> destroyed_;
   std::unordered_set<uint64_t> blobs_;
@@ -247,10 +250,9 @@ class TrimWriter final : public format::Consumer {
   void on_header(const format::Header& header) override {
     if (part_ != Part::kBeforeCut) return;
     format::Header h = header;
-    cut_from_ = "frames " + std::to_string(options_.first_frame) + "-" +
-                std::to_string(options_.last_frame) + " of " + options_.trace;
+    cut_from_ = cut_.what + " of " + options_.trace;
     h.cut_from = cut_from_;
-    h.mid_run = options_.first_frame != 0 || header.mid_run;
+    h.mid_run = !snapshot_.calls().empty() || header.mid_run;
     sink_.add(h);
   }
   void on_thread(const format::Thread& thread) override {
@@ -283,20 +285,17 @@ class TrimWriter final : public format::Consumer {
     sink_.add(c);
   }
   void on_frame(const format::Frame& frame) override {
-    if (part_ != Part::kFrames || frame.number < options_.first_frame ||
-        frame.number > options_.last_frame)
+    if (part_ != Part::kFrames || frame.number < cut_.first_frame || frame.number >= cut_.end_frame)
       return;
     format::Frame f = frame;
-    f.number = frame.number - options_.first_frame;
+    f.number = frame.number - cut_.first_frame;
     f.seq = frame.seq - cut_.first_seq + seq_offset_;
     sink_.add(f);
   }
   void on_image(const format::Image& image) override {
-    if (part_ != Part::kFrames ||
-        !kept_image(image, cut_, options_.first_frame, options_.last_frame))
-      return;
+    if (part_ != Part::kFrames || !kept_image(image, cut_)) return;
     format::Image i = image;
-    i.frame = image.frame - options_.first_frame;
+    i.frame = image.frame - cut_.first_frame;
     if (image.seq >= cut_.first_seq) {
       i.seq = image.seq - cut_.first_seq + seq_offset_;
     } else {
@@ -355,36 +354,70 @@ bool read_all(const std::string& path, format::Consumer& consumer, const std::st
   return true;
 }
 
+// Where the cut options ask for lies in the trace; false (and a message)
+// when it is not there.
+bool find_cut(const TrimOptions& options, FrameScan& scan, Cut* cut) {
+  const std::string& program = options.program;
+  std::vector<uint64_t> ends = scan.frame_ends();
+  if (options.calls) {
+    auto [first, last] = *options.calls;
+    if (scan.first_seq() == UINT64_MAX || last > scan.last_seq() || first < scan.first_seq()) {
+      fprintf(stderr, "%s: %s holds calls %llu-%llu: calls %llu-%llu are not all there\n",
+              program.c_str(), options.trace.c_str(),
+              static_cast<unsigned long long>(scan.first_seq()),
+              static_cast<unsigned long long>(scan.last_seq()),
+              static_cast<unsigned long long>(first), static_cast<unsigned long long>(last));
+      return false;
+    }
+    cut->first_seq = first;
+    cut->last_seq = last;
+    cut->first_frame =
+        static_cast<uint64_t>(std::lower_bound(ends.begin(), ends.end(), first) - ends.begin());
+    cut->end_frame =
+        static_cast<uint64_t>(std::upper_bound(ends.begin(), ends.end(), last) - ends.begin());
+    cut->what = "calls " + std::to_string(first) + "-" + std::to_string(last);
+    return true;
+  }
+  if (ends.size() <= options.last_frame) {
+    fprintf(stderr, "%s: %s has %zu frames: frame %llu is past its end\n", program.c_str(),
+            options.trace.c_str(), ends.size(),
+            static_cast<unsigned long long>(options.last_frame));
+    return false;
+  }
+  cut->first_seq = options.first_frame == 0 ? scan.first_seq() : ends[options.first_frame - 1] + 1;
+  cut->last_seq = ends[options.last_frame];
+  cut->first_frame = options.first_frame;
+  cut->end_frame = options.last_frame + 1;
+  cut->what =
+      "frames " + std::to_string(options.first_frame) + "-" + std::to_string(options.last_frame);
+  return true;
+}
+
 }  // namespace
 
 int run_trim(const TrimOptions& options) {
   const std::string& program = options.program;
-  if (options.last_frame < options.first_frame) {
-    fprintf(stderr, "%s: the frames %llu-%llu are no range\n", program.c_str(),
-            static_cast<unsigned long long>(options.first_frame),
-            static_cast<unsigned long long>(options.last_frame));
+  auto [first, last] =
+      options.calls.value_or(std::make_pair(options.first_frame, options.last_frame));
+  if (last < first) {
+    fprintf(stderr, "%s: the %s %llu-%llu are no range\n", program.c_str(),
+            options.calls ? "calls" : "frames", static_cast<unsigned long long>(first),
+            static_cast<unsigned long long>(last));
     return 2;
   }
   FrameScan scan;
   if (!read_all(options.trace, scan, program)) return 1;
-  std::vector<uint64_t> swaps = scan.frame_ends();
-  if (swaps.size() <= options.last_frame) {
-    fprintf(stderr, "%s: %s has %zu frames: frame %llu is past its end\n", program.c_str(),
-            options.trace.c_str(), swaps.size(),
-            static_cast<unsigned long long>(options.last_frame));
-    return 1;
-  }
   Cut cut;
-  cut.first_seq = options.first_frame == 0 ? scan.first_seq() : swaps[options.first_frame - 1] + 1;
-  cut.last_seq = swaps[options.last_frame];
+  if (!find_cut(options, scan, &cut)) return 1;
 
-  Plan plan(cut, options.first_frame, options.last_frame);
+  Plan plan(cut);
   if (!read_all(options.trace, plan, program)) return 1;
 
   SnapshotCalls snapshot(plan.max_blob() + 1);
   std::string error;
-  if (options.first_frame != 0 && !snapshot_after_call(options.trace, cut.first_seq - 1, program,
-                                                       options.driver_dir, snapshot, &error)) {
+  if (cut.first_seq > scan.first_seq() &&
+      !snapshot_after_call(options.trace, cut.first_seq - 1, program, options.driver_dir, snapshot,
+                           &error)) {
     fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
     return 1;
   }
@@ -408,10 +441,8 @@ int run_trim(const TrimOptions& options) {
     return 1;
   }
   if (!options.quiet)
-    fprintf(stderr, "%s: wrote %s: frames %llu-%llu, a snapshot of %zu calls (%zu not exact)\n",
-            program.c_str(), options.output.c_str(),
-            static_cast<unsigned long long>(options.first_frame),
-            static_cast<unsigned long long>(options.last_frame), snapshot.calls().size(),
+    fprintf(stderr, "%s: wrote %s: %s, a snapshot of %zu calls (%zu not exact)\n", program.c_str(),
+            options.output.c_str(), cut.what.c_str(), snapshot.calls().size(),
             snapshot.inexact_objects().size());
   return 0;
 }

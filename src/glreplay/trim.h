@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace gltrace::glreplay {
 
@@ -15,6 +17,9 @@ struct TrimOptions {
   std::string output;
   uint64_t first_frame = 0;  // frames A-B, both kept
   uint64_t last_frame = 0;
+  // Calls C-D (seq numbers, both kept) instead of frames: a cut anywhere,
+  // inside a frame too; the frames that end in it are its frames.
+  std::optional<std::pair<uint64_t, uint64_t>> calls;
   std::string program = "gltrace trim";  // prefixes messages
   std::string driver_dir;                // --driver: where the replay's driver is
   bool quiet = false;                    // no line saying what it wrote
