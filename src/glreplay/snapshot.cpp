@@ -480,7 +480,8 @@ class SnapshotWriter : public GlQueries {
         continue;
       }
       call_.u(target).u(name).emit(FN(glBindTexture));
-      with_texture(target, t, [&] { texture_image(name, target, t); });
+      uint64_t texture_name = name;  // a lambda cannot capture a structured binding (clang 14)
+      with_texture(target, t, [&] { texture_image(texture_name, target, t); });
     }
   }
 
