@@ -38,6 +38,12 @@ echo "-- where the time went (gltrace stats):"
 "$gltrace" frames -o "$counts/frames" --frames 29 "$trace" | sed 's/^/   /'
 echo "-- replayed headless, every frame compared with the captured one (gltrace replay --compare):"
 "$gltrace" replay --compare "$trace" 2>&1 | tail -n 4 | sed 's/^/   /'
+echo "-- frames 20-24 cut out with a state snapshot (gltrace trim), replayed and compared:"
+"$gltrace" trim --frames 20-24 -o "$counts/cut.gltrace" "$trace" 2>&1 | tail -n 1 | sed 's/^/   /'
+"$gltrace" replay --compare "$counts/cut.gltrace" 2>&1 | grep '^compare: .* frames' | sed 's/^/   /'
+"$gltrace" diff-state "$trace@frame:20" "$counts/cut.gltrace@frame:0" | tail -n 1 | sed 's/^/   /'
+echo "-- the same frames 20 times, each from the snapshot (gltrace replay --loop):"
+"$gltrace" replay --loop 20 --frames 20-24 --compare "$trace" 2>&1 | grep '^loop:' | sed 's/^/   /'
 
 echo
 echo "== live tracing: gltrace-demo runs traceable and idle; gltrace attaches twice, detaches"

@@ -341,6 +341,10 @@ class SnapshotWriter : public GlQueries {
   void write(bool with_share_group) {
     read_version();
     clear_errors();
+    // Everything drawn so far is done before anything is read: llvmpipe
+    // was seen to return a render target's texels half drawn when read
+    // through another framebuffer than the one that drew them.
+    GL(glFinish)();
     saved_read_fb_ = integer(es3() ? GL_READ_FRAMEBUFFER_BINDING : GL_FRAMEBUFFER_BINDING);
     saved_draw_fb_ = integer(GL_FRAMEBUFFER_BINDING);
     saved_vao_ = es3() ? integer(GL_VERTEX_ARRAY_BINDING) : 0;
