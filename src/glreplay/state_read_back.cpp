@@ -157,6 +157,9 @@ class ReadBack : public GlQueries {
     }
     GLenum fb_target = three ? GL_READ_FRAMEBUFFER : GL_FRAMEBUFFER;
     GLint old = integer(three ? GL_READ_FRAMEBUFFER_BINDING : GL_FRAMEBUFFER_BINDING);
+    // A render target read through another framebuffer than the one that
+    // drew it: llvmpipe was seen to return it half drawn without this.
+    GL(glFinish)();
     GLuint fb = 0;
     GL(glGenFramebuffers)(1, &fb);
     GL(glBindFramebuffer)(fb_target, fb);
