@@ -142,7 +142,9 @@ complete_line() {  # SCRIPT WORDS...: what completing the last word offers
     printf "%s\n" "${COMPREPLY[@]}"' bash "$script" "$@"
 }
 completions="$root/share/bash-completion/completions"
-[ "$(complete_line "$completions/gltrace" gltrace tr)" = trace ] || fail "gltrace tr<TAB>"
+[ "$(complete_line "$completions/gltrace" gltrace tra)" = trace ] || fail "gltrace tra<TAB>"
+[ "$(complete_line "$completions/gltrace" gltrace tr | tr '\n' ' ')" = "trace trim " ] ||
+  fail "gltrace tr<TAB>: $(complete_line "$completions/gltrace" gltrace tr)"
 # From trace's option table (gltrace trace --help-options): --framebuffer.
 [ "$(complete_line "$completions/gltrace" gltrace trace --fram)" = --framebuffer ] ||
   fail "gltrace trace --fram<TAB>: $(complete_line "$completions/gltrace" gltrace trace --fram)"
@@ -161,11 +163,11 @@ bash_completion=/usr/share/bash-completion/bash_completion
 loaded=$(XDG_DATA_DIRS="$root/share" bash --norc --noprofile -c '
   source "$1"
   for command in gltrace glreplay; do __load_completion "$command" || echo "$command not loaded"; done
-  COMP_WORDS=(gltrace trace -o x.gltrace -- gltrace tr)
+  COMP_WORDS=(gltrace trace -o x.gltrace -- gltrace tra)
   COMP_CWORD=6 COMP_LINE="${COMP_WORDS[*]}" COMP_POINT=${#COMP_LINE}
   _gltrace
   echo "${COMPREPLY[*]}"' bash "$bash_completion" 2>&1)
-[ "$loaded" = trace ] || fail "bash-completion: gltrace trace -o x.gltrace -- gltrace tr<TAB>: $loaded"
+[ "$loaded" = trace ] || fail "bash-completion: gltrace trace -o x.gltrace -- gltrace tra<TAB>: $loaded"
 
 step "an out-of-tree layer: find_package(gltrace), pkg-config, the installed examples"
 layers="$work/layers"
