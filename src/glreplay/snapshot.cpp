@@ -775,10 +775,7 @@ class SnapshotWriter : public GlQueries {
     GL(glGetShaderiv)(s, GL_SHADER_TYPE, &type);
     GL(glGetShaderiv)(s, GL_SHADER_SOURCE_LENGTH, &length);
     GL(glGetShaderiv)(s, GL_COMPILE_STATUS, &compiled);
-    std::string source(static_cast<size_t>(std::max(length, 1)), '\0');
-    GLsizei written = 0;
-    GL(glGetShaderSource)(s, static_cast<GLsizei>(source.size()), &written, source.data());
-    source.resize(static_cast<size_t>(std::max(written, 0)));
+    std::string source = shader_source(s);
     out_.section("shader " + std::to_string(name));
     call_.u(static_cast<uint64_t>(type)).emit_returning_uint(FN(glCreateShader), name);
     if (length > 0) {
@@ -847,18 +844,8 @@ class SnapshotWriter : public GlQueries {
   // Every active attribute bound to the location the trace knows it by, so
   // the new link gives each the location the app uses.
   void attribute_bindings(uint64_t name, GLuint p) {
-    GLint count = 0, max_length = 0;
-    GL(glGetProgramiv)(p, GL_ACTIVE_ATTRIBUTES, &count);
-    GL(glGetProgramiv)(p, GL_ACTIVE_ATTRIBUTE_MAX_LENGTH, &max_length);
-    std::string buffer(static_cast<size_t>(std::max(max_length, 1)) + 1, '\0');
-    for (GLint i = 0; i < count; ++i) {
-      GLsizei length = 0;
-      GLint size = 0;
-      GLenum type = 0;
-      GL(glGetActiveAttrib)
-      (p, static_cast<GLuint>(i), static_cast<GLsizei>(buffer.size()), &length, &size, &type,
-       buffer.data());
-      std::string attribute(buffer.data(), static_cast<size_t>(std::max(length, 0)));
+    for (const ActiveVariable& a : active_variables(p, GL_ACTIVE_ATTRIBUTES)) {
+      const std::string& attribute = a.name;
       if (attribute.starts_with("gl_")) continue;  // built-ins have no location
       GLint location = GL(glGetAttribLocation)(p, attribute.c_str());
       if (location < 0) continue;
@@ -894,18 +881,7 @@ class SnapshotWriter : public GlQueries {
   // block's binding.
   void uniforms(uint64_t name, GLuint p) {
     call_.u(name).emit(FN(glUseProgram));
-    GLint count = 0, max_length = 0;
-    GL(glGetProgramiv)(p, GL_ACTIVE_UNIFORMS, &count);
-    GL(glGetProgramiv)(p, GL_ACTIVE_UNIFORM_MAX_LENGTH, &max_length);
-    std::string buffer(static_cast<size_t>(std::max(max_length, 1)) + 1, '\0');
-    for (GLint i = 0; i < count; ++i) {
-      GLsizei length = 0;
-      GLint size = 0;
-      GLenum type = 0;
-      GL(glGetActiveUniform)
-      (p, static_cast<GLuint>(i), static_cast<GLsizei>(buffer.size()), &length, &size, &type,
-       buffer.data());
-      std::string uniform(buffer.data(), static_cast<size_t>(std::max(length, 0)));
+    for (const auto& [uniform, size, type] : active_variables(p, GL_ACTIVE_UNIFORMS)) {
       bool array = uniform.ends_with("[0]");
       std::string base = array ? uniform.substr(0, uniform.size() - 3) : uniform;
       for (GLint k = 0; k < std::max(size, 1); ++k) {
@@ -916,10 +892,10 @@ class SnapshotWriter : public GlQueries {
       }
     }
     if (!es3()) return;
-    GLint blocks = 0;
+    GLint blocks = 0, max_length = 0;
     GL(glGetProgramiv)(p, GL_ACTIVE_UNIFORM_BLOCKS, &blocks);
     GL(glGetProgramiv)(p, GL_ACTIVE_UNIFORM_BLOCK_MAX_NAME_LENGTH, &max_length);
-    buffer.assign(static_cast<size_t>(std::max(max_length, 1)) + 1, '\0');
+    std::string buffer(static_cast<size_t>(std::max(max_length, 1)) + 1, '\0');
     for (GLint b = 0; b < blocks; ++b) {
       GLsizei length = 0;
       GL(glGetActiveUniformBlockName)

@@ -1,5 +1,6 @@
 #include "glreplay/state_query.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 
@@ -104,6 +105,36 @@ void GlQueries::texture_level(GLenum target, GLenum face_target, GLuint texture,
     get_level(face_target, level, GL_TEXTURE_DEPTH, depth);
     get_level(face_target, level, GL_TEXTURE_INTERNAL_FORMAT, format);
   });
+}
+
+std::vector<GlQueries::ActiveVariable> GlQueries::active_variables(GLuint program, GLenum active) {
+  bool attributes = active == GL_ACTIVE_ATTRIBUTES;
+  GLint count = 0, max_length = 0;
+  GL(glGetProgramiv)(program, active, &count);
+  GL(glGetProgramiv)
+  (program, attributes ? GL_ACTIVE_ATTRIBUTE_MAX_LENGTH : GL_ACTIVE_UNIFORM_MAX_LENGTH,
+   &max_length);
+  std::string buffer(static_cast<size_t>(std::max(max_length, 1)) + 1, '\0');
+  auto get = attributes ? GL(glGetActiveAttrib) : GL(glGetActiveUniform);
+  std::vector<ActiveVariable> list;
+  for (GLint i = 0; i < count; ++i) {
+    GLsizei length = 0;
+    ActiveVariable& v = list.emplace_back();
+    get(program, static_cast<GLuint>(i), static_cast<GLsizei>(buffer.size()), &length, &v.size,
+        &v.type, buffer.data());
+    v.name.assign(buffer.data(), static_cast<size_t>(std::max(length, 0)));
+  }
+  return list;
+}
+
+std::string GlQueries::shader_source(GLuint shader) {
+  GLint length = 0;
+  GL(glGetShaderiv)(shader, GL_SHADER_SOURCE_LENGTH, &length);
+  std::string source(static_cast<size_t>(std::max(length, 1)), '\0');
+  GLsizei written = 0;
+  GL(glGetShaderSource)(shader, static_cast<GLsizei>(source.size()), &written, source.data());
+  source.resize(static_cast<size_t>(std::max(written, 0)));
+  return source;
 }
 
 GLenum GlQueries::texture_target(GLuint texture) {

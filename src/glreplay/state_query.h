@@ -12,6 +12,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "gl_loader/call.h"
 #include "glreplay/session.h"
@@ -71,6 +72,16 @@ class GlQueries {
   // The target a texture was made for: the one of the table's targets it
   // binds to (binding it to another is an error).
   GLenum texture_target(GLuint texture);
+  // A program's active attributes (GL_ACTIVE_ATTRIBUTES) or uniforms
+  // (GL_ACTIVE_UNIFORMS), in index order, as glGetActiveAttrib/Uniform name them.
+  struct ActiveVariable {
+    std::string name;
+    GLint size = 0;
+    GLenum type = 0;
+  };
+  std::vector<ActiveVariable> active_variables(GLuint program, GLenum active);
+  // A shader's source as glGetShaderSource gives it.
+  std::string shader_source(GLuint shader);
   std::string call_text() const { return std::to_string(call_); }
 
   Session& session_;

@@ -256,34 +256,18 @@ class StateReader : public GlQueries {
     std::optional<uint64_t> recorded = session_.recorded_name(ObjectClass::kProgram, replayed);
     // Attributes.
     json attributes = json::array();
-    GLint max_name = 0;
-    GL(glGetProgramiv)(replayed, GL_ACTIVE_ATTRIBUTE_MAX_LENGTH, &max_name);
-    std::vector<char> name(static_cast<size_t>(std::max(max_name, 1)) + 1);
-    for (GLint i = 0; i < raw["active_attributes"]; ++i) {
-      GLsizei length = 0;
-      GLint size = 0;
-      GLenum type = 0;
-      auto active_attrib = GL(glGetActiveAttrib);
-      active_attrib(replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length,
-                    &size, &type, name.data());
-      attributes.push_back({{"name", std::string(name.data(), static_cast<size_t>(length))},
-                            {"location", GL(glGetAttribLocation)(replayed, name.data())},
-                            {"type", enum_text(type, "AttributeType")},
-                            {"size", size}});
-    }
+    for (const ActiveVariable& a : active_variables(replayed, GL_ACTIVE_ATTRIBUTES))
+      attributes.push_back({{"name", a.name},
+                            {"location", GL(glGetAttribLocation)(replayed, a.name.c_str())},
+                            {"type", enum_text(a.type, "AttributeType")},
+                            {"size", a.size}});
     program["attributes"] = std::move(attributes);
     // Uniforms, with their values.
     json uniforms = json::array();
-    GL(glGetProgramiv)(replayed, GL_ACTIVE_UNIFORM_MAX_LENGTH, &max_name);
-    name.assign(static_cast<size_t>(std::max(max_name, 1)) + 8, '\0');
-    for (GLint i = 0; i < raw["active_uniforms"]; ++i) {
-      GLsizei length = 0;
-      GLint size = 0;
-      GLenum type = 0;
-      auto active_uniform = GL(glGetActiveUniform);
-      active_uniform(replayed, static_cast<GLuint>(i), static_cast<GLsizei>(name.size()), &length,
-                     &size, &type, name.data());
-      std::string uniform_name(name.data(), static_cast<size_t>(length));
+    for (const ActiveVariable& u : active_variables(replayed, GL_ACTIVE_UNIFORMS)) {
+      const std::string& uniform_name = u.name;
+      GLenum type = u.type;
+      GLint size = u.size;
       GLint location = GL(glGetUniformLocation)(replayed, uniform_name.c_str());
       json entry = {{"name", uniform_name},
                     {"location", location >= 0 && recorded
@@ -301,6 +285,9 @@ class StateReader : public GlQueries {
     if (es3()) {
       auto block_name = GL(glGetActiveUniformBlockName);
       auto block_param = GL(glGetActiveUniformBlockiv);
+      GLint max_name = 0;
+      GL(glGetProgramiv)(replayed, GL_ACTIVE_UNIFORM_BLOCK_MAX_NAME_LENGTH, &max_name);
+      std::string name(static_cast<size_t>(std::max(max_name, 1)) + 1, '\0');
       for (GLint i = 0; i < raw["active_uniform_blocks"]; ++i) {
         auto block = static_cast<GLuint>(i);
         GLsizei length = 0;
@@ -491,13 +478,9 @@ class StateReader : public GlQueries {
       Subject at;
       at.object = name;
       read_group(StateGroup::kShader, at, reply);
+      reply["source"] = shader_source(name);
       GLint length = 0;
-      GL(glGetShaderiv)(name, GL_SHADER_SOURCE_LENGTH, &length);
-      std::string source(static_cast<size_t>(std::max(length, 1)), '\0');
       GLsizei written = 0;
-      GL(glGetShaderSource)(name, static_cast<GLsizei>(source.size()), &written, source.data());
-      source.resize(static_cast<size_t>(std::max(written, 0)));
-      reply["source"] = std::move(source);
       GL(glGetShaderiv)(name, GL_INFO_LOG_LENGTH, &length);
       std::string log(static_cast<size_t>(std::max(length, 1)), '\0');
       GL(glGetShaderInfoLog)(name, static_cast<GLsizei>(log.size()), &written, log.data());
