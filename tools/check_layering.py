@@ -33,10 +33,12 @@ ALLOWED = {
     # modes alike (DESIGN.md: capture never decodes what it encoded).
     "textformat": {"common"},
     "consumers": {"common", "format", "protowire", "textformat"},
-    "trace": {"common", "control", "format", "protowire", "settings", "textformat",
+    # glstate: reading and snapshotting a context through any GL_CALL source.
+    "glstate": {"common", "format", "gl_loader/call.h"},
+    "trace": {"common", "control", "format", "glstate", "protowire", "settings", "textformat",
               "gl_loader/call.h"},
     "replay": {"common"},
-    "glreplay": {"common", "format", "consumers", "replay", "gl_loader", "command_line"},
+    "glreplay": {"common", "format", "consumers", "glstate", "replay", "gl_loader", "command_line"},
     "surface": {"common", "format", "consumers", "replay", "glreplay", "gl_loader",
                 "command_line"},
     "view": {"common", "format", "consumers"},

@@ -220,7 +220,7 @@ def _setters(path, texts, entries, gl_values, functions):
 def state_table_inc(entries, uniform_types, setters, header):
     """The entries as `StateEntry kStateTable[]`, the uniform types as
     `UniformType kUniformTypes[]`, the setters as `StateSetter kStateSetters[]`
-    over `SetterArg kSetterArgs[]` (types in glreplay/state_table.h; function
+    over `SetterArg kSetterArgs[]` (types in glstate/state_table.h; function
     ids from gltrace/api/functions.h)."""
     out = [header, "// From spec/gles_state.json.", "", "const StateEntry kStateTable[] = {"]
     for e in entries:

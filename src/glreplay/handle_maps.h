@@ -13,28 +13,12 @@
 #include <vector>
 
 #include "glreplay/program_resources.h"
+#include "glstate/object_class.h"
 
 namespace gltrace::glreplay {
 
-// GL object namespaces, from the registry's class= (programs and shaders
-// share one).
-enum class ObjectClass : uint8_t {
-  kBuffer,
-  kTexture,
-  kProgram,
-  kRenderbuffer,
-  kSampler,
-  kSync,  // GLsync: pointers, shared like the others
-  // Container objects: per context, not shared.
-  kFramebuffer,
-  kVertexArray,
-  kTransformFeedback,
-  kQuery,
-  kProgramPipeline,
-  kCount,
-};
-
-constexpr bool is_container(ObjectClass cls) { return cls >= ObjectClass::kFramebuffer; }
+using glstate::is_container;
+using glstate::ObjectClass;
 
 enum class HandleKind : uint8_t {
   kDisplay,

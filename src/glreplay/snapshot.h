@@ -1,45 +1,15 @@
-// A state snapshot of the replay's driver: the calls that recreate, in a
-// fresh replay, the GL objects of the current context's share group and the
-// context's own objects and state as they are now, written as the trace
-// names things (docs/trace-format.md, "Snapshots"). `gltrace trim` writes
-// one before the frames it keeps. Exact where GLES reads back; an object it
-// cannot recreate exactly is written as near as it can be and said so
-// (SnapshotOut::inexact), never silently.
+// Snapshots from the replay's driver (glstate/snapshot.h is the writer):
+// what `gltrace trim` writes before the frames it keeps.
 #pragma once
 
-#include <cstdint>
-#include <span>
 #include <string>
-#include <string_view>
 
-#include "format/records.h"
 #include "glreplay/session.h"
+#include "glstate/snapshot.h"
 
 namespace gltrace::glreplay {
 
-// Where a snapshot's calls go, in order, on the thread and context it was
-// taken on.
-class SnapshotOut {
- public:
-  virtual ~SnapshotOut() = default;
-  // One call; ret is null for void functions. Values point into memory
-  // valid during the call only.
-  virtual void call(uint32_t function, std::span<const format::Value> args,
-                    const format::Value* ret) = 0;
-  // A Blob for bytes too large to inline; returns its id.
-  virtual uint64_t blob(std::string_view bytes) = 0;
-  // The object the next call recreates is not exact: why.
-  virtual void inexact(const std::string& why) = 0;
-  // The calls that follow recreate one object or part of the state
-  // ("texture 3", "context 1 state"): for readers that compare snapshots.
-  virtual void section(const std::string& /*name*/) {}
-  // The size of the draw surface the call just written (an eglMakeCurrent)
-  // made current: a replay sizes its surface so (Call.surface_width/height).
-  virtual void surface_size(uint32_t /*width*/, uint32_t /*height*/) {}
-  // The calls that follow are on this recorded thread, with this Context
-  // index current (0: none).
-  virtual void begin_thread(uint32_t /*thread*/, uint32_t /*context*/) {}
-};
+using glstate::SnapshotOut;
 
 // Runs on the thread of the recorded thread whose context it reads
 // (Session::set_thread done), with that context current. with_share_group:

@@ -1,7 +1,7 @@
 // The state table's setters (spec/gles_state.json, "setters"): what a
 // snapshot's context pass writes back. Codegen refuses a table that breaks
 // these rules; this checks the generated data says what the spec meant.
-#include "glreplay/state_table.h"
+#include "glstate/state_table.h"
 
 #include <gtest/gtest.h>
 
@@ -14,12 +14,12 @@
 namespace gltrace::test {
 namespace {
 
-using glreplay::SetterArg;
-using glreplay::StateEntry;
-using glreplay::StateGroup;
-using glreplay::StateQuery;
-using glreplay::StateSet;
-using glreplay::StateSetter;
+using glstate::SetterArg;
+using glstate::StateEntry;
+using glstate::StateGroup;
+using glstate::StateQuery;
+using glstate::StateSet;
+using glstate::StateSetter;
 
 std::string function_name(uint32_t function) {
   if (function >= api::kFunctionIdLimit || api::kFunctionInfo[function].name == nullptr)
@@ -28,10 +28,10 @@ std::string function_name(uint32_t function) {
 }
 
 TEST(StateTable, EveryPipelineEntryIsEnabledSetByOneSetterOrLeftAlone) {
-  auto table = glreplay::state_table();
+  auto table = glstate::state_table();
   // entry index -> how many setters name it
   std::map<size_t, int> named;
-  for (const StateSetter& setter : glreplay::state_setters()) {
+  for (const StateSetter& setter : glstate::state_setters()) {
     const SetterArg* args = setter.args.data();
     for (size_t i = 0; i < setter.args.size(); ++i) {
       if (args[i].kind != SetterArg::kEntry) continue;
@@ -75,7 +75,7 @@ TEST(StateTable, EveryPipelineEntryIsEnabledSetByOneSetterOrLeftAlone) {
 
 TEST(StateTable, ReadBufferIsLeftToTheFramebuffer) {
   int found = 0;
-  for (const StateEntry& e : glreplay::state_table()) {
+  for (const StateEntry& e : glstate::state_table()) {
     if (e.group != StateGroup::kPipeline || strcmp(e.key, "read_buffer") != 0) continue;
     ++found;
     EXPECT_EQ(e.set_by, StateSet::kNotByContext);
@@ -84,9 +84,9 @@ TEST(StateTable, ReadBufferIsLeftToTheFramebuffer) {
 }
 
 TEST(StateTable, EachSetterFillsItsFunctionsParameters) {
-  auto table = glreplay::state_table();
-  ASSERT_FALSE(glreplay::state_setters().empty());
-  for (const StateSetter& setter : glreplay::state_setters()) {
+  auto table = glstate::state_table();
+  ASSERT_FALSE(glstate::state_setters().empty());
+  for (const StateSetter& setter : glstate::state_setters()) {
     ASSERT_LT(setter.function, api::kFunctionIdLimit);
     const api::FunctionInfo& info = api::kFunctionInfo[setter.function];
     ASSERT_NE(info.name, nullptr) << "function " << setter.function;
@@ -101,7 +101,7 @@ TEST(StateTable, EachSetterFillsItsFunctionsParameters) {
         continue;
       }
       const StateEntry& e = table[arg.entry];
-      EXPECT_EQ(float_param, e.kind == glreplay::StateKind::kFloat)
+      EXPECT_EQ(float_param, e.kind == glstate::StateKind::kFloat)
           << info.name << " parameter " << i << ": " << e.key;
       if (first == nullptr) first = &e;
       // One setter, one since: the context has all its entries or none.
@@ -113,9 +113,9 @@ TEST(StateTable, EachSetterFillsItsFunctionsParameters) {
 }
 
 TEST(StateTable, StencilSettersNameTheirFace) {
-  auto table = glreplay::state_table();
+  auto table = glstate::state_table();
   std::map<uint32_t, std::string> faces;  // constant -> the func entry it sets
-  for (const StateSetter& setter : glreplay::state_setters()) {
+  for (const StateSetter& setter : glstate::state_setters()) {
     if (setter.function != api::kFn_glStencilFuncSeparate) continue;
     ASSERT_EQ(setter.args.size(), 4u);
     ASSERT_EQ(setter.args[0].kind, SetterArg::kConstant);

@@ -1,5 +1,6 @@
-// The state the state worker reports, as data: spec/gles_state.json, turned
-// into kStateTable by codegen (gltrace/api/state_table.inc). Each entry says
+// The state the viewer's state worker reports and a snapshot writes, as
+// data: spec/gles_state.json, turned into kStateTable by codegen
+// (gltrace/api/state_table.inc). Each entry says
 // how one item is queried and how its value reads; the worker's loops over
 // texture units, attributes and attachments run the entries of their group.
 // The same table says how a snapshot (issue 25) writes the pipeline group
@@ -10,9 +11,9 @@
 #include <cstdint>
 #include <span>
 
-#include "glreplay/session.h"
+#include "glstate/object_class.h"
 
-namespace gltrace::glreplay {
+namespace gltrace::glstate {
 
 enum class StateGroup : uint8_t {
   kEgl,
@@ -121,4 +122,4 @@ struct UniformType {
 // The table's uniform types; a type not there (samplers, images) is one int.
 UniformType uniform_type(uint32_t type);
 
-}  // namespace gltrace::glreplay
+}  // namespace gltrace::glstate

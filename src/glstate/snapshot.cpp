@@ -1,0 +1,1400 @@
+#include "glstate/snapshot.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "common/pixel_store.h"
+
+namespace gltrace::glstate {
+namespace {
+
+using format::Value;
+using format::ValueKind;
+
+// The generic attributes written (the replay keeps as many, glreplay/egl_state.h).
+constexpr GLint kMaxAttribs = 32;
+
+// Bytes up to this size go inline in the call; larger ones as a Blob.
+constexpr size_t kInlineBytes = 4096;
+
+#define FN(name) ::gltrace::api::kFn_##name
+
+// One call's values, built in order; what they point at lives until the
+// builder is cleared.
+class CallBuilder {
+ public:
+  explicit CallBuilder(SnapshotOut& out) : out_(out) {}
+
+  CallBuilder& u(uint64_t v) { return scalar(ValueKind::kUint, v); }
+  CallBuilder& s(int64_t v) {
+    Value& x = add(ValueKind::kSint);
+    x.sint = v;
+    return *this;
+  }
+  CallBuilder& f(float v) {
+    Value& x = add(ValueKind::kF32);
+    x.f32 = v;
+    return *this;
+  }
+  CallBuilder& pointer(uint64_t v) { return scalar(ValueKind::kPointer, v); }
+  CallBuilder& text(std::string t) {
+    const std::string& kept = strings_.emplace_back(std::move(t));
+    Value& x = add(ValueKind::kText);
+    x.data = kept.data();
+    x.size = kept.size();
+    return *this;
+  }
+  // Bytes the call reads: inline, or a Blob when large.
+  CallBuilder& bytes(std::string b) {
+    if (b.size() > kInlineBytes) return scalar(ValueKind::kBlob, out_.blob(b));
+    const std::string& kept = strings_.emplace_back(std::move(b));
+    Value& x = add(ValueKind::kData);
+    x.data = kept.data();
+    x.size = kept.size();
+    return *this;
+  }
+  CallBuilder& uints(std::vector<uint64_t> v) {
+    const auto& kept = uints_.emplace_back(std::move(v));
+    Value& x = add(ValueKind::kArray);
+    x.elements = Value::Elements::kUint;
+    x.data = kept.data();
+    x.size = kept.size();
+    return *this;
+  }
+  CallBuilder& sints(std::vector<int64_t> v) {
+    const auto& kept = sints_.emplace_back(std::move(v));
+    Value& x = add(ValueKind::kArray);
+    x.elements = Value::Elements::kSint;
+    x.data = kept.data();
+    x.size = kept.size();
+    return *this;
+  }
+  CallBuilder& floats(std::vector<float> v) {
+    const auto& kept = floats_.emplace_back(std::move(v));
+    Value& x = add(ValueKind::kArray);
+    x.elements = Value::Elements::kFloat;
+    x.data = kept.data();
+    x.size = kept.size();
+    return *this;
+  }
+  CallBuilder& strings(std::vector<std::string> list) {
+    auto& views = views_.emplace_back();
+    for (std::string& s : list) views.emplace_back(strings_.emplace_back(std::move(s)));
+    Value& x = add(ValueKind::kStrings);
+    x.data = views.data();
+    x.size = views.size();
+    return *this;
+  }
+
+  // Writes the call and starts the next.
+  void emit(uint32_t function) { finish(function, nullptr); }
+  void emit_returning_uint(uint32_t function, uint64_t ret) {
+    Value r;
+    r.kind = ValueKind::kUint;
+    r.uint = ret;
+    finish(function, &r);
+  }
+  void emit_returning_sint(uint32_t function, int64_t ret) {
+    Value r;
+    r.kind = ValueKind::kSint;
+    r.sint = ret;
+    finish(function, &r);
+  }
+
+ private:
+  Value& add(ValueKind kind) {
+    Value& x = args_.emplace_back();
+    x.kind = kind;
+    return x;
+  }
+  CallBuilder& scalar(ValueKind kind, uint64_t v) {
+    add(kind).uint = v;
+    return *this;
+  }
+  void finish(uint32_t function, const Value* ret) {
+    out_.call(function, args_, ret);
+    args_.clear();
+    strings_.clear();
+    uints_.clear();
+    sints_.clear();
+    floats_.clear();
+    views_.clear();
+  }
+
+  SnapshotOut& out_;
+  std::vector<Value> args_;
+  // Deques: what the values point at must not move as more is added.
+  std::deque<std::string> strings_;
+  std::deque<std::vector<uint64_t>> uints_;
+  std::deque<std::vector<int64_t>> sints_;
+  std::deque<std::vector<float>> floats_;
+  std::deque<std::vector<std::string_view>> views_;
+};
+
+// How a level of a color texture of an internal format is read back (as
+// glReadPixels may: RGBA with UNSIGNED_BYTE or FLOAT) and uploaded again
+// (format, type and bytes per pixel of the upload).
+struct PixelTransfer {
+  GLenum read_type;
+  GLenum format;
+  GLenum type;
+  int components;  // of the upload, taken from the read's four
+  // Not color-renderable (ES 2's luminance and alpha): read by drawing it
+  // into an RGBA8 texture (ShaderCopy); `pick` the RGBA components kept.
+  bool through_shader = false;
+  uint8_t pick[4] = {0, 1, 2, 3};
+};
+
+// EXT_texture_format_BGRA8888 (GLES2/gl2ext.h's names, which need its
+// prototypes off).
+constexpr GLenum kBgra = 0x80E1, kBgra8 = 0x93A1;
+
+std::optional<PixelTransfer> transfer_of(GLint internal_format) {
+  switch (internal_format) {
+    case GL_RGBA:
+    case GL_RGBA8:
+    case GL_RGBA4:
+    case GL_RGB5_A1:
+      return PixelTransfer{GL_UNSIGNED_BYTE, GL_RGBA, GL_UNSIGNED_BYTE, 4};
+    case GL_RGB:
+    case GL_RGB8:
+    case GL_RGB565:
+      return PixelTransfer{GL_UNSIGNED_BYTE, GL_RGB, GL_UNSIGNED_BYTE, 3};
+    case GL_R8:
+      return PixelTransfer{GL_UNSIGNED_BYTE, GL_RED, GL_UNSIGNED_BYTE, 1};
+    case GL_RG8:
+      return PixelTransfer{GL_UNSIGNED_BYTE, GL_RG, GL_UNSIGNED_BYTE, 2};
+    case GL_RGBA16F:
+    case GL_RGBA32F:
+      return PixelTransfer{GL_FLOAT, GL_RGBA, GL_FLOAT, 4};
+    case GL_RGB16F:
+    case GL_RGB32F:
+    case GL_R11F_G11F_B10F:
+      return PixelTransfer{GL_FLOAT, GL_RGB, GL_FLOAT, 3};
+    case GL_RG16F:
+    case GL_RG32F:
+      return PixelTransfer{GL_FLOAT, GL_RG, GL_FLOAT, 2};
+    case GL_R16F:
+    case GL_R32F:
+      return PixelTransfer{GL_FLOAT, GL_RED, GL_FLOAT, 1};
+    // EXT_texture_format_BGRA8888: read as RGBA, uploaded as BGRA.
+    case kBgra:
+    case kBgra8:
+      return PixelTransfer{GL_UNSIGNED_BYTE, kBgra, GL_UNSIGNED_BYTE, 4, false, {2, 1, 0, 3}};
+    // Sampled, an 8-bit texel reads k/255 and an RGBA8 target stores it
+    // back as k: exact.
+    case GL_ALPHA:
+      return PixelTransfer{GL_UNSIGNED_BYTE, GL_ALPHA, GL_UNSIGNED_BYTE, 1, true, {3}};
+    case GL_LUMINANCE:
+      return PixelTransfer{GL_UNSIGNED_BYTE, GL_LUMINANCE, GL_UNSIGNED_BYTE, 1, true, {0}};
+    case GL_LUMINANCE_ALPHA:
+      return PixelTransfer{GL_UNSIGNED_BYTE, GL_LUMINANCE_ALPHA, GL_UNSIGNED_BYTE, 2, true, {0, 3}};
+    default:
+      return std::nullopt;  // sRGB, integer, depth, stencil, compressed...
+  }
+}
+
+// Draws textures GLES cannot attach to a framebuffer into an RGBA8 one, to
+// read them. In a context of its own that shares the app's objects, made
+// current on the thread meanwhile: none of the app's context state is
+// touched, and nothing of it leaks into the snapshot.
+class ShaderCopy {
+ public:
+  ShaderCopy(GlFunctions gl, EGLDisplay display) : gl_(gl), display_(display) {}
+  ShaderCopy(const ShaderCopy&) = delete;
+  ShaderCopy& operator=(const ShaderCopy&) = delete;
+  ~ShaderCopy() {
+    if (context_ == EGL_NO_CONTEXT) return;
+    GL(eglDestroyContext)(display_, context_);
+  }
+
+  // Level `level` of 2D texture t (w x h) as RGBA8, bottom row first; false
+  // when it cannot be drawn. The app's context is current again after.
+  bool read(GLuint t, GLint level, GLint w, GLint h, std::vector<uint8_t>* rgba) {
+    const GlFunctions& gl = gl_;
+    EGLDisplay display = display_;
+    EGLContext app = GL_CALL(gl, eglGetCurrentContext)();
+    EGLSurface draw = GL_CALL(gl, eglGetCurrentSurface)(EGL_DRAW);
+    EGLSurface read_surface = GL_CALL(gl, eglGetCurrentSurface)(EGL_READ);
+    if (!make(app)) return false;
+    if (GL_CALL(gl, eglMakeCurrent)(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context_) != EGL_TRUE)
+      return false;
+    bool ok = draw_level(t, level, w, h, rgba);
+    GL_CALL(gl, eglMakeCurrent)(display, draw, read_surface, app);
+    return ok;
+  }
+
+ private:
+  bool make(EGLContext app) {
+    if (context_ != EGL_NO_CONTEXT) return true;
+    if (failed_) return false;
+    failed_ = true;
+    const GlFunctions& gl = gl_;
+    EGLDisplay display = display_;
+    EGLint config_id = 0, count = 0;
+    GL_CALL(gl, eglQueryContext)(display, app, EGL_CONFIG_ID, &config_id);
+    const EGLint by_id[] = {EGL_CONFIG_ID, config_id, EGL_NONE};
+    EGLConfig config = nullptr;
+    if (GL_CALL(gl, eglChooseConfig)(display, by_id, &config, 1, &count) != EGL_TRUE || count != 1)
+      return false;
+    const EGLint attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+    context_ = GL_CALL(gl, eglCreateContext)(display, config, app, attribs);
+    failed_ = context_ == EGL_NO_CONTEXT;
+    return !failed_;
+  }
+
+  GLuint shader(GLenum type, const char* source) {
+    const GlFunctions& gl = gl_;
+    GLuint s = GL_CALL(gl, glCreateShader)(type);
+    GL_CALL(gl, glShaderSource)(s, 1, &source, nullptr);
+    GL_CALL(gl, glCompileShader)(s);
+    return s;
+  }
+
+  bool draw_level(GLuint t, GLint level, GLint w, GLint h, std::vector<uint8_t>* rgba) {
+    const GlFunctions& gl = gl_;
+    if (program_ == 0) {
+      // One triangle over the target; each fragment fetches its texel.
+      GLuint vs = shader(GL_VERTEX_SHADER,
+                         "#version 300 es\n"
+                         "void main() {\n"
+                         "  gl_Position = vec4(gl_VertexID == 1 ? 3.0 : -1.0,\n"
+                         "                     gl_VertexID == 2 ? 3.0 : -1.0, 0.0, 1.0);\n"
+                         "}\n");
+      GLuint fs =
+          shader(GL_FRAGMENT_SHADER,
+                 "#version 300 es\n"
+                 "precision highp float;\n"
+                 "uniform highp sampler2D level_image;\n"
+                 "out vec4 color;\n"
+                 "void main() { color = texelFetch(level_image, ivec2(gl_FragCoord.xy), 0); }\n");
+      program_ = GL_CALL(gl, glCreateProgram)();
+      GL_CALL(gl, glAttachShader)(program_, vs);
+      GL_CALL(gl, glAttachShader)(program_, fs);
+      GL_CALL(gl, glLinkProgram)(program_);
+      GL_CALL(gl, glDeleteShader)(vs);
+      GL_CALL(gl, glDeleteShader)(fs);
+      GL_CALL(gl, glGenFramebuffers)(1, &framebuffer_);
+      GL_CALL(gl, glGenTextures)(1, &target_);
+      GL_CALL(gl, glGenSamplers)(1, &sampler_);
+      GL_CALL(gl, glSamplerParameteri)(sampler_, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      GL_CALL(gl, glSamplerParameteri)(sampler_, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    }
+    GLint linked = GL_FALSE;
+    GL_CALL(gl, glGetProgramiv)(program_, GL_LINK_STATUS, &linked);
+    if (linked != GL_TRUE) return false;
+    GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, target_);
+    GL_CALL(gl, glTexImage2D)
+    (GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    GL_CALL(gl, glBindFramebuffer)(GL_FRAMEBUFFER, framebuffer_);
+    GL_CALL(gl, glFramebufferTexture2D)
+    (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, target_, 0);
+    if (GL_CALL(gl, glCheckFramebufferStatus)(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+      return false;
+    // texelFetch's level counts from the base level, which is the app's
+    // (shared): it is moved to the level read meanwhile.
+    GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, t);
+    GLint base_level = 0;
+    GL_CALL(gl, glGetTexParameteriv)(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, &base_level);
+    GL_CALL(gl, glTexParameteri)(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, level);
+    GL_CALL(gl, glBindSampler)(0, sampler_);
+    GL_CALL(gl, glUseProgram)(program_);
+    GL_CALL(gl, glViewport)(0, 0, w, h);
+    while (GL_CALL(gl, glGetError)() != GL_NO_ERROR) {
+    }
+    GL_CALL(gl, glDrawArrays)(GL_TRIANGLES, 0, 3);
+    rgba->assign(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, 0);
+    GL_CALL(gl, glPixelStorei)(GL_PACK_ALIGNMENT, 1);
+    GL_CALL(gl, glReadPixels)(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba->data());
+    bool ok = GL_CALL(gl, glGetError)() == GL_NO_ERROR;
+    GL_CALL(gl, glTexParameteri)(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, base_level);
+    GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, 0);
+    return ok;
+  }
+
+  GlFunctions gl_;
+  EGLDisplay display_;
+  EGLContext context_ = EGL_NO_CONTEXT;
+  bool failed_ = false;
+  GLuint program_ = 0, framebuffer_ = 0, target_ = 0, sampler_ = 0;
+};
+
+bool is_layered(GLenum target) {
+  return target == GL_TEXTURE_3D || target == GL_TEXTURE_2D_ARRAY ||
+         target == GL_TEXTURE_CUBE_MAP_ARRAY;
+}
+
+class SnapshotWriter : public GlReader {
+ public:
+  SnapshotWriter(GlFunctions gl, SnapshotNames& names, SnapshotOut& out)
+      : GlReader(gl), names_(names), out_(out), call_(out) {}
+
+  void write(bool with_share_group) {
+    read_version(names_.client_version());
+    clear_errors();
+    // Everything drawn so far is done before anything is read: llvmpipe
+    // was seen to return a render target's texels half drawn when read
+    // through another framebuffer than the one that drew them.
+    GL(glFinish)();
+    saved_read_fb_ = integer(es3() ? GL_READ_FRAMEBUFFER_BINDING : GL_FRAMEBUFFER_BINDING);
+    saved_draw_fb_ = integer(GL_FRAMEBUFFER_BINDING);
+    saved_vao_ = es3() ? integer(GL_VERTEX_ARRAY_BINDING) : 0;
+    saved_array_buffer_ = integer(GL_ARRAY_BUFFER_BINDING);
+    saved_active_texture_ = integer(GL_ACTIVE_TEXTURE);
+    saved_program_ = integer(GL_CURRENT_PROGRAM);
+    saved_renderbuffer_ = integer(GL_RENDERBUFFER_BINDING);
+    if (es3()) saved_copy_read_ = integer(GL_COPY_READ_BUFFER_BINDING);
+    GL(glActiveTexture)(GL_TEXTURE0);
+
+    // What the snapshot reads images through (GLES has no glGetTexImage).
+    GL(glGenFramebuffers)(1, &read_fb_);
+    unpack_defaults();
+    if (with_share_group) {
+      buffers();
+      textures();
+      renderbuffers();
+      samplers();
+      programs();
+    }
+    framebuffers();
+    vertex_arrays();
+    window_contents();
+    context_state();
+
+    GL(glDeleteFramebuffers)(1, &read_fb_);
+    // The driver's bindings as they were.
+    GL(glActiveTexture)(static_cast<GLenum>(saved_active_texture_));
+    GL(glUseProgram)(static_cast<GLuint>(saved_program_));
+    GL(glBindRenderbuffer)(GL_RENDERBUFFER, static_cast<GLuint>(saved_renderbuffer_));
+    if (es3()) {
+      GL(glBindVertexArray)(static_cast<GLuint>(saved_vao_));
+      GL(glBindBuffer)(GL_COPY_READ_BUFFER, static_cast<GLuint>(saved_copy_read_));
+      GL(glBindFramebuffer)(GL_DRAW_FRAMEBUFFER, static_cast<GLuint>(saved_draw_fb_));
+      GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, static_cast<GLuint>(saved_read_fb_));
+    } else {
+      GL(glBindFramebuffer)(GL_FRAMEBUFFER, static_cast<GLuint>(saved_draw_fb_));
+    }
+    GL(glBindBuffer)(GL_ARRAY_BUFFER, static_cast<GLuint>(saved_array_buffer_));
+  }
+
+ private:
+  // --- names -------------------------------------------------------------------
+  // The trace's name of a replay name of the current context (0 for 0).
+  uint64_t trace_name(ObjectClass cls, uint64_t replayed) {
+    return names_.recorded_name(cls, replayed);
+  }
+  // Every object of a class: (trace name, replay name), by trace name;
+  // those the app deleted only while the driver still has them (see
+  // NameMap::mark_deleted). `exists` is the class's glIs*.
+  template <typename IsObject>
+  std::vector<std::pair<uint64_t, uint64_t>> objects(ObjectClass cls, IsObject exists) {
+    std::vector<std::pair<uint64_t, uint64_t>> list;
+    for (const SnapshotNames::Object& o : names_.objects(cls))
+      if (!o.deleted || exists(static_cast<GLuint>(o.driver)) == GL_TRUE)
+        list.emplace_back(o.recorded, o.driver);
+    return list;
+  }
+  // A name no app uses, for objects the snapshot needs that the app has no
+  // name for (a deleted shader still attached, what it draws the window's
+  // contents with): from high up (drivers count names from 1), the same in
+  // every snapshot of the same state.
+  uint64_t unused_name() { return kFirstUnusedName + unused_names_++; }
+  static constexpr uint64_t kFirstUnusedName = 0x7fff0000;
+
+  void gen(uint32_t function, uint64_t name) { call_.s(1).uints({name}).emit(function); }
+
+  void inexact(const std::string& what, const std::string& why) { out_.inexact(what + ": " + why); }
+
+  // The uploads below read client memory, tightly packed; the context
+  // state pass sets the app's values again at the end.
+  void unpack_defaults() {
+    call_.u(GL_UNPACK_ALIGNMENT).s(1).emit(FN(glPixelStorei));
+    if (!es3()) return;
+    for (GLenum pname : {GL_UNPACK_ROW_LENGTH, GL_UNPACK_IMAGE_HEIGHT, GL_UNPACK_SKIP_ROWS,
+                         GL_UNPACK_SKIP_PIXELS, GL_UNPACK_SKIP_IMAGES})
+      call_.u(pname).s(0).emit(FN(glPixelStorei));
+    call_.u(GL_PIXEL_UNPACK_BUFFER).u(0).emit(FN(glBindBuffer));
+  }
+
+  // --- buffers -----------------------------------------------------------------
+  void buffers() {
+    for (auto [name, buffer] : objects(ObjectClass::kBuffer, GL(glIsBuffer))) {
+      out_.section("buffer " + std::to_string(name));
+      gen(FN(glGenBuffers), name);
+      if (GL(glIsBuffer)(static_cast<GLuint>(buffer)) != GL_TRUE) continue;
+      GLenum target = es3() ? GL_COPY_WRITE_BUFFER : GL_ARRAY_BUFFER;
+      call_.u(target).u(name).emit(FN(glBindBuffer));
+      if (!es3()) {
+        inexact("buffer " + std::to_string(name), "ES 2 cannot read a buffer back");
+        continue;
+      }
+      GL(glBindBuffer)(GL_COPY_READ_BUFFER, static_cast<GLuint>(buffer));
+      GLint64 size = 0;
+      GLint usage = GL_STATIC_DRAW, mapped = GL_FALSE;
+      GL(glGetBufferParameteri64v)(GL_COPY_READ_BUFFER, GL_BUFFER_SIZE, &size);
+      GL(glGetBufferParameteriv)(GL_COPY_READ_BUFFER, GL_BUFFER_USAGE, &usage);
+      GL(glGetBufferParameteriv)(GL_COPY_READ_BUFFER, GL_BUFFER_MAPPED, &mapped);
+      std::string data;
+      if (size > 0 && mapped == GL_TRUE) {
+        inexact("buffer " + std::to_string(name), "mapped when the snapshot was taken");
+      } else if (size > 0) {
+        const void* p = GL(glMapBufferRange)(GL_COPY_READ_BUFFER, 0, static_cast<GLsizeiptr>(size),
+                                             GL_MAP_READ_BIT);
+        if (p != nullptr) {
+          data.assign(static_cast<const char*>(p), static_cast<size_t>(size));
+          GL(glUnmapBuffer)(GL_COPY_READ_BUFFER);
+        } else {
+          inexact("buffer " + std::to_string(name), "glMapBufferRange failed");
+        }
+      }
+      call_.u(target).s(size);
+      if (data.empty())
+        call_.pointer(0);
+      else
+        call_.bytes(std::move(data));
+      call_.u(static_cast<uint64_t>(usage)).emit(FN(glBufferData));
+    }
+  }
+
+  // --- textures ----------------------------------------------------------------
+  void textures() {
+    for (auto [name, texture] : objects(ObjectClass::kTexture, GL(glIsTexture))) {
+      out_.section("texture " + std::to_string(name));
+      gen(FN(glGenTextures), name);
+      auto t = static_cast<GLuint>(texture);
+      if (GL(glIsTexture)(t) != GL_TRUE) continue;
+      GLenum target = 0;
+      try {
+        target = texture_target(t);
+      } catch (const RequestError& e) {
+        inexact("texture " + std::to_string(name), e.message);
+        continue;
+      }
+      call_.u(target).u(name).emit(FN(glBindTexture));
+      uint64_t texture_name = name;  // a lambda cannot capture a structured binding (clang 14)
+      with_texture(target, t, [&] { texture_image(texture_name, target, t); });
+    }
+  }
+
+  void texture_image(uint64_t name, GLenum target, GLuint t) {
+    std::string what = "texture " + std::to_string(name);
+    auto get_level = GL(glGetTexLevelParameteriv);
+    if (get_level == nullptr || major_ < 3 || (major_ == 3 && minor_ < 1)) {
+      inexact(what, "reading a texture's size needs ES 3.1 (glGetTexLevelParameteriv)");
+      return;
+    }
+    GLint immutable = GL_FALSE, immutable_levels = 0;
+    GL(glGetTexParameteriv)(target, GL_TEXTURE_IMMUTABLE_FORMAT, &immutable);
+    GL(glGetTexParameteriv)(target, GL_TEXTURE_IMMUTABLE_LEVELS, &immutable_levels);
+    bool cube = target == GL_TEXTURE_CUBE_MAP;
+    bool three_d = is_layered(target);
+    GLenum first_face = cube ? GL_TEXTURE_CUBE_MAP_POSITIVE_X : target;
+    GLint width = 0, height = 0, depth = 0, format = 0, samples = 0;
+    get_level(first_face, 0, GL_TEXTURE_WIDTH, &width);
+    get_level(first_face, 0, GL_TEXTURE_HEIGHT, &height);
+    get_level(first_face, 0, GL_TEXTURE_DEPTH, &depth);
+    get_level(first_face, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+    if (target == GL_TEXTURE_2D_MULTISAMPLE) {
+      get_level(target, 0, GL_TEXTURE_SAMPLES, &samples);
+      GLint fixed = GL_TRUE;
+      get_level(target, 0, GL_TEXTURE_FIXED_SAMPLE_LOCATIONS, &fixed);
+      call_.u(target).s(samples).u(static_cast<uint64_t>(format)).s(width).s(height).u(fixed);
+      call_.emit(FN(glTexStorage2DMultisample));
+      inexact(what, "the samples of a multisampled texture are not read back yet");
+      texture_parameters(target);
+      return;
+    }
+    if (immutable == GL_TRUE) {
+      call_.u(target).s(immutable_levels).u(static_cast<uint64_t>(format)).s(width).s(height);
+      if (three_d) call_.s(depth);
+      call_.emit(three_d ? FN(glTexStorage3D) : FN(glTexStorage2D));
+    }
+    int faces = cube ? 6 : 1;
+    for (GLint level = 0; level < 16; ++level) {
+      for (int face = 0; face < faces; ++face) {
+        GLenum face_target =
+            cube ? static_cast<GLenum>(GL_TEXTURE_CUBE_MAP_POSITIVE_X + face) : target;
+        GLint w = 0, h = 0, d = 0, f = 0;
+        get_level(face_target, level, GL_TEXTURE_WIDTH, &w);
+        get_level(face_target, level, GL_TEXTURE_HEIGHT, &h);
+        get_level(face_target, level, GL_TEXTURE_DEPTH, &d);
+        get_level(face_target, level, GL_TEXTURE_INTERNAL_FORMAT, &f);
+        if (w <= 0 || h <= 0) continue;
+        level_image(what, target, face_target, t, level, w, h, three_d ? d : 1, f,
+                    immutable == GL_TRUE);
+      }
+    }
+    texture_parameters(target);
+  }
+
+  // One level (one face of a cube) uploaded with what it holds.
+  void level_image(const std::string& what, GLenum target, GLenum face_target, GLuint t,
+                   GLint level, GLint w, GLint h, GLint d, GLint format, bool immutable) {
+    std::optional<PixelTransfer> transfer = transfer_of(format);
+    std::string data;
+    std::string level_what = what + " level " + std::to_string(level);
+    if (!transfer) {
+      inexact(level_what, "its format " +
+                              enum_text(static_cast<uint32_t>(format), "InternalFormat") +
+                              " is not read back yet: left undefined");
+    } else if (!read_level(target, face_target, t, level, w, h, d, *transfer, &data)) {
+      inexact(level_what, "it could not be read back through a framebuffer: left undefined");
+      data.clear();
+    }
+    bool three_d = is_layered(target);
+    GLenum upload_format = transfer ? transfer->format : GL_RGBA;
+    GLenum upload_type = transfer ? transfer->type : GL_UNSIGNED_BYTE;
+    if (immutable) {
+      if (data.empty()) return;  // the storage is there, undefined
+      call_.u(face_target).s(level).s(0).s(0);
+      if (three_d) call_.s(0);
+      call_.s(w).s(h);
+      if (three_d) call_.s(d);
+      call_.u(upload_format).u(upload_type).bytes(std::move(data));
+      call_.emit(three_d ? FN(glTexSubImage3D) : FN(glTexSubImage2D));
+      return;
+    }
+    if (!transfer) return;  // no format and type to allocate it with
+    call_.u(face_target).s(level).s(format).s(w).s(h);
+    if (three_d) call_.s(d);
+    call_.s(0).u(upload_format).u(upload_type);
+    if (data.empty())
+      call_.pointer(0);
+    else
+      call_.bytes(std::move(data));
+    call_.emit(three_d ? FN(glTexImage3D) : FN(glTexImage2D));
+  }
+
+  // The texels of a level through the snapshot's framebuffer, layer by
+  // layer, as the upload wants them; false when the framebuffer is not
+  // complete or the read fails.
+  bool read_level(GLenum target, GLenum face_target, GLuint t, GLint level, GLint w, GLint h,
+                  GLint d, const PixelTransfer& transfer, std::string* data) {
+    if (static_cast<int64_t>(w) * h * d > (int64_t{1} << 28)) return false;
+    if (transfer.through_shader) {
+      std::vector<uint8_t> rgba;
+      if (target != GL_TEXTURE_2D || !shader_copy_.read(t, level, w, h, &rgba)) return false;
+      size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(h);
+      data->resize(pixels * static_cast<size_t>(transfer.components));
+      for (size_t i = 0; i < pixels; ++i)
+        for (int c = 0; c < transfer.components; ++c)
+          (*data)[i * transfer.components + c] = static_cast<char>(rgba[i * 4 + transfer.pick[c]]);
+      return true;
+    }
+    // A level other than the base one attaches only to a mipmap complete
+    // texture: its base level is moved there meanwhile (ES 3.0 9.4.1).
+    GLint base_level = 0;
+    GL(glGetTexParameteriv)(target, GL_TEXTURE_BASE_LEVEL, &base_level);
+    if (base_level != level) GL(glTexParameteri)(target, GL_TEXTURE_BASE_LEVEL, level);
+    GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, read_fb_);
+    size_t element = transfer.read_type == GL_FLOAT ? 4 : 1;
+    size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(h);
+    std::vector<uint8_t> rgba(pixels * 4 * element);
+    bool ok = true;
+    clear_errors();
+    {
+      PixelStoreScope packing({GL(glGetIntegerv), GL(glPixelStorei), GL(glBindBuffer)}, true,
+                              PixelStoreScope::Direction::kPack);
+      packing.set_tightly_packed();
+      for (GLint layer = 0; layer < d && ok; ++layer) {
+        if (is_layered(target))
+          GL(glFramebufferTextureLayer)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, t, level, layer);
+        else
+          GL(glFramebufferTexture2D)
+        (GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, face_target, t, level);
+        GL(glReadBuffer)(GL_COLOR_ATTACHMENT0);
+        if (GL(glCheckFramebufferStatus)(GL_READ_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+          ok = false;
+          break;
+        }
+        GL(glReadPixels)(0, 0, w, h, GL_RGBA, transfer.read_type, rgba.data());
+        if (GL(glGetError)() != GL_NO_ERROR) {
+          ok = false;
+          break;
+        }
+        // The upload's components of each RGBA texel, in its order.
+        size_t components = static_cast<size_t>(transfer.components);
+        size_t start = data->size();
+        data->resize(start + pixels * components * element);
+        for (size_t i = 0; i < pixels; ++i)
+          for (size_t c = 0; c < components; ++c)
+            memcpy(data->data() + start + (i * components + c) * element,
+                   rgba.data() + (i * 4 + transfer.pick[c]) * element, element);
+      }
+    }
+    GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+    if (base_level != level) GL(glTexParameteri)(target, GL_TEXTURE_BASE_LEVEL, base_level);
+    return ok;
+  }
+
+  // The texture bound to `target` in the driver: its parameters, from the
+  // state table's texture entries.
+  void texture_parameters(GLenum target) {
+    for (const StateEntry& e : state_table()) {
+      if (e.group != StateGroup::kTexture || e.query != StateQuery::kTexParameter || !has(e))
+        continue;
+      if (e.pname == GL_TEXTURE_IMMUTABLE_FORMAT) continue;  // read only
+      GLint value = 0;
+      GL(glGetTexParameteriv)(target, e.pname, &value);
+      call_.u(target).u(e.pname).s(value).emit(FN(glTexParameteri));
+    }
+  }
+
+  // --- renderbuffers, samplers -------------------------------------------------
+  void renderbuffers() {
+    for (auto [name, renderbuffer] : objects(ObjectClass::kRenderbuffer, GL(glIsRenderbuffer))) {
+      out_.section("renderbuffer " + std::to_string(name));
+      gen(FN(glGenRenderbuffers), name);
+      auto r = static_cast<GLuint>(renderbuffer);
+      if (GL(glIsRenderbuffer)(r) != GL_TRUE) continue;
+      GL(glBindRenderbuffer)(GL_RENDERBUFFER, r);
+      GLint width = 0, height = 0, format = 0, samples = 0;
+      auto get = GL(glGetRenderbufferParameteriv);
+      get(GL_RENDERBUFFER, GL_RENDERBUFFER_WIDTH, &width);
+      get(GL_RENDERBUFFER, GL_RENDERBUFFER_HEIGHT, &height);
+      get(GL_RENDERBUFFER, GL_RENDERBUFFER_INTERNAL_FORMAT, &format);
+      if (es3()) get(GL_RENDERBUFFER, GL_RENDERBUFFER_SAMPLES, &samples);
+      call_.u(GL_RENDERBUFFER).u(name).emit(FN(glBindRenderbuffer));
+      if (width == 0 || height == 0) continue;  // no storage yet
+      if (samples > 0) {
+        call_.u(GL_RENDERBUFFER).s(samples).u(static_cast<uint64_t>(format)).s(width).s(height);
+        call_.emit(FN(glRenderbufferStorageMultisample));
+      } else {
+        call_.u(GL_RENDERBUFFER).u(static_cast<uint64_t>(format)).s(width).s(height);
+        call_.emit(FN(glRenderbufferStorage));
+      }
+      renderbuffer_contents(name, r, width, height, format, samples);
+    }
+  }
+
+  // A color renderbuffer's pixels, drawn back with a blit from a texture
+  // of the snapshot's own (fixed-point formats: RGBA8 holds them exactly).
+  void renderbuffer_contents(uint64_t name, GLuint r, GLint width, GLint height, GLint format,
+                             GLint samples) {
+    std::string what = "renderbuffer " + std::to_string(name);
+    bool fixed_point = format == GL_RGBA8 || format == GL_RGB8 || format == GL_RGB565 ||
+                       format == GL_RGBA4 || format == GL_RGB5_A1 || format == GL_R8 ||
+                       format == GL_RG8;
+    if (!es3() || !fixed_point || samples > 0) {
+      inexact(what, std::string(samples > 0 ? "multisampled" : "its format") +
+                        ": its contents are not restored yet (left undefined)");
+      return;
+    }
+    GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, read_fb_);
+    GL(glFramebufferRenderbuffer)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r);
+    GL(glReadBuffer)(GL_COLOR_ATTACHMENT0);
+    std::string pixels;
+    bool read = GL(glCheckFramebufferStatus)(GL_READ_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE &&
+                read_rgba8(width, height, &pixels);
+    GL(glFramebufferRenderbuffer)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, 0);
+    if (!read) {
+      inexact(what, "its contents could not be read: left undefined");
+      return;
+    }
+    uint64_t target = unused_name();
+    gen(FN(glGenFramebuffers), target);
+    call_.u(GL_DRAW_FRAMEBUFFER).u(target).emit(FN(glBindFramebuffer));
+    call_.u(GL_DRAW_FRAMEBUFFER).u(GL_COLOR_ATTACHMENT0).u(GL_RENDERBUFFER).u(name);
+    call_.emit(FN(glFramebufferRenderbuffer));
+    blit_into_draw_framebuffer(width, height, std::move(pixels));
+    call_.u(GL_DRAW_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
+    call_.s(1).uints({target}).emit(FN(glDeleteFramebuffers));
+  }
+
+  // The bound read framebuffer's read buffer, width x height, as RGBA8.
+  bool read_rgba8(GLint width, GLint height, std::string* pixels) {
+    if (width <= 0 || height <= 0 || static_cast<int64_t>(width) * height > (int64_t{1} << 26))
+      return false;
+    pixels->assign(static_cast<size_t>(width) * static_cast<size_t>(height) * 4, '\0');
+    clear_errors();
+    PixelStoreScope packing({GL(glGetIntegerv), GL(glPixelStorei), GL(glBindBuffer)}, true,
+                            PixelStoreScope::Direction::kPack);
+    packing.set_tightly_packed();
+    GL(glReadPixels)(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels->data());
+    return GL(glGetError)() == GL_NO_ERROR;
+  }
+
+  // Calls that draw RGBA8 pixels into the bound draw framebuffer: a texture
+  // and a read framebuffer of the snapshot's own, a blit, both deleted. A
+  // fresh context blits unscissored: the context state is written after.
+  void blit_into_draw_framebuffer(GLint width, GLint height, std::string pixels) {
+    uint64_t texture = unused_name();
+    uint64_t source = unused_name();
+    gen(FN(glGenTextures), texture);
+    call_.u(GL_TEXTURE_2D).u(texture).emit(FN(glBindTexture));
+    call_.u(GL_TEXTURE_2D).s(0).s(GL_RGBA8).s(width).s(height).s(0).u(GL_RGBA);
+    call_.u(GL_UNSIGNED_BYTE).bytes(std::move(pixels)).emit(FN(glTexImage2D));
+    gen(FN(glGenFramebuffers), source);
+    call_.u(GL_READ_FRAMEBUFFER).u(source).emit(FN(glBindFramebuffer));
+    call_.u(GL_READ_FRAMEBUFFER).u(GL_COLOR_ATTACHMENT0).u(GL_TEXTURE_2D).u(texture).s(0);
+    call_.emit(FN(glFramebufferTexture2D));
+    call_.s(0).s(0).s(width).s(height).s(0).s(0).s(width).s(height);
+    call_.u(GL_COLOR_BUFFER_BIT).u(GL_NEAREST).emit(FN(glBlitFramebuffer));
+    call_.u(GL_READ_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
+    call_.s(1).uints({source}).emit(FN(glDeleteFramebuffers));
+    call_.s(1).uints({texture}).emit(FN(glDeleteTextures));
+  }
+
+  void samplers() {
+    if (!es3()) return;
+    for (auto [name, sampler] : objects(ObjectClass::kSampler, GL(glIsSampler))) {
+      out_.section("sampler " + std::to_string(name));
+      gen(FN(glGenSamplers), name);
+      auto s = static_cast<GLuint>(sampler);
+      if (GL(glIsSampler)(s) != GL_TRUE) continue;
+      for (const StateEntry& e : state_table()) {
+        if (e.group != StateGroup::kTexture || e.query != StateQuery::kTexParameter || !has(e))
+          continue;
+        if (e.pname == GL_TEXTURE_IMMUTABLE_FORMAT || e.pname == GL_TEXTURE_BASE_LEVEL ||
+            e.pname == GL_TEXTURE_MAX_LEVEL)
+          continue;  // not sampler state
+        GLint value = 0;
+        GL(glGetSamplerParameteriv)(s, e.pname, &value);
+        call_.u(name).u(e.pname).s(value).emit(FN(glSamplerParameteri));
+      }
+    }
+  }
+
+  // --- shaders and programs ----------------------------------------------------
+  // A shader with its source, compiled; returns the trace's name.
+  uint64_t shader(uint64_t name, GLuint s) {
+    GLint type = 0, length = 0, compiled = GL_FALSE;
+    GL(glGetShaderiv)(s, GL_SHADER_TYPE, &type);
+    GL(glGetShaderiv)(s, GL_SHADER_SOURCE_LENGTH, &length);
+    GL(glGetShaderiv)(s, GL_COMPILE_STATUS, &compiled);
+    std::string source = shader_source(s);
+    out_.section("shader " + std::to_string(name));
+    call_.u(static_cast<uint64_t>(type)).emit_returning_uint(FN(glCreateShader), name);
+    if (length > 0) {
+      call_.u(name).s(1).strings({source}).pointer(0).emit(FN(glShaderSource));
+      // Compiled again: only a compiled shader links. One changed after the
+      // app compiled it is compiled with its new source (its old one is gone).
+      if (compiled == GL_TRUE) call_.u(name).emit(FN(glCompileShader));
+    }
+    return name;
+  }
+
+  void programs() {
+    std::vector<std::pair<uint64_t, uint64_t>> list =
+        objects(ObjectClass::kProgram, [&](GLuint o) -> GLboolean {
+          return GL(glIsProgram)(o) == GL_TRUE || GL(glIsShader)(o) == GL_TRUE ? GL_TRUE : GL_FALSE;
+        });
+    std::map<uint64_t, uint64_t> shader_names;  // replay -> trace, written
+    for (auto [name, object] : list) {
+      auto o = static_cast<GLuint>(object);
+      if (GL(glIsShader)(o) == GL_TRUE) shader_names[object] = shader(name, o);
+    }
+    for (auto [name, object] : list) {
+      auto o = static_cast<GLuint>(object);
+      if (GL(glIsProgram)(o) != GL_TRUE) continue;
+      program(name, o, shader_names);
+    }
+  }
+
+  void program(uint64_t name, GLuint p, std::map<uint64_t, uint64_t>& shader_names) {
+    out_.section("program " + std::to_string(name));
+    call_.emit_returning_uint(FN(glCreateProgram), name);
+    GLint attached = 0, linked = GL_FALSE;
+    GL(glGetProgramiv)(p, GL_ATTACHED_SHADERS, &attached);
+    GL(glGetProgramiv)(p, GL_LINK_STATUS, &linked);
+    std::vector<GLuint> shaders(static_cast<size_t>(std::max(attached, 0)));
+    GLsizei count = 0;
+    if (!shaders.empty())
+      GL(glGetAttachedShaders)(p, static_cast<GLsizei>(shaders.size()), &count, shaders.data());
+    std::vector<uint64_t> deleted;  // written here for this program alone
+    for (GLsizei i = 0; i < count; ++i) {
+      auto it = shader_names.find(shaders[i]);
+      uint64_t shader_name = 0;
+      if (it != shader_names.end()) {
+        shader_name = it->second;
+      } else {
+        // Deleted by the app, alive while attached: made, attached, deleted.
+        shader_name = unused_name();
+        shader(shader_name, shaders[i]);
+        out_.section("program " + std::to_string(name));
+        deleted.push_back(shader_name);
+      }
+      call_.u(name).u(shader_name).emit(FN(glAttachShader));
+    }
+    if (linked == GL_TRUE) {
+      if (count == 0)
+        inexact("program " + std::to_string(name),
+                "its shaders were detached after it linked: it cannot be linked again");
+      attribute_bindings(name, p);
+      transform_feedback_varyings(name, p);
+      call_.u(name).emit(FN(glLinkProgram));
+      uniforms(name, p);
+    }
+    for (uint64_t shader_name : deleted) call_.u(shader_name).emit(FN(glDeleteShader));
+  }
+
+  // Every active attribute bound to the location the trace knows it by, so
+  // the new link gives each the location the app uses.
+  void attribute_bindings(uint64_t name, GLuint p) {
+    for (const ActiveVariable& a : active_variables(p, GL_ACTIVE_ATTRIBUTES)) {
+      const std::string& attribute = a.name;
+      if (attribute.starts_with("gl_")) continue;  // built-ins have no location
+      GLint location = GL(glGetAttribLocation)(p, attribute.c_str());
+      if (location < 0) continue;
+      int64_t recorded = names_.recorded_attrib_location(name, location);
+      call_.u(name).u(static_cast<uint64_t>(recorded)).text(attribute);
+      call_.emit(FN(glBindAttribLocation));
+    }
+  }
+
+  void transform_feedback_varyings(uint64_t name, GLuint p) {
+    if (!es3()) return;
+    GLint count = 0, max_length = 0, mode = GL_INTERLEAVED_ATTRIBS;
+    GL(glGetProgramiv)(p, GL_TRANSFORM_FEEDBACK_VARYINGS, &count);
+    if (count <= 0) return;
+    GL(glGetProgramiv)(p, GL_TRANSFORM_FEEDBACK_VARYING_MAX_LENGTH, &max_length);
+    GL(glGetProgramiv)(p, GL_TRANSFORM_FEEDBACK_BUFFER_MODE, &mode);
+    std::vector<std::string> names;
+    std::string buffer(static_cast<size_t>(std::max(max_length, 1)) + 1, '\0');
+    for (GLint i = 0; i < count; ++i) {
+      GLsizei length = 0, size = 0;
+      GLenum type = 0;
+      GL(glGetTransformFeedbackVarying)
+      (p, static_cast<GLuint>(i), static_cast<GLsizei>(buffer.size()), &length, &size, &type,
+       buffer.data());
+      names.emplace_back(buffer.data(), static_cast<size_t>(std::max(length, 0)));
+    }
+    call_.u(name).s(count).strings(std::move(names)).u(static_cast<uint64_t>(mode));
+    call_.emit(FN(glTransformFeedbackVaryings));
+  }
+
+  // Every active uniform's value, at the location the trace knows it by
+  // (learnt by a glGetUniformLocation the replay maps), and every uniform
+  // block's binding.
+  void uniforms(uint64_t name, GLuint p) {
+    call_.u(name).emit(FN(glUseProgram));
+    for (const auto& [uniform, size, type] : active_variables(p, GL_ACTIVE_UNIFORMS)) {
+      bool array = uniform.ends_with("[0]");
+      std::string base = array ? uniform.substr(0, uniform.size() - 3) : uniform;
+      for (GLint k = 0; k < std::max(size, 1); ++k) {
+        std::string element = array ? base + "[" + std::to_string(k) + "]" : base;
+        GLint location = GL(glGetUniformLocation)(p, element.c_str());
+        if (location < 0) continue;  // in a block: no location
+        uniform_value(name, p, element, location, type);
+      }
+    }
+    if (!es3()) return;
+    GLint blocks = 0, max_length = 0;
+    GL(glGetProgramiv)(p, GL_ACTIVE_UNIFORM_BLOCKS, &blocks);
+    GL(glGetProgramiv)(p, GL_ACTIVE_UNIFORM_BLOCK_MAX_NAME_LENGTH, &max_length);
+    std::string buffer(static_cast<size_t>(std::max(max_length, 1)) + 1, '\0');
+    for (GLint b = 0; b < blocks; ++b) {
+      GLsizei length = 0;
+      GL(glGetActiveUniformBlockName)
+      (p, static_cast<GLuint>(b), static_cast<GLsizei>(buffer.size()), &length, buffer.data());
+      std::string block(buffer.data(), static_cast<size_t>(std::max(length, 0)));
+      GLint binding = 0;
+      GL(glGetActiveUniformBlockiv)(p, static_cast<GLuint>(b), GL_UNIFORM_BLOCK_BINDING, &binding);
+      uint64_t index = names_.recorded_resource_index(name, GL_UNIFORM_BLOCK, uint64_t(b));
+      call_.u(name).text(block).emit_returning_uint(FN(glGetUniformBlockIndex), index);
+      call_.u(name).u(index).u(static_cast<uint64_t>(binding)).emit(FN(glUniformBlockBinding));
+    }
+  }
+
+  void uniform_value(uint64_t program, GLuint p, const std::string& element, GLint location,
+                     GLenum type) {
+    int64_t recorded = names_.recorded_uniform_location(program, location);
+    call_.u(program).text(element).emit_returning_sint(FN(glGetUniformLocation), recorded);
+    UniformType how = uniform_type(type);
+    std::vector<float> floats(16);
+    std::vector<GLint> ints(16);
+    std::vector<GLuint> uints(16);
+    int n = how.components;
+    auto matrix = [&](uint32_t function) {
+      GL(glGetUniformfv)(p, location, floats.data());
+      floats.resize(static_cast<size_t>(n));
+      call_.s(recorded).s(1).u(GL_FALSE).floats(floats).emit(function);
+    };
+    switch (type) {
+      case GL_FLOAT_MAT2:
+        return matrix(FN(glUniformMatrix2fv));
+      case GL_FLOAT_MAT3:
+        return matrix(FN(glUniformMatrix3fv));
+      case GL_FLOAT_MAT4:
+        return matrix(FN(glUniformMatrix4fv));
+      case GL_FLOAT_MAT2x3:
+        return matrix(FN(glUniformMatrix2x3fv));
+      case GL_FLOAT_MAT2x4:
+        return matrix(FN(glUniformMatrix2x4fv));
+      case GL_FLOAT_MAT3x2:
+        return matrix(FN(glUniformMatrix3x2fv));
+      case GL_FLOAT_MAT3x4:
+        return matrix(FN(glUniformMatrix3x4fv));
+      case GL_FLOAT_MAT4x2:
+        return matrix(FN(glUniformMatrix4x2fv));
+      case GL_FLOAT_MAT4x3:
+        return matrix(FN(glUniformMatrix4x3fv));
+      default:
+        break;
+    }
+    static constexpr uint32_t kFloatV[] = {FN(glUniform1fv), FN(glUniform2fv), FN(glUniform3fv),
+                                           FN(glUniform4fv)};
+    static constexpr uint32_t kIntV[] = {FN(glUniform1iv), FN(glUniform2iv), FN(glUniform3iv),
+                                         FN(glUniform4iv)};
+    static constexpr uint32_t kUintV[] = {FN(glUniform1uiv), FN(glUniform2uiv), FN(glUniform3uiv),
+                                          FN(glUniform4uiv)};
+    if (n < 1 || n > 4) return;
+    call_.s(recorded).s(1);
+    switch (how.read) {
+      case UniformRead::kFloat:
+        GL(glGetUniformfv)(p, location, floats.data());
+        floats.resize(static_cast<size_t>(n));
+        call_.floats(floats).emit(kFloatV[n - 1]);
+        break;
+      case UniformRead::kInt:
+      case UniformRead::kBool: {
+        GL(glGetUniformiv)(p, location, ints.data());
+        call_.sints({ints.begin(), ints.begin() + n}).emit(kIntV[n - 1]);
+        break;
+      }
+      case UniformRead::kUint: {
+        GL(glGetUniformuiv)(p, location, uints.data());
+        call_.uints({uints.begin(), uints.begin() + n}).emit(kUintV[n - 1]);
+        break;
+      }
+    }
+  }
+
+  // --- the context's containers ------------------------------------------------
+  void framebuffers() {
+    if (!es3()) return;  // ES 2's one binding: TODO read its attachments
+    GLint max_colors = 1;
+    GL(glGetIntegerv)(GL_MAX_COLOR_ATTACHMENTS, &max_colors);
+    for (auto [name, framebuffer] : objects(ObjectClass::kFramebuffer, GL(glIsFramebuffer))) {
+      out_.section("framebuffer " + std::to_string(name));
+      gen(FN(glGenFramebuffers), name);
+      auto fb = static_cast<GLuint>(framebuffer);
+      if (GL(glIsFramebuffer)(fb) != GL_TRUE) continue;
+      GL(glBindFramebuffer)(GL_DRAW_FRAMEBUFFER, fb);
+      GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, fb);
+      call_.u(GL_FRAMEBUFFER).u(name).emit(FN(glBindFramebuffer));
+      std::vector<GLenum> points;
+      for (GLint i = 0; i < max_colors && i < 32; ++i)
+        points.push_back(static_cast<GLenum>(GL_COLOR_ATTACHMENT0 + i));
+      points.push_back(GL_DEPTH_ATTACHMENT);
+      points.push_back(GL_STENCIL_ATTACHMENT);
+      for (GLenum point : points) attachment(point);
+      std::vector<uint64_t> draw_buffers;
+      for (GLint i = 0; i < max_colors && i < 32; ++i)
+        draw_buffers.push_back(static_cast<uint64_t>(integer(GL_DRAW_BUFFER0 + i)));
+      while (draw_buffers.size() > 1 && draw_buffers.back() == GL_NONE) draw_buffers.pop_back();
+      call_.s(static_cast<int64_t>(draw_buffers.size())).uints(draw_buffers);
+      call_.emit(FN(glDrawBuffers));
+      call_.u(static_cast<uint64_t>(integer(GL_READ_BUFFER))).emit(FN(glReadBuffer));
+    }
+  }
+
+  void attachment(GLenum point) {
+    auto param = GL(glGetFramebufferAttachmentParameteriv);
+    GLint type = GL_NONE, object = 0;
+    param(GL_READ_FRAMEBUFFER, point, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
+    if (type == GL_NONE) return;
+    param(GL_READ_FRAMEBUFFER, point, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &object);
+    if (type == GL_RENDERBUFFER) {
+      uint64_t name = trace_name(ObjectClass::kRenderbuffer, static_cast<uint64_t>(object));
+      call_.u(GL_FRAMEBUFFER).u(point).u(GL_RENDERBUFFER).u(name);
+      call_.emit(FN(glFramebufferRenderbuffer));
+      return;
+    }
+    GLint level = 0, face = 0, layer = 0;
+    param(GL_READ_FRAMEBUFFER, point, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL, &level);
+    param(GL_READ_FRAMEBUFFER, point, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE, &face);
+    param(GL_READ_FRAMEBUFFER, point, GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_LAYER, &layer);
+    auto t = static_cast<GLuint>(object);
+    uint64_t name = trace_name(ObjectClass::kTexture, t);
+    GLenum target = GL_TEXTURE_2D;
+    try {
+      target = texture_target(t);
+    } catch (const RequestError&) {
+    }
+    if (is_layered(target)) {
+      call_.u(GL_FRAMEBUFFER).u(point).u(name).s(level).s(layer);
+      call_.emit(FN(glFramebufferTextureLayer));
+    } else {
+      call_.u(GL_FRAMEBUFFER).u(point).u(face != 0 ? static_cast<GLenum>(face) : target).u(name);
+      call_.s(level).emit(FN(glFramebufferTexture2D));
+    }
+  }
+
+  void vertex_arrays() {
+    if (es3()) {
+      for (auto [name, vao] : objects(ObjectClass::kVertexArray, GL(glIsVertexArray))) {
+        out_.section("vertex array " + std::to_string(name));
+        gen(FN(glGenVertexArrays), name);
+        auto v = static_cast<GLuint>(vao);
+        if (GL(glIsVertexArray)(v) != GL_TRUE) continue;
+        GL(glBindVertexArray)(v);
+        call_.u(name).emit(FN(glBindVertexArray));
+        vertex_array();
+      }
+      out_.section("vertex array 0");
+      GL(glBindVertexArray)(0);
+      call_.u(0).emit(FN(glBindVertexArray));
+    }
+    if (!es3()) out_.section("vertex array 0");
+    vertex_array();  // the default one
+  }
+
+  // The bound vertex array's attributes and element buffer.
+  void vertex_array() {
+    GLint max_attribs = 16;
+    GL(glGetIntegerv)(GL_MAX_VERTEX_ATTRIBS, &max_attribs);
+    auto get = GL(glGetVertexAttribiv);
+    for (GLint i = 0; i < max_attribs && i < kMaxAttribs; ++i) {
+      auto index = static_cast<GLuint>(i);
+      GLint enabled = 0, size = 4, type = GL_FLOAT, normalized = 0, integer_attrib = 0, stride = 0,
+            divisor = 0, buffer = 0;
+      void* pointer = nullptr;
+      get(index, GL_VERTEX_ATTRIB_ARRAY_ENABLED, &enabled);
+      get(index, GL_VERTEX_ATTRIB_ARRAY_SIZE, &size);
+      get(index, GL_VERTEX_ATTRIB_ARRAY_TYPE, &type);
+      get(index, GL_VERTEX_ATTRIB_ARRAY_NORMALIZED, &normalized);
+      get(index, GL_VERTEX_ATTRIB_ARRAY_STRIDE, &stride);
+      get(index, GL_VERTEX_ATTRIB_ARRAY_BUFFER_BINDING, &buffer);
+      if (es3()) {
+        get(index, GL_VERTEX_ATTRIB_ARRAY_INTEGER, &integer_attrib);
+        get(index, GL_VERTEX_ATTRIB_ARRAY_DIVISOR, &divisor);
+      }
+      GL(glGetVertexAttribPointerv)(index, GL_VERTEX_ATTRIB_ARRAY_POINTER, &pointer);
+      bool untouched = enabled == 0 && size == 4 && type == GL_FLOAT && normalized == 0 &&
+                       integer_attrib == 0 && stride == 0 && divisor == 0 && buffer == 0 &&
+                       pointer == nullptr;
+      if (untouched) continue;
+      uint64_t attribute = recorded_attribute(i);
+      call_.u(GL_ARRAY_BUFFER).u(trace_name(ObjectClass::kBuffer, static_cast<uint64_t>(buffer)));
+      call_.emit(FN(glBindBuffer));
+      // Client memory (no buffer): the address is the replay's own and means
+      // nothing in a trace; each draw records the data it reads.
+      auto offset = buffer == 0 ? 0 : static_cast<uint64_t>(reinterpret_cast<uintptr_t>(pointer));
+      if (integer_attrib != 0) {
+        call_.u(attribute).s(size).u(static_cast<uint64_t>(type)).s(stride).pointer(offset);
+        call_.emit(FN(glVertexAttribIPointer));
+      } else {
+        call_.u(attribute).s(size).u(static_cast<uint64_t>(type)).u(normalized != 0).s(stride);
+        call_.pointer(offset).emit(FN(glVertexAttribPointer));
+      }
+      if (es3())
+        call_.u(attribute).u(static_cast<uint64_t>(divisor)).emit(FN(glVertexAttribDivisor));
+      call_.u(attribute).emit(enabled != 0 ? FN(glEnableVertexAttribArray)
+                                           : FN(glDisableVertexAttribArray));
+    }
+    uint64_t elements = trace_name(ObjectClass::kBuffer,
+                                   static_cast<uint64_t>(integer(GL_ELEMENT_ARRAY_BUFFER_BINDING)));
+    call_.u(GL_ELEMENT_ARRAY_BUFFER).u(elements).emit(FN(glBindBuffer));
+  }
+
+  // The attribute index the trace uses for a replay one: where the app
+  // learnt locations with glGetAttribLocation, the one it learnt.
+  uint64_t recorded_attribute(GLint replayed) { return names_.recorded_attribute(replayed); }
+
+  // --- the window ---------------------------------------------------------------
+  // What the draw surface's color buffer holds (a thread the cut finds in
+  // the middle of its frame has drawn part of it): drawn back with a blit
+  // from a texture of the snapshot's own, made and deleted here. Before the
+  // context state: a fresh context blits unscissored.
+  void window_contents() {
+    EGLSurface surface = names_.draw_surface();
+    if (!es3() || surface == EGL_NO_SURFACE) return;
+    char window[32];
+    snprintf(window, sizeof window, "window 0x%" PRIx64, names_.recorded_draw_surface());
+    out_.section(window);
+    GLint width = 0, height = 0, samples = 0, depth = 0, stencil = 0;
+    GL(eglQuerySurface)(names_.display(), surface, EGL_WIDTH, &width);
+    GL(eglQuerySurface)(names_.display(), surface, EGL_HEIGHT, &height);
+    GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, 0);
+    GL(glBindFramebuffer)(GL_DRAW_FRAMEBUFFER, 0);
+    samples = integer(GL_SAMPLES);
+    depth = integer(GL_DEPTH_BITS);
+    stencil = integer(GL_STENCIL_BITS);
+    std::string what = window;
+    if (depth > 0 || stencil > 0)
+      inexact(what, "its depth and stencil buffers are not restored (no ES call reads them)");
+    if (samples > 0) {
+      inexact(what, "its color buffer is multisampled: not restored");
+      return;
+    }
+    GLint read_buffer = integer(GL_READ_BUFFER);
+    GL(glReadBuffer)(GL_BACK);
+    std::string pixels;
+    bool read = read_rgba8(width, height, &pixels);
+    GL(glReadBuffer)(static_cast<GLenum>(read_buffer));
+    if (!read) {
+      inexact(what, "its color buffer could not be read: not restored");
+      return;
+    }
+    call_.u(GL_DRAW_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
+    blit_into_draw_framebuffer(width, height, std::move(pixels));
+  }
+
+  // --- the context's state -----------------------------------------------------
+  void context_state() {
+    out_.section("context state");
+    // Current vertex attribute values (those a disabled array reads).
+    GLint max_attribs = 16;
+    GL(glGetIntegerv)(GL_MAX_VERTEX_ATTRIBS, &max_attribs);
+    for (GLint i = 0; i < max_attribs && i < kMaxAttribs; ++i) {
+      std::vector<float> v(4);
+      GL(glGetVertexAttribfv)(static_cast<GLuint>(i), GL_CURRENT_VERTEX_ATTRIB, v.data());
+      if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 1) continue;
+      call_.u(recorded_attribute(i)).floats(v).emit(FN(glVertexAttrib4fv));
+    }
+    pipeline();
+    bindings();
+  }
+
+  // Capabilities and every pipeline value, as the state table says.
+  void pipeline() {
+    for (const StateEntry& e : state_table()) {
+      if (e.set_by != StateSet::kEnable || !has(e)) continue;
+      bool on = GL(glIsEnabled)(e.pname) == GL_TRUE;
+      call_.u(e.pname).emit(on ? FN(glEnable) : FN(glDisable));
+    }
+    pipeline_setters();
+  }
+
+  void pipeline_setters();
+
+  // The texture units, indexed buffers and every binding.
+  void bindings() {
+    GLint units = 8;
+    GL(glGetIntegerv)(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS, &units);
+    for (GLint unit = 0; unit < units && unit < 96; ++unit) {
+      GL(glActiveTexture)(static_cast<GLenum>(GL_TEXTURE0 + unit));
+      bool selected = false;
+      for (const StateEntry& e : state_table()) {
+        if (e.group != StateGroup::kTextureUnit || !has(e)) continue;
+        GLint bound = integer(e.pname);
+        if (bound == 0) continue;
+        if (!selected) {
+          call_.u(static_cast<uint64_t>(GL_TEXTURE0 + unit)).emit(FN(glActiveTexture));
+          selected = true;
+        }
+        if (e.target != 0) {
+          call_.u(e.target).u(trace_name(ObjectClass::kTexture, static_cast<uint64_t>(bound)));
+          call_.emit(FN(glBindTexture));
+        } else {
+          call_.u(static_cast<uint64_t>(unit));
+          call_.u(trace_name(ObjectClass::kSampler, static_cast<uint64_t>(bound)));
+          call_.emit(FN(glBindSampler));
+        }
+      }
+    }
+    GL(glActiveTexture)(GL_TEXTURE0);
+    call_.u(static_cast<uint64_t>(saved_active_texture_)).emit(FN(glActiveTexture));
+
+    for (const StateEntry& e : state_table()) {
+      if (e.group != StateGroup::kIndexedBuffer || !has(e) || e.cls != ObjectClass::kBuffer)
+        continue;
+      GLint count = integer(e.limit);
+      for (GLint i = 0; i < count && i < 128; ++i) {
+        GLint buffer = 0;
+        GLint64 start = 0, size = 0;
+        auto index = static_cast<GLuint>(i);
+        GL(glGetIntegeri_v)(e.pname, index, &buffer);
+        if (buffer == 0) continue;
+        GLenum start_name = 0, size_name = 0;
+        indexed_range_names(e.target, &start_name, &size_name);
+        GL(glGetInteger64i_v)(start_name, index, &start);
+        GL(glGetInteger64i_v)(size_name, index, &size);
+        uint64_t name = trace_name(ObjectClass::kBuffer, static_cast<uint64_t>(buffer));
+        if (size == 0)
+          call_.u(e.target).u(index).u(name).emit(FN(glBindBufferBase));
+        else
+          call_.u(e.target).u(index).u(name).s(start).s(size).emit(FN(glBindBufferRange));
+      }
+    }
+
+    for (const StateEntry& e : state_table()) {
+      if (e.group != StateGroup::kBindings || e.kind != StateKind::kObject || !has(e)) continue;
+      auto bound =
+          static_cast<uint64_t>(e.pname == GL_ARRAY_BUFFER_BINDING       ? saved_array_buffer_
+                                : e.pname == GL_COPY_READ_BUFFER_BINDING ? saved_copy_read_
+                                : e.pname == GL_RENDERBUFFER_BINDING     ? saved_renderbuffer_
+                                : e.pname == GL_CURRENT_PROGRAM          ? saved_program_
+                                : e.pname == GL_VERTEX_ARRAY_BINDING     ? saved_vao_
+                                : e.pname == GL_DRAW_FRAMEBUFFER_BINDING ? saved_draw_fb_
+                                : e.pname == GL_READ_FRAMEBUFFER_BINDING ? saved_read_fb_
+                                                                         : integer(e.pname));
+      binding(e, bound);
+    }
+  }
+
+  void indexed_range_names(GLenum target, GLenum* start, GLenum* size) {
+    switch (target) {
+      case GL_UNIFORM_BUFFER:
+        *start = GL_UNIFORM_BUFFER_START;
+        *size = GL_UNIFORM_BUFFER_SIZE;
+        break;
+      case GL_TRANSFORM_FEEDBACK_BUFFER:
+        *start = GL_TRANSFORM_FEEDBACK_BUFFER_START;
+        *size = GL_TRANSFORM_FEEDBACK_BUFFER_SIZE;
+        break;
+      case GL_SHADER_STORAGE_BUFFER:
+        *start = GL_SHADER_STORAGE_BUFFER_START;
+        *size = GL_SHADER_STORAGE_BUFFER_SIZE;
+        break;
+      default:
+        *start = GL_ATOMIC_COUNTER_BUFFER_START;
+        *size = GL_ATOMIC_COUNTER_BUFFER_SIZE;
+        break;
+    }
+  }
+
+  // One binding of the bindings group, as the app had it.
+  void binding(const StateEntry& e, uint64_t bound) {
+    uint64_t name = trace_name(e.cls, bound);
+    switch (e.pname) {
+      case GL_ELEMENT_ARRAY_BUFFER_BINDING:
+        return;  // the vertex array's, written with it
+      case GL_VERTEX_ARRAY_BINDING:
+        return call_.u(name).emit(FN(glBindVertexArray));
+      case GL_CURRENT_PROGRAM:
+        return call_.u(name).emit(FN(glUseProgram));
+      case GL_DRAW_FRAMEBUFFER_BINDING:  // GL_FRAMEBUFFER_BINDING
+        return call_.u(es3() ? GL_DRAW_FRAMEBUFFER : GL_FRAMEBUFFER)
+            .u(name)
+            .emit(FN(glBindFramebuffer));
+      case GL_READ_FRAMEBUFFER_BINDING:
+        return call_.u(GL_READ_FRAMEBUFFER).u(name).emit(FN(glBindFramebuffer));
+      case GL_RENDERBUFFER_BINDING:
+        return call_.u(GL_RENDERBUFFER).u(name).emit(FN(glBindRenderbuffer));
+      case GL_TRANSFORM_FEEDBACK_BINDING:
+        if (bound != 0) inexact("transform feedback " + std::to_string(name), "not recreated yet");
+        return;
+      case GL_PROGRAM_PIPELINE_BINDING:
+        if (bound != 0) inexact("program pipeline " + std::to_string(name), "not recreated yet");
+        return;
+      default:
+        break;
+    }
+    if (e.cls != ObjectClass::kBuffer) return;
+    GLenum target = buffer_target_of(e.pname);
+    if (target != 0) call_.u(target).u(name).emit(FN(glBindBuffer));
+  }
+
+  static GLenum buffer_target_of(GLenum binding) {
+    switch (binding) {
+      case GL_ARRAY_BUFFER_BINDING:
+        return GL_ARRAY_BUFFER;
+      case GL_UNIFORM_BUFFER_BINDING:
+        return GL_UNIFORM_BUFFER;
+      case GL_COPY_READ_BUFFER_BINDING:
+        return GL_COPY_READ_BUFFER;
+      case GL_COPY_WRITE_BUFFER_BINDING:
+        return GL_COPY_WRITE_BUFFER;
+      case GL_PIXEL_PACK_BUFFER_BINDING:
+        return GL_PIXEL_PACK_BUFFER;
+      case GL_PIXEL_UNPACK_BUFFER_BINDING:
+        return GL_PIXEL_UNPACK_BUFFER;
+      case GL_TRANSFORM_FEEDBACK_BUFFER_BINDING:
+        return GL_TRANSFORM_FEEDBACK_BUFFER;
+      case GL_SHADER_STORAGE_BUFFER_BINDING:
+        return GL_SHADER_STORAGE_BUFFER;
+      case GL_ATOMIC_COUNTER_BUFFER_BINDING:
+        return GL_ATOMIC_COUNTER_BUFFER;
+      case GL_DRAW_INDIRECT_BUFFER_BINDING:
+        return GL_DRAW_INDIRECT_BUFFER;
+      case GL_DISPATCH_INDIRECT_BUFFER_BINDING:
+        return GL_DISPATCH_INDIRECT_BUFFER;
+      case GL_TEXTURE_BUFFER_BINDING:
+        return GL_TEXTURE_BUFFER;
+      default:
+        return 0;
+    }
+  }
+
+  SnapshotNames& names_;
+  SnapshotOut& out_;
+  CallBuilder call_;
+  ShaderCopy shader_copy_{gl_, names_.display()};
+  GLuint read_fb_ = 0;
+  uint64_t unused_names_ = 0;
+  GLint saved_read_fb_ = 0, saved_draw_fb_ = 0, saved_vao_ = 0, saved_array_buffer_ = 0,
+        saved_active_texture_ = GL_TEXTURE0, saved_program_ = 0, saved_renderbuffer_ = 0,
+        saved_copy_read_ = 0;
+};
+
+// Each setter of the state table with the values its entries have now.
+void SnapshotWriter::pipeline_setters() {
+  std::span<const StateEntry> table = state_table();
+  for (const StateSetter& setter : state_setters()) {
+    bool missing = false;
+    for (const SetterArg& arg : setter.args)
+      if (arg.kind == SetterArg::kEntry && !has(table[arg.entry])) missing = true;
+    if (missing) continue;
+    const api::FunctionInfo& info = api::kFunctionInfo[setter.function];
+    // Each entry read once, as its query says.
+    std::map<uint16_t, std::vector<double>> values;
+    for (const SetterArg& arg : setter.args) {
+      if (arg.kind != SetterArg::kEntry || values.count(arg.entry) != 0) continue;
+      const StateEntry& e = table[arg.entry];
+      std::vector<double>& v = values[arg.entry];
+      v.resize(std::max<size_t>(e.count, 1));
+      switch (e.query) {
+        case StateQuery::kFloat: {
+          std::vector<GLfloat> f(v.size() + 4);
+          GL(glGetFloatv)(e.pname, f.data());
+          std::copy_n(f.begin(), v.size(), v.begin());
+          break;
+        }
+        case StateQuery::kBoolean: {
+          std::vector<GLboolean> b(v.size() + 4);
+          GL(glGetBooleanv)(e.pname, b.data());
+          std::copy_n(b.begin(), v.size(), v.begin());
+          break;
+        }
+        case StateQuery::kIntegerIndexed: {
+          GLint i = 0;
+          GL(glGetIntegeri_v)(e.pname, 0, &i);
+          v[0] = static_cast<uint32_t>(i);  // a mask: its bits
+          break;
+        }
+        default: {
+          std::vector<GLint> i(v.size() + 4);
+          GL(glGetIntegerv)(e.pname, i.data());
+          std::copy_n(i.begin(), v.size(), v.begin());
+          break;
+        }
+      }
+    }
+    for (size_t k = 0; k < setter.args.size(); ++k) {
+      const SetterArg& arg = setter.args[k];
+      double value =
+          arg.kind == SetterArg::kConstant ? arg.constant : values[arg.entry][arg.component];
+      if (k < info.param_count && info.params[k].kind == api::Kind::kFloat)
+        call_.f(static_cast<float>(value));
+      else if (value < 0)
+        call_.s(static_cast<int64_t>(value));
+      else
+        call_.u(static_cast<uint64_t>(value));
+    }
+    call_.emit(setter.function);
+  }
+}
+
+}  // namespace
+
+bool write_snapshot(GlFunctions gl, SnapshotNames& names, SnapshotOut& out, bool with_share_group,
+                    std::string* error) {
+  try {
+    SnapshotWriter(gl, names, out).write(with_share_group);
+  } catch (const RequestError& e) {
+    *error = e.message;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace gltrace::glstate

@@ -1,0 +1,96 @@
+// A state snapshot of a GL context: the calls that recreate, in a fresh
+// replay, the GL objects of the current context's share group and the
+// context's own objects and state as they are now, written as the trace
+// names things (docs/trace-format.md, "Snapshots"). Taken from the replay's
+// driver (`gltrace trim`, glreplay/snapshot.h) and inside a traced app at the
+// start of a capture (trace/hooks/capture_snapshot.cpp), with this one
+// writer. Exact where GLES reads back; an object it cannot recreate exactly
+// is written as near as it can be and said so (SnapshotOut::inexact), never
+// silently.
+#pragma once
+
+#include <EGL/egl.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/records.h"
+#include "glstate/gl_reader.h"
+#include "glstate/object_class.h"
+
+namespace gltrace::glstate {
+
+// Where a snapshot's calls go, in order, on the thread and context it was
+// taken on.
+class SnapshotOut {
+ public:
+  virtual ~SnapshotOut() = default;
+  // One call; ret is null for void functions. Values point into memory
+  // valid during the call only.
+  virtual void call(uint32_t function, std::span<const format::Value> args,
+                    const format::Value* ret) = 0;
+  // A Blob for bytes too large to inline; returns its id.
+  virtual uint64_t blob(std::string_view bytes) = 0;
+  // The object the next call recreates is not exact: why.
+  virtual void inexact(const std::string& why) = 0;
+  // The calls that follow recreate one object or part of the state
+  // ("texture 3", "context 1 state"): for readers that compare snapshots.
+  virtual void section(const std::string& /*name*/) {}
+  // The size of the draw surface the call just written (an eglMakeCurrent)
+  // made current: a replay sizes its surface so (Call.surface_width/height).
+  virtual void surface_size(uint32_t /*width*/, uint32_t /*height*/) {}
+  // The calls that follow are on this recorded thread, with this Context
+  // index current (0: none).
+  virtual void begin_thread(uint32_t /*thread*/, uint32_t /*context*/) {}
+};
+
+// What the snapshot knows of the context beyond the driver: the names the
+// trace uses for its objects (a replay's differ from its driver's; an app's
+// are the driver's) and which ones live.
+class SnapshotNames {
+ public:
+  virtual ~SnapshotNames() = default;
+  struct Object {
+    uint64_t recorded;  // the trace's name
+    uint64_t driver;    // the driver's
+    bool deleted;       // the app deleted it (it may live on: attached, in use)
+  };
+  // Every object of a class the trace named in the current context (its
+  // share group's, or the context's own containers), by recorded name.
+  virtual std::vector<Object> objects(ObjectClass cls) = 0;
+  // The trace's name of a driver name of the current context (0 for 0);
+  // a name the trace never made is returned as it is.
+  virtual uint64_t recorded_name(ObjectClass cls, uint64_t driver) = 0;
+  // Where the app learnt a program's locations and indices from the driver
+  // (glGetUniformLocation...), the ones it learnt; else the driver's.
+  virtual int64_t recorded_uniform_location(uint64_t /*program*/, int64_t location) {
+    return location;
+  }
+  virtual int64_t recorded_attrib_location(uint64_t /*program*/, int64_t location) {
+    return location;
+  }
+  virtual uint64_t recorded_resource_index(uint64_t /*program*/, uint32_t /*interface*/,
+                                           uint64_t index) {
+    return index;
+  }
+  // The generic attribute index the trace uses for a driver one.
+  virtual uint64_t recorded_attribute(int64_t index) { return static_cast<uint64_t>(index); }
+  // The context's display, and its draw surface: the driver's and the trace's handles.
+  virtual EGLDisplay display() = 0;
+  virtual EGLSurface draw_surface() = 0;
+  virtual uint64_t recorded_draw_surface() = 0;
+  // The client version the context was made with.
+  virtual int client_version() = 0;
+};
+
+// Runs on the thread whose current context it reads. with_share_group:
+// also the objects the context shares (once per share group). The driver's
+// bindings it touches to read are put back. False with *error when it
+// cannot read the context.
+bool write_snapshot(GlFunctions gl, SnapshotNames& names, SnapshotOut& out, bool with_share_group,
+                    std::string* error);
+
+}  // namespace gltrace::glstate
