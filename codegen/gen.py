@@ -81,7 +81,7 @@ def generate(functions, typedefs, limit, table, args):
     out["entry_points.cpp"] = emit.entry_points_cpp(functions)
     out["dispatch_stubs.cpp"] = emit.dispatch_stubs_cpp(functions, limit)
     out[os.path.join(api_dir, "layer_wrappers.inc")] = emit.layer_wrappers_inc(functions)
-    wrappers, decls = trace.trace_wrappers_inc(functions)
+    wrappers, decls = trace.trace_wrappers_inc(functions, table["classes"])
     out[os.path.join(api_dir, "trace_wrappers.inc")] = wrappers
     out[os.path.join(api_dir, "trace_decls.h")] = decls
     replay_calls, replay_decls = replay.replay_calls_inc(functions, table["classes"])

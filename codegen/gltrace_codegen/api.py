@@ -253,8 +253,10 @@ def _load_hooks(f, hooks):
             if not isinstance(hooks[key], str) or not _IDENTIFIER.match(hooks[key]):
                 raise ApiError(f"{where}.{key}: a C++ function name")
             out[key] = hooks[key]
-    if not any(out[kind] for kind in HOOK_KINDS) and not any(k in out for k in IDLE_HOOKS):
-        raise ApiError(f"{where}: names no hook ({', '.join(HOOK_KINDS + IDLE_HOOKS)})")
+    if (not any(out[kind] for kind in HOOK_KINDS) and not any(k in out for k in IDLE_HOOKS)
+            and not out["record"]):
+        raise ApiError(f"{where}: names no hook ({', '.join(HOOK_KINDS + IDLE_HOOKS)}) "
+                       "and no record")
     return out
 
 

@@ -14,7 +14,12 @@ before the call, post hooks after the plain arguments were recorded (the
 extra Call fields), done hooks at the end whether the call was recorded or
 not. Their declarations are generated here, one signature per kind. An idle
 hook gets a wrapper of its own for live tracing's idle table: the idle hook,
-the call, the idle_done hook, nothing recorded."""
+the call, the idle_done hook, nothing recorded.
+
+Calls that create or delete GL objects, and EGL contexts (the table's
+effects), also tell the trace layer's object list (src/trace/hooks/
+object_names.h) what they made or deleted, in both tables: a capture that
+starts mid-run writes a snapshot of every object that lives then."""
 
 from . import lengths
 from .api import COMPSIZE, GL_NONE_TERMINATED, HOOK_KINDS, IDLE_HOOKS, SIZE_HELPERS, UNKNOWN
@@ -191,7 +196,7 @@ def record_function(f):
     return f"void record_{f.name}({', '.join(params)})"
 
 
-def _hooked_wrapper(f):
+def _hooked_wrapper(f, tracking):
     call = f"reinterpret_cast<{f.pfn()}>(next_function({f.id}))({f.arg_list()})"
     body = []
     if "state" in f.hooks:
@@ -219,21 +224,57 @@ def _hooked_wrapper(f):
     body += _record_body(f, "    ")
     body.append("  }")
     body += [f"  {name}({_hook_args(f, ['recorded ? &rec : nullptr'])});" for name in done]
+    # After the recording: its time is not the call's.
+    if tracking and pre:
+        body += ["  if (make_call) {"] + [f"    {t}" for t in tracking] + ["  }"]
+    else:
+        body += [f"  {t}" for t in tracking]
     if not f.returns_void:
         body.append("  return result;")
     return body
 
 
-def trace_wrappers_inc(functions):
+def _tracking(f, classes):
+    """The statements after the driver call that tell the object list what
+    the call created or deleted (empty when it does neither)."""
+    out = []
+    for v in f.params + [f.result]:
+        if v.effect not in ("creates", "deletes"):
+            continue
+        expr = "result" if v is f.result else v.cname
+        if v.cls == "context":
+            if v.effect == "creates":
+                share = next(p.cname for p in f.params if p.name == "share_context")
+                out.append(f"note_context_created(result, {share});")
+            else:
+                out.append(f"note_context_destroyed({expr});")
+            continue
+        replay = classes.get(v.cls, {}).get("replay", "")
+        if not replay.startswith("ObjectClass::") or replay == "ObjectClass::kSync":
+            continue
+        cls = "glstate::" + replay
+        verb = "note_created" if v.effect == "creates" else "note_deleted"
+        if v.depth > 0:
+            count = _len_expr(f, v.length)
+            assert count, f"{f.name}.{v.name}: an object array of no length"
+            out.append(f"{verb}({cls}, {count}, {expr});")
+        else:
+            out.append(f"{verb}({cls}, {expr});")
+    return out
+
+
+def trace_wrappers_inc(functions, classes=None):
+    classes = classes or {}
     out = [HEADER,
            "// Included once by src/trace/wrappers.cpp, inside namespace",
            "// gltrace::trace, after the CallRecorder and next_function() are declared.", ""]
     for f in functions:
         if f.hooks.get("record"):
             out.append(f"{record_function(f)} {{\n" + "\n".join(_record_body(f, "  ")) + "\n}\n")
+        tracking = _tracking(f, classes)
         if f.hooks:
             out.append(f"{f.ret} trace_{f.name}({f.param_list()}) {{\n"
-                       + "\n".join(_hooked_wrapper(f)) + "\n}\n")
+                       + "\n".join(_hooked_wrapper(f, tracking)) + "\n}\n")
             continue
         call = f"reinterpret_cast<{f.pfn()}>(next_function({f.id}))({f.arg_list()})"
         body = [f"  CallRecorder rec({f.id});"]
@@ -248,22 +289,27 @@ def trace_wrappers_inc(functions):
             body.append(f"    rec.ret().{return_call(f)};")
         body.append("    rec.commit();")
         body.append("  }")
+        body += [f"  {t}" for t in tracking]  # after the recording: not the call's time
         if not f.returns_void:
             body.append("  return result;")
         out.append(f"{f.ret} trace_{f.name}({f.param_list()}) {{\n" + "\n".join(body) + "\n}\n")
-    # The live layer's idle table: the idle hook, the next function, the
-    # idle_done hook (nothing recorded, no time taken).
-    idle = [f for f in functions if any(f.hooks.get(k) for k in IDLE_HOOKS)]
+    # The live layer's idle table: the idle hook, the next function, what
+    # the object list is told, the idle_done hook (nothing recorded, no
+    # time taken).
+    idle = [f for f in functions
+            if any(f.hooks.get(k) for k in IDLE_HOOKS) or _tracking(f, classes)]
     for f in idle:
         call = f"reinterpret_cast<{f.pfn()}>(next_function({f.id}))({f.arg_list()})"
         body = [f"  {f.hooks['idle']}();"] if f.hooks.get("idle") else []
-        if not f.hooks.get("idle_done"):
+        after = [f"  {t}" for t in _tracking(f, classes)]
+        if f.hooks.get("idle_done"):
+            after.append(f"  {f.hooks['idle_done']}();")
+        if not after:
             body.append(f"  {'' if f.returns_void else 'return '}{call};")
         elif f.returns_void:
-            body += [f"  {call};", f"  {f.hooks['idle_done']}();"]
+            body += [f"  {call};"] + after
         else:
-            body += [f"  {f.ret} result = {call};", f"  {f.hooks['idle_done']}();",
-                     "  return result;"]
+            body += [f"  {f.ret} result = {call};"] + after + ["  return result;"]
         out.append(f"{f.ret} idle_{f.name}({f.param_list()}) {{\n" + "\n".join(body) + "\n}\n")
     out += ["struct TraceWrapper { uint32_t id; void* function; };",
             "const TraceWrapper kTraceWrappers[] = {"]

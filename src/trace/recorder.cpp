@@ -421,6 +421,7 @@ void CallRecorder::commit() {
   p = schema::call::put_duration_ns(p, duration_);
   if (thread_time_ != 0) p = schema::call::put_thread_time_ns(p, thread_time_);
   if (synthetic_) p = schema::call::put_synthetic(p, 1);
+  if (snapshot_) p = schema::call::put_snapshot(p, 1);
   size_t head_size = static_cast<size_t>(p - head);
 
   t->chunk_has_call = true;

@@ -170,6 +170,8 @@ class CallRecorder {
   void set_context(uint32_t context_index) { context_ = context_index; }
   // Not a call the app made just now (live tracing's eglMakeCurrent at join).
   void set_synthetic() { synthetic_ = true; }
+  // Part of the snapshot a capture that starts mid-run begins with (Call.snapshot).
+  void set_snapshot() { snapshot_ = true; }
   // Appends the call to the thread's records (a text mode: writes its text).
   void commit();
 
@@ -189,6 +191,7 @@ class CallRecorder {
   uint64_t seq_ = 0;
   uint32_t context_ = 0;
   bool synthetic_ = false;
+  bool snapshot_ = false;
   CallLine* line_ = nullptr;  // the call's text in the log and error modes
 };
 

@@ -53,6 +53,7 @@ struct Session {
   std::vector<std::unique_ptr<format::TraceWriter>> writers;  // owned, never freed
   std::atomic<bool> stop_pending{false};
   uint64_t max_frames = 0;
+  std::atomic<bool> mid_run{false};
   std::atomic<uint64_t> frames{0};
   std::atomic<uint64_t> app_frames{0};
   std::atomic<uint32_t> thread_count{0};
@@ -166,6 +167,8 @@ void set_capture_options(const CaptureOptions& options) {
 }
 
 uint64_t frames_completed() { return session().frames.load(std::memory_order_relaxed); }
+
+bool session_mid_run() { return session().mid_run.load(std::memory_order_relaxed); }
 
 bool last_frame_of_session() {
   Session& s = session();
@@ -398,6 +401,7 @@ bool begin_session(TraceSessionOptions options, std::string* error) {
   register_light_fence();
   g_hot.live = options.live;
   s.max_frames = options.max_frames;
+  s.mid_run = options.mid_run;
   s.output = options.output;
   g_hot.seq = 0;
   s.frames = 0;

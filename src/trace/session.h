@@ -153,6 +153,10 @@ inline uint64_t next_seq() { return g_hot.seq.fetch_add(1, std::memory_order_rel
 // Frames ended so far (the number of the frame in progress).
 uint64_t frames_completed();
 
+// The session began while the app ran (TraceSessionOptions::mid_run): each
+// thread's first calls are a snapshot of what its context holds.
+bool session_mid_run();
+
 // The frame in progress is the last one the session records (max_frames).
 bool last_frame_of_session();
 

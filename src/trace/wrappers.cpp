@@ -5,6 +5,7 @@
 #include "gltrace/api/trace_decls.h"
 #include "trace/compsize.h"
 #include "trace/hooks/hook_state.h"
+#include "trace/hooks/object_names.h"
 #include "trace/layer.h"
 #include "trace/recorder.h"
 

@@ -2,12 +2,17 @@
 // new to the trace gets its Context record first) and its surface; the calls
 // that create surfaces and contexts record their config's attributes.
 #define GL_GLES_PROTOTYPES 0
+#include <mutex>
+#include <set>
+
 #include "format/encoders.h"
 #include "format/schema.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/trace_decls.h"
+#include "trace/hooks/capture_snapshot.h"
 #include "trace/hooks/context_state.h"
 #include "trace/hooks/frames.h"
+#include "trace/hooks/object_names.h"
 #include "trace/live.h"
 #include "trace/modes.h"
 #include "trace/next.h"
@@ -191,18 +196,114 @@ void switch_point_after_make_current(CallRecorder* /*recorded*/, EGLDisplay /*dp
   live_switch_point(false);
 }
 
+// --- a capture that starts mid-run -------------------------------------------------
+
+namespace {
+
+// The EGL objects a session's snapshots wrote: each once a session.
+std::mutex g_written_mutex;
+uint32_t g_written_generation = 0;
+auto& g_written = *new std::set<const void*>();  // never destroyed (threads at exit)
+
+bool first_write(const void* handle) {
+  uint32_t generation = g_hot.generation.load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(g_written_mutex);
+  if (g_written_generation != generation) {
+    g_written.clear();
+    g_written_generation = generation;
+  }
+  return g_written.insert(handle).second;
+}
+
+EGLConfig config_by_id(EGLDisplay dpy, EGLint id) {
+  const EGLint wanted[] = {EGL_CONFIG_ID, id, EGL_NONE};
+  EGLConfig config = nullptr;
+  EGLint count = 0;
+  if (id == 0 || !NEXT(eglChooseConfig)(dpy, wanted, &config, 1, &count) || count != 1)
+    return nullptr;
+  return config;
+}
+
+// A call the app made before the capture, recorded as a part of its snapshot.
+template <typename Record>
+void record_snapshot_call(uint32_t function, Record&& record) {
+  CallRecorder rec(function);
+  if (!rec.finish()) return;
+  rec.set_synthetic();
+  rec.set_snapshot();
+  record(rec);
+}
+
+// A window or pbuffer as the call that made it (a replay makes its own of
+// the same config and size).
+void record_surface(EGLDisplay dpy, EGLSurface surface) {
+  if (surface == EGL_NO_SURFACE || !first_write(surface)) return;
+  EGLint id = 0;
+  NEXT(eglQuerySurface)(dpy, surface, EGL_CONFIG_ID, &id);
+  EGLConfig config = config_by_id(dpy, id);
+  if (is_pbuffer(dpy, surface)) {
+    EGLint width = 0, height = 0;
+    NEXT(eglQuerySurface)(dpy, surface, EGL_WIDTH, &width);
+    NEXT(eglQuerySurface)(dpy, surface, EGL_HEIGHT, &height);
+    const EGLint attribs[] = {EGL_WIDTH, width, EGL_HEIGHT, height, EGL_NONE};
+    record_snapshot_call(api::kFn_eglCreatePbufferSurface, [&](CallRecorder& rec) {
+      record_eglCreatePbufferSurface(rec, dpy, config, attribs, surface);
+    });
+  } else {
+    record_snapshot_call(api::kFn_eglCreateWindowSurface, [&](CallRecorder& rec) {
+      record_eglCreateWindowSurface(rec, dpy, config, EGLNativeWindowType{}, nullptr, surface);
+    });
+  }
+}
+
+// The display, context and surfaces a joining thread uses, each written once
+// a session; and whether the thread writes its share group's objects.
+GroupClaim record_egl_objects(EGLDisplay dpy, EGLContext ctx, EGLSurface draw, EGLSurface read) {
+  if (first_write(dpy)) {
+    record_snapshot_call(api::kFn_eglGetDisplay, [&](CallRecorder& rec) {
+      record_eglGetDisplay(rec, EGL_DEFAULT_DISPLAY, dpy);
+    });
+    record_snapshot_call(api::kFn_eglInitialize, [&](CallRecorder& rec) {
+      record_eglInitialize(rec, dpy, nullptr, nullptr, EGL_TRUE);
+    });
+  }
+  GroupClaim claim = claim_share_group(ctx, g_hot.generation.load(std::memory_order_relaxed));
+  if (first_write(ctx)) {
+    EGLint id = 0, version = 2;
+    NEXT(eglQueryContext)(dpy, ctx, EGL_CONFIG_ID, &id);
+    NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_VERSION, &version);
+    EGLConfig config = config_by_id(dpy, id);
+    const EGLint attribs[] = {EGL_CONTEXT_CLIENT_VERSION, version, EGL_NONE};
+    record_snapshot_call(api::kFn_eglCreateContext, [&](CallRecorder& rec) {
+      record_eglCreateContext(rec, dpy, config, claim.share_with, attribs, ctx);
+    });
+  }
+  record_surface(dpy, draw);
+  if (read != draw) record_surface(dpy, read);
+  return claim;
+}
+
+}  // namespace
+
 // Live tracing joined a thread that has a context current: its binding, as
-// an eglMakeCurrent the app did not make just now.
+// an eglMakeCurrent the app did not make just now. A capture that started
+// mid-run writes, around it, what the thread's context holds.
 void record_current_binding() {
   EGLDisplay dpy = NEXT(eglGetCurrentDisplay)();
   EGLContext ctx = NEXT(eglGetCurrentContext)();
   EGLSurface draw = NEXT(eglGetCurrentSurface)(EGL_DRAW);
   EGLSurface read = NEXT(eglGetCurrentSurface)(EGL_READ);
   thread_state();  // joins the session
+  bool snapshot = ctx != EGL_NO_CONTEXT && session_mid_run() && mode() == Mode::kFull &&
+                  !context_state(thread_state())->desktop_gl;
+  GroupClaim claim;
+  if (snapshot) claim = record_egl_objects(dpy, ctx, draw, read);
   CallRecorder rec(api::kFn_eglMakeCurrent);
   if (!rec.finish()) return;
   rec.set_synthetic();
+  if (snapshot) rec.set_snapshot();
   record_eglMakeCurrent(rec, dpy, draw, read, ctx, EGL_TRUE);
+  if (snapshot) record_gl_snapshot(dpy, ctx, draw, claim.write_objects);
 }
 
 // --- configs -------------------------------------------------------------------------

@@ -1,0 +1,110 @@
+#include "trace/hooks/capture_snapshot.h"
+
+#include <string>
+#include <vector>
+
+#include "common/log.h"
+#include "format/record_encoder.h"
+#include "glstate/snapshot.h"
+#include "trace/hooks/object_names.h"
+#include "trace/modes.h"
+#include "trace/next.h"
+#include "trace/recorder.h"
+
+namespace gltrace::trace {
+namespace {
+
+using glstate::ObjectClass;
+
+// The app's names are the driver's; which objects live, the object list knows.
+class AppNames final : public glstate::SnapshotNames {
+ public:
+  AppNames(EGLDisplay display, EGLContext context, EGLSurface draw)
+      : display_(display), context_(context), draw_(draw) {}
+
+  std::vector<Object> objects(ObjectClass cls) override { return listed_objects(context_, cls); }
+  uint64_t recorded_name(ObjectClass /*cls*/, uint64_t driver) override { return driver; }
+  EGLDisplay display() override { return display_; }
+  EGLSurface draw_surface() override { return draw_; }
+  uint64_t recorded_draw_surface() override { return handle_bits(draw_); }
+  int client_version() override {
+    EGLint version = 2;
+    NEXT(eglQueryContext)(display_, context_, EGL_CONTEXT_CLIENT_VERSION, &version);
+    return version;
+  }
+
+ private:
+  EGLDisplay display_;
+  EGLContext context_;
+  EGLSurface draw_;
+};
+
+// The snapshot's calls, appended to the thread's records as the app's calls
+// are (each with its absolute seq: format::encode_record).
+class RecordedSnapshot final : public glstate::SnapshotOut {
+ public:
+  explicit RecordedSnapshot(ThreadState* thread) : thread_(thread) {}
+
+  void call(uint32_t function, std::span<const format::Value> args,
+            const format::Value* ret) override {
+    format::Call c;
+    c.function = function;
+    c.thread = thread_->index;
+    c.context = thread_->context;
+    c.seq = next_seq();
+    c.start_ns = trace_time(now_ns());
+    c.args = args;
+    c.ret = ret;
+    c.synthetic = true;
+    c.snapshot = true;
+    format::encode_record(thread_->payload, c);
+    ++thread_->records;
+    thread_->last_seq = c.seq;
+    // The thread's next call counts its seq and start from this one.
+    thread_->chunk_has_call = true;
+    thread_->chunk_last_seq = c.seq;
+    thread_->chunk_last_end = c.start_ns;
+    thread_->calls.store(thread_->calls.load(std::memory_order_relaxed) + 1,
+                         std::memory_order_relaxed);
+    ++calls_;
+    if (thread_->payload.size() >= kFlushBytes) flush_thread(thread_);
+  }
+  uint64_t blob(std::string_view bytes) override {
+    return store_blob(thread_, bytes.data(), bytes.size());
+  }
+  void inexact(const std::string& why) override {
+    GLTRACE_LOG_WARN("the capture's snapshot is not exact: %s", why.c_str());
+    ++inexact_;
+  }
+  uint64_t calls() const { return calls_; }
+  uint64_t inexact_count() const { return inexact_; }
+
+ private:
+  ThreadState* thread_;
+  uint64_t calls_ = 0;
+  uint64_t inexact_ = 0;
+};
+
+void* next_proc(const void* /*source*/, uint32_t id) { return next_function(id); }
+
+}  // namespace
+
+void record_gl_snapshot(EGLDisplay display, EGLContext context, EGLSurface draw,
+                        bool with_objects) {
+  ThreadState* thread = thread_state();
+  AppendGuard guard(thread);
+  if (!guard.ok()) return;
+  AppNames names(display, context, draw);
+  RecordedSnapshot out(thread);
+  std::string error;
+  if (!glstate::write_snapshot(glstate::GlFunctions{nullptr, &next_proc}, names, out, with_objects,
+                               &error)) {
+    GLTRACE_LOG_WARN("the capture's snapshot of thread %u stopped: %s", thread->index, error.c_str());
+    return;
+  }
+  GLTRACE_LOG_INFO("thread %u: a snapshot of %llu calls (%llu objects not exact)", thread->index,
+            static_cast<unsigned long long>(out.calls()),
+            static_cast<unsigned long long>(out.inexact_count()));
+}
+
+}  // namespace gltrace::trace

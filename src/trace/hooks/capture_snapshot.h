@@ -1,0 +1,22 @@
+// A capture that starts mid-run (live tracing's attach, a start after N
+// frames) begins each thread with a snapshot of what its context holds, so
+// the trace replays from its first frame: the EGL objects the thread uses,
+// written as the calls that made them (hooks/contexts.cpp), then, after its
+// eglMakeCurrent, the GL objects and state by glstate's writer, reading the
+// driver through the layer below (docs/trace-format.md, "Snapshots").
+#pragma once
+
+#ifndef GL_GLES_PROTOTYPES
+#define GL_GLES_PROTOTYPES 0
+#endif
+#include <EGL/egl.h>
+
+namespace gltrace::trace {
+
+// The GL part, on the joining thread, with `context` current on it and its
+// synthetic eglMakeCurrent recorded. with_objects: also the share group's
+// objects (the first context of its group the session snapshots).
+void record_gl_snapshot(EGLDisplay display, EGLContext context, EGLSurface draw,
+                        bool with_objects);
+
+}  // namespace gltrace::trace

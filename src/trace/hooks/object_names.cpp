@@ -1,0 +1,126 @@
+#include "trace/hooks/object_names.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "trace/next.h"
+
+namespace gltrace::trace {
+namespace {
+
+using glstate::ObjectClass;
+
+constexpr size_t kClasses = static_cast<size_t>(ObjectClass::kCount);
+
+// Name -> deleted (a program or shader the app deleted that may live on).
+using Names = std::map<uint32_t, bool>;
+
+struct ShareGroup {
+  Names names[kClasses];  // the shared classes' (containers are per context)
+  uint32_t snapshot_generation = 0;  // the last session that wrote its objects
+  EGLContext written = EGL_NO_CONTEXT;  // a context of it that session wrote
+};
+
+struct ContextNames {
+  std::shared_ptr<ShareGroup> group = std::make_shared<ShareGroup>();
+  Names containers[kClasses];
+};
+
+std::mutex g_mutex;
+// Never destroyed: app threads may make objects while the process exits.
+auto& g_contexts = *new std::unordered_map<EGLContext, ContextNames>();
+
+// The names `cls` has in `context` (made on first use: a context the layer
+// did not see made has a group of its own).
+Names& names_of(EGLContext context, ObjectClass cls) {
+  ContextNames& c = g_contexts[context];
+  return glstate::is_container(cls) ? c.containers[static_cast<size_t>(cls)]
+                                    : c.group->names[static_cast<size_t>(cls)];
+}
+
+EGLContext current_context() { return NEXT(eglGetCurrentContext)(); }
+
+void created(Names& names, GLuint name) {
+  if (name != 0) names[name] = false;
+}
+
+void deleted(Names& names, ObjectClass cls, GLuint name) {
+  auto it = names.find(name);
+  if (it == names.end()) return;
+  // GLES frees every other name at once (an object that lives on, attached
+  // or bound elsewhere, has none); a program or shader keeps its name while
+  // in use or attached.
+  if (cls == ObjectClass::kProgram)
+    it->second = true;
+  else
+    names.erase(it);
+}
+
+}  // namespace
+
+void note_created(ObjectClass cls, int64_t count, const GLuint* names) {
+  if (names == nullptr || count <= 0) return;
+  EGLContext context = current_context();
+  std::lock_guard<std::mutex> lock(g_mutex);
+  Names& list = names_of(context, cls);
+  for (int64_t i = 0; i < count; ++i) created(list, names[i]);
+}
+
+void note_created(ObjectClass cls, GLuint name) {
+  EGLContext context = current_context();
+  std::lock_guard<std::mutex> lock(g_mutex);
+  created(names_of(context, cls), name);
+}
+
+void note_deleted(ObjectClass cls, int64_t count, const GLuint* names) {
+  if (names == nullptr || count <= 0) return;
+  EGLContext context = current_context();
+  std::lock_guard<std::mutex> lock(g_mutex);
+  Names& list = names_of(context, cls);
+  for (int64_t i = 0; i < count; ++i) deleted(list, cls, names[i]);
+}
+
+void note_deleted(ObjectClass cls, GLuint name) {
+  EGLContext context = current_context();
+  std::lock_guard<std::mutex> lock(g_mutex);
+  deleted(names_of(context, cls), cls, name);
+}
+
+void note_context_created(EGLContext context, EGLContext share) {
+  if (context == EGL_NO_CONTEXT) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ContextNames& c = g_contexts[context];
+  c = ContextNames{};
+  if (share != EGL_NO_CONTEXT) c.group = g_contexts[share].group;
+}
+
+void note_context_destroyed(EGLContext context) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_contexts.erase(context);
+}
+
+std::vector<glstate::SnapshotNames::Object> listed_objects(EGLContext context, ObjectClass cls) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::vector<glstate::SnapshotNames::Object> list;
+  for (const auto& [name, was_deleted] : names_of(context, cls))
+    list.push_back({name, name, was_deleted});
+  return list;
+}
+
+GroupClaim claim_share_group(EGLContext context, uint32_t generation) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ShareGroup& group = *g_contexts[context].group;
+  GroupClaim claim;
+  if (group.snapshot_generation != generation) {
+    group.snapshot_generation = generation;
+    group.written = context;
+    claim.write_objects = true;
+  } else if (group.written != context) {
+    claim.share_with = group.written;
+  }
+  return claim;
+}
+
+}  // namespace gltrace::trace
