@@ -332,7 +332,32 @@ class ApiTableTest(unittest.TestCase):
         self.assertRegex(body, r"EGLBoolean result = reinterpret_cast<[^\n]*\);\n"
                                r"  live_swap_point\(\);\n  return result;$")
         self.assertIn("void live_unrecorded_finish();", decls)
-        self.assertEqual(table.count("&idle_"), len(named | done))
+        # Calls that make or delete EGL contexts tell the object list in
+        # both tables (GL objects too, given the table's classes: below).
+        tracked = {"eglCreateContext", "eglDestroyContext"}
+        self.assertEqual(table.count("&idle_"), len(named | done | tracked))
+
+    def test_object_effects_tell_the_object_list_in_both_tables(self):
+        # A mid-run capture's snapshot needs every object that lives (issue
+        # 25): what glGen*/glDelete*/glCreate* made or deleted is noted after
+        # the call, recorded or not.
+        classes = {"texture": {"replay": "ObjectClass::kTexture"},
+                   "program": {"replay": "ObjectClass::kProgram"}}
+        text, _ = trace.trace_wrappers_inc(list(self.fn.values()), classes)
+        for wrapper in ("void trace_glGenTextures(", "void idle_glGenTextures("):
+            start = text.index(wrapper)
+            body = text[start:text.index("\n}\n", start)]
+            self.assertTrue(body.endswith("note_created(glstate::ObjectClass::kTexture, "
+                                          "static_cast<int64_t>(n), textures);"), body)
+        start = text.index("GLuint idle_glCreateProgram(")
+        body = text[start:text.index("\n}\n", start)]
+        self.assertIn("note_created(glstate::ObjectClass::kProgram, result);\n  return result;",
+                      body)
+        start = text.index("void trace_glDeleteProgram(")
+        self.assertIn("note_deleted(glstate::ObjectClass::kProgram, program);",
+                      text[start:text.index("\n}\n", start)])
+        # Classes without a name list (GLsync handles) are not listed.
+        self.assertNotIn("idle_glFenceSync(", text)
 
     def test_roles_reach_run_time(self):
         # gltrace/api/roles.h: each function's flags, indexed by id.
