@@ -139,7 +139,7 @@ struct TraceContent : format::Consumer {
   std::vector<uint64_t> app_frames;  // per frame of the trace
   std::map<uint32_t, uint64_t> frames_per_thread;
   std::map<uint32_t, uint32_t> first_function_per_thread;
-  std::map<uint32_t, bool> first_call_is_snapshot;  // per thread
+  std::map<uint32_t, bool> first_call_is_snapshot;    // per thread
   std::map<uint64_t, uint64_t> blob_crc;              // blob id -> CRC32
   std::vector<std::pair<uint64_t, uint64_t>> images;  // (trace frame, blob id)
 
@@ -642,9 +642,8 @@ TEST(LiveTrace, TwoThreadsBothSwitch) {
   ASSERT_TRUE(wait_for_socket(env.socket(app->pid()), *app));
   std::this_thread::sleep_for(100ms);
   std::string trace = env.dir + "/two.gltrace";
-  ProcessResult a = gltrace(
-      env, {"attach", std::to_string(app->pid()), "-o", trace, "--frames", "20", "--framebuffer",
-            "swap", "--quiet"});
+  ProcessResult a = gltrace(env, {"attach", std::to_string(app->pid()), "-o", trace, "--frames",
+                                  "20", "--framebuffer", "swap", "--quiet"});
   EXPECT_EQ(a.exit_code, 0) << a.err;
   ProcessResult r = app->wait();
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -99,12 +99,13 @@ void record_gl_snapshot(EGLDisplay display, EGLContext context, EGLSurface draw,
   std::string error;
   if (!glstate::write_snapshot(glstate::GlFunctions{nullptr, &next_proc}, names, out, with_objects,
                                &error)) {
-    GLTRACE_LOG_WARN("the capture's snapshot of thread %u stopped: %s", thread->index, error.c_str());
+    GLTRACE_LOG_WARN("the capture's snapshot of thread %u stopped: %s", thread->index,
+                     error.c_str());
     return;
   }
   GLTRACE_LOG_INFO("thread %u: a snapshot of %llu calls (%llu objects not exact)", thread->index,
-            static_cast<unsigned long long>(out.calls()),
-            static_cast<unsigned long long>(out.inexact_count()));
+                   static_cast<unsigned long long>(out.calls()),
+                   static_cast<unsigned long long>(out.inexact_count()));
 }
 
 }  // namespace gltrace::trace

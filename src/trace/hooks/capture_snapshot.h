@@ -16,7 +16,6 @@ namespace gltrace::trace {
 // The GL part, on the joining thread, with `context` current on it and its
 // synthetic eglMakeCurrent recorded. with_objects: also the share group's
 // objects (the first context of its group the session snapshots).
-void record_gl_snapshot(EGLDisplay display, EGLContext context, EGLSurface draw,
-                        bool with_objects);
+void record_gl_snapshot(EGLDisplay display, EGLContext context, EGLSurface draw, bool with_objects);
 
 }  // namespace gltrace::trace

@@ -18,8 +18,8 @@ constexpr size_t kClasses = static_cast<size_t>(ObjectClass::kCount);
 using Names = std::map<uint32_t, bool>;
 
 struct ShareGroup {
-  Names names[kClasses];  // the shared classes' (containers are per context)
-  uint32_t snapshot_generation = 0;  // the last session that wrote its objects
+  Names names[kClasses];                // the shared classes' (containers are per context)
+  uint32_t snapshot_generation = 0;     // the last session that wrote its objects
   EGLContext written = EGL_NO_CONTEXT;  // a context of it that session wrote
 };
 
