@@ -12,10 +12,11 @@
 #include "replay/controller.h"
 
 namespace gltrace::glreplay {
-namespace {
 
 using format::Value;
 using format::ValueKind;
+
+namespace {
 
 // The replay's names: the trace's, mapped to the driver's by the session.
 class ReplayNames final : public glstate::SnapshotNames {
