@@ -13,7 +13,6 @@
 
 namespace gltrace::glreplay {
 
-using format::Value;
 using format::ValueKind;
 
 namespace {
