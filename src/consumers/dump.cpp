@@ -45,6 +45,9 @@ void Dumper::on_call(const format::Call& call) {
         call.function < api::kFunctionIdLimit ? api::kFunctionInfo[call.function].name : nullptr;
     if (name == nullptr || !std::regex_search(name, *filter_.function)) return;
   }
+  // Said before the calls of the object it names.
+  if (!call.snapshot_inexact.empty())
+    line_ += "// not exact in the snapshot: " + escaped(call.snapshot_inexact) + "\n";
   char number[24];
   auto end = std::to_chars(number, number + sizeof number, call.seq).ptr;
   line_.append(number, static_cast<size_t>(end - number));

@@ -219,6 +219,7 @@ void encode_record(Encoder& chunk, const Call& c) {
     field(e, sc::set_surface_width, c.surface_width);
     field(e, sc::set_surface_height, c.surface_height);
     field(e, sc::set_snapshot, c.snapshot);
+    field(e, sc::set_snapshot_inexact, c.snapshot_inexact);
   });
 }
 

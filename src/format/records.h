@@ -189,8 +189,9 @@ struct Call {
   std::span<const ClientArray> client_arrays;
   std::span<const BufferWrite> buffer_writes;
   bool synthetic = false;
-  bool snapshot = false;                      // recreates state the app had when the capture began
-  bool ends_frame = false;                    // a glFinish that ended an off-screen program's frame
+  bool snapshot = false;              // recreates state the app had when the capture began
+  std::string_view snapshot_inexact;  // a snapshot call: what it recreates is not exact, why
+  bool ends_frame = false;            // a glFinish that ended an off-screen program's frame
   const ImageSource* image_source = nullptr;  // null when the call has none
   // eglCreate*Surface, eglCreateContext: the config's attributes (name,
   // value...); null when the call has none.

@@ -493,6 +493,13 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
                          : "the replay stopped before them");
     if (c.not_replayed() + left != 0) exit_status = kExitFailure;
     if (c.differing() != 0) exit_status = kExitFailure;
+    // Not the replay's fault: the trace says where its start is not exact.
+    std::vector<std::string> inexact = info->snapshot_inexact();
+    if (!inexact.empty()) {
+      printf("compare: the trace's snapshot says %zu objects are not exact%s:\n", inexact.size(),
+             c.differing() != 0 ? " (frames that differ may show them)" : "");
+      for (const std::string& what : inexact) printf("compare:   %s\n", what.c_str());
+    }
   }
   if (session.errors() != 0) {
     fprintf(stderr, "%s: %" PRIu64 " calls could not be replayed\n", program.c_str(),

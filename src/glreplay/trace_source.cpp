@@ -57,6 +57,18 @@ std::optional<FrameImage> TraceInfo::take_image(const ImageKey& key) {
   return image;
 }
 
+void TraceInfo::add_snapshot_inexact(uint64_t seq, std::string what) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  snapshot_inexact_.emplace(seq, std::move(what));
+}
+
+std::vector<std::string> TraceInfo::snapshot_inexact() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> list;
+  for (const auto& [seq, what] : snapshot_inexact_) list.push_back(what);
+  return list;
+}
+
 bool TraceInfo::has_images() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return ever_had_images_;
@@ -313,6 +325,8 @@ class TraceSource::Collector : public format::Consumer {
     call->context = c.context;
     call->seq = c.seq;
     call->snapshot = c.snapshot;
+    if (!c.snapshot_inexact.empty()) [[unlikely]]
+      info_.add_snapshot_inexact(c.seq, std::string(c.snapshot_inexact));
     call->surface_width = c.surface_width;
     call->surface_height = c.surface_height;
     auto* args = static_cast<Value*>(carve.take(sizeof(Value) * c.args.size()));

@@ -64,6 +64,12 @@ class TraceInfo {
   void set_mid_run(bool mid_run) { mid_run_ = mid_run; }
   bool mid_run() const { return mid_run_; }
 
+  // What the trace's snapshot says it could not make exact
+  // (Call.snapshot_inexact), in call order: a replay that differs names them
+  // apart from its own faults.
+  void add_snapshot_inexact(uint64_t seq, std::string what);
+  std::vector<std::string> snapshot_inexact() const;
+
  private:
   mutable std::mutex mutex_;
   std::map<uint32_t, ContextInfo> contexts_;
@@ -74,6 +80,7 @@ class TraceInfo {
   std::atomic<bool> frame_images_{false};
   std::atomic<bool> draw_images_{false};
   std::atomic<bool> mid_run_{false};
+  std::map<uint64_t, std::string> snapshot_inexact_;  // by seq (a loop reads them again)
 };
 
 // Calls [first, last] (seqs) that are not in the trace.

@@ -167,6 +167,10 @@ class SnapshotCalls final : public SnapshotOut {
     k.call.thread = thread_;
     k.call.context = context_;
     k.call.snapshot = true;
+    if (!pending_inexact_.empty()) {
+      k.call.snapshot_inexact = memory_.emplace_back(std::move(pending_inexact_));
+      pending_inexact_.clear();
+    }
     for (const Value& v : args) k.args.push_back(keep(v));
     if (ret != nullptr) {
       k.ret = keep(*ret);
@@ -177,7 +181,10 @@ class SnapshotCalls final : public SnapshotOut {
     blobs_.push_back({next_blob_, std::string(bytes)});
     return next_blob_++;
   }
-  void inexact(const std::string& why) override { inexact_.push_back(why); }
+  void inexact(const std::string& why) override {
+    inexact_.push_back(why);
+    pending_inexact_ += (pending_inexact_.empty() ? "" : "; ") + why;
+  }
   void surface_size(uint32_t width, uint32_t height) override {
     if (calls_.empty()) return;
     calls_.back().call.surface_width = width;
@@ -226,6 +233,7 @@ class SnapshotCalls final : public SnapshotOut {
   std::deque<std::vector<std::string_view>> views_;
   std::vector<std::pair<uint64_t, std::string>> blobs_;
   std::vector<std::string> inexact_;
+  std::string pending_inexact_;  // said of the next call
 };
 
 // Pass 3 and 4: the trimmed trace.

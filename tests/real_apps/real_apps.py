@@ -5,6 +5,7 @@ pipeline), each traced with `gltrace trace --framebuffer swap` and replayed
 headless with `gltrace replay -n --compare`: every frame must be identical.
 
   real_apps.py BUILD_DIR WORK_DIR [--set ci|all] [--only NAME...] [--strict] [--list]
+  real_apps.py BUILD_DIR WORK_DIR --attach K [--capture-frames N] [--seed S] [--set ...]
 
 Prints one row per program: calls, frames, identical/total and the verdict,
 and for every program that is not identical the first lines replay printed
@@ -14,11 +15,22 @@ that another fix addresses; the reason is printed), XPASS (a known failure now
 passes: make it a required one), SKIP (program not installed).
 Exits 1 if any required program FAILs (with --strict, XFAIL counts as FAIL),
 0 otherwise; when nothing ran at all it says "0 passed, 0 failed, N skipped".
+
+With --attach K each program (and two of gltrace's own) runs untraced under
+`gltrace run --traceable`, long enough for K live captures: after a random
+pause (--seed makes the pauses repeatable) `gltrace attach --frames N
+--framebuffer swap` captures N frames mid-run, each beginning with a snapshot
+of the state, and `gltrace replay -n --compare` must replay every captured
+frame identically. One row per capture: the app frame it began at, its calls,
+its snapshot calls, the objects the snapshot could not restore exactly, and
+identical/total frames. A capture PASSes when every frame with an image is
+identical and no call was left unreplayed.
 """
 
 import argparse
 import dataclasses
 import os
+import random
 import re
 import shutil
 import signal
@@ -46,19 +58,38 @@ class App:
     cwd: str = None
     known: str = None      # why it is known not to replay identically yet (XFAIL)
     ci: bool = False       # in the CI-sized subset (must replay identically)
+    # --attach: the program must run until it is stopped, so programs that end
+    # by themselves get an argv that does not ("{build}", "{work}" replaced).
+    attach_argv: list = None
 
+
+def glmark2_scenes(scenes, duration):
+    return [a for s in scenes for a in ("-b", f"{s}:duration={duration}")]
+
+
+# --attach: glmark2 loops its scenes until stopped, each a few seconds long so
+# that a capture's frames mostly fall in one scene.
+GLMARK2_ATTACH = ["--run-forever"]
+GLMARK2_ATTACH_SECONDS = 2
 
 GST_X11 = {"GST_GL_API": "gles2", "GST_GL_PLATFORM": "egl", "GST_GL_WINDOW": "x11"}
 SDL_EGL = {"SDL_VIDEO_X11_FORCE_EGL": "1", "SDL_OPENGL_ES_DRIVER": "1"}
+GTK4_GEARS = ["/usr/bin/gtk4-demo", "--run=gears"]  # --attach: no --autoquit
+# --attach: spin.qml without its quit timer (written to WORK_DIR).
+QML_FOREVER = "{work}/spin-forever.qml"
 
 APPS = [
     App("glmark2-13-scenes", "glmark2-es2-x11", "dlopen + glad, a context per scene", "x11",
         ["/usr/bin/glmark2-es2", "-s", "320x240"] +
-        [a for s in GLMARK2_SCENES for a in ("-b", f"{s}:duration=0.3")], ci=True),
+        glmark2_scenes(GLMARK2_SCENES, 0.3), ci=True,
+        attach_argv=["/usr/bin/glmark2-es2", "-s", "320x240"] + GLMARK2_ATTACH +
+        glmark2_scenes(GLMARK2_SCENES, GLMARK2_ATTACH_SECONDS)),
     App("glmark2-off-screen", "glmark2-es2-x11", "FBO only, no eglSwapBuffers", "x11",
         ["/usr/bin/glmark2-es2", "--off-screen", "-s", "320x240", "-b", "shading:duration=0.5",
          "-b", "texture:duration=0.5"],
-        ci=True),
+        ci=True,
+        attach_argv=["/usr/bin/glmark2-es2", "--off-screen", "-s", "320x240"] + GLMARK2_ATTACH +
+        glmark2_scenes(("shading", "texture"), GLMARK2_ATTACH_SECONDS)),
     App("weston-simple-egl", "weston", "Wayland client, wl_egl_window", "wayland",
         ["/usr/bin/weston-simple-egl"], run_for=2.0, ci=True),
     App("weston-simple-egl-16bpp", "weston", "Wayland client, RGB565 config", "wayland",
@@ -81,41 +112,53 @@ APPS = [
     App("gst-glimagesink", "gstreamer1.0-gl", "media pipeline: GL thread, X11 window", "x11",
         ["/usr/bin/gst-launch-1.0", "gltestsrc", "num-buffers=40", "!",
          "video/x-raw(memory:GLMemory),width=320,height=240", "!", "glimagesink"], env=GST_X11,
-        ci=True),
+        ci=True,
+        attach_argv=["/usr/bin/gst-launch-1.0", "gltestsrc", "!",
+                     "video/x-raw(memory:GLMemory),width=320,height=240", "!", "glimagesink"]),
     App("gst-gleffects-download", "gstreamer1.0-gl", "media pipeline, off-screen: FBO + "
         "glReadPixels into a PBO", "x11",
         ["/usr/bin/gst-launch-1.0", "videotestsrc", "num-buffers=30", "!",
          "video/x-raw,width=320,height=240", "!", "glupload", "!", "gleffects", "effect=twirl",
          "!", "gldownload", "!", "filesink", "location=/dev/null"], env=GST_X11,
-        known="off-screen: no swap, so no frame boundary and no image to compare (frames fix)"),
+        known="off-screen: no swap, so no frame boundary and no image to compare (frames fix)",
+        # is-live: paced at 30 buffers/s, not as fast as the CPUs go, so a
+        # capture that never sees a frame end (--duration) stays small.
+        attach_argv=["/usr/bin/gst-launch-1.0", "videotestsrc", "is-live=true", "!",
+                     "video/x-raw,width=320,height=240", "!", "glupload", "!", "gleffects",
+                     "effect=twirl", "!", "gldownload", "!", "filesink", "location=/dev/null"]),
     App("mpv", "mpv", "video player: VO thread, x11egl, window resized after creation", "x11",
         ["/usr/bin/mpv", "--no-config", "--vo=gpu", "--gpu-api=opengl", "--gpu-context=x11egl",
          "--opengl-es=yes", "--geometry=320x240", "--frames=30",
          "av://lavfi:testsrc=size=320x240:rate=30"],
-        ci=True),
+        ci=True,
+        attach_argv=["/usr/bin/mpv", "--no-config", "--vo=gpu", "--gpu-api=opengl",
+                     "--gpu-context=x11egl", "--opengl-es=yes", "--geometry=320x240",
+                     "av://lavfi:testsrc=size=320x240:rate=30"]),
     App("gtk4-demo-gears-wayland", "gtk-4-examples", "toolkit: no-config context, "
         "surfaceless first, window later", "wayland",
         ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"],
         env={"GDK_BACKEND": "wayland", "GDK_DEBUG": "gl-gles", "GSK_RENDERER": "gl"},
-        ci=True),
+        ci=True, attach_argv=GTK4_GEARS),
     App("gtk4-demo-gears-x11", "gtk-4-examples", "toolkit on X11 EGL (GDK_DEBUG=gl-egl)", "x11",
         ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"],
         env={"GDK_BACKEND": "x11", "GDK_DEBUG": "gl-egl,gl-gles", "GSK_RENDERER": "gl"},
-        ci=True),
+        ci=True, attach_argv=GTK4_GEARS),
     App("gtk4-demo-gears-glx", "gtk-4-examples", "toolkit on X11 as a user runs it: GLX",
         "x11", ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"],
-        env={"GDK_BACKEND": "x11"},
+        env={"GDK_BACKEND": "x11"}, attach_argv=GTK4_GEARS,
         known="silent-failure + desktop-GL: GTK 4 renders through GLX on X11 by default; the "
               "trace holds its 75 EGL probing calls and 0 frames, and `gltrace trace` exits 0 "
               "without a word (cli + x11 fixes)"),
     App("qt6-qmlscene-glx", "qmlscene-qt6", "toolkit on X11 as a user runs it: xcb_glx", "x11",
         ["/usr/lib/qt6/bin/qmlscene", QML],
         env={"QT_QPA_PLATFORM": "xcb", "QSG_RHI_BACKEND": "opengl"},
+        attach_argv=["/usr/lib/qt6/bin/qmlscene", QML_FOREVER],
         known="silent-failure + desktop-GL: Qt renders through GLX by default (xcb_glx); the "
               "trace holds 23 EGL calls and 0 frames, and `gltrace trace` exits 0 without a "
               "word (cli + x11 fixes)"),
     App("qt6-qmlscene-x11", "qmlscene-qt6", "toolkit: Qt Quick, render thread, desktop GL "
         "through EGL (xcb_egl)", "x11", ["/usr/lib/qt6/bin/qmlscene", QML],
+        attach_argv=["/usr/lib/qt6/bin/qmlscene", QML_FOREVER],
         env={"QT_QPA_PLATFORM": "xcb", "QT_XCB_GL_INTEGRATION": "xcb_egl",
              "QSG_RHI_BACKEND": "opengl"},
         known="desktop-GL: Debian's Qt 6 binds EGL_OPENGL_API (GL 4.5 compatibility contexts); "
@@ -124,6 +167,7 @@ APPS = [
               "surface') (x11 + egl fixes)"),
     App("qt6-qmlscene-wayland", "qmlscene-qt6", "toolkit: Qt Quick on Wayland, desktop GL "
         "through EGL", "wayland", ["/usr/lib/qt6/bin/qmlscene", QML],
+        attach_argv=["/usr/lib/qt6/bin/qmlscene", QML_FOREVER],
         env={"QT_QPA_PLATFORM": "wayland", "QSG_RHI_BACKEND": "opengl"},
         known="desktop-GL (x11 fix); NEW: replay crashes (SIGSEGV in the driver) at "
               "glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT): the trace has no size for its "
@@ -372,6 +416,354 @@ def print_table(rows):
                 print("  " + line)
 
 
+# --attach also captures two of gltrace's own programs: they never end by
+# themselves and need no display server, and two threads drawing at once
+# start a capture with a snapshot each.
+BUNDLED_APPS = [
+    App("gltrace-demo", "gltrace", "bundled: one context on a pbuffer", "surfaceless",
+        ["{build}/bin/gltrace-demo", "--frames", "100000", "--fps", "60"],
+        stop_signal=signal.SIGTERM, ci=True),
+    App("gltrace-two-threads", "gltrace", "bundled: two threads, a context each", "surfaceless",
+        ["{build}/bin/gltrace-two-threads", "--frames", "100000", "--fps", "50"],
+        stop_signal=signal.SIGTERM, ci=True),
+]
+
+ATTACH_COMPARE_RE = re.compile(r"compare: (\d+) frames identical, (\d+) differ, (\d+) without "
+                               r"a trace image, (\d+) not replayed")
+FROM_FRAME_RE = re.compile(r"gltrace attach: tracing .* from app frame (\d+) to ")
+WROTE_RE = re.compile(r"gltrace attach: wrote \d+ calls, (\d+) frames")
+# The app says this on its stderr when a thread joins a capture.
+SNAPSHOT_LOG_RE = re.compile(r"thread \d+: a snapshot of (\d+) calls \((\d+) objects not exact\)")
+# gltrace dump marks every call a snapshot made (EGL ones included).
+SNAPSHOT_CALL_RE = re.compile(r"^\d+ .*  // snapshot(: recreates|, not exact: )")
+PS_ROW = r"^{pid}\s+.*?\s(idle|tracing|finishing)\s+\S+\s+(\d+)\s"
+ATTACH_DURATION = 20   # s: a capture of a program that never ends a frame still stops
+FIRST_FRAMES = 3       # app frames drawn before the first capture: it is in its frame loop
+CRASH_SIGNALS = (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL, signal.SIGFPE)
+
+
+@dataclasses.dataclass
+class Capture:
+    """One live capture and its replay: a row of the --attach table. Index 0 is
+    the program's own row, for what happened outside the captures."""
+    app: App
+    index: int
+    from_frame: str = "-"
+    calls: str = "-"
+    snapshot_calls: str = "-"
+    not_exact: str = "-"
+    identical: str = "-"
+    verdict: str = "SKIP"
+    details: list = dataclasses.field(default_factory=list)
+
+    def judge(self, problems):
+        """The verdict from the problems found; a known failure is XFAIL."""
+        if problems:
+            self.verdict = "XFAIL" if self.app.known else "FAIL"
+            if self.app.known:
+                self.details.append("known: " + self.app.known)
+            self.details.extend(problems)
+        else:
+            self.verdict = "XPASS" if self.app.known else "PASS"
+
+
+def attach_argv(app, build, work):
+    argv = app.attach_argv or app.argv
+    return [a.replace("{build}", build).replace("{work}", work) for a in argv]
+
+
+def write_forever_qml(work):
+    """spin.qml without the Timer that quits it after 1.5 s (the traced mode's
+    run), so a capture finds qmlscene still drawing."""
+    with open(QML) as f:
+        text = f.read()
+    forever = re.sub(r"^\s*Timer \{.*Qt\.quit\(\) \}\n", "", text, flags=re.M)
+    assert forever != text, "spin.qml has no quit Timer to drop"
+    with open(QML_FOREVER.replace("{work}", work), "w") as f:
+        f.write(forever)
+
+
+def ps_row(gltrace, env, pid):
+    """(state, app frames) of the traceable process pid, or None when `gltrace ps`
+    does not list it (yet)."""
+    ps = subprocess.run([gltrace, "ps"], env=env, capture_output=True, text=True, timeout=60)
+    m = re.search(PS_ROW.format(pid=pid), ps.stdout, re.M)
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def wait_for_ps(gltrace, env, proc, ready, seconds):
+    """Polls `gltrace ps` until ready(state, frames) or seconds pass; False also
+    when the program ended meanwhile."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and proc.poll() is None:
+        row = ps_row(gltrace, env, proc.pid)
+        if row and ready(*row):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+class Traceable:
+    """A program started with `gltrace run --traceable` (which execs it: its pid
+    is the program's, and signals reach it directly), and for the compositor the
+    client that keeps it repainting."""
+
+    def __init__(self, app, argv, gltrace, env, xdg, log):
+        self.app = app
+        self.log = log
+        self.clients = []
+        cmd = [gltrace, "run", "--traceable", "--"] + argv
+        socket = None
+        if app.platform == "compositor":
+            socket = f"gltrace-ra-c{os.getpid()}"
+            cmd.append(f"--socket={socket}")
+        with open(log, "w") as out:
+            self.proc = subprocess.Popen(cmd, env=env, cwd=app.cwd, stdout=out,
+                                         stderr=subprocess.STDOUT)
+        self.problem = None
+        if socket:
+            if not wait_for_socket(os.path.join(xdg, socket), self.proc):
+                self.problem = "weston did not start"
+                return
+            # weston repaints only on damage: an EGL client that animates
+            # until stopped gives it a frame every refresh.
+            self.clients.append(subprocess.Popen(
+                ["/usr/bin/weston-simple-egl"], env=dict(env, WAYLAND_DISPLAY=socket),
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+
+    def log_size(self):
+        return os.path.getsize(self.log)
+
+    def log_since(self, offset):
+        with open(self.log, errors="replace") as f:
+            f.seek(offset)
+            return f.read()
+
+    def ended(self):
+        """Why the program is no longer running, or None while it is."""
+        status = self.proc.poll()
+        if status is None:
+            return None
+        if status < 0:
+            return f"it died of {signal.Signals(-status).name}"
+        return f"it exited with status {status}"
+
+    def stop(self):
+        """Stops the clients and the program and reaps them; returns a problem or None."""
+        for c in self.clients:
+            c.send_signal(signal.SIGINT)
+        for c in self.clients:
+            try:
+                c.wait(10)
+            except subprocess.TimeoutExpired:
+                c.kill()
+                c.wait()
+        ended = self.ended()
+        if ended:
+            return f"the program ended before it was stopped: {ended}; its output: {self.log}"
+        name = signal.Signals(self.app.stop_signal).name
+        self.proc.send_signal(self.app.stop_signal)
+        try:
+            status = self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            return f"it did not stop within 20 s of {name}"
+        # Dying of the stop signal is how some programs (eglut) end.
+        if status < 0 and -status in CRASH_SIGNALS:
+            return f"on {name} it died of {signal.Signals(-status).name}; its output: {self.log}"
+        return None
+
+
+def attach_once(cap, running, gltrace, env, trace, frames):
+    """Captures frames frames from the running program into trace; returns the
+    problems, the app's output meanwhile (its snapshot lines) and the frames
+    the attach says it wrote (None if it did not say)."""
+    offset = running.log_size()
+    if os.path.exists(trace):
+        os.unlink(trace)
+    cmd = [gltrace, "attach", "-o", trace, "--frames", str(frames), "--framebuffer", "swap",
+           "--duration", str(ATTACH_DURATION), "--quiet", str(running.proc.pid)]
+    try:
+        attach = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                                timeout=ATTACH_DURATION + 120)
+    except subprocess.TimeoutExpired:
+        return [f"gltrace attach did not finish in {ATTACH_DURATION + 120} s"], "", None
+    m = FROM_FRAME_RE.search(attach.stderr)
+    if m:
+        cap.from_frame = m.group(1)
+    m = WROTE_RE.search(attach.stderr + attach.stdout)
+    frames_written = int(m.group(1)) if m else None
+    problems = []
+    if attach.returncode != 0:
+        problems.append(f"gltrace attach: exit status {attach.returncode}; it printed:")
+        problems += ["  " + line for line in (attach.stderr + attach.stdout).splitlines()[:6]]
+    # The app prints its snapshot lines as its threads join, before the
+    # attach has its frames; a moment more for a slow writer of stderr.
+    time.sleep(0.2)
+    return problems, running.log_since(offset), frames_written
+
+
+def count_snapshot_calls(gltrace, trace):
+    with subprocess.Popen([gltrace, "dump", trace], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True, errors="replace") as dump:
+        count = sum(1 for line in dump.stdout if SNAPSHOT_CALL_RE.match(line))
+    return str(count) if dump.returncode == 0 else "-"
+
+
+def check_capture(cap, gltrace, xdg, trace, app_output):
+    """Reads the capture back and replays it; returns the problems."""
+    problems = []
+    snapshots = SNAPSHOT_LOG_RE.findall(app_output)
+    if snapshots:
+        cap.not_exact = str(sum(int(n) for _, n in snapshots))
+    app_lines = [line for line in app_output.splitlines() if line.startswith("gltrace:")
+                 and ("not exact" in line or "snapshot" in line or "warning" in line
+                      or "error" in line)]
+    info = subprocess.run([gltrace, "info", trace], capture_output=True, text=True, timeout=300)
+    if info.returncode != 0:
+        return ["trace unreadable: " + (info.stderr.strip() or info.stdout.strip())]
+    fields = info_fields(info.stdout)
+    cap.calls = fields.get("calls", "-")
+    frames = fields.get("frames", "0").split()[0]
+    cap.snapshot_calls = count_snapshot_calls(gltrace, trace)
+    if frames == "0":
+        cap.identical = "0/0"
+        return ["no frame captured"] + ["  app: " + line for line in app_lines[:4]]
+
+    try:
+        replay = subprocess.run([gltrace, "replay", "-n", "--compare", trace],
+                                env=clean_env(xdg), capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else ""
+        replay = subprocess.CompletedProcess(e.cmd, 124, out, "replay: did not finish in 300 s")
+    m = ATTACH_COMPARE_RE.search(replay.stdout)
+    identical, differ, _, not_replayed = (int(g) for g in m.groups()) if m else (0, 0, 0, 0)
+    cap.identical = f"{identical}/{frames}"
+    if replay.returncode != 0 or not m or differ or not_replayed:
+        lines = [line for line in (replay.stderr + replay.stdout).splitlines()
+                 if not line.startswith("replayed ")]
+        status = (f"killed by {signal.Signals(-replay.returncode).name}"
+                  if replay.returncode < 0 else f"exit status {replay.returncode}")
+        problems.append(f"replay {status}; it printed:")
+        problems += ["  " + line for line in lines[:6]]
+        if len(lines) > 6:
+            problems.append(f"  ... {len(lines) - 6} more lines")
+        problems += ["  app: " + line for line in app_lines[:4]]
+    return problems
+
+
+def attach_survey(app, build, work, xdg, servers, count, frames, rng):
+    """Runs one program traceable and captures it count times; returns its rows:
+    one a capture, and the program's own row first when there is something to
+    say about it (not installed, did not start, crashed, did not stop)."""
+    gltrace = os.path.join(build, "bin", "gltrace")
+    argv = attach_argv(app, build, work)
+    program = Capture(app, 0)
+    if not os.access(argv[0], os.X_OK):
+        program.details.append(f"{argv[0]} not installed (package {app.package})")
+        return [program]
+    env = clean_env(xdg)
+    env.update(app.env)
+    if app.platform == "x11":
+        env["DISPLAY"] = servers.x11(env).display
+    elif app.platform == "wayland":
+        env["WAYLAND_DISPLAY"] = servers.wayland(env).socket
+    log = os.path.join(work, app.name + ".attach.log")
+    running = Traceable(app, argv, gltrace, env, xdg, log)
+    captured = []  # (capture, its trace, the app's output meanwhile, the attach's problems)
+    problems = []
+    try:
+        if running.problem:
+            problems.append(running.problem)
+        elif not wait_for_ps(gltrace, env, running.proc, lambda _, n: n >= FIRST_FRAMES, 60):
+            if running.ended():
+                problems.append(f"the program ended before its first capture: "
+                                f"{running.ended()}; its output: {log}")
+            else:
+                # Off-screen programs may end no frame: capture anyway, the
+                # attach's --duration ends it.
+                program.details.append(f"`gltrace ps` counted fewer than {FIRST_FRAMES} app "
+                                       "frames in 60 s; capturing anyway")
+        for index in range(1, count + 1 if not problems else 1):
+            time.sleep(rng.uniform(0.0, 1.5))
+            cap = Capture(app, index)
+            if running.ended():
+                cap.judge([f"the program ended before this capture: {running.ended()}; "
+                           f"its output: {log}"])
+                captured.append((cap, None, "", []))
+                break
+            # The previous attach may still be finishing in the app.
+            wait_for_ps(gltrace, env, running.proc, lambda state, _: state == "idle", 20)
+            trace = os.path.join(work, f"{app.name}.attach-{index}.gltrace")
+            attach_problems, output, frames_written = attach_once(cap, running, gltrace, env,
+                                                                  trace, frames)
+            captured.append((cap, trace, output, attach_problems))
+            if frames_written == 0 and index < count:
+                # A program that ended no frame in ATTACH_DURATION s (GLX,
+                # off-screen without frame ends) does the same next time.
+                cap.details.append(f"no frame in {ATTACH_DURATION} s: the other "
+                                   f"{count - index} captures are skipped")
+                break
+    finally:
+        stop_problem = running.stop()
+    if stop_problem:
+        problems.append(stop_problem)
+
+    # Replayed after the program stops: on a small machine a replay beside the
+    # program slows it, and its captures then take longer.
+    for cap, trace, output, attach_problems in captured:
+        if trace is not None:
+            cap.judge(attach_problems or check_capture(cap, gltrace, xdg, trace, output))
+    if problems:
+        program.judge(problems)
+    elif program.details:
+        program.verdict = "-"
+    else:
+        return [c for c, *_ in captured]
+    return [program] + [c for c, *_ in captured]
+
+
+def print_attach_table(rows):
+    header = ("app", "#", "from frame", "calls", "snapshot", "not exact", "identical/total",
+              "verdict")
+    table = [header] + [(r.app.name, r.index or "-", r.from_frame, r.calls, r.snapshot_calls,
+                         r.not_exact, r.identical, r.verdict) for r in rows]
+    widths = [max(len(str(t[i])) for t in table) for i in range(len(header))]
+    for t in table:
+        print("  ".join(str(v).ljust(w) for v, w in zip(t, widths)).rstrip())
+    for r in rows:
+        if r.details:
+            print(f"\n{r.app.name}" + (f" capture {r.index}:" if r.index else ":"))
+            for line in r.details:
+                print("  " + line)
+
+
+def attach_main(args, apps, build, work, xdg, servers):
+    """The --attach mode: rows of captures, exit status 1 if a required one failed."""
+    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    print(f"real_apps.py --attach {args.attach} --capture-frames {args.capture_frames} "
+          f"--seed {seed}", flush=True)
+    write_forever_qml(work)
+    rows = []
+    for app in apps:
+        # A generator per program: --only NAME repeats its pauses for a seed.
+        rng = random.Random(f"{seed}:{app.name}")
+        rows += attach_survey(app, build, work, xdg, servers, args.attach,
+                              args.capture_frames, rng)
+    print_attach_table(rows)
+    captures = [r for r in rows if r.index]
+    count = {v: sum(1 for r in rows if r.verdict == v)
+             for v in ("PASS", "FAIL", "XFAIL", "XPASS", "SKIP")}
+    failed = count["FAIL"] + (count["XFAIL"] if args.strict else 0)
+    passed = count["PASS"] + count["XPASS"]
+    print(f"\n{len(captures)} captures of {len({r.app.name for r in captures})} programs: "
+          f"{passed} passed, {failed} failed, {count['SKIP']} skipped"
+          f" ({count['XFAIL']} known failures, {count['XPASS']} known failures now pass), "
+          f"seed {seed}")
+    return 1 if failed else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -382,14 +774,24 @@ def main():
     ap.add_argument("--only", nargs="+", metavar="NAME", help="these programs only")
     ap.add_argument("--strict", action="store_true", help="known failures count as failures")
     ap.add_argument("--list", action="store_true", help="list the programs and exit")
+    ap.add_argument("--attach", type=int, metavar="K",
+                    help="run each program traceable and capture it K times mid-run")
+    ap.add_argument("--capture-frames", type=int, default=10, metavar="N",
+                    help="--attach: frames per capture (default 10)")
+    ap.add_argument("--seed", type=int, metavar="S",
+                    help="--attach: seed of the pauses before the captures (default: random, "
+                         "printed)")
     args = ap.parse_args()
+    if args.attach is not None and (args.attach < 1 or args.capture_frames < 1):
+        ap.error("--attach and --capture-frames need at least 1")
 
-    apps = [a for a in APPS if args.set == "all" or a.ci]
+    known_apps = APPS + (BUNDLED_APPS if args.attach else [])
+    apps = [a for a in known_apps if args.set == "all" or a.ci]
     if args.only:
-        unknown = set(args.only) - {a.name for a in APPS}
+        unknown = set(args.only) - {a.name for a in known_apps}
         if unknown:
             ap.error("unknown program(s): " + ", ".join(sorted(unknown)))
-        apps = [a for a in APPS if a.name in args.only]
+        apps = [a for a in known_apps if a.name in args.only]
     if args.list:
         for a in apps:
             print(f"{a.name:26} {a.package:18} {'ci' if a.ci else '  '} {a.how}"
@@ -404,6 +806,12 @@ def main():
     os.makedirs(work, exist_ok=True)
     xdg = tempfile.mkdtemp(prefix="gltrace-ra-xdg-")
     servers = Servers(xdg)
+    if args.attach:
+        try:
+            return attach_main(args, apps, build, work, xdg, servers)
+        finally:
+            servers.close()
+            shutil.rmtree(xdg, ignore_errors=True)
     rows = []
     try:
         for app in apps:

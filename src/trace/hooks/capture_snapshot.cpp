@@ -57,6 +57,7 @@ class RecordedSnapshot final : public glstate::SnapshotOut {
     c.ret = ret;
     c.synthetic = true;
     c.snapshot = true;
+    c.snapshot_inexact = pending_inexact_;
     format::encode_record(thread_->payload, c);
     ++thread_->records;
     thread_->last_seq = c.seq;
@@ -68,6 +69,7 @@ class RecordedSnapshot final : public glstate::SnapshotOut {
                          std::memory_order_relaxed);
     ++calls_;
     if (thread_->payload.size() >= kFlushBytes) flush_thread(thread_);
+    pending_inexact_.clear();
   }
   uint64_t blob(std::string_view bytes) override {
     return store_blob(thread_, bytes.data(), bytes.size());
@@ -75,6 +77,7 @@ class RecordedSnapshot final : public glstate::SnapshotOut {
   void inexact(const std::string& why) override {
     GLTRACE_LOG_WARN("the capture's snapshot is not exact: %s", why.c_str());
     ++inexact_;
+    pending_inexact_ += (pending_inexact_.empty() ? "" : "; ") + why;
   }
   uint64_t calls() const { return calls_; }
   uint64_t inexact_count() const { return inexact_; }
@@ -83,6 +86,7 @@ class RecordedSnapshot final : public glstate::SnapshotOut {
   ThreadState* thread_;
   uint64_t calls_ = 0;
   uint64_t inexact_ = 0;
+  std::string pending_inexact_;  // said of the next call (Call.snapshot_inexact)
 };
 
 void* next_proc(const void* /*source*/, uint32_t id) { return next_function(id); }
