@@ -136,6 +136,9 @@ struct TraceOptions {
   bool no_texture_data = false;
   bool thread_time = false;
   int zstd_level = 0;
+  uint64_t start_frame = 0;
+  double start_after = 0;
+  uint64_t frames = 0;
 };
 
 int trace(TraceOptions& o, const CommandLine& line) {
@@ -159,7 +162,22 @@ int trace(TraceOptions& o, const CommandLine& line) {
   if (!output.empty()) make_room_for_output(kName, output);
   options.env.emplace_back("GLTRACE_TRACE_FILE", output);
   options.env.emplace_back("GLTRACE_TRACE_MODE", mode);
-  options.layers = options.layers ? *options.layers + ":libGLES_trace.so" : "libGLES_trace.so";
+  if (o.start_frame != 0 || o.start_after > 0) {
+    // The trace layer loads as a live layer: the app runs untraced (but
+    // traceable) until the start, then the trace begins with a snapshot.
+    options.env.emplace_back("GLTRACE_LIVE", mode);
+    char start[64];
+    if (o.start_frame != 0)
+      snprintf(start, sizeof start, "frame:%llu", static_cast<unsigned long long>(o.start_frame));
+    else
+      snprintf(start, sizeof start, "after:%.17g", o.start_after);
+    options.env.emplace_back("GLTRACE_LIVE_START", start);
+    if (o.frames != 0) options.env.emplace_back("GLTRACE_LIVE_FRAMES", std::to_string(o.frames));
+  } else if (o.frames != 0) {
+    return line.usage_error("--frames goes with --start-frame or --start-after");
+  } else {
+    options.layers = options.layers ? *options.layers + ":libGLES_trace.so" : "libGLES_trace.so";
+  }
   if (output.empty()) return launch_app(kName, options);  // text on the app's stderr
 
   return run_and_report(options, output, mode);
@@ -208,6 +226,23 @@ void register_trace(Commands& commands) {
                  "default 3 (GLTRACE_ZSTD_LEVEL)")
       ->type_name("N")
       ->check(in_range(1, 22));
+  CLI::Option* start_frame =
+      app.add_option("--start-frame", options->start_frame,
+                     "trace from the app's frame N on (its Nth eglSwapBuffers, or an off-screen "
+                     "program's glFinish frame end): the trace begins with a snapshot of what the "
+                     "app made before, and replays from there")
+          ->type_name("N")
+          ->check(in_range(1, 1000000000));
+  app.add_option("--start-after", options->start_after,
+                 "trace from S seconds after the app loaded EGL on, as --start-frame")
+      ->type_name("S")
+      ->check(CLI::PositiveNumber)
+      ->excludes(start_frame);
+  app.add_option("--frames", options->frames,
+                 "with --start-frame or --start-after: stop after N frames (the app runs on "
+                 "untraced)")
+      ->type_name("N")
+      ->check(in_range(1, 1000000000));
   add_launch_options(line, &options->launch);
   app.footer(
       "With -o, gltrace checks that FILE can be written before it starts APP,\n"

@@ -11,7 +11,22 @@ namespace {
 
 constexpr const char* kOnOff[] = {"0", "1", nullptr};
 constexpr const char* kLiveModes[] = {"off", "0", "full", "log", "error", "systrace", nullptr};
-constexpr const char* kStarts[] = {"attach", "now", nullptr};
+std::string start_value(std::string_view value) {
+  uint64_t frame = 0;
+  double seconds = 0;
+  if (parse_live_start(value, &frame, &seconds)) return "";
+  return "'" + std::string(value) +
+         "' is not one of attach, now, frame:N (N >= 1), after:S (S > 0)";
+}
+
+std::string frame_count(std::string_view value) {
+  std::string text(value);
+  char* end = nullptr;
+  unsigned long long n = strtoull(text.c_str(), &end, 10);
+  if (text.empty() || text[0] < '0' || text[0] > '9' || *end != '\0' || n >= (1ull << 48))
+    return "'" + text + "' is no frame count";
+  return "";
+}
 
 std::string plain_file_name(std::string_view name) {
   if (name.empty() || name.size() > 64 || name == "." || name == ".." ||
@@ -43,8 +58,12 @@ constexpr KnownSetting kKnown[] = {
      "the executable names that are traceable, ':'-separated, name* a prefix; "
      "empty: every process",
      nullptr, nullptr},
-    {kLiveStart, "attach: idle until a host attaches; now: trace from the first call", kStarts,
-     nullptr},
+    {kLiveStart,
+     "attach: idle until a host attaches; now: trace from the first call; frame:N: from the "
+     "app's frame N, after:S: from S seconds in (both to `output`, starting with a snapshot)",
+     nullptr, start_value},
+    {kLiveFrames, "a start of the process's own (frame:N, after:S) records this many frames",
+     nullptr, frame_count},
     {kLiveOutput,
      "where a `now` start records (GLTRACE_TRACE_FILE): a file (%p: pid, %n: process name) or "
      "a directory (NAME.PID.gltrace per process); a process never writes over another's file",

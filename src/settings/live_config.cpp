@@ -1,5 +1,6 @@
 #include "settings/live_config.h"
 
+#include <cmath>
 #include <cstdlib>
 
 #include "settings/known.h"
@@ -21,6 +22,29 @@ std::string lookup(const Values& values, EnvLookup env, const char* setting, con
 }
 
 }  // namespace
+
+bool parse_live_start(std::string_view value, uint64_t* frame, double* seconds) {
+  *frame = 0;
+  *seconds = 0;
+  if (value == "attach" || value == "now") return true;
+  std::string text(value);
+  char* end = nullptr;
+  if (text.rfind("frame:", 0) == 0) {
+    const char* digits = text.c_str() + 6;
+    if (*digits < '0' || *digits > '9') return false;
+    unsigned long long n = strtoull(digits, &end, 10);
+    *frame = n;
+    return *end == '\0' && n >= 1 && n < (1ull << 48);
+  }
+  if (text.rfind("after:", 0) == 0) {
+    const char* number = text.c_str() + 6;
+    if ((*number < '0' || *number > '9') && *number != '.') return false;
+    double s = strtod(number, &end);
+    *seconds = s;
+    return *end == '\0' && std::isfinite(s) && s > 0 && s < 1e7;
+  }
+  return false;
+}
 
 bool process_matches(const std::string& list, const std::string& process_name) {
   if (list.empty()) return true;
@@ -58,7 +82,14 @@ LiveConfig choose_live_config(const Values& values, EnvLookup env,
     config.start_now = true;
   } else if (std::string why = check_setting_value(kLiveStart, start); !why.empty()) {
     config.error = "unknown start: " + why + ": waiting for a host";
+  } else if (!start.empty()) {
+    parse_live_start(start, &config.start_frame, &config.start_after_s);
   }
+  std::string frames = lookup(values, env, kLiveFrames, "GLTRACE_LIVE_FRAMES", &source);
+  if (std::string why = check_setting_value(kLiveFrames, frames); !why.empty())
+    config.error = "frames " + why + ": no limit";
+  else if (!frames.empty())
+    config.max_frames = strtoull(frames.c_str(), nullptr, 10);
   std::string output_source;  // not a reason to trace: kept out of `source`
   config.output = lookup(values, env, kLiveOutput, "GLTRACE_TRACE_FILE", &output_source);
   std::string socket = lookup(values, env, kLiveSocket, "GLTRACE_CONTROL_SOCKET", &source);

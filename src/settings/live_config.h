@@ -16,16 +16,23 @@ inline constexpr char kLiveStart[] = "debug.gltrace.start";    // (GLTRACE_LIVE_
 inline constexpr char kLiveSocket[] = "debug.gltrace.socket";  // (GLTRACE_CONTROL_SOCKET)
 inline constexpr char kLiveTcp[] = "debug.gltrace.tcp";        // (GLTRACE_CONTROL_TCP)
 inline constexpr char kLiveOutput[] = "debug.gltrace.output";  // (GLTRACE_TRACE_FILE)
+inline constexpr char kLiveFrames[] = "debug.gltrace.frames";  // (GLTRACE_LIVE_FRAMES)
 
 struct LiveConfig {
   bool enabled = false;      // this process is traceable
   std::string mode = "off";  // full, log, error, systrace (what a start records)
   bool start_now = false;    // record from the first call, else wait for a host
-  std::string output;        // where a start "now" records: a pattern or a directory
-  std::string socket_name;   // control socket name ("" = gltrace-PID)
-  int tcp_port = -1;         // loopback TCP listener port (0 = any), -1 = none
-  std::string source;        // where the decision came from, for the log
-  std::string error;         // a value that was ignored, and why
+  // A start of its own while the app runs, into `output`, as an attach
+  // would start it (the trace begins with a snapshot): at the app's frame
+  // start_frame, or start_after_s seconds after the layer loaded (0: none).
+  uint64_t start_frame = 0;
+  double start_after_s = 0;
+  uint64_t max_frames = 0;  // a start of its own stops after this many frames (0: no limit)
+  std::string output;       // where a start "now" records: a pattern or a directory
+  std::string socket_name;  // control socket name ("" = gltrace-PID)
+  int tcp_port = -1;        // loopback TCP listener port (0 = any), -1 = none
+  std::string source;       // where the decision came from, for the log
+  std::string error;        // a value that was ignored, and why
 };
 
 // A lookup of an environment variable (nullptr when unset or not trusted).
@@ -34,11 +41,17 @@ using EnvLookup = const char* (*)(const char* name);
 // mode: off (default), full, log, error or systrace.
 // proc: the executable names it applies to, ':'-separated; a name ending in
 //   '*' is a prefix; empty or unset: every process.
-// start: "attach" (default: traceable, idle until a host attaches) or "now".
+// start: "attach" (default: traceable, idle until a host attaches), "now",
+//   "frame:N" (at the app's frame N, N >= 1) or "after:S" (S > 0 seconds in).
+// frames: how many frames a start of the process's own records (0: all).
 // output: the file a "now" start records to (%p, %n), or a directory.
 // socket: a plain file name under $XDG_RUNTIME_DIR/gltrace.
 // tcp: a port number (0..65535) for a 127.0.0.1 listener with a token.
 LiveConfig choose_live_config(const Values& values, EnvLookup env, const std::string& process_name);
+
+// A start value's frame or seconds; false when it is none of the forms
+// above (a start of "attach" or "now" leaves both 0).
+bool parse_live_start(std::string_view value, uint64_t* frame, double* seconds);
 
 // True when process_name matches the ':'-separated list (names or prefix*).
 bool process_matches(const std::string& list, const std::string& process_name);

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -26,6 +27,19 @@ namespace {
 
 const GltraceLiveHost* g_host = nullptr;
 settings::LiveConfig g_config;
+// A start of the process's own is still to come (debug.gltrace.start
+// frame:N or after:S, counted from when the layer loaded).
+std::atomic<bool> g_own_start_pending{false};
+std::chrono::steady_clock::time_point g_loaded;
+
+// Opens the output and begins the session, once. frame:N calls it on the
+// app's thread at the swap that reaches frame N (so the capture begins with
+// that frame exactly), as a start "now" does at load.
+void start_own_session() {
+  if (!g_own_start_pending.exchange(false)) return;
+  GLTRACE_LOG_INFO("tracing from app frame %llu on", static_cast<unsigned long long>(app_frames()));
+  start_session(g_config.output, true, g_config.max_frames);
+}
 
 // This thread's table: pinned once it passed a switch point (until then it
 // follows the default table).
@@ -63,6 +77,15 @@ CaptureOptions merged(CaptureOptions base, const control::CaptureSettings& w) {
 
 class LiveController final : public control::Controller {
  public:
+  // A start of the process's own (debug.gltrace.start frame:N or after:S):
+  // from the control thread, which also opens the file, once.
+  // after:S, from the control thread (frame:N starts at the app's swap).
+  void start_when_due() {
+    if (g_config.start_after_s > 0 && std::chrono::steady_clock::now() - g_loaded >=
+                                          std::chrono::duration<double>(g_config.start_after_s))
+      start_own_session();
+  }
+
   control::Status status() override {
     SessionStats st = session_stats();
     control::Status out;
@@ -134,6 +157,7 @@ class LiveController final : public control::Controller {
   }
 
   void tick() override {
+    start_when_due();
     if (session_stop_pending()) {
       end_session();
       GLTRACE_LOG_INFO("live tracing stopped after the frames asked for");
@@ -204,6 +228,8 @@ void live_initialize(const GltraceLiveHost* host) {
   if (!g_config.error.empty()) GLTRACE_LOG_WARN("live tracing: %s", g_config.error.c_str());
   if (!g_config.enabled) g_config.mode = "full";  // loaded on purpose by the loader anyway
   g_host = host;
+  g_loaded = std::chrono::steady_clock::now();
+  g_own_start_pending = g_config.start_frame != 0 || g_config.start_after_s > 0;
   if (g_config.start_now) {
     // Every thread records from its first call, as with the ordinary layer.
     g_host->set_default(1);
@@ -222,6 +248,13 @@ void* live_active_function(uint32_t id) {
 }
 
 namespace {
+
+// The app ended a frame (a swap, or an off-screen program's glFinish).
+void app_frame_ended() {
+  count_app_frame();
+  if (g_config.start_frame != 0 && app_frames() >= g_config.start_frame) [[unlikely]]
+    start_own_session();
+}
 
 // Joins or leaves the capture at a switch point.
 void switch_tables() {
@@ -247,7 +280,7 @@ void live_switch_point(bool swap) {
   if (g_host == nullptr) return;
   if (swap) {
     g_swapped.store(true, std::memory_order_relaxed);
-    count_app_frame();
+    app_frame_ended();
   } else {
     t_drew = false;  // another context, maybe: its draws are not known
   }
@@ -259,7 +292,7 @@ void live_finish_point(bool recorded, bool ends_frame) {
   if (!recorded) ends_frame = t_drew && !g_swapped.load(std::memory_order_relaxed);
   t_drew = false;
   if (!ends_frame) return;
-  count_app_frame();
+  app_frame_ended();
   switch_tables();
 }
 

@@ -510,11 +510,14 @@ void start_session() {
   start_session(pattern != nullptr ? pattern : "");
 }
 
-void start_session(const std::string& output) {
+void start_session(const std::string& output, bool mid_run, uint64_t max_frames) {
   const char* pattern = output.c_str();
   const char* socket = env_get("GLTRACE_TRACE_SOCKET");
   bool to_file = *pattern != '\0';
   TraceSessionOptions options;
+  options.live = mid_run;
+  options.mid_run = mid_run;
+  options.max_frames = max_frames;
   const char* mode_env = env_get("GLTRACE_TRACE_MODE");
   if (mode_env != nullptr && *mode_env != '\0' && !parse_mode(mode_env, &options.mode))
     GLTRACE_LOG_WARN("unknown GLTRACE_TRACE_MODE '%s' (full, log, error, systrace): using full",

@@ -228,8 +228,11 @@ bool begin_session(TraceSessionOptions options, std::string* error);
 // AndroidGLESLayer_Initialize when the trace layer is an ordinary layer.
 void start_session();
 // The same with the output named by the settings (debug.gltrace.output, which
-// GLTRACE_TRACE_FILE overrides), for a live start "now".
-void start_session(const std::string& output);
+// GLTRACE_TRACE_FILE overrides), for a live start "now"; with mid_run, a
+// live start of the process's own while it runs (frame:N, after:S): threads
+// join at their switch points, each with a snapshot, and the session stops
+// after max_frames (0: no limit).
+void start_session(const std::string& output, bool mid_run = false, uint64_t max_frames = 0);
 
 // Stops recording, flushes every thread and finishes the output (index,
 // footer). Idempotent; also at process exit.

@@ -181,5 +181,32 @@ TEST(LiveConfig, EnvironmentWinsAndBadValuesAreReported) {
   EXPECT_FALSE(choose_live_config({{kLiveTrace, "bogus"}}, &no_env, "demo").enabled);
 }
 
+// A start of the process's own (issue 25's triggers): at a frame, or after a
+// time, with a frame limit; anything else is reported and waits for a host.
+TEST(LiveConfig, StartsAtAFrameOrAfterATime) {
+  LiveConfig f = choose_live_config(
+      {{kLiveTrace, "full"}, {kLiveStart, "frame:40"}, {kLiveFrames, "10"}}, &no_env, "demo");
+  EXPECT_EQ(f.error, "");
+  EXPECT_FALSE(f.start_now);
+  EXPECT_EQ(f.start_frame, 40u);
+  EXPECT_EQ(f.start_after_s, 0.0);
+  EXPECT_EQ(f.max_frames, 10u);
+  LiveConfig a =
+      choose_live_config({{kLiveTrace, "full"}, {kLiveStart, "after:2.5"}}, &no_env, "demo");
+  EXPECT_EQ(a.error, "");
+  EXPECT_EQ(a.start_frame, 0u);
+  EXPECT_EQ(a.start_after_s, 2.5);
+  for (const char* bad : {"frame:0", "frame:", "frame:-3", "frame:4x", "after:0", "after:-1",
+                          "after:nan", "after:", "later"}) {
+    LiveConfig c = choose_live_config({{kLiveTrace, "full"}, {kLiveStart, bad}}, &no_env, "demo");
+    EXPECT_NE(c.error, "") << bad;
+    EXPECT_EQ(c.start_frame, 0u) << bad;
+    EXPECT_EQ(c.start_after_s, 0.0) << bad;
+  }
+  LiveConfig n = choose_live_config({{kLiveTrace, "full"}, {kLiveFrames, "ten"}}, &no_env, "demo");
+  EXPECT_NE(n.error, "");
+  EXPECT_EQ(n.max_frames, 0u);
+}
+
 }  // namespace
 }  // namespace gltrace::settings

@@ -699,6 +699,55 @@ TEST(LiveTrace, AttachToRunningGlmark2) {
       << "every call dumped";
 }
 
+// gltrace trace --start-frame N --frames M: the app runs untraced to its
+// frame N; the trace holds frames N..N+M-1 exactly, after a snapshot, and
+// replays each as the app drew it (issue 25's triggers). --start-after
+// starts by time the same way.
+TEST(LiveTrace, TraceFromAFrameOrAfterATime) {
+  IsolatedEnv env;
+  std::string at_frame = env.dir + "/from40.gltrace";
+  ProcessResult t =
+      gltrace(env, {"trace", "--start-frame", "40", "--frames", "10", "--framebuffer", "swap", "-o",
+                    at_frame, "--", build_bin("gltrace-demo"), "--frames", "80", "--checksum"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.err.find("wrote "), std::string::npos) << t.err;
+  TraceContent c = read_trace_file(at_frame);
+  ASSERT_TRUE(c.ok) << c.status.message;
+  EXPECT_TRUE(c.mid_run);
+  ASSERT_EQ(c.app_frames.size(), 10u);
+  for (size_t i = 0; i < c.app_frames.size(); ++i) EXPECT_EQ(c.app_frames[i], 40 + i);
+  EXPECT_GT(c.snapshot_calls, 50u);
+  // The images are the app's own frames 40..49 (it printed their CRCs).
+  std::map<uint64_t, std::string> crcs = demo_frame_crcs(t.out);
+  ASSERT_EQ(c.images.size(), 10u);
+  for (auto [frame, blob] : c.images)
+    EXPECT_EQ(hex(static_cast<uint32_t>(c.blob_crc[blob])), crcs[c.app_frames[frame]]);
+  ProcessResult replay = gltrace(env, {"replay", "--compare", at_frame});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("compare: 10 frames identical, 0 differ, 0 without a trace image"),
+            std::string::npos)
+      << replay.out << replay.err;
+
+  // 3 s of frames: the start 0.3 s in comes well before the app's end,
+  // even in a slow (sanitized) run.
+  std::string after = env.dir + "/after.gltrace";
+  t = gltrace(env, {"trace", "--start-after", "0.3", "--frames", "5", "--framebuffer", "swap", "-o",
+                    after, "--", build_bin("gltrace-demo"), "--frames", "150", "--fps", "50"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  c = read_trace_file(after);
+  ASSERT_TRUE(c.ok) << c.status.message;
+  EXPECT_TRUE(c.mid_run);
+  EXPECT_EQ(c.app_frames.size(), 5u);
+  EXPECT_GT(c.app_frames.front(), 0u) << "not from the app's first frame";
+  replay = gltrace(env, {"replay", "--compare", after});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("compare: 5 frames identical, 0 differ"), std::string::npos)
+      << replay.out << replay.err;
+  // --frames alone has nothing to count from.
+  t = gltrace(env, {"trace", "--frames", "5", "-o", after, "--", build_bin("gltrace-demo")});
+  EXPECT_EQ(t.exit_code, 2) << t.err;
+}
+
 // start=now: recording from the first call (a complete, replayable trace),
 // stopped by gltrace detach while the app runs on; attachable again later.
 TEST(LiveTrace, StartNowThenDetachThenAttach) {
