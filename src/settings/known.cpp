@@ -11,12 +11,15 @@ namespace {
 
 constexpr const char* kOnOff[] = {"0", "1", nullptr};
 constexpr const char* kLiveModes[] = {"off", "0", "full", "log", "error", "systrace", nullptr};
+
 std::string start_value(std::string_view value) {
   uint64_t frame = 0;
   double seconds = 0;
-  if (parse_live_start(value, &frame, &seconds)) return "";
+  int signal = 0;
+  if (parse_live_start(value, &frame, &seconds, &signal)) return "";
   return "'" + std::string(value) +
-         "' is not one of attach, now, frame:N (N >= 1), after:S (S > 0)";
+         "' is not one of attach, now, frame:N (N >= 1), after:S (S > 0), signal:USR1, "
+         "signal:USR2";
 }
 
 std::string frame_count(std::string_view value) {
@@ -60,7 +63,8 @@ constexpr KnownSetting kKnown[] = {
      nullptr, nullptr},
     {kLiveStart,
      "attach: idle until a host attaches; now: trace from the first call; frame:N: from the "
-     "app's frame N, after:S: from S seconds in (both to `output`, starting with a snapshot)",
+     "app's frame N, after:S: from S seconds in, signal:USR1|USR2: each signal starts or stops "
+     "a capture (all to `output`, each starting with a snapshot)",
      nullptr, start_value},
     {kLiveFrames, "a start of the process's own (frame:N, after:S) records this many frames",
      nullptr, frame_count},

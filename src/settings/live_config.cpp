@@ -1,6 +1,7 @@
 #include "settings/live_config.h"
 
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 
 #include "settings/known.h"
@@ -23,10 +24,15 @@ std::string lookup(const Values& values, EnvLookup env, const char* setting, con
 
 }  // namespace
 
-bool parse_live_start(std::string_view value, uint64_t* frame, double* seconds) {
+bool parse_live_start(std::string_view value, uint64_t* frame, double* seconds, int* signal) {
   *frame = 0;
   *seconds = 0;
+  *signal = 0;
   if (value == "attach" || value == "now") return true;
+  if (value == "signal:USR1" || value == "signal:USR2") {
+    *signal = value == "signal:USR1" ? SIGUSR1 : SIGUSR2;
+    return true;
+  }
   std::string text(value);
   char* end = nullptr;
   if (text.rfind("frame:", 0) == 0) {
@@ -83,7 +89,7 @@ LiveConfig choose_live_config(const Values& values, EnvLookup env,
   } else if (std::string why = check_setting_value(kLiveStart, start); !why.empty()) {
     config.error = "unknown start: " + why + ": waiting for a host";
   } else if (!start.empty()) {
-    parse_live_start(start, &config.start_frame, &config.start_after_s);
+    parse_live_start(start, &config.start_frame, &config.start_after_s, &config.start_signal);
   }
   std::string frames = lookup(values, env, kLiveFrames, "GLTRACE_LIVE_FRAMES", &source);
   if (std::string why = check_setting_value(kLiveFrames, frames); !why.empty())

@@ -27,6 +27,9 @@ struct LiveConfig {
   // start_frame, or start_after_s seconds after the layer loaded (0: none).
   uint64_t start_frame = 0;
   double start_after_s = 0;
+  // Or each time this signal (SIGUSR1, SIGUSR2) arrives, a capture starts,
+  // and the next one stops it (0: none).
+  int start_signal = 0;
   uint64_t max_frames = 0;  // a start of its own stops after this many frames (0: no limit)
   std::string output;       // where a start "now" records: a pattern or a directory
   std::string socket_name;  // control socket name ("" = gltrace-PID)
@@ -42,16 +45,17 @@ using EnvLookup = const char* (*)(const char* name);
 // proc: the executable names it applies to, ':'-separated; a name ending in
 //   '*' is a prefix; empty or unset: every process.
 // start: "attach" (default: traceable, idle until a host attaches), "now",
-//   "frame:N" (at the app's frame N, N >= 1) or "after:S" (S > 0 seconds in).
+//   "frame:N" (at the app's frame N, N >= 1), "after:S" (S > 0 seconds in)
+//   or "signal:USR1" / "signal:USR2" (each signal starts or stops a capture).
 // frames: how many frames a start of the process's own records (0: all).
 // output: the file a "now" start records to (%p, %n), or a directory.
 // socket: a plain file name under $XDG_RUNTIME_DIR/gltrace.
 // tcp: a port number (0..65535) for a 127.0.0.1 listener with a token.
 LiveConfig choose_live_config(const Values& values, EnvLookup env, const std::string& process_name);
 
-// A start value's frame or seconds; false when it is none of the forms
-// above (a start of "attach" or "now" leaves both 0).
-bool parse_live_start(std::string_view value, uint64_t* frame, double* seconds);
+// A start value's frame, seconds or signal; false when it is none of the
+// forms above (a start of "attach" or "now" leaves all 0).
+bool parse_live_start(std::string_view value, uint64_t* frame, double* seconds, int* signal);
 
 // True when process_name matches the ':'-separated list (names or prefix*).
 bool process_matches(const std::string& list, const std::string& process_name);

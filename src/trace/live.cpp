@@ -1,5 +1,6 @@
 #include "trace/live.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -31,6 +32,9 @@ settings::LiveConfig g_config;
 // frame:N or after:S, counted from when the layer loaded).
 std::atomic<bool> g_own_start_pending{false};
 std::chrono::steady_clock::time_point g_loaded;
+// debug.gltrace.start signal:NAME arrived (set by the handler alone).
+std::atomic<bool> g_signalled{false};
+void on_start_signal(int /*signal*/) { g_signalled.store(true); }
 
 // Opens the output and begins the session, once. frame:N calls it on the
 // app's thread at the swap that reaches frame N (so the capture begins with
@@ -79,8 +83,18 @@ class LiveController final : public control::Controller {
  public:
   // A start of the process's own (debug.gltrace.start frame:N or after:S):
   // from the control thread, which also opens the file, once.
-  // after:S, from the control thread (frame:N starts at the app's swap).
+  // after:S and signal:NAME, from the control thread (frame:N starts at
+  // the app's swap).
   void start_when_due() {
+    if (g_signalled.exchange(false)) {
+      if (session_on()) {
+        end_session();
+        GLTRACE_LOG_INFO("tracing stopped by the signal");
+      } else {
+        g_own_start_pending = true;
+        start_own_session();
+      }
+    }
     if (g_config.start_after_s > 0 && std::chrono::steady_clock::now() - g_loaded >=
                                           std::chrono::duration<double>(g_config.start_after_s))
       start_own_session();
@@ -230,6 +244,16 @@ void live_initialize(const GltraceLiveHost* host) {
   g_host = host;
   g_loaded = std::chrono::steady_clock::now();
   g_own_start_pending = g_config.start_frame != 0 || g_config.start_after_s > 0;
+  if (g_config.start_signal != 0) {
+    struct sigaction action {};
+    action.sa_handler = on_start_signal;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(g_config.start_signal, &action, nullptr) == 0)
+      GLTRACE_LOG_INFO("kill -%s %d starts a capture, and stops it",
+                       g_config.start_signal == SIGUSR1 ? "USR1" : "USR2",
+                       static_cast<int>(getpid()));
+  }
   if (g_config.start_now) {
     // Every thread records from its first call, as with the ordinary layer.
     g_host->set_default(1);

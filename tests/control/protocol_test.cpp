@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include "settings/live_config.h"
 
 namespace gltrace::control {
@@ -196,8 +198,12 @@ TEST(LiveConfig, StartsAtAFrameOrAfterATime) {
   EXPECT_EQ(a.error, "");
   EXPECT_EQ(a.start_frame, 0u);
   EXPECT_EQ(a.start_after_s, 2.5);
+  LiveConfig s =
+      choose_live_config({{kLiveTrace, "full"}, {kLiveStart, "signal:USR2"}}, &no_env, "demo");
+  EXPECT_EQ(s.error, "");
+  EXPECT_EQ(s.start_signal, SIGUSR2);
   for (const char* bad : {"frame:0", "frame:", "frame:-3", "frame:4x", "after:0", "after:-1",
-                          "after:nan", "after:", "later"}) {
+                          "after:nan", "after:", "later", "signal:KILL", "signal:"}) {
     LiveConfig c = choose_live_config({{kLiveTrace, "full"}, {kLiveStart, bad}}, &no_env, "demo");
     EXPECT_NE(c.error, "") << bad;
     EXPECT_EQ(c.start_frame, 0u) << bad;

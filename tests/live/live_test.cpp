@@ -1,6 +1,7 @@
 // Live tracing end to end: traceable apps (the demo, two threads, glmark2)
 // run idle, a host attaches and detaches while they keep running.
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <gtest/gtest.h>
@@ -115,14 +116,19 @@ bool closed_by_peer(int fd, int seconds) {
   return false;
 }
 
-// Waits until the app has drawn `frames` frames (gltrace ps's FRAMES column).
-bool wait_for_app_frames(const IsolatedEnv& env, int pid, uint64_t frames) {
+// The frames the app has drawn (gltrace ps's FRAMES column; 0 when not listed).
+uint64_t app_frames_now(const IsolatedEnv& env, int pid) {
   std::regex row(std::to_string(pid) + R"(\s+\S+\s+\S+\s+\S+\s+(\d+))");
+  std::vector<std::string> argv = {build_bin("gltrace"), "ps"};
+  ProcessResult ps = run_process(argv, env.vars, 30);
+  std::smatch m;
+  return std::regex_search(ps.out, m, row) ? std::stoull(m[1]) : 0;
+}
+
+// Waits until the app has drawn `frames` frames.
+bool wait_for_app_frames(const IsolatedEnv& env, int pid, uint64_t frames) {
   for (int i = 0; i < 500; ++i) {
-    std::vector<std::string> argv = {build_bin("gltrace"), "ps"};
-    ProcessResult ps = run_process(argv, env.vars, 30);
-    std::smatch m;
-    if (std::regex_search(ps.out, m, row) && std::stoull(m[1]) >= frames) return true;
+    if (app_frames_now(env, pid) >= frames) return true;
     std::this_thread::sleep_for(20ms);
   }
   return false;
@@ -746,6 +752,46 @@ TEST(LiveTrace, TraceFromAFrameOrAfterATime) {
   // --frames alone has nothing to count from.
   t = gltrace(env, {"trace", "--frames", "5", "-o", after, "--", build_bin("gltrace-demo")});
   EXPECT_EQ(t.exit_code, 2) << t.err;
+}
+
+// start=signal:USR2: each signal starts a capture (a file of its own, never
+// one written over), the next stops it; each replays identical.
+TEST(LiveTrace, ASignalStartsAndStopsCaptures) {
+  IsolatedEnv env;
+  std::string output = env.dir + "/signalled.gltrace";
+  auto demo = start_traceable(env, "demo",
+                              {build_bin("gltrace-demo"), "--frames", "10000", "--fps", "100"}, {},
+                              {{"GLTRACE_LIVE_START", "signal:USR2"},
+                               {"GLTRACE_TRACE_FILE", output},
+                               {"GLTRACE_CAPTURE_FRAMEBUFFER", "swap"}});
+  ASSERT_TRUE(wait_for_socket(env.socket(demo->pid()), *demo));
+  ASSERT_TRUE(wait_for_app_frames(env, demo->pid(), 5));
+  for (int capture = 0; capture < 2; ++capture) {
+    demo->signal(SIGUSR2);  // starts
+    ASSERT_TRUE(wait_for_app_frames(env, demo->pid(), app_frames_now(env, demo->pid()) + 8));
+    demo->signal(SIGUSR2);  // stops
+    ASSERT_TRUE(wait_for_app_frames(env, demo->pid(), app_frames_now(env, demo->pid()) + 8));
+  }
+  demo->signal(SIGTERM);
+  demo->wait();
+  std::vector<std::string> files;
+  DIR* dir = opendir(env.dir.c_str());
+  ASSERT_NE(dir, nullptr);
+  while (dirent* e = readdir(dir))
+    if (std::string(e->d_name).starts_with("signalled."))
+      files.push_back(env.dir + "/" + e->d_name);
+  closedir(dir);
+  ASSERT_EQ(files.size(), 2u) << "a file per capture";
+  for (const std::string& file : files) {
+    TraceContent t = read_trace_file(file);
+    ASSERT_TRUE(t.ok) << file << ": " << t.status.message;
+    EXPECT_TRUE(t.mid_run) << file;
+    EXPECT_GT(t.snapshot_calls, 50u) << file;
+    EXPECT_GE(t.app_frames.size(), 3u) << file;
+    ProcessResult replay = gltrace(env, {"replay", "--compare", file});
+    EXPECT_EQ(replay.exit_code, 0) << file << replay.out << replay.err;
+    EXPECT_NE(replay.out.find(" 0 differ"), std::string::npos) << file << replay.out;
+  }
 }
 
 // start=now: recording from the first call (a complete, replayable trace),
