@@ -194,6 +194,8 @@ def _generic(f, classes):
         # leaves out what is gone.
         if p.effect == "deletes" and hooks.get("replay", "").startswith("ObjectClass::"):
             post.append(f"a.mark_deleted({i}, {hooks['replay']});")
+    if "link_program" in f.roles:
+        post.append("a.remember_linked_shaders(0, p0);")
     if "release_thread" in f.roles:
         post.append("a.session().make_current(0, 0, EGL_NO_SURFACE);")
     lines += [f"  {s}" for s in post]

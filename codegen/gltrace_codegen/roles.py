@@ -31,6 +31,8 @@ FLAGS = [
     ("ReleaseThread", "releases the thread's EGL state (role release_thread)"),
     ("EglSetup", "sets up EGL state a snapshot keeps: trim copies it from before the cut "
                  "(role egl_setup)"),
+    ("LinksProgram", "links a program: a snapshot keeps the shaders it linked with, which the "
+                     "app may detach after (role link_program)"),
     ("TextureUpload", "uploads texture data (a parameter of role texture_data)"),
     ("AttribPointer", "points a generic vertex attribute at its data (a parameter of role "
                       "vertex_pointer, no GLES 1 array)"),
@@ -43,7 +45,8 @@ ROLE_FLAGS = {"draw": "Draw", "other_draw": "OtherDraw", "swap": "Swap", "ends_f
               "thread_bound": "ThreadBound", "debug_push": "DebugPush", "debug_pop": "DebugPop",
               "window_surface": "WindowSurface", "offscreen_surface": "OffscreenSurface",
               "map": "Map", "unmap": "Unmap", "flush_mapped": "FlushMapped",
-              "release_thread": "ReleaseThread", "egl_setup": "EglSetup"}
+              "release_thread": "ReleaseThread", "egl_setup": "EglSetup",
+              "link_program": "LinksProgram"}
 _EFFECT_FLAGS = {"creates": "Creates", "binds": "Binds", "deletes": "Deletes"}
 # The trace hook after which the trace layer may read the framebuffer.
 CAPTURE_AFTER_DRAW = "capture_after_draw"

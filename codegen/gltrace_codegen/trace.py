@@ -236,8 +236,10 @@ def _hooked_wrapper(f, tracking):
 
 def _tracking(f, classes):
     """The statements after the driver call that tell the object list what
-    the call created or deleted (empty when it does neither)."""
+    the call created or deleted, or the program it linked (empty when none)."""
     out = []
+    if "link_program" in f.roles:
+        out.append(f"note_program_linked({f.params[0].cname});")
     for v in f.params + [f.result]:
         if v.effect not in ("creates", "deletes"):
             continue

@@ -332,9 +332,10 @@ class ApiTableTest(unittest.TestCase):
         self.assertRegex(body, r"EGLBoolean result = reinterpret_cast<[^\n]*\);\n"
                                r"  live_swap_point\(\);\n  return result;$")
         self.assertIn("void live_unrecorded_finish();", decls)
-        # Calls that make or delete EGL contexts tell the object list in
-        # both tables (GL objects too, given the table's classes: below).
-        tracked = {"eglCreateContext", "eglDestroyContext"}
+        # Calls that make or delete EGL contexts, and glLinkProgram (the
+        # shaders it linked with), tell the object list in both tables (GL
+        # objects too, given the table's classes: below).
+        tracked = {"eglCreateContext", "eglDestroyContext", "glLinkProgram"}
         self.assertEqual(table.count("&idle_"), len(named | done | tracked))
 
     def test_object_effects_tell_the_object_list_in_both_tables(self):

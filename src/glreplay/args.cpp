@@ -523,6 +523,12 @@ void Args::use_program(size_t i) { session_.current().program = u(i); }
 
 void Args::forget_program(size_t i) { session_.forget_program(u(i)); }
 
+void Args::remember_linked_shaders(size_t i, uint32_t replayed) {
+  if (!session_.has_current()) return;
+  session_.current().group->linked_shaders[u(i)] =
+      glstate::read_linked_shaders(glstate::GlFunctions::of(session_.gl()), replayed);
+}
+
 // --- client memory ------------------------------------------------------------------
 
 const void* Args::vertex_pointer(size_t i, uint32_t index, int32_t size, uint32_t type,

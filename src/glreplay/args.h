@@ -165,6 +165,8 @@ class Args {
   void define_attrib_location(size_t program_index, int64_t replayed);
   void use_program(size_t i);
   void forget_program(size_t i);
+  // glLinkProgram: the shaders program `i` (replay name `replayed`) linked with.
+  void remember_linked_shaders(size_t i, uint32_t replayed);
 
   // Vertex arrays in client memory (VAO 0): the pointer a
   // glVertexAttrib[I]Pointer passes, remembering the attribute's format.

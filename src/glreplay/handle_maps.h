@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "glreplay/program_resources.h"
+#include "glstate/gl_reader.h"
 #include "glstate/object_class.h"
 
 namespace gltrace::glreplay {
@@ -110,6 +111,9 @@ class NameMap {
 struct ShareGroup {
   NameMap names[static_cast<size_t>(ObjectClass::kCount)];
   ProgramResources programs;
+  // The shaders each recorded program last linked with (a snapshot links a
+  // program whose shaders were detached since from them).
+  std::unordered_map<uint64_t, std::vector<glstate::LinkedShader>> linked_shaders;
 };
 
 }  // namespace gltrace::glreplay

@@ -45,6 +45,11 @@ class ReplayNames final : public glstate::SnapshotNames {
   uint64_t recorded_resource_index(uint64_t program, uint32_t interface, uint64_t index) override {
     return context_.group->programs.recorded_resource_index(program, interface, index);
   }
+  std::vector<glstate::LinkedShader> linked_shaders(uint64_t program) override {
+    auto it = context_.group->linked_shaders.find(program);
+    return it != context_.group->linked_shaders.end() ? it->second
+                                                      : std::vector<glstate::LinkedShader>{};
+  }
   uint64_t recorded_attribute(int64_t index) override {
     for (const auto& [recorded, location] : context_.attributes)
       if (location == index) return static_cast<uint64_t>(recorded);
@@ -156,8 +161,9 @@ bool write_snapshot(Session& session, SnapshotOut& out, bool with_share_group, s
     return false;
   }
   ReplayNames names(session);
-  return glstate::write_snapshot(glstate::GlFunctions::of(session.gl()), names, out,
-                                 with_share_group, error);
+  return glstate::write_snapshot(
+      glstate::GlFunctions::of(session.gl()), names, out,
+      with_share_group ? glstate::SharedObjects::kAll : glstate::SharedObjects::kNone, error);
 }
 
 }  // namespace gltrace::glreplay

@@ -31,6 +31,28 @@ std::string enum_text(uint32_t value, const char* group) {
   return hex_text;
 }
 
+std::vector<LinkedShader> read_linked_shaders(GlFunctions gl_, GLuint program) {
+  std::vector<LinkedShader> linked;
+  if (GL(glIsProgram)(program) != GL_TRUE) return linked;
+  GLint attached = 0;
+  GL(glGetProgramiv)(program, GL_ATTACHED_SHADERS, &attached);
+  std::vector<GLuint> shaders(static_cast<size_t>(std::clamp(attached, 0, 64)));
+  GLsizei count = 0;
+  if (!shaders.empty())
+    GL(glGetAttachedShaders)(program, static_cast<GLsizei>(shaders.size()), &count, shaders.data());
+  for (GLsizei i = 0; i < count; ++i) {
+    GLint type = 0, length = 0;
+    GL(glGetShaderiv)(shaders[i], GL_SHADER_TYPE, &type);
+    GL(glGetShaderiv)(shaders[i], GL_SHADER_SOURCE_LENGTH, &length);
+    std::string source(static_cast<size_t>(std::max(length, 1)), '\0');
+    GLsizei written = 0;
+    GL(glGetShaderSource)(shaders[i], static_cast<GLsizei>(source.size()), &written, source.data());
+    source.resize(static_cast<size_t>(std::max(written, 0)));
+    linked.push_back({static_cast<uint32_t>(type), std::move(source)});
+  }
+  return linked;
+}
+
 void GlReader::read_version(int client_version) {
   major_ = client_version;
   minor_ = 0;

@@ -45,6 +45,16 @@ struct RequestError {
 // A GL enum's name (the registry group first), or its hexadecimal value.
 std::string enum_text(uint32_t value, const char* group);
 
+// A shader a program is linked with: its type and source.
+struct LinkedShader {
+  uint32_t type;
+  std::string source;
+};
+// The shaders attached to `program` now (just linked: what it linked with),
+// read through `gl`; nothing for a name that is no program (no GL error is
+// raised for it, so an app's glGetError reads what it would).
+std::vector<LinkedShader> read_linked_shaders(GlFunctions gl, GLuint program);
+
 class GlReader {
  public:
   explicit GlReader(GlFunctions gl) : gl_(gl) {}

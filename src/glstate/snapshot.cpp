@@ -336,7 +336,8 @@ class SnapshotWriter : public GlReader {
   SnapshotWriter(GlFunctions gl, SnapshotNames& names, SnapshotOut& out)
       : GlReader(gl), names_(names), out_(out), call_(out) {}
 
-  void write(bool with_share_group) {
+  void write(SharedObjects shared) {
+    refresh_ = shared == SharedObjects::kContents;
     read_version(names_.client_version());
     clear_errors();
     // Everything drawn so far is done before anything is read: llvmpipe
@@ -356,7 +357,10 @@ class SnapshotWriter : public GlReader {
     // What the snapshot reads images through (GLES has no glGetTexImage).
     GL(glGenFramebuffers)(1, &read_fb_);
     unpack_defaults();
-    if (with_share_group) {
+    if (refresh_) {
+      buffers();
+      textures();
+    } else if (shared == SharedObjects::kAll) {
       buffers();
       textures();
       renderbuffers();
@@ -408,7 +412,10 @@ class SnapshotWriter : public GlReader {
   uint64_t unused_name() { return kFirstUnusedName + unused_names_++; }
   static constexpr uint64_t kFirstUnusedName = 0x7fff0000;
 
-  void gen(uint32_t function, uint64_t name) { call_.s(1).uints({name}).emit(function); }
+  // The object is made, unless a refresh writes into one made before.
+  void gen(uint32_t function, uint64_t name) {
+    if (!refresh_) call_.s(1).uints({name}).emit(function);
+  }
 
   void inexact(const std::string& what, const std::string& why) { out_.inexact(what + ": " + why); }
 
@@ -501,6 +508,7 @@ class SnapshotWriter : public GlReader {
     get_level(first_face, 0, GL_TEXTURE_HEIGHT, &height);
     get_level(first_face, 0, GL_TEXTURE_DEPTH, &depth);
     get_level(first_face, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+    if (target == GL_TEXTURE_2D_MULTISAMPLE && refresh_) return;  // no contents read yet
     if (target == GL_TEXTURE_2D_MULTISAMPLE) {
       get_level(target, 0, GL_TEXTURE_SAMPLES, &samples);
       GLint fixed = GL_TRUE;
@@ -511,7 +519,7 @@ class SnapshotWriter : public GlReader {
       texture_parameters(target);
       return;
     }
-    if (immutable == GL_TRUE) {
+    if (immutable == GL_TRUE && !refresh_) {
       call_.u(target).s(immutable_levels).u(static_cast<uint64_t>(format)).s(width).s(height);
       if (three_d) call_.s(depth);
       call_.emit(three_d ? FN(glTexStorage3D) : FN(glTexStorage2D));
@@ -808,7 +816,18 @@ class SnapshotWriter : public GlReader {
     GLsizei count = 0;
     if (!shaders.empty())
       GL(glGetAttachedShaders)(p, static_cast<GLsizei>(shaders.size()), &count, shaders.data());
-    std::vector<uint64_t> deleted;  // written here for this program alone
+    std::vector<uint64_t> deleted;   // written here for this program alone
+    std::vector<uint64_t> detached;  // linked with, detached since: attached for the link alone
+    if (linked == GL_TRUE && count == 0) {
+      for (const LinkedShader& s : names_.linked_shaders(name)) {
+        uint64_t shader_name = unused_name();
+        call_.u(s.type).emit_returning_uint(FN(glCreateShader), shader_name);
+        call_.u(shader_name).s(1).strings({s.source}).pointer(0).emit(FN(glShaderSource));
+        call_.u(shader_name).emit(FN(glCompileShader));
+        call_.u(name).u(shader_name).emit(FN(glAttachShader));
+        detached.push_back(shader_name);
+      }
+    }
     for (GLsizei i = 0; i < count; ++i) {
       auto it = shader_names.find(shaders[i]);
       uint64_t shader_name = 0;
@@ -824,13 +843,17 @@ class SnapshotWriter : public GlReader {
       call_.u(name).u(shader_name).emit(FN(glAttachShader));
     }
     if (linked == GL_TRUE) {
-      if (count == 0)
+      if (count == 0 && detached.empty())
         inexact("program " + std::to_string(name),
                 "its shaders were detached after it linked: it cannot be linked again");
       attribute_bindings(name, p);
       transform_feedback_varyings(name, p);
       call_.u(name).emit(FN(glLinkProgram));
       uniforms(name, p);
+    }
+    for (uint64_t shader_name : detached) {
+      call_.u(name).u(shader_name).emit(FN(glDetachShader));
+      call_.u(shader_name).emit(FN(glDeleteShader));
     }
     for (uint64_t shader_name : deleted) call_.u(shader_name).emit(FN(glDeleteShader));
   }
@@ -1317,6 +1340,7 @@ class SnapshotWriter : public GlReader {
 
   SnapshotNames& names_;
   SnapshotOut& out_;
+  bool refresh_ = false;  // SharedObjects::kContents
   CallBuilder call_;
   ShaderCopy shader_copy_{gl_, names_.display()};
   GLuint read_fb_ = 0;
@@ -1386,10 +1410,10 @@ void SnapshotWriter::pipeline_setters() {
 
 }  // namespace
 
-bool write_snapshot(GlFunctions gl, SnapshotNames& names, SnapshotOut& out, bool with_share_group,
+bool write_snapshot(GlFunctions gl, SnapshotNames& names, SnapshotOut& out, SharedObjects shared,
                     std::string* error) {
   try {
-    SnapshotWriter(gl, names, out).write(with_share_group);
+    SnapshotWriter(gl, names, out).write(shared);
   } catch (const RequestError& e) {
     *error = e.message;
     return false;

@@ -76,6 +76,9 @@ class SnapshotNames {
                                            uint64_t index) {
     return index;
   }
+  // The shaders a program last linked with, as far as they are known: for
+  // a program whose shaders were detached since.
+  virtual std::vector<LinkedShader> linked_shaders(uint64_t /*program*/) { return {}; }
   // The generic attribute index the trace uses for a driver one.
   virtual uint64_t recorded_attribute(int64_t index) { return static_cast<uint64_t>(index); }
   // The context's display, and its draw surface: the driver's and the trace's handles.
@@ -86,11 +89,20 @@ class SnapshotNames {
   virtual int client_version() = 0;
 };
 
-// Runs on the thread whose current context it reads. with_share_group:
-// also the objects the context shares (once per share group). The driver's
-// bindings it touches to read are put back. False with *error when it
-// cannot read the context.
-bool write_snapshot(GlFunctions gl, SnapshotNames& names, SnapshotOut& out, bool with_share_group,
+// What of the share group's objects a snapshot writes besides the
+// context's own objects and state.
+enum class SharedObjects {
+  kNone,     // written before, and unchanged since
+  kAll,      // every one (the first context of its group a snapshot writes)
+  kContents  // the buffers' and textures' contents again, into the objects
+             // written before (SnapshotNames lists those): another thread may
+             // have changed them since, untraced (a capture's later joiner)
+};
+
+// Runs on the thread whose current context it reads. The driver's bindings
+// it touches to read are put back. False with *error when it cannot read
+// the context.
+bool write_snapshot(GlFunctions gl, SnapshotNames& names, SnapshotOut& out, SharedObjects shared,
                     std::string* error);
 
 }  // namespace gltrace::glstate

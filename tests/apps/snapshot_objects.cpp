@@ -193,6 +193,15 @@ int main(int argc, char** argv) {
   GLuint corners = gpu_written_corners();
   GLuint program = link(kApp, kVertex, kFragment);
   if (program == 0) return 1;
+  // Its shaders detached and deleted once linked, as GTK 4 does: a snapshot
+  // links it again from the shaders it linked with.
+  GLuint shaders[2];
+  GLsizei attached = 0;
+  glGetAttachedShaders(program, 2, &attached, shaders);
+  for (GLsizei i = 0; i < attached; ++i) {
+    glDetachShader(program, shaders[i]);
+    glDeleteShader(shaders[i]);
+  }
   GLuint vao = 0;
   glGenVertexArrays(1, &vao);
   glBindVertexArray(vao);

@@ -754,6 +754,31 @@ TEST(LiveTrace, TraceFromAFrameOrAfterATime) {
   EXPECT_EQ(t.exit_code, 2) << t.err;
 }
 
+// The objects a mid-run snapshot must read back in ways of their own
+// (luminance and alpha textures, cube and array levels, half floats, a
+// buffer only the GPU wrote, a program whose shaders were detached after it
+// linked), made in frame 0 and drawn with after: a capture from frame 2
+// recreates each exactly.
+TEST(LiveTrace, ACaptureFromAFrameRecreatesEveryObjectExactly) {
+  IsolatedEnv env;
+  std::string trace = env.dir + "/objects.gltrace";
+  ProcessResult t =
+      gltrace(env, {"trace", "--start-frame", "2", "--framebuffer", "swap", "-o", trace, "--",
+                    build_bin("gltrace-snapshot-objects"), "--frames", "6"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.err.find("(0 objects not exact)"), std::string::npos) << t.err;
+  TraceContent c = read_trace_file(trace);
+  ASSERT_TRUE(c.ok) << c.status.message;
+  ASSERT_EQ(c.app_frames.size(), 4u);
+  EXPECT_EQ(c.app_frames.front(), 2u);
+  ProcessResult replay = gltrace(env, {"replay", "--compare", trace});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("compare: 4 frames identical, 0 differ, 0 without a trace image"),
+            std::string::npos)
+      << replay.out << replay.err;
+  EXPECT_EQ(replay.out.find("not exact"), std::string::npos) << replay.out;
+}
+
 // start=signal:USR2: each signal starts a capture (a file of its own, never
 // one written over), the next stops it; each replays identical.
 TEST(LiveTrace, ASignalStartsAndStopsCaptures) {

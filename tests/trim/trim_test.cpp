@@ -99,7 +99,8 @@ TEST(Trim, TwoThreadCutsReplayTheirFramesIdentical) {
 
 // Objects made once in frame 0 and drawn with after: luminance and alpha
 // textures (read by drawing them), every level of a cube map, an immutable
-// 2D array, a half-float texture, a buffer only the GPU wrote.
+// 2D array, a half-float texture, a buffer only the GPU wrote, a program
+// whose shaders were detached after it linked.
 TEST(Trim, ObjectsMadeBeforeTheCutAreRecreatedExactly) {
   IsolatedEnv env;
   std::string trace = capture(env, "gltrace-snapshot-objects", {"--frames", "6"}, "objects");

@@ -19,11 +19,18 @@ using glstate::ObjectClass;
 // The app's names are the driver's; which objects live, the object list knows.
 class AppNames final : public glstate::SnapshotNames {
  public:
-  AppNames(EGLDisplay display, EGLContext context, EGLSurface draw)
-      : display_(display), context_(context), draw_(draw) {}
+  AppNames(EGLDisplay display, EGLContext context, EGLSurface draw, bool refresh)
+      : display_(display), context_(context), draw_(draw), refresh_(refresh) {}
 
-  std::vector<Object> objects(ObjectClass cls) override { return listed_objects(context_, cls); }
+  std::vector<Object> objects(ObjectClass cls) override {
+    if (refresh_ && (cls == ObjectClass::kBuffer || cls == ObjectClass::kTexture))
+      return written_objects(context_, cls);
+    return listed_objects(context_, cls);
+  }
   uint64_t recorded_name(ObjectClass /*cls*/, uint64_t driver) override { return driver; }
+  std::vector<glstate::LinkedShader> linked_shaders(uint64_t program) override {
+    return trace::linked_shaders(context_, static_cast<GLuint>(program));
+  }
   EGLDisplay display() override { return display_; }
   EGLSurface draw_surface() override { return draw_; }
   uint64_t recorded_draw_surface() override { return handle_bits(draw_); }
@@ -37,6 +44,7 @@ class AppNames final : public glstate::SnapshotNames {
   EGLDisplay display_;
   EGLContext context_;
   EGLSurface draw_;
+  bool refresh_;  // SharedObjects::kContents: the objects written before
 };
 
 // The snapshot's calls, appended to the thread's records as the app's calls
@@ -94,14 +102,14 @@ void* next_proc(const void* /*source*/, uint32_t id) { return next_function(id);
 }  // namespace
 
 void record_gl_snapshot(EGLDisplay display, EGLContext context, EGLSurface draw,
-                        bool with_objects) {
+                        glstate::SharedObjects shared) {
   ThreadState* thread = thread_state();
   AppendGuard guard(thread);
   if (!guard.ok()) return;
-  AppNames names(display, context, draw);
+  AppNames names(display, context, draw, shared == glstate::SharedObjects::kContents);
   RecordedSnapshot out(thread);
   std::string error;
-  if (!glstate::write_snapshot(glstate::GlFunctions{nullptr, &next_proc}, names, out, with_objects,
+  if (!glstate::write_snapshot(glstate::GlFunctions{nullptr, &next_proc}, names, out, shared,
                                &error)) {
     GLTRACE_LOG_WARN("the capture's snapshot of thread %u stopped: %s", thread->index,
                      error.c_str());

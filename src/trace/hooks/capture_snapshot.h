@@ -11,11 +11,14 @@
 #endif
 #include <EGL/egl.h>
 
+#include "glstate/snapshot.h"
+
 namespace gltrace::trace {
 
 // The GL part, on the joining thread, with `context` current on it and its
-// synthetic eglMakeCurrent recorded. with_objects: also the share group's
-// objects (the first context of its group the session snapshots).
-void record_gl_snapshot(EGLDisplay display, EGLContext context, EGLSurface draw, bool with_objects);
+// synthetic eglMakeCurrent recorded; `shared`: what of the share group's
+// objects (object_names.h, claim_share_group).
+void record_gl_snapshot(EGLDisplay display, EGLContext context, EGLSurface draw,
+                        glstate::SharedObjects shared);
 
 }  // namespace gltrace::trace

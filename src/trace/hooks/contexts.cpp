@@ -296,6 +296,12 @@ void record_current_binding() {
   thread_state();  // joins the session
   bool snapshot = ctx != EGL_NO_CONTEXT && session_mid_run() && mode() == Mode::kFull &&
                   !context_state(thread_state())->desktop_gl;
+  // One thread's snapshot at a time, whole: what one writes (a context
+  // another's eglCreateContext shares, the objects another's refreshes)
+  // comes before, in call order, what refers to it.
+  static std::mutex snapshots;
+  std::unique_lock<std::mutex> one_at_a_time(snapshots, std::defer_lock);
+  if (snapshot) one_at_a_time.lock();
   GroupClaim claim;
   if (snapshot) claim = record_egl_objects(dpy, ctx, draw, read);
   CallRecorder rec(api::kFn_eglMakeCurrent);
@@ -303,7 +309,7 @@ void record_current_binding() {
   rec.set_synthetic();
   if (snapshot) rec.set_snapshot();
   record_eglMakeCurrent(rec, dpy, draw, read, ctx, EGL_TRUE);
-  if (snapshot) record_gl_snapshot(dpy, ctx, draw, claim.write_objects);
+  if (snapshot) record_gl_snapshot(dpy, ctx, draw, claim.shared);
 }
 
 // --- configs -------------------------------------------------------------------------

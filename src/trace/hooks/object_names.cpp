@@ -1,8 +1,11 @@
 #include "trace/hooks/object_names.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <string>
 #include <unordered_map>
 
 #include "trace/next.h"
@@ -21,6 +24,10 @@ struct ShareGroup {
   Names names[kClasses];                // the shared classes' (containers are per context)
   uint32_t snapshot_generation = 0;     // the last session that wrote its objects
   EGLContext written = EGL_NO_CONTEXT;  // a context of it that session wrote
+  // The buffers and textures the session's first snapshot of the group wrote.
+  std::set<GLuint> written_buffers, written_textures;
+  // The shaders each program last linked with (note_program_linked).
+  std::map<GLuint, std::vector<glstate::LinkedShader>> linked;
 };
 
 struct ContextNames {
@@ -96,6 +103,21 @@ void note_context_created(EGLContext context, EGLContext share) {
   if (share != EGL_NO_CONTEXT) c.group = g_contexts[share].group;
 }
 
+void note_program_linked(GLuint program) {
+  std::vector<glstate::LinkedShader> linked = glstate::read_linked_shaders(
+      {nullptr, [](const void*, uint32_t id) { return next_function(id); }}, program);
+  EGLContext context = current_context();
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_contexts[context].group->linked[program] = std::move(linked);
+}
+
+std::vector<glstate::LinkedShader> linked_shaders(EGLContext context, GLuint program) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto& linked = g_contexts[context].group->linked;
+  auto it = linked.find(program);
+  return it != linked.end() ? it->second : std::vector<glstate::LinkedShader>{};
+}
+
 void note_context_destroyed(EGLContext context) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_contexts.erase(context);
@@ -116,11 +138,32 @@ GroupClaim claim_share_group(EGLContext context, uint32_t generation) {
   if (group.snapshot_generation != generation) {
     group.snapshot_generation = generation;
     group.written = context;
-    claim.write_objects = true;
+    claim.shared = glstate::SharedObjects::kAll;
+    auto live = [](const Names& names, std::set<GLuint>* out) {
+      out->clear();
+      for (const auto& [name, was_deleted] : names)
+        if (!was_deleted) out->insert(name);
+    };
+    live(group.names[static_cast<size_t>(ObjectClass::kBuffer)], &group.written_buffers);
+    live(group.names[static_cast<size_t>(ObjectClass::kTexture)], &group.written_textures);
   } else if (group.written != context) {
+    claim.shared = glstate::SharedObjects::kContents;
     claim.share_with = group.written;
   }
   return claim;
+}
+
+std::vector<glstate::SnapshotNames::Object> written_objects(EGLContext context, ObjectClass cls) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ShareGroup& group = *g_contexts[context].group;
+  const Names& listed = group.names[static_cast<size_t>(cls)];
+  const std::set<GLuint>& written =
+      cls == ObjectClass::kBuffer ? group.written_buffers : group.written_textures;
+  std::vector<glstate::SnapshotNames::Object> list;
+  for (GLuint name : written)
+    if (auto it = listed.find(name); it != listed.end() && !it->second)
+      list.push_back({name, name, false});
+  return list;
 }
 
 }  // namespace gltrace::trace

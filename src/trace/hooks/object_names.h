@@ -28,6 +28,9 @@ void note_created(glstate::ObjectClass cls, GLuint name);
 void note_deleted(glstate::ObjectClass cls, int64_t count, const GLuint* names);
 void note_deleted(glstate::ObjectClass cls, GLuint name);
 void note_context_created(EGLContext context, EGLContext share);
+// glLinkProgram: the shaders it linked with (their types and sources, read
+// back now), for a snapshot of a program whose shaders are detached later.
+void note_program_linked(GLuint program);
 void note_context_destroyed(EGLContext context);
 
 // The objects of a class that `context` sees (its share group's, or its own
@@ -36,15 +39,25 @@ void note_context_destroyed(EGLContext context);
 std::vector<glstate::SnapshotNames::Object> listed_objects(EGLContext context,
                                                            glstate::ObjectClass cls);
 
-// A mid-run capture's snapshot of `context` in session `generation`:
-// whether this thread writes its share group's objects (the first context
-// of the group the session snapshots), and, when another context of the
-// group was written before, that one (the share_context of the written
-// eglCreateContext; else EGL_NO_CONTEXT).
+// The shaders `program` of `context` last linked with (empty: not known).
+std::vector<glstate::LinkedShader> linked_shaders(EGLContext context, GLuint program);
+
+// A mid-run capture's snapshot of `context` in session `generation`: what
+// of its share group's objects this thread writes (all of them, for the
+// first context of the group the session snapshots; else the contents of
+// those written then, which threads that had not joined yet may have
+// changed untraced), and, when another context of the group was written
+// before, that one (the share_context of the written eglCreateContext;
+// else EGL_NO_CONTEXT).
 struct GroupClaim {
-  bool write_objects = false;
+  glstate::SharedObjects shared = glstate::SharedObjects::kNone;
   EGLContext share_with = EGL_NO_CONTEXT;
 };
 GroupClaim claim_share_group(EGLContext context, uint32_t generation);
+
+// The buffers or textures of `context`'s group the session's first snapshot
+// of the group wrote, that still live (SharedObjects::kContents).
+std::vector<glstate::SnapshotNames::Object> written_objects(EGLContext context,
+                                                            glstate::ObjectClass cls);
 
 }  // namespace gltrace::trace
