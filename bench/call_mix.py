@@ -11,9 +11,13 @@ shared 2-core machine swing from run to run; with --callgrind it also counts
 instructions per call (valgrind's callgrind), which do not: what each tracer
 adds (all threads, and the app's threads alone), what each replayer adds, and
 what each dumper spends. --instructions-only skips the timed runs.
+--traceable counts only what a traceable app (`gltrace run --traceable`,
+not tracing: live tracing's idle table and the object list a mid-run
+capture's snapshot needs) pays per call, over the interposer alone (`gltrace
+run`) and over the app run natively; apitrace has no such state.
 
   bench/call_mix.py BUILD_DIR [--frames N] [--runs R] [--mixes a,b,...]
-                    [--callgrind | --instructions-only] [--callgrind-frames N]
+                    [--callgrind | --instructions-only | --traceable] [--callgrind-frames N]
 """
 
 import argparse
@@ -120,6 +124,25 @@ def marginal_instructions(gltrace, build, mix, frames, env, tmp):
             for key in ("trace", "trace_app", "replay", "replay_all", "dump")}
 
 
+def traceable_instructions(gltrace, build, mix, frames, env, tmp):
+    """Instructions per call (app threads) that the interposer alone and a
+    traceable app add to the native run, at `frames` and 3x `frames` frames
+    (start-up cancels out); calls counted from a trace of the same run."""
+    counts, calls = {}, []
+    for n in (frames, 3 * frames):
+        app, _ = workload(build, mix, n)
+        trace = os.path.join(tmp, f"{mix}.{n}.gltrace")
+        counts[n] = [callgrind_instructions(cmd, env, tmp)[1] for cmd in
+                     (app, [gltrace, "run", "--", *app],
+                      [gltrace, "run", "--traceable", "--", *app])]
+        subprocess.run([gltrace, "trace", "-o", trace, "--", *app], env=env, check=True,
+                       capture_output=True)
+        calls.append(trace_calls(gltrace, trace))
+    per_call = [(counts[3 * frames][i] - counts[frames][i]) / (calls[1] - calls[0])
+                for i in range(3)]
+    return {"interposer": per_call[1] - per_call[0], "traceable": per_call[2] - per_call[0]}
+
+
 def ratio(ours, theirs):
     """nan where theirs is no cost (a replay below the app's own work)."""
     return ours / theirs if theirs > 0 else float("nan")
@@ -135,6 +158,7 @@ def main():
     ap.add_argument("--callgrind", action="store_true")
     ap.add_argument("--instructions-only", action="store_true")
     ap.add_argument("--callgrind-frames", type=int, default=10)
+    ap.add_argument("--traceable", action="store_true")
     args = ap.parse_args()
     args.callgrind |= args.instructions_only
     for tool in ("apitrace", "eglretrace"):
@@ -151,6 +175,13 @@ def main():
         app, env = workload(args.build, mix, args.frames)
         env = heap_padded(env)  # see timing.heap_padded: the tools' own work only
         env["WAFFLE_PLATFORM"] = "surfaceless_egl"  # eglretrace --headless needs it here
+        if args.traceable:
+            t = traceable_instructions(gltrace, args.build, mix, args.callgrind_frames, env, tmp)
+            print(f"{mix}: instructions per call over native (callgrind, app threads): "
+                  f"interposer {t['interposer']:.1f}, traceable {t['traceable']:.1f}, "
+                  f"traceable over the interposer {t['traceable'] - t['interposer']:+.1f}")
+            sys.stdout.flush()
+            continue
         if args.instructions_only:
             row = {"mix": mix, "instructions": marginal_instructions(
                 gltrace, args.build, mix, args.callgrind_frames, env, tmp)}

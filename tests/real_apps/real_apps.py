@@ -220,11 +220,11 @@ def wait_for_socket(path, proc, seconds=20):
 class Weston:
     """A headless weston with the GL renderer on its own socket."""
 
-    def __init__(self, env, xdg, name):
+    def __init__(self, env, xdg, name, args=()):
         self.socket = name
         self.proc = subprocess.Popen(["weston", "--backend=headless-backend.so", "--use-gl",
-                                      f"--socket={name}", "--width=640", "--height=480"],
-                                     env=env, stdout=subprocess.DEVNULL,
+                                      f"--socket={name}", "--width=640", "--height=480"] +
+                                     list(args), env=env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
         if not wait_for_socket(os.path.join(xdg, name), self.proc):
             self.close()
@@ -381,8 +381,9 @@ def survey(app, build, work, xdg, servers):
 class Servers:
     """The Xvfb and the weston the programs need, started on first use."""
 
-    def __init__(self, xdg):
+    def __init__(self, xdg, weston_args=()):
         self.xdg = xdg
+        self.weston_args = weston_args
         self._x11 = None
         self._wayland = None
 
@@ -393,7 +394,8 @@ class Servers:
 
     def wayland(self, env):
         if self._wayland is None:
-            self._wayland = Weston(env, self.xdg, f"gltrace-ra-w{os.getpid()}")
+            self._wayland = Weston(env, self.xdg, f"gltrace-ra-w{os.getpid()}",
+                                   self.weston_args)
         return self._wayland
 
     def close(self):
@@ -435,8 +437,12 @@ WROTE_RE = re.compile(r"gltrace attach: wrote \d+ calls, (\d+) frames")
 # The app says this on its stderr when a thread joins a capture.
 SNAPSHOT_LOG_RE = re.compile(r"thread \d+: a snapshot of (\d+) calls \((\d+) objects not exact\)")
 # gltrace dump marks every call a snapshot made (EGL ones included).
-SNAPSHOT_CALL_RE = re.compile(r"^\d+ .*  // snapshot(: recreates|, not exact: )")
+SNAPSHOT_CALL_RE = re.compile(r"^\d+ .*  // snapshot: recreates what the app had")
 PS_ROW = r"^{pid}\s+.*?\s(idle|tracing|finishing)\s+\S+\s+(\d+)\s"
+# weston goes idle after 300 s without input and stops repainting: its
+# clients then wait for frame callbacks forever (Qt stays at app frame 1).
+# An --attach run takes longer than that.
+WESTON_ATTACH_ARGS = ["--idle-time=0"]
 ATTACH_DURATION = 20   # s: a capture of a program that never ends a frame still stops
 FIRST_FRAMES = 3       # app frames drawn before the first capture: it is in its frame loop
 CRASH_SIGNALS = (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL, signal.SIGFPE)
@@ -492,15 +498,17 @@ def ps_row(gltrace, env, pid):
 
 
 def wait_for_ps(gltrace, env, proc, ready, seconds):
-    """Polls `gltrace ps` until ready(state, frames) or seconds pass; False also
-    when the program ended meanwhile."""
+    """Polls `gltrace ps` until ready(state, frames) or seconds pass; returns
+    True, or the last row `gltrace ps` had for it (None: not listed), also when
+    the program ended meanwhile."""
     end = time.monotonic() + seconds
+    row = None
     while time.monotonic() < end and proc.poll() is None:
         row = ps_row(gltrace, env, proc.pid)
         if row and ready(*row):
             return True
         time.sleep(0.1)
-    return False
+    return row
 
 
 class Traceable:
@@ -516,7 +524,7 @@ class Traceable:
         socket = None
         if app.platform == "compositor":
             socket = f"gltrace-ra-c{os.getpid()}"
-            cmd.append(f"--socket={socket}")
+            cmd += [f"--socket={socket}"] + WESTON_ATTACH_ARGS
         with open(log, "w") as out:
             self.proc = subprocess.Popen(cmd, env=env, cwd=app.cwd, stdout=out,
                                          stderr=subprocess.STDOUT)
@@ -645,7 +653,9 @@ def check_capture(cap, gltrace, xdg, trace, app_output):
                  if not line.startswith("replayed ")]
         status = (f"killed by {signal.Signals(-replay.returncode).name}"
                   if replay.returncode < 0 else f"exit status {replay.returncode}")
-        problems.append(f"replay {status}; it printed:")
+        # Its compare line first: the per-frame lines before it are many.
+        problems.append(f"replay {status}" + (f" ({m.group(0)})" if m else "") +
+                        "; it printed:")
         problems += ["  " + line for line in lines[:6]]
         if len(lines) > 6:
             problems.append(f"  ... {len(lines) - 6} more lines")
@@ -655,7 +665,7 @@ def check_capture(cap, gltrace, xdg, trace, app_output):
 
 def attach_survey(app, build, work, xdg, servers, count, frames, rng):
     """Runs one program traceable and captures it count times; returns its rows:
-    one a capture, and the program's own row first when there is something to
+    one per capture, after the program's own row when there is something to
     say about it (not installed, did not start, crashed, did not stop)."""
     gltrace = os.path.join(build, "bin", "gltrace")
     argv = attach_argv(app, build, work)
@@ -676,15 +686,20 @@ def attach_survey(app, build, work, xdg, servers, count, frames, rng):
     try:
         if running.problem:
             problems.append(running.problem)
-        elif not wait_for_ps(gltrace, env, running.proc, lambda _, n: n >= FIRST_FRAMES, 60):
+        elif (row := wait_for_ps(gltrace, env, running.proc,
+                                 lambda _, n: n >= FIRST_FRAMES, 60)) is not True:
             if running.ended():
                 problems.append(f"the program ended before its first capture: "
                                 f"{running.ended()}; its output: {log}")
+            elif row is None:
+                # Its control socket comes with its first eglInitialize: a
+                # GLX program may never call it.
+                program.details.append("`gltrace ps` did not list it in 60 s; capturing anyway")
             else:
                 # Off-screen programs may end no frame: capture anyway, the
                 # attach's --duration ends it.
-                program.details.append(f"`gltrace ps` counted fewer than {FIRST_FRAMES} app "
-                                       "frames in 60 s; capturing anyway")
+                program.details.append(f"`gltrace ps` counted {row[1]} app frames in 60 s "
+                                       f"(fewer than {FIRST_FRAMES}); capturing anyway")
         for index in range(1, count + 1 if not problems else 1):
             time.sleep(rng.uniform(0.0, 1.5))
             cap = Capture(app, index)
@@ -699,11 +714,15 @@ def attach_survey(app, build, work, xdg, servers, count, frames, rng):
             attach_problems, output, frames_written = attach_once(cap, running, gltrace, env,
                                                                   trace, frames)
             captured.append((cap, trace, output, attach_problems))
-            if frames_written == 0 and index < count:
-                # A program that ended no frame in ATTACH_DURATION s (GLX,
-                # off-screen without frame ends) does the same next time.
-                cap.details.append(f"no frame in {ATTACH_DURATION} s: the other "
-                                   f"{count - index} captures are skipped")
+            # A program that ended no frame in ATTACH_DURATION s (GLX,
+            # off-screen without frame ends), or that attach cannot reach,
+            # does the same next time.
+            why = ("gltrace attach failed" if attach_problems else
+                   f"no frame in {ATTACH_DURATION} s" if frames_written == 0 else None)
+            if why and index < count:
+                left = count - index
+                cap.details.append(f"{why}: {left} more capture{'s' if left > 1 else ''} "
+                                   "skipped")
                 break
     finally:
         stop_problem = running.stop()
@@ -718,7 +737,7 @@ def attach_survey(app, build, work, xdg, servers, count, frames, rng):
     if problems:
         program.judge(problems)
     elif program.details:
-        program.verdict = "-"
+        program.verdict = "note"
     else:
         return [c for c, *_ in captured]
     return [program] + [c for c, *_ in captured]
@@ -805,7 +824,7 @@ def main():
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
     xdg = tempfile.mkdtemp(prefix="gltrace-ra-xdg-")
-    servers = Servers(xdg)
+    servers = Servers(xdg, WESTON_ATTACH_ARGS if args.attach else ())
     if args.attach:
         try:
             return attach_main(args, apps, build, work, xdg, servers)
