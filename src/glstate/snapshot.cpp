@@ -150,6 +150,11 @@ struct PixelTransfer {
   // into an RGBA8 texture (ShaderCopy); `pick` the RGBA components kept.
   bool through_shader = false;
   uint8_t pick[4] = {0, 1, 2, 3};
+  // A depth texture: read through a depth attachment with
+  // NV_read_depth_stencil's glReadPixels(GL_DEPTH_COMPONENT, type), which
+  // gives the stored values (an integer one widened to the type's bits
+  // exactly), and uploaded with the same type: the driver narrows them back.
+  bool depth = false;
 };
 
 // EXT_texture_format_BGRA8888 (GLES2/gl2ext.h's names, which need its
@@ -196,8 +201,17 @@ std::optional<PixelTransfer> transfer_of(GLint internal_format) {
       return PixelTransfer{GL_UNSIGNED_BYTE, GL_LUMINANCE, GL_UNSIGNED_BYTE, 1, true, {0}};
     case GL_LUMINANCE_ALPHA:
       return PixelTransfer{GL_UNSIGNED_BYTE, GL_LUMINANCE_ALPHA, GL_UNSIGNED_BYTE, 2, true, {0, 3}};
+    case GL_DEPTH_COMPONENT16:
+      return PixelTransfer{
+          GL_UNSIGNED_SHORT, GL_DEPTH_COMPONENT, GL_UNSIGNED_SHORT, 1, false, {0}, true};
+    case GL_DEPTH_COMPONENT:  // ES 2's (OES_depth_texture): see level_image
+    case GL_DEPTH_COMPONENT24:
+      return PixelTransfer{
+          GL_UNSIGNED_INT, GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, 1, false, {0}, true};
+    case GL_DEPTH_COMPONENT32F:
+      return PixelTransfer{GL_FLOAT, GL_DEPTH_COMPONENT, GL_FLOAT, 1, false, {0}, true};
     default:
-      return std::nullopt;  // sRGB, integer, depth, stencil, compressed...
+      return std::nullopt;  // sRGB, integer, stencil, compressed...
   }
 }
 
@@ -546,6 +560,13 @@ class SnapshotWriter : public GlReader {
   void level_image(const std::string& what, GLenum target, GLenum face_target, GLuint t,
                    GLint level, GLint w, GLint h, GLint d, GLint format, bool immutable) {
     std::optional<PixelTransfer> transfer = transfer_of(format);
+    if (format == GL_DEPTH_COMPONENT) {
+      // ES 2's unsized depth: uploaded again as 16 bits when it holds 16
+      // (the replay's driver then stores as many).
+      GLint bits = 0;
+      GL(glGetTexLevelParameteriv)(face_target, level, GL_TEXTURE_DEPTH_SIZE, &bits);
+      if (bits == 16) transfer = transfer_of(GL_DEPTH_COMPONENT16);
+    }
     std::string data;
     std::string level_what = what + " level " + std::to_string(level);
     if (!transfer) {
@@ -586,6 +607,7 @@ class SnapshotWriter : public GlReader {
   bool read_level(GLenum target, GLenum face_target, GLuint t, GLint level, GLint w, GLint h,
                   GLint d, const PixelTransfer& transfer, std::string* data) {
     if (static_cast<int64_t>(w) * h * d > (int64_t{1} << 28)) return false;
+    if (transfer.depth) return read_depth(target, face_target, t, level, w, h, transfer, data);
     if (transfer.through_shader) {
       std::vector<uint8_t> rgba;
       if (target != GL_TEXTURE_2D || !shader_copy_.read(t, level, w, h, &rgba)) return false;
@@ -640,6 +662,42 @@ class SnapshotWriter : public GlReader {
     GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
     if (base_level != level) GL(glTexParameteri)(target, GL_TEXTURE_BASE_LEVEL, base_level);
     return ok;
+  }
+
+  // A depth texture's level (2D, or a cube face), as its stored values.
+  bool read_depth(GLenum target, GLenum face_target, GLuint t, GLint level, GLint w, GLint h,
+                  const PixelTransfer& transfer, std::string* data) {
+    if (is_layered(target) || !has_extension("GL_NV_read_depth_stencil")) return false;
+    GLint base_level = 0;
+    GL(glGetTexParameteriv)(target, GL_TEXTURE_BASE_LEVEL, &base_level);
+    if (base_level != level) GL(glTexParameteri)(target, GL_TEXTURE_BASE_LEVEL, level);
+    GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, read_fb_);
+    GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, face_target, t, level);
+    size_t element = transfer.read_type == GL_UNSIGNED_SHORT ? 2 : 4;
+    data->assign(static_cast<size_t>(w) * static_cast<size_t>(h) * element, '\0');
+    clear_errors();
+    bool ok = GL(glCheckFramebufferStatus)(GL_READ_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    if (ok) {
+      PixelStoreScope packing({GL(glGetIntegerv), GL(glPixelStorei), GL(glBindBuffer)}, true,
+                              PixelStoreScope::Direction::kPack);
+      packing.set_tightly_packed();
+      GL(glReadPixels)(0, 0, w, h, GL_DEPTH_COMPONENT, transfer.read_type, data->data());
+      ok = GL(glGetError)() == GL_NO_ERROR;
+    }
+    GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, 0, 0);
+    if (base_level != level) GL(glTexParameteri)(target, GL_TEXTURE_BASE_LEVEL, base_level);
+    return ok;
+  }
+
+  // ES 2's way (a context of any version answers it): the list as one string.
+  bool has_extension(std::string_view name) {
+    const GLubyte* list = GL(glGetString)(GL_EXTENSIONS);
+    std::string_view all = list != nullptr ? reinterpret_cast<const char*>(list) : "";
+    for (size_t at = all.find(name); at != std::string_view::npos; at = all.find(name, at + 1)) {
+      size_t end = at + name.size();
+      if ((at == 0 || all[at - 1] == ' ') && (end == all.size() || all[end] == ' ')) return true;
+    }
+    return false;
   }
 
   // The texture bound to `target` in the driver: its parameters, from the

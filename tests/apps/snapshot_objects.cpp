@@ -2,14 +2,17 @@
 // made once in frame 0 and drawn with in every frame after: luminance,
 // alpha and luminance-alpha textures (not color-renderable), a cube map
 // with every level, a 2D array texture with immutable storage, a half-float
-// texture, a vertex buffer written only by the GPU (transform feedback) and
-// copied by it (glCopyBufferSubData), uniform values set once, a color
-// renderbuffer drawn into once and blitted from in every frame. A trace cut
+// texture, 16- and 24-bit depth textures (their low bits shown), a vertex
+// buffer written only by the GPU (transform feedback) and copied by it
+// (glCopyBufferSubData), uniform values set once, a program whose shaders
+// were detached once it linked, a color renderbuffer drawn into once and
+// blitted from in every frame. A trace cut
 // after frame 0 (gltrace trim) has none of their uploads: each frame it
 // replays shows whether the snapshot made them as they were.
 //
 //   gltrace-snapshot-objects [--frames N]   (default 6; surfaceless, 96x48)
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -47,7 +50,8 @@ void main() {
 }
 )";
 // mode 0: the 2D texture of unit 0; 1: the cube map of unit 1 at level
-// `lod`; 2: the array of unit 2, layer `layer`, level `lod`.
+// `lod`; 2: the array of unit 2, layer `layer`, level `lod`; 3: the depth
+// texture of unit 0, its value's low bits in red and green.
 constexpr char kFragment[] = R"(#version 300 es
 precision highp float;
 uniform int mode;
@@ -63,10 +67,37 @@ void main() {
   vec4 c;
   if (mode == 0) c = texture(plain, uv);
   else if (mode == 1) c = textureLod(cube, normalize(vec3(uv * 2.0 - 1.0, 0.7)), lod);
-  else c = textureLod(layers, vec3(uv, layer), lod);
+  else if (mode == 2) c = textureLod(layers, vec3(uv, layer), lod);
+  else {
+    float d = texture(plain, uv).r;
+    c = vec4(fract(d * 255.0), fract(d * 65535.0), d, 1.0);
+  }
   color = vec4(c.rgb, 1.0) * tint + vec4(0.0, 0.0, 0.0, c.a * 0.0);
 }
 )";
+
+// A depth texture of 16 or 24 bits (size x size), a value per texel that
+// uses every bit.
+GLuint depth_texture(int bits, int size) {
+  GLuint t = 0;
+  glGenTextures(1, &t);
+  glBindTexture(GL_TEXTURE_2D, t);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  size_t texels = static_cast<size_t>(size) * static_cast<size_t>(size);
+  if (bits == 16) {
+    std::vector<uint16_t> values(texels);
+    for (size_t i = 0; i < texels; ++i) values[i] = static_cast<uint16_t>(i * 40503u + 977u);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT16, size, size, 0, GL_DEPTH_COMPONENT,
+                 GL_UNSIGNED_SHORT, values.data());
+  } else {
+    std::vector<uint32_t> values(texels);
+    for (size_t i = 0; i < texels; ++i) values[i] = static_cast<uint32_t>(i * 2654435761u);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, size, size, 0, GL_DEPTH_COMPONENT,
+                 GL_UNSIGNED_INT, values.data());
+  }
+  return t;
+}
 
 // A 2D texture of `format` (unsized, 8 bits a component), size x size.
 GLuint plain_texture(GLenum format, int components, int size, int seed) {
@@ -190,6 +221,7 @@ int main(int argc, char** argv) {
                        plain_texture(GL_LUMINANCE_ALPHA, 2, 8, 11), half_float_texture()};
   GLuint cube = cube_texture();
   GLuint layers = array_texture();
+  GLuint depths[] = {depth_texture(16, 8), depth_texture(24, 8)};
   GLuint corners = gpu_written_corners();
   GLuint program = link(kApp, kVertex, kFragment);
   if (program == 0) return 1;
@@ -266,6 +298,12 @@ int main(int argc, char** argv) {
       glUniform1i(mode, 2);
       glUniform1f(layer, l);
       glUniform1f(lod, l > 2.0f ? 1.0f : 0.0f);
+      next_cell();
+      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    }
+    for (GLuint t : depths) {
+      glUniform1i(mode, 3);
+      glBindTexture(GL_TEXTURE_2D, t);
       next_cell();
       glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     }
