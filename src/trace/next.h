@@ -5,6 +5,7 @@
 #pragma once
 
 #include "gl_loader/call.h"
+#include "glstate/gl_reader.h"
 #include "trace/recorder.h"
 
 namespace gltrace::trace {
@@ -16,6 +17,12 @@ struct NextLayer {
   }
 };
 inline constexpr NextLayer next_layer;
+
+// The same as glstate's one type of GL_CALL source (glstate/gl_reader.h),
+// for the snapshot writer and readers glstate shares with the replay.
+inline glstate::GlFunctions next_layer_functions() {
+  return {nullptr, [](const void* /*source*/, uint32_t id) { return next_function(id); }};
+}
 
 }  // namespace gltrace::trace
 

@@ -97,8 +97,6 @@ class RecordedSnapshot final : public glstate::SnapshotOut {
   std::string pending_inexact_;  // said of the next call (Call.snapshot_inexact)
 };
 
-void* next_proc(const void* /*source*/, uint32_t id) { return next_function(id); }
-
 }  // namespace
 
 void record_gl_snapshot(EGLDisplay display, EGLContext context, EGLSurface draw,
@@ -109,8 +107,7 @@ void record_gl_snapshot(EGLDisplay display, EGLContext context, EGLSurface draw,
   AppNames names(display, context, draw, shared == glstate::SharedObjects::kContents);
   RecordedSnapshot out(thread);
   std::string error;
-  if (!glstate::write_snapshot(glstate::GlFunctions{nullptr, &next_proc}, names, out, shared,
-                               &error)) {
+  if (!glstate::write_snapshot(next_layer_functions(), names, out, shared, &error)) {
     GLTRACE_LOG_WARN("the capture's snapshot of thread %u stopped: %s", thread->index,
                      error.c_str());
     return;

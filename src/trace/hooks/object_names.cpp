@@ -104,8 +104,8 @@ void note_context_created(EGLContext context, EGLContext share) {
 }
 
 void note_program_linked(GLuint program) {
-  std::vector<glstate::LinkedShader> linked = glstate::read_linked_shaders(
-      {nullptr, [](const void*, uint32_t id) { return next_function(id); }}, program);
+  std::vector<glstate::LinkedShader> linked =
+      glstate::read_linked_shaders(next_layer_functions(), program);
   EGLContext context = current_context();
   std::lock_guard<std::mutex> lock(g_mutex);
   g_contexts[context].group->linked[program] = std::move(linked);
