@@ -145,9 +145,13 @@ completions="$root/share/bash-completion/completions"
 [ "$(complete_line "$completions/gltrace" gltrace tra)" = trace ] || fail "gltrace tra<TAB>"
 [ "$(complete_line "$completions/gltrace" gltrace tr | tr '\n' ' ')" = "trace trim " ] ||
   fail "gltrace tr<TAB>: $(complete_line "$completions/gltrace" gltrace tr)"
-# From trace's option table (gltrace trace --help-options): --framebuffer.
-[ "$(complete_line "$completions/gltrace" gltrace trace --fram)" = --framebuffer ] ||
+# From trace's option table (gltrace trace --help-options): --framebuffer
+# and --frames.
+[ "$(complete_line "$completions/gltrace" gltrace trace --fram | tr '\n' ' ')" = \
+  "--framebuffer --frames " ] ||
   fail "gltrace trace --fram<TAB>: $(complete_line "$completions/gltrace" gltrace trace --fram)"
+[ "$(complete_line "$completions/gltrace" gltrace trace --start-f)" = --start-frame ] ||
+  fail "gltrace trace --start-f<TAB>"
 [ "$(complete_line "$completions/gltrace" gltrace help rep)" = replay ] || fail "gltrace help rep<TAB>"
 # After the app's name, the app's own words: not gltrace's options.
 [ "$(complete_line "$completions/gltrace" gltrace run --layers x.so gltrace-de)" = gltrace-demo ] ||
