@@ -299,7 +299,7 @@ void record_current_binding() {
   // One thread's snapshot at a time, whole: what one writes (a context
   // another's eglCreateContext shares, the objects another's refreshes)
   // comes before, in call order, what refers to it.
-  static std::mutex snapshots;
+  static auto& snapshots = *new std::mutex();  // never destroyed (threads at exit)
   std::unique_lock<std::mutex> one_at_a_time(snapshots, std::defer_lock);
   if (snapshot) one_at_a_time.lock();
   GroupClaim claim;
