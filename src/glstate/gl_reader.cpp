@@ -31,6 +31,16 @@ std::string enum_text(uint32_t value, const char* group) {
   return hex_text;
 }
 
+std::string read_shader_source(GlFunctions gl_, GLuint shader) {
+  GLint length = 0;
+  GL(glGetShaderiv)(shader, GL_SHADER_SOURCE_LENGTH, &length);
+  std::string source(static_cast<size_t>(std::max(length, 1)), '\0');
+  GLsizei written = 0;
+  GL(glGetShaderSource)(shader, static_cast<GLsizei>(source.size()), &written, source.data());
+  source.resize(static_cast<size_t>(std::max(written, 0)));
+  return source;
+}
+
 std::vector<LinkedShader> read_linked_shaders(GlFunctions gl_, GLuint program) {
   std::vector<LinkedShader> linked;
   if (GL(glIsProgram)(program) != GL_TRUE) return linked;
@@ -41,14 +51,9 @@ std::vector<LinkedShader> read_linked_shaders(GlFunctions gl_, GLuint program) {
   if (!shaders.empty())
     GL(glGetAttachedShaders)(program, static_cast<GLsizei>(shaders.size()), &count, shaders.data());
   for (GLsizei i = 0; i < count; ++i) {
-    GLint type = 0, length = 0;
+    GLint type = 0;
     GL(glGetShaderiv)(shaders[i], GL_SHADER_TYPE, &type);
-    GL(glGetShaderiv)(shaders[i], GL_SHADER_SOURCE_LENGTH, &length);
-    std::string source(static_cast<size_t>(std::max(length, 1)), '\0');
-    GLsizei written = 0;
-    GL(glGetShaderSource)(shaders[i], static_cast<GLsizei>(source.size()), &written, source.data());
-    source.resize(static_cast<size_t>(std::max(written, 0)));
-    linked.push_back({static_cast<uint32_t>(type), std::move(source)});
+    linked.push_back({static_cast<uint32_t>(type), read_shader_source(gl_, shaders[i])});
   }
   return linked;
 }
@@ -111,15 +116,7 @@ std::vector<GlReader::ActiveVariable> GlReader::active_variables(GLuint program,
   return list;
 }
 
-std::string GlReader::shader_source(GLuint shader) {
-  GLint length = 0;
-  GL(glGetShaderiv)(shader, GL_SHADER_SOURCE_LENGTH, &length);
-  std::string source(static_cast<size_t>(std::max(length, 1)), '\0');
-  GLsizei written = 0;
-  GL(glGetShaderSource)(shader, static_cast<GLsizei>(source.size()), &written, source.data());
-  source.resize(static_cast<size_t>(std::max(written, 0)));
-  return source;
-}
+std::string GlReader::shader_source(GLuint shader) { return read_shader_source(gl_, shader); }
 
 GLenum GlReader::texture_target(GLuint texture) {
   for (const StateEntry& e : state_table()) {

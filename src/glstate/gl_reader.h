@@ -50,6 +50,9 @@ struct LinkedShader {
   uint32_t type;
   std::string source;
 };
+// A shader's source as glGetShaderSource gives it, read through `gl`.
+std::string read_shader_source(GlFunctions gl, GLuint shader);
+
 // The shaders attached to `program` now (just linked: what it linked with),
 // read through `gl`; nothing for a name that is no program (no GL error is
 // raised for it, so an app's glGetError reads what it would).

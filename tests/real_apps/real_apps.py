@@ -307,6 +307,17 @@ def info_fields(text):
     return fields
 
 
+def replay_compare(gltrace, trace, xdg):
+    """`gltrace replay -n --compare` headless (no DISPLAY, no WAYLAND_DISPLAY),
+    at most 300 s; a replay that runs longer is status 124."""
+    try:
+        return subprocess.run([gltrace, "replay", "-n", "--compare", trace],
+                              env=clean_env(xdg), capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else ""
+        return subprocess.CompletedProcess(e.cmd, 124, out, "replay: did not finish in 300 s")
+
+
 def survey(app, build, work, xdg, servers):
     """Traces and replays one program; returns its result row."""
     gltrace = os.path.join(build, "bin", "gltrace")
@@ -346,13 +357,7 @@ def survey(app, build, work, xdg, servers):
         # trace still reads to its last complete chunk.
         row["details"].append(f"trace complete: {fields['complete']} ({note})")
 
-    # Headless: no DISPLAY, no WAYLAND_DISPLAY.
-    try:
-        replay = subprocess.run([gltrace, "replay", "-n", "--compare", trace],
-                                env=clean_env(xdg), capture_output=True, text=True, timeout=300)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else ""
-        replay = subprocess.CompletedProcess(e.cmd, 124, out, "replay: did not finish in 300 s")
+    replay = replay_compare(gltrace, trace, xdg)
     m = COMPARE_RE.search(replay.stdout)
     identical = int(m.group(1)) if m else 0
     row["identical"] = f"{identical}/{frames}"
@@ -639,12 +644,7 @@ def check_capture(cap, gltrace, xdg, trace, app_output):
         cap.identical = "0/0"
         return ["no frame captured"] + ["  app: " + line for line in app_lines[:4]]
 
-    try:
-        replay = subprocess.run([gltrace, "replay", "-n", "--compare", trace],
-                                env=clean_env(xdg), capture_output=True, text=True, timeout=300)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else ""
-        replay = subprocess.CompletedProcess(e.cmd, 124, out, "replay: did not finish in 300 s")
+    replay = replay_compare(gltrace, trace, xdg)
     m = ATTACH_COMPARE_RE.search(replay.stdout)
     identical, differ, _, not_replayed = (int(g) for g in m.groups()) if m else (0, 0, 0, 0)
     cap.identical = f"{identical}/{frames}"
