@@ -345,9 +345,13 @@ TEST(LiveTrace, BadControlMessagesGetErrorReplies) {
     EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
     return fd;
   };
-  auto exchange = [&](int fd, const std::vector<uint8_t>& message, control::Reply* reply) {
+  // The app may answer an oversized message and close before all of it
+  // is sent: that send fails (EPIPE) and the reply is still there to read.
+  auto exchange = [&](int fd, const std::vector<uint8_t>& message, control::Reply* reply,
+                      bool may_be_cut_off = false) {
     std::string error;
-    EXPECT_TRUE(control::send_message(fd, message, &error)) << error;
+    bool sent = control::send_message(fd, message, &error);
+    EXPECT_TRUE(sent || may_be_cut_off) << error;
     control::FrameReader reader;
     std::vector<uint8_t> bytes;
     if (!control::receive_message(fd, &reader, &bytes, 5000, &error)) return false;
@@ -386,7 +390,7 @@ TEST(LiveTrace, BadControlMessagesGetErrorReplies) {
   EXPECT_EQ(reply.status->state, "idle");
   // Oversized: an error, then the connection is closed.
   std::vector<uint8_t> huge(control::kMaxMessageSize + 1, 0);
-  ASSERT_TRUE(exchange(fd, huge, &reply));
+  ASSERT_TRUE(exchange(fd, huge, &reply, true));
   EXPECT_FALSE(reply.ok);
   EXPECT_NE(reply.error.find("larger than"), std::string::npos) << reply.error;
   close(fd);

@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
@@ -89,6 +90,14 @@ class LiveViewer:
             self.proc.kill()
             sys.exit(f"gltrace view --attach printed {line!r}; stderr: {self.proc.stderr.read()}")
         self.port, self.token = int(m.group(1)), m.group(2)
+        # Its messages as they come: the test waits for one (a pipe read only
+        # at the end could not be waited on).
+        self.err_lines = []
+        self.err_reader = threading.Thread(target=lambda: self.err_lines.extend(self.proc.stderr), daemon=True)
+        self.err_reader.start()
+
+    def said(self, text):
+        return any(text in line for line in list(self.err_lines))
 
     def get(self, path):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)
@@ -107,8 +116,9 @@ class LiveViewer:
 
     def end(self, sig):
         self.proc.send_signal(sig)
-        out, err = self.proc.communicate(timeout=PATIENCE_S)
-        return self.proc.returncode, err
+        self.proc.wait(timeout=PATIENCE_S)
+        self.err_reader.join(timeout=PATIENCE_S)
+        return self.proc.returncode, "".join(self.err_lines)
 
 
 def test_live_capture_then_sigint():
@@ -210,6 +220,9 @@ def test_detach_ends_the_stream():
     done = wait_for("the stream's end", lambda: (lambda t: t if not t["indexing"] else None)(v.trace()))
     check(not done["live"] and done["frames"] >= 2 and not done["warnings"],
           f"detached: the finished trace is served ({done['frames']} frames, warnings {done['warnings']})")
+    # The trace's footer comes before the capture's end (its final status
+    # and summary): a Ctrl-C in between stops the capture, as it should.
+    wait_for("the viewer says the capture ended", lambda: v.said("the capture ended"))
     check(v.proc.poll() is None and demo.poll() is None, "the viewer and the app keep running")
     code, err = v.end(signal.SIGINT)
     check(code == 0 and "the capture ended" in err, f"Ctrl-C then ends the viewer, status 0 ({code}): {err[-400:]}")
