@@ -73,3 +73,18 @@ class Function:
 
     def pfn(self):
         return f"PFN_gltrace_{self.name}"
+
+    def compressed_upload(self, expr):
+        """A compressed upload's glstate::CompressedUpload (role
+        compressed_upload), its fields from the parameters by name; expr(i)
+        is how the caller names parameter i."""
+        index = {p.name: i for i, p in enumerate(self.params)}
+        fields = [("target", "target"), ("level", "level"),
+                  ("format", "format" if "format" in index else "internalformat"),
+                  ("x", "xoffset"), ("y", "yoffset"), ("z", "zoffset"), ("width", "width"),
+                  ("height", "height"), ("depth", "depth"), ("image_size", "imageSize"),
+                  ("data", "data")]
+        parts = [f".{field} = static_cast<decltype(glstate::CompressedUpload::{field})>"
+                 f"({expr(index[name])})" for field, name in fields if name in index]
+        parts.append(f".sub = {'true' if 'xoffset' in index else 'false'}")
+        return "glstate::CompressedUpload{" + ", ".join(parts) + "}"

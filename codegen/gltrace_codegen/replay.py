@@ -196,6 +196,8 @@ def _generic(f, classes):
             post.append(f"a.mark_deleted({i}, {hooks['replay']});")
     if "link_program" in f.roles:
         post.append("a.remember_linked_shaders(0, p0);")
+    if "compressed_upload" in f.roles:
+        post.append(f"a.shadow_compressed_upload({f.compressed_upload(lambda i: f'p{i}')});")
     if "release_thread" in f.roles:
         post.append("a.session().make_current(0, 0, EGL_NO_SURFACE);")
     lines += [f"  {s}" for s in post]

@@ -33,6 +33,8 @@ FLAGS = [
                  "(role egl_setup)"),
     ("LinksProgram", "links a program: a snapshot keeps the shaders it linked with, which the "
                      "app may detach after (role link_program)"),
+    ("CompressedUpload", "uploads a compressed image GLES cannot read back: a snapshot keeps "
+                         "a copy of its bytes (role compressed_upload)"),
     ("TextureUpload", "uploads texture data (a parameter of role texture_data)"),
     ("AttribPointer", "points a generic vertex attribute at its data (a parameter of role "
                       "vertex_pointer, no GLES 1 array)"),
@@ -46,7 +48,7 @@ ROLE_FLAGS = {"draw": "Draw", "other_draw": "OtherDraw", "swap": "Swap", "ends_f
               "window_surface": "WindowSurface", "offscreen_surface": "OffscreenSurface",
               "map": "Map", "unmap": "Unmap", "flush_mapped": "FlushMapped",
               "release_thread": "ReleaseThread", "egl_setup": "EglSetup",
-              "link_program": "LinksProgram"}
+              "link_program": "LinksProgram", "compressed_upload": "CompressedUpload"}
 _EFFECT_FLAGS = {"creates": "Creates", "binds": "Binds", "deletes": "Deletes"}
 # The trace hook after which the trace layer may read the framebuffer.
 CAPTURE_AFTER_DRAW = "capture_after_draw"

@@ -240,6 +240,8 @@ def _tracking(f, classes):
     out = []
     if "link_program" in f.roles:
         out.append(f"note_program_linked({f.params[0].cname});")
+    if "compressed_upload" in f.roles:
+        out.append(f"note_compressed_upload({f.compressed_upload(lambda i: f.params[i].cname)});")
     for v in f.params + [f.result]:
         if v.effect not in ("creates", "deletes"):
             continue

@@ -332,11 +332,26 @@ class ApiTableTest(unittest.TestCase):
         self.assertRegex(body, r"EGLBoolean result = reinterpret_cast<[^\n]*\);\n"
                                r"  live_swap_point\(\);\n  return result;$")
         self.assertIn("void live_unrecorded_finish();", decls)
-        # Calls that make or delete EGL contexts, and glLinkProgram (the
-        # shaders it linked with), tell the object list in both tables (GL
-        # objects too, given the table's classes: below).
-        tracked = {"eglCreateContext", "eglDestroyContext", "glLinkProgram"}
+        # Calls that make or delete EGL contexts, glLinkProgram (the
+        # shaders it linked with) and compressed uploads (their bytes) tell
+        # the object list in both tables (GL objects too, given the table's
+        # classes: below).
+        compressed = {f.name for f in self.fn.values() if "compressed_upload" in f.roles}
+        self.assertEqual(compressed, {"glCompressedTexImage2D", "glCompressedTexImage3D",
+                                      "glCompressedTexImage3DOES", "glCompressedTexSubImage2D",
+                                      "glCompressedTexSubImage3D", "glCompressedTexSubImage3DOES"})
+        tracked = {"eglCreateContext", "eglDestroyContext", "glLinkProgram"} | compressed
         self.assertEqual(table.count("&idle_"), len(named | done | tracked))
+        # Their fields come from the parameters by name, in both tables.
+        for wrapper in ("void trace_glCompressedTexSubImage3D(",
+                        "void idle_glCompressedTexSubImage3D("):
+            start = text.index(wrapper)
+            body = text[start:text.index("\n}\n", start)]
+            self.assertIn("note_compressed_upload(glstate::CompressedUpload{", body)
+            for field in (".target = ", "(target)", ".format = ", "(format)", ".z = ",
+                          "(zoffset)", ".image_size = ", "(imageSize)", ".data = ", "(data)",
+                          ".sub = true"):
+                self.assertIn(field, body)
 
     def test_object_effects_tell_the_object_list_in_both_tables(self):
         # A mid-run capture's snapshot needs every object that lives (issue

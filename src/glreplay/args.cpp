@@ -529,6 +529,12 @@ void Args::remember_linked_shaders(size_t i, uint32_t replayed) {
       glstate::read_linked_shaders(glstate::GlFunctions::of(session_.gl()), replayed);
 }
 
+void Args::shadow_compressed_upload(const glstate::CompressedUpload& upload) {
+  if (!session_.has_current()) return;
+  session_.current().group->compressed.note_upload(glstate::GlFunctions::of(session_.gl()), nullptr,
+                                                   upload);
+}
+
 // --- client memory ------------------------------------------------------------------
 
 const void* Args::vertex_pointer(size_t i, uint32_t index, int32_t size, uint32_t type,

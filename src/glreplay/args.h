@@ -167,6 +167,8 @@ class Args {
   void forget_program(size_t i);
   // glLinkProgram: the shaders program `i` (replay name `replayed`) linked with.
   void remember_linked_shaders(size_t i, uint32_t replayed);
+  // A compressed upload the driver took: its bytes are kept for a snapshot.
+  void shadow_compressed_upload(const glstate::CompressedUpload& upload);
 
   // Vertex arrays in client memory (VAO 0): the pointer a
   // glVertexAttrib[I]Pointer passes, remembering the attribute's format.

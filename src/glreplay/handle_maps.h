@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "glreplay/program_resources.h"
+#include "glstate/compressed_shadow.h"
 #include "glstate/gl_reader.h"
 #include "glstate/object_class.h"
 
@@ -114,6 +115,10 @@ struct ShareGroup {
   // The shaders each recorded program last linked with (a snapshot links a
   // program whose shaders were detached since from them).
   std::unordered_map<uint64_t, std::vector<glstate::LinkedShader>> linked_shaders;
+  // Copies of compressed uploads (by replay texture name): trim's snapshot
+  // writes them, GLES cannot read them back.
+  glstate::CompressedShadows compressed{kCompressedCopiesLimit};
+  static constexpr size_t kCompressedCopiesLimit = size_t{4} << 30;
 };
 
 }  // namespace gltrace::glreplay

@@ -91,7 +91,11 @@ class Session {
   void define_name(ObjectClass cls, uint64_t recorded, uint64_t replayed);
   // The app deleted the name (its mapping stays: see NameMap::mark_deleted).
   void mark_deleted(ObjectClass cls, uint64_t recorded) {
-    if (recorded != 0) current().names_of(cls).mark_deleted(recorded);
+    if (recorded == 0) return;
+    NameMap& names = current().names_of(cls);
+    if (cls == ObjectClass::kTexture && names.contains(recorded))
+      current().group->compressed.forget(nullptr, static_cast<GLuint>(names.get(recorded)));
+    names.mark_deleted(recorded);
   }
   uint64_t map_handle(HandleKind kind, uint64_t recorded, std::string* error) {
     return egl_.map_handle(kind, recorded, error);

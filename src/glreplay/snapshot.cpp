@@ -45,6 +45,10 @@ class ReplayNames final : public glstate::SnapshotNames {
   uint64_t recorded_resource_index(uint64_t program, uint32_t interface, uint64_t index) override {
     return context_.group->programs.recorded_resource_index(program, interface, index);
   }
+  bool compressed_level(uint64_t texture, GLenum face, GLint level,
+                        glstate::CompressedLevel* out) override {
+    return context_.group->compressed.find(nullptr, static_cast<GLuint>(texture), face, level, out);
+  }
   std::vector<glstate::LinkedShader> linked_shaders(uint64_t program) override {
     auto it = context_.group->linked_shaders.find(program);
     return it != context_.group->linked_shaders.end() ? it->second

@@ -150,16 +150,40 @@ struct PixelTransfer {
   // into an RGBA8 texture (ShaderCopy); `pick` the RGBA components kept.
   bool through_shader = false;
   uint8_t pick[4] = {0, 1, 2, 3};
-  // A depth texture: read through a depth attachment with
-  // NV_read_depth_stencil's glReadPixels(GL_DEPTH_COMPONENT, type), which
-  // gives the stored values (an integer one widened to the type's bits
-  // exactly), and uploaded with the same type: the driver narrows them back.
-  bool depth = false;
+  // Depth and stencil: read through this attachment with NV_read_depth,
+  // NV_read_depth_stencil or NV_read_stencil's glReadPixels(format, type),
+  // which gives the stored values (an integer one widened to the type's
+  // bits exactly), and uploaded with the same format and type: the driver
+  // narrows them back. 0 for color.
+  GLenum attachment = 0;
+  size_t element = 0;  // bytes per texel read, for depth and stencil
 };
 
 // EXT_texture_format_BGRA8888 (GLES2/gl2ext.h's names, which need its
 // prototypes off).
 constexpr GLenum kBgra = 0x80E1, kBgra8 = 0x93A1;
+
+PixelTransfer depth_stencil(GLenum attachment, GLenum format, GLenum type, size_t element) {
+  PixelTransfer t{type, format, type, 1};
+  t.attachment = attachment;
+  t.element = element;
+  return t;
+}
+
+// The NV extension whose glReadPixels reads an attachment.
+const char* read_extension(GLenum attachment) {
+  return attachment == GL_DEPTH_ATTACHMENT     ? "GL_NV_read_depth"
+         : attachment == GL_STENCIL_ATTACHMENT ? "GL_NV_read_stencil"
+                                               : "GL_NV_read_depth_stencil";
+}
+
+// The buffers a blit copies for an attachment.
+GLbitfield blit_mask(GLenum attachment) {
+  return attachment == GL_DEPTH_ATTACHMENT           ? GL_DEPTH_BUFFER_BIT
+         : attachment == GL_STENCIL_ATTACHMENT       ? GL_STENCIL_BUFFER_BIT
+         : attachment == GL_DEPTH_STENCIL_ATTACHMENT ? GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT
+                                                     : GL_COLOR_BUFFER_BIT;
+}
 
 std::optional<PixelTransfer> transfer_of(GLint internal_format) {
   switch (internal_format) {
@@ -202,14 +226,20 @@ std::optional<PixelTransfer> transfer_of(GLint internal_format) {
     case GL_LUMINANCE_ALPHA:
       return PixelTransfer{GL_UNSIGNED_BYTE, GL_LUMINANCE_ALPHA, GL_UNSIGNED_BYTE, 2, true, {0, 3}};
     case GL_DEPTH_COMPONENT16:
-      return PixelTransfer{
-          GL_UNSIGNED_SHORT, GL_DEPTH_COMPONENT, GL_UNSIGNED_SHORT, 1, false, {0}, true};
+      return depth_stencil(GL_DEPTH_ATTACHMENT, GL_DEPTH_COMPONENT, GL_UNSIGNED_SHORT, 2);
     case GL_DEPTH_COMPONENT:  // ES 2's (OES_depth_texture): see level_image
     case GL_DEPTH_COMPONENT24:
-      return PixelTransfer{
-          GL_UNSIGNED_INT, GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, 1, false, {0}, true};
+      return depth_stencil(GL_DEPTH_ATTACHMENT, GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, 4);
     case GL_DEPTH_COMPONENT32F:
-      return PixelTransfer{GL_FLOAT, GL_DEPTH_COMPONENT, GL_FLOAT, 1, false, {0}, true};
+      return depth_stencil(GL_DEPTH_ATTACHMENT, GL_DEPTH_COMPONENT, GL_FLOAT, 4);
+    case GL_DEPTH_STENCIL:  // ES 2's (OES_packed_depth_stencil)
+    case GL_DEPTH24_STENCIL8:
+      return depth_stencil(GL_DEPTH_STENCIL_ATTACHMENT, GL_DEPTH_STENCIL, GL_UNSIGNED_INT_24_8, 4);
+    case GL_DEPTH32F_STENCIL8:
+      return depth_stencil(GL_DEPTH_STENCIL_ATTACHMENT, GL_DEPTH_STENCIL,
+                           GL_FLOAT_32_UNSIGNED_INT_24_8_REV, 8);
+    case GL_STENCIL_INDEX8:
+      return depth_stencil(GL_STENCIL_ATTACHMENT, GL_STENCIL_INDEX, GL_UNSIGNED_BYTE, 1);
     default:
       return std::nullopt;  // sRGB, integer, stencil, compressed...
   }
@@ -559,6 +589,10 @@ class SnapshotWriter : public GlReader {
   // One level (one face of a cube) uploaded with what it holds.
   void level_image(const std::string& what, GLenum target, GLenum face_target, GLuint t,
                    GLint level, GLint w, GLint h, GLint d, GLint format, bool immutable) {
+    if (block_format(static_cast<GLenum>(format))) {
+      compressed_level_image(what, target, face_target, t, level, w, h, d, format, immutable);
+      return;
+    }
     std::optional<PixelTransfer> transfer = transfer_of(format);
     if (format == GL_DEPTH_COMPONENT) {
       // ES 2's unsized depth: uploaded again as 16 bits when it holds 16
@@ -601,13 +635,54 @@ class SnapshotWriter : public GlReader {
     call_.emit(three_d ? FN(glTexImage3D) : FN(glTexImage2D));
   }
 
+  // A compressed level: GLES cannot read it back; the bytes the app's
+  // uploads gave it are the copy SnapshotNames keeps. Without them a level
+  // that needs storage gets zeros, said so.
+  void compressed_level_image(const std::string& what, GLenum target, GLenum face_target, GLuint t,
+                              GLint level, GLint w, GLint h, GLint d, GLint format,
+                              bool immutable) {
+    CompressedLevel kept;
+    std::string lost;
+    if (!names_.compressed_level(t, face_target, level, &kept))
+      lost =
+          "its compressed bytes were not kept (a traceable app keeps them within "
+          "debug.gltrace.shadow_mb from when the trace layer loaded)";
+    else if (!kept.lost.empty())
+      lost = kept.lost;
+    else if (kept.format != static_cast<GLenum>(format) || kept.width != w || kept.height != h ||
+             kept.depth != d)
+      lost = "changed since its compressed upload";
+    size_t size = compressed_image_bytes(static_cast<GLenum>(format), w, h, d);
+    if (!lost.empty()) {
+      inexact(what + " level " + std::to_string(level), lost + ": left undefined");
+      if (immutable) return;  // the storage is there
+      kept.bytes.assign(size, '\0');
+    }
+    bool three_d = is_layered(target);
+    if (immutable) {
+      call_.u(face_target).s(level).s(0).s(0);
+      if (three_d) call_.s(0);
+      call_.s(w).s(h);
+      if (three_d) call_.s(d);
+      call_.u(static_cast<uint64_t>(format)).s(static_cast<int64_t>(size));
+      call_.bytes(std::move(kept.bytes));
+      call_.emit(three_d ? FN(glCompressedTexSubImage3D) : FN(glCompressedTexSubImage2D));
+      return;
+    }
+    call_.u(face_target).s(level).u(static_cast<uint64_t>(format)).s(w).s(h);
+    if (three_d) call_.s(d);
+    call_.s(0).s(static_cast<int64_t>(size)).bytes(std::move(kept.bytes));
+    call_.emit(three_d ? FN(glCompressedTexImage3D) : FN(glCompressedTexImage2D));
+  }
+
   // The texels of a level through the snapshot's framebuffer, layer by
   // layer, as the upload wants them; false when the framebuffer is not
   // complete or the read fails.
   bool read_level(GLenum target, GLenum face_target, GLuint t, GLint level, GLint w, GLint h,
                   GLint d, const PixelTransfer& transfer, std::string* data) {
     if (static_cast<int64_t>(w) * h * d > (int64_t{1} << 28)) return false;
-    if (transfer.depth) return read_depth(target, face_target, t, level, w, h, transfer, data);
+    if (transfer.attachment != 0)
+      return read_depth_stencil(target, face_target, t, level, w, h, d, transfer, data);
     if (transfer.through_shader) {
       std::vector<uint8_t> rgba;
       if (target != GL_TEXTURE_2D || !shader_copy_.read(t, level, w, h, &rgba)) return false;
@@ -664,29 +739,52 @@ class SnapshotWriter : public GlReader {
     return ok;
   }
 
-  // A depth texture's level (2D, or a cube face), as its stored values.
-  bool read_depth(GLenum target, GLenum face_target, GLuint t, GLint level, GLint w, GLint h,
-                  const PixelTransfer& transfer, std::string* data) {
-    if (is_layered(target) || !has_extension("GL_NV_read_depth_stencil")) return false;
+  // A depth or stencil texture's level (2D, a cube face, or every layer),
+  // as its stored values.
+  bool read_depth_stencil(GLenum target, GLenum face_target, GLuint t, GLint level, GLint w,
+                          GLint h, GLint d, const PixelTransfer& transfer, std::string* data) {
     GLint base_level = 0;
     GL(glGetTexParameteriv)(target, GL_TEXTURE_BASE_LEVEL, &base_level);
     if (base_level != level) GL(glTexParameteri)(target, GL_TEXTURE_BASE_LEVEL, level);
     GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, read_fb_);
-    GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, face_target, t, level);
-    size_t element = transfer.read_type == GL_UNSIGNED_SHORT ? 2 : 4;
-    data->assign(static_cast<size_t>(w) * static_cast<size_t>(h) * element, '\0');
-    clear_errors();
-    bool ok = GL(glCheckFramebufferStatus)(GL_READ_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
-    if (ok) {
-      PixelStoreScope packing({GL(glGetIntegerv), GL(glPixelStorei), GL(glBindBuffer)}, true,
-                              PixelStoreScope::Direction::kPack);
-      packing.set_tightly_packed();
-      GL(glReadPixels)(0, 0, w, h, GL_DEPTH_COMPONENT, transfer.read_type, data->data());
-      ok = GL(glGetError)() == GL_NO_ERROR;
+    bool ok = true;
+    data->clear();
+    for (GLint layer = 0; layer < d && ok; ++layer) {
+      if (is_layered(target))
+        GL(glFramebufferTextureLayer)(GL_READ_FRAMEBUFFER, transfer.attachment, t, level, layer);
+      else
+        GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, transfer.attachment, face_target, t, level);
+      ok = read_attachment(w, h, transfer, data);
     }
-    GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, 0, 0);
+    GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, transfer.attachment, GL_TEXTURE_2D, 0, 0);
     if (base_level != level) GL(glTexParameteri)(target, GL_TEXTURE_BASE_LEVEL, base_level);
     return ok;
+  }
+
+  // The bound read framebuffer's depth or stencil values (w x h), appended
+  // to *data as the upload wants them; false when they cannot be read.
+  bool read_attachment(GLint w, GLint h, const PixelTransfer& transfer, std::string* data) {
+    if (!can_read(transfer.attachment)) return false;
+    if (w <= 0 || h <= 0 || static_cast<int64_t>(w) * h > (int64_t{1} << 26)) return false;
+    size_t start = data->size();
+    data->resize(start + static_cast<size_t>(w) * static_cast<size_t>(h) * transfer.element);
+    clear_errors();
+    if (GL(glCheckFramebufferStatus)(GL_READ_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) return false;
+    PixelStoreScope packing({GL(glGetIntegerv), GL(glPixelStorei), GL(glBindBuffer)}, true,
+                            PixelStoreScope::Direction::kPack);
+    packing.set_tightly_packed();
+    GL(glReadPixels)(0, 0, w, h, transfer.format, transfer.read_type, data->data() + start);
+    return GL(glGetError)() == GL_NO_ERROR;
+  }
+
+  // Whether glReadPixels reads an attachment of this kind (asked once).
+  bool can_read(GLenum attachment) {
+    auto known = readable_.find(attachment);
+    if (known != readable_.end()) return known->second;
+    bool yes = has_extension(read_extension(attachment)) ||
+               (attachment == GL_DEPTH_ATTACHMENT && has_extension("GL_NV_read_depth_stencil"));
+    readable_.emplace(attachment, yes);
+    return yes;
   }
 
   // ES 2's way (a context of any version answers it): the list as one string.
@@ -740,36 +838,45 @@ class SnapshotWriter : public GlReader {
     }
   }
 
-  // A color renderbuffer's pixels, drawn back with a blit from a texture
-  // of the snapshot's own (fixed-point formats: RGBA8 holds them exactly).
+  // A renderbuffer's pixels, drawn back with a blit from a texture of the
+  // snapshot's own: color of fixed-point formats as RGBA8 (which holds them
+  // exactly), depth and stencil in the renderbuffer's own format.
   void renderbuffer_contents(uint64_t name, GLuint r, GLint width, GLint height, GLint format,
                              GLint samples) {
     std::string what = "renderbuffer " + std::to_string(name);
     bool fixed_point = format == GL_RGBA8 || format == GL_RGB8 || format == GL_RGB565 ||
                        format == GL_RGBA4 || format == GL_RGB5_A1 || format == GL_R8 ||
                        format == GL_RG8;
-    if (!es3() || !fixed_point || samples > 0) {
+    std::optional<PixelTransfer> transfer = transfer_of(fixed_point ? GL_RGBA8 : format);
+    if (!es3() || samples > 0 || !transfer || (!fixed_point && transfer->attachment == 0)) {
       inexact(what, std::string(samples > 0 ? "multisampled" : "its format") +
                         ": its contents are not restored yet (left undefined)");
       return;
     }
+    GLenum attachment = transfer->attachment != 0 ? transfer->attachment : GL_COLOR_ATTACHMENT0;
     GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, read_fb_);
-    GL(glFramebufferRenderbuffer)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r);
-    GL(glReadBuffer)(GL_COLOR_ATTACHMENT0);
+    GL(glFramebufferRenderbuffer)(GL_READ_FRAMEBUFFER, attachment, GL_RENDERBUFFER, r);
     std::string pixels;
-    bool read = GL(glCheckFramebufferStatus)(GL_READ_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE &&
-                read_rgba8(width, height, &pixels);
-    GL(glFramebufferRenderbuffer)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, 0);
+    bool read = false;
+    if (transfer->attachment != 0) {
+      read = read_attachment(width, height, *transfer, &pixels);
+    } else {
+      GL(glReadBuffer)(GL_COLOR_ATTACHMENT0);
+      read = GL(glCheckFramebufferStatus)(GL_READ_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE &&
+             read_rgba8(width, height, &pixels);
+    }
+    GL(glFramebufferRenderbuffer)(GL_READ_FRAMEBUFFER, attachment, GL_RENDERBUFFER, 0);
     if (!read) {
       inexact(what, "its contents could not be read: left undefined");
       return;
     }
     uint64_t target = unused_name();
-    gen(FN(glGenFramebuffers), target);
+    call_.s(1).uints({target}).emit(FN(glGenFramebuffers));
     call_.u(GL_DRAW_FRAMEBUFFER).u(target).emit(FN(glBindFramebuffer));
-    call_.u(GL_DRAW_FRAMEBUFFER).u(GL_COLOR_ATTACHMENT0).u(GL_RENDERBUFFER).u(name);
+    call_.u(GL_DRAW_FRAMEBUFFER).u(attachment).u(GL_RENDERBUFFER).u(name);
     call_.emit(FN(glFramebufferRenderbuffer));
-    blit_into_draw_framebuffer(width, height, std::move(pixels));
+    blit_into_draw_framebuffer(width, height, std::move(pixels),
+                               transfer->attachment != 0 ? format : GL_RGBA8, *transfer);
     call_.u(GL_DRAW_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
     call_.s(1).uints({target}).emit(FN(glDeleteFramebuffers));
   }
@@ -787,22 +894,26 @@ class SnapshotWriter : public GlReader {
     return GL(glGetError)() == GL_NO_ERROR;
   }
 
-  // Calls that draw RGBA8 pixels into the bound draw framebuffer: a texture
-  // and a read framebuffer of the snapshot's own, a blit, both deleted. A
+  // Calls that write pixels into the bound draw framebuffer's color, or
+  // depth and stencil buffers: a texture of `internal_format` holding them
+  // and a read framebuffer of the snapshot's own, a blit, both deleted (a
+  // blit copies depth and stencil only between equal formats, exactly). A
   // fresh context blits unscissored: the context state is written after.
-  void blit_into_draw_framebuffer(GLint width, GLint height, std::string pixels) {
+  void blit_into_draw_framebuffer(GLint width, GLint height, std::string pixels,
+                                  GLint internal_format, const PixelTransfer& transfer) {
     uint64_t texture = unused_name();
     uint64_t source = unused_name();
-    gen(FN(glGenTextures), texture);
+    GLenum attachment = transfer.attachment != 0 ? transfer.attachment : GL_COLOR_ATTACHMENT0;
+    call_.s(1).uints({texture}).emit(FN(glGenTextures));
     call_.u(GL_TEXTURE_2D).u(texture).emit(FN(glBindTexture));
-    call_.u(GL_TEXTURE_2D).s(0).s(GL_RGBA8).s(width).s(height).s(0).u(GL_RGBA);
-    call_.u(GL_UNSIGNED_BYTE).bytes(std::move(pixels)).emit(FN(glTexImage2D));
-    gen(FN(glGenFramebuffers), source);
+    call_.u(GL_TEXTURE_2D).s(0).s(internal_format).s(width).s(height).s(0).u(transfer.format);
+    call_.u(transfer.type).bytes(std::move(pixels)).emit(FN(glTexImage2D));
+    call_.s(1).uints({source}).emit(FN(glGenFramebuffers));
     call_.u(GL_READ_FRAMEBUFFER).u(source).emit(FN(glBindFramebuffer));
-    call_.u(GL_READ_FRAMEBUFFER).u(GL_COLOR_ATTACHMENT0).u(GL_TEXTURE_2D).u(texture).s(0);
+    call_.u(GL_READ_FRAMEBUFFER).u(attachment).u(GL_TEXTURE_2D).u(texture).s(0);
     call_.emit(FN(glFramebufferTexture2D));
     call_.s(0).s(0).s(width).s(height).s(0).s(0).s(width).s(height);
-    call_.u(GL_COLOR_BUFFER_BIT).u(GL_NEAREST).emit(FN(glBlitFramebuffer));
+    call_.u(blit_mask(transfer.attachment)).u(GL_NEAREST).emit(FN(glBlitFramebuffer));
     call_.u(GL_READ_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
     call_.s(1).uints({source}).emit(FN(glDeleteFramebuffers));
     call_.s(1).uints({texture}).emit(FN(glDeleteTextures));
@@ -1200,10 +1311,8 @@ class SnapshotWriter : public GlReader {
     depth = integer(GL_DEPTH_BITS);
     stencil = integer(GL_STENCIL_BITS);
     std::string what = window;
-    if (depth > 0 || stencil > 0)
-      inexact(what, "its depth and stencil buffers are not restored (no ES call reads them)");
     if (samples > 0) {
-      inexact(what, "its color buffer is multisampled: not restored");
+      inexact(what, "its color, depth and stencil buffers are multisampled: not restored");
       return;
     }
     GLint read_buffer = integer(GL_READ_BUFFER);
@@ -1211,12 +1320,28 @@ class SnapshotWriter : public GlReader {
     std::string pixels;
     bool read = read_rgba8(width, height, &pixels);
     GL(glReadBuffer)(static_cast<GLenum>(read_buffer));
-    if (!read) {
+    call_.u(GL_DRAW_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
+    if (read)
+      blit_into_draw_framebuffer(width, height, std::move(pixels), GL_RGBA8,
+                                 *transfer_of(GL_RGBA8));
+    else
       inexact(what, "its color buffer could not be read: not restored");
+    if (depth == 0 && stencil == 0) return;
+    // Depth and stencil, in the texture format of as many bits (a blit
+    // copies them between equal formats only).
+    GLint format = depth == 24 && stencil == 8   ? GL_DEPTH24_STENCIL8
+                   : depth == 24 && stencil == 0 ? GL_DEPTH_COMPONENT24
+                   : depth == 16 && stencil == 0 ? GL_DEPTH_COMPONENT16
+                   : depth == 0 && stencil == 8  ? GL_STENCIL_INDEX8
+                                                 : 0;
+    std::optional<PixelTransfer> transfer = transfer_of(format);
+    std::string values;
+    if (!transfer || !read_attachment(width, height, *transfer, &values)) {
+      inexact(what, "its " + std::to_string(depth) + "-bit depth and " + std::to_string(stencil) +
+                        "-bit stencil buffers could not be read: not restored");
       return;
     }
-    call_.u(GL_DRAW_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
-    blit_into_draw_framebuffer(width, height, std::move(pixels));
+    blit_into_draw_framebuffer(width, height, std::move(values), format, *transfer);
   }
 
   // --- the context's state -----------------------------------------------------
@@ -1402,6 +1527,7 @@ class SnapshotWriter : public GlReader {
   CallBuilder call_;
   ShaderCopy shader_copy_{gl_, names_.display()};
   GLuint read_fb_ = 0;
+  std::map<GLenum, bool> readable_;  // can_read's answers
   uint64_t unused_names_ = 0;
   GLint saved_read_fb_ = 0, saved_draw_fb_ = 0, saved_vao_ = 0, saved_array_buffer_ = 0,
         saved_active_texture_ = GL_TEXTURE0, saved_program_ = 0, saved_renderbuffer_ = 0,

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "format/records.h"
+#include "glstate/compressed_shadow.h"
 #include "glstate/gl_reader.h"
 #include "glstate/object_class.h"
 
@@ -79,6 +80,12 @@ class SnapshotNames {
   // The shaders a program last linked with, as far as they are known: for
   // a program whose shaders were detached since.
   virtual std::vector<LinkedShader> linked_shaders(uint64_t /*program*/) { return {}; }
+  // The bytes of a compressed texture's level (`face`: a cube map face,
+  // else the target) as the app's uploads made it; false when not kept.
+  virtual bool compressed_level(uint64_t /*driver_texture*/, GLenum /*face*/, GLint /*level*/,
+                                CompressedLevel* /*out*/) {
+    return false;
+  }
   // The generic attribute index the trace uses for a driver one.
   virtual uint64_t recorded_attribute(int64_t index) { return static_cast<uint64_t>(index); }
   // The context's display, and its draw surface: the driver's and the trace's handles.

@@ -22,12 +22,12 @@ std::string start_value(std::string_view value) {
          "signal:USR2";
 }
 
-std::string frame_count(std::string_view value) {
+std::string whole_number(std::string_view value) {
   std::string text(value);
   char* end = nullptr;
   unsigned long long n = strtoull(text.c_str(), &end, 10);
   if (text.empty() || text[0] < '0' || text[0] > '9' || *end != '\0' || n >= (1ull << 48))
-    return "'" + text + "' is no frame count";
+    return "'" + text + "' is no whole number";
   return "";
 }
 
@@ -67,7 +67,11 @@ constexpr KnownSetting kKnown[] = {
      "a capture (all to `output`, each starting with a snapshot)",
      nullptr, start_value},
     {kLiveFrames, "a start of the process's own (frame:N, after:S) records this many frames",
-     nullptr, frame_count},
+     nullptr, whole_number},
+    {kShadowMb,
+     "MiB of copies of compressed texture uploads a traceable process keeps, so that a capture "
+     "starting mid-run writes them exactly (0: none; default 256)",
+     nullptr, whole_number},
     {kLiveOutput,
      "where a `now` start records (GLTRACE_TRACE_FILE): a file (%p: pid, %n: process name) or "
      "a directory (NAME.PID.gltrace per process); a process never writes over another's file",

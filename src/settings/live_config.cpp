@@ -97,6 +97,11 @@ LiveConfig choose_live_config(const Values& values, EnvLookup env,
   else if (!frames.empty())
     config.max_frames = strtoull(frames.c_str(), nullptr, 10);
   std::string output_source;  // not a reason to trace: kept out of `source`
+  std::string shadow = lookup(values, env, kShadowMb, "GLTRACE_SHADOW_MB", &output_source);
+  if (std::string why = check_setting_value(kShadowMb, shadow); !why.empty())
+    config.error = "shadow_mb " + why + ": " + std::to_string(kDefaultShadowMb) + " MiB";
+  else if (!shadow.empty())
+    config.shadow_mb = strtoull(shadow.c_str(), nullptr, 10);
   config.output = lookup(values, env, kLiveOutput, "GLTRACE_TRACE_FILE", &output_source);
   std::string socket = lookup(values, env, kLiveSocket, "GLTRACE_CONTROL_SOCKET", &source);
   if (std::string why = check_setting_value(kLiveSocket, socket); !why.empty()) {

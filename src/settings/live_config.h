@@ -3,6 +3,7 @@
 // and the trace layer both decide from the same settings and environment.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "settings/settings.h"
@@ -10,13 +11,17 @@
 namespace gltrace::settings {
 
 // Setting names; the environment variable in parentheses wins over each.
-inline constexpr char kLiveTrace[] = "debug.gltrace.trace";    // (GLTRACE_LIVE) mode
-inline constexpr char kLiveProc[] = "debug.gltrace.proc";      // (GLTRACE_LIVE_PROC)
-inline constexpr char kLiveStart[] = "debug.gltrace.start";    // (GLTRACE_LIVE_START)
-inline constexpr char kLiveSocket[] = "debug.gltrace.socket";  // (GLTRACE_CONTROL_SOCKET)
-inline constexpr char kLiveTcp[] = "debug.gltrace.tcp";        // (GLTRACE_CONTROL_TCP)
-inline constexpr char kLiveOutput[] = "debug.gltrace.output";  // (GLTRACE_TRACE_FILE)
-inline constexpr char kLiveFrames[] = "debug.gltrace.frames";  // (GLTRACE_LIVE_FRAMES)
+inline constexpr char kLiveTrace[] = "debug.gltrace.trace";     // (GLTRACE_LIVE) mode
+inline constexpr char kLiveProc[] = "debug.gltrace.proc";       // (GLTRACE_LIVE_PROC)
+inline constexpr char kLiveStart[] = "debug.gltrace.start";     // (GLTRACE_LIVE_START)
+inline constexpr char kLiveSocket[] = "debug.gltrace.socket";   // (GLTRACE_CONTROL_SOCKET)
+inline constexpr char kLiveTcp[] = "debug.gltrace.tcp";         // (GLTRACE_CONTROL_TCP)
+inline constexpr char kLiveOutput[] = "debug.gltrace.output";   // (GLTRACE_TRACE_FILE)
+inline constexpr char kLiveFrames[] = "debug.gltrace.frames";   // (GLTRACE_LIVE_FRAMES)
+inline constexpr char kShadowMb[] = "debug.gltrace.shadow_mb";  // (GLTRACE_SHADOW_MB)
+// Copies of compressed uploads a traceable process keeps for snapshots, by
+// default at most this many MiB.
+inline constexpr uint64_t kDefaultShadowMb = 256;
 
 struct LiveConfig {
   bool enabled = false;      // this process is traceable
@@ -31,6 +36,8 @@ struct LiveConfig {
   // and the next one stops it (0: none).
   int start_signal = 0;
   uint64_t max_frames = 0;  // a start of its own stops after this many frames (0: no limit)
+  // The memory bound of the copies of uploads GLES cannot read back (MiB; 0: none kept).
+  uint64_t shadow_mb = kDefaultShadowMb;
   std::string output;       // where a start "now" records: a pattern or a directory
   std::string socket_name;  // control socket name ("" = gltrace-PID)
   int tcp_port = -1;        // loopback TCP listener port (0 = any), -1 = none
@@ -48,6 +55,8 @@ using EnvLookup = const char* (*)(const char* name);
 //   "frame:N" (at the app's frame N, N >= 1), "after:S" (S > 0 seconds in)
 //   or "signal:USR1" / "signal:USR2" (each signal starts or stops a capture).
 // frames: how many frames a start of the process's own records (0: all).
+// shadow_mb: the bound of the copies of compressed uploads kept for
+//   snapshots, in MiB (0: none kept; their textures are then not exact).
 // output: the file a "now" start records to (%p, %n), or a directory.
 // socket: a plain file name under $XDG_RUNTIME_DIR/gltrace.
 // tcp: a port number (0..65535) for a 127.0.0.1 listener with a token.

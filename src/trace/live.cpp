@@ -17,6 +17,7 @@
 #include "gltrace/api/pfn.h"
 #include "gltrace/api/trace_decls.h"
 #include "settings/live_config.h"
+#include "trace/hooks/object_names.h"
 #include "trace/layer.h"
 #include "trace/modes.h"
 #include "trace/next.h"
@@ -243,6 +244,8 @@ void live_initialize(const GltraceLiveHost* host) {
   if (!g_config.enabled) g_config.mode = "full";  // loaded on purpose by the loader anyway
   g_host = host;
   g_loaded = std::chrono::steady_clock::now();
+  // A capture may start mid-run: its snapshot needs what GLES cannot read back.
+  keep_compressed_copies(static_cast<size_t>(g_config.shadow_mb) << 20);
   g_own_start_pending = g_config.start_frame != 0 || g_config.start_after_s > 0;
   if (g_config.start_signal != 0) {
     struct sigaction action {};

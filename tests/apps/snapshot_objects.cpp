@@ -6,7 +6,11 @@
 // buffer written only by the GPU (transform feedback) and copied by it
 // (glCopyBufferSubData), uniform values set once, a program whose shaders
 // were detached once it linked, a color renderbuffer drawn into once and
-// blitted from in every frame. A trace cut
+// blitted from in every frame, compressed textures (ETC2 with two levels and
+// a block replaced, ASTC with immutable storage where the context has it, an
+// ETC2/EAC 2D array), and a depth-stencil renderbuffer written once (a depth
+// ramp, stencil values in rectangles) that every later frame's depth and
+// stencil tests read. A trace cut
 // after frame 0 (gltrace trim) has none of their uploads: each frame it
 // replays shows whether the snapshot made them as they were.
 //
@@ -19,6 +23,9 @@
 #include <vector>
 
 #include "apps/gles_app.h"
+
+// After gl3.h (which gles_app.h includes): the ASTC format's name.
+#include <GLES2/gl2ext.h>
 
 namespace {
 
@@ -51,7 +58,10 @@ void main() {
 )";
 // mode 0: the 2D texture of unit 0; 1: the cube map of unit 1 at level
 // `lod`; 2: the array of unit 2, layer `layer`, level `lod`; 3: the depth
-// texture of unit 0, its value's low bits in red and green.
+// texture of unit 0, its value's low bits in red and green; 4: the 2D
+// texture of unit 0 at level `lod`; 5: the array of unit 3 (`blocks`),
+// layer `layer`. 4 and 5 (the compressed ones) darken by alpha, so that it
+// shows too.
 constexpr char kFragment[] = R"(#version 300 es
 precision highp float;
 uniform int mode;
@@ -61,6 +71,7 @@ uniform vec4 tint;
 uniform sampler2D plain;
 uniform samplerCube cube;
 uniform highp sampler2DArray layers;
+uniform highp sampler2DArray blocks;
 in vec2 uv;
 out vec4 color;
 void main() {
@@ -68,12 +79,29 @@ void main() {
   if (mode == 0) c = texture(plain, uv);
   else if (mode == 1) c = textureLod(cube, normalize(vec3(uv * 2.0 - 1.0, 0.7)), lod);
   else if (mode == 2) c = textureLod(layers, vec3(uv, layer), lod);
-  else {
+  else if (mode == 3) {
     float d = texture(plain, uv).r;
     c = vec4(fract(d * 255.0), fract(d * 65535.0), d, 1.0);
+  } else {
+    c = mode == 4 ? textureLod(plain, uv, lod) : textureLod(blocks, vec3(uv, layer), 0.0);
+    c = vec4(c.rgb * (0.5 + 0.5 * c.a), 1.0);
   }
   color = vec4(c.rgb, 1.0) * tint + vec4(0.0, 0.0, 0.0, c.a * 0.0);
 }
+)";
+
+// Depth (z = x * slope) or a flat color: frame 0 writes a depth ramp with
+// it, later frames a flat quad (slope 0) that the depth test compares with it.
+constexpr char kRampVertex[] = R"(#version 300 es
+layout(location = 0) in vec2 corner;
+uniform float slope;
+void main() { gl_Position = vec4(corner, corner.x * slope, 1.0); }
+)";
+constexpr char kRampFragment[] = R"(#version 300 es
+precision mediump float;
+uniform vec4 paint;
+out vec4 color;
+void main() { color = paint; }
 )";
 
 // A depth texture of 16 or 24 bits (size x size), a value per texel that
@@ -161,6 +189,88 @@ GLuint array_texture() {
   return t;
 }
 
+// ETC2 RGB, 8x8, its four blocks uploaded and then one (x 4, y 0) replaced,
+// and level 1's one block: any 8 bytes are a valid ETC2 RGB block. Its
+// maximum level 1 makes the two levels complete.
+GLuint etc2_texture() {
+  unsigned char level0[4 * 8], replacement[8], level1[8];
+  for (size_t i = 0; i < sizeof level0; ++i) level0[i] = static_cast<unsigned char>(i * 29 + 17);
+  for (size_t i = 0; i < 8; ++i) {
+    replacement[i] = static_cast<unsigned char>(i * 71 + 90);
+    level1[i] = static_cast<unsigned char>(i * 53 + 200);
+  }
+  GLuint t = 0;
+  glGenTextures(1, &t);
+  glBindTexture(GL_TEXTURE_2D, t);
+  glCompressedTexImage2D(GL_TEXTURE_2D, 0, GL_COMPRESSED_RGB8_ETC2, 8, 8, 0, sizeof level0, level0);
+  glCompressedTexSubImage2D(GL_TEXTURE_2D, 0, 4, 0, 4, 4, GL_COMPRESSED_RGB8_ETC2,
+                            sizeof replacement, replacement);
+  glCompressedTexImage2D(GL_TEXTURE_2D, 1, GL_COMPRESSED_RGB8_ETC2, 4, 4, 0, sizeof level1, level1);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 1);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  return t;
+}
+
+// An ASTC 4x4 "void-extent" block: all 16 texels the one color (UNORM16
+// components), so that what it decodes to is known.
+void astc_solid(unsigned char* block, uint16_t r, uint16_t g, uint16_t b, uint16_t a) {
+  const unsigned char head[] = {0xfc, 0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+  memcpy(block, head, sizeof head);
+  const uint16_t rgba[] = {r, g, b, a};
+  for (int i = 0; i < 4; ++i) {
+    block[8 + 2 * i] = static_cast<unsigned char>(rgba[i] & 0xff);
+    block[9 + 2 * i] = static_cast<unsigned char>(rgba[i] >> 8);
+  }
+}
+
+// ASTC 4x4, 8x8, immutable: a block a color, then the last one (x 4, y 4)
+// replaced by another.
+GLuint astc_texture() {
+  unsigned char blocks[4 * 16], replacement[16];
+  astc_solid(blocks, 0xf000, 0x2000, 0x1000, 0xffff);
+  astc_solid(blocks + 16, 0x1800, 0xe000, 0x3000, 0xffff);
+  astc_solid(blocks + 32, 0x2000, 0x5000, 0xf000, 0x6000);
+  astc_solid(blocks + 48, 0xf000, 0xe000, 0x2000, 0xffff);
+  astc_solid(replacement, 0xd000, 0x3000, 0xe000, 0xffff);
+  GLuint t = 0;
+  glGenTextures(1, &t);
+  glBindTexture(GL_TEXTURE_2D, t);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_COMPRESSED_RGBA_ASTC_4x4_KHR, 8, 8);
+  glCompressedTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 8, 8, GL_COMPRESSED_RGBA_ASTC_4x4_KHR,
+                            sizeof blocks, blocks);
+  glCompressedTexSubImage2D(GL_TEXTURE_2D, 0, 4, 4, 4, 4, GL_COMPRESSED_RGBA_ASTC_4x4_KHR,
+                            sizeof replacement, replacement);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  return t;
+}
+
+// ETC2 RGB with EAC alpha, a 4x4 2D array of two layers, a block each: any
+// 16 bytes are a valid block.
+GLuint etc2_eac_array() {
+  unsigned char blocks[2 * 16];
+  for (size_t i = 0; i < sizeof blocks; ++i) blocks[i] = static_cast<unsigned char>(i * 41 + 7);
+  GLuint t = 0;
+  glGenTextures(1, &t);
+  glBindTexture(GL_TEXTURE_2D_ARRAY, t);
+  glCompressedTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_COMPRESSED_RGBA8_ETC2_EAC, 4, 4, 2, 0,
+                         sizeof blocks, blocks);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  return t;
+}
+
+// Whether the context lists `name` among its extensions (a whole word).
+bool has_extension(const char* name) {
+  const char* list = reinterpret_cast<const char*>(glGetString(GL_EXTENSIONS));
+  size_t length = strlen(name);
+  for (const char* at = list; at != nullptr && (at = strstr(at, name)) != nullptr; at += length) {
+    if ((at == list || at[-1] == ' ') && (at[length] == ' ' || at[length] == '\0')) return true;
+  }
+  return false;
+}
+
 // The quad's corners, written by transform feedback into one buffer and
 // copied by the GPU into the one returned: the app never uploads them.
 GLuint gpu_written_corners() {
@@ -222,6 +332,10 @@ int main(int argc, char** argv) {
   GLuint cube = cube_texture();
   GLuint layers = array_texture();
   GLuint depths[] = {depth_texture(16, 8), depth_texture(24, 8)};
+  GLuint etc2 = etc2_texture();
+  // ASTC only where the context has it (llvmpipe does): a cell fewer if not.
+  GLuint astc = has_extension("GL_KHR_texture_compression_astc_ldr") ? astc_texture() : 0;
+  GLuint compressed_layers = etc2_eac_array();
   GLuint corners = gpu_written_corners();
   GLuint program = link(kApp, kVertex, kFragment);
   if (program == 0) return 1;
@@ -244,6 +358,7 @@ int main(int argc, char** argv) {
   glUniform1i(glGetUniformLocation(program, "plain"), 0);
   glUniform1i(glGetUniformLocation(program, "cube"), 1);
   glUniform1i(glGetUniformLocation(program, "layers"), 2);
+  glUniform1i(glGetUniformLocation(program, "blocks"), 3);
   glUniform4f(glGetUniformLocation(program, "tint"), 1.0f, 0.9f, 0.8f, 1.0f);
   GLint mode = glGetUniformLocation(program, "mode");
   GLint lod = glGetUniformLocation(program, "lod");
@@ -252,6 +367,8 @@ int main(int argc, char** argv) {
   glBindTexture(GL_TEXTURE_CUBE_MAP, cube);
   glActiveTexture(GL_TEXTURE2);
   glBindTexture(GL_TEXTURE_2D_ARRAY, layers);
+  glActiveTexture(GL_TEXTURE3);
+  glBindTexture(GL_TEXTURE_2D_ARRAY, compressed_layers);
   glActiveTexture(GL_TEXTURE0);
   // A renderbuffer drawn into once: cleared, then the luminance texture.
   GLuint renderbuffer = 0, offscreen = 0;
@@ -268,18 +385,90 @@ int main(int argc, char** argv) {
   glUniform1i(mode, 0);
   glBindTexture(GL_TEXTURE_2D, textures[1]);
   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  // A framebuffer of its own whose depth and stencil are written only here:
+  // stencil values in three rectangles (the last overlapping the second;
+  // the second starts right of the ramp's middle), depth a ramp across x
+  // with colors not written. Later frames draw where both tests pass, so
+  // what shows is what was made here.
+  GLuint ramp = link(kApp, kRampVertex, kRampFragment);
+  if (ramp == 0) return 1;
+  GLint slope = glGetUniformLocation(ramp, "slope");
+  GLint paint = glGetUniformLocation(ramp, "paint");
+  GLuint tested_buffers[2], tested = 0;
+  glGenRenderbuffers(2, tested_buffers);
+  glBindRenderbuffer(GL_RENDERBUFFER, tested_buffers[0]);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, 16, 16);
+  glBindRenderbuffer(GL_RENDERBUFFER, tested_buffers[1]);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, 16, 16);
+  glGenFramebuffers(1, &tested);
+  glBindFramebuffer(GL_FRAMEBUFFER, tested);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER,
+                            tested_buffers[0]);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER,
+                            tested_buffers[1]);
+  glViewport(0, 0, 16, 16);
+  glClearColor(0.15f, 0.15f, 0.15f, 1.0f);
+  glClearDepthf(1.0f);
+  glClearStencil(0);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
+  struct {
+    GLint x, y, width, height, value;
+  } const regions[] = {{1, 1, 14, 4, 1}, {10, 5, 5, 6, 2}, {4, 9, 10, 6, 0x81}};
+  glEnable(GL_SCISSOR_TEST);
+  for (const auto& r : regions) {
+    glScissor(r.x, r.y, r.width, r.height);
+    glClearStencil(r.value);
+    glClear(GL_STENCIL_BUFFER_BIT);
+  }
+  glDisable(GL_SCISSOR_TEST);
+  glUseProgram(ramp);
+  glUniform1f(slope, 0.9f);
+  glUniform4f(paint, 1.0f, 1.0f, 1.0f, 1.0f);
+  glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+  glEnable(GL_DEPTH_TEST);  // depth is written only while its test is on
+  glDepthFunc(GL_ALWAYS);
+  glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  glDisable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+  glUseProgram(program);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   glClearColor(0.1f, 0.2f, 0.3f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   eglSwapBuffers(display, surface);
 
-  // Later frames draw with them: a cell per object, one cell moving.
+  // Later frames draw with them: a 12x16 cell per object in the two lower
+  // rows, moving with the frame, and the two renderbuffers' blits above.
   for (int frame = 1; frame < frames; ++frame) {
+    // The flat quad (depth 0.5) paints, in a color of this frame's, where
+    // frame 0's ramp is deeper (the right half) and the stencil holds this
+    // frame's value: colors of earlier frames stay where this one's fails.
+    const GLint stencil_values[] = {1, 2, 0x81};
+    glBindFramebuffer(GL_FRAMEBUFFER, tested);
+    glViewport(0, 0, 16, 16);
+    glUseProgram(ramp);
+    glUniform1f(slope, 0.0f);
+    glUniform4f(paint, 0.2f + 0.13f * static_cast<float>(frame % 6),
+                0.9f - 0.1f * static_cast<float>(frame % 5),
+                0.25f + 0.2f * static_cast<float>(frame % 3), 1.0f);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_FALSE);  // depth stays as frame 0 wrote it
+    glEnable(GL_STENCIL_TEST);
+    glStencilFunc(GL_EQUAL, stencil_values[(frame - 1) % 3], 0xff);
+    glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    glDisable(GL_STENCIL_TEST);
+    glDisable(GL_DEPTH_TEST);
+    glDepthMask(GL_TRUE);
+    glUseProgram(program);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+
     glClear(GL_COLOR_BUFFER_BIT);
     int cell = 0;
     auto next_cell = [&] {
       int x = (cell + frame) % 8;
-      glViewport(x * 12, (cell / 8) * 24, 12, 24);
+      glViewport(x * 12, (cell / 8) * 16, 12, 16);
       ++cell;
     };
     for (GLuint t : textures) {
@@ -307,9 +496,34 @@ int main(int argc, char** argv) {
       next_cell();
       glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     }
+    // ETC2 at both its levels, ASTC, then the ETC2/EAC array layer by layer.
+    glBindTexture(GL_TEXTURE_2D, etc2);
+    for (float level : {0.0f, 1.0f}) {
+      glUniform1i(mode, 4);
+      glUniform1f(lod, level);
+      next_cell();
+      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    }
+    if (astc != 0) {
+      glBindTexture(GL_TEXTURE_2D, astc);
+      glUniform1f(lod, 0.0f);
+      next_cell();
+      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    }
+    for (float l : {0.0f, 1.0f}) {
+      glUniform1i(mode, 5);
+      glUniform1f(layer, l);
+      next_cell();
+      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    }
+    // The top row: the color renderbuffer in its left half, the depth and
+    // stencil tested one in its right.
     glBindFramebuffer(GL_READ_FRAMEBUFFER, offscreen);
-    int x = (frame * 5) % (kWidth - 16);
-    glBlitFramebuffer(0, 0, 16, 16, x, 30, x + 16, 46, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    int x = (frame * 5) % 32;
+    glBlitFramebuffer(0, 0, 16, 16, x, 32, x + 16, 48, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, tested);
+    x = 48 + (frame * 3) % 32;
+    glBlitFramebuffer(0, 0, 16, 16, x, 32, x + 16, 48, GL_COLOR_BUFFER_BIT, GL_NEAREST);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
     if (!check(eglSwapBuffers(display, surface) == EGL_TRUE, kApp, "eglSwapBuffers")) return 1;
   }

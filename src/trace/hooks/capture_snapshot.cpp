@@ -31,6 +31,10 @@ class AppNames final : public glstate::SnapshotNames {
   std::vector<glstate::LinkedShader> linked_shaders(uint64_t program) override {
     return trace::linked_shaders(context_, static_cast<GLuint>(program));
   }
+  bool compressed_level(uint64_t texture, GLenum face, GLint level,
+                        glstate::CompressedLevel* out) override {
+    return trace::compressed_level(context_, static_cast<GLuint>(texture), face, level, out);
+  }
   EGLDisplay display() override { return display_; }
   EGLSurface draw_surface() override { return draw_; }
   uint64_t recorded_draw_surface() override { return handle_bits(draw_); }

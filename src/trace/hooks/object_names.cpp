@@ -1,6 +1,7 @@
 #include "trace/hooks/object_names.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,6 +39,9 @@ struct ContextNames {
 std::mutex g_mutex;
 // Never destroyed: app threads may make objects while the process exits.
 auto& g_contexts = *new std::unordered_map<EGLContext, ContextNames>();
+// Copies of compressed uploads, by share group (null until a process that
+// may start a capture mid-run asks for them: keep_compressed_copies).
+std::atomic<glstate::CompressedShadows*> g_shadows{nullptr};
 
 // The names `cls` has in `context` (made on first use: a context the layer
 // did not see made has a group of its own).
@@ -86,13 +90,43 @@ void note_deleted(ObjectClass cls, int64_t count, const GLuint* names) {
   EGLContext context = current_context();
   std::lock_guard<std::mutex> lock(g_mutex);
   Names& list = names_of(context, cls);
-  for (int64_t i = 0; i < count; ++i) deleted(list, cls, names[i]);
+  glstate::CompressedShadows* shadows = g_shadows.load(std::memory_order_acquire);
+  for (int64_t i = 0; i < count; ++i) {
+    deleted(list, cls, names[i]);
+    if (cls == ObjectClass::kTexture && shadows != nullptr)
+      shadows->forget(g_contexts[context].group.get(), names[i]);
+  }
 }
 
-void note_deleted(ObjectClass cls, GLuint name) {
+void note_deleted(ObjectClass cls, GLuint name) { note_deleted(cls, 1, &name); }
+
+void keep_compressed_copies(size_t limit_bytes) {
+  if (limit_bytes == 0 || g_shadows.load() != nullptr) return;
+  g_shadows.store(new glstate::CompressedShadows(limit_bytes), std::memory_order_release);
+}
+
+void note_compressed_upload(const glstate::CompressedUpload& upload) {
+  glstate::CompressedShadows* shadows = g_shadows.load(std::memory_order_acquire);
+  if (shadows == nullptr) return;
   EGLContext context = current_context();
-  std::lock_guard<std::mutex> lock(g_mutex);
-  deleted(names_of(context, cls), cls, name);
+  const void* group = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    group = g_contexts[context].group.get();
+  }
+  shadows->note_upload(next_layer_functions(), group, upload);
+}
+
+bool compressed_level(EGLContext context, GLuint texture, GLenum face, GLint level,
+                      glstate::CompressedLevel* out) {
+  glstate::CompressedShadows* shadows = g_shadows.load(std::memory_order_acquire);
+  if (shadows == nullptr) return false;
+  const void* group = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    group = g_contexts[context].group.get();
+  }
+  return shadows->find(group, texture, face, level, out);
 }
 
 void note_context_created(EGLContext context, EGLContext share) {
@@ -120,7 +154,14 @@ std::vector<glstate::LinkedShader> linked_shaders(EGLContext context, GLuint pro
 
 void note_context_destroyed(EGLContext context) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_contexts.erase(context);
+  auto it = g_contexts.find(context);
+  if (it == g_contexts.end()) return;
+  // The group's last context: its copies go with it (a later group may be
+  // allocated at the same address).
+  glstate::CompressedShadows* shadows = g_shadows.load(std::memory_order_acquire);
+  if (shadows != nullptr && it->second.group.use_count() == 1)
+    shadows->forget_group(it->second.group.get());
+  g_contexts.erase(it);
 }
 
 std::vector<glstate::SnapshotNames::Object> listed_objects(EGLContext context, ObjectClass cls) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "glstate/compressed_shadow.h"
 #include "glstate/object_class.h"
 #include "glstate/snapshot.h"
 
@@ -32,6 +33,16 @@ void note_context_created(EGLContext context, EGLContext share);
 // back now), for a snapshot of a program whose shaders are detached later.
 void note_program_linked(GLuint program);
 void note_context_destroyed(EGLContext context);
+// A compressed upload the driver took: its bytes are kept (GLES cannot read
+// them back) once keep_compressed_copies was called.
+void note_compressed_upload(const glstate::CompressedUpload& upload);
+
+// A traceable process keeps copies of compressed uploads, at most
+// `limit_bytes` in all (0: none), for a capture's snapshot.
+void keep_compressed_copies(size_t limit_bytes);
+// What is kept of a level of `texture` (its `face`) in `context`'s group.
+bool compressed_level(EGLContext context, GLuint texture, GLenum face, GLint level,
+                      glstate::CompressedLevel* out);
 
 // The objects of a class that `context` sees (its share group's, or its own
 // containers), by name. A deleted program or shader stays listed, marked,
