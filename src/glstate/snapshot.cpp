@@ -275,6 +275,26 @@ class ShaderCopy {
     return ok;
   }
 
+  // The samples of a multisampled color renderbuffer or 2D multisample
+  // texture of an RGBA8-exact format, each as RGBA8 (w x h, bottom row
+  // first): a renderbuffer is copied into a multisample texture of its own
+  // (glCopyImageSubData), each sample drawn out with texelFetch. False when
+  // it cannot be read. The app's context is current again after.
+  bool read_samples(GLuint object, bool renderbuffer, GLenum format, GLint samples, GLint w,
+                    GLint h, std::vector<std::vector<uint8_t>>* images) {
+    const GlFunctions& gl = gl_;
+    EGLDisplay display = display_;
+    EGLContext app = GL_CALL(gl, eglGetCurrentContext)();
+    EGLSurface draw = GL_CALL(gl, eglGetCurrentSurface)(EGL_DRAW);
+    EGLSurface read_surface = GL_CALL(gl, eglGetCurrentSurface)(EGL_READ);
+    if (!make(app)) return false;
+    if (GL_CALL(gl, eglMakeCurrent)(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context_) != EGL_TRUE)
+      return false;
+    bool ok = draw_samples(object, renderbuffer, format, samples, w, h, images);
+    GL_CALL(gl, eglMakeCurrent)(display, draw, read_surface, app);
+    return ok;
+  }
+
  private:
   bool make(EGLContext app) {
     if (context_ != EGL_NO_CONTEXT) return true;
@@ -302,64 +322,120 @@ class ShaderCopy {
     return s;
   }
 
-  bool draw_level(GLuint t, GLint level, GLint w, GLint h, std::vector<uint8_t>* rgba) {
+  // A program of one triangle over the target whose fragments fetch their
+  // texel from unit 0 with `fetch` (0 when it does not link).
+  GLuint program(const char* version, const char* sampler, const char* fetch) {
     const GlFunctions& gl = gl_;
-    if (program_ == 0) {
-      // One triangle over the target; each fragment fetches its texel.
-      GLuint vs = shader(GL_VERTEX_SHADER,
-                         "#version 300 es\n"
+    std::string vertex = std::string(version) +
                          "void main() {\n"
                          "  gl_Position = vec4(gl_VertexID == 1 ? 3.0 : -1.0,\n"
                          "                     gl_VertexID == 2 ? 3.0 : -1.0, 0.0, 1.0);\n"
-                         "}\n");
-      GLuint fs =
-          shader(GL_FRAGMENT_SHADER,
-                 "#version 300 es\n"
-                 "precision highp float;\n"
-                 "uniform highp sampler2D level_image;\n"
-                 "out vec4 color;\n"
-                 "void main() { color = texelFetch(level_image, ivec2(gl_FragCoord.xy), 0); }\n");
-      program_ = GL_CALL(gl, glCreateProgram)();
-      GL_CALL(gl, glAttachShader)(program_, vs);
-      GL_CALL(gl, glAttachShader)(program_, fs);
-      GL_CALL(gl, glLinkProgram)(program_);
-      GL_CALL(gl, glDeleteShader)(vs);
-      GL_CALL(gl, glDeleteShader)(fs);
+                         "}\n";
+    std::string fragment = std::string(version) + "precision highp float;\nuniform highp " +
+                           sampler + " image;\nuniform int sample_index;\nout vec4 color;\n" +
+                           "void main() { color = " + fetch + "; }\n";
+    GLuint vs = shader(GL_VERTEX_SHADER, vertex.c_str());
+    GLuint fs = shader(GL_FRAGMENT_SHADER, fragment.c_str());
+    GLuint p = GL_CALL(gl, glCreateProgram)();
+    GL_CALL(gl, glAttachShader)(p, vs);
+    GL_CALL(gl, glAttachShader)(p, fs);
+    GL_CALL(gl, glLinkProgram)(p);
+    GL_CALL(gl, glDeleteShader)(vs);
+    GL_CALL(gl, glDeleteShader)(fs);
+    GLint linked = GL_FALSE;
+    GL_CALL(gl, glGetProgramiv)(p, GL_LINK_STATUS, &linked);
+    if (linked == GL_TRUE) return p;
+    GL_CALL(gl, glDeleteProgram)(p);
+    return 0;
+  }
+
+  // The target (an RGBA8 texture of w x h) bound as the framebuffer to draw
+  // into; false when it is not complete.
+  bool bind_target(GLint w, GLint h) {
+    const GlFunctions& gl = gl_;
+    if (framebuffer_ == 0) {
       GL_CALL(gl, glGenFramebuffers)(1, &framebuffer_);
       GL_CALL(gl, glGenTextures)(1, &target_);
       GL_CALL(gl, glGenSamplers)(1, &sampler_);
       GL_CALL(gl, glSamplerParameteri)(sampler_, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
       GL_CALL(gl, glSamplerParameteri)(sampler_, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     }
-    GLint linked = GL_FALSE;
-    GL_CALL(gl, glGetProgramiv)(program_, GL_LINK_STATUS, &linked);
-    if (linked != GL_TRUE) return false;
     GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, target_);
     GL_CALL(gl, glTexImage2D)
     (GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, 0);
     GL_CALL(gl, glBindFramebuffer)(GL_FRAMEBUFFER, framebuffer_);
     GL_CALL(gl, glFramebufferTexture2D)
     (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, target_, 0);
-    if (GL_CALL(gl, glCheckFramebufferStatus)(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-      return false;
+    GL_CALL(gl, glBindSampler)(0, sampler_);
+    GL_CALL(gl, glViewport)(0, 0, w, h);
+    GL_CALL(gl, glPixelStorei)(GL_PACK_ALIGNMENT, 1);
+    return GL_CALL(gl, glCheckFramebufferStatus)(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+  }
+
+  // Draws the triangle with `p` and reads the target back.
+  bool draw_and_read(GLuint p, GLint w, GLint h, std::vector<uint8_t>* rgba) {
+    const GlFunctions& gl = gl_;
+    GL_CALL(gl, glUseProgram)(p);
+    while (GL_CALL(gl, glGetError)() != GL_NO_ERROR) {
+    }
+    GL_CALL(gl, glDrawArrays)(GL_TRIANGLES, 0, 3);
+    rgba->assign(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, 0);
+    GL_CALL(gl, glReadPixels)(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba->data());
+    return GL_CALL(gl, glGetError)() == GL_NO_ERROR;
+  }
+
+  bool draw_level(GLuint t, GLint level, GLint w, GLint h, std::vector<uint8_t>* rgba) {
+    const GlFunctions& gl = gl_;
+    if (level_program_ == 0)
+      level_program_ =
+          program("#version 300 es\n", "sampler2D", "texelFetch(image, ivec2(gl_FragCoord.xy), 0)");
+    if (level_program_ == 0 || !bind_target(w, h)) return false;
     // texelFetch's level counts from the base level, which is the app's
     // (shared): it is moved to the level read meanwhile.
     GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, t);
     GLint base_level = 0;
     GL_CALL(gl, glGetTexParameteriv)(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, &base_level);
     GL_CALL(gl, glTexParameteri)(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, level);
-    GL_CALL(gl, glBindSampler)(0, sampler_);
-    GL_CALL(gl, glUseProgram)(program_);
-    GL_CALL(gl, glViewport)(0, 0, w, h);
-    while (GL_CALL(gl, glGetError)() != GL_NO_ERROR) {
-    }
-    GL_CALL(gl, glDrawArrays)(GL_TRIANGLES, 0, 3);
-    rgba->assign(static_cast<size_t>(w) * static_cast<size_t>(h) * 4, 0);
-    GL_CALL(gl, glPixelStorei)(GL_PACK_ALIGNMENT, 1);
-    GL_CALL(gl, glReadPixels)(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba->data());
-    bool ok = GL_CALL(gl, glGetError)() == GL_NO_ERROR;
+    bool ok = draw_and_read(level_program_, w, h, rgba);
     GL_CALL(gl, glTexParameteri)(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, base_level);
     GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D, 0);
+    return ok;
+  }
+
+  bool draw_samples(GLuint object, bool renderbuffer, GLenum format, GLint samples, GLint w,
+                    GLint h, std::vector<std::vector<uint8_t>>* images) {
+    const GlFunctions& gl = gl_;
+    if (sample_program_ == 0)
+      sample_program_ = program("#version 310 es\n", "sampler2DMS",
+                                "texelFetch(image, ivec2(gl_FragCoord.xy), sample_index)");
+    if (sample_program_ == 0 || !bind_target(w, h)) return false;
+    GLuint source = object, copy = 0;
+    if (renderbuffer) {
+      auto copy_image = GL_CALL(gl, glCopyImageSubData);
+      if (copy_image == nullptr) return false;
+      GL_CALL(gl, glGenTextures)(1, &copy);
+      GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D_MULTISAMPLE, copy);
+      GL_CALL(gl, glTexStorage2DMultisample)
+      (GL_TEXTURE_2D_MULTISAMPLE, samples, format, w, h, GL_TRUE);
+      GLint made = 0;
+      GL_CALL(gl, glGetTexLevelParameteriv)
+      (GL_TEXTURE_2D_MULTISAMPLE, 0, GL_TEXTURE_SAMPLES, &made);
+      if (made == samples)
+        copy_image(object, GL_RENDERBUFFER, 0, 0, 0, 0, copy, GL_TEXTURE_2D_MULTISAMPLE, 0, 0, 0, 0,
+                   w, h, 1);
+      source = made == samples ? copy : 0;
+    }
+    bool ok = source != 0;
+    GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D_MULTISAMPLE, source);
+    GLint index = GL_CALL(gl, glGetUniformLocation)(sample_program_, "sample_index");
+    images->assign(static_cast<size_t>(samples), {});
+    for (GLint i = 0; i < samples && ok; ++i) {
+      GL_CALL(gl, glProgramUniform1i)(sample_program_, index, i);
+      ok = draw_and_read(sample_program_, w, h, &(*images)[static_cast<size_t>(i)]);
+    }
+    GL_CALL(gl, glBindTexture)(GL_TEXTURE_2D_MULTISAMPLE, 0);
+    if (copy != 0) GL_CALL(gl, glDeleteTextures)(1, &copy);
     return ok;
   }
 
@@ -367,7 +443,7 @@ class ShaderCopy {
   EGLDisplay display_;
   EGLContext context_ = EGL_NO_CONTEXT;
   bool failed_ = false;
-  GLuint program_ = 0, framebuffer_ = 0, target_ = 0, sampler_ = 0;
+  GLuint level_program_ = 0, sample_program_ = 0, framebuffer_ = 0, target_ = 0, sampler_ = 0;
 };
 
 bool is_layered(GLenum target) {
@@ -559,7 +635,8 @@ class SnapshotWriter : public GlReader {
       get_level(target, 0, GL_TEXTURE_FIXED_SAMPLE_LOCATIONS, &fixed);
       call_.u(target).s(samples).u(static_cast<uint64_t>(format)).s(width).s(height).u(fixed);
       call_.emit(FN(glTexStorage2DMultisample));
-      inexact(what, "the samples of a multisampled texture are not read back yet");
+      std::string why = multisample_contents(name, t, false, format, samples, width, height);
+      if (!why.empty()) inexact(what, why);
       texture_parameters(target);
       return;
     }
@@ -847,6 +924,11 @@ class SnapshotWriter : public GlReader {
     bool fixed_point = format == GL_RGBA8 || format == GL_RGB8 || format == GL_RGB565 ||
                        format == GL_RGBA4 || format == GL_RGB5_A1 || format == GL_R8 ||
                        format == GL_RG8;
+    if (samples > 0 && fixed_point) {
+      std::string why = multisample_contents(name, r, true, format, samples, width, height);
+      if (!why.empty()) inexact(what, why);
+      return;
+    }
     std::optional<PixelTransfer> transfer = transfer_of(fixed_point ? GL_RGBA8 : format);
     if (!es3() || samples > 0 || !transfer || (!fixed_point && transfer->attachment == 0)) {
       inexact(what, std::string(samples > 0 ? "multisampled" : "its format") +
@@ -879,6 +961,91 @@ class SnapshotWriter : public GlReader {
                                transfer->attachment != 0 ? format : GL_RGBA8, *transfer);
     call_.u(GL_DRAW_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
     call_.s(1).uints({target}).emit(FN(glDeleteFramebuffers));
+  }
+
+  // A multisampled color renderbuffer's or texture's samples (RGBA8-exact
+  // formats), read one by one (ShaderCopy::read_samples) and written back
+  // with a draw per sample that only its bit of the sample mask lets
+  // through. Empty when done, else why not.
+  std::string multisample_contents(uint64_t name, GLuint object, bool renderbuffer, GLint format,
+                                   GLint samples, GLint width, GLint height) {
+    bool fixed_point = format == GL_RGBA8 || format == GL_RGB8 || format == GL_RGB565 ||
+                       format == GL_RGBA4 || format == GL_RGB5_A1 || format == GL_R8 ||
+                       format == GL_RG8;
+    if (!fixed_point || major_ < 3 || (major_ == 3 && minor_ < 1) || samples > 32 ||
+        static_cast<int64_t>(width) * height * samples > (int64_t{1} << 26))
+      return "its samples are not read back for its format, size or ES version: left undefined";
+    std::vector<std::vector<uint8_t>> images;
+    if (!shader_copy_.read_samples(object, renderbuffer, static_cast<GLenum>(format), samples,
+                                   width, height, &images))
+      return "its samples could not be read (ES 3.2's glCopyImageSubData and a sampler2DMS "
+             "draw): left undefined";
+    uint64_t target = unused_name();
+    call_.s(1).uints({target}).emit(FN(glGenFramebuffers));
+    call_.u(GL_DRAW_FRAMEBUFFER).u(target).emit(FN(glBindFramebuffer));
+    call_.u(GL_DRAW_FRAMEBUFFER).u(GL_COLOR_ATTACHMENT0);
+    if (renderbuffer)
+      call_.u(GL_RENDERBUFFER).u(name).emit(FN(glFramebufferRenderbuffer));
+    else
+      call_.u(GL_TEXTURE_2D_MULTISAMPLE).u(name).s(0).emit(FN(glFramebufferTexture2D));
+    write_samples(width, height, std::move(images));
+    call_.u(GL_DRAW_FRAMEBUFFER).u(0).emit(FN(glBindFramebuffer));
+    call_.s(1).uints({target}).emit(FN(glDeleteFramebuffers));
+    return "";
+  }
+
+  // Calls that write each sample of the bound draw framebuffer's
+  // multisampled color buffer from an RGBA8 image of its own: one triangle
+  // over it per sample, whose fragments fetch their texel, with only that
+  // sample in the sample mask. A fresh context has the default state (no
+  // blend, depth or scissor test); the context state is written after.
+  void write_samples(GLint width, GLint height, std::vector<std::vector<uint8_t>> images) {
+    uint64_t vertex = unused_name(), fragment = unused_name(), program = unused_name();
+    uint64_t texture = unused_name();
+    auto shader = [&](uint64_t shader_name, GLenum type, std::string source) {
+      call_.u(type).emit_returning_uint(FN(glCreateShader), shader_name);
+      call_.u(shader_name).s(1).strings({std::move(source)}).pointer(0).emit(FN(glShaderSource));
+      call_.u(shader_name).emit(FN(glCompileShader));
+      call_.u(program).u(shader_name).emit(FN(glAttachShader));
+    };
+    call_.emit_returning_uint(FN(glCreateProgram), program);
+    shader(vertex, GL_VERTEX_SHADER,
+           "#version 300 es\n"
+           "void main() {\n"
+           "  gl_Position = vec4(gl_VertexID == 1 ? 3.0 : -1.0,\n"
+           "                     gl_VertexID == 2 ? 3.0 : -1.0, 0.0, 1.0);\n"
+           "}\n");
+    shader(fragment, GL_FRAGMENT_SHADER,
+           "#version 300 es\n"
+           "precision highp float;\n"
+           "uniform highp sampler2D image;\n"
+           "out vec4 color;\n"
+           "void main() { color = texelFetch(image, ivec2(gl_FragCoord.xy), 0); }\n");
+    call_.u(program).emit(FN(glLinkProgram));
+    call_.u(program).emit(FN(glUseProgram));
+    call_.u(GL_TEXTURE0).emit(FN(glActiveTexture));
+    call_.s(1).uints({texture}).emit(FN(glGenTextures));
+    call_.u(GL_TEXTURE_2D).u(texture).emit(FN(glBindTexture));
+    for (GLenum filter : {GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER})
+      call_.u(GL_TEXTURE_2D).u(filter).s(GL_NEAREST).emit(FN(glTexParameteri));
+    call_.s(0).s(0).s(width).s(height).emit(FN(glViewport));
+    call_.u(GL_DITHER).emit(FN(glDisable));
+    call_.u(GL_SAMPLE_MASK).emit(FN(glEnable));
+    for (size_t i = 0; i < images.size(); ++i) {
+      call_.u(GL_TEXTURE_2D).s(0).s(GL_RGBA8).s(width).s(height).s(0).u(GL_RGBA);
+      call_.u(GL_UNSIGNED_BYTE).bytes(std::string(images[i].begin(), images[i].end()));
+      call_.emit(FN(glTexImage2D));
+      call_.u(0).u(uint64_t{1} << i).emit(FN(glSampleMaski));
+      call_.u(GL_TRIANGLES).s(0).s(3).emit(FN(glDrawArrays));
+    }
+    call_.u(GL_SAMPLE_MASK).emit(FN(glDisable));
+    call_.u(0).u(0xffffffffu).emit(FN(glSampleMaski));
+    call_.u(GL_DITHER).emit(FN(glEnable));
+    call_.u(0).emit(FN(glUseProgram));
+    call_.s(1).uints({texture}).emit(FN(glDeleteTextures));
+    call_.u(program).emit(FN(glDeleteProgram));
+    call_.u(vertex).emit(FN(glDeleteShader));
+    call_.u(fragment).emit(FN(glDeleteShader));
   }
 
   // The bound read framebuffer's read buffer, width x height, as RGBA8.

@@ -10,9 +10,10 @@
 // a block replaced, ASTC with immutable storage where the context has it, an
 // ETC2/EAC 2D array), and a depth-stencil renderbuffer written once (a depth
 // ramp, stencil values in rectangles) that every later frame's depth and
-// stencil tests read. A trace cut
-// after frame 0 (gltrace trim) has none of their uploads: each frame it
-// replays shows whether the snapshot made them as they were.
+// stencil tests read, and a 4x multisampled renderbuffer drawn into once
+// (edges that cover parts of pixels) that every later frame resolves. A
+// trace cut after frame 0 (gltrace trim) has none of their uploads: each
+// frame it replays shows whether the snapshot made them as they were.
 //
 //   gltrace-snapshot-objects [--frames N]   (default 6; surfaceless, 96x48)
 #include <cmath>
@@ -431,6 +432,34 @@ int main(int argc, char** argv) {
   glDisable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
   glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+  // A 4x multisampled renderbuffer drawn into once: two triangles whose
+  // diagonal edges cover parts of pixels, so its samples differ. Later
+  // frames resolve it (a blit into a single-sampled one) and show that.
+  GLuint multisampled_buffers[2], multisampled = 0, resolved = 0;
+  glGenRenderbuffers(2, multisampled_buffers);
+  glBindRenderbuffer(GL_RENDERBUFFER, multisampled_buffers[0]);
+  glRenderbufferStorageMultisample(GL_RENDERBUFFER, 4, GL_RGBA8, 16, 16);
+  glBindRenderbuffer(GL_RENDERBUFFER, multisampled_buffers[1]);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, 16, 16);
+  glGenFramebuffers(1, &multisampled);
+  glBindFramebuffer(GL_FRAMEBUFFER, multisampled);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER,
+                            multisampled_buffers[0]);
+  glGenFramebuffers(1, &resolved);
+  glBindFramebuffer(GL_FRAMEBUFFER, resolved);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER,
+                            multisampled_buffers[1]);
+  glBindFramebuffer(GL_FRAMEBUFFER, multisampled);
+  glViewport(0, 0, 16, 16);
+  glClearColor(0.05f, 0.3f, 0.1f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  glUniform1f(slope, 0.0f);
+  glUniform4f(paint, 0.95f, 0.6f, 0.1f, 1.0f);
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glViewport(3, 2, 11, 13);
+  glUniform4f(paint, 0.3f, 0.4f, 0.95f, 1.0f);
+  glDrawArrays(GL_TRIANGLES, 1, 3);
+
   glUseProgram(program);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   glClearColor(0.1f, 0.2f, 0.3f, 1.0f);
@@ -516,13 +545,20 @@ int main(int argc, char** argv) {
       next_cell();
       glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     }
-    // The top row: the color renderbuffer in its left half, the depth and
-    // stencil tested one in its right.
+    // The top row, a third each: the color renderbuffer, the depth and
+    // stencil tested one, the multisampled one resolved.
     glBindFramebuffer(GL_READ_FRAMEBUFFER, offscreen);
-    int x = (frame * 5) % 32;
+    int x = (frame * 5) % 16;
     glBlitFramebuffer(0, 0, 16, 16, x, 32, x + 16, 48, GL_COLOR_BUFFER_BIT, GL_NEAREST);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, tested);
-    x = 48 + (frame * 3) % 32;
+    x = 32 + (frame * 3) % 16;
+    glBlitFramebuffer(0, 0, 16, 16, x, 32, x + 16, 48, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, multisampled);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, resolved);
+    glBlitFramebuffer(0, 0, 16, 16, 0, 0, 16, 16, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, resolved);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+    x = 64 + (frame * 7) % 16;
     glBlitFramebuffer(0, 0, 16, 16, x, 32, x + 16, 48, GL_COLOR_BUFFER_BIT, GL_NEAREST);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
     if (!check(eglSwapBuffers(display, surface) == EGL_TRUE, kApp, "eglSwapBuffers")) return 1;
