@@ -195,5 +195,36 @@ TEST(Trim, BadRangesAndInputsAreClearErrors) {
   EXPECT_FALSE(std::filesystem::exists(cut));
 }
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kMeasureLoopMemory = false;  // sanitizers hold freed memory
+#else
+constexpr bool kMeasureLoopMemory = true;
+#endif
+
+// replay --loop 100 over frames that make new textures, buffers, vertex
+// arrays, framebuffers, renderbuffers and programs every frame and delete
+// the previous frame's (gltrace-churn): every iteration draws the first's
+// frames, and what an iteration makes goes with it: the peak memory after
+// the 100th is the 10th's (what every iteration makes, kept, would add
+// about 30 MiB).
+TEST(Trim, LoopOverFramesThatMakeObjectsEveryFrameHoldsItsMemory) {
+  IsolatedEnv env;
+  std::string trace = capture(env, "gltrace-churn", {"--frames", "10"}, "churn");
+  ProcessResult r =
+      gltrace(env, {"replay", "--loop", "100", "--frames", "5-8", "--compare", trace});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_TRUE(contains(r.out, "loop: 100 iterations of 4 frames: iteration min ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "loop: every iteration's 4 frames identical to the first's"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "compare: 4 frames identical, 0 differ")) << r.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m,
+                                std::regex("loop: peak memory after iteration 1: ([0-9.]+) MiB, "
+                                           "10: ([0-9.]+) MiB, 100: ([0-9.]+) MiB\\n")))
+      << r.out;
+  double after_10 = std::stod(m[2]), after_100 = std::stod(m[3]);
+  if (kMeasureLoopMemory) EXPECT_LE(after_100, after_10 + 8.0) << r.out;
+}
+
 }  // namespace
 }  // namespace gltrace::test
