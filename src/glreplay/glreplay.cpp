@@ -495,10 +495,13 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
     if (c.differing() != 0) exit_status = kExitFailure;
     // Not the replay's fault: the trace says where its start is not exact.
     std::vector<std::string> inexact = info->snapshot_inexact();
-    if (!inexact.empty()) {
-      printf("compare: the trace's snapshot says %zu objects are not exact%s:\n", inexact.size(),
+    uint64_t count = info->snapshot_inexact_count();
+    if (count != 0) {
+      printf("compare: the trace's snapshot says %" PRIu64 " objects are not exact%s:\n", count,
              c.differing() != 0 ? " (frames that differ may show them)" : "");
       for (const std::string& what : inexact) printf("compare:   %s\n", what.c_str());
+      if (count > inexact.size())
+        printf("compare:   ... and %" PRIu64 " more\n", count - inexact.size());
     }
   }
   if (session.errors() != 0) {

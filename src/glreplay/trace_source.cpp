@@ -59,7 +59,21 @@ std::optional<FrameImage> TraceInfo::take_image(const ImageKey& key) {
 
 void TraceInfo::add_snapshot_inexact(uint64_t seq, std::string what) {
   std::lock_guard<std::mutex> lock(mutex_);
-  snapshot_inexact_.emplace(seq, std::move(what));
+  if (!last_inexact_seq_ || seq > *last_inexact_seq_) {
+    ++inexact_count_;
+    last_inexact_seq_ = seq;
+  }
+  if (snapshot_inexact_.size() >= kInexactKept && snapshot_inexact_.count(seq) == 0) return;
+  if (what.size() > kInexactText) {
+    what.resize(kInexactText);
+    what += "...";
+  }
+  snapshot_inexact_[seq] = std::move(what);
+}
+
+uint64_t TraceInfo::snapshot_inexact_count() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return inexact_count_;
 }
 
 std::vector<std::string> TraceInfo::snapshot_inexact() const {

@@ -66,9 +66,13 @@ class TraceInfo {
 
   // What the trace's snapshot says it could not make exact
   // (Call.snapshot_inexact), in call order: a replay that differs names them
-  // apart from its own faults.
+  // apart from its own faults. The first kInexactKept notes are kept, each
+  // cut at kInexactText bytes, whatever a trace claims; the count is all.
+  static constexpr size_t kInexactKept = 100;
+  static constexpr size_t kInexactText = 400;
   void add_snapshot_inexact(uint64_t seq, std::string what);
   std::vector<std::string> snapshot_inexact() const;
+  uint64_t snapshot_inexact_count() const;
 
  private:
   mutable std::mutex mutex_;
@@ -81,6 +85,8 @@ class TraceInfo {
   std::atomic<bool> draw_images_{false};
   std::atomic<bool> mid_run_{false};
   std::map<uint64_t, std::string> snapshot_inexact_;  // by seq (a loop reads them again)
+  uint64_t inexact_count_ = 0;
+  std::optional<uint64_t> last_inexact_seq_;  // counted up to (a loop's second pass is not)
 };
 
 // Calls [first, last] (seqs) that are not in the trace.

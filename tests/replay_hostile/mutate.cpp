@@ -54,7 +54,8 @@ std::string rewrite_call(std::string_view call_bytes, uint64_t position,
     }
   }
   edit(call);
-  if (!call.changed && !call.drop_client_arrays) return std::string(call_bytes);
+  if (!call.changed && !call.drop_client_arrays && !call.mark_snapshot && call.inexact_note.empty())
+    return std::string(call_bytes);
   wire::Encoder out;
   bool args_written = false;
   copy_fields(call_bytes, out, [&](uint32_t f, wire::WireType, std::string_view, wire::Encoder& e) {
@@ -67,6 +68,9 @@ std::string rewrite_call(std::string_view call_bytes, uint64_t position,
   });
   if (!args_written)
     for (const std::string& a : call.args) schema::call::add_args(out, a.data(), a.size());
+  if (call.mark_snapshot) schema::call::set_snapshot(out, true);
+  if (!call.inexact_note.empty())
+    schema::call::set_snapshot_inexact(out, call.inexact_note.data(), call.inexact_note.size());
   return {reinterpret_cast<const char*>(out.data()), out.size()};
 }
 

@@ -19,6 +19,8 @@ struct CallEdit {
   std::vector<std::string> args;
   size_t client_arrays = 0;         // how many ClientArray records the call has
   bool drop_client_arrays = false;  // set by the edit: the call loses them
+  bool mark_snapshot = false;       // set by the edit: the call is marked a snapshot's
+  std::string inexact_note;         // set by the edit: its Call.snapshot_inexact
   bool changed = false;             // set by the edit when it changed args
 };
 

@@ -204,5 +204,53 @@ TEST(ReplayHostile, RandomArgumentChangesNeverCrashTheReplay) {
   EXPECT_GT(refused, 0);
 }
 
+// Snapshot marks that lie (issue 25): every call of a real trace marked as
+// the snapshot's, none ending, each saying at length that it is not exact.
+// The readers neither hang nor crash, and what they keep of the notes is
+// bounded whatever the trace claims: the replay lists the first 100, cut
+// short, and counts the rest.
+TEST(ReplayHostile, SnapshotMarksThatLieAreBounded) {
+  const std::string note(4096, 'n');
+  uint64_t calls = 0;
+  std::string framed = make_temp_dir() + "/framed.gltrace";
+  ProcessResult t = gltrace({"trace", "--framebuffer", "swap", "-o", framed, "--",
+                             build_bin("gltrace-demo"), "--frames", "2"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  std::string path = write_file(rewrite_calls(read_file(framed),
+                                              [&](CallEdit& call) {
+                                                call.mark_snapshot = true;
+                                                call.inexact_note = note;
+                                                ++calls;
+                                              }),
+                                "lying-snapshot");
+  ASSERT_GT(calls, 200u);
+  ProcessResult replay = gltrace({"replay", "--compare", path});
+  EXPECT_EQ(replay.term_signal, 0) << replay.err;
+  EXPECT_NE(replay.out.find("compare: the trace's snapshot says " + std::to_string(calls) +
+                            " objects are not exact"),
+            std::string::npos)
+      << replay.out.substr(0, 2000) << replay.err.substr(0, 2000);
+  EXPECT_NE(replay.out.find("compare:   ... and " + std::to_string(calls - 100) + " more"),
+            std::string::npos);
+  size_t listed = 0;
+  for (size_t at = replay.out.find("compare:   nnn"); at != std::string::npos;
+       at = replay.out.find("compare:   nnn", at + 1)) {
+    ++listed;
+    size_t end = replay.out.find('\n', at);
+    EXPECT_LE(end - at, 420u) << "a note is cut short";
+  }
+  EXPECT_EQ(listed, 100u);
+  // A loop over it and the other readers end too.
+  ProcessResult loop = gltrace({"replay", "--loop", "2", path});
+  EXPECT_EQ(loop.term_signal, 0) << loop.err;
+  for (const char* command : {"dump", "info", "stats"}) {
+    ProcessResult r = gltrace({command, path});
+    EXPECT_EQ(r.term_signal, 0) << command << ": " << r.err;
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
+  }
+  ProcessResult diff = gltrace({"diff-state", path + "@frame:0", path + "@frame:1"});
+  EXPECT_EQ(diff.term_signal, 0) << diff.err;
+}
+
 }  // namespace
 }  // namespace gltrace::test
