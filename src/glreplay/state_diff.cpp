@@ -47,7 +47,9 @@ class TextSnapshot final : public SnapshotOut {
     section_lines().push_back("// not exact: " + why);
   }
   void section(const std::string& name) override {
-    section_ = "context " + std::to_string(context_) + ": " + name;
+    // The draw surface's handle is a number of its process (see text_of).
+    std::string shown = name.starts_with("window 0x") ? "window" : name;
+    section_ = "context " + std::to_string(context_) + ": " + shown;
     if (sections_.find(section_) == sections_.end()) order_.push_back(section_);
   }
   void begin_thread(uint32_t /*thread*/, uint32_t context) override { context_ = context; }
@@ -85,6 +87,14 @@ class TextSnapshot final : public SnapshotOut {
       case ValueKind::kF64:
         return format_float(v.f64);
       case ValueKind::kPointer: {
+        // An EGL handle is a number of its process: named by its class and
+        // the order it first appears in, so that two runs compare.
+        if (param != nullptr && param->kind == api::Kind::kHandle && v.pointer != 0) {
+          std::string cls = param->cls != nullptr && *param->cls != '\0' ? param->cls : "handle";
+          auto [it, added] = handles_.try_emplace(v.pointer, 0);
+          if (added) it->second = ++handle_count_[cls];
+          return cls + " #" + std::to_string(it->second);
+        }
         char text[32];
         snprintf(text, sizeof text, "0x%" PRIx64, v.pointer);
         return text;
@@ -130,6 +140,8 @@ class TextSnapshot final : public SnapshotOut {
 
   uint32_t context_ = 0;
   std::string section_;
+  mutable std::map<uint64_t, uint32_t> handles_;           // handle -> its number
+  mutable std::map<std::string, uint32_t> handle_count_;  // per class
   std::map<std::string, std::vector<std::string>> sections_;
   std::vector<std::string> order_;
   std::vector<std::string> blobs_;
