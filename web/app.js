@@ -107,7 +107,9 @@ function query() {
   const filter = $('#filter').value.trim();
   const t = $('#thread').value;
   const c = $('#context').value;
-  return { frame: app.frame, filter: filter || null, thread: t === '' ? null : Number(t), context: c === '' ? null : Number(c) };
+  // frame 0 of a trace that starts with a state snapshot: its calls are a group
+  const snapshot = app.frame === 0 && app.trace.snapshot_calls > 0 ? { calls: app.trace.snapshot_calls, inexact: app.trace.snapshot_inexact || 0 } : null;
+  return { frame: app.frame, filter: filter || null, thread: t === '' ? null : Number(t), context: c === '' ? null : Number(c), snapshot };
 }
 
 async function openFrame(n, { call = null } = {}) {
@@ -448,8 +450,10 @@ async function start() {
   followIndexing();
   app.calls = new CallList($('#calls'), { onselect: onCallSelected, onerror: showError });
   app.calls.list.onrange = (firstRow, lastRow) => {
-    app.calls.source.prefetch(app.calls.source.rowToIndex(firstRow), app.calls.source.rowToIndex(lastRow));
-    const a = app.calls.source.call(app.calls.source.rowToIndex(firstRow));
+    // (row 0 may be the snapshot's heading, index -1: the list starts at call 0)
+    const first = Math.max(0, app.calls.source.rowToIndex(firstRow));
+    app.calls.source.prefetch(first, app.calls.source.rowToIndex(lastRow));
+    const a = app.calls.source.call(first);
     const b = app.calls.source.call(app.calls.source.rowToIndex(Math.max(firstRow, lastRow)));
     if (a && b) app.minimap.setRange(a.pos, b.pos);
   };

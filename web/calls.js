@@ -1,7 +1,9 @@
 // The call list of one frame: rows fetched by range from /api/calls (pages
 // kept in a small cache), shown in a VirtualList as a tree by debug groups
 // (a group's push row folds the calls up to its pop), draws highlighted and
-// GL errors marked.
+// GL errors marked. A trace that starts with a state snapshot (a trim, a
+// capture started mid-run) shows the snapshot's calls, the first of frame 0,
+// as one group under a heading row (row 0, no call), folded at first.
 
 import { getJson, aborted } from './api.js';
 import { el, fmtNs } from './util.js';
@@ -10,16 +12,19 @@ import { VirtualList } from './vlist.js';
 const PAGE = 256;
 const MAX_PAGES = 400;
 const MAX_INFLIGHT = 2;
+// The snapshot's heading row: a list row that is no call (index -1).
+const SNAPSHOT_HEAD = Object.freeze({ snapshotHead: true });
 
 export class CallSource {
   constructor(onchange, onerror) {
     this.onchange = onchange; // rows arrived or the list changed
     this.onerror = onerror;
-    this.query = null; // {frame, filter, thread, context}
+    this.query = null; // {frame, filter, thread, context, snapshot: {calls, inexact}|null}
     this.total = 0;
     this.pages = new Map(); // page index -> [call] (insertion order = LRU)
     this.pending = new Map(); // page index -> request entry (see fetchPage)
     this.folds = []; // sorted disjoint [firstHidden, lastHidden] row ranges
+    this.snapshot = 0; // calls [0, snapshot) are the snapshot's group (0: none)
     this.generation = 0;
     this.inflight = 0;
     this.asked = 0;
@@ -38,11 +43,18 @@ export class CallSource {
     this.pages.clear();
     this.folds = [];
     this.total = 0;
+    this.snapshot = 0;
     const promise = this.fetchPage(0);
     const entry = this.pending.get(0);
     entry.opening = true; // its error is open()'s, not one more for onerror
     entry.awaited = true;
     if ((await promise) === null && entry.error) throw entry.error;
+    // the group only in the whole list (a filtered one marks the rows)
+    const whole = !query.filter && query.thread == null && query.context == null;
+    if (whole && query.snapshot && query.snapshot.calls > 0 && this.total > 0) {
+      this.snapshot = Math.min(query.snapshot.calls, this.total);
+      this.folds = [[0, this.snapshot - 1]];
+    }
   }
 
   params(from, count) {
@@ -147,14 +159,17 @@ export class CallSource {
     return page ? page[i % PAGE] || null : null;
   }
 
-  // Rows shown = rows minus folded ranges.
+  // Rows shown = rows minus folded ranges, plus the snapshot's heading.
   count() {
     let hidden = 0;
     for (const [a, b] of this.folds) hidden += b - a + 1;
-    return this.total - hidden;
+    return this.total - hidden + (this.snapshot ? 1 : 0);
   }
 
+  // The call index a row shows; -1 for the snapshot's heading.
   rowToIndex(r) {
+    if (this.snapshot) r--;
+    if (r < 0) return -1;
     for (const [a, b] of this.folds) {
       if (r < a) break;
       r += b - a + 1;
@@ -163,13 +178,27 @@ export class CallSource {
   }
 
   indexToRow(i) {
+    if (i < 0) return 0; // the snapshot's heading
     let r = i;
     for (const [a, b] of this.folds) {
       if (i < a) break;
-      if (i <= b) return this.indexToRow(a - 1); // inside a fold: its push row
+      if (i <= b) return this.indexToRow(a - 1); // inside a fold: its push row (or heading)
       r -= b - a + 1;
     }
-    return r;
+    return r + (this.snapshot ? 1 : 0);
+  }
+
+  snapshotFolded() {
+    return this.snapshot > 0 && this.foldAt(-1) !== null;
+  }
+
+  // Folds or unfolds the snapshot's group.
+  toggleSnapshot() {
+    if (!this.snapshot) return;
+    const existing = this.foldAt(-1);
+    if (existing) this.folds = this.folds.filter((f) => f !== existing);
+    else this.folds = [[0, this.snapshot - 1], ...this.folds.filter(([a]) => a >= this.snapshot)];
+    this.onchange();
   }
 
   foldAt(i) {
@@ -272,7 +301,10 @@ export class CallList {
       container,
       {
         count: () => self.source.count(),
-        row: (r) => self.source.call(self.source.rowToIndex(r)),
+        row: (r) => {
+          const i = self.source.rowToIndex(r);
+          return i < 0 ? SNAPSHOT_HEAD : self.source.call(i);
+        },
         render: (call, r, node) => self.renderRow(call, self.source.rowToIndex(r), node),
       },
       { className: 'calls' },
@@ -281,6 +313,10 @@ export class CallList {
       const r = this.list.indexAt(ev.target);
       if (r < 0) return;
       const i = this.source.rowToIndex(r);
+      if (i < 0) {
+        this.source.toggleSnapshot();
+        return;
+      }
       if (ev.target.classList.contains('fold')) {
         this.source.toggleFold(i);
         return;
@@ -291,6 +327,10 @@ export class CallList {
 
   renderRow(call, i, node) {
     const sel = this.selectionRange();
+    if (call === SNAPSHOT_HEAD) {
+      this.renderSnapshotHead(node);
+      return;
+    }
     node.className = 'vrow call';
     if (!call) {
       delete node.dataset.call; // a reused row node: not the call it showed before
@@ -299,6 +339,7 @@ export class CallList {
     }
     if (call.draw) node.classList.add('draw');
     if (call.error) node.classList.add('error');
+    if (call.snapshot) node.classList.add('snapshot');
     if (sel && i >= sel[0] && i <= sel[1]) node.classList.add('selected');
     if (i === this.selected) node.classList.add('current');
     node.dataset.call = call.call;
@@ -316,12 +357,33 @@ export class CallList {
       el('b', {}, call.name),
       el('span', { class: 'args' }, `(${call.args})`),
       call.error ? el('span', { class: 'err-tag', title: 'this call raised a GL error' }, call.error) : null,
+      call.snapshot_inexact ? el('span', { class: 'err-tag inexact', title: 'the snapshot could not recreate something exactly: see the call\'s details' }, 'not exact') : null,
     );
     node.replaceChildren(
       el('span', { class: 'c-call' }, call.call),
       name,
       el('span', { class: 'c-time' }, fmtNs(call.dur_ns)),
       el('span', { class: 'c-time' }, fmtNs(call.thread_ns)),
+    );
+  }
+
+  // "▸ Snapshot: N calls (…) · K not exact", a click folds or unfolds it.
+  renderSnapshotHead(node) {
+    const folded = this.source.snapshotFolded();
+    const inexact = this.source.query.snapshot.inexact;
+    node.className = 'vrow snapshot-head';
+    delete node.dataset.call;
+    node.title = 'the calls that recreate the state the app had when the capture began (gltrace trim, attach, --start-frame)';
+    node.replaceChildren(
+      el('span', { class: 'c-call' }),
+      el(
+        'span',
+        { class: 'c-name' },
+        el('span', { class: 'fold', title: folded ? 'show the snapshot\'s calls' : 'fold the snapshot' }, folded ? '▸' : '▾'),
+        el('b', {}, 'Snapshot: '),
+        `${this.source.snapshot} calls (state before the capture started)`,
+        inexact ? el('span', { class: 'err-tag', title: 'what the snapshot could not recreate exactly: see its calls\' details' }, `${inexact} not exact`) : null,
+      ),
     );
   }
 
@@ -357,7 +419,9 @@ export class CallList {
   // Moves the selection by delta shown rows (folded rows are skipped).
   move(delta, extend = false) {
     const cur = this.selected < 0 ? -1 : this.source.indexToRow(this.selected);
-    const r = Math.max(0, Math.min(this.source.count() - 1, cur + delta));
+    const last = this.source.count() - 1;
+    let r = Math.max(0, Math.min(last, cur + delta));
+    if (this.source.rowToIndex(r) < 0) r = delta > 0 || cur < 0 ? Math.min(last, r + 1) : cur; // not onto the heading
     this.select(this.source.rowToIndex(r), { extend });
   }
 

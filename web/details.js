@@ -170,6 +170,7 @@ export class CallDetails {
     parts.push(
       el('h2', {}, el('span', { class: 'muted' }, `#${c.call} `), c.name,
         c.draw ? el('span', { class: 'badge draw' }, 'draw') : '',
+        c.snapshot ? el('span', { class: 'badge snapshot', title: 'recreates state the app had when the capture began' }, 'snapshot') : '',
         c.error ? el('span', { class: 'err-tag' }, c.error) : ''),
       kv([
         ['frame', c.frame],
@@ -183,6 +184,9 @@ export class CallDetails {
         ['GL error', c.error ?? undefined],
       ]),
     );
+    if (c.snapshot_inexact) {
+      parts.push(section('Not exact in the snapshot', el('ul', { class: 'snapshot-inexact' }, c.snapshot_inexact.map((n) => el('li', {}, n)))));
+    }
     const args = el('table', { class: 'args-table' }, el('tr', {}, el('th', {}, 'argument'), el('th', {}, 'type'), el('th', {}, 'value')));
     const blobHolder = el('div');
     for (const a of c.args || []) {

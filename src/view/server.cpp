@@ -156,6 +156,9 @@ class Handlers {
     } else {
       row["result"] = nullptr;
     }
+    if (call.snapshot) row["snapshot"] = true;
+    if (!call.snapshot_inexact.empty())
+      row["snapshot_inexact"] = TraceModel::inexact_notes(call.snapshot_inexact).size();
     return row;
   }
 
@@ -192,6 +195,8 @@ class Handlers {
             {"process", {{"pid", s.pid}, {"name", s.process_name}, {"cmdline", s.command_line}}},
             {"has_images", s.has_images},
             {"has_thread_time", s.has_thread_time},
+            {"snapshot_calls", s.snapshot_calls},
+            {"snapshot_inexact", s.snapshot_inexact},
             {"indexing", s.indexing},
             {"live", s.live},
             {"warnings", s.warnings}};
@@ -399,6 +404,11 @@ class Handlers {
              {"depth", ref.depth},
              {"texture", nullptr},
              {"draw", nullptr}};
+      if (call.snapshot) out["snapshot"] = true;
+      json notes = json::array();
+      for (std::string_view note : TraceModel::inexact_notes(call.snapshot_inexact))
+        notes.push_back(std::string(note));
+      if (!notes.empty()) out["snapshot_inexact"] = notes;
       if (name == "glShaderSource") {
         std::string source;
         for (const format::Value& v : call.args)

@@ -39,6 +39,21 @@ std::string_view group_label(const format::Call& call) {
   return {};
 }
 
+}  // namespace
+
+std::vector<std::string_view> TraceModel::inexact_notes(std::string_view text) {
+  std::vector<std::string_view> notes;
+  while (!text.empty()) {
+    size_t end = text.find("; ");
+    if (end != 0) notes.push_back(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 2);
+  }
+  return notes;
+}
+
+namespace {
+
 struct ChunkInfo {
   uint64_t offset = 0;
   uint64_t first_index = 0;  // file-order index of its first call
@@ -208,6 +223,12 @@ class Indexer final : public format::Consumer {
         break;
     }
     duration_ns_ = std::max(duration_ns_, end);
+    if (in_snapshot_ && call.snapshot) {
+      ++snapshot_calls_;
+      snapshot_inexact_ += TraceModel::inexact_notes(call.snapshot_inexact).size();
+    } else {
+      in_snapshot_ = false;
+    }
     ++calls_;
     if (consumers::ends_frame(call)) end_frame(call, end);
   }
@@ -313,6 +334,8 @@ class Indexer final : public format::Consumer {
     m_.summary.duration_ns = duration_ns_;
     m_.summary.has_thread_time = has_thread_time_;
     m_.summary.has_images = !m_.images.empty();
+    m_.summary.snapshot_calls = snapshot_calls_;
+    m_.summary.snapshot_inexact = snapshot_inexact_;
     have_chunk_ = false;
   }
 
@@ -351,6 +374,8 @@ class Indexer final : public format::Consumer {
   FrameInfo frame_;
   uint64_t calls_ = 0, frames_seen_ = 0, last_frame_end_ = 0, duration_ns_ = 0;
   bool has_thread_time_ = false;
+  bool in_snapshot_ = true;  // every call so far was a snapshot's
+  uint64_t snapshot_calls_ = 0, snapshot_inexact_ = 0;
   std::map<uint32_t, uint32_t> depth_;
 };
 

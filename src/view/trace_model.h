@@ -76,6 +76,11 @@ struct TraceSummary {
   bool live = false;     // a capture is still writing the trace (open_live)
   bool has_thread_time = false;
   bool has_images = false;
+  // The state snapshot the trace starts with (a trim, a capture started
+  // mid-run): its calls, the first ones of frame 0, and its "not exact"
+  // notes (Call::snapshot_inexact, each "; "-separated part one note).
+  uint64_t snapshot_calls = 0;
+  uint64_t snapshot_inexact = 0;
   struct Thread {
     uint32_t index;
     uint64_t tid;
@@ -190,6 +195,10 @@ class TraceModel {
   // Throws QueryError 400 with the library's message.
   static Regex compile_regex(const std::string& text);
   static bool regex_matches(const Regex& re, const std::string& text);
+
+  // A snapshot call's "not exact" notes: the parts of Call::snapshot_inexact
+  // (the writers join the notes of one call with "; ").
+  static std::vector<std::string_view> inexact_notes(std::string_view text);
 
   // Blob sizes for the values a call refers to (dump's "<blob X, N bytes>").
   void blob_sizes_of(const format::Call& call, std::unordered_map<uint64_t, uint64_t>* out) const;

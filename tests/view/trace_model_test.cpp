@@ -14,6 +14,7 @@
 #include <random>
 #include <thread>
 
+#include "format/record_encoder.h"
 #include "hostile.h"
 #include "support/subprocess.h"
 #include "test_trace.h"
@@ -303,6 +304,44 @@ TEST(ViewTraceModel, BlobsOutOfOrderAreFound) {
   EXPECT_EQ(model.blob_size(70200), 0u);
   uint64_t total = 0;
   EXPECT_EQ(model.blob(42, 0, 100, &total), std::string(1 + 42 % 7, 'x'));
+}
+
+TEST(ViewTraceModel, LeadingSnapshotIsCounted) {
+  std::string path = test::make_temp_dir() + "/snapshot.gltrace";
+  {
+    std::string error;
+    auto writer = format::TraceWriter::open_file(path, {}, &error);
+    ASSERT_NE(writer, nullptr) << error;
+    wire::Encoder e;
+    test::encode_header(e, 42, "snapshot");
+    test::encode_thread(e, 0, 4242, "main");
+    uint32_t records = 2;
+    // Three snapshot calls (three notes on the last), an ordinary call, and
+    // a snapshot call of a thread that joined later (not the trace's start).
+    for (uint64_t seq = 0; seq < 5; ++seq, ++records) {
+      format::Call call;
+      call.seq = seq;
+      call.snapshot = seq != 3;
+      call.synthetic = call.snapshot;
+      if (seq == 2)
+        call.snapshot_inexact = "texture 1: its format; renderbuffer 2: multisampled; x";
+      if (seq == 4) call.snapshot_inexact = "buffer 3: mapped";
+      format::encode_record(e, call);
+    }
+    writer->submit(format::Payload::from_encoder(e), records, {});
+    ASSERT_TRUE(writer->close(&error)) << error;
+  }
+  TraceModel model;
+  std::string error;
+  ASSERT_TRUE(model.open(path, &error)) << error;
+  model.wait_indexed();
+  TraceSummary summary = model.summary();
+  EXPECT_EQ(summary.calls, 5u);
+  EXPECT_EQ(summary.snapshot_calls, 3u);
+  EXPECT_EQ(summary.snapshot_inexact, 3u);
+  EXPECT_EQ(TraceModel::inexact_notes("a: b; c: d"),
+            (std::vector<std::string_view>{"a: b", "c: d"}));
+  EXPECT_TRUE(TraceModel::inexact_notes("").empty());
 }
 
 TEST(ViewTraceModel, BadRegexIs400) {

@@ -613,6 +613,60 @@ def test_damaged(trace):
     check(r.returncode == 2 and "--port" in r.stderr, "bad --port: usage error")
 
 
+def test_snapshot(trace):
+    """A trimmed trace starts with a state snapshot: /api/trace counts its
+    calls, they are the first of frame 0 and marked, the call after is not;
+    a full trace has none."""
+    v = Viewer(trace)
+    try:
+        status, info = v.json("/api/trace")
+        check(info["snapshot_calls"] == 0 and info["snapshot_inexact"] == 0,
+              f"a full trace has no snapshot ({info['snapshot_calls']})")
+        status, page = v.json("/api/calls?frame=0&count=50")
+        check(not any("snapshot" in c for c in page["calls"]), "a full trace's calls are not marked")
+    finally:
+        v.close()
+    cut = os.path.join(WORK, "trimmed.gltrace")
+    r = run([GLTRACE, "trim", "--frames", "3-5", "-o", cut, trace], timeout=300)
+    if r.returncode != 0:
+        check(False, f"gltrace trim failed: {r.stderr}")
+        return
+    # dump marks the snapshot's calls ("// snapshot: ..."): the leading run of them
+    dumped = [line for line in run([GLTRACE, "dump", cut]).stdout.splitlines() if re.match(r"^\d+ ", line)]
+    leading = next((i for i, line in enumerate(dumped) if "// snapshot" not in line), len(dumped))
+    v = Viewer(cut)
+    try:
+        status, info = v.json("/api/trace")
+        n = info["snapshot_calls"]
+        check(status == 200 and n > 0, f"a trimmed trace has snapshot_calls ({n})")
+        check(n == leading, f"snapshot_calls {n} == the calls dump marks snapshot first ({leading})")
+        status, frame0 = v.json("/api/frames?from=0&count=1")
+        check(frame0["frames"][0]["calls"] > n, "frame 0 holds the snapshot and the cut's first calls")
+        status, page = v.json(f"/api/calls?frame=0&from=0&count={n + 1}")
+        rows = page["calls"]
+        check(len(rows) == n + 1 and all(c.get("snapshot") is True for c in rows[:n]),
+              "the first snapshot_calls calls are marked snapshot")
+        check(len(rows) == n + 1 and "snapshot" not in rows[n], "the call after the snapshot is not")
+        status, first = v.json(f"/api/call?call={rows[0]['call']}")
+        check(status == 200 and first.get("snapshot") is True, "/api/call says snapshot")
+        status, after = v.json(f"/api/call?call={rows[n]['call']}")
+        check(status == 200 and "snapshot" not in after and "snapshot_inexact" not in after,
+              "/api/call of the call after the snapshot says none")
+        # the not-exact notes: as many as the trace's calls carry
+        notes = 0
+        status, whole = v.json(f"/api/calls?frame=0&from=0&count={n}")
+        for c in whole["calls"]:
+            status, detail = v.json(f"/api/call?call={c['call']}")
+            inexact = detail.get("snapshot_inexact", [])
+            check(isinstance(inexact, list) and all(isinstance(t, str) and t for t in inexact),
+                  "snapshot_inexact is a list of notes")
+            check(c.get("snapshot_inexact", 0) == len(inexact), "a row counts its call's notes")
+            notes += len(inexact)
+        check(notes == info["snapshot_inexact"], f"{notes} notes == snapshot_inexact {info['snapshot_inexact']}")
+    finally:
+        check(v.close(), "trimmed trace: the server is still running")
+
+
 def test_browser(trace):
     """A browser is opened (xdg-open URL) when there is a display, unless --no-browser."""
     fake = os.path.join(WORK, "fakebin")
@@ -656,6 +710,8 @@ def main():
     test_state_pool(demo)
     test_app(app)
     test_damaged(demo)
+    demo7 = record("demo7", [os.path.join(BUILD, "bin", "gltrace-demo"), "--frames", "7", "--size", "64x48"])
+    test_snapshot(demo7)
     test_browser(demo)
     # A driver the worker cannot load: the state endpoints say so.
     v = Viewer(demo, "--replay-driver", os.path.join(WORK, "no-such-driver.so"))

@@ -13,6 +13,7 @@ import { importGraph, cycles } from './import_graph.mjs';
 import { parseFormat, decodeElements, formatSize, glTypeFormat } from '../../web/buffer.js';
 import { flatten, replayedFrom } from '../../web/state.js';
 import { fmtNumber, fmtNs, fmtCount } from '../../web/util.js';
+import { CallSource } from '../../web/calls.js';
 
 test('element formats parse, and bad ones say what is accepted', () => {
   assert.deepEqual(parseFormat('3f 2f 4ub'), [
@@ -98,6 +99,30 @@ test('numbers print short and exact enough', () => {
   assert.equal(fmtNs(3.2e6), '3.20 ms');
   assert.equal(fmtNs(null), '—');
   assert.equal(fmtCount(1234567), '1.23M');
+});
+
+test("a snapshot's calls are one group under a heading row, folded at first", () => {
+  let changes = 0;
+  const source = new CallSource(() => changes++, () => {});
+  // as reopen() leaves a frame 0 of 10 calls whose first 4 are the snapshot's
+  source.query = { frame: 0, filter: null, thread: null, context: null, snapshot: { calls: 4, inexact: 1 } };
+  source.total = 10;
+  source.snapshot = 4;
+  source.folds = [[0, 3]];
+  assert.ok(source.snapshotFolded());
+  assert.equal(source.count(), 7); // the heading and calls 4..9
+  assert.equal(source.rowToIndex(0), -1);
+  assert.equal(source.rowToIndex(1), 4);
+  assert.equal(source.indexToRow(2), 0); // a folded snapshot call: its heading
+  assert.equal(source.indexToRow(5), 2);
+  source.toggleSnapshot();
+  assert.ok(!source.snapshotFolded() && changes === 1);
+  assert.equal(source.count(), 11);
+  assert.deepEqual([0, 1, 5, 10].map((r) => source.rowToIndex(r)), [-1, 0, 4, 9]);
+  assert.equal(source.indexToRow(9), 10);
+  source.toggleSnapshot();
+  assert.ok(source.snapshotFolded());
+  assert.equal(source.count(), 7);
 });
 
 const webDir = fileURLToPath(new URL('../../web/', import.meta.url));

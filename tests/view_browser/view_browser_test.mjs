@@ -298,6 +298,55 @@ try {
     console.log('note: no gltrace-view-app given, the debug-group steps are left out');
   }
 
+  // ---- a trimmed trace: its state snapshot is one folded group before frame 0's calls ----
+  const cut = path.join(work, 'glmark2-cut.gltrace');
+  run(gltrace, ['trim', '--frames', '3-5', '-o', cut, trace], { timeout: 120000 });
+  await page.goto(await startView(gltrace, [cut], env).url);
+  await page.waitForSelector('body[data-ready="1"]', WAIT);
+  const head = '#calls .vrow.snapshot-head';
+  await page.waitForSelector(head, WAIT);
+  await page.waitForSelector('#calls .vrow.call[data-call]', WAIT);
+  const snapshotCalls = await page.evaluate(async () => {
+    const token = new URLSearchParams(location.search).get('token');
+    return (await (await fetch(`/api/trace?token=${token}`)).json()).snapshot_calls;
+  });
+  const headText = (await page.textContent(head)).trim();
+  const foldedRows = await page.locator('#calls .vrow.call.snapshot[data-call]').count();
+  check(snapshotCalls > 0 && headText.includes(`Snapshot: ${snapshotCalls} calls`) && foldedRows === 0,
+    'a trimmed trace shows its snapshot as one folded group', `"${headText}", ${foldedRows} snapshot rows shown`);
+  await screenshot('snapshot-folded');
+  await page.click(head);
+  await page.waitForSelector('#calls .vrow.call.snapshot[data-call]', WAIT);
+  const shownSnapshot = await page.locator('#calls .vrow.call.snapshot[data-call]').count();
+  check(shownSnapshot > 0, 'a click on the snapshot\'s heading shows its calls', `${shownSnapshot} rows`);
+  const firstSnapshot = await page.$eval('#calls .vrow.call.snapshot[data-call]', (r) => r.dataset.call);
+  await page.click(`#calls .vrow.call[data-call="${firstSnapshot}"]`);
+  await page.waitForSelector(`#pane-call .call-details[data-call="${firstSnapshot}"] .badge.snapshot`, WAIT);
+  check(true, 'a snapshot call\'s details say it is one');
+  await screenshot('snapshot-open');
+  await page.click(head);
+  await page.waitForFunction(() => !document.querySelector('#calls .vrow.call.snapshot[data-call]'), null, WAIT);
+  check(true, 'a second click folds the snapshot again');
+  // a call of the folded snapshot named in the address: the group opens on it,
+  // and a call with "not exact" notes is tagged and lists them
+  const cutUrl = page.url().replace(/#.*/, '');
+  const inexactCall = await page.evaluate(async (n) => {
+    const token = new URLSearchParams(location.search).get('token');
+    const reply = await (await fetch(`/api/calls?frame=0&from=0&count=${n}&token=${token}`)).json();
+    const c = reply.calls.find((row) => row.snapshot_inexact) || reply.calls[reply.calls.length - 1];
+    return { seq: c.call, inexact: !!c.snapshot_inexact };
+  }, snapshotCalls);
+  await page.goto('about:blank');
+  await page.goto(`${cutUrl}#call=${inexactCall.seq}`);
+  await page.waitForSelector(`#pane-call .call-details[data-call="${inexactCall.seq}"]`, WAIT);
+  await page.waitForSelector(`#calls .vrow.call.snapshot.current[data-call="${inexactCall.seq}"]`, WAIT);
+  const notes = await page.$$eval('#pane-call .snapshot-inexact li', (lis) => lis.map((li) => li.textContent));
+  const tagged = await page.locator(`#calls .vrow.call[data-call="${inexactCall.seq}"] .err-tag.inexact`).count();
+  check(!inexactCall.inexact || (notes.length > 0 && tagged === 1),
+    'a snapshot call named in the address opens the group; its not-exact notes are shown',
+    inexactCall.inexact ? `call ${inexactCall.seq}: ${notes.join('; ')}` : `call ${inexactCall.seq} (no notes in this cut)`);
+  await screenshot('snapshot-inexact');
+
   check(pageErrors.length === 0, 'no script error in the page', pageErrors.join('; '));
 } catch (e) {
   check(false, 'the page went through every step', e.stack || String(e));
