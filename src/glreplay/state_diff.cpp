@@ -140,7 +140,7 @@ class TextSnapshot final : public SnapshotOut {
 
   uint32_t context_ = 0;
   std::string section_;
-  mutable std::map<uint64_t, uint32_t> handles_;           // handle -> its number
+  mutable std::map<uint64_t, uint32_t> handles_;          // handle -> its number
   mutable std::map<std::string, uint32_t> handle_count_;  // per class
   std::map<std::string, std::vector<std::string>> sections_;
   std::vector<std::string> order_;
