@@ -994,58 +994,106 @@ class SnapshotWriter : public GlReader {
     return "";
   }
 
-  // Calls that write each sample of the bound draw framebuffer's
-  // multisampled color buffer from an RGBA8 image of its own: one triangle
-  // over it per sample, whose fragments fetch their texel, with only that
-  // sample in the sample mask. A fresh context has the default state (no
-  // blend, depth or scissor test); the context state is written after.
-  void write_samples(GLint width, GLint height, std::vector<std::vector<uint8_t>> images) {
-    uint64_t vertex = unused_name(), fragment = unused_name(), program = unused_name();
-    uint64_t texture = unused_name();
+  // A program of the snapshot's own that draws one triangle over the
+  // viewport, each fragment fetching its texel of unit 0's 2D texture (a
+  // texture of the snapshot's own, bound there, NEAREST): `output` is the
+  // fragment shader's statement that writes it from `texel`.
+  struct FetchDraw {
+    uint64_t program, vertex, fragment, texture;
+  };
+  FetchDraw begin_fetch_draw(const char* output) {
+    FetchDraw d{unused_name(), unused_name(), unused_name(), unused_name()};
     auto shader = [&](uint64_t shader_name, GLenum type, std::string source) {
       call_.u(type).emit_returning_uint(FN(glCreateShader), shader_name);
       call_.u(shader_name).s(1).strings({std::move(source)}).pointer(0).emit(FN(glShaderSource));
       call_.u(shader_name).emit(FN(glCompileShader));
-      call_.u(program).u(shader_name).emit(FN(glAttachShader));
+      call_.u(d.program).u(shader_name).emit(FN(glAttachShader));
     };
-    call_.emit_returning_uint(FN(glCreateProgram), program);
-    shader(vertex, GL_VERTEX_SHADER,
+    call_.emit_returning_uint(FN(glCreateProgram), d.program);
+    shader(d.vertex, GL_VERTEX_SHADER,
            "#version 300 es\n"
            "void main() {\n"
            "  gl_Position = vec4(gl_VertexID == 1 ? 3.0 : -1.0,\n"
            "                     gl_VertexID == 2 ? 3.0 : -1.0, 0.0, 1.0);\n"
            "}\n");
-    shader(fragment, GL_FRAGMENT_SHADER,
-           "#version 300 es\n"
-           "precision highp float;\n"
-           "uniform highp sampler2D image;\n"
-           "out vec4 color;\n"
-           "void main() { color = texelFetch(image, ivec2(gl_FragCoord.xy), 0); }\n");
-    call_.u(program).emit(FN(glLinkProgram));
-    call_.u(program).emit(FN(glUseProgram));
+    shader(d.fragment, GL_FRAGMENT_SHADER,
+           std::string("#version 300 es\n"
+                       "precision highp float;\n"
+                       "uniform highp sampler2D image;\n"
+                       "out vec4 color;\n"
+                       "void main() {\n"
+                       "  vec4 texel = texelFetch(image, ivec2(gl_FragCoord.xy), 0);\n  ") +
+               output + "\n}\n");
+    call_.u(d.program).emit(FN(glLinkProgram));
+    call_.u(d.program).emit(FN(glUseProgram));
     call_.u(GL_TEXTURE0).emit(FN(glActiveTexture));
-    call_.s(1).uints({texture}).emit(FN(glGenTextures));
-    call_.u(GL_TEXTURE_2D).u(texture).emit(FN(glBindTexture));
+    call_.s(1).uints({d.texture}).emit(FN(glGenTextures));
+    call_.u(GL_TEXTURE_2D).u(d.texture).emit(FN(glBindTexture));
     for (GLenum filter : {GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER})
       call_.u(GL_TEXTURE_2D).u(filter).s(GL_NEAREST).emit(FN(glTexParameteri));
-    call_.s(0).s(0).s(width).s(height).emit(FN(glViewport));
     call_.u(GL_DITHER).emit(FN(glDisable));
+    return d;
+  }
+  // Draws the triangle with the texture holding `texels` (w x h).
+  void fetch_draw(GLint width, GLint height, GLint internal_format, GLenum format, GLenum type,
+                  std::string texels) {
+    call_.u(GL_TEXTURE_2D).s(0).s(internal_format).s(width).s(height).s(0).u(format);
+    call_.u(type).bytes(std::move(texels)).emit(FN(glTexImage2D));
+    call_.s(0).s(0).s(width).s(height).emit(FN(glViewport));
+    call_.u(GL_TRIANGLES).s(0).s(3).emit(FN(glDrawArrays));
+  }
+  void end_fetch_draw(const FetchDraw& d) {
+    call_.u(GL_DITHER).emit(FN(glEnable));
+    call_.u(0).emit(FN(glUseProgram));
+    call_.s(1).uints({d.texture}).emit(FN(glDeleteTextures));
+    call_.u(d.program).emit(FN(glDeleteProgram));
+    call_.u(d.vertex).emit(FN(glDeleteShader));
+    call_.u(d.fragment).emit(FN(glDeleteShader));
+  }
+
+  // Calls that write each sample of the bound draw framebuffer's
+  // multisampled color buffer from an RGBA8 image of its own, with only
+  // that sample in the sample mask. A fresh context has the default state
+  // (no blend, depth or scissor test); the context state is written after.
+  void write_samples(GLint width, GLint height, std::vector<std::vector<uint8_t>> images) {
+    FetchDraw d = begin_fetch_draw("color = texel;");
     call_.u(GL_SAMPLE_MASK).emit(FN(glEnable));
     for (size_t i = 0; i < images.size(); ++i) {
-      call_.u(GL_TEXTURE_2D).s(0).s(GL_RGBA8).s(width).s(height).s(0).u(GL_RGBA);
-      call_.u(GL_UNSIGNED_BYTE).bytes(std::string(images[i].begin(), images[i].end()));
-      call_.emit(FN(glTexImage2D));
       call_.u(0).u(uint64_t{1} << i).emit(FN(glSampleMaski));
-      call_.u(GL_TRIANGLES).s(0).s(3).emit(FN(glDrawArrays));
+      fetch_draw(width, height, GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE,
+                 std::string(images[i].begin(), images[i].end()));
     }
     call_.u(GL_SAMPLE_MASK).emit(FN(glDisable));
     call_.u(0).u(0xffffffffu).emit(FN(glSampleMaski));
-    call_.u(GL_DITHER).emit(FN(glEnable));
-    call_.u(0).emit(FN(glUseProgram));
-    call_.s(1).uints({texture}).emit(FN(glDeleteTextures));
-    call_.u(program).emit(FN(glDeleteProgram));
-    call_.u(vertex).emit(FN(glDeleteShader));
-    call_.u(fragment).emit(FN(glDeleteShader));
+    end_fetch_draw(d);
+  }
+
+  // Calls that write the bound draw framebuffer's depth buffer from its
+  // values as 32-bit integers (of as many bits as it has, widened): a draw
+  // whose fragments set gl_FragDepth to the float nearest each value, with
+  // the depth test always passing. For depth formats no texture has (32-bit
+  // integers): the driver's rounding of that float gives the value back,
+  // which was itself made from a float.
+  void write_depth_by_draw(GLint width, GLint height, GLint bits, const std::string& values) {
+    size_t count = values.size() / 4;
+    std::string floats(count * 4, '\0');
+    double top = bits >= 32 ? 4294967295.0 : static_cast<double>((uint64_t{1} << bits) - 1);
+    for (size_t i = 0; i < count; ++i) {
+      uint32_t v = 0;
+      memcpy(&v, values.data() + i * 4, 4);
+      if (bits < 32) v >>= 32 - bits;  // widened by replication: the top bits are the value
+      auto f = static_cast<float>(static_cast<double>(v) / top);
+      memcpy(floats.data() + i * 4, &f, 4);
+    }
+    FetchDraw d = begin_fetch_draw("color = vec4(0.0);\n  gl_FragDepth = texel.r;");
+    call_.u(GL_FALSE).u(GL_FALSE).u(GL_FALSE).u(GL_FALSE).emit(FN(glColorMask));
+    call_.u(GL_DEPTH_TEST).emit(FN(glEnable));
+    call_.u(GL_ALWAYS).emit(FN(glDepthFunc));
+    fetch_draw(width, height, GL_R32F, GL_RED, GL_FLOAT, std::move(floats));
+    call_.u(GL_LESS).emit(FN(glDepthFunc));
+    call_.u(GL_DEPTH_TEST).emit(FN(glDisable));
+    call_.u(GL_TRUE).u(GL_TRUE).u(GL_TRUE).u(GL_TRUE).emit(FN(glColorMask));
+    end_fetch_draw(d);
   }
 
   // The bound read framebuffer's read buffer, width x height, as RGBA8.
@@ -1496,19 +1544,36 @@ class SnapshotWriter : public GlReader {
     if (depth == 0 && stencil == 0) return;
     // Depth and stencil, in the texture format of as many bits (a blit
     // copies them between equal formats only).
+    GLint depth_type = GL_NONE;
+    if (depth == 32)
+      GL(glGetFramebufferAttachmentParameteriv)
+      (GL_FRAMEBUFFER, GL_DEPTH, GL_FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE, &depth_type);
+    bool float_depth = depth == 32 && depth_type == GL_FLOAT;
     GLint format = depth == 24 && stencil == 8   ? GL_DEPTH24_STENCIL8
                    : depth == 24 && stencil == 0 ? GL_DEPTH_COMPONENT24
                    : depth == 16 && stencil == 0 ? GL_DEPTH_COMPONENT16
                    : depth == 0 && stencil == 8  ? GL_STENCIL_INDEX8
+                   : float_depth && stencil == 0 ? GL_DEPTH_COMPONENT32F
+                   : float_depth && stencil == 8 ? GL_DEPTH32F_STENCIL8
                                                  : 0;
     std::optional<PixelTransfer> transfer = transfer_of(format);
     std::string values;
-    if (!transfer || !read_attachment(width, height, *transfer, &values)) {
-      inexact(what, "its " + std::to_string(depth) + "-bit depth and " + std::to_string(stencil) +
-                        "-bit stencil buffers could not be read: not restored");
+    if (transfer && read_attachment(width, height, *transfer, &values)) {
+      blit_into_draw_framebuffer(width, height, std::move(values), format, *transfer);
       return;
     }
-    blit_into_draw_framebuffer(width, height, std::move(values), format, *transfer);
+    // No texture of its format: the depth values drawn back (the stencil,
+    // if any, is not).
+    values.clear();
+    std::optional<PixelTransfer> integers = transfer_of(GL_DEPTH_COMPONENT24);
+    if (depth > 0 && !float_depth && read_attachment(width, height, *integers, &values)) {
+      write_depth_by_draw(width, height, depth, values);
+      if (stencil == 0) return;
+      inexact(what, "its " + std::to_string(stencil) + "-bit stencil buffer is not restored");
+      return;
+    }
+    inexact(what, "its " + std::to_string(depth) + "-bit depth and " + std::to_string(stencil) +
+                      "-bit stencil buffers could not be read: not restored");
   }
 
   // --- the context's state -----------------------------------------------------
