@@ -157,6 +157,10 @@ struct PixelTransfer {
   // narrows them back. 0 for color.
   GLenum attachment = 0;
   size_t element = 0;  // bytes per texel read, for depth and stencil
+  // Integer formats: read as RGBA_INTEGER (32-bit components), uploaded
+  // with components of upload_element bytes (their low bytes: the value).
+  GLenum read_format = GL_RGBA;
+  size_t upload_element = 0;  // 0: as read
 };
 
 // EXT_texture_format_BGRA8888 (GLES2/gl2ext.h's names, which need its
@@ -185,7 +189,40 @@ GLbitfield blit_mask(GLenum attachment) {
                                                      : GL_COLOR_BUFFER_BIT;
 }
 
+// The color-renderable integer formats: read as RGBA_INTEGER (32-bit
+// components), uploaded with components of `bytes` bytes (the read's low
+// bytes: the value).
+struct IntegerFormat {
+  GLenum internal_format;
+  bool is_signed;
+  GLenum format;
+  int components;
+  size_t bytes;
+};
+constexpr IntegerFormat kIntegerFormats[] = {
+    {GL_RGBA8UI, false, GL_RGBA_INTEGER, 4, 1},  {GL_RGBA8I, true, GL_RGBA_INTEGER, 4, 1},
+    {GL_RGBA16UI, false, GL_RGBA_INTEGER, 4, 2}, {GL_RGBA16I, true, GL_RGBA_INTEGER, 4, 2},
+    {GL_RGBA32UI, false, GL_RGBA_INTEGER, 4, 4}, {GL_RGBA32I, true, GL_RGBA_INTEGER, 4, 4},
+    {GL_RG8UI, false, GL_RG_INTEGER, 2, 1},      {GL_RG8I, true, GL_RG_INTEGER, 2, 1},
+    {GL_RG16UI, false, GL_RG_INTEGER, 2, 2},     {GL_RG16I, true, GL_RG_INTEGER, 2, 2},
+    {GL_RG32UI, false, GL_RG_INTEGER, 2, 4},     {GL_RG32I, true, GL_RG_INTEGER, 2, 4},
+    {GL_R8UI, false, GL_RED_INTEGER, 1, 1},      {GL_R8I, true, GL_RED_INTEGER, 1, 1},
+    {GL_R16UI, false, GL_RED_INTEGER, 1, 2},     {GL_R16I, true, GL_RED_INTEGER, 1, 2},
+    {GL_R32UI, false, GL_RED_INTEGER, 1, 4},     {GL_R32I, true, GL_RED_INTEGER, 1, 4},
+};
+
 std::optional<PixelTransfer> transfer_of(GLint internal_format) {
+  for (const IntegerFormat& f : kIntegerFormats) {
+    if (f.internal_format != static_cast<GLenum>(internal_format)) continue;
+    static constexpr GLenum kUnsigned[] = {0, GL_UNSIGNED_BYTE, GL_UNSIGNED_SHORT, 0,
+                                           GL_UNSIGNED_INT};
+    static constexpr GLenum kSigned[] = {0, GL_BYTE, GL_SHORT, 0, GL_INT};
+    PixelTransfer t{f.is_signed ? GLenum{GL_INT} : GLenum{GL_UNSIGNED_INT}, f.format,
+                    f.is_signed ? kSigned[f.bytes] : kUnsigned[f.bytes], f.components};
+    t.read_format = GL_RGBA_INTEGER;
+    t.upload_element = f.bytes;
+    return t;
+  }
   switch (internal_format) {
     case GL_RGBA:
     case GL_RGBA8:
@@ -776,7 +813,8 @@ class SnapshotWriter : public GlReader {
     GL(glGetTexParameteriv)(target, GL_TEXTURE_BASE_LEVEL, &base_level);
     if (base_level != level) GL(glTexParameteri)(target, GL_TEXTURE_BASE_LEVEL, level);
     GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, read_fb_);
-    size_t element = transfer.read_type == GL_FLOAT ? 4 : 1;
+    size_t element = transfer.read_type == GL_UNSIGNED_BYTE ? 1 : 4;
+    size_t stored = transfer.upload_element != 0 ? transfer.upload_element : element;
     size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(h);
     std::vector<uint8_t> rgba(pixels * 4 * element);
     bool ok = true;
@@ -796,7 +834,7 @@ class SnapshotWriter : public GlReader {
           ok = false;
           break;
         }
-        GL(glReadPixels)(0, 0, w, h, GL_RGBA, transfer.read_type, rgba.data());
+        GL(glReadPixels)(0, 0, w, h, transfer.read_format, transfer.read_type, rgba.data());
         if (GL(glGetError)() != GL_NO_ERROR) {
           ok = false;
           break;
@@ -804,11 +842,11 @@ class SnapshotWriter : public GlReader {
         // The upload's components of each RGBA texel, in its order.
         size_t components = static_cast<size_t>(transfer.components);
         size_t start = data->size();
-        data->resize(start + pixels * components * element);
+        data->resize(start + pixels * components * stored);
         for (size_t i = 0; i < pixels; ++i)
           for (size_t c = 0; c < components; ++c)
-            memcpy(data->data() + start + (i * components + c) * element,
-                   rgba.data() + (i * 4 + transfer.pick[c]) * element, element);
+            memcpy(data->data() + start + (i * components + c) * stored,
+                   rgba.data() + (i * 4 + transfer.pick[c]) * element, stored);
       }
     }
     GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
@@ -1545,9 +1583,8 @@ class SnapshotWriter : public GlReader {
     // Depth and stencil, in the texture format of as many bits (a blit
     // copies them between equal formats only).
     GLint depth_type = GL_NONE;
-    if (depth == 32)
-      GL(glGetFramebufferAttachmentParameteriv)
-      (GL_FRAMEBUFFER, GL_DEPTH, GL_FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE, &depth_type);
+    if (depth == 32) GL(glGetFramebufferAttachmentParameteriv)
+    (GL_FRAMEBUFFER, GL_DEPTH, GL_FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE, &depth_type);
     bool float_depth = depth == 32 && depth_type == GL_FLOAT;
     GLint format = depth == 24 && stencil == 8   ? GL_DEPTH24_STENCIL8
                    : depth == 24 && stencil == 0 ? GL_DEPTH_COMPONENT24

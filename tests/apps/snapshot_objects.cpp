@@ -11,7 +11,8 @@
 // ETC2/EAC 2D array), and a depth-stencil renderbuffer written once (a depth
 // ramp, stencil values in rectangles) that every later frame's depth and
 // stencil tests read, and a 4x multisampled renderbuffer drawn into once
-// (edges that cover parts of pixels) that every later frame resolves. A
+// (edges that cover parts of pixels) that every later frame resolves, and
+// integer textures (RGBA16UI, R32I) whose every bit shows. A
 // trace cut after frame 0 (gltrace trim) has none of their uploads: each
 // frame it replays shows whether the snapshot made them as they were.
 //
@@ -33,7 +34,7 @@ namespace {
 using namespace gltrace::test_app;
 
 constexpr char kApp[] = "snapshot-objects";
-constexpr int kWidth = 96, kHeight = 48;
+constexpr int kWidth = 96, kHeight = 64;
 
 // Four points, one corner of the quad each, captured by transform feedback.
 constexpr char kFeedbackVertex[] = R"(#version 300 es
@@ -62,7 +63,8 @@ void main() {
 // texture of unit 0, its value's low bits in red and green; 4: the 2D
 // texture of unit 0 at level `lod`; 5: the array of unit 3 (`blocks`),
 // layer `layer`. 4 and 5 (the compressed ones) darken by alpha, so that it
-// shows too.
+// shows too. 6: the RGBA16UI texture of unit 4, its low and high bytes; 7:
+// the R32I texture of unit 5, its low and high bytes and its sign.
 constexpr char kFragment[] = R"(#version 300 es
 precision highp float;
 uniform int mode;
@@ -73,6 +75,8 @@ uniform sampler2D plain;
 uniform samplerCube cube;
 uniform highp sampler2DArray layers;
 uniform highp sampler2DArray blocks;
+uniform highp usampler2D uints;
+uniform highp isampler2D ints;
 in vec2 uv;
 out vec4 color;
 void main() {
@@ -83,6 +87,12 @@ void main() {
   else if (mode == 3) {
     float d = texture(plain, uv).r;
     c = vec4(fract(d * 255.0), fract(d * 65535.0), d, 1.0);
+  } else if (mode == 6) {
+    uvec4 u = texelFetch(uints, ivec2(uv * 8.0), 0);
+    c = vec4(float(u.r & 255u), float(u.g >> 8u), float((u.b ^ u.a) & 255u), 255.0) / 255.0;
+  } else if (mode == 7) {
+    int i = texelFetch(ints, ivec2(uv * 8.0), 0).r;
+    c = vec4(float(i & 255) / 255.0, float((i >> 24) & 255) / 255.0, i < 0 ? 1.0 : 0.0, 1.0);
   } else {
     c = mode == 4 ? textureLod(plain, uv, lod) : textureLod(blocks, vec3(uv, layer), 0.0);
     c = vec4(c.rgb * (0.5 + 0.5 * c.a), 1.0);
@@ -360,6 +370,8 @@ int main(int argc, char** argv) {
   glUniform1i(glGetUniformLocation(program, "cube"), 1);
   glUniform1i(glGetUniformLocation(program, "layers"), 2);
   glUniform1i(glGetUniformLocation(program, "blocks"), 3);
+  glUniform1i(glGetUniformLocation(program, "uints"), 4);
+  glUniform1i(glGetUniformLocation(program, "ints"), 5);
   glUniform4f(glGetUniformLocation(program, "tint"), 1.0f, 0.9f, 0.8f, 1.0f);
   GLint mode = glGetUniformLocation(program, "mode");
   GLint lod = glGetUniformLocation(program, "lod");
@@ -370,6 +382,26 @@ int main(int argc, char** argv) {
   glBindTexture(GL_TEXTURE_2D_ARRAY, layers);
   glActiveTexture(GL_TEXTURE3);
   glBindTexture(GL_TEXTURE_2D_ARRAY, compressed_layers);
+  // Integer textures (8x8): every bit of their values shows.
+  GLuint integer_textures[2];
+  glGenTextures(2, integer_textures);
+  glActiveTexture(GL_TEXTURE4);
+  glBindTexture(GL_TEXTURE_2D, integer_textures[0]);
+  std::vector<uint16_t> shorts(8 * 8 * 4);
+  for (size_t i = 0; i < shorts.size(); ++i) shorts[i] = static_cast<uint16_t>(i * 40503u + 17u);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16UI, 8, 8, 0, GL_RGBA_INTEGER, GL_UNSIGNED_SHORT,
+               shorts.data());
+  glActiveTexture(GL_TEXTURE5);
+  glBindTexture(GL_TEXTURE_2D, integer_textures[1]);
+  std::vector<int32_t> ints(8 * 8);
+  for (size_t i = 0; i < ints.size(); ++i)
+    ints[i] = static_cast<int32_t>(static_cast<uint32_t>(i) * 2654435761u);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_R32I, 8, 8, 0, GL_RED_INTEGER, GL_INT, ints.data());
+  for (GLuint unit : {GL_TEXTURE4, GL_TEXTURE5}) {
+    glActiveTexture(unit);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  }
   glActiveTexture(GL_TEXTURE0);
   // A renderbuffer drawn into once: cleared, then the luminance texture.
   GLuint renderbuffer = 0, offscreen = 0;
@@ -543,6 +575,12 @@ int main(int argc, char** argv) {
       glUniform1i(mode, 5);
       glUniform1f(layer, l);
       next_cell();
+      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    }
+    // The integer textures in the row above the renderbuffers'.
+    for (int m : {6, 7}) {
+      glUniform1i(mode, m);
+      glViewport(((m - 6) * 3 + frame) % 8 * 12, 48, 12, 16);
       glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     }
     // The top row, a third each: the color renderbuffer, the depth and
