@@ -1,5 +1,6 @@
 #include "glstate/compressed_shadow.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -90,6 +91,9 @@ size_t compressed_image_bytes(GLenum internal_format, int64_t width, int64_t hei
                               int64_t depth) {
   std::optional<BlockFormat> b = block_format(internal_format);
   if (!b || width < 0 || height < 0 || depth < 0) return 0;
+  // No image GLES allows is this large (a hostile trace's may claim it).
+  if (width > (int64_t{1} << 20) || height > (int64_t{1} << 20) || depth > (int64_t{1} << 16))
+    return SIZE_MAX;
   return static_cast<size_t>(blocks(width, b->width) * blocks(height, b->height) * depth *
                              b->bytes);
 }
@@ -189,7 +193,7 @@ void CompressedShadows::keep(const Key& key, const CompressedUpload& u) {
     lose(key, "its upload's imageSize is not its format's size");
     return;
   }
-  if (bytes_ - held + size > limit_) {
+  if (size > limit_ || bytes_ - held > limit_ - size) {
     char why[128];
     snprintf(why, sizeof why,
              "the memory bound for copies of compressed uploads (%zu MB, "

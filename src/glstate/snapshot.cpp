@@ -751,7 +751,7 @@ class SnapshotWriter : public GlReader {
 
   // A compressed level: GLES cannot read it back; the bytes the app's
   // uploads gave it are the copy SnapshotNames keeps. Without them a level
-  // that needs storage gets zeros, said so.
+  // that needs storage gets it undefined, said so.
   void compressed_level_image(const std::string& what, GLenum target, GLenum face_target, GLuint t,
                               GLint level, GLint w, GLint h, GLint d, GLint format,
                               bool immutable) {
@@ -770,7 +770,6 @@ class SnapshotWriter : public GlReader {
     if (!lost.empty()) {
       inexact(what + " level " + std::to_string(level), lost + ": left undefined");
       if (immutable) return;  // the storage is there
-      kept.bytes.assign(size, '\0');
     }
     bool three_d = is_layered(target);
     if (immutable) {
@@ -785,7 +784,11 @@ class SnapshotWriter : public GlReader {
     }
     call_.u(face_target).s(level).u(static_cast<uint64_t>(format)).s(w).s(h);
     if (three_d) call_.s(d);
-    call_.s(0).s(static_cast<int64_t>(size)).bytes(std::move(kept.bytes));
+    call_.s(0).s(static_cast<int64_t>(size));
+    if (lost.empty())
+      call_.bytes(std::move(kept.bytes));
+    else
+      call_.pointer(0);  // storage, undefined
     call_.emit(three_d ? FN(glCompressedTexImage3D) : FN(glCompressedTexImage2D));
   }
 
