@@ -254,6 +254,8 @@ class TrimWriter final : public format::Consumer {
   }
 
   void set_part(Part part) { part_ = part; }
+  // The EGL setup calls copied from before the cut (the snapshot's too).
+  size_t setup_calls() const { return kept_setup_.size(); }
 
   void on_header(const format::Header& header) override {
     if (part_ != Part::kBeforeCut) return;
@@ -450,7 +452,7 @@ int run_trim(const TrimOptions& options) {
   }
   if (!options.quiet)
     fprintf(stderr, "%s: wrote %s: %s, a snapshot of %zu calls (%zu not exact)\n", program.c_str(),
-            options.output.c_str(), cut.what.c_str(), snapshot.calls().size(),
+            options.output.c_str(), cut.what.c_str(), trim.setup_calls() + snapshot.calls().size(),
             snapshot.inexact_objects().size());
   return 0;
 }
