@@ -161,6 +161,9 @@ struct PixelTransfer {
   // with components of upload_element bytes (their low bytes: the value).
   GLenum read_format = GL_RGBA;
   size_t upload_element = 0;  // 0: as read
+  // sRGB: read as stored where the driver's glReadPixels does not convert
+  // (SnapshotWriter::srgb_reads_stored asks it once).
+  bool srgb = false;
 };
 
 // EXT_texture_format_BGRA8888 (GLES2/gl2ext.h's names, which need its
@@ -221,6 +224,11 @@ std::optional<PixelTransfer> transfer_of(GLint internal_format) {
                     f.is_signed ? kSigned[f.bytes] : kUnsigned[f.bytes], f.components};
     t.read_format = GL_RGBA_INTEGER;
     t.upload_element = f.bytes;
+    return t;
+  }
+  if (internal_format == GL_SRGB8_ALPHA8) {
+    PixelTransfer t{GL_UNSIGNED_BYTE, GL_RGBA, GL_UNSIGNED_BYTE, 4};
+    t.srgb = true;
     return t;
   }
   switch (internal_format) {
@@ -800,6 +808,7 @@ class SnapshotWriter : public GlReader {
     if (static_cast<int64_t>(w) * h * d > (int64_t{1} << 28)) return false;
     if (transfer.attachment != 0)
       return read_depth_stencil(target, face_target, t, level, w, h, d, transfer, data);
+    if (transfer.srgb && !srgb_reads_stored()) return false;
     if (transfer.through_shader) {
       std::vector<uint8_t> rgba;
       if (target != GL_TEXTURE_2D || !shader_copy_.read(t, level, w, h, &rgba)) return false;
@@ -893,6 +902,31 @@ class SnapshotWriter : public GlReader {
     packing.set_tightly_packed();
     GL(glReadPixels)(0, 0, w, h, transfer.format, transfer.read_type, data->data() + start);
     return GL(glGetError)() == GL_NO_ERROR;
+  }
+
+  // Whether glReadPixels of an sRGB attachment gives the stored values, not
+  // converted ones (Mesa's does; asked once, of a 1x1 texture of our own).
+  bool srgb_reads_stored() {
+    if (srgb_reads_stored_) return *srgb_reads_stored_;
+    GLint bound = integer(GL_TEXTURE_BINDING_2D);
+    GLuint probe = 0;
+    GL(glGenTextures)(1, &probe);
+    GL(glBindTexture)(GL_TEXTURE_2D, probe);
+    const char stored[4] = {100, 110, 120, 127};
+    std::string read;
+    PixelStoreScope unpacking({GL(glGetIntegerv), GL(glPixelStorei), GL(glBindBuffer)}, true,
+                              PixelStoreScope::Direction::kUnpack);
+    unpacking.set_tightly_packed();
+    GL(glTexImage2D)(GL_TEXTURE_2D, 0, GL_SRGB8_ALPHA8, 1, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, stored);
+    GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, read_fb_);
+    GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, probe, 0);
+    GL(glReadBuffer)(GL_COLOR_ATTACHMENT0);
+    bool ok = read_rgba8(1, 1, &read);
+    GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+    GL(glDeleteTextures)(1, &probe);
+    GL(glBindTexture)(GL_TEXTURE_2D, static_cast<GLuint>(bound));
+    srgb_reads_stored_ = ok && read == std::string(stored, sizeof stored);
+    return *srgb_reads_stored_;
   }
 
   // Whether glReadPixels reads an attachment of this kind (asked once).
@@ -1800,6 +1834,7 @@ class SnapshotWriter : public GlReader {
   ShaderCopy shader_copy_{gl_, names_.display()};
   GLuint read_fb_ = 0;
   std::map<GLenum, bool> readable_;  // can_read's answers
+  std::optional<bool> srgb_reads_stored_;
   uint64_t unused_names_ = 0;
   GLint saved_read_fb_ = 0, saved_draw_fb_ = 0, saved_vao_ = 0, saved_array_buffer_ = 0,
         saved_active_texture_ = GL_TEXTURE0, saved_program_ = 0, saved_renderbuffer_ = 0,

@@ -12,7 +12,8 @@
 // ramp, stencil values in rectangles) that every later frame's depth and
 // stencil tests read, and a 4x multisampled renderbuffer drawn into once
 // (edges that cover parts of pixels) that every later frame resolves, and
-// integer textures (RGBA16UI, R32I) whose every bit shows. A
+// integer textures (RGBA16UI, R32I) whose every bit shows, and an sRGB
+// texture. A
 // trace cut after frame 0 (gltrace trim) has none of their uploads: each
 // frame it replays shows whether the snapshot made them as they were.
 //
@@ -403,6 +404,16 @@ int main(int argc, char** argv) {
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
   }
   glActiveTexture(GL_TEXTURE0);
+  // An sRGB texture: sampling decodes it, so its stored bytes show.
+  GLuint srgb = 0;
+  glGenTextures(1, &srgb);
+  glBindTexture(GL_TEXTURE_2D, srgb);
+  std::vector<unsigned char> encoded(8 * 8 * 4);
+  for (size_t i = 0; i < encoded.size(); ++i) encoded[i] = static_cast<unsigned char>(i * 29 + 3);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_SRGB8_ALPHA8, 8, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+               encoded.data());
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
   // A renderbuffer drawn into once: cleared, then the luminance texture.
   GLuint renderbuffer = 0, offscreen = 0;
   glGenRenderbuffers(1, &renderbuffer);
@@ -577,10 +588,11 @@ int main(int argc, char** argv) {
       next_cell();
       glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     }
-    // The integer textures in the row above the renderbuffers'.
-    for (int m : {6, 7}) {
+    // The integer and sRGB textures in the row above the renderbuffers'.
+    for (int m : {6, 7, 0}) {
       glUniform1i(mode, m);
-      glViewport(((m - 6) * 3 + frame) % 8 * 12, 48, 12, 16);
+      glBindTexture(GL_TEXTURE_2D, srgb);
+      glViewport(((m == 0 ? 2 : m - 6) * 3 + frame) % 8 * 12, 48, 12, 16);
       glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     }
     // The top row, a third each: the color renderbuffer, the depth and
