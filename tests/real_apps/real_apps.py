@@ -100,10 +100,7 @@ APPS = [
     App("es2gears-wayland", "mesa-utils-bin", "Wayland client (eglut)", "wayland",
         ["/usr/bin/es2gears_wayland.x86_64-linux-gnu"], run_for=2.0, stop_signal=signal.SIGTERM),
     App("es2gears-x11", "mesa-utils-bin", "X11 window (eglut), 1-bit colour config", "x11",
-        ["/usr/bin/es2gears_x11.x86_64-linux-gnu"], run_for=1.0, stop_signal=signal.SIGTERM,
-        known="config: app asks for 1-bit colour sizes and gets the X visual's 8-8-8 config; "
-              "headless replay re-chooses and gets 10-10-10-2 (max channel difference 1); "
-              "--x11 replay is identical (egl fix)"),
+        ["/usr/bin/es2gears_x11.x86_64-linux-gnu"], run_for=1.0, stop_signal=signal.SIGTERM),
     App("sdl2-testgles2", "libsdl2-tests", "SDL2 loader: dlopen + eglGetProcAddress", "x11",
         [f"{SDL_TESTS}/testgles2", "--geometry", "320x240"], env=SDL_EGL, run_for=2.0, ci=True),
     App("sdl2-testsprite2", "libsdl2-tests", "SDL2 renderer on GLES2 (batched 2D)", "x11",
