@@ -491,6 +491,13 @@ class ShaderCopy {
   GLuint level_program_ = 0, sample_program_ = 0, framebuffer_ = 0, target_ = 0, sampler_ = 0;
 };
 
+// A color format of at most 8 bits a component: RGBA8 holds its values
+// exactly (read back as RGBA8, written back from an RGBA8 texture).
+bool held_by_rgba8(GLint format) {
+  return format == GL_RGBA8 || format == GL_RGB8 || format == GL_RGB565 || format == GL_RGBA4 ||
+         format == GL_RGB5_A1 || format == GL_R8 || format == GL_RG8;
+}
+
 bool is_layered(GLenum target) {
   return target == GL_TEXTURE_3D || target == GL_TEXTURE_2D_ARRAY ||
          target == GL_TEXTURE_CUBE_MAP_ARRAY;
@@ -996,9 +1003,7 @@ class SnapshotWriter : public GlReader {
   void renderbuffer_contents(uint64_t name, GLuint r, GLint width, GLint height, GLint format,
                              GLint samples) {
     std::string what = "renderbuffer " + std::to_string(name);
-    bool fixed_point = format == GL_RGBA8 || format == GL_RGB8 || format == GL_RGB565 ||
-                       format == GL_RGBA4 || format == GL_RGB5_A1 || format == GL_R8 ||
-                       format == GL_RG8;
+    bool fixed_point = held_by_rgba8(format);
     if (samples > 0 && fixed_point) {
       std::string why = multisample_contents(name, r, true, format, samples, width, height);
       if (!why.empty()) inexact(what, why);
@@ -1044,9 +1049,7 @@ class SnapshotWriter : public GlReader {
   // through. Empty when done, else why not.
   std::string multisample_contents(uint64_t name, GLuint object, bool renderbuffer, GLint format,
                                    GLint samples, GLint width, GLint height) {
-    bool fixed_point = format == GL_RGBA8 || format == GL_RGB8 || format == GL_RGB565 ||
-                       format == GL_RGBA4 || format == GL_RGB5_A1 || format == GL_R8 ||
-                       format == GL_RG8;
+    bool fixed_point = held_by_rgba8(format);
     if (!fixed_point || major_ < 3 || (major_ == 3 && minor_ < 1) || samples > 32 ||
         static_cast<int64_t>(width) * height * samples > (int64_t{1} << 26))
       return "its samples are not read back for its format, size or ES version: left undefined";
