@@ -735,11 +735,12 @@ TEST(LiveTrace, TraceFromAFrameOrAfterATime) {
             std::string::npos)
       << replay.out << replay.err;
 
-  // 3 s of frames: the start 0.3 s in comes well before the app's end,
-  // even in a slow (sanitized) run.
+  // 5 s of frames: the start 1 s in comes after the app's first frames
+  // (a sanitized build on a loaded machine took more than 0.3 s for its
+  // first) and well before its end.
   std::string after = env.dir + "/after.gltrace";
-  t = gltrace(env, {"trace", "--start-after", "0.3", "--frames", "5", "--framebuffer", "swap", "-o",
-                    after, "--", build_bin("gltrace-demo"), "--frames", "150", "--fps", "50"});
+  t = gltrace(env, {"trace", "--start-after", "1", "--frames", "5", "--framebuffer", "swap", "-o",
+                    after, "--", build_bin("gltrace-demo"), "--frames", "250", "--fps", "50"});
   ASSERT_EQ(t.exit_code, 0) << t.err;
   c = read_trace_file(after);
   ASSERT_TRUE(c.ok) << c.status.message;
