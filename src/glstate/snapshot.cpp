@@ -307,17 +307,7 @@ class ShaderCopy {
   // Level `level` of 2D texture t (w x h) as RGBA8, bottom row first; false
   // when it cannot be drawn. The app's context is current again after.
   bool read(GLuint t, GLint level, GLint w, GLint h, std::vector<uint8_t>* rgba) {
-    const GlFunctions& gl = gl_;
-    EGLDisplay display = display_;
-    EGLContext app = GL_CALL(gl, eglGetCurrentContext)();
-    EGLSurface draw = GL_CALL(gl, eglGetCurrentSurface)(EGL_DRAW);
-    EGLSurface read_surface = GL_CALL(gl, eglGetCurrentSurface)(EGL_READ);
-    if (!make(app)) return false;
-    if (GL_CALL(gl, eglMakeCurrent)(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context_) != EGL_TRUE)
-      return false;
-    bool ok = draw_level(t, level, w, h, rgba);
-    GL_CALL(gl, eglMakeCurrent)(display, draw, read_surface, app);
-    return ok;
+    return in_own_context([&] { return draw_level(t, level, w, h, rgba); });
   }
 
   // The samples of a multisampled color renderbuffer or 2D multisample
@@ -327,20 +317,27 @@ class ShaderCopy {
   // it cannot be read. The app's context is current again after.
   bool read_samples(GLuint object, bool renderbuffer, GLenum format, GLint samples, GLint w,
                     GLint h, std::vector<std::vector<uint8_t>>* images) {
-    const GlFunctions& gl = gl_;
-    EGLDisplay display = display_;
-    EGLContext app = GL_CALL(gl, eglGetCurrentContext)();
-    EGLSurface draw = GL_CALL(gl, eglGetCurrentSurface)(EGL_DRAW);
-    EGLSurface read_surface = GL_CALL(gl, eglGetCurrentSurface)(EGL_READ);
-    if (!make(app)) return false;
-    if (GL_CALL(gl, eglMakeCurrent)(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context_) != EGL_TRUE)
-      return false;
-    bool ok = draw_samples(object, renderbuffer, format, samples, w, h, images);
-    GL_CALL(gl, eglMakeCurrent)(display, draw, read_surface, app);
-    return ok;
+    return in_own_context(
+        [&] { return draw_samples(object, renderbuffer, format, samples, w, h, images); });
   }
 
  private:
+  // Runs `draw` with the copy's context current (made on first use), then
+  // makes the app's context and surfaces current again.
+  template <typename Draw>
+  bool in_own_context(Draw draw) {
+    const GlFunctions& gl = gl_;
+    EGLContext app = GL_CALL(gl, eglGetCurrentContext)();
+    EGLSurface draw_surface = GL_CALL(gl, eglGetCurrentSurface)(EGL_DRAW);
+    EGLSurface read_surface = GL_CALL(gl, eglGetCurrentSurface)(EGL_READ);
+    if (!make(app)) return false;
+    if (GL_CALL(gl, eglMakeCurrent)(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, context_) != EGL_TRUE)
+      return false;
+    bool ok = draw();
+    GL_CALL(gl, eglMakeCurrent)(display_, draw_surface, read_surface, app);
+    return ok;
+  }
+
   bool make(EGLContext app) {
     if (context_ != EGL_NO_CONTEXT) return true;
     if (failed_) return false;
