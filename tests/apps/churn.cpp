@@ -166,14 +166,7 @@ void update_streamed(GLuint streamed, int frame) {
 
 int main(int argc, char** argv) {
   int frames = 30;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
-      frames = atoi(argv[++i]);
-    } else {
-      fprintf(stderr, "usage: gltrace-churn [--frames N]\n");
-      return 2;
-    }
-  }
+  if (!frames_option(kApp, argc, argv, &frames)) return 2;
   EGLDisplay display;
   EGLConfig config;
   EGLSurface surface;

@@ -1,8 +1,21 @@
 #include "gles_app.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 namespace gltrace::test_app {
+
+bool frames_option(const char* app, int argc, char** argv, int* frames) {
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--frames") != 0 || i + 1 >= argc) {
+      fprintf(stderr, "usage: gltrace-%s [--frames N]\n", app);
+      return false;
+    }
+    *frames = atoi(argv[++i]);
+  }
+  return true;
+}
 
 bool check(bool ok, const char* app, const char* what) {
   if (!ok)

@@ -8,6 +8,10 @@
 
 namespace gltrace::test_app {
 
+// An app's only option, --frames N, into *frames (left as it is when not
+// given); false (and a usage line naming the app) on anything else.
+bool frames_option(const char* app, int argc, char** argv, int* frames);
+
 // Prints "APP: WHAT failed (EGL 0x..., GL 0x...)" when !ok; returns ok.
 bool check(bool ok, const char* app, const char* what);
 

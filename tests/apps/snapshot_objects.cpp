@@ -320,14 +320,7 @@ GLuint gpu_written_corners() {
 
 int main(int argc, char** argv) {
   int frames = 6;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
-      frames = atoi(argv[++i]);
-    } else {
-      fprintf(stderr, "usage: gltrace-snapshot-objects [--frames N]\n");
-      return 2;
-    }
-  }
+  if (!frames_option(kApp, argc, argv, &frames)) return 2;
   EGLDisplay display;
   EGLConfig config;
   EGLSurface surface;
