@@ -69,6 +69,7 @@ class InfoCollector : public format::Consumer {
   // Names and strings from the trace are escaped: a hostile trace must not
   // send escape sequences to the terminal.
   void on_header(const format::Header& h) override {
+    flight_recorder = h.flight_recorder;
     if (json_) {
       header = JsonObject()
                    .str("process", h.process_name)
@@ -81,6 +82,7 @@ class InfoCollector : public format::Consumer {
                    .str("capture_options", h.capture_options)
                    .str("driver", h.driver)
                    .str("cut_from", h.cut_from)
+                   .boolean("flight_recorder", h.flight_recorder)
                    .done();
       return;
     }
@@ -92,6 +94,8 @@ class InfoCollector : public format::Consumer {
     if (!h.capture_options.empty())
       printf("capture:      %s\n", consumers::escaped(h.capture_options).c_str());
     if (!h.cut_from.empty()) printf("cut from:     %s\n", consumers::escaped(h.cut_from).c_str());
+    if (h.flight_recorder)
+      printf("written by:   a flight recorder (its calls are the last rounds it kept)\n");
   }
   void on_thread(const format::Thread& t) override {
     if (json_) {
@@ -226,6 +230,8 @@ class InfoCollector : public format::Consumer {
   uint64_t early_gaps = 0, early_missing = 0;
   bool app_frames = false;  // live traces number frames as the app does
   bool have_stats = false;
+  // Its seqs have gaps on purpose: not calls lost (Header.flight_recorder).
+  bool flight_recorder = false;
   format::Stats stats;
   // --json: the parts as they came.
   std::string header = "null", threads, contexts;
@@ -357,7 +363,7 @@ int info(const std::string& path, bool json) {
     printf("writer stall: unknown (%s)\n", cut_short
                                                ? "the trace was cut short before its final figures"
                                                : "the trace has no final figures");
-  info.print_gaps(status.closed_cleanly);
+  if (!info.flight_recorder) info.print_gaps(status.closed_cleanly);
   printf("complete:     %s\n", status.closed_cleanly ? "yes (closed cleanly)"
                                : cut_short ? "no: cut short (the app crashed or was killed)"
                                            : "no index");

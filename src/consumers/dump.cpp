@@ -20,6 +20,8 @@ void Dumper::on_header(const format::Header& h) {
   fprintf(out_, "// gltrace trace, format %u: %s (pid %u)%s\n", h.format_version,
           escaped(h.command_line).c_str(), h.pid, h.mid_run ? ", started mid-run" : "");
   if (!h.cut_from.empty()) fprintf(out_, "// cut from %s\n", escaped(h.cut_from).c_str());
+  if (h.flight_recorder)
+    fprintf(out_, "// written by a flight recorder: the calls before its rounds are not in it\n");
 }
 
 void Dumper::on_thread(const format::Thread& t) {

@@ -24,6 +24,9 @@ class Controller {
   virtual bool set_options(const CaptureSettings& options, std::string* error) = 0;
   // The host that started the capture closed its control connection.
   virtual void host_gone() = 0;
+  // A flight recorder's trace of what it keeps now, written to a new file
+  // (*path); false with *error when the process has none or it failed.
+  virtual bool write_flight(std::string* path, std::string* error) = 0;
   // Called about every 50 ms on the server thread (finish a capture that
   // ended by itself, notice a dead data channel).
   virtual void tick() = 0;

@@ -161,6 +161,7 @@ void encode_record(Encoder& chunk, const Header& h) {
     field(e, sh::set_mid_run, h.mid_run);
     field(e, sh::set_driver, h.driver);
     field(e, sh::set_cut_from, h.cut_from);
+    field(e, sh::set_flight_recorder, h.flight_recorder);
   });
 }
 

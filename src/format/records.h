@@ -26,6 +26,7 @@ struct Header {
   bool mid_run = false;
   std::string_view driver;
   std::string_view cut_from;  // gltrace trim: what this trace was cut from
+  bool flight_recorder = false;
 };
 
 struct Thread {

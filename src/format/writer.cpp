@@ -34,12 +34,13 @@
 namespace gltrace::format {
 namespace detail {
 
-enum class OutputKind { kFile, kPipe, kSocket };
+enum class OutputKind { kFile, kPipe, kSocket, kMemory };
 
 struct Slot {
   Payload payload;
   uint32_t record_count = 0;
   std::vector<FrameStart> frames;
+  ChunkTag tag;
 };
 
 struct WriterState {
@@ -56,6 +57,7 @@ struct WriterState {
   const std::string name;
   const WriterOptions options;
   const pid_t pid;
+  std::shared_ptr<ChunkRing> memory;  // kMemory: where chunks go
 
   // Shared, under mu.
   std::mutex mu;
@@ -83,7 +85,16 @@ struct WriterState {
   std::atomic<uint64_t> chunks{0}, records{0}, raw_bytes{0}, stored_bytes{0}, bytes_written{0},
       stall_count{0}, stall_ns{0}, write_errors{0}, dropped_payloads{0}, dropped_records{0};
 
+  // The payload the writer thread is storing (kMemory), for a flight
+  // trace written while it does: it is in the ring once the ring's
+  // appended() passed in_progress_seen.
+  std::atomic<const Payload*> in_progress{nullptr};
+  ChunkTag in_progress_tag;
+  uint32_t in_progress_records = 0;
+  uint64_t in_progress_seen = 0;
+
   // Writer thread only.
+  ChunkTag tag;         // of the payload being written
   uint64_t offset = 0;  // bytes of the trace written so far
   ZSTD_CCtx* cctx = nullptr;
   uint8_t* out = nullptr;
@@ -217,8 +228,13 @@ bool write_chunk(WriterState& s, const uint8_t* raw, size_t raw_size, uint32_t r
   header.crc = crc32(stored, stored_size);
   uint8_t head[kChunkHeaderSize];
   encode_chunk_header(header, head);
-  iovec iov[2] = {{head, sizeof head}, {const_cast<uint8_t*>(stored), stored_size}};
-  int e = write_all(s, iov, stored_size != 0 ? 2 : 1);
+  int e = 0;
+  if (s.kind == OutputKind::kMemory) {
+    if (!s.memory->append(head, sizeof head, stored, stored_size, s.tag)) e = ENOMEM;
+  } else {
+    iovec iov[2] = {{head, sizeof head}, {const_cast<uint8_t*>(stored), stored_size}};
+    e = write_all(s, iov, stored_size != 0 ? 2 : 1);
+  }
   if (e != 0) {
     fail(s, e, s.offset);
     return false;
@@ -289,6 +305,7 @@ void write_payload(WriterState& s, const Payload& payload, uint32_t record_count
     if (s.failed) return;
   }
   // A split payload's frames point at its first chunk: a seek lands at or before them.
+  if (s.kind == OutputKind::kMemory) return;  // no index: chunks come and go
   for (const FrameStart& f : s.frames) {
     if (s.index.size() >= kMaxIndexEntries) break;
     s.index.push_back({f.frame, chunk_offset, f.seq});
@@ -332,7 +349,7 @@ void run(WriterState& s) {
     memcpy(header, kFileMagic, 8);
     put_u32(header + 8, kFormatVersion);
     put_u32(header + 12, 0);
-    write_raw(s, header, sizeof header);
+    if (s.kind != OutputKind::kMemory) write_raw(s, header, sizeof header);
     for (;;) {
       Payload payload;
       uint32_t record_count = 0;
@@ -343,7 +360,14 @@ void run(WriterState& s) {
         detail::Slot& slot = s.ring[s.head];
         payload = std::move(slot.payload);
         record_count = slot.record_count;
+        s.tag = slot.tag;
         std::swap(slot.frames, s.frames);  // both keep their capacity
+        if (s.kind == OutputKind::kMemory) {
+          s.in_progress_tag = slot.tag;
+          s.in_progress_records = record_count;
+          s.in_progress_seen = s.memory->appended();
+          s.in_progress.store(&payload, std::memory_order_release);
+        }
         s.head = (s.head + 1) % s.ring.size();
         s.count--;
       }
@@ -356,19 +380,21 @@ void run(WriterState& s) {
       s.frames.clear();
       {
         std::lock_guard lock(s.mu);
+        s.in_progress.store(nullptr, std::memory_order_release);
         s.queued_bytes -= size;
         recycle(s, std::move(payload));
       }
       s.space_cv.notify_all();
     }
-    if (!s.failed && (s.kind == OutputKind::kFile || s.options.stream_index))
+    if (!s.failed && s.kind != OutputKind::kMemory &&
+        (s.kind == OutputKind::kFile || s.options.stream_index))
       write_index_and_footer(s);
     // No fsync: what reached the kernel survives the app's crash, and the
     // app's exit waits for close(): a sync there cost it milliseconds.
   } catch (...) {  // out of memory in the index or the queue: end the trace here
     fail(s, ENOMEM, s.offset);
   }
-  ::close(s.fd);
+  if (s.fd >= 0) ::close(s.fd);
   {
     std::lock_guard lock(s.mu);
     s.done = true;
@@ -380,19 +406,23 @@ void run(WriterState& s) {
 std::string errno_message(const std::string& what) { return what + ": " + strerror(errno); }
 
 // Starts the writer thread on fd (owned from here on); null on failure.
+// fd -1: into `memory`.
 std::shared_ptr<WriterState> start(int fd, std::string name, const WriterOptions& options,
-                                   std::string* error) {
+                                   std::string* error,
+                                   std::shared_ptr<ChunkRing> memory = nullptr) {
   struct stat st {};
-  if (fstat(fd, &st) != 0) {
+  if (memory == nullptr && fstat(fd, &st) != 0) {
     if (error != nullptr) *error = errno_message("cannot use trace output " + name);
     return nullptr;
   }
-  OutputKind kind = S_ISREG(st.st_mode)    ? OutputKind::kFile
+  OutputKind kind = memory != nullptr      ? OutputKind::kMemory
+                    : S_ISREG(st.st_mode)  ? OutputKind::kFile
                     : S_ISSOCK(st.st_mode) ? OutputKind::kSocket
                                            : OutputKind::kPipe;
   std::shared_ptr<WriterState> state;
   try {
     state = std::make_shared<WriterState>(fd, kind, std::move(name), options);
+    state->memory = std::move(memory);
     state->ring.resize(64);
     state->pool.reserve(options.pooled_buffers);
     state->frames.reserve(16);
@@ -411,7 +441,7 @@ std::shared_ptr<WriterState> start(int fd, std::string name, const WriterOptions
     }
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
   } catch (const std::exception& e) {
-    ::close(fd);
+    if (fd >= 0) ::close(fd);
     if (error != nullptr) *error = std::string("cannot start the trace writer: ") + e.what();
     return nullptr;
   }
@@ -508,6 +538,32 @@ std::unique_ptr<TraceWriter> TraceWriter::from_fd(int fd, const WriterOptions& o
   });
 }
 
+std::unique_ptr<TraceWriter> TraceWriter::to_memory(std::shared_ptr<ChunkRing> ring,
+                                                    const WriterOptions& options,
+                                                    std::string* error) {
+  return no_throw(error, [&]() -> std::unique_ptr<TraceWriter> {
+    auto state = start(-1, "memory", options, error, std::move(ring));
+    return state == nullptr ? nullptr : std::unique_ptr<TraceWriter>(new TraceWriter(state));
+  });
+}
+
+bool TraceWriter::write_pending(int fd, ChunkFilter& filter) const noexcept {
+  const WriterState& s = *state_;
+  const Payload* busy = s.in_progress.load(std::memory_order_acquire);
+  if (busy != nullptr && s.memory->appended() == s.in_progress_seen &&
+      filter.keep(s.in_progress_tag) &&
+      !write_raw_chunk(fd, busy->data(), busy->size(), s.in_progress_records))
+    return false;
+  if (s.ring.empty()) return true;
+  for (size_t i = 0; i < s.count && i < s.ring.size(); ++i) {
+    const detail::Slot& slot = s.ring[(s.head + i) % s.ring.size()];
+    if (slot.payload.data() == nullptr || !filter.keep(slot.tag)) continue;
+    if (!write_raw_chunk(fd, slot.payload.data(), slot.payload.size(), slot.record_count))
+      return false;
+  }
+  return true;
+}
+
 Payload TraceWriter::acquire_buffer() noexcept {
   WriterState& s = *state_;
   if (forked_child(s)) return {};
@@ -519,8 +575,8 @@ Payload TraceWriter::acquire_buffer() noexcept {
   return payload;
 }
 
-void TraceWriter::submit(Payload payload, uint32_t record_count,
-                         std::span<const FrameStart> frames) noexcept {
+void TraceWriter::submit(Payload payload, uint32_t record_count, std::span<const FrameStart> frames,
+                         ChunkTag tag) noexcept {
   WriterState& s = *state_;
   if (forked_child(s)) return;
   size_t size = payload.size();
@@ -563,6 +619,7 @@ void TraceWriter::submit(Payload payload, uint32_t record_count,
       slot.frames.assign(frames.begin(), frames.end());
       slot.payload = std::move(payload);
       slot.record_count = record_count;
+      slot.tag = tag;
       s.count++;
       s.queued_bytes += size;
     } catch (...) {  // out of memory: lose this payload, not the app

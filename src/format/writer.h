@@ -24,6 +24,7 @@
 #include <span>
 #include <string>
 
+#include "format/chunk_ring.h"
 #include "format/payload.h"
 
 namespace gltrace::format {
@@ -80,6 +81,10 @@ class TraceWriter {
   // names it in messages ("fd N" when empty).
   static std::unique_ptr<TraceWriter> from_fd(int fd, const WriterOptions& options,
                                               std::string* error, const std::string& name = "");
+  // Chunks go to `ring` (the flight recorder's), with the tags they were
+  // submitted with: no file header, index or footer.
+  static std::unique_ptr<TraceWriter> to_memory(std::shared_ptr<ChunkRing> ring,
+                                                const WriterOptions& options, std::string* error);
 
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;
@@ -90,8 +95,12 @@ class TraceWriter {
   // Queues a serialized Chunk: whole records, each as field-1 tag + length +
   // Record bytes; record_count goes into the chunk header. frames: the frames
   // whose first call is in this payload, for the index.
-  void submit(Payload payload, uint32_t record_count,
-              std::span<const FrameStart> frames = {}) noexcept;
+  void submit(Payload payload, uint32_t record_count, std::span<const FrameStart> frames = {},
+              ChunkTag tag = {}) noexcept;
+  // A memory writer's payloads not yet in its ring, as uncompressed chunks
+  // that `filter` keeps, to fd: for a flight trace written by a frozen copy
+  // of the process (no lock, no allocation). False on a write error.
+  bool write_pending(int fd, ChunkFilter& filter) const noexcept;
   // True once the output failed; later payloads are dropped.
   bool failed() const noexcept;
   Stats stats() const noexcept;

@@ -248,6 +248,7 @@ class TraceSource::Collector : public format::Consumer {
 
   void on_header(const format::Header& header) override {
     info_.set_mid_run(header.mid_run);
+    flight_recorder_ = header.flight_recorder;
     // "framebuffer=swap", "framebuffer=draw" or "framebuffer=swap,draw".
     std::string_view options = header.capture_options;
     size_t framebuffer = options.find("framebuffer=");
@@ -524,6 +525,7 @@ class TraceSource::Collector : public format::Consumer {
   // Lists the first kMaxGapsListed gaps; the others are only counted (a
   // trace of calls 0, 2, 4... must not make a list as long as itself).
   void note_gap(uint64_t first, uint64_t last, bool while_recording) {
+    if (flight_recorder_) return;  // its gaps are the rounds it did not keep
     SeqGap gap{first, last, while_recording};
     if (gaps_.size() < kMaxGapsListed) {
       gaps_.push_back(gap);
@@ -666,7 +668,8 @@ class TraceSource::Collector : public format::Consumer {
   CallMemory* memory_ = nullptr;  // the calls go here; sealed when full or at the end
   // Calls waiting for earlier ones of other threads, by seq.
   std::multimap<uint64_t, replay::Increment> held_;
-  uint64_t expected_ = 0;  // the seq that goes out next
+  uint64_t expected_ = 0;         // the seq that goes out next
+  bool flight_recorder_ = false;  // Header.flight_recorder
   std::vector<SeqGap>& gaps_;
   MoreGaps& more_gaps_;
   uint64_t complete_below_ = 0;  // the last CallsComplete record's

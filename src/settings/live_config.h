@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "settings/settings.h"
 
@@ -22,6 +23,12 @@ inline constexpr char kShadowMb[] = "debug.gltrace.shadow_mb";  // (GLTRACE_SHAD
 // Copies of compressed uploads a traceable process keeps for snapshots, by
 // default at most this many MiB.
 inline constexpr uint64_t kDefaultShadowMb = 256;
+inline constexpr char kFlight[] = "debug.gltrace.flight";       // (GLTRACE_FLIGHT)
+inline constexpr char kFlightMb[] = "debug.gltrace.flight_mb";  // (GLTRACE_FLIGHT_MB)
+inline constexpr char kFlightWatchdog[] =
+    "debug.gltrace.flight_watchdog";  // (GLTRACE_FLIGHT_WATCHDOG)
+inline constexpr uint64_t kDefaultFlightMb = 256;
+inline constexpr double kDefaultFlightWatchdogS = 10;
 
 struct LiveConfig {
   bool enabled = false;      // this process is traceable
@@ -38,6 +45,13 @@ struct LiveConfig {
   uint64_t max_frames = 0;  // a start of its own stops after this many frames (0: no limit)
   // The memory bound of the copies of uploads GLES cannot read back (MiB; 0: none kept).
   uint64_t shadow_mb = kDefaultShadowMb;
+  // The flight recorder (trace/flight.h): keep at least flight_frames
+  // frames in memory (0: off), within flight_mb MiB, and write them on a
+  // crash, a hang longer than flight_watchdog_s (0: no watchdog), the
+  // start signal, or a host's request.
+  uint64_t flight_frames = 0;
+  uint64_t flight_mb = kDefaultFlightMb;
+  double flight_watchdog_s = kDefaultFlightWatchdogS;
   std::string output;       // where a start "now" records: a pattern or a directory
   std::string socket_name;  // control socket name ("" = gltrace-PID)
   int tcp_port = -1;        // loopback TCP listener port (0 = any), -1 = none
@@ -57,6 +71,10 @@ using EnvLookup = const char* (*)(const char* name);
 // frames: how many frames a start of the process's own records (0: all).
 // shadow_mb: the bound of the copies of compressed uploads kept for
 //   snapshots, in MiB (0: none kept; their textures are then not exact).
+// flight: frames the flight recorder keeps (0: none); any other number makes
+//   the process traceable in full mode even without a mode (a text mode
+//   refuses it). flight_mb: its bound in MiB (>= 1); flight_watchdog: the
+//   seconds a frame may take before it writes a trace (0: no watchdog).
 // output: the file a "now" start records to (%p, %n), or a directory.
 // socket: a plain file name under $XDG_RUNTIME_DIR/gltrace.
 // tcp: a port number (0..65535) for a 127.0.0.1 listener with a token.
@@ -65,6 +83,10 @@ LiveConfig choose_live_config(const Values& values, EnvLookup env, const std::st
 // A start value's frame, seconds or signal; false when it is none of the
 // forms above (a start of "attach" or "now" leaves all 0).
 bool parse_live_start(std::string_view value, uint64_t* frame, double* seconds, int* signal);
+
+// A number of seconds: a decimal, 0 <= S < 1e7 (after:S and flight_watchdog);
+// false for anything else.
+bool parse_seconds(std::string_view value, double* seconds);
 
 // True when process_name matches the ':'-separated list (names or prefix*).
 bool process_matches(const std::string& list, const std::string& process_name);

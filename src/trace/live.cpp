@@ -17,6 +17,7 @@
 #include "gltrace/api/pfn.h"
 #include "gltrace/api/trace_decls.h"
 #include "settings/live_config.h"
+#include "trace/flight.h"
 #include "trace/hooks/object_names.h"
 #include "trace/layer.h"
 #include "trace/modes.h"
@@ -88,7 +89,11 @@ class LiveController final : public control::Controller {
   // the app's swap).
   void start_when_due() {
     if (g_signalled.exchange(false)) {
-      if (session_on()) {
+      std::string path, error;
+      if (flight_recorder_on()) {
+        if (!write_flight_trace("the signal", &path, &error))
+          GLTRACE_LOG_ERROR("flight recorder: %s", error.c_str());
+      } else if (session_on()) {
         end_session();
         GLTRACE_LOG_INFO("tracing stopped by the signal");
       } else {
@@ -169,6 +174,10 @@ class LiveController final : public control::Controller {
     if (!session_stats().on) return;
     end_session();
     GLTRACE_LOG_WARN("live tracing stopped: the host closed its connection");
+  }
+
+  bool write_flight(std::string* path, std::string* error) override {
+    return write_flight_trace("a host asked", path, error);
   }
 
   void tick() override {
@@ -253,11 +262,21 @@ void live_initialize(const GltraceLiveHost* host) {
     action.sa_flags = SA_RESTART;
     sigemptyset(&action.sa_mask);
     if (sigaction(g_config.start_signal, &action, nullptr) == 0)
-      GLTRACE_LOG_INFO("kill -%s %d starts a capture, and stops it",
-                       g_config.start_signal == SIGUSR1 ? "USR1" : "USR2",
-                       static_cast<int>(getpid()));
+      GLTRACE_LOG_INFO("kill -%s %d %s", g_config.start_signal == SIGUSR1 ? "USR1" : "USR2",
+                       static_cast<int>(getpid()),
+                       g_config.flight_frames != 0 ? "writes the flight recorder's trace"
+                                                   : "starts a capture, and stops it");
   }
-  if (g_config.start_now) {
+  if (g_config.flight_frames != 0) {
+    // Every thread records from its first call, into memory.
+    g_host->set_default(1);
+    FlightConfig flight;
+    flight.frames = g_config.flight_frames;
+    flight.memory_mb = g_config.flight_mb;
+    flight.watchdog_s = g_config.flight_watchdog_s;
+    flight.output = g_config.output;
+    start_flight_recorder(flight);
+  } else if (g_config.start_now) {
     // Every thread records from its first call, as with the ordinary layer.
     g_host->set_default(1);
     start_session(g_config.output);

@@ -130,11 +130,19 @@ class ValueWriter {
   CallLine* line_;
 };
 
+// The calling thread's part of a flight recorder's new round (flight.h):
+// its snapshot, before the call that found the round due.
+void begin_flight_part();
+
 // One call being recorded: created before the driver is called, finished
 // after it returned. Inline: this is the cost of every call.
 class CallRecorder {
  public:
-  explicit CallRecorder(uint32_t function) : function_(function), start_(now_ns()) {
+  explicit CallRecorder(uint32_t function) : function_(function) {
+    // A flight recorder's new round: this thread's snapshot comes first.
+    if (flight_round_due()) [[unlikely]]
+      begin_flight_part();
+    start_ = now_ns();
     if (capture_thread_time()) [[unlikely]]
       thread_start_ = thread_cpu_ns();
   }

@@ -26,6 +26,7 @@
 #include "format/record_builder.h"
 #include "format/schema.h"
 #include "format/writer.h"
+#include "trace/flight.h"
 #include "trace/modes.h"
 #include "trace/recorder.h"
 
@@ -59,7 +60,10 @@ struct Session {
   std::atomic<uint32_t> thread_count{0};
   std::mutex mutex;                   // threads, contexts, session start and end
   std::vector<ThreadState*> threads;  // every thread that ever recorded
-  std::unordered_map<uint64_t, uint32_t> contexts;
+  // Each context's index in the session, and the epoch its Context record
+  // was last written in.
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> contexts;
+  std::atomic<uint32_t> epoch{0};
   std::string output;
   // Read on every call: relaxed atomics, changed while recording only by a
   // live host's "options" request.
@@ -79,22 +83,6 @@ struct Session {
 Session& session() {
   static auto* s = new Session();
   return *s;
-}
-
-std::string expand_output_pattern(const char* pattern) {
-  std::string out;
-  for (const char* p = pattern; *p != '\0'; ++p) {
-    if (p[0] == '%' && p[1] == 'p') {
-      out += std::to_string(getpid());
-      ++p;
-    } else if (p[0] == '%' && p[1] == 'n') {
-      out += process_name();
-      ++p;
-    } else {
-      out += *p;
-    }
-  }
-  return out;
 }
 
 void write_thread_record(ThreadState* thread) {
@@ -135,6 +123,22 @@ void register_light_fence() {
 }
 
 }  // namespace
+
+std::string expand_output_pattern(const char* pattern) {
+  std::string out;
+  for (const char* p = pattern; *p != '\0'; ++p) {
+    if (p[0] == '%' && p[1] == 'p') {
+      out += std::to_string(getpid());
+      ++p;
+    } else if (p[0] == '%' && p[1] == 'n') {
+      out += process_name();
+      ++p;
+    } else {
+      out += *p;
+    }
+  }
+  return out;
+}
 
 constinit HotState g_hot;
 __thread ThreadState* t_thread __attribute__((tls_model("initial-exec"))) = nullptr;
@@ -205,6 +209,9 @@ ThreadState* join_thread_state() {
   thread->context_data = nullptr;
   thread->context_data_index = 0;
   thread->last_seq = 0;
+  thread->round = g_hot.flight_round.load();
+  thread->round_start = true;
+  thread->round_snapshot = false;
   // Its calls take seqs from here on.
   thread->submitted_below.store(g_hot.seq.load(), std::memory_order_relaxed);
   thread->last_flush_ns.store(now_ns(), std::memory_order_relaxed);
@@ -233,7 +240,9 @@ void flush_thread(ThreadState* thread) {
   format::TraceWriter* writer = s.writer.load(std::memory_order_acquire);
   if (thread->records == 0 || writer == nullptr) return;
   writer->submit(format::Payload::from_encoder(thread->payload), thread->records,
-                 thread->frame_starts);
+                 thread->frame_starts, {thread->index, thread->round, thread->round_start});
+  // A join's start is its first chunk; a round's snapshot, every chunk until it ends.
+  if (!thread->round_snapshot) thread->round_start = false;
   thread->records = 0;
   thread->chunk_has_call = false;
   thread->frame_starts.clear();
@@ -259,7 +268,9 @@ bool enter_busy_slow(ThreadState* thread) {
   }
 }
 
-void end_frame(ThreadState* thread, uint64_t swap_seq) {
+namespace {
+
+void record_frame_end(ThreadState* thread, uint64_t swap_seq) {
   Session& s = session();
   continue_tsc_calibration();
   AppendGuard guard(thread);
@@ -293,12 +304,72 @@ void end_frame(ThreadState* thread, uint64_t swap_seq) {
   thread->frame_started = true;
 }
 
+}  // namespace
+
+void end_frame(ThreadState* thread, uint64_t swap_seq) {
+  record_frame_end(thread, swap_seq);
+  flight_frame_ended();  // out of the thread's recording window (it takes locks)
+}
+
 uint32_t context_index(uint64_t handle, bool* created) {
   Session& s = session();
   std::lock_guard<std::mutex> lock(s.mutex);
-  auto [it, inserted] = s.contexts.emplace(handle, static_cast<uint32_t>(s.contexts.size() + 1));
-  *created = inserted;
-  return it->second;
+  uint32_t epoch = s.epoch.load();
+  auto [it, inserted] = s.contexts.emplace(
+      handle, std::make_pair(static_cast<uint32_t>(s.contexts.size() + 1), epoch));
+  // Known, but not yet described in this round of a flight recorder.
+  *created = inserted || it->second.second != epoch;
+  it->second.second = epoch;
+  return it->second.first;
+}
+
+uint32_t snapshot_epoch() { return session().epoch.load(); }
+
+void begin_flight_round() {
+  Session& s = session();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.epoch.fetch_add(1);
+  g_hot.flight_round.fetch_add(1);
+}
+
+bool begin_thread_round(ThreadState* thread) {
+  AppendGuard guard(thread);  // the sweeper leaves its payload alone
+  if (!guard.ok()) return false;
+  flush_thread(thread);
+  thread->round = g_hot.flight_round.load();
+  thread->round_start = thread->round_snapshot = true;
+  // Nothing of the round refers to a blob before it (a trace may start here).
+  thread->blobs.clear();
+  write_thread_record(thread);
+  return true;
+}
+
+void end_thread_round_start(ThreadState* thread) {
+  AppendGuard guard(thread);
+  if (guard.ok()) flush_thread(thread);
+  thread->round_start = thread->round_snapshot = false;
+  // Nor does the rest of the round refer to its snapshot's (a trace from an
+  // earlier round leaves that snapshot out).
+  thread->blobs.clear();
+}
+
+bool write_unsubmitted_records(int fd, format::ChunkFilter& filter) {
+  Session& s = session();
+  format::TraceWriter* writer = s.writer.load();
+  if (writer == nullptr) return false;
+  if (!writer->write_pending(fd, filter)) return false;
+  uint32_t generation = g_hot.generation.load();
+  for (const ThreadState* thread : s.threads) {
+    if (thread->generation != generation) continue;
+    uint32_t count = 0;
+    // A thread may have been appending when the process froze.
+    size_t whole = format::complete_records(thread->payload.data(), thread->payload.size(), &count);
+    format::ChunkTag tag{thread->index, thread->round, thread->round_start};
+    if (whole != 0 && filter.keep(tag) &&
+        !format::write_raw_chunk(fd, thread->payload.data(), whole, count))
+      return false;
+  }
+  return true;
 }
 
 namespace {
@@ -317,7 +388,8 @@ void note_desktop_gl(Session& s, format::TraceWriter* writer) {
   schema::desktop_gl::set_libraries(body, libraries);
   wire::Encoder record;
   format::append_record(record, schema::record::kDesktopGl, body.data(), body.size());
-  writer->submit(format::Payload::from_encoder(record), 1, {});
+  writer->submit(format::Payload::from_encoder(record), 1, {},
+                 {0, g_hot.flight_round.load(), false});
 }
 
 // One sweep (s.mutex held): every thread of the session is claimed, and
@@ -367,7 +439,8 @@ void sweep(Session& s) {
     schema::calls_complete::set_below_seq(body, complete_below);
     wire::Encoder record;
     format::append_record(record, schema::record::kCallsComplete, body.data(), body.size());
-    writer->submit(format::Payload::from_encoder(record), 1, {});
+    writer->submit(format::Payload::from_encoder(record), 1, {},
+                   {0, g_hot.flight_round.load(), false});
   }
 }
 
@@ -409,6 +482,8 @@ bool begin_session(TraceSessionOptions options, std::string* error) {
   s.complete_below = 0;
   s.last_blob_id = 0;
   s.contexts.clear();
+  s.epoch.fetch_add(1);
+  g_hot.flight_round = 0;
   set_capture_options(options.capture);
   g_hot.start_ns = now_ns();
   g_hot.generation.fetch_add(1);
@@ -454,6 +529,7 @@ bool begin_session(TraceSessionOptions options, std::string* error) {
       " thread-time=" + (capture.thread_time ? "on" : "off");
   schema::header::set_capture_options(body, options_text);
   if (options.mid_run) schema::header::set_mid_run(body, true);
+  if (options.flight_recorder) schema::header::set_flight_recorder(body, true);
   wire::Encoder record;
   format::append_record(record, schema::record::kHeader, body.data(), body.size());
   writer->submit(format::Payload::from_encoder(record), 1, {});
@@ -505,6 +581,18 @@ format::ClaimedFile claim_output(const char* pattern, Mode mode, std::string* er
 
 }  // namespace
 
+void read_capture_environment(CaptureOptions* capture, format::WriterOptions* writer) {
+  const char* framebuffer = env_get("GLTRACE_CAPTURE_FRAMEBUFFER");
+  std::string framebuffer_list = framebuffer != nullptr ? std::string(",") + framebuffer + "," : "";
+  capture->framebuffer_on_swap = framebuffer_list.find(",swap,") != std::string::npos;
+  capture->framebuffer_on_draw = framebuffer_list.find(",draw,") != std::string::npos;
+  const char* texture_data = env_get("GLTRACE_TEXTURE_DATA");
+  capture->texture_data = texture_data == nullptr || strcmp(texture_data, "0") != 0;
+  const char* thread_time = env_get("GLTRACE_THREAD_TIME");
+  capture->thread_time = thread_time != nullptr && strcmp(thread_time, "1") == 0;
+  if (const char* level = env_get("GLTRACE_ZSTD_LEVEL")) writer->zstd_level = atoi(level);
+}
+
 void start_session() {
   const char* pattern = env_get("GLTRACE_TRACE_FILE");
   start_session(pattern != nullptr ? pattern : "");
@@ -536,16 +624,8 @@ void start_session(const std::string& output, bool mid_run, uint64_t max_frames)
     if (!begin_session(std::move(options), &error)) GLTRACE_LOG_ERROR("%s", error.c_str());
     return;
   }
-  const char* framebuffer = env_get("GLTRACE_CAPTURE_FRAMEBUFFER");
-  std::string framebuffer_list = framebuffer != nullptr ? std::string(",") + framebuffer + "," : "";
-  options.capture.framebuffer_on_swap = framebuffer_list.find(",swap,") != std::string::npos;
-  options.capture.framebuffer_on_draw = framebuffer_list.find(",draw,") != std::string::npos;
-  const char* texture_data = env_get("GLTRACE_TEXTURE_DATA");
-  options.capture.texture_data = texture_data == nullptr || strcmp(texture_data, "0") != 0;
-  const char* thread_time = env_get("GLTRACE_THREAD_TIME");
-  options.capture.thread_time = thread_time != nullptr && strcmp(thread_time, "1") == 0;
   format::WriterOptions writer_options;
-  if (const char* level = env_get("GLTRACE_ZSTD_LEVEL")) writer_options.zstd_level = atoi(level);
+  read_capture_environment(&options.capture, &writer_options);
   if (socket != nullptr && *socket != '\0') {
     options.output = socket;
     options.writer = format::TraceWriter::connect_unix_socket(socket, writer_options, &error);

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "format/chunk_ring.h"
 #include "format/writer.h"
 #include "protowire/wire.h"
 #include "trace/blob_table.h"
@@ -65,6 +66,12 @@ struct ThreadState {
   bool draw_surface_fixed = false;
   void* context_data = nullptr;  // the trace layer's state of `context_data_index`
   uint32_t context_data_index = 0;
+  // The flight recorder's round this thread is in, and whether its records
+  // go to the writer as the round's start (its first records, or the
+  // snapshot that begins a round): format/chunk_ring.h.
+  uint32_t round = 0;
+  bool round_start = true;
+  bool round_snapshot = false;  // until end_thread_round_start
 };
 
 // What every call reads, kept apart from the rest of the session
@@ -80,6 +87,9 @@ struct HotState {
   // mark themselves busy with a compiler barrier only (see enter_busy).
   std::atomic<bool> light_fence{false};
   uint64_t start_ns = 0;  // the session's trace time 0
+  // The flight recorder's round (flight.h): a thread whose round is older
+  // takes its snapshot at its next call.
+  std::atomic<uint32_t> flight_round{0};
 };
 extern HotState g_hot;
 extern __thread ThreadState* t_thread __attribute__((tls_model("initial-exec")));
@@ -212,15 +222,23 @@ struct TraceSessionOptions {
   // output as a path ("" or "-": stderr) when text_fd is -1.
   std::unique_ptr<format::TraceWriter> writer;
   int text_fd = -1;
-  std::string output;       // a name for messages (and the text path)
-  bool live = false;        // threads record only after they joined at a switch point
-  bool mid_run = false;     // the app ran (and maybe drew) before this session
-  uint64_t max_frames = 0;  // live: stop after this many frames (0: no limit)
+  std::string output;            // a name for messages (and the text path)
+  bool live = false;             // threads record only after they joined at a switch point
+  bool mid_run = false;          // the app ran (and maybe drew) before this session
+  uint64_t max_frames = 0;       // live: stop after this many frames (0: no limit)
+  bool flight_recorder = false;  // into a flight recorder's memory (flight.h)
 };
 
 // Starts a session: the Header, then recording. False (with *error) if one
 // is already on or the output cannot be used.
 bool begin_session(TraceSessionOptions options, std::string* error);
+
+// The capture options the environment asks for (GLTRACE_CAPTURE_FRAMEBUFFER,
+// GLTRACE_TEXTURE_DATA=0, GLTRACE_THREAD_TIME=1, GLTRACE_ZSTD_LEVEL).
+void read_capture_environment(CaptureOptions* capture, format::WriterOptions* writer);
+
+// An output pattern with %p (the pid) and %n (the process name) expanded.
+std::string expand_output_pattern(const char* pattern);
 
 // Starts the session the environment asks for (GLTRACE_TRACE_FILE,
 // GLTRACE_TRACE_SOCKET, GLTRACE_TRACE_MODE, GLTRACE_CAPTURE_FRAMEBUFFER,
@@ -254,6 +272,29 @@ struct SessionStats {
   std::string output;
 };
 SessionStats session_stats();
+
+// What a snapshot writes once (an EGL object, a share group's objects), it
+// writes once in each epoch: a session, or a flight recorder's round.
+uint32_t snapshot_epoch();
+
+// The flight recorder (flight.h) records in rounds: threads move to the
+// newest at their next call (flight_round_due), and a new one begins a new
+// epoch.
+inline uint32_t flight_round() { return g_hot.flight_round.load(std::memory_order_relaxed); }
+inline bool flight_round_due() {
+  ThreadState* thread = t_thread;
+  return thread != nullptr && thread->round != flight_round();
+}
+void begin_flight_round();
+// A thread moves to flight_round(): what it recorded goes to the writer,
+// and its next records, up to end_thread_round_start(), are the round's
+// start (its Thread record, then its snapshot). False when not recording.
+bool begin_thread_round(ThreadState* thread);
+void end_thread_round_start(ThreadState* thread);
+// For a flight trace written by a frozen copy of the process: each
+// thread's records not yet handed to the writer, as chunks the filter keeps
+// (no lock, no allocation).
+bool write_unsubmitted_records(int fd, format::ChunkFilter& filter);
 
 // Forgets the trace layer's per-context state (hooks/context_state.cpp): a new
 // session numbers contexts anew.

@@ -8,7 +8,16 @@
 // all of them. What `gltrace replay --loop N --frames A-B` replays over and
 // over: every iteration must draw the same frames in the same memory.
 //
-//   gltrace-churn [--frames N]   (default 30; surfaceless, 64x48; deterministic)
+// --then says how the app ends after its frames, midway through one more:
+// as it would crash (segv, abort, fpe) or hang (hang: it sleeps for good),
+// what the flight recorder must outlive; --own-handler installs a handler
+// of the app's own for those signals, which prints and exits with 3.
+//
+//   gltrace-churn [--frames N] [--then segv|abort|fpe|hang] [--own-handler]
+//   (default 30 frames, then exit 0; surfaceless, 64x48; deterministic)
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -162,11 +171,53 @@ void update_streamed(GLuint streamed, int frame) {
                   GL_UNSIGNED_BYTE, texels.data());
 }
 
+void own_handler(int sig) {
+  char message[] = "churn: its own handler got signal NN\n";
+  message[sizeof message - 4] = static_cast<char>('0' + sig / 10);
+  message[sizeof message - 3] = static_cast<char>('0' + sig % 10);
+  (void)!write(STDERR_FILENO, message, sizeof message - 1);
+  _exit(3);
+}
+
+// The end --then asks for; returns only for "exit".
+void end_as_asked(const std::string& then) {
+  if (then == "segv") {
+    *static_cast<volatile int*>(nullptr) = 1;
+  } else if (then == "abort") {
+    abort();
+  } else if (then == "fpe") {
+    // Both volatile: a constant 1 / x compiles to a compare, not a division.
+    volatile int dividend = 100, zero = 0;
+    volatile int quotient = dividend / zero;
+    (void)quotient;
+  } else if (then == "hang") {
+    for (;;) pause();
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int frames = 30;
-  if (!frames_option(kApp, argc, argv, &frames)) return 2;
+  std::string then = "exit";
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--frames" && i + 1 < argc) {
+      frames = atoi(argv[++i]);
+    } else if (arg == "--then" && i + 1 < argc) {
+      then = argv[++i];
+    } else if (arg == "--own-handler") {
+      for (int sig : {SIGSEGV, SIGABRT, SIGFPE}) signal(sig, own_handler);
+    } else {
+      fprintf(stderr,
+              "usage: gltrace-churn [--frames N] [--then segv|abort|fpe|hang] [--own-handler]\n");
+      return 2;
+    }
+  }
+  if (then != "exit" && then != "segv" && then != "abort" && then != "fpe" && then != "hang") {
+    fprintf(stderr, "churn: --then %s: not segv, abort, fpe or hang\n", then.c_str());
+    return 2;
+  }
   EGLDisplay display;
   EGLConfig config;
   EGLSurface surface;
@@ -240,6 +291,10 @@ int main(int argc, char** argv) {
     previous = objects;
     if (!check(eglSwapBuffers(display, surface) == EGL_TRUE, kApp, "eglSwapBuffers")) return 1;
   }
+  // Midway through one more frame.
+  glClear(GL_COLOR_BUFFER_BIT);
+  glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  end_as_asked(then);
   delete_objects(&previous);
   glDeleteProgram(program);
   glDeleteTextures(1, &streamed);

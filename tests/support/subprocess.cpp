@@ -117,7 +117,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const EnvChanges
   int status = 0;
   waitpid(pid, &status, 0);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.term_signal = WTERMSIG(status);
+  if (WIFSIGNALED(status)) {
+    result.term_signal = WTERMSIG(status);
+    result.core_dumped = WCOREDUMP(status);
+  }
   return result;
 }
 
@@ -175,7 +178,10 @@ ProcessResult BackgroundProcess::wait(int timeout_seconds) {
     usleep(10000);
   }
   if (WIFEXITED(status_)) result.exit_code = WEXITSTATUS(status_);
-  if (WIFSIGNALED(status_)) result.term_signal = WTERMSIG(status_);
+  if (WIFSIGNALED(status_)) {
+    result.term_signal = WTERMSIG(status_);
+    result.core_dumped = WCOREDUMP(status_);
+  }
   result.out = read_text_file(out_path_);
   result.err = read_text_file(err_path_);
   return result;

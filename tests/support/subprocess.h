@@ -11,6 +11,7 @@ namespace gltrace::test {
 struct ProcessResult {
   int exit_code = -1;  // -1 when killed by a signal or the timeout
   int term_signal = 0;
+  bool core_dumped = false;  // killed by a signal, with a core dump
   bool timed_out = false;
   std::string out;
   std::string err;

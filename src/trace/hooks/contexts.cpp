@@ -200,13 +200,13 @@ void switch_point_after_make_current(CallRecorder* /*recorded*/, EGLDisplay /*dp
 
 namespace {
 
-// The EGL objects a session's snapshots wrote: each once a session.
+// The EGL objects a session's snapshots wrote: each once an epoch (snapshot_epoch).
 std::mutex g_written_mutex;
 uint32_t g_written_generation = 0;
 auto& g_written = *new std::set<const void*>();  // never destroyed (threads at exit)
 
 bool first_write(const void* handle) {
-  uint32_t generation = g_hot.generation.load(std::memory_order_relaxed);
+  uint32_t generation = snapshot_epoch();
   std::lock_guard<std::mutex> lock(g_written_mutex);
   if (g_written_generation != generation) {
     g_written.clear();
@@ -267,7 +267,7 @@ GroupClaim record_egl_objects(EGLDisplay dpy, EGLContext ctx, EGLSurface draw, E
       record_eglInitialize(rec, dpy, nullptr, nullptr, EGL_TRUE);
     });
   }
-  GroupClaim claim = claim_share_group(ctx, g_hot.generation.load(std::memory_order_relaxed));
+  GroupClaim claim = claim_share_group(ctx, snapshot_epoch());
   if (first_write(ctx)) {
     EGLint id = 0, version = 2;
     NEXT(eglQueryContext)(dpy, ctx, EGL_CONFIG_ID, &id);
@@ -294,8 +294,8 @@ void record_current_binding() {
   EGLSurface draw = NEXT(eglGetCurrentSurface)(EGL_DRAW);
   EGLSurface read = NEXT(eglGetCurrentSurface)(EGL_READ);
   thread_state();  // joins the session
-  bool snapshot = ctx != EGL_NO_CONTEXT && session_mid_run() && mode() == Mode::kFull &&
-                  !context_state(thread_state())->desktop_gl;
+  bool snapshot = ctx != EGL_NO_CONTEXT && (session_mid_run() || thread_state()->round_snapshot) &&
+                  mode() == Mode::kFull && !context_state(thread_state())->desktop_gl;
   // One thread's snapshot at a time, whole: what one writes (a context
   // another's eglCreateContext shares, the objects another's refreshes)
   // comes before, in call order, what refers to it.

@@ -23,7 +23,7 @@ using Names = std::map<uint32_t, bool>;
 
 struct ShareGroup {
   Names names[kClasses];                // the shared classes' (containers are per context)
-  uint32_t snapshot_generation = 0;     // the last session that wrote its objects
+  uint32_t snapshot_epoch = 0;          // the last epoch that wrote its objects
   EGLContext written = EGL_NO_CONTEXT;  // a context of it that session wrote
   // The buffers and textures the session's first snapshot of the group wrote.
   std::set<GLuint> written_buffers, written_textures;
@@ -172,12 +172,12 @@ std::vector<glstate::SnapshotNames::Object> listed_objects(EGLContext context, O
   return list;
 }
 
-GroupClaim claim_share_group(EGLContext context, uint32_t generation) {
+GroupClaim claim_share_group(EGLContext context, uint32_t epoch) {
   std::lock_guard<std::mutex> lock(g_mutex);
   ShareGroup& group = *g_contexts[context].group;
   GroupClaim claim;
-  if (group.snapshot_generation != generation) {
-    group.snapshot_generation = generation;
+  if (group.snapshot_epoch != epoch) {
+    group.snapshot_epoch = epoch;
     group.written = context;
     claim.shared = glstate::SharedObjects::kAll;
     auto live = [](const Names& names, std::set<GLuint>* out) {

@@ -53,7 +53,7 @@ std::vector<glstate::SnapshotNames::Object> listed_objects(EGLContext context,
 // The shaders `program` of `context` last linked with (empty: not known).
 std::vector<glstate::LinkedShader> linked_shaders(EGLContext context, GLuint program);
 
-// A mid-run capture's snapshot of `context` in session `generation`: what
+// A snapshot of `context` in snapshot epoch `epoch` (session.h): what
 // of its share group's objects this thread writes (all of them, for the
 // first context of the group the session snapshots; else the contents of
 // those written then, which threads that had not joined yet may have
@@ -64,7 +64,7 @@ struct GroupClaim {
   glstate::SharedObjects shared = glstate::SharedObjects::kNone;
   EGLContext share_with = EGL_NO_CONTEXT;
 };
-GroupClaim claim_share_group(EGLContext context, uint32_t generation);
+GroupClaim claim_share_group(EGLContext context, uint32_t epoch);
 
 // The buffers or textures of `context`'s group the session's first snapshot
 // of the group wrote, that still live (SharedObjects::kContents).
