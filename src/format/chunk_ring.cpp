@@ -13,22 +13,25 @@
 
 namespace gltrace::format {
 
+void ChunkFilter::reset(uint32_t from_round) {
+  from_ = from_round;
+  memset(started_, 0, sizeof started_);
+}
+
 bool ChunkFilter::keep(const ChunkTag& tag) {
   if (tag.round < from_) return false;
   if (tag.thread == 0) return true;
   // A thread past the limit has no place: its chunks go whole from `from_`
   // on, snapshots included (a replay then meets objects it has).
   if (tag.thread >= kMaxThreads) return true;
-  bool& started = started_[tag.thread];
-  // From round 0 a thread's records begin with its first call, or its join's
-  // snapshot: no later snapshot belongs to it.
-  if (from_ == 0) return !tag.snapshot;
+  // The round whose start the thread's records begin with, plus 1 (0: none yet).
+  uint32_t& started = started_[tag.thread];
   if (tag.snapshot) {
-    if (started) return false;  // a later round's snapshot of a thread already there
-    started = true;
-    return true;
+    if (started == 0) started = tag.round + 1;
+    // The pieces of that start (a large one is several chunks), not a later round's.
+    return started == tag.round + 1;
   }
-  return started;
+  return started != 0;
 }
 
 namespace {

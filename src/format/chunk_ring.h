@@ -2,9 +2,10 @@
 // memory, each with the tag its payload was submitted with, and what
 // writes them out as a trace from the start of a round.
 //
-// A round begins, for each thread, with a chunk of its snapshot; a trace
-// from round R holds, of each thread, its first snapshot chunk at or after
-// R and the thread's later chunks except later snapshots (ChunkFilter).
+// A round begins, for each thread, with the chunks of its snapshot (or of
+// its first records); a trace from round R holds, of each thread, the start
+// of the first round at or after R it has, and its later chunks except
+// later rounds' starts (ChunkFilter).
 // Writing out is meant for a frozen copy of the process (a fork of an app
 // that crashed): it takes no lock and allocates nothing.
 #pragma once
@@ -25,12 +26,15 @@ struct ChunkTag {
 class ChunkFilter {
  public:
   explicit ChunkFilter(uint32_t from_round) : from_(from_round) {}
+  // Starts over from `from_round` (a filter is large: a crash handler's
+  // stack may be small, so it keeps one aside).
+  void reset(uint32_t from_round);
   bool keep(const ChunkTag& tag);
 
  private:
   static constexpr uint32_t kMaxThreads = 4096;  // later threads' snapshots are not kept apart
   uint32_t from_;
-  bool started_[kMaxThreads] = {};
+  uint32_t started_[kMaxThreads] = {};
 };
 
 class ChunkRing {

@@ -43,37 +43,6 @@ constexpr uint64_t kFramesInFlight = 2;
 constexpr int kDumpTimeoutMs = 60'000;
 constexpr uint64_t kWatchPeriodNs = 50'000'000;
 
-struct Flight {
-  FlightConfig config;
-  std::shared_ptr<format::ChunkRing> ring;
-  uint64_t round_frames = 0;  // frames per round
-  uint64_t bound_bytes = 0;
-  std::atomic<bool> on{false};
-  // The frame count where each of the last rounds began (by round % 8).
-  std::atomic<uint64_t> round_start_frame[8] = {};
-  std::atomic<uint64_t> last_frame_ns{0};
-  std::atomic<uint64_t> traces{0};
-  std::atomic<uint32_t> file_number{0};
-  std::mutex dump_mutex;  // one trace at a time, outside the crash path
-  // Written once at start: where traces go (async-signal-safe to use).
-  char path_base[PATH_MAX] = "";
-  struct sigaction previous[NSIG] = {};
-  std::atomic<bool> crashed{false};
-  std::atomic<bool> crash_written{false};
-  bool warned_bound = false;
-};
-
-Flight& flight() {
-  static auto* f = new Flight();  // never destroyed: a crash may come at exit
-  return *f;
-}
-
-uint64_t frames_kept() {
-  Flight& f = flight();
-  uint32_t from = f.ring->kept_from();
-  return frames_completed() - f.round_start_frame[from % 8].load();
-}
-
 // --- async-signal-safe text ---------------------------------------------------------
 
 struct Line {
@@ -97,6 +66,41 @@ struct Line {
   }
 };
 
+struct Flight {
+  FlightConfig config;
+  std::shared_ptr<format::ChunkRing> ring;
+  uint64_t round_frames = 0;  // frames per round
+  uint64_t bound_bytes = 0;
+  std::atomic<bool> on{false};
+  // The frame count where each of the last rounds began (by round % 8).
+  std::atomic<uint64_t> round_start_frame[8] = {};
+  std::atomic<uint64_t> last_frame_ns{0};
+  std::atomic<uint64_t> traces{0};
+  std::atomic<uint32_t> file_number{0};
+  std::mutex dump_mutex;  // one trace at a time, outside the crash path
+  // Written once at start: where traces go (async-signal-safe to use).
+  char path_base[PATH_MAX] = "";
+  struct sigaction previous[NSIG] = {};
+  std::atomic<bool> crashed{false};
+  std::atomic<bool> crash_written{false};
+  // The crash path's: kept here, not on a stack that may be a small
+  // alternate signal stack.
+  format::ChunkFilter filter{0};
+  Line crash_path, crash_message;
+  bool warned_bound = false;
+};
+
+Flight& flight() {
+  static auto* f = new Flight();  // never destroyed: a crash may come at exit
+  return *f;
+}
+
+uint64_t frames_kept() {
+  Flight& f = flight();
+  uint32_t from = f.ring->kept_from();
+  return frames_completed() - f.round_start_frame[from % 8].load();
+}
+
 const char* signal_name(int sig) {
   switch (sig) {
     case SIGSEGV:
@@ -118,7 +122,7 @@ const char* signal_name(int sig) {
 int open_trace_file(Line* path) {
   Flight& f = flight();
   for (int tries = 0; tries < 1000; ++tries) {
-    *path = Line();
+    path->size = 0;
     path->add(f.path_base).add("-").add(uint64_t{f.file_number.fetch_add(1) + 1}).add(".gltrace");
     int fd = open(path->text, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0 || errno != EEXIST) return fd;
@@ -138,8 +142,8 @@ int open_trace_file(Line* path) {
   rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);  // a crash of the copy is not the app's
   Flight& f = flight();
-  format::ChunkFilter filter(f.ring->kept_from());
-  bool ok = f.ring->write(fd, filter) && write_unsubmitted_records(fd, filter);
+  f.filter.reset(f.ring->kept_from());
+  bool ok = f.ring->write(fd, f.filter) && write_unsubmitted_records(fd, f.filter);
   syscall(SYS_exit_group, ok ? 0 : 1);
   __builtin_unreachable();
 }
@@ -174,12 +178,12 @@ void on_crash(int sig, siginfo_t* info, void* /*context*/) {
   int saved_errno = errno;
   Flight& f = flight();
   if (!f.crashed.exchange(true)) {
-    Line path;
+    Line& path = f.crash_path;
     int fd = open_trace_file(&path);
     uint64_t frames = frames_kept();
     bool ok = fd >= 0 && write_trace(fd);
     if (fd >= 0) close(fd);
-    Line message;
+    Line& message = f.crash_message;
     message.add("gltrace: flight recorder: the app got ").add(signal_name(sig));
     if (ok) {
       f.traces.fetch_add(1);

@@ -122,6 +122,10 @@ class LiveController final : public control::Controller {
     out.app_frames = app_frames();
     out.options = to_wire(capture_options());
     out.output = st.output;
+    FlightStats flight = flight_stats();
+    out.flight_frames = flight.frames_kept;
+    out.flight_bytes = flight.bytes_kept;
+    out.flight_traces = flight.traces_written;
     return out;
   }
 

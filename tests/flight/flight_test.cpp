@@ -11,6 +11,7 @@
 
 #include "support/subprocess.h"
 #include "support/tools.h"
+#include "support/xvfb.h"
 
 namespace gltrace::test {
 namespace {
@@ -182,6 +183,42 @@ TEST(Flight, AHostOrTheSignalAsksForTheLastFrames) {
   app.wait();
   expect_replays_identical(env, first);
   expect_replays_identical(env, second);
+}
+
+// A real program in a window, asked while it runs: glmark2's texture scene,
+// whose 512x512 textures make each round's snapshot larger than one chunk.
+TEST(Flight, Glmark2AskedWhileItRuns) {
+  if (access("/usr/bin/glmark2-es2", X_OK) != 0) GTEST_SKIP() << "glmark2-es2 not installed";
+  XvfbServer xvfb;
+  ASSERT_FALSE(xvfb.display().empty());
+  IsolatedEnv env;
+  std::string dir = env.dir + "/flight";
+  write_text_file(dir + "/.keep", "");
+  EnvChanges vars = env.vars;
+  vars["GLTRACE_CAPTURE_FRAMEBUFFER"] = "swap";
+  vars["DISPLAY"] = xvfb.display();
+  BackgroundProcess app(
+      flight_run(dir, {"/usr/bin/glmark2-es2", "-s", "160x120", "-b", "texture:duration=6"}), vars,
+      env.dir + "/app.out", env.dir + "/app.err");
+  std::string asked_out;
+  for (int i = 0; i < 100 && app.running(); ++i) {
+    std::this_thread::sleep_for(100ms);
+    ProcessResult status = gltrace(env, {"ps"});
+    std::smatch m;
+    // Past a few rounds.
+    if (std::regex_search(status.out, m, std::regex(R"(flight recorder: (\d+) frames kept)")) &&
+        std::stoi(m[1]) >= kFrames + 2) {
+      asked_out = gltrace(env, {"flight", std::to_string(app.pid())}).out;
+      break;
+    }
+  }
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(asked_out, m, std::regex(R"(flight trace: (\S+\.gltrace))")))
+      << asked_out << read_text_file(env.dir + "/app.err");
+  std::string trace = m[1];
+  ProcessResult end = app.wait();
+  EXPECT_EQ(end.exit_code, 0) << end.err;
+  expect_replays_identical(env, trace);
 }
 
 }  // namespace

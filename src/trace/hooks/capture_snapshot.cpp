@@ -1,5 +1,6 @@
 #include "trace/hooks/capture_snapshot.h"
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,12 @@ void record_gl_snapshot(EGLDisplay display, EGLContext context, EGLSurface draw,
     GLTRACE_LOG_WARN("the capture's snapshot of thread %u stopped: %s", thread->index,
                      error.c_str());
     return;
+  }
+  // A flight recorder's rounds take one every few frames: said once, and
+  // only when something was not exact.
+  if (thread->round_snapshot) {
+    static std::atomic<bool> said{false};
+    if (out.inexact_count() == 0 || said.exchange(true)) return;
   }
   GLTRACE_LOG_INFO("thread %u: a snapshot of %llu calls (%llu objects not exact)", thread->index,
                    static_cast<unsigned long long>(out.calls()),
