@@ -180,6 +180,7 @@ void on_crash(int sig, siginfo_t* info, void* /*context*/) {
   if (!f.crashed.exchange(true)) {
     Line& path = f.crash_path;
     int fd = open_trace_file(&path);
+    int open_errno = errno;
     uint64_t frames = frames_kept();
     bool ok = fd >= 0 && write_trace(fd);
     if (fd >= 0) close(fd);
@@ -189,8 +190,9 @@ void on_crash(int sig, siginfo_t* info, void* /*context*/) {
       f.traces.fetch_add(1);
       message.add(": its last ").add(frames).add(" frames are in ").add(path.text).add("\n");
     } else {
-      message.add(": could not write its last frames").add(fd >= 0 ? " to " : "");
-      message.add(fd >= 0 ? path.text : "").add("\n");
+      message.add(": could not write its last frames to ").add(path.text);
+      if (fd < 0) message.add(" (errno ").add(static_cast<uint64_t>(open_errno)).add(")");
+      message.add("\n");
     }
     format::write_fully(STDERR_FILENO, message.text, message.size);
     f.crash_written.store(true);
