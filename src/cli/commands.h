@@ -71,6 +71,7 @@ class Commands {
   X(attach)                     \
   X(detach)                     \
   X(options)                    \
+  X(flight)                     \
   X(surface)
 
 #define GLTRACE_CLI_DECLARE(name) void register_##name(Commands& commands);

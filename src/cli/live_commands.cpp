@@ -1,4 +1,5 @@
-// Live tracing from the host: `gltrace ps`, `attach`, `detach`, `options`.
+// Live tracing from the host: `gltrace ps`, `attach`, `detach`, `options`,
+// `flight`.
 // They talk to the control server inside a traceable app (src/control).
 #include <signal.h>
 #include <unistd.h>
@@ -37,6 +38,17 @@ std::string describe(const control::CaptureSettings& o) {
 
 constexpr char kAttach[] = "attach";
 
+// "flight recorder: 30 frames kept (12.3 MiB), 1 trace written"
+std::string describe_flight(const control::Status& s) {
+  char line[160];
+  snprintf(line, sizeof line,
+           "flight recorder: %" PRIu64 " frame%s kept (%.1f MiB), %" PRIu64 " trace%s written",
+           s.flight_frames, s.flight_frames == 1 ? "" : "s",
+           static_cast<double>(s.flight_bytes) / (1 << 20), s.flight_traces,
+           s.flight_traces == 1 ? "" : "s");
+  return line;
+}
+
 int ps() {
   std::string error;
   std::vector<control::ProcessEntry> entries = control::list_processes(&error);
@@ -54,6 +66,8 @@ int ps() {
     printf("%-8u %-20s %-10s %-9s %-10" PRIu64 " %s\n", e.status.pid, e.status.process_name.c_str(),
            e.status.state.c_str(), e.status.mode.c_str(), e.status.app_frames,
            e.socket_path.c_str());
+    // Under its row, so the table keeps one row per process for scripts.
+    if (e.status.flight_frames != 0) printf("%-8s %s\n", "", describe_flight(e.status).c_str());
   }
   return kExitOk;
 }
@@ -133,6 +147,21 @@ int options(OptionsOptions& o, const CommandLine& line) {
   return kExitOk;
 }
 
+int flight(Target& target, const CommandLine& line) {
+  if (int status = resolve_target(line, "flight", &target); status != kExitOk) return status;
+  std::string error;
+  auto client = control::Client::connect(target.endpoint, "gltrace flight", &error);
+  control::Request request;
+  request.command = control::Command::kFlight;
+  control::Reply reply;
+  if (client == nullptr || !client->call(request, &reply, &error)) {
+    fprintf(stderr, "gltrace flight: %s\n", error.c_str());
+    return kExitFailure;
+  }
+  printf("flight trace: %s\n", reply.path.c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 void register_ps(Commands& commands) {
@@ -143,7 +172,8 @@ void register_ps(Commands& commands) {
       "or with the debug.gltrace.trace setting): pid, name, state (idle, tracing,\n"
       "finishing), the mode an attach records by default, frames the app drew, and\n"
       "the control socket. Sockets nobody answers on (a process that died) are\n"
-      "listed as stale.");
+      "listed as stale. Under a process with a flight recorder, a line says what\n"
+      "it keeps and how many traces it wrote.");
 }
 
 void register_attach(Commands& commands) {
@@ -222,6 +252,24 @@ void register_options(Commands& commands) {
       ->type_name("on|off")
       ->check(one_of({"on", "off"}));
   add_target_options(app, &o->target);
+}
+
+void register_flight(Commands& commands) {
+  auto target = std::make_shared<Target>();
+  CommandLine& line =
+      commands.add("flight", "write what a process's flight recorder keeps to a trace",
+                   [target](const CommandLine& line) { return flight(*target, line); });
+  line.app().description(
+      "Asks a process started with `gltrace run --flight-recorder FRAMES` (or the\n"
+      "debug.gltrace.flight setting) to write the frames its flight recorder keeps\n"
+      "now to a new trace file, and prints `flight trace: FILE`. The trace begins\n"
+      "with a snapshot and replays from its first frame; the app keeps running\n"
+      "and recording.");
+  add_target_options(line.app(), target.get());
+  line.app().footer(
+      "The file goes where the app's output setting says (`run -o`, GLTRACE_TRACE_FILE,\n"
+      "debug.gltrace.output; default the app's current directory). Exit status 1\n"
+      "when the process has no flight recorder or nothing could be written.");
 }
 
 }  // namespace gltrace::cli

@@ -18,7 +18,10 @@
 
 #include "cli/commands.h"
 #include "cli/launch.h"
+#include "cli/trace_output.h"
 #include "common/process.h"
+#include "settings/known.h"
+#include "settings/live_config.h"
 
 namespace gltrace::cli {
 
@@ -213,11 +216,52 @@ struct RunOptions {
   std::string traceable;  // GLTRACE_LIVE
   std::string control_socket;
   std::string control_tcp;
+  uint64_t flight_frames = 0;   // GLTRACE_FLIGHT
+  uint64_t flight_mb = 0;       // GLTRACE_FLIGHT_MB (0: the default)
+  std::string flight_watchdog;  // seconds, as the setting takes them
+  std::string flight_signal;    // USR1, USR2
+  std::string output;           // GLTRACE_TRACE_FILE
 };
+
+// The flight recorder's variables; kExitOk or the usage error.
+int set_flight_env(RunOptions& options, const CommandLine& line) {
+  std::vector<std::pair<std::string, std::string>>& env = options.launch.env;
+  if (options.flight_frames == 0) {
+    const char* needs = options.flight_mb != 0             ? "--flight-mb"
+                        : !options.flight_watchdog.empty() ? "--flight-watchdog"
+                        : !options.flight_signal.empty()   ? "--flight-signal"
+                        : !options.output.empty()          ? "--output"
+                                                           : nullptr;
+    if (needs != nullptr)
+      return line.usage_error(std::string(needs) + " goes with --flight-recorder");
+    return kExitOk;
+  }
+  // It keeps whole calls to replay: a text mode has none.
+  if (!options.traceable.empty() && options.traceable != "full")
+    return line.usage_error("--flight-recorder needs the full mode, not --traceable=" +
+                            options.traceable);
+  env.emplace_back("GLTRACE_LIVE", "full");
+  env.emplace_back("GLTRACE_FLIGHT", std::to_string(options.flight_frames));
+  if (options.flight_mb != 0)
+    env.emplace_back("GLTRACE_FLIGHT_MB", std::to_string(options.flight_mb));
+  if (!options.flight_watchdog.empty())
+    env.emplace_back("GLTRACE_FLIGHT_WATCHDOG", options.flight_watchdog);
+  // In flight mode the start signal writes a flight trace.
+  if (!options.flight_signal.empty())
+    env.emplace_back("GLTRACE_LIVE_START", "signal:" + options.flight_signal);
+  if (!options.output.empty()) {
+    // The app may change its working directory: make it absolute.
+    std::string output = absolute_path(options.output);
+    if (!check_output(kName, output)) return kExitFailure;
+    env.emplace_back("GLTRACE_TRACE_FILE", output);
+  }
+  return kExitOk;
+}
 
 int run(RunOptions& options, const CommandLine& line) {
   if (int status = take_app(line, &options.launch); status != kExitOk) return status;
-  if (!options.traceable.empty())
+  if (int status = set_flight_env(options, line); status != kExitOk) return status;
+  if (!options.traceable.empty() && options.flight_frames == 0)
     options.launch.env.emplace_back("GLTRACE_LIVE", options.traceable);
   if (!options.control_socket.empty())
     options.launch.env.emplace_back("GLTRACE_CONTROL_SOCKET", options.control_socket);
@@ -253,6 +297,34 @@ void register_run(Commands& commands) {
                  "(GLTRACE_CONTROL_TCP)")
       ->type_name("PORT")
       ->check(in_range(0, 65535));
+  app.add_option("--flight-recorder", options->flight_frames,
+                 "keep at least the last FRAMES frames in memory and write them as a trace "
+                 "when APP crashes, hangs (--flight-watchdog), gets --flight-signal or "
+                 "`gltrace flight` asks; the trace begins with a snapshot and replays. "
+                 "Makes APP traceable in full mode (GLTRACE_FLIGHT)")
+      ->type_name("FRAMES")
+      ->check(in_range(uint64_t{1}, uint64_t{1'000'000'000}));
+  app.add_option("--flight-mb", options->flight_mb,
+                 "the memory the kept frames may take, in MiB (default 256; GLTRACE_FLIGHT_MB)")
+      ->type_name("MB")
+      ->check(in_range(uint64_t{1}, uint64_t{1} << 30));
+  app.add_option("--flight-watchdog", options->flight_watchdog,
+                 "a frame longer than SECONDS writes the trace (default 10, 0: no watchdog; "
+                 "GLTRACE_FLIGHT_WATCHDOG)")
+      ->type_name("SECONDS")
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            return settings::check_setting_value(settings::kFlightWatchdog, value);
+          },
+          ""));
+  app.add_option("--flight-signal", options->flight_signal,
+                 "this signal writes the trace (kill -USR1 PID; GLTRACE_LIVE_START=signal:SIG)")
+      ->type_name("USR1|USR2")
+      ->check(one_of({"USR1", "USR2"}));
+  app.add_option("-o,--output", options->output,
+                 "where flight traces go: a directory (default the current one) or a file "
+                 "pattern with %p (pid) and %n (process name) (GLTRACE_TRACE_FILE)")
+      ->type_name("DIR|PATTERN");
   app.footer("The bundled layers directory is prepended to GLTRACE_LAYER_PATH.");
 }
 

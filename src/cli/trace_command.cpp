@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,13 +18,6 @@ namespace gltrace::cli {
 namespace {
 
 constexpr char kName[] = "trace";
-
-std::string absolute(const std::string& path) {
-  if (!path.empty() && path[0] == '/') return path;
-  char cwd[PATH_MAX];
-  if (getcwd(cwd, sizeof cwd) == nullptr) return path;
-  return std::string(cwd) + "/" + path;
-}
 
 // A file the app's processes add the names of their outputs to
 // (GLTRACE_TRACE_REPORT, one line each): every file of the run, with none of
@@ -155,7 +147,7 @@ int trace(TraceOptions& o, const CommandLine& line) {
   if (o.zstd_level != 0)
     options.env.emplace_back("GLTRACE_ZSTD_LEVEL", std::to_string(o.zstd_level));
   // The app may change its working directory (piglit does): make it absolute.
-  if (!output.empty()) output = absolute(output);
+  if (!output.empty()) output = absolute_path(output);
   // Checked before the app starts: the trace layer cannot report a failure to
   // open the file other than by a line in the app's stderr.
   if (!output.empty() && !check_output(kName, output)) return kExitFailure;

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cinttypes>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 
@@ -147,6 +148,13 @@ bool read_summary_quickly(const std::string& path, TraceSummary* summary) {
 }
 
 }  // namespace
+
+std::string absolute_path(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof cwd) == nullptr) return path;
+  return std::string(cwd) + "/" + path;
+}
 
 bool check_output(const char* command, const std::string& path) {
   auto fail = [&](const std::string& why) {

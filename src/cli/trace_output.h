@@ -8,6 +8,10 @@
 
 namespace gltrace::cli {
 
+// `path` from the current directory, for an app that may change its own
+// (piglit does).
+std::string absolute_path(const std::string& path);
+
 // Checks that the trace layer will be able to create `path` (absolute; %p and
 // %n may appear in its file name, not in its directories): its directory
 // exists and is writable, and the file is no read-only file; or it is a

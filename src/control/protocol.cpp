@@ -106,6 +106,7 @@ class Decoder {
                       : field == f::kSetOptions  ? Command::kSetOptions
                       : field == f::kGetStatus   ? Command::kGetStatus
                       : field == f::kDataChannel ? Command::kDataChannel
+                      : field == f::kFlight      ? Command::kFlight
                                                  : Command::kNone;
     if (command == q->command) return;
     Request cleared;
@@ -173,6 +174,8 @@ const char* command_name(Command command) {
       return "get_status";
     case Command::kDataChannel:
       return "data_channel";
+    case Command::kFlight:
+      return "flight";
   }
   return "?";
 }
@@ -216,6 +219,9 @@ std::vector<uint8_t> encode(const Request& q) {
     case Command::kDataChannel:
       f::set_data_channel(e, nullptr, 0);
       break;
+    case Command::kFlight:
+      f::set_flight(e, nullptr, 0);
+      break;
   }
   return to_vector(e);
 }
@@ -245,8 +251,12 @@ std::vector<uint8_t> encode(const Reply& p) {
     s::set_threads_tracing(e, st.threads_tracing);
     encode_options(&e, s::begin_options(e), st.options);
     if (!st.output.empty()) s::set_output(e, st.output);
+    if (st.flight_frames != 0) s::set_flight_frames(e, st.flight_frames);
+    if (st.flight_bytes != 0) s::set_flight_bytes(e, st.flight_bytes);
+    if (st.flight_traces != 0) s::set_flight_traces(e, st.flight_traces);
     e.end_nested(m);
   }
+  if (!p.path.empty()) f::set_path(e, p.path);
   return to_vector(e);
 }
 

@@ -25,7 +25,7 @@ struct CaptureSettings {
   std::optional<bool> thread_time;
 };
 
-enum class Command { kNone, kHello, kStart, kStop, kSetOptions, kGetStatus, kDataChannel };
+enum class Command { kNone, kHello, kStart, kStop, kSetOptions, kGetStatus, kDataChannel, kFlight };
 const char* command_name(Command command);
 
 struct Request {
@@ -55,6 +55,9 @@ struct Status {
   uint32_t threads_tracing = 0;
   CaptureSettings options;
   std::string output;
+  uint64_t flight_frames = 0;  // the flight recorder's (all 0 without one)
+  uint64_t flight_bytes = 0;
+  uint64_t flight_traces = 0;
 };
 
 struct Reply {
@@ -63,6 +66,7 @@ struct Reply {
   bool ok = false;
   std::string error;
   std::optional<Status> status;
+  std::string path;  // flight: the trace written
 };
 
 std::vector<uint8_t> encode(const Request& request);

@@ -187,11 +187,13 @@ struct Server::State {
   }
 
   // Queues the reply and sends what the socket takes now; never waits.
-  void reply(Connection& c, const Request& q, bool ok, const std::string& error, bool with_status) {
+  void reply(Connection& c, const Request& q, bool ok, const std::string& error, bool with_status,
+             const std::string& path = "") {
     Reply p;
     p.id = q.id;
     p.ok = ok;
     p.error = error;
+    p.path = path;
     if (with_status) p.status = controller->status();
     std::vector<uint8_t> bytes = frame(encode(p));
     if (c.out.size() - c.out_done + bytes.size() > kMaxQueuedBytes) {
@@ -320,6 +322,12 @@ struct Server::State {
       case Command::kSetOptions: {
         bool ok = controller->set_options(q.options, &error);
         reply(c, q, ok, error, true);
+        return true;
+      }
+      case Command::kFlight: {
+        std::string path;
+        bool ok = controller->write_flight(&path, &error);
+        reply(c, q, ok, error, true, path);
         return true;
       }
     }

@@ -31,6 +31,19 @@ std::string whole_number(std::string_view value) {
   return "";
 }
 
+std::string whole_number_from_1(std::string_view value) {
+  if (std::string why = whole_number(value); !why.empty()) return why;
+  if (strtoull(std::string(value).c_str(), nullptr, 10) == 0)
+    return "'" + std::string(value) + "' is less than 1";
+  return "";
+}
+
+std::string seconds(std::string_view value) {
+  double s = 0;
+  if (parse_seconds(value, &s)) return "";
+  return "'" + std::string(value) + "' is no number of seconds (a decimal, 0 or more)";
+}
+
 std::string plain_file_name(std::string_view name) {
   if (name.empty() || name.size() > 64 || name == "." || name == ".." ||
       name.find('/') != std::string_view::npos)
@@ -72,8 +85,20 @@ constexpr KnownSetting kKnown[] = {
      "MiB of copies of compressed texture uploads a traceable process keeps, so that a capture "
      "starting mid-run writes them exactly (0: none; default 256)",
      nullptr, whole_number},
+    {kFlight,
+     "a flight recorder: keep the last N frames in memory and write them as a trace on a "
+     "crash, a hang, the start signal or `gltrace flight` (0: none; the process is traceable, "
+     "in full mode)",
+     nullptr, whole_number},
+    {kFlightMb, "MiB the flight recorder's frames may take (default 256)", nullptr,
+     whole_number_from_1},
+    {kFlightWatchdog,
+     "a frame longer than this many seconds writes the flight recorder's trace (0: no "
+     "watchdog; default 10)",
+     nullptr, seconds},
     {kLiveOutput,
-     "where a `now` start records (GLTRACE_TRACE_FILE): a file (%p: pid, %n: process name) or "
+     "where a `now` start and the flight recorder write (GLTRACE_TRACE_FILE): a file (%p: pid, %n: "
+     "process name) or "
      "a directory (NAME.PID.gltrace per process); a process never writes over another's file",
      nullptr, nullptr},
     {kLiveSocket, "the control socket's file name under $XDG_RUNTIME_DIR/gltrace", nullptr,

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 
 #include "settings/known.h"
@@ -42,14 +43,21 @@ bool parse_live_start(std::string_view value, uint64_t* frame, double* seconds, 
     *frame = n;
     return *end == '\0' && n >= 1 && n < (1ull << 48);
   }
-  if (text.rfind("after:", 0) == 0) {
-    const char* number = text.c_str() + 6;
-    if ((*number < '0' || *number > '9') && *number != '.') return false;
-    double s = strtod(number, &end);
-    *seconds = s;
-    return *end == '\0' && std::isfinite(s) && s > 0 && s < 1e7;
-  }
+  if (text.rfind("after:", 0) == 0) return parse_seconds(value.substr(6), seconds) && *seconds > 0;
   return false;
+}
+
+bool parse_seconds(std::string_view value, double* seconds) {
+  std::string text(value);
+  // Plain decimals: strtod alone would also take spaces, signs, hex, inf and nan.
+  if (text.empty() || ((text[0] < '0' || text[0] > '9') && text[0] != '.') ||
+      text.find_first_not_of("0123456789.eE+-") != std::string::npos)
+    return false;
+  char* end = nullptr;
+  double s = strtod(text.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(s) || s < 0 || s >= 1e7) return false;
+  *seconds = s;
+  return true;
 }
 
 bool process_matches(const std::string& list, const std::string& process_name) {
@@ -74,7 +82,15 @@ LiveConfig choose_live_config(const Values& values, EnvLookup env,
   LiveConfig config;
   std::string source;
   std::string mode = lookup(values, env, kLiveTrace, "GLTRACE_LIVE", &source);
-  if (mode.empty() || mode == "off" || mode == "0") return config;
+  std::string flight = lookup(values, env, kFlight, "GLTRACE_FLIGHT", &source);
+  uint64_t flight_frames = 0;
+  if (std::string why = check_setting_value(kFlight, flight); !why.empty())
+    config.error = "flight " + why + ": no flight recorder";
+  else if (!flight.empty())
+    flight_frames = strtoull(flight.c_str(), nullptr, 10);
+  // A flight recorder is a reason to be traceable of its own.
+  bool no_mode = mode.empty() || mode == "off" || mode == "0";
+  if (no_mode && flight_frames == 0) return config;
   if (std::string why = check_setting_value(kLiveTrace, mode); !why.empty()) {
     config.error = "unknown tracing mode: " + why;
     return config;
@@ -82,7 +98,12 @@ LiveConfig choose_live_config(const Values& values, EnvLookup env,
   std::string proc = lookup(values, env, kLiveProc, "GLTRACE_LIVE_PROC", &source);
   if (!process_matches(proc, process_name)) return config;
   config.enabled = true;
-  config.mode = mode;
+  config.mode = no_mode ? "full" : mode;
+  // It keeps whole calls to replay: a text mode has none to keep.
+  if (flight_frames != 0 && config.mode != "full")
+    config.error = "the flight recorder needs the full mode, not " + config.mode + ": it is off";
+  else
+    config.flight_frames = flight_frames;
   std::string start = lookup(values, env, kLiveStart, "GLTRACE_LIVE_START", &source);
   if (start == "now") {
     config.start_now = true;
@@ -102,6 +123,20 @@ LiveConfig choose_live_config(const Values& values, EnvLookup env,
     config.error = "shadow_mb " + why + ": " + std::to_string(kDefaultShadowMb) + " MiB";
   else if (!shadow.empty())
     config.shadow_mb = strtoull(shadow.c_str(), nullptr, 10);
+  std::string flight_mb = lookup(values, env, kFlightMb, "GLTRACE_FLIGHT_MB", &output_source);
+  if (std::string why = check_setting_value(kFlightMb, flight_mb); !why.empty())
+    config.error = "flight_mb " + why + ": " + std::to_string(kDefaultFlightMb) + " MiB";
+  else if (!flight_mb.empty())
+    config.flight_mb = strtoull(flight_mb.c_str(), nullptr, 10);
+  std::string watchdog =
+      lookup(values, env, kFlightWatchdog, "GLTRACE_FLIGHT_WATCHDOG", &output_source);
+  if (std::string why = check_setting_value(kFlightWatchdog, watchdog); !why.empty()) {
+    char fallback[32];
+    snprintf(fallback, sizeof fallback, ": %g s", kDefaultFlightWatchdogS);
+    config.error = "flight_watchdog " + why + fallback;
+  } else if (!watchdog.empty()) {
+    parse_seconds(watchdog, &config.flight_watchdog_s);
+  }
   config.output = lookup(values, env, kLiveOutput, "GLTRACE_TRACE_FILE", &output_source);
   std::string socket = lookup(values, env, kLiveSocket, "GLTRACE_CONTROL_SOCKET", &source);
   if (std::string why = check_setting_value(kLiveSocket, socket); !why.empty()) {

@@ -578,6 +578,111 @@ TEST(AttachCommand, MissingOutputDirectoryFailsAndTheAppStaysIdle) {
   app->wait();
 }
 
+// ----- The flight recorder from the command line ---------------------------------
+
+TEST(FlightCommand, AProcessWithoutASocketFailsWithOneLine) {
+  IsolatedEnv env;
+  // A pid no traceable process has (above the kernel's pid_max).
+  ProcessResult r = gltrace(env, {"flight", "99999999"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "gltrace flight: no traceable process '99999999' (see gltrace ps)\n");
+  r = gltrace(env, {"flight", "--socket", env.dir + "/none.sock"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("gltrace flight: ", 0), 0u) << r.err;
+  EXPECT_EQ(count_occurrences(r.err, "\n"), 1u) << r.err;
+  r = gltrace(env, {"flight"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "gltrace flight: missing PID or NAME\nsee 'gltrace help flight'\n");
+}
+
+TEST(FlightCommand, ATraceableProcessWithoutARecorderSaysSo) {
+  IsolatedEnv env;
+  auto app = start_traceable(env, {"--frames", "3000", "--frame-ms", "5"});
+  ASSERT_TRUE(wait_for_socket(env, *app));
+  ProcessResult r = gltrace(env, {"flight", std::to_string(app->pid())});
+  app->signal(SIGTERM);
+  app->wait();
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("gltrace flight: ", 0), 0u) << r.err;
+  EXPECT_TRUE(contains(r.err, "flight recorder")) << r.err;
+}
+
+TEST(RunCommand, FlightRecorderOptionsMisusedAreUsageErrors) {
+  IsolatedEnv env;
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--flight-mb", "16"},
+                                             {"--flight-watchdog", "5"},
+                                             {"--flight-signal", "USR1"},
+                                             {"-o", env.dir}}) {
+    std::vector<std::string> argv = {"run"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--", "true"});
+    ProcessResult r = gltrace(env, argv);
+    EXPECT_EQ(r.exit_code, 2) << args[0];
+    std::string name = args[0] == "-o" ? "--output" : args[0];
+    EXPECT_EQ(r.err,
+              "gltrace run: " + name + " goes with --flight-recorder\nsee 'gltrace help run'\n");
+  }
+  ProcessResult r = gltrace(env, {"run", "--flight-recorder", "30", "--traceable=log", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gltrace run: --flight-recorder needs the full mode, not --traceable=log\n"
+            "see 'gltrace help run'\n");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--flight-recorder", "0"},
+           {"--flight-recorder", "many"},
+           {"--flight-recorder", "5", "--flight-mb", "0"},
+           {"--flight-recorder", "5", "--flight-watchdog=-1"},
+           {"--flight-recorder", "5", "--flight-watchdog", "nan"},
+           {"--flight-recorder", "5", "--flight-signal", "KILL"}}) {
+    std::vector<std::string> argv = {"run"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--", "true"});
+    r = gltrace(env, argv);
+    EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
+    EXPECT_EQ(count_occurrences(r.err, "\n"), 2u) << r.err;
+    EXPECT_TRUE(contains(r.err, "see 'gltrace help run'")) << r.err;
+  }
+  r = gltrace(env, {"run", "--flight-recorder", "5", "--flight-watchdog", "nan", "true"});
+  EXPECT_TRUE(contains(r.err, "--flight-watchdog: 'nan' is no number of seconds")) << r.err;
+  r = gltrace(env, {"run", "--flight-recorder", "5", "--flight-signal", "KILL", "true"});
+  EXPECT_TRUE(contains(r.err, "'KILL' is not one of USR1, USR2")) << r.err;
+  // Not an option's name of `run` already.
+  ProcessResult help = gltrace(env, {"run", "--help-options"});
+  for (const char* option :
+       {"--flight-recorder\tFRAMES", "--flight-mb\tMB", "--flight-watchdog\tSECONDS",
+        "--flight-signal\tUSR1|USR2", "-o --output\tDIR|PATTERN"})
+    EXPECT_EQ(count_occurrences(help.out, option), 1u) << option << "\n" << help.out;
+}
+
+TEST(RunCommand, FlightRecorderSetsTheAppsEnvironment) {
+  IsolatedEnv env;
+  ProcessResult r =
+      gltrace(env, {"run", "--flight-recorder", "30", "--flight-mb=16", "--flight-watchdog", "0.5",
+                    "--flight-signal", "USR2", "-o", env.dir, "--", "env"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string& line :
+       std::vector<std::string>{"GLTRACE_LIVE=full", "GLTRACE_FLIGHT=30", "GLTRACE_FLIGHT_MB=16",
+                                "GLTRACE_FLIGHT_WATCHDOG=0.5", "GLTRACE_LIVE_START=signal:USR2",
+                                "GLTRACE_TRACE_FILE=" + env.dir})
+    EXPECT_TRUE(contains(r.out, "\n" + line + "\n")) << line << "\n" << r.out;
+  // Only what was asked: the app's settings decide the rest.
+  r = gltrace(env, {"run", "--flight-recorder", "30", "--", "env"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "\nGLTRACE_FLIGHT=30\n")) << r.out;
+  for (const char* unset : {"GLTRACE_FLIGHT_MB=", "GLTRACE_FLIGHT_WATCHDOG=", "GLTRACE_LIVE_START=",
+                            "GLTRACE_TRACE_FILE="})
+    EXPECT_FALSE(contains(r.out, std::string("\n") + unset)) << unset << "\n" << r.out;
+  // An output that cannot be written fails before the app runs.
+  r = gltrace(env, {"run", "--flight-recorder", "30", "-o", env.dir + "/missing/x-%p.gltrace", "--",
+                    "env"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(contains(r.err, "gltrace run: cannot write the trace")) << r.err;
+}
+
 // ----- One command-line parser ------------------------------------------------
 
 TEST(CommandLine, ModeEqualsLogTracesToStderr) {

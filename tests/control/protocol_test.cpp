@@ -6,6 +6,7 @@
 
 #include <csignal>
 
+#include "settings/known.h"
 #include "settings/live_config.h"
 
 namespace gltrace::control {
@@ -87,6 +88,95 @@ TEST(ControlProtocol, ALaterCommandClearsAnEarlierOnesFields) {
   ASSERT_TRUE(decode(bytes.data(), bytes.size(), &back, &error)) << error;
   EXPECT_EQ(back.max_frames, 4u);
   EXPECT_EQ(back.mode, "log");
+}
+
+TEST(ControlProtocol, FlightRequestAndItsReplyRoundTrip) {
+  Request q;
+  q.id = 9;
+  q.command = Command::kFlight;
+  std::vector<uint8_t> bytes = encode(q);
+  Request back;
+  std::string error;
+  ASSERT_TRUE(decode(bytes.data(), bytes.size(), &back, &error)) << error;
+  EXPECT_EQ(back.id, 9u);
+  EXPECT_EQ(back.command, Command::kFlight);
+  EXPECT_STREQ(command_name(back.command), "flight");
+
+  Reply p;
+  p.id = 9;
+  p.ok = true;
+  p.path = "/tmp/demo.1234.flight.gltrace";
+  p.status.emplace();
+  p.status->flight_frames = 30;
+  p.status->flight_bytes = uint64_t{12} << 20;
+  p.status->flight_traces = 1;
+  bytes = encode(p);
+  Reply reply;
+  ASSERT_TRUE(decode(bytes.data(), bytes.size(), &reply, &error)) << error;
+  EXPECT_TRUE(reply.ok);
+  EXPECT_EQ(reply.path, "/tmp/demo.1234.flight.gltrace");
+  ASSERT_TRUE(reply.status.has_value());
+  EXPECT_EQ(reply.status->flight_frames, 30u);
+  EXPECT_EQ(reply.status->flight_bytes, uint64_t{12} << 20);
+  EXPECT_EQ(reply.status->flight_traces, 1u);
+
+  // A refusal carries no path; a process without a recorder reports zeros.
+  Reply refused;
+  refused.error = "this process has no flight recorder";
+  refused.status.emplace();
+  bytes = encode(refused);
+  ASSERT_TRUE(decode(bytes.data(), bytes.size(), &reply, &error)) << error;
+  EXPECT_FALSE(reply.ok);
+  EXPECT_EQ(reply.error, "this process has no flight recorder");
+  EXPECT_EQ(reply.path, "");
+  EXPECT_EQ(reply.status->flight_frames, 0u);
+  EXPECT_EQ(reply.status->flight_traces, 0u);
+}
+
+// Hostile bytes around the new fields: every cut of a flight request and of
+// its reply, and wrong wire types, give an error that says where, never a crash.
+TEST(ControlProtocol, TruncatedOrMistypedFlightMessagesSayWhere) {
+  Request q;
+  q.command = Command::kFlight;
+  std::vector<uint8_t> request = encode(q);
+  Reply p;
+  p.ok = true;
+  p.path = "/tmp/x.gltrace";
+  p.status.emplace();
+  p.status->flight_frames = 300;
+  p.status->flight_bytes = 1 << 20;
+  p.status->flight_traces = 2;
+  std::vector<uint8_t> reply = encode(p);
+  std::string error;
+  for (size_t n = 0; n < request.size(); ++n) {
+    Request back;
+    error.clear();
+    if (!decode(request.data(), n, &back, &error)) {
+      EXPECT_NE(error.find("at byte"), std::string::npos) << n << ": " << error;
+    }
+  }
+  size_t failures = 0;
+  for (size_t n = 0; n < reply.size(); ++n) {
+    Reply back;
+    error.clear();
+    if (decode(reply.data(), n, &back, &error)) continue;
+    ++failures;
+    EXPECT_NE(error.find("at byte"), std::string::npos) << n << ": " << error;
+  }
+  EXPECT_GT(failures, 0u);
+  // flight (field 16) as a varint; path (field 6) as a varint;
+  // status { flight_frames (field 15) as bytes }.
+  const uint8_t flight_as_varint[] = {0x08, 0x01, 0x80, 0x01, 0x00};
+  Request back;
+  EXPECT_FALSE(decode(flight_as_varint, sizeof flight_as_varint, &back, &error));
+  EXPECT_NE(error.find("wrong wire type"), std::string::npos) << error;
+  Reply back_reply;
+  const uint8_t path_as_varint[] = {0x30, 0x01};
+  EXPECT_FALSE(decode(path_as_varint, sizeof path_as_varint, &back_reply, &error));
+  EXPECT_NE(error.find("wrong wire type"), std::string::npos) << error;
+  const uint8_t frames_as_bytes[] = {0x2a, 0x03, 0x7a, 0x01, 0x00};
+  EXPECT_FALSE(decode(frames_as_bytes, sizeof frames_as_bytes, &back_reply, &error));
+  EXPECT_EQ(error, "malformed status at byte 3: wrong wire type for a known field");
 }
 
 TEST(ControlProtocol, MalformedRequestsSayWhere) {
@@ -212,6 +302,124 @@ TEST(LiveConfig, StartsAtAFrameOrAfterATime) {
   LiveConfig n = choose_live_config({{kLiveTrace, "full"}, {kLiveFrames, "ten"}}, &no_env, "demo");
   EXPECT_NE(n.error, "");
   EXPECT_EQ(n.max_frames, 0u);
+}
+
+// The flight recorder: a reason of its own to be traceable (in full mode),
+// refused with a text mode; its bound and watchdog as the settings say.
+TEST(LiveConfig, FlightRecorderMakesTheProcessTraceableInFullMode) {
+  LiveConfig off = choose_live_config({}, &no_env, "demo");
+  EXPECT_EQ(off.flight_frames, 0u);
+  EXPECT_EQ(off.flight_mb, kDefaultFlightMb);
+  EXPECT_EQ(off.flight_watchdog_s, kDefaultFlightWatchdogS);
+  EXPECT_FALSE(choose_live_config({{kFlight, "0"}}, &no_env, "demo").enabled);
+
+  LiveConfig c = choose_live_config({{kFlight, "30"}}, &no_env, "demo");
+  EXPECT_EQ(c.error, "");
+  EXPECT_TRUE(c.enabled) << "without debug.gltrace.trace";
+  EXPECT_EQ(c.mode, "full");
+  EXPECT_FALSE(c.start_now);
+  EXPECT_EQ(c.flight_frames, 30u);
+  EXPECT_EQ(c.flight_mb, kDefaultFlightMb);
+  EXPECT_EQ(c.flight_watchdog_s, kDefaultFlightWatchdogS);
+  EXPECT_NE(c.source.find("setting debug.gltrace.flight"), std::string::npos) << c.source;
+
+  LiveConfig full = choose_live_config(
+      {{kLiveTrace, "full"}, {kFlight, "5"}, {kFlightMb, "64"}, {kFlightWatchdog, "2.5"}}, &no_env,
+      "demo");
+  EXPECT_EQ(full.error, "");
+  EXPECT_EQ(full.flight_frames, 5u);
+  EXPECT_EQ(full.flight_mb, 64u);
+  EXPECT_EQ(full.flight_watchdog_s, 2.5);
+  LiveConfig no_watchdog =
+      choose_live_config({{kFlight, "5"}, {kFlightWatchdog, "0"}}, &no_env, "demo");
+  EXPECT_EQ(no_watchdog.error, "");
+  EXPECT_EQ(no_watchdog.flight_watchdog_s, 0.0);
+
+  // Only in the processes debug.gltrace.proc names.
+  Values only_glmark = {{kFlight, "30"}, {kLiveProc, "glmark2*"}};
+  EXPECT_FALSE(choose_live_config(only_glmark, &no_env, "demo").enabled);
+  EXPECT_EQ(choose_live_config(only_glmark, &no_env, "glmark2-es2").flight_frames, 30u);
+}
+
+TEST(LiveConfig, FlightRecorderIsRefusedWithATextMode) {
+  for (const char* mode : {"log", "error", "systrace"}) {
+    LiveConfig c = choose_live_config({{kLiveTrace, mode}, {kFlight, "30"}}, &no_env, "demo");
+    EXPECT_TRUE(c.enabled) << mode;
+    EXPECT_EQ(c.mode, mode);
+    EXPECT_EQ(c.flight_frames, 0u) << mode;
+    EXPECT_NE(c.error.find("the flight recorder needs the full mode, not " + std::string(mode)),
+              std::string::npos)
+        << c.error;
+  }
+}
+
+TEST(LiveConfig, FlightEnvironmentWinsOverSettings) {
+  auto env = [](const char* name) -> const char* {
+    if (std::string(name) == "GLTRACE_FLIGHT") return "12";
+    if (std::string(name) == "GLTRACE_FLIGHT_MB") return "8";
+    if (std::string(name) == "GLTRACE_FLIGHT_WATCHDOG") return "0.25";
+    return nullptr;
+  };
+  LiveConfig c =
+      choose_live_config({{kFlight, "30"}, {kFlightMb, "64"}, {kFlightWatchdog, "3"}}, env, "demo");
+  EXPECT_EQ(c.error, "");
+  EXPECT_TRUE(c.enabled);
+  EXPECT_EQ(c.flight_frames, 12u);
+  EXPECT_EQ(c.flight_mb, 8u);
+  EXPECT_EQ(c.flight_watchdog_s, 0.25);
+  EXPECT_NE(c.source.find("GLTRACE_FLIGHT"), std::string::npos) << c.source;
+}
+
+TEST(LiveConfig, BadFlightValuesAreIgnoredAndReported) {
+  for (const char* bad : {"-1", "ten", "3x", " 3", "1e3", "281474976710656"}) {
+    LiveConfig c = choose_live_config({{kFlight, bad}}, &no_env, "demo");
+    EXPECT_FALSE(c.enabled) << bad << ": no flight recorder, no other reason to trace";
+    EXPECT_NE(c.error.find("flight '" + std::string(bad) + "' is no whole number"),
+              std::string::npos)
+        << c.error;
+    LiveConfig traced = choose_live_config({{kLiveTrace, "full"}, {kFlight, bad}}, &no_env, "demo");
+    EXPECT_TRUE(traced.enabled) << bad;
+    EXPECT_EQ(traced.flight_frames, 0u) << bad;
+  }
+  for (const char* bad : {"0", "-5", "lots", "1.5"}) {
+    LiveConfig c = choose_live_config({{kFlight, "30"}, {kFlightMb, bad}}, &no_env, "demo");
+    EXPECT_EQ(c.flight_frames, 30u) << bad;
+    EXPECT_EQ(c.flight_mb, kDefaultFlightMb) << bad;
+    EXPECT_NE(c.error.find("flight_mb '" + std::string(bad) + "'"), std::string::npos) << c.error;
+    EXPECT_NE(c.error.find(": 256 MiB"), std::string::npos) << c.error;
+  }
+  for (const char* bad : {"-1", "nan", "inf", "0x10", " 2", "2s", "", "1e9", "+3"}) {
+    LiveConfig c = choose_live_config({{kFlight, "30"}, {kFlightWatchdog, bad}}, &no_env, "demo");
+    EXPECT_EQ(c.flight_watchdog_s, kDefaultFlightWatchdogS) << bad;
+    if (std::string(bad).empty()) {
+      EXPECT_EQ(c.error, "") << "empty is unset";
+      continue;
+    }
+    EXPECT_NE(c.error.find("flight_watchdog '" + std::string(bad) + "' is no number of seconds"),
+              std::string::npos)
+        << c.error;
+    EXPECT_NE(c.error.find(": 10 s"), std::string::npos) << c.error;
+  }
+}
+
+// `gltrace settings put` checks the values with the same table.
+TEST(LiveConfig, FlightSettingsAreKnownWithTheirChecks) {
+  for (const char* name : {kFlight, kFlightMb, kFlightWatchdog})
+    EXPECT_NE(find_known_setting(name), nullptr) << name;
+  EXPECT_EQ(check_setting_value(kFlight, "0"), "");
+  EXPECT_EQ(check_setting_value(kFlight, "120"), "");
+  EXPECT_NE(check_setting_value(kFlight, "-3"), "");
+  EXPECT_EQ(check_setting_value(kFlightMb, "1"), "");
+  EXPECT_EQ(check_setting_value(kFlightMb, "0"), "'0' is less than 1");
+  EXPECT_EQ(check_setting_value(kFlightWatchdog, "0"), "");
+  EXPECT_EQ(check_setting_value(kFlightWatchdog, ".5"), "");
+  EXPECT_EQ(check_setting_value(kFlightWatchdog, "1e-3"), "");
+  EXPECT_NE(check_setting_value(kFlightWatchdog, "-0.5"), "");
+  double seconds = -1;
+  EXPECT_FALSE(parse_seconds("nan", &seconds));
+  EXPECT_EQ(seconds, -1.0) << "left alone on failure";
+  EXPECT_TRUE(parse_seconds("2.5", &seconds));
+  EXPECT_EQ(seconds, 2.5);
 }
 
 }  // namespace
