@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """glmark2-es2 frame rates natively, under `gltrace trace`, traceable under
 `gltrace run --traceable` (not tracing, but keeping what a capture that
-starts mid-run needs: issue 25's target is 0.97 of native) and under
+starts mid-run needs: issue 25's target is 0.97 of native), under the
+flight recorder (`gltrace run --flight-recorder 60`: recording into memory,
+a snapshot every 62 frames) and under
 `apitrace trace --api egl`, in one run (the issue's target: a traced scene
 keeps at least 95% of its native FPS).
 
@@ -12,7 +14,7 @@ llvmpipe renders on its own threads here as it would for a user, so the
 trace writer's compression competes with it for the cores.
 
   bench/glmark2_fps.py BUILD_DIR [--scenes build,texture,...] [--seconds S] [--runs R]
-                      [--ways native,gltrace,traceable,apitrace]
+                      [--ways native,gltrace,traceable,flight,apitrace]
 """
 
 import argparse
@@ -74,6 +76,8 @@ def main():
         "native": [],
         "gltrace": [gltrace, "trace", "-o", ours, "--"],
         "traceable": [gltrace, "run", "--traceable", "--"],
+        # Recording all the time into memory, a snapshot every 62 frames.
+        "flight": [gltrace, "run", "--flight-recorder", "60", "-o", tmp, "--"],
         "apitrace": ["apitrace", "trace", "--api", "egl", "-o", theirs],
     }
     unknown = set(chosen) - set(all_ways)

@@ -249,8 +249,9 @@ void maybe_begin_round() {
   if (over && !full && !f.warned_bound) {
     f.warned_bound = true;
     GLTRACE_LOG_WARN(
-        "flight recorder: %llu MiB hold fewer than %llu frames of this app: its traces will "
-        "have fewer (debug.gltrace.flight_mb)",
+        "flight recorder: rounds end before their %llu frames to stay within %llu MiB: a trace "
+        "may hold fewer than the %llu frames asked for (debug.gltrace.flight_mb)",
+        static_cast<unsigned long long>(f.round_frames),
         static_cast<unsigned long long>(f.config.memory_mb),
         static_cast<unsigned long long>(f.config.frames));
   }

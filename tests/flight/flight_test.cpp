@@ -30,9 +30,10 @@ void allow_core_dumps() {
 }
 
 std::vector<std::string> flight_run(const std::string& dir, const std::vector<std::string>& app,
-                                    const std::vector<std::string>& options = {}) {
-  std::vector<std::string> argv = {build_bin("gltrace"),    "run", "--flight-recorder",
-                                   std::to_string(kFrames), "-o",  dir};
+                                    const std::vector<std::string>& options = {},
+                                    int frames = kFrames) {
+  std::vector<std::string> argv = {build_bin("gltrace"),   "run", "--flight-recorder",
+                                   std::to_string(frames), "-o",  dir};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.emplace_back("--");
   argv.insert(argv.end(), app.begin(), app.end());
@@ -143,6 +144,41 @@ TEST(Flight, AHangLeavesItsLastFrames) {
   EXPECT_EQ(end.term_signal, SIGTERM) << end.err;
   EXPECT_NE(end.err.find("no frame ended for 1 s"), std::string::npos) << end.err;
   expect_replays_identical(env, trace);
+}
+
+// A bound that not even one round of the frames asked for fits in (30 of
+// churn's frames take about 1.7 MiB): rounds end early, the memory held
+// stays near the bound, and what is kept still replays.
+TEST(Flight, TheMemoryBoundHolds) {
+  IsolatedEnv env;
+  std::vector<std::string> app = {build_bin("gltrace-churn"), "--frames", "300", "--then", "hang"};
+  std::string dir = env.dir + "/flight";
+  write_text_file(dir + "/.keep", "");
+  EnvChanges vars = env.vars;
+  vars["GLTRACE_CAPTURE_FRAMEBUFFER"] = "swap";
+  BackgroundProcess traced(flight_run(dir, app, {"--flight-watchdog", "1", "--flight-mb", "1"}, 30),
+                           vars, env.dir + "/app.out", env.dir + "/app.err");
+  std::string trace;
+  for (int i = 0; i < 600 && trace.empty() && traced.running(); ++i) {
+    std::this_thread::sleep_for(100ms);
+    trace = trace_named(read_text_file(env.dir + "/app.err"));
+  }
+  ASSERT_FALSE(trace.empty()) << read_text_file(env.dir + "/app.err");
+  ProcessResult status = gltrace(env, {"ps"});
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      status.out, m, std::regex(R"(flight recorder: (\d+) frames kept \(([0-9.]+) MiB\))")))
+      << status.out;
+  // A round's chunks past the bound, and the frame that found it: churn's
+  // frames are about 60 KiB each.
+  EXPECT_LE(std::stod(m[2]), 1.5) << status.out;
+  traced.signal(SIGTERM);
+  ProcessResult end = traced.wait();
+  EXPECT_NE(end.err.find("before their 32 frames to stay within 1 MiB"), std::string::npos)
+      << end.err;
+  ProcessResult replay = gltrace(env, {"replay", "--compare", trace});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find(" 0 differ"), std::string::npos) << replay.out;
 }
 
 // A running app asked by a host (`gltrace flight PID`) and by the signal:

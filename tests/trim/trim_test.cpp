@@ -223,7 +223,9 @@ TEST(Trim, LoopOverFramesThatMakeObjectsEveryFrameHoldsItsMemory) {
                                            "10: ([0-9.]+) MiB, 100: ([0-9.]+) MiB\\n")))
       << r.out;
   double after_10 = std::stod(m[2]), after_100 = std::stod(m[3]);
-  if (kMeasureLoopMemory) EXPECT_LE(after_100, after_10 + 8.0) << r.out;
+  if (kMeasureLoopMemory) {
+    EXPECT_LE(after_100, after_10 + 8.0) << r.out;
+  }
 }
 
 }  // namespace
