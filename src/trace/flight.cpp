@@ -72,6 +72,7 @@ struct Flight {
   uint64_t round_frames = 0;  // frames per round
   uint64_t bound_bytes = 0;
   std::atomic<bool> on{false};
+  pid_t pid = 0;  // the process recording: a child the app forked has a copy of this
   // The frame count where each of the last rounds began (by round % 8).
   std::atomic<uint64_t> round_start_frame[8] = {};
   std::atomic<uint64_t> last_frame_ns{0};
@@ -174,9 +175,25 @@ bool write_trace(int fd) {
 
 // --- crashes --------------------------------------------------------------------------
 
+// From here on the signal goes where it would have gone without gltrace:
+// the app's handler, or the default action (its core dump and exit status).
+// A fault re-executes the instruction when the handler returns and faults
+// again; a sent signal (abort, kill) is sent again, blocked until then.
+void give_back(int sig, const siginfo_t* info) {
+  sigaction(sig, &flight().previous[sig], nullptr);
+  bool fault = info != nullptr && info->si_code > 0 && sig != SIGABRT;
+  if (!fault) syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+}
+
 void on_crash(int sig, siginfo_t* info, void* /*context*/) {
   int saved_errno = errno;
   Flight& f = flight();
+  // A child the app forked inherited the handler, not the recording.
+  if (getpid() != f.pid) {
+    give_back(sig, info);
+    errno = saved_errno;
+    return;
+  }
   if (!f.crashed.exchange(true)) {
     Line& path = f.crash_path;
     int fd = open_trace_file(&path);
@@ -204,13 +221,7 @@ void on_crash(int sig, siginfo_t* info, void* /*context*/) {
       nanosleep(&five_ms, nullptr);
     }
   }
-  // From here on the signal goes where it would have gone without gltrace:
-  // the app's handler, or the default action (its core dump and exit status).
-  sigaction(sig, &f.previous[sig], nullptr);
-  // A fault re-executes the instruction on return and faults again; a sent
-  // signal (abort, kill) is sent again, blocked until this handler returns.
-  bool fault = info != nullptr && info->si_code > 0 && sig != SIGABRT;
-  if (!fault) syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+  give_back(sig, info);
   errno = saved_errno;
 }
 
@@ -301,6 +312,7 @@ void start_flight_recorder(const FlightConfig& config) {
   Flight& f = flight();
   if (f.on.load() || config.frames == 0) return;
   f.config = config;
+  f.pid = getpid();
   f.round_frames = config.frames + kFramesInFlight;
   f.bound_bytes = config.memory_mb << 20;
   std::string output = config.output.empty() ? "." : expand_output_pattern(config.output.c_str());
@@ -366,7 +378,7 @@ void begin_flight_part() {
 
 bool write_flight_trace(const char* reason, std::string* path, std::string* error) {
   Flight& f = flight();
-  if (!flight_recorder_on()) {
+  if (!flight_recorder_on() || getpid() != f.pid) {
     *error =
         "this process has no flight recorder (start it with gltrace run --flight-recorder FRAMES)";
     return false;
