@@ -154,7 +154,8 @@ int flight(Target& target, const CommandLine& line) {
   control::Request request;
   request.command = control::Command::kFlight;
   control::Reply reply;
-  if (client == nullptr || !client->call(request, &reply, &error)) {
+  // The app writes the trace before it answers: up to a minute for a large one.
+  if (client == nullptr || !client->call(request, &reply, &error, 70000)) {
     fprintf(stderr, "gltrace flight: %s\n", error.c_str());
     return kExitFailure;
   }

@@ -75,7 +75,7 @@ struct Flight {
   pid_t pid = 0;  // the process recording: a child the app forked has a copy of this
   // The frame count where each of the last rounds began (by round % 8).
   std::atomic<uint64_t> round_start_frame[8] = {};
-  std::atomic<uint64_t> last_frame_ns{0};
+  std::atomic<uint64_t> frame_end_seq{0};  // g_hot.seq when the last frame ended
   std::atomic<uint64_t> traces{0};
   std::atomic<uint32_t> file_number{0};
   std::mutex dump_mutex;  // one trace at a time, outside the crash path
@@ -282,25 +282,35 @@ void begin_thread_part(ThreadState* thread) {
 
 // --- the watch thread: hangs, handlers the app replaced ----------------------------
 
+// A frame is in progress once a call came after the last frame end; it hangs
+// when it lasts past the watchdog. An app idle between frames (a toolkit
+// that draws on events) makes no call, so it never looks hung.
 void watch() {
   Flight& f = flight();
+  uint64_t frame_seen = 0, seq_seen = 0;
+  uint64_t in_progress_since = 0;  // when a call of the frame was first seen (0: none)
   bool reported = false;
-  uint64_t reported_frame = 0;
   for (;;) {
     timespec period{0, static_cast<long>(kWatchPeriodNs)};
     nanosleep(&period, nullptr);
     install_crash_handlers();
-    uint64_t last = f.last_frame_ns.load();
-    if (f.config.watchdog_s <= 0 || last == 0) continue;
-    uint64_t frame = frames_completed();
-    if (reported && frame == reported_frame) continue;
-    reported = false;
-    if (static_cast<double>(now_ns() - last) < f.config.watchdog_s * 1e9) continue;
+    if (f.config.watchdog_s <= 0) continue;
+    uint64_t frame = frames_completed(), seq = g_hot.seq.load();
+    if (frame != frame_seen) {
+      frame_seen = frame;
+      seq_seen = f.frame_end_seq.load();
+      in_progress_since = 0;
+      reported = false;
+    }
+    if (seq == seq_seen) continue;  // no call since the frame ended
+    uint64_t now = now_ns();
+    if (in_progress_since == 0) in_progress_since = now;
+    if (reported || static_cast<double>(now - in_progress_since) < f.config.watchdog_s * 1e9)
+      continue;
     reported = true;
-    reported_frame = frame;
     std::string path, error;
     char reason[64];
-    snprintf(reason, sizeof reason, "no frame ended for %g s", f.config.watchdog_s);
+    snprintf(reason, sizeof reason, "a frame took longer than %g s", f.config.watchdog_s);
     if (!write_flight_trace(reason, &path, &error))
       GLTRACE_LOG_ERROR("flight recorder: %s", error.c_str());
   }
@@ -366,7 +376,7 @@ bool flight_recorder_on() { return flight().on.load(std::memory_order_relaxed); 
 
 void flight_frame_ended() {
   if (!flight_recorder_on()) return;
-  flight().last_frame_ns.store(now_ns(), std::memory_order_relaxed);
+  flight().frame_end_seq.store(g_hot.seq.load(), std::memory_order_relaxed);
   maybe_begin_round();
 }
 
