@@ -6,6 +6,7 @@ headless with `gltrace replay -n --compare`: every frame must be identical.
 
   real_apps.py BUILD_DIR WORK_DIR [--set ci|all] [--only NAME...] [--strict] [--list]
   real_apps.py BUILD_DIR WORK_DIR --attach K [--capture-frames N] [--seed S] [--set ...]
+  real_apps.py BUILD_DIR WORK_DIR --attach K --flight [--capture-frames N] [...]
 
 Prints one row per program: calls, frames, identical/total and the verdict,
 and for every program that is not identical the first lines replay printed
@@ -25,6 +26,11 @@ frame identically. One row per capture: the app frame it began at, its calls,
 its snapshot calls, the objects the snapshot could not restore exactly, and
 identical/total frames. A capture PASSes when every frame with an image is
 identical and no call was left unreplayed.
+
+With --flight the programs run under `gltrace run --flight-recorder N` instead
+(recording into memory all the time, a snapshot every round), and each
+capture is `gltrace flight PID`: the last N or more frames, which must replay
+the same way.
 """
 
 import argparse
@@ -518,11 +524,16 @@ class Traceable:
     is the program's, and signals reach it directly), and for the compositor the
     client that keeps it repainting."""
 
-    def __init__(self, app, argv, gltrace, env, xdg, log):
+    def __init__(self, app, argv, gltrace, env, xdg, log, flight_frames=None, flight_dir=None):
         self.app = app
         self.log = log
         self.clients = []
-        cmd = [gltrace, "run", "--traceable", "--"] + argv
+        if flight_frames:
+            cmd = [gltrace, "run", "--flight-recorder", str(flight_frames), "-o", flight_dir, "--"]
+            env = dict(env, GLTRACE_CAPTURE_FRAMEBUFFER="swap")
+        else:
+            cmd = [gltrace, "run", "--traceable", "--"]
+        cmd += argv
         socket = None
         if app.platform == "compositor":
             socket = f"gltrace-ra-c{os.getpid()}"
@@ -614,6 +625,24 @@ def attach_once(cap, running, gltrace, env, trace, frames):
     return problems, running.log_since(offset), frames_written
 
 
+FLIGHT_TRACE_RE = re.compile(r"flight trace: (\S+)")
+
+
+def flight_once(running, gltrace, env, trace):
+    """--flight: asks the running program for its last frames, into trace;
+    returns the problems and the app's output meanwhile."""
+    offset = running.log_size()
+    ask = subprocess.run([gltrace, "flight", str(running.proc.pid)], env=env, capture_output=True,
+                         text=True, timeout=120)
+    m = FLIGHT_TRACE_RE.search(ask.stdout)
+    if ask.returncode != 0 or not m:
+        return ([f"gltrace flight: exit status {ask.returncode}; it printed:"] +
+                ["  " + line for line in (ask.stderr + ask.stdout).splitlines()[:6]]), ""
+    shutil.move(m.group(1), trace)
+    time.sleep(0.2)
+    return [], running.log_since(offset)
+
+
 def count_snapshot_calls(gltrace, trace):
     with subprocess.Popen([gltrace, "dump", trace], stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, text=True, errors="replace") as dump:
@@ -660,7 +689,7 @@ def check_capture(cap, gltrace, xdg, trace, app_output):
     return problems
 
 
-def attach_survey(app, build, work, xdg, servers, count, frames, rng):
+def attach_survey(app, build, work, xdg, servers, count, frames, rng, flight=False):
     """Runs one program traceable and captures it count times; returns its rows:
     one per capture, after the program's own row when there is something to
     say about it (not installed, did not start, crashed, did not stop)."""
@@ -677,7 +706,10 @@ def attach_survey(app, build, work, xdg, servers, count, frames, rng):
     elif app.platform == "wayland":
         env["WAYLAND_DISPLAY"] = servers.wayland(env).socket
     log = os.path.join(work, app.name + ".attach.log")
-    running = Traceable(app, argv, gltrace, env, xdg, log)
+    flight_dir = os.path.join(work, app.name + ".flight")
+    if flight:
+        os.makedirs(flight_dir, exist_ok=True)
+    running = Traceable(app, argv, gltrace, env, xdg, log, frames if flight else None, flight_dir)
     captured = []  # (capture, its trace, the app's output meanwhile, the attach's problems)
     problems = []
     try:
@@ -705,16 +737,23 @@ def attach_survey(app, build, work, xdg, servers, count, frames, rng):
                            f"its output: {log}"])
                 captured.append((cap, None, "", []))
                 break
-            # The previous attach may still be finishing in the app.
-            wait_for_ps(gltrace, env, running.proc, lambda state, _: state == "idle", 20)
-            trace = os.path.join(work, f"{app.name}.attach-{index}.gltrace")
-            attach_problems, output, frames_written = attach_once(cap, running, gltrace, env,
-                                                                  trace, frames)
+            trace = os.path.join(work, f"{app.name}.{'flight' if flight else 'attach'}-{index}"
+                                 ".gltrace")
+            if flight:
+                # Past the first round: a trace of at least `frames` frames.
+                wait_for_ps(gltrace, env, running.proc, lambda _, n: n >= 2 * frames + 4, 30)
+                attach_problems, output = flight_once(running, gltrace, env, trace)
+                frames_written = None
+            else:
+                # The previous attach may still be finishing in the app.
+                wait_for_ps(gltrace, env, running.proc, lambda state, _: state == "idle", 20)
+                attach_problems, output, frames_written = attach_once(cap, running, gltrace, env,
+                                                                      trace, frames)
             captured.append((cap, trace, output, attach_problems))
             # A program that ended no frame in ATTACH_DURATION s (GLX,
             # off-screen without frame ends), or that attach cannot reach,
             # does the same next time.
-            why = ("gltrace attach failed" if attach_problems else
+            why = (f"gltrace {'flight' if flight else 'attach'} failed" if attach_problems else
                    f"no frame in {ATTACH_DURATION} s" if frames_written == 0 else None)
             if why and index < count:
                 left = count - index
@@ -758,15 +797,15 @@ def print_attach_table(rows):
 def attach_main(args, apps, build, work, xdg, servers):
     """The --attach mode: rows of captures, exit status 1 if a required one failed."""
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
-    print(f"real_apps.py --attach {args.attach} --capture-frames {args.capture_frames} "
-          f"--seed {seed}", flush=True)
+    print(f"real_apps.py --attach {args.attach}{' --flight' if args.flight else ''} "
+          f"--capture-frames {args.capture_frames} --seed {seed}", flush=True)
     write_forever_qml(work)
     rows = []
     for app in apps:
         # A generator per program: --only NAME repeats its pauses for a seed.
         rng = random.Random(f"{seed}:{app.name}")
         rows += attach_survey(app, build, work, xdg, servers, args.attach,
-                              args.capture_frames, rng)
+                              args.capture_frames, rng, args.flight)
     print_attach_table(rows)
     captures = [r for r in rows if r.index]
     count = {v: sum(1 for r in rows if r.verdict == v)
@@ -797,7 +836,12 @@ def main():
     ap.add_argument("--seed", type=int, metavar="S",
                     help="--attach: seed of the pauses before the captures (default: random, "
                          "printed)")
+    ap.add_argument("--flight", action="store_true",
+                    help="--attach: run each program under the flight recorder and ask it "
+                         "for its last frames instead of attaching")
     args = ap.parse_args()
+    if args.flight and args.attach is None:
+        ap.error("--flight goes with --attach K")
     if args.attach is not None and (args.attach < 1 or args.capture_frames < 1):
         ap.error("--attach and --capture-frames need at least 1")
 
