@@ -70,6 +70,7 @@ class GlReader {
     return major_ > e.major || (major_ == e.major && minor_ >= e.minor);
   }
   bool es3() const { return major_ >= 3; }
+  bool es31() const { return major_ > 3 || (major_ == 3 && minor_ >= 1); }
   void clear_errors();
   GLint integer(GLenum pname);
   // Runs `use` with `texture` bound to `target` of the active unit; the

@@ -521,6 +521,8 @@ class SnapshotWriter : public GlReader {
     saved_program_ = integer(GL_CURRENT_PROGRAM);
     saved_renderbuffer_ = integer(GL_RENDERBUFFER_BINDING);
     if (es3()) saved_copy_read_ = integer(GL_COPY_READ_BUFFER_BINDING);
+    if (es3()) saved_transform_feedback_ = integer(GL_TRANSFORM_FEEDBACK_BINDING);
+    if (es31()) saved_pipeline_ = integer(GL_PROGRAM_PIPELINE_BINDING);
     GL(glActiveTexture)(GL_TEXTURE0);
 
     // What the snapshot reads images through (GLES has no glGetTexImage).
@@ -538,6 +540,8 @@ class SnapshotWriter : public GlReader {
     }
     framebuffers();
     vertex_arrays();
+    transform_feedbacks();
+    program_pipelines();
     window_contents();
     context_state();
 
@@ -551,6 +555,9 @@ class SnapshotWriter : public GlReader {
       GL(glBindBuffer)(GL_COPY_READ_BUFFER, static_cast<GLuint>(saved_copy_read_));
       GL(glBindFramebuffer)(GL_DRAW_FRAMEBUFFER, static_cast<GLuint>(saved_draw_fb_));
       GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, static_cast<GLuint>(saved_read_fb_));
+      if (!transform_feedback_active_) GL(glBindTransformFeedback)
+      (GL_TRANSFORM_FEEDBACK, static_cast<GLuint>(saved_transform_feedback_));
+      if (es31()) GL(glBindProgramPipeline)(static_cast<GLuint>(saved_pipeline_));
     } else {
       GL(glBindFramebuffer)(GL_FRAMEBUFFER, static_cast<GLuint>(saved_draw_fb_));
     }
@@ -1307,6 +1314,10 @@ class SnapshotWriter : public GlReader {
                 "its shaders were detached after it linked: it cannot be linked again");
       attribute_bindings(name, p);
       transform_feedback_varyings(name, p);
+      GLint separable = GL_FALSE;
+      if (es31()) GL(glGetProgramiv)(p, GL_PROGRAM_SEPARABLE, &separable);
+      if (separable == GL_TRUE)
+        call_.u(name).u(GL_PROGRAM_SEPARABLE).s(GL_TRUE).emit(FN(glProgramParameteri));
       call_.u(name).emit(FN(glLinkProgram));
       uniforms(name, p);
     }
@@ -1529,6 +1540,62 @@ class SnapshotWriter : public GlReader {
     vertex_array();  // the default one
   }
 
+  // Transform feedback objects, the default one included: the buffers bound
+  // to each. One that was capturing when the snapshot was taken cannot be
+  // rebound without ending its capture: the app's are then left as they are.
+  void transform_feedbacks() {
+    if (!es3()) return;
+    GLint active = GL_FALSE;
+    GL(glGetIntegerv)(GL_TRANSFORM_FEEDBACK_ACTIVE, &active);
+    if (active == GL_TRUE) {
+      transform_feedback_active_ = true;
+      inexact("transform feedback " + std::to_string(trace_name(ObjectClass::kTransformFeedback,
+                                                                saved_transform_feedback_)),
+              "capturing when the snapshot was taken: its objects are not recreated");
+      return;
+    }
+    for (auto [name, tf] : objects(ObjectClass::kTransformFeedback, GL(glIsTransformFeedback))) {
+      out_.section("transform feedback " + std::to_string(name));
+      gen(FN(glGenTransformFeedbacks), name);
+      auto t = static_cast<GLuint>(tf);
+      if (GL(glIsTransformFeedback)(t) != GL_TRUE) continue;
+      GL(glBindTransformFeedback)(GL_TRANSFORM_FEEDBACK, t);
+      call_.u(GL_TRANSFORM_FEEDBACK).u(name).emit(FN(glBindTransformFeedback));
+      indexed_buffers(GL_TRANSFORM_FEEDBACK_BUFFER_BINDING);
+    }
+    out_.section("transform feedback 0");
+    GL(glBindTransformFeedback)(GL_TRANSFORM_FEEDBACK, 0);
+    call_.u(GL_TRANSFORM_FEEDBACK).u(0).emit(FN(glBindTransformFeedback));
+    indexed_buffers(GL_TRANSFORM_FEEDBACK_BUFFER_BINDING);
+  }
+
+  // Program pipelines: the program of each stage and the active one.
+  void program_pipelines() {
+    if (!es31()) return;
+    for (auto [name, pipe] : objects(ObjectClass::kProgramPipeline, GL(glIsProgramPipeline))) {
+      out_.section("program pipeline " + std::to_string(name));
+      gen(FN(glGenProgramPipelines), name);
+      auto pl = static_cast<GLuint>(pipe);
+      if (GL(glIsProgramPipeline)(pl) != GL_TRUE) continue;
+      const std::pair<GLenum, GLbitfield> stages[] = {{GL_VERTEX_SHADER, GL_VERTEX_SHADER_BIT},
+                                                      {GL_FRAGMENT_SHADER, GL_FRAGMENT_SHADER_BIT},
+                                                      {GL_COMPUTE_SHADER, GL_COMPUTE_SHADER_BIT}};
+      for (auto [stage, bit] : stages) {
+        GLint program = 0;
+        GL(glGetProgramPipelineiv)(pl, stage, &program);
+        if (program == 0) continue;
+        call_.u(name).u(bit).u(trace_name(ObjectClass::kProgram, static_cast<uint64_t>(program)));
+        call_.emit(FN(glUseProgramStages));
+      }
+      GLint active = 0;
+      GL(glGetProgramPipelineiv)(pl, GL_ACTIVE_PROGRAM, &active);
+      if (active != 0) {
+        call_.u(name).u(trace_name(ObjectClass::kProgram, static_cast<uint64_t>(active)));
+        call_.emit(FN(glActiveShaderProgram));
+      }
+    }
+  }
+
   // The bound vertex array's attributes and element buffer.
   void vertex_array() {
     GLint max_attribs = 16;
@@ -1709,6 +1776,32 @@ class SnapshotWriter : public GlReader {
     for (const StateEntry& e : state_table()) {
       if (e.group != StateGroup::kIndexedBuffer || !has(e) || e.cls != ObjectClass::kBuffer)
         continue;
+      // Those of a transform feedback object are written with it.
+      if (e.pname != GL_TRANSFORM_FEEDBACK_BUFFER_BINDING) indexed_buffers(e.pname);
+    }
+
+    for (const StateEntry& e : state_table()) {
+      if (e.group != StateGroup::kBindings || e.kind != StateKind::kObject || !has(e)) continue;
+      auto bound = static_cast<uint64_t>(e.pname == GL_ARRAY_BUFFER_BINDING ? saved_array_buffer_
+                                         : e.pname == GL_COPY_READ_BUFFER_BINDING ? saved_copy_read_
+                                         : e.pname == GL_RENDERBUFFER_BINDING ? saved_renderbuffer_
+                                         : e.pname == GL_CURRENT_PROGRAM      ? saved_program_
+                                         : e.pname == GL_VERTEX_ARRAY_BINDING ? saved_vao_
+                                         : e.pname == GL_DRAW_FRAMEBUFFER_BINDING ? saved_draw_fb_
+                                         : e.pname == GL_READ_FRAMEBUFFER_BINDING ? saved_read_fb_
+                                         : e.pname == GL_TRANSFORM_FEEDBACK_BINDING
+                                             ? saved_transform_feedback_
+                                             : integer(e.pname));
+      binding(e, bound);
+    }
+  }
+
+  // The buffers bound to the indexed targets of the state table's entry
+  // `pname` (its bound transform feedback object's, for those of transform
+  // feedback).
+  void indexed_buffers(GLenum pname) {
+    for (const StateEntry& e : state_table()) {
+      if (e.group != StateGroup::kIndexedBuffer || e.pname != pname || !has(e)) continue;
       GLint count = integer(e.limit);
       for (GLint i = 0; i < count && i < 128; ++i) {
         GLint buffer = 0;
@@ -1726,20 +1819,6 @@ class SnapshotWriter : public GlReader {
         else
           call_.u(e.target).u(index).u(name).s(start).s(size).emit(FN(glBindBufferRange));
       }
-    }
-
-    for (const StateEntry& e : state_table()) {
-      if (e.group != StateGroup::kBindings || e.kind != StateKind::kObject || !has(e)) continue;
-      auto bound =
-          static_cast<uint64_t>(e.pname == GL_ARRAY_BUFFER_BINDING       ? saved_array_buffer_
-                                : e.pname == GL_COPY_READ_BUFFER_BINDING ? saved_copy_read_
-                                : e.pname == GL_RENDERBUFFER_BINDING     ? saved_renderbuffer_
-                                : e.pname == GL_CURRENT_PROGRAM          ? saved_program_
-                                : e.pname == GL_VERTEX_ARRAY_BINDING     ? saved_vao_
-                                : e.pname == GL_DRAW_FRAMEBUFFER_BINDING ? saved_draw_fb_
-                                : e.pname == GL_READ_FRAMEBUFFER_BINDING ? saved_read_fb_
-                                                                         : integer(e.pname));
-      binding(e, bound);
     }
   }
 
@@ -1783,11 +1862,10 @@ class SnapshotWriter : public GlReader {
       case GL_RENDERBUFFER_BINDING:
         return call_.u(GL_RENDERBUFFER).u(name).emit(FN(glBindRenderbuffer));
       case GL_TRANSFORM_FEEDBACK_BINDING:
-        if (bound != 0) inexact("transform feedback " + std::to_string(name), "not recreated yet");
-        return;
+        if (transform_feedback_active_) return;  // left as it is (transform_feedbacks)
+        return call_.u(GL_TRANSFORM_FEEDBACK).u(name).emit(FN(glBindTransformFeedback));
       case GL_PROGRAM_PIPELINE_BINDING:
-        if (bound != 0) inexact("program pipeline " + std::to_string(name), "not recreated yet");
-        return;
+        return call_.u(name).emit(FN(glBindProgramPipeline));
       default:
         break;
     }
@@ -1838,7 +1916,8 @@ class SnapshotWriter : public GlReader {
   uint64_t unused_names_ = 0;
   GLint saved_read_fb_ = 0, saved_draw_fb_ = 0, saved_vao_ = 0, saved_array_buffer_ = 0,
         saved_active_texture_ = GL_TEXTURE0, saved_program_ = 0, saved_renderbuffer_ = 0,
-        saved_copy_read_ = 0;
+        saved_copy_read_ = 0, saved_transform_feedback_ = 0, saved_pipeline_ = 0;
+  bool transform_feedback_active_ = false;  // the app's was capturing: left alone
 };
 
 // Each setter of the state table with the values its entries have now.

@@ -23,6 +23,7 @@
 #include "common/process.h"
 #include "format/chunk_ring.h"
 #include "format/writer.h"
+#include "trace/hooks/context_state.h"
 #include "trace/hooks/frames.h"
 #include "trace/live.h"
 #include "trace/session.h"
@@ -246,8 +247,10 @@ void install_crash_handlers() {
 // --- rounds ---------------------------------------------------------------------------
 
 // At a frame end: a new round once this one has its frames, or sooner when
-// the kept chunks reach the memory bound (the oldest round then goes).
-void maybe_begin_round() {
+// the kept chunks reach the memory bound (the oldest round then goes). The
+// watch thread asks too (any_time): an app that ends no frame (off-screen
+// work) must not grow its rounds past the bound.
+void maybe_begin_round(bool any_time = false) {
   Flight& f = flight();
   static std::mutex round_mutex;
   std::lock_guard<std::mutex> lock(round_mutex);
@@ -255,7 +258,7 @@ void maybe_begin_round() {
   uint64_t frames = frames_completed();
   uint64_t started = f.round_start_frame[round % 8].load();
   bool full = frames - started >= f.round_frames;
-  bool over = f.ring->bytes() > f.bound_bytes && frames > started;
+  bool over = f.ring->bytes() > f.bound_bytes && (any_time || frames > started);
   if (!full && !over) return;
   if (over && !full && !f.warned_bound) {
     f.warned_bound = true;
@@ -294,8 +297,10 @@ void watch() {
     timespec period{0, static_cast<long>(kWatchPeriodNs)};
     nanosleep(&period, nullptr);
     install_crash_handlers();
-    if (f.config.watchdog_s <= 0) continue;
+    maybe_begin_round(true);
     uint64_t frame = frames_completed(), seq = g_hot.seq.load();
+    // An app that ends no frame (off-screen work) has no frame to time.
+    if (f.config.watchdog_s <= 0 || frame == 0) continue;
     if (frame != frame_seen) {
       frame_seen = frame;
       seq_seen = f.frame_end_seq.load();
@@ -383,7 +388,11 @@ void flight_frame_ended() {
 void begin_flight_part() {
   if (!recording()) return;
   ThreadState* thread = thread_state();
-  if (thread->round != flight_round()) begin_thread_part(thread);
+  if (thread->round == flight_round()) return;
+  // Between a map and its unmap the app's calls refer to a mapping a
+  // snapshot cannot make: the thread starts the round after the unmap.
+  if (thread->context != 0 && !context_state(thread)->mappings.empty()) return;
+  begin_thread_part(thread);
 }
 
 bool write_flight_trace(const char* reason, std::string* path, std::string* error) {

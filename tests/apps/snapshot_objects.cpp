@@ -26,6 +26,8 @@
 #include <vector>
 
 #include "apps/gles_app.h"
+// Program pipelines and separable programs are ES 3.1.
+#include <GLES3/gl31.h>
 
 // After gl3.h (which gles_app.h includes): the ASTC format's name.
 #include <GLES2/gl2ext.h>
@@ -49,6 +51,30 @@ constexpr char kFeedbackFragment[] = R"(#version 300 es
 precision mediump float;
 out vec4 color;
 void main() { color = vec4(0.0); }
+)";
+
+// The corners of a quad that shrinks with `scale`, captured every frame
+// through a transform feedback object of the app's own.
+constexpr char kStreamVertex[] = R"(#version 300 es
+uniform float scale;
+out vec2 corner;
+void main() {
+  corner = scale * vec2(gl_VertexID % 2 == 0 ? -1.0 : 1.0, gl_VertexID < 2 ? -1.0 : 1.0);
+  gl_Position = vec4(0.0);
+}
+)";
+
+// A program pipeline's stages: separable programs, the tint set per frame
+// on the fragment one.
+constexpr char kSeparableVertex[] = R"(#version 310 es
+layout(location = 0) in vec2 corner;
+void main() { gl_Position = vec4(corner.x, -corner.y * 0.5, 0.0, 1.0); }
+)";
+constexpr char kSeparableFragment[] = R"(#version 310 es
+precision mediump float;
+uniform vec4 tint;
+out vec4 color;
+void main() { color = tint; }
 )";
 
 constexpr char kVertex[] = R"(#version 300 es
@@ -316,6 +342,36 @@ GLuint gpu_written_corners() {
   return buffers[1];
 }
 
+// A transform feedback object with `buffer` bound to its index 0, and the
+// program that writes into it.
+GLuint stream_feedback(GLuint buffer, GLuint* program) {
+  *program = glCreateProgram();
+  GLuint vs = compile(kApp, GL_VERTEX_SHADER, kStreamVertex);
+  GLuint fs = compile(kApp, GL_FRAGMENT_SHADER, kFeedbackFragment);
+  glAttachShader(*program, vs);
+  glAttachShader(*program, fs);
+  const char* varyings[] = {"corner"};
+  glTransformFeedbackVaryings(*program, 1, varyings, GL_INTERLEAVED_ATTRIBS);
+  glLinkProgram(*program);
+  glBindBuffer(GL_ARRAY_BUFFER, buffer);
+  glBufferData(GL_ARRAY_BUFFER, 4 * 2 * sizeof(float), nullptr, GL_DYNAMIC_COPY);
+  GLuint feedback = 0;
+  glGenTransformFeedbacks(1, &feedback);
+  glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, feedback);
+  glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, buffer);
+  glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, 0);
+  return feedback;
+}
+
+// A separable program of one stage (its shader stays attached).
+GLuint separable(GLenum type, const char* source) {
+  GLuint program = glCreateProgram();
+  glAttachShader(program, compile(kApp, type, source));
+  glProgramParameteri(program, GL_PROGRAM_SEPARABLE, GL_TRUE);
+  glLinkProgram(program);
+  return program;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -342,6 +398,18 @@ int main(int argc, char** argv) {
   GLuint astc = has_extension("GL_KHR_texture_compression_astc_ldr") ? astc_texture() : 0;
   GLuint compressed_layers = etc2_eac_array();
   GLuint corners = gpu_written_corners();
+  GLuint streamed = 0, stream_program = 0;
+  glGenBuffers(1, &streamed);
+  GLuint feedback = stream_feedback(streamed, &stream_program);
+  GLint scale = glGetUniformLocation(stream_program, "scale");
+  GLuint stages[] = {separable(GL_VERTEX_SHADER, kSeparableVertex),
+                     separable(GL_FRAGMENT_SHADER, kSeparableFragment)};
+  GLuint pipeline = 0;
+  glGenProgramPipelines(1, &pipeline);
+  glUseProgramStages(pipeline, GL_VERTEX_SHADER_BIT, stages[0]);
+  glUseProgramStages(pipeline, GL_FRAGMENT_SHADER_BIT, stages[1]);
+  glActiveShaderProgram(pipeline, stages[1]);
+  GLint pipeline_tint = glGetUniformLocation(stages[1], "tint");
   GLuint program = link(kApp, kVertex, kFragment);
   if (program == 0) return 1;
   // Its shaders detached and deleted once linked, as GTK 4 does: a snapshot
@@ -588,6 +656,35 @@ int main(int argc, char** argv) {
       glViewport(((m == 0 ? 2 : m - 6) * 3 + frame) % 8 * 12, 48, 12, 16);
       glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     }
+    // Transform feedback into the app's own object: the quad of this
+    // frame's size, drawn from what was captured (a cell of the row above).
+    glUseProgram(stream_program);
+    glUniform1f(scale, 0.4f + 0.12f * static_cast<float>(frame % 5));
+    glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, feedback);
+    glEnable(GL_RASTERIZER_DISCARD);
+    glBeginTransformFeedback(GL_POINTS);
+    glDrawArrays(GL_POINTS, 0, 4);
+    glEndTransformFeedback();
+    glDisable(GL_RASTERIZER_DISCARD);
+    glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, 0);
+    glUseProgram(program);
+    glUniform1i(mode, 0);
+    glBindTexture(GL_TEXTURE_2D, textures[1]);
+    glBindBuffer(GL_ARRAY_BUFFER, streamed);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+    glViewport((1 + frame) % 8 * 12, 48, 12, 16);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    glBindBuffer(GL_ARRAY_BUFFER, corners);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+    // The program pipeline, a tint of this frame's (another cell).
+    glUseProgram(0);
+    glProgramUniform4f(stages[1], pipeline_tint, 0.3f + 0.1f * static_cast<float>(frame % 7), 0.8f,
+                       0.2f + 0.15f * static_cast<float>(frame % 4), 1.0f);
+    glBindProgramPipeline(pipeline);
+    glViewport((4 + frame) % 8 * 12, 48, 12, 16);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    glBindProgramPipeline(0);
+    glUseProgram(program);
     // The top row, a third each: the color renderbuffer, the depth and
     // stencil tested one, the multisampled one resolved.
     glBindFramebuffer(GL_READ_FRAMEBUFFER, offscreen);
