@@ -15,7 +15,9 @@
 //
 //   gltrace-churn [--frames N] [--then segv|abort|fpe|hang] [--own-handler]
 //   (default 30 frames, then exit 0; surfaceless, 64x48; deterministic)
+#include <fenv.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -180,15 +182,19 @@ void own_handler(int sig) {
 }
 
 // The end --then asks for; returns only for "exit".
+// Real faults, not undefined behaviour (which a sanitizer reports and
+// exits on before any signal): a store to a page without access, and a
+// float division by zero with that exception enabled.
 void end_as_asked(const std::string& then) {
   if (then == "segv") {
-    *static_cast<volatile int*>(nullptr) = 1;
+    void* page = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *static_cast<volatile int*>(page) = 1;
   } else if (then == "abort") {
     abort();
   } else if (then == "fpe") {
-    // Both volatile: a constant 1 / x compiles to a compare, not a division.
-    volatile int dividend = 100, zero = 0;
-    volatile int quotient = dividend / zero;
+    feenableexcept(FE_DIVBYZERO);
+    volatile double zero = 0.0;
+    volatile double quotient = 1.0 / zero;
     (void)quotient;
   } else if (then == "hang") {
     for (;;) pause();
