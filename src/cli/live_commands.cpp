@@ -105,17 +105,26 @@ int attach(AttachOptions& o, const CommandLine& line) {
   return session.finish(streamed);
 }
 
+// Sends one request to the target's process; false (after printing why, as
+// "gltrace COMMAND: ...") when it cannot be reached or does not answer.
+bool ask(const Target& target, const char* command, const control::Request& request,
+         control::Reply* reply, int timeout_ms = 15000 /* Client::call's own */) {
+  std::string error;
+  auto client =
+      control::Client::connect(target.endpoint, std::string("gltrace ") + command, &error);
+  if (client == nullptr || !client->call(request, reply, &error, timeout_ms)) {
+    fprintf(stderr, "gltrace %s: %s\n", command, error.c_str());
+    return false;
+  }
+  return true;
+}
+
 int detach(Target& target, const CommandLine& line) {
   if (int status = resolve_target(line, "detach", &target); status != kExitOk) return status;
-  std::string error;
-  auto client = control::Client::connect(target.endpoint, "gltrace detach", &error);
   control::Request stop;
   stop.command = control::Command::kStop;
   control::Reply reply;
-  if (client == nullptr || !client->call(stop, &reply, &error)) {
-    fprintf(stderr, "gltrace detach: %s\n", error.c_str());
-    return kExitFailure;
-  }
+  if (!ask(target, "detach", stop, &reply)) return kExitFailure;
   if (reply.status)
     printf("stopped: %" PRIu64 " frames, %" PRIu64 " calls\n", reply.status->frames,
            reply.status->calls);
@@ -135,13 +144,8 @@ int options(OptionsOptions& o, const CommandLine& line) {
   if (!o.texture_data.empty()) request.options.texture_data = o.texture_data == "on";
   if (!o.thread_time.empty()) request.options.thread_time = o.thread_time == "on";
   if (int status = resolve_target(line, "options", &target); status != kExitOk) return status;
-  std::string error;
-  auto client = control::Client::connect(target.endpoint, "gltrace options", &error);
   control::Reply reply;
-  if (client == nullptr || !client->call(request, &reply, &error)) {
-    fprintf(stderr, "gltrace options: %s\n", error.c_str());
-    return kExitFailure;
-  }
+  if (!ask(target, "options", request, &reply)) return kExitFailure;
   if (reply.status)
     printf("%s (%s)\n", describe(reply.status->options).c_str(), reply.status->state.c_str());
   return kExitOk;
@@ -149,16 +153,11 @@ int options(OptionsOptions& o, const CommandLine& line) {
 
 int flight(Target& target, const CommandLine& line) {
   if (int status = resolve_target(line, "flight", &target); status != kExitOk) return status;
-  std::string error;
-  auto client = control::Client::connect(target.endpoint, "gltrace flight", &error);
   control::Request request;
   request.command = control::Command::kFlight;
   control::Reply reply;
   // The app writes the trace before it answers: up to a minute for a large one.
-  if (client == nullptr || !client->call(request, &reply, &error, 70000)) {
-    fprintf(stderr, "gltrace flight: %s\n", error.c_str());
-    return kExitFailure;
-  }
+  if (!ask(target, "flight", request, &reply, 70000)) return kExitFailure;
   printf("flight trace: %s\n", reply.path.c_str());
   return kExitOk;
 }

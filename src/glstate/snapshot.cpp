@@ -581,6 +581,18 @@ class SnapshotWriter : public GlReader {
         list.emplace_back(o.recorded, o.driver);
     return list;
   }
+  // Each container object of `cls` the app has: a section, the name made
+  // (`gen_function`, a glGen*), then `write` when the driver still has it.
+  template <typename IsObject, typename Write>
+  void each_object(ObjectClass cls, const char* what, uint32_t gen_function, IsObject exists,
+                   Write write) {
+    for (auto [name, object] : objects(cls, exists)) {
+      out_.section(std::string(what) + " " + std::to_string(name));
+      gen(gen_function, name);
+      auto o = static_cast<GLuint>(object);
+      if (exists(o) == GL_TRUE) write(name, o);
+    }
+  }
   // A name no app uses, for objects the snapshot needs that the app has no
   // name for (a deleted shader still attached, what it draws the window's
   // contents with): from high up (drivers count names from 1), the same in
@@ -1218,22 +1230,20 @@ class SnapshotWriter : public GlReader {
 
   void samplers() {
     if (!es3()) return;
-    for (auto [name, sampler] : objects(ObjectClass::kSampler, GL(glIsSampler))) {
-      out_.section("sampler " + std::to_string(name));
-      gen(FN(glGenSamplers), name);
-      auto s = static_cast<GLuint>(sampler);
-      if (GL(glIsSampler)(s) != GL_TRUE) continue;
-      for (const StateEntry& e : state_table()) {
-        if (e.group != StateGroup::kTexture || e.query != StateQuery::kTexParameter || !has(e))
-          continue;
-        if (e.pname == GL_TEXTURE_IMMUTABLE_FORMAT || e.pname == GL_TEXTURE_BASE_LEVEL ||
-            e.pname == GL_TEXTURE_MAX_LEVEL)
-          continue;  // not sampler state
-        GLint value = 0;
-        GL(glGetSamplerParameteriv)(s, e.pname, &value);
-        call_.u(name).u(e.pname).s(value).emit(FN(glSamplerParameteri));
-      }
-    }
+    each_object(
+        ObjectClass::kSampler, "sampler", FN(glGenSamplers), GL(glIsSampler),
+        [&](uint64_t name, GLuint s) {
+          for (const StateEntry& e : state_table()) {
+            if (e.group != StateGroup::kTexture || e.query != StateQuery::kTexParameter || !has(e))
+              continue;
+            if (e.pname == GL_TEXTURE_IMMUTABLE_FORMAT || e.pname == GL_TEXTURE_BASE_LEVEL ||
+                e.pname == GL_TEXTURE_MAX_LEVEL)
+              continue;  // not sampler state
+            GLint value = 0;
+            GL(glGetSamplerParameteriv)(s, e.pname, &value);
+            call_.u(name).u(e.pname).s(value).emit(FN(glSamplerParameteri));
+          }
+        });
   }
 
   // --- shaders and programs ----------------------------------------------------
@@ -1523,15 +1533,12 @@ class SnapshotWriter : public GlReader {
 
   void vertex_arrays() {
     if (es3()) {
-      for (auto [name, vao] : objects(ObjectClass::kVertexArray, GL(glIsVertexArray))) {
-        out_.section("vertex array " + std::to_string(name));
-        gen(FN(glGenVertexArrays), name);
-        auto v = static_cast<GLuint>(vao);
-        if (GL(glIsVertexArray)(v) != GL_TRUE) continue;
-        GL(glBindVertexArray)(v);
-        call_.u(name).emit(FN(glBindVertexArray));
-        vertex_array();
-      }
+      each_object(ObjectClass::kVertexArray, "vertex array", FN(glGenVertexArrays),
+                  GL(glIsVertexArray), [&](uint64_t name, GLuint v) {
+                    GL(glBindVertexArray)(v);
+                    call_.u(name).emit(FN(glBindVertexArray));
+                    vertex_array();
+                  });
       out_.section("vertex array 0");
       GL(glBindVertexArray)(0);
       call_.u(0).emit(FN(glBindVertexArray));
@@ -1554,15 +1561,12 @@ class SnapshotWriter : public GlReader {
               "capturing when the snapshot was taken: its objects are not recreated");
       return;
     }
-    for (auto [name, tf] : objects(ObjectClass::kTransformFeedback, GL(glIsTransformFeedback))) {
-      out_.section("transform feedback " + std::to_string(name));
-      gen(FN(glGenTransformFeedbacks), name);
-      auto t = static_cast<GLuint>(tf);
-      if (GL(glIsTransformFeedback)(t) != GL_TRUE) continue;
-      GL(glBindTransformFeedback)(GL_TRANSFORM_FEEDBACK, t);
-      call_.u(GL_TRANSFORM_FEEDBACK).u(name).emit(FN(glBindTransformFeedback));
-      indexed_buffers(GL_TRANSFORM_FEEDBACK_BUFFER_BINDING);
-    }
+    each_object(ObjectClass::kTransformFeedback, "transform feedback", FN(glGenTransformFeedbacks),
+                GL(glIsTransformFeedback), [&](uint64_t name, GLuint t) {
+                  GL(glBindTransformFeedback)(GL_TRANSFORM_FEEDBACK, t);
+                  call_.u(GL_TRANSFORM_FEEDBACK).u(name).emit(FN(glBindTransformFeedback));
+                  indexed_buffers(GL_TRANSFORM_FEEDBACK_BUFFER_BINDING);
+                });
     out_.section("transform feedback 0");
     GL(glBindTransformFeedback)(GL_TRANSFORM_FEEDBACK, 0);
     call_.u(GL_TRANSFORM_FEEDBACK).u(0).emit(FN(glBindTransformFeedback));
@@ -1572,28 +1576,28 @@ class SnapshotWriter : public GlReader {
   // Program pipelines: the program of each stage and the active one.
   void program_pipelines() {
     if (!es31()) return;
-    for (auto [name, pipe] : objects(ObjectClass::kProgramPipeline, GL(glIsProgramPipeline))) {
-      out_.section("program pipeline " + std::to_string(name));
-      gen(FN(glGenProgramPipelines), name);
-      auto pl = static_cast<GLuint>(pipe);
-      if (GL(glIsProgramPipeline)(pl) != GL_TRUE) continue;
-      const std::pair<GLenum, GLbitfield> stages[] = {{GL_VERTEX_SHADER, GL_VERTEX_SHADER_BIT},
-                                                      {GL_FRAGMENT_SHADER, GL_FRAGMENT_SHADER_BIT},
-                                                      {GL_COMPUTE_SHADER, GL_COMPUTE_SHADER_BIT}};
-      for (auto [stage, bit] : stages) {
-        GLint program = 0;
-        GL(glGetProgramPipelineiv)(pl, stage, &program);
-        if (program == 0) continue;
-        call_.u(name).u(bit).u(trace_name(ObjectClass::kProgram, static_cast<uint64_t>(program)));
-        call_.emit(FN(glUseProgramStages));
-      }
-      GLint active = 0;
-      GL(glGetProgramPipelineiv)(pl, GL_ACTIVE_PROGRAM, &active);
-      if (active != 0) {
-        call_.u(name).u(trace_name(ObjectClass::kProgram, static_cast<uint64_t>(active)));
-        call_.emit(FN(glActiveShaderProgram));
-      }
-    }
+    each_object(
+        ObjectClass::kProgramPipeline, "program pipeline", FN(glGenProgramPipelines),
+        GL(glIsProgramPipeline), [&](uint64_t name, GLuint pl) {
+          const std::pair<GLenum, GLbitfield> stages[] = {
+              {GL_VERTEX_SHADER, GL_VERTEX_SHADER_BIT},
+              {GL_FRAGMENT_SHADER, GL_FRAGMENT_SHADER_BIT},
+              {GL_COMPUTE_SHADER, GL_COMPUTE_SHADER_BIT}};
+          for (auto [stage, bit] : stages) {
+            GLint program = 0;
+            GL(glGetProgramPipelineiv)(pl, stage, &program);
+            if (program == 0) continue;
+            call_.u(name).u(bit).u(
+                trace_name(ObjectClass::kProgram, static_cast<uint64_t>(program)));
+            call_.emit(FN(glUseProgramStages));
+          }
+          GLint active = 0;
+          GL(glGetProgramPipelineiv)(pl, GL_ACTIVE_PROGRAM, &active);
+          if (active != 0) {
+            call_.u(name).u(trace_name(ObjectClass::kProgram, static_cast<uint64_t>(active)));
+            call_.emit(FN(glActiveShaderProgram));
+          }
+        });
   }
 
   // The bound vertex array's attributes and element buffer.

@@ -47,6 +47,17 @@ std::string trace_named(const std::string& err) {
   return m[1];
 }
 
+// The flight trace a running app's stderr (err_path) names, once it does
+// (at most 60 s, while the app runs); "" if it never does.
+std::string wait_for_trace(BackgroundProcess& app, const std::string& err_path) {
+  std::string trace;
+  for (int i = 0; i < 600 && trace.empty() && app.running(); ++i) {
+    std::this_thread::sleep_for(100ms);
+    trace = trace_named(read_text_file(err_path));
+  }
+  return trace;
+}
+
 // Replays the trace comparing every frame with its recorded image: at least
 // kFrames identical and none different.
 void expect_replays_identical(const IsolatedEnv& env, const std::string& trace) {
@@ -132,11 +143,7 @@ TEST(Flight, AHangLeavesItsLastFrames) {
   vars["GLTRACE_CAPTURE_FRAMEBUFFER"] = "swap";
   BackgroundProcess traced(flight_run(dir, app, {"--flight-watchdog", "1"}), vars,
                            env.dir + "/hang.out", env.dir + "/hang.err");
-  std::string trace;
-  for (int i = 0; i < 600 && trace.empty() && traced.running(); ++i) {
-    std::this_thread::sleep_for(100ms);
-    trace = trace_named(read_text_file(env.dir + "/hang.err"));
-  }
+  std::string trace = wait_for_trace(traced, env.dir + "/hang.err");
   ASSERT_FALSE(trace.empty()) << read_text_file(env.dir + "/hang.err");
   EXPECT_TRUE(traced.running());
   traced.signal(SIGTERM);
@@ -158,11 +165,7 @@ TEST(Flight, TheMemoryBoundHolds) {
   vars["GLTRACE_CAPTURE_FRAMEBUFFER"] = "swap";
   BackgroundProcess traced(flight_run(dir, app, {"--flight-watchdog", "1", "--flight-mb", "1"}, 30),
                            vars, env.dir + "/app.out", env.dir + "/app.err");
-  std::string trace;
-  for (int i = 0; i < 600 && trace.empty() && traced.running(); ++i) {
-    std::this_thread::sleep_for(100ms);
-    trace = trace_named(read_text_file(env.dir + "/app.err"));
-  }
+  std::string trace = wait_for_trace(traced, env.dir + "/app.err");
   ASSERT_FALSE(trace.empty()) << read_text_file(env.dir + "/app.err");
   ProcessResult status = gltrace(env, {"ps"});
   std::smatch m;
