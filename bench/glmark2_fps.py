@@ -11,7 +11,12 @@ Each scene runs on its own for a few seconds under Xvfb, the three ways
 taking turns run after run (the machine's speed drifts; runs in turn see the
 same drift); the median FPS of each is compared with the native one.
 llvmpipe renders on its own threads here as it would for a user, so the
-trace writer's compression competes with it for the cores.
+trace writer's compression competes with it for the cores. Every way runs
+with the same glibc heap pad (timing.heap_padded): without it, native
+glmark2's build scene trims and refaults its heap every frame and ran at a
+third of its speed under any tool that happens to change its allocations.
+The CPU time each way spends a frame (user + system, the app's process) is
+printed too: on a shared 2-core VM it is steadier than frame rates.
 
   bench/glmark2_fps.py BUILD_DIR [--scenes build,texture,...] [--seconds S] [--runs R]
                       [--ways native,gltrace,traceable,flight,apitrace]
@@ -20,13 +25,14 @@ trace writer's compression competes with it for the cores.
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 
-from timing import Xvfb
+from timing import Xvfb, heap_padded
 
 # Scenes of different call mixes: few calls and much rasterising (build,
 # texture, shading, bump), many small draws (ideas), FBO passes (effect2d,
@@ -36,12 +42,21 @@ SCENES = ["build", "texture", "shading", "bump", "effect2d", "desktop", "ideas",
 FPS = re.compile(r"FPS: (\d+)")
 
 
-def fps(cmd, env):
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def fps(cmd, env, seconds):
+    """The run's FPS and its CPU milliseconds a frame."""
+    cpu = children_cpu()
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    cpu = children_cpu() - cpu
     match = FPS.search(out.stdout)
     if out.returncode != 0 or match is None:
         sys.exit(f"{' '.join(cmd)} failed ({out.returncode}): {out.stderr[-500:]}")
-    return int(match.group(1))
+    rate = int(match.group(1))
+    return rate, 1000 * cpu / max(1, rate * seconds)
 
 
 def calls_per_second(gltrace, path):
@@ -86,37 +101,46 @@ def main():
     ways = {w: all_ways[w] for w in chosen}
     scenes = args.scenes.split(",")
     print(f"glmark2-es2 -s {args.size}, {args.seconds:g} s a scene, median of {args.runs} runs")
-    print(f"{'scene':14} {'native':>7}" + "".join(f" {w:>9} {'ratio':>6}" for w in chosen[1:]) +
+    print(f"{'scene':14} {'native':>7} {'cpu ms':>6}" +
+          "".join(f" {w:>9} {'ratio':>6} {'cpu x':>6}" for w in chosen[1:]) +
           (f" {'calls/s':>9}" if "gltrace" in ways else ""))
     worst = {w: float("inf") for w in chosen[1:]}
+    worst_cpu = {w: 0.0 for w in chosen[1:]}
     with Xvfb() as xvfb:
-        env = dict(os.environ, DISPLAY=xvfb.display)
+        env = heap_padded(dict(os.environ, DISPLAY=xvfb.display))
         env.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp())
         for scene in scenes:
             app = ["glmark2-es2", "-s", args.size, "-b", f"{scene}:duration={args.seconds:g}"]
             runs = {way: [] for way in ways}
+            cpu = {way: [] for way in ways}
             rates = []
             for _ in range(args.runs):
                 for way, prefix in ways.items():
-                    runs[way].append(fps(prefix + app, env))
+                    rate, cpu_ms = fps(prefix + app, env, args.seconds)
+                    runs[way].append(rate)
+                    cpu[way].append(cpu_ms)
                     if way == "gltrace":
                         rates.append(calls_per_second(gltrace, ours))
                     for path in (ours, theirs):
                         if os.path.exists(path):
                             os.remove(path)
             native = statistics.median(runs["native"])
-            line = f"{scene:14} {native:7.0f}"
+            native_cpu = statistics.median(cpu["native"])
+            line = f"{scene:14} {native:7.0f} {native_cpu:6.2f}"
             for w in chosen[1:]:
                 median = statistics.median(runs[w])
+                cpu_ratio = statistics.median(cpu[w]) / native_cpu
                 worst[w] = min(worst[w], median / native)
-                line += f" {median:9.0f} {median / native:6.3f}"
+                worst_cpu[w] = max(worst_cpu[w], cpu_ratio)
+                line += f" {median:9.0f} {median / native:6.3f} {cpu_ratio:6.3f}"
             if rates:
                 line += f" {statistics.median(rates):9.0f}"
-            print(line)
+            print(line, flush=True)
     shutil.rmtree(tmp)
     targets = {"gltrace": " (target >= 0.95)", "traceable": " (target >= 0.97)"}
     for w, ratio in worst.items():
-        print(f"lowest {w}/native: {ratio:.3f}{targets.get(w, '')}")
+        print(f"lowest {w}/native: {ratio:.3f}{targets.get(w, '')}; "
+              f"most CPU a frame over native: {worst_cpu[w]:.3f}x")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,8 @@ RET_ROLES = {"uniform_location", "attrib_location", "resource_index"}
 FUNCTION_ROLES = {"draw", "other_draw", "swap", "ends_frame", "thread_bound", "debug_push",
                   "debug_pop", "window_surface", "offscreen_surface", "map", "unmap",
                   "flush_mapped", "release_thread", "egl_setup", "link_program",
-                  "compressed_upload"}
+                  "compressed_upload", "image_texture", "image_renderbuffer", "defines_texture",
+                  "defines_renderbuffer"}
 CUSTOM_PARTS = {"replay", "export"}
 FUNCTION_KEYS = {"custom", "hooks", "replay_skip", "replay_unsupported", "roles", "ret", "params"}
 PARAM_KEYS = {"kind", "length", "effect", "role", "interface", "array", "offset_in", "null_ok", "bytes",

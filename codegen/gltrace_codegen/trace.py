@@ -242,10 +242,25 @@ def _tracking(f, classes):
         out.append(f"note_program_linked({f.params[0].cname});")
     if "compressed_upload" in f.roles:
         out.append(f"note_compressed_upload({f.compressed_upload(lambda i: f.params[i].cname)});")
+    # EGL images' GL siblings (object_names.h): what shares an image's storage.
+    for role, cls in (("image_texture", "kTexture"), ("image_renderbuffer", "kRenderbuffer")):
+        if role in f.roles:
+            out.append(f"note_image_target(glstate::ObjectClass::{cls}, {f.params[0].cname}, "
+                       f"{f.params[1].cname});")
+    for role, cls in (("defines_texture", "kTexture"), ("defines_renderbuffer", "kRenderbuffer")):
+        if role in f.roles:
+            out.append(f"note_storage_defined(glstate::ObjectClass::{cls}, {f.params[0].cname});")
     for v in f.params + [f.result]:
         if v.effect not in ("creates", "deletes"):
             continue
         expr = "result" if v is f.result else v.cname
+        if v.cls == "image":
+            source = [p.cname for p in f.params]
+            if v.effect == "deletes":
+                out.append(f"note_image_destroyed({expr});")
+            elif [p.name for p in f.params][1:4] == ["ctx", "target", "buffer"]:
+                out.append(f"note_image_created(result, {', '.join(source)});")
+            continue
         if v.cls == "context":
             if v.effect == "creates":
                 share = next(p.cname for p in f.params if p.name == "share_context")

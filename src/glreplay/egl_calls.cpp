@@ -380,7 +380,12 @@ bool create_image(Session& s, Args& a, Pfn create) {
   if (recorded == 0) return true;  // it failed when traced: nothing will use it
   if (create == nullptr) return a.missing();
   EGLImage result = EGL_NO_IMAGE;
-  if (is_gl_image_target(target)) {
+  const ImageSource* source = a.call().image_source;
+  // A snapshot's image of no context is made of the pixels the snapshot
+  // read: no object it could be made of was written (docs/trace-format.md,
+  // "Snapshots").
+  bool from_pixels = a.call().snapshot && recorded_context == 0;
+  if (is_gl_image_target(target) && !from_pixels) {
     // The buffer is a texture or renderbuffer name of the recorded
     // context's share group: the replay's name for it, in the replay's
     // context (the attributes, level, z offset and preserved, are values).
@@ -396,11 +401,12 @@ bool create_image(Session& s, Args& a, Pfn create) {
                     reinterpret_cast<EGLClientBuffer>(static_cast<uintptr_t>(name)), attribs);
     if (result == EGL_NO_IMAGE) a.fail("failed: " + egl_error(s));
   } else {
-    const ImageSource* source = a.call().image_source;
     if (source == nullptr || source->pixels == nullptr) {
-      a.fail("the source of this image (target " + hex(target) +
-             ") is not a GL object and its pixels were not captured (" +
-             (source != nullptr ? source->not_captured : "the trace holds none") + ")");
+      std::string why = source != nullptr ? source->not_captured : "the trace holds none";
+      a.fail(from_pixels
+                 ? "the snapshot could not read this image's pixels (" + why + ")"
+                 : "the source of this image (target " + hex(target) +
+                       ") is not a GL object and its pixels were not captured (" + why + ")");
       return false;
     }
     result = image_from_pixels<T>(s, a, dpy, *source, attribs, create);

@@ -169,6 +169,8 @@ struct PixelTransfer {
 // EXT_texture_format_BGRA8888 (GLES2/gl2ext.h's names, which need its
 // prototypes off).
 constexpr GLenum kBgra = 0x80E1, kBgra8 = 0x93A1;
+// OES_EGL_image_external's target.
+constexpr GLenum kTextureExternal = 0x8D65;
 
 PixelTransfer depth_stencil(GLenum attachment, GLenum format, GLenum type, size_t element) {
   PixelTransfer t{type, format, type, 1};
@@ -685,6 +687,21 @@ class SnapshotWriter : public GlReader {
       inexact(what, "reading a texture's size needs ES 3.1 (glGetTexLevelParameteriv)");
       return;
     }
+    if (target == GL_TEXTURE_2D || target == kTextureExternal) {
+      SnapshotNames::Image image = names_.image_of(ObjectClass::kTexture, t);
+      if (image.image != 0) {
+        GLint width = 0, height = 0, format = 0, next_level = 0;
+        get_level(target, 0, GL_TEXTURE_WIDTH, &width);
+        get_level(target, 0, GL_TEXTURE_HEIGHT, &height);
+        get_level(target, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+        get_level(target, 1, GL_TEXTURE_WIDTH, &next_level);
+        if (next_level > 0)
+          inexact(what, "its levels above 0 are not part of the EGL image it shares: left out");
+        image_sibling(what, name, false, target, t, width, height, format, image);
+        texture_parameters(target);
+        return;
+      }
+    }
     GLint immutable = GL_FALSE, immutable_levels = 0;
     GL(glGetTexParameteriv)(target, GL_TEXTURE_IMMUTABLE_FORMAT, &immutable);
     GL(glGetTexParameteriv)(target, GL_TEXTURE_IMMUTABLE_LEVELS, &immutable_levels);
@@ -986,6 +1003,65 @@ class SnapshotWriter : public GlReader {
     }
   }
 
+  // --- EGL images ----------------------------------------------------------------
+  // A texture (level 0) or renderbuffer that shares an EGL image's storage:
+  // targeted at the image again, so writes through one show through the
+  // others, as in the app. The image is made once, by the first of its
+  // siblings written, of that one's pixels (read as RGBA8). A refresh
+  // writes a texture's pixels into the storage that is there.
+  void image_sibling(const std::string& what, uint64_t name, bool renderbuffer, GLenum target,
+                     GLuint object, GLint width, GLint height, GLint format,
+                     const SnapshotNames::Image& image) {
+    std::string pixels;
+    bool read =
+        (image.first || refresh_) && read_color(renderbuffer, object, width, height, &pixels);
+    if (image.first || refresh_) {
+      if (!read)
+        inexact(what, "the pixels of the EGL image it shares could not be read: left undefined");
+      else if (!held_by_rgba8(format) && format != GL_RGBA && format != GL_RGB)
+        inexact(what, "the EGL image it shares is made again as RGBA8, from " +
+                          enum_text(static_cast<uint32_t>(format), "InternalFormat"));
+    }
+    if (refresh_) {  // textures only: a refresh writes no renderbuffers
+      if (!read || renderbuffer) return;
+      call_.u(target).s(0).s(0).s(0).s(width).s(height).u(GL_RGBA).u(GL_UNSIGNED_BYTE);
+      call_.bytes(std::move(pixels)).emit(FN(glTexSubImage2D));
+      return;
+    }
+    if (image.first) {
+      if (read)
+        out_.image_pixels(static_cast<uint32_t>(width), static_cast<uint32_t>(height),
+                          out_.blob(pixels));
+      // Made of this object's pixels, not of the object (the replay has none
+      // to make it of yet): ctx none, buffer the object's name, for readers.
+      call_.u(image.display).u(0).u(renderbuffer ? EGL_GL_RENDERBUFFER : EGL_GL_TEXTURE_2D);
+      call_.u(name).sints({EGL_IMAGE_PRESERVED, EGL_TRUE, EGL_NONE});
+      call_.emit_returning_uint(FN(eglCreateImageKHR), image.image);
+    }
+    call_.u(target).u(image.image);
+    call_.emit(renderbuffer ? FN(glEGLImageTargetRenderbufferStorageOES)
+                            : FN(glEGLImageTargetTexture2DOES));
+  }
+
+  // Level 0 of a texture, or a renderbuffer, as RGBA8 through the
+  // snapshot's framebuffer.
+  bool read_color(bool renderbuffer, GLuint object, GLint width, GLint height,
+                  std::string* pixels) {
+    GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, read_fb_);
+    if (renderbuffer) GL(glFramebufferRenderbuffer)
+    (GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, object);
+    else GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+                                    object, 0);
+    GL(glReadBuffer)(GL_COLOR_ATTACHMENT0);
+    bool ok = GL(glCheckFramebufferStatus)(GL_READ_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE &&
+              read_rgba8(width, height, pixels);
+    if (renderbuffer)
+      GL(glFramebufferRenderbuffer)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, 0);
+    else
+      GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+    return ok;
+  }
+
   // --- renderbuffers, samplers -------------------------------------------------
   void renderbuffers() {
     for (auto [name, renderbuffer] : objects(ObjectClass::kRenderbuffer, GL(glIsRenderbuffer))) {
@@ -1002,6 +1078,12 @@ class SnapshotWriter : public GlReader {
       if (es3()) get(GL_RENDERBUFFER, GL_RENDERBUFFER_SAMPLES, &samples);
       call_.u(GL_RENDERBUFFER).u(name).emit(FN(glBindRenderbuffer));
       if (width == 0 || height == 0) continue;  // no storage yet
+      if (SnapshotNames::Image image = names_.image_of(ObjectClass::kRenderbuffer, r);
+          image.image != 0) {
+        image_sibling("renderbuffer " + std::to_string(name), name, true, GL_RENDERBUFFER, r, width,
+                      height, format, image);
+        continue;
+      }
       if (samples > 0) {
         call_.u(GL_RENDERBUFFER).s(samples).u(static_cast<uint64_t>(format)).s(width).s(height);
         call_.emit(FN(glRenderbufferStorageMultisample));

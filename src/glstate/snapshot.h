@@ -46,6 +46,9 @@ class SnapshotOut {
   // The calls that follow are on this recorded thread, with this Context
   // index current (0: none).
   virtual void begin_thread(uint32_t /*thread*/, uint32_t /*context*/) {}
+  // The next call (an eglCreateImageKHR) makes its image of these RGBA8
+  // pixels (Call.image_source): a replay has no source object to make it of.
+  virtual void image_pixels(uint32_t /*width*/, uint32_t /*height*/, uint64_t /*blob*/) {}
 };
 
 // What the snapshot knows of the context beyond the driver: the names the
@@ -86,6 +89,16 @@ class SnapshotNames {
                                 CompressedLevel* /*out*/) {
     return false;
   }
+  // The EGL image a texture or renderbuffer shares its storage with (the
+  // image was made of it, or the app targeted it at the image), by the
+  // trace's handles (image 0: none). `first`: no call of this snapshot's
+  // epoch made the image yet; the snapshot makes it of this object's pixels.
+  struct Image {
+    uint64_t image = 0;
+    uint64_t display = 0;
+    bool first = false;
+  };
+  virtual Image image_of(ObjectClass /*cls*/, uint64_t /*driver*/) { return {}; }
   // The generic attribute index the trace uses for a driver one.
   virtual uint64_t recorded_attribute(int64_t index) { return static_cast<uint64_t>(index); }
   // The context's display, and its draw surface: the driver's and the trace's handles.

@@ -180,6 +180,7 @@ class CallRecorder {
   void set_synthetic() { synthetic_ = true; }
   // Part of the snapshot a capture that starts mid-run begins with (Call.snapshot).
   void set_snapshot() { snapshot_ = true; }
+  bool snapshot() const { return snapshot_; }
   // Appends the call to the thread's records (a text mode: writes its text).
   void commit();
 

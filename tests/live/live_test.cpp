@@ -807,6 +807,43 @@ TEST(LiveTrace, ACaptureFromAFrameRecreatesEveryObjectExactly) {
       << replay.out;
 }
 
+// EGL images shared between two contexts that share nothing else
+// (glreplay_egl_image_app: A rewrites a texture every frame, B draws its
+// own texture targeted at the image; a renderbuffer image, a cube face's).
+// A capture from frame 2 links the siblings again: without that, B's
+// texture kept the pixels of frame 1 and A's writes never reached it.
+// Context A is current on no thread when the capture begins: it is
+// written as the app makes it current.
+TEST(LiveTrace, ACaptureLinksTheSiblingsOfEglImages) {
+  IsolatedEnv env;
+  std::string trace = env.dir + "/images.gltrace";
+  ProcessResult t = gltrace(env, {"trace", "--start-frame", "2", "--framebuffer", "swap", "-o",
+                                  trace, "--", build_bin("glreplay_egl_image_app"), "8"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_EQ(t.err.find("not exact:"), std::string::npos) << t.err;
+  ProcessResult replay = gltrace(env, {"replay", "--compare", trace});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("compare: 6 frames identical, 0 differ, 0 without a trace image"),
+            std::string::npos)
+      << replay.out << replay.err;
+  EXPECT_EQ(replay.err.find("could not be replayed"), std::string::npos) << replay.err;
+  // The images come back as images: three made of the pixels their
+  // siblings held, each of their six siblings (A's sources, B's targets)
+  // targeted at them; the cube face's made of its cube map.
+  ProcessResult dump = gltrace(env, {"dump", trace});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  size_t made = 0, targeted = 0;
+  for (size_t at = dump.out.find("eglCreateImageKHR("); at != std::string::npos;
+       at = dump.out.find("eglCreateImageKHR(", at + 1))
+    ++made;
+  for (size_t at = dump.out.find("glEGLImageTarget"); at != std::string::npos;
+       at = dump.out.find("glEGLImageTarget", at + 1))
+    ++targeted;
+  EXPECT_EQ(made, 4u) << dump.out;
+  EXPECT_EQ(targeted, 6u) << dump.out;
+  EXPECT_NE(dump.out.find("target = EGL_GL_TEXTURE_CUBE_MAP_POSITIVE_X"), std::string::npos);
+}
+
 // start=signal:USR2: each signal starts a capture (a file of its own, never
 // one written over), the next stops it; each replays identical.
 TEST(LiveTrace, ASignalStartsAndStopsCaptures) {

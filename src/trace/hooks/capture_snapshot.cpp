@@ -36,6 +36,11 @@ class AppNames final : public glstate::SnapshotNames {
                         glstate::CompressedLevel* out) override {
     return trace::compressed_level(context_, static_cast<GLuint>(texture), face, level, out);
   }
+  Image image_of(ObjectClass cls, uint64_t driver) override {
+    ImageOfObject found =
+        image_of_object(context_, cls, static_cast<GLuint>(driver), snapshot_epoch());
+    return {found.image, handle_bits(found.display), found.first};
+  }
   EGLDisplay display() override { return display_; }
   EGLSurface draw_surface() override { return draw_; }
   uint64_t recorded_draw_surface() override { return handle_bits(draw_); }
@@ -71,6 +76,12 @@ class RecordedSnapshot final : public glstate::SnapshotOut {
     c.synthetic = true;
     c.snapshot = true;
     c.snapshot_inexact = pending_inexact_;
+    format::ImageSource image;
+    if (pending_image_.blob != 0) {
+      image = pending_image_;
+      c.image_source = &image;
+      pending_image_ = {};
+    }
     format::encode_record(thread_->payload, c);
     ++thread_->records;
     thread_->last_seq = c.seq;
@@ -92,6 +103,9 @@ class RecordedSnapshot final : public glstate::SnapshotOut {
     ++inexact_;
     pending_inexact_ += (pending_inexact_.empty() ? "" : "; ") + why;
   }
+  void image_pixels(uint32_t width, uint32_t height, uint64_t blob) override {
+    pending_image_ = {width, height, blob, {}};
+  }
   uint64_t calls() const { return calls_; }
   uint64_t inexact_count() const { return inexact_; }
 
@@ -99,7 +113,8 @@ class RecordedSnapshot final : public glstate::SnapshotOut {
   ThreadState* thread_;
   uint64_t calls_ = 0;
   uint64_t inexact_ = 0;
-  std::string pending_inexact_;  // said of the next call (Call.snapshot_inexact)
+  std::string pending_inexact_;        // said of the next call (Call.snapshot_inexact)
+  format::ImageSource pending_image_;  // the next call's (Call.image_source)
 };
 
 }  // namespace

@@ -160,14 +160,6 @@ void record_bound_surface(CallRecorder& rec, EGLDisplay display, EGLSurface draw
 
 // --- eglMakeCurrent ----------------------------------------------------------------
 
-bool complete_reads_before_switch(EGLDisplay& /*dpy*/, EGLSurface& /*draw*/, EGLSurface& /*read*/,
-                                  EGLContext& /*ctx*/, EGLBoolean& /*result*/) {
-  // A read-back in flight needs the context that is still current.
-  if (recording() && mode() == Mode::kFull && thread_state()->context != 0)
-    complete_pending_reads(thread_state());
-  return true;
-}
-
 void record_context_switch(CallRecorder& rec, EGLDisplay dpy, EGLSurface draw, EGLSurface /*read*/,
                            EGLContext ctx, EGLBoolean result) {
   if (!result) return;
@@ -213,6 +205,11 @@ bool first_write(const void* handle) {
     g_written_generation = generation;
   }
   return g_written.insert(handle).second;
+}
+
+bool written(const void* handle) {
+  std::lock_guard<std::mutex> lock(g_written_mutex);
+  return g_written_generation == snapshot_epoch() && g_written.count(handle) != 0;
 }
 
 EGLConfig config_by_id(EGLDisplay dpy, EGLint id) {
@@ -309,7 +306,30 @@ void record_current_binding() {
   rec.set_synthetic();
   if (snapshot) rec.set_snapshot();
   record_eglMakeCurrent(rec, dpy, draw, read, ctx, EGL_TRUE);
-  if (snapshot) record_gl_snapshot(dpy, ctx, draw, claim.shared);
+  if (!snapshot) return;
+  record_gl_snapshot(dpy, ctx, draw, claim.shared);
+  // The display's images no object written shares (an image of a cube
+  // face, one whose siblings the app deleted): of their source object where
+  // a snapshot wrote it, else of their pixels.
+  for (const UnwrittenImage& image : unwritten_images(dpy, snapshot_epoch()))
+    record_snapshot_call(api::kFn_eglCreateImageKHR, [&](CallRecorder& rec) {
+      record_eglCreateImageKHR(rec, dpy, image.context, image.target, image.buffer,
+                               image.attribs.data(), image.image);
+    });
+}
+
+bool complete_reads_before_switch(EGLDisplay& dpy, EGLSurface& draw, EGLSurface& read,
+                                  EGLContext& ctx, EGLBoolean& /*result*/) {
+  if (!recording() || mode() != Mode::kFull) return true;
+  // A read-back in flight needs the context that is still current.
+  if (thread_state()->context != 0) complete_pending_reads(thread_state());
+  // A context no thread had current when a capture began mid-run has not
+  // been written: it is now, as it is made current, before the app's call
+  // (which then changes nothing) is recorded.
+  if (ctx != EGL_NO_CONTEXT && session_mid_run() && !written(ctx) &&
+      NEXT(eglMakeCurrent)(dpy, draw, read, ctx))
+    record_current_binding();
+  return true;
 }
 
 // --- configs -------------------------------------------------------------------------

@@ -119,27 +119,30 @@ bool image_pixels_of_gl_objects() {
 }
 
 // An image of a GL object is recreated from the replay's copy of it; any
-// other source is gone by replay time: its pixels are kept.
+// other source is gone by replay time: its pixels are kept. A snapshot's
+// image of no context is made of its pixels (no source object was written).
 template <typename T>
-void record_source(CallRecorder& rec, EGLenum target, const T* attrib_list, EGLImage result) {
+void record_source(CallRecorder& rec, EGLenum target, EGLContext ctx, const T* attrib_list,
+                   EGLImage result) {
   if (result != EGL_NO_IMAGE && mode() == Mode::kFull &&
-      (!is_gl_image_target(target) || image_pixels_of_gl_objects()))
+      (!is_gl_image_target(target) || image_pixels_of_gl_objects() ||
+       (rec.snapshot() && ctx == EGL_NO_CONTEXT)))
     write_image_source(rec, result, attrib_value(attrib_list, EGL_WIDTH),
                        attrib_value(attrib_list, EGL_HEIGHT));
 }
 
 }  // namespace
 
-void record_image_source(CallRecorder& rec, EGLDisplay /*dpy*/, EGLContext /*ctx*/, EGLenum target,
+void record_image_source(CallRecorder& rec, EGLDisplay /*dpy*/, EGLContext ctx, EGLenum target,
                          EGLClientBuffer /*buffer*/, const EGLAttrib* attrib_list,
                          EGLImage result) {
-  record_source(rec, target, attrib_list, result);
+  record_source(rec, target, ctx, attrib_list, result);
 }
 
-void record_image_source(CallRecorder& rec, EGLDisplay /*dpy*/, EGLContext /*ctx*/, EGLenum target,
+void record_image_source(CallRecorder& rec, EGLDisplay /*dpy*/, EGLContext ctx, EGLenum target,
                          EGLClientBuffer /*buffer*/, const EGLint* attrib_list,
                          EGLImageKHR result) {
-  record_source(rec, target, attrib_list, result);
+  record_source(rec, target, ctx, attrib_list, result);
 }
 
 }  // namespace gltrace::trace

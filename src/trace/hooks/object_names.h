@@ -12,6 +12,8 @@
 #endif
 #include <EGL/egl.h>
 #include <GLES3/gl32.h>
+// After gl32.h: GLeglImageOES.
+#include <GLES2/gl2ext.h>
 
 #include <cstdint>
 #include <vector>
@@ -36,6 +38,46 @@ void note_context_destroyed(EGLContext context);
 // A compressed upload the driver took: its bytes are kept (GLES cannot read
 // them back) once keep_compressed_copies was called.
 void note_compressed_upload(const glstate::CompressedUpload& upload);
+
+// EGL images and their GL siblings (the objects that share an image's
+// storage: a texture or renderbuffer it was made of, those the app targeted
+// at it), so a snapshot links them again rather than copying each one's
+// pixels apart (a write through one must show through the others).
+void note_image_created(EGLImage image, EGLDisplay dpy, EGLContext ctx, EGLenum target,
+                        EGLClientBuffer buffer, const EGLint* attribs);
+void note_image_created(EGLImage image, EGLDisplay dpy, EGLContext ctx, EGLenum target,
+                        EGLClientBuffer buffer, const EGLAttrib* attribs);
+void note_image_destroyed(EGLImage image);
+// glEGLImageTarget*: the object bound to `target` in the current context
+// (a texture or a renderbuffer, `cls`) is a sibling of `image` now.
+void note_image_target(glstate::ObjectClass cls, GLenum target, GLeglImageOES image);
+// glTexImage*, glTexStorage*, glRenderbufferStorage*...: the object bound to
+// `target` has storage of its own now (an image's sibling no more).
+void note_storage_defined(glstate::ObjectClass cls, GLenum target);
+// The image `name` of `context` shares storage with (0: none; a handle
+// the app destroyed may live on as a number of ours) and its display; true
+// in *first when no snapshot of `epoch` wrote that image yet (it is marked
+// written).
+struct ImageOfObject {
+  uint64_t image = 0;
+  EGLDisplay display = EGL_NO_DISPLAY;
+  bool first = false;
+};
+ImageOfObject image_of_object(EGLContext context, glstate::ObjectClass cls, GLuint name,
+                              uint32_t epoch);
+
+// The images of `display` the app has that no snapshot of `epoch` wrote
+// yet (they are marked written). Each is made again of its source object
+// where the snapshot wrote that (context set, the app's target, buffer and
+// GL attributes), else of its pixels (context none).
+struct UnwrittenImage {
+  EGLImage image = EGL_NO_IMAGE;
+  EGLContext context = EGL_NO_CONTEXT;
+  EGLenum target = EGL_GL_TEXTURE_2D;
+  EGLClientBuffer buffer = nullptr;
+  std::vector<EGLint> attribs;  // up to EGL_NONE
+};
+std::vector<UnwrittenImage> unwritten_images(EGLDisplay display, uint32_t epoch);
 
 // A traceable process keeps copies of compressed uploads, at most
 // `limit_bytes` in all (0: none), for a capture's snapshot.
