@@ -544,6 +544,7 @@ class SnapshotWriter : public GlReader {
     vertex_arrays();
     transform_feedbacks();
     program_pipelines();
+    queries();
     window_contents();
     context_state();
 
@@ -1682,6 +1683,31 @@ class SnapshotWriter : public GlReader {
         });
   }
 
+  // Query objects: their names (a result read before the snapshot was the
+  // app's; a replay answers its own). One active when the snapshot is taken
+  // is begun again last (active_queries), counting from there.
+  void queries() {
+    if (!es3()) return;
+    each_object(ObjectClass::kQuery, "query", FN(glGenQueries), GL(glIsQuery),
+                [](uint64_t, GLuint) {});
+  }
+
+  void active_queries() {
+    if (!es3()) return;
+    std::vector<GLenum> targets = {GL_ANY_SAMPLES_PASSED, GL_ANY_SAMPLES_PASSED_CONSERVATIVE,
+                                   GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN};
+    if (major_ > 3 || (major_ == 3 && minor_ >= 2)) targets.push_back(GL_PRIMITIVES_GENERATED);
+    for (GLenum target : targets) {
+      GLint query = 0;
+      GL(glGetQueryiv)(target, GL_CURRENT_QUERY, &query);
+      if (query == 0) continue;
+      uint64_t name = trace_name(ObjectClass::kQuery, static_cast<uint64_t>(query));
+      inexact("query " + std::to_string(name),
+              "active when the snapshot was taken: it counts from the snapshot on");
+      call_.u(target).u(name).emit(FN(glBeginQuery));
+    }
+  }
+
   // The bound vertex array's attributes and element buffer.
   void vertex_array() {
     GLint max_attribs = 16;
@@ -1817,6 +1843,7 @@ class SnapshotWriter : public GlReader {
     }
     pipeline();
     bindings();
+    active_queries();
   }
 
   // Capabilities and every pipeline value, as the state table says.
