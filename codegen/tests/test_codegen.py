@@ -340,8 +340,18 @@ class ApiTableTest(unittest.TestCase):
         self.assertEqual(compressed, {"glCompressedTexImage2D", "glCompressedTexImage3D",
                                       "glCompressedTexImage3DOES", "glCompressedTexSubImage2D",
                                       "glCompressedTexSubImage3D", "glCompressedTexSubImage3DOES"})
+        # EGL images and their siblings (what shares an image's storage).
+        siblings = {f.name for f in self.fn.values()
+                    if {"image_texture", "image_renderbuffer", "defines_texture",
+                        "defines_renderbuffer"} & set(f.roles)}
+        self.assertIn("glEGLImageTargetTexture2DOES", siblings)
+        self.assertIn("glRenderbufferStorage", siblings)
+        images = {"eglCreateImage", "eglCreateImageKHR", "eglDestroyImage", "eglDestroyImageKHR"}
         tracked = {"eglCreateContext", "eglDestroyContext", "glLinkProgram"} | compressed
-        self.assertEqual(table.count("&idle_"), len(named | done | tracked))
+        self.assertEqual(table.count("&idle_"), len(named | done | tracked | siblings | images))
+        start = text.index("EGLImageKHR idle_eglCreateImageKHR(")
+        body = text[start:text.index("\n}\n", start)]
+        self.assertIn("note_image_created(result, dpy, ctx, target, buffer, attrib_list);", body)
         # Their fields come from the parameters by name, in both tables.
         for wrapper in ("void trace_glCompressedTexSubImage3D(",
                         "void idle_glCompressedTexSubImage3D("):
