@@ -1014,17 +1014,17 @@ class SnapshotWriter : public GlReader {
                      GLuint object, GLint width, GLint height, GLint format,
                      const SnapshotNames::Image& image) {
     std::string pixels;
-    bool read =
-        (image.first || refresh_) && read_color(renderbuffer, object, width, height, &pixels);
-    if (image.first || refresh_) {
+    bool wanted = image.first || refresh_;
+    bool read = wanted && read_color(renderbuffer, object, width, height, &pixels);
+    if (wanted) {
       if (!read)
         inexact(what, "the pixels of the EGL image it shares could not be read: left undefined");
       else if (!held_by_rgba8(format) && format != GL_RGBA && format != GL_RGB)
         inexact(what, "the EGL image it shares is made again as RGBA8, from " +
                           enum_text(static_cast<uint32_t>(format), "InternalFormat"));
     }
-    if (refresh_) {  // textures only: a refresh writes no renderbuffers
-      if (!read || renderbuffer) return;
+    if (refresh_) {  // of a texture: a refresh writes no renderbuffers
+      if (!read) return;
       call_.u(target).s(0).s(0).s(0).s(width).s(height).u(GL_RGBA).u(GL_UNSIGNED_BYTE);
       call_.bytes(std::move(pixels)).emit(FN(glTexSubImage2D));
       return;
@@ -1048,18 +1048,20 @@ class SnapshotWriter : public GlReader {
   // snapshot's framebuffer.
   bool read_color(bool renderbuffer, GLuint object, GLint width, GLint height,
                   std::string* pixels) {
+    auto attach = [&](GLuint o) {
+      if (renderbuffer) {
+        GL(glFramebufferRenderbuffer)
+        (GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, o);
+      } else {
+        GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, o, 0);
+      }
+    };
     GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, read_fb_);
-    if (renderbuffer) GL(glFramebufferRenderbuffer)
-    (GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, object);
-    else GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-                                    object, 0);
+    attach(object);
     GL(glReadBuffer)(GL_COLOR_ATTACHMENT0);
     bool ok = GL(glCheckFramebufferStatus)(GL_READ_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE &&
               read_rgba8(width, height, pixels);
-    if (renderbuffer)
-      GL(glFramebufferRenderbuffer)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, 0);
-    else
-      GL(glFramebufferTexture2D)(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+    attach(0);
     return ok;
   }
 
@@ -1115,18 +1117,16 @@ class SnapshotWriter : public GlReader {
       return;
     }
     GLenum attachment = transfer->attachment != 0 ? transfer->attachment : GL_COLOR_ATTACHMENT0;
-    GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, read_fb_);
-    GL(glFramebufferRenderbuffer)(GL_READ_FRAMEBUFFER, attachment, GL_RENDERBUFFER, r);
     std::string pixels;
     bool read = false;
     if (transfer->attachment != 0) {
+      GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, read_fb_);
+      GL(glFramebufferRenderbuffer)(GL_READ_FRAMEBUFFER, attachment, GL_RENDERBUFFER, r);
       read = read_attachment(width, height, *transfer, &pixels);
+      GL(glFramebufferRenderbuffer)(GL_READ_FRAMEBUFFER, attachment, GL_RENDERBUFFER, 0);
     } else {
-      GL(glReadBuffer)(GL_COLOR_ATTACHMENT0);
-      read = GL(glCheckFramebufferStatus)(GL_READ_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE &&
-             read_rgba8(width, height, &pixels);
+      read = read_color(true, r, width, height, &pixels);
     }
-    GL(glFramebufferRenderbuffer)(GL_READ_FRAMEBUFFER, attachment, GL_RENDERBUFFER, 0);
     if (!read) {
       inexact(what, "its contents could not be read: left undefined");
       return;

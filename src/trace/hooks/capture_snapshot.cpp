@@ -37,9 +37,7 @@ class AppNames final : public glstate::SnapshotNames {
     return trace::compressed_level(context_, static_cast<GLuint>(texture), face, level, out);
   }
   Image image_of(ObjectClass cls, uint64_t driver) override {
-    ImageOfObject found =
-        image_of_object(context_, cls, static_cast<GLuint>(driver), snapshot_epoch());
-    return {found.image, handle_bits(found.display), found.first};
+    return image_of_object(context_, cls, static_cast<GLuint>(driver), snapshot_epoch());
   }
   EGLDisplay display() override { return display_; }
   EGLSurface draw_surface() override { return draw_; }

@@ -9,6 +9,7 @@
 #include "gltrace/api/trace_decls.h"
 #include "trace/compsize.h"
 #include "trace/hooks/context_state.h"
+#include "trace/hooks/egl_image_attribs.h"
 #include "trace/hooks/read_back.h"
 #include "trace/modes.h"
 #include "trace/next.h"
@@ -18,20 +19,6 @@ namespace gltrace::trace {
 namespace {
 
 namespace schema = gltrace::schema;
-
-// Targets whose client buffer is a GL object name: a replay recreates the
-// image from its own copy of that object. (The KHR names have the same values.)
-bool is_gl_image_target(EGLenum target) {
-  return target >= EGL_GL_TEXTURE_2D && target <= EGL_GL_RENDERBUFFER;
-}
-
-// An attribute's value in an EGL attribute list (EGLint or EGLAttrib), or -1.
-template <typename T>
-int64_t attrib_value(const T* list, EGLint name) {
-  for (const T* p = list; p != nullptr && p[0] != EGL_NONE; p += 2)
-    if (p[0] == name) return static_cast<int64_t>(p[1]);
-  return -1;
-}
 
 // Reads what an EGL image holds, RGBA8, into thread->pixels: a texture of
 // ours is bound to the image, attached to a framebuffer of ours and read

@@ -5,10 +5,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
 
+#include "trace/hooks/egl_image_attribs.h"
 #include "trace/next.h"
 
 namespace gltrace::trace {
@@ -38,8 +40,7 @@ struct ShareGroup {
 // that wrote it.
 struct ImageEntry {
   EGLDisplay display = EGL_NO_DISPLAY;
-  uint32_t written_epoch = 0;
-  bool written = false;
+  std::optional<uint32_t> written_epoch;
   // Its source where that is a GL object: the context, the app's target,
   // the object's name and the GL attributes (level, z offset, preserved).
   EGLContext context = EGL_NO_CONTEXT;
@@ -113,14 +114,6 @@ GLuint bound_object(ObjectClass cls, GLenum target) {
   return static_cast<GLuint>(name);
 }
 
-// An image's attribute (EGLint or EGLAttrib list), or `absent`.
-template <typename T>
-int64_t image_attribute(const T* list, EGLint name, int64_t absent) {
-  for (const T* p = list; p != nullptr && p[0] != EGL_NONE; p += 2)
-    if (p[0] == name) return static_cast<int64_t>(p[1]);
-  return absent;
-}
-
 template <typename T>
 void image_created(EGLImage image, EGLDisplay dpy, EGLContext ctx, EGLenum target,
                    EGLClientBuffer buffer, const T* attribs) {
@@ -130,12 +123,12 @@ void image_created(EGLImage image, EGLDisplay dpy, EGLContext ctx, EGLenum targe
   entry = ImageEntry{};
   entry.display = dpy;
   auto name = static_cast<GLuint>(reinterpret_cast<uintptr_t>(buffer));
-  if (target >= EGL_GL_TEXTURE_2D && target <= EGL_GL_RENDERBUFFER && ctx != EGL_NO_CONTEXT) {
+  if (is_gl_image_target(target) && ctx != EGL_NO_CONTEXT) {
     entry.context = ctx;
     entry.target = target;
     entry.object = name;
     for (EGLint a : {EGL_GL_TEXTURE_LEVEL, EGL_GL_TEXTURE_ZOFFSET, EGL_IMAGE_PRESERVED})
-      if (int64_t value = image_attribute(attribs, a, -1); value >= 0)
+      if (int64_t value = attrib_value(attribs, a); value >= 0)
         entry.attribs.insert(entry.attribs.end(), {a, static_cast<EGLint>(value)});
     entry.attribs.push_back(EGL_NONE);
   }
@@ -143,7 +136,7 @@ void image_created(EGLImage image, EGLDisplay dpy, EGLContext ctx, EGLenum targe
   // texture, a renderbuffer); an image of another level or face is not
   // linked again (the snapshot restores each object's pixels).
   ObjectClass cls = ObjectClass::kCount;
-  if (target == EGL_GL_TEXTURE_2D && image_attribute(attribs, EGL_GL_TEXTURE_LEVEL, 0) == 0)
+  if (target == EGL_GL_TEXTURE_2D && attrib_value(attribs, EGL_GL_TEXTURE_LEVEL) <= 0)
     cls = ObjectClass::kTexture;
   else if (target == EGL_GL_RENDERBUFFER)
     cls = ObjectClass::kRenderbuffer;
@@ -232,10 +225,8 @@ void note_image_destroyed(EGLImage image) {
   // (the app's handle may name a new image soon).
   uint64_t own = kOwnImageKeys + ++g_own_image_keys;
   bool kept = false;
-  std::set<ShareGroup*> groups;
-  for (auto& [context, names] : g_contexts) groups.insert(names.group.get());
-  for (ShareGroup* group : groups)
-    for (auto& [object, key] : group->image_siblings)
+  for (auto& [context, names] : g_contexts)
+    for (auto& [object, key] : names.group->image_siblings)
       if (key == it->first) {
         key = own;
         kept = true;
@@ -267,7 +258,8 @@ void note_storage_defined(ObjectClass cls, GLenum target) {
   g_contexts[context].group->image_siblings.erase({cls, name});
 }
 
-ImageOfObject image_of_object(EGLContext context, ObjectClass cls, GLuint name, uint32_t epoch) {
+glstate::SnapshotNames::Image image_of_object(EGLContext context, ObjectClass cls, GLuint name,
+                                              uint32_t epoch) {
   std::lock_guard<std::mutex> lock(g_mutex);
   const auto& siblings = g_contexts[context].group->image_siblings;
   auto it = siblings.find({cls, name});
@@ -275,8 +267,9 @@ ImageOfObject image_of_object(EGLContext context, ObjectClass cls, GLuint name, 
   auto image = g_images.find(it->second);
   if (image == g_images.end()) return {};
   ImageEntry& entry = image->second;
-  ImageOfObject found{it->second, entry.display, !entry.written || entry.written_epoch != epoch};
-  entry.written = true;
+  // The app's handles are the trace's.
+  glstate::SnapshotNames::Image found{it->second, reinterpret_cast<uintptr_t>(entry.display),
+                                      entry.written_epoch != epoch};
   entry.written_epoch = epoch;
   return found;
 }
@@ -285,9 +278,7 @@ std::vector<UnwrittenImage> unwritten_images(EGLDisplay display, uint32_t epoch)
   std::lock_guard<std::mutex> lock(g_mutex);
   std::vector<UnwrittenImage> images;
   for (auto& [key, entry] : g_images) {
-    if (key >= kOwnImageKeys || entry.display != display ||
-        (entry.written && entry.written_epoch == epoch))
-      continue;
+    if (key >= kOwnImageKeys || entry.display != display || entry.written_epoch == epoch) continue;
     // Made of its source object where that lives: once a snapshot wrote
     // the object's share group (a context no thread has current is written
     // when one makes it current).
@@ -300,7 +291,6 @@ std::vector<UnwrittenImage> unwritten_images(EGLDisplay display, uint32_t epoch)
       from_source = group.names[static_cast<size_t>(cls)].count(entry.object) != 0;
       if (from_source && group.snapshot_epoch != epoch) continue;  // later
     }
-    entry.written = true;
     entry.written_epoch = epoch;
     UnwrittenImage& image = images.emplace_back();
     image.image = reinterpret_cast<EGLImage>(static_cast<uintptr_t>(key));

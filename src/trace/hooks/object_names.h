@@ -54,17 +54,12 @@ void note_image_target(glstate::ObjectClass cls, GLenum target, GLeglImageOES im
 // glTexImage*, glTexStorage*, glRenderbufferStorage*...: the object bound to
 // `target` has storage of its own now (an image's sibling no more).
 void note_storage_defined(glstate::ObjectClass cls, GLenum target);
-// The image `name` of `context` shares storage with (0: none; a handle
-// the app destroyed may live on as a number of ours) and its display; true
-// in *first when no snapshot of `epoch` wrote that image yet (it is marked
+// The image `name` of `context` shares storage with (image 0: none; a
+// handle the app destroyed may live on as a number of ours), its display,
+// and whether no snapshot of `epoch` wrote that image yet (it is marked
 // written).
-struct ImageOfObject {
-  uint64_t image = 0;
-  EGLDisplay display = EGL_NO_DISPLAY;
-  bool first = false;
-};
-ImageOfObject image_of_object(EGLContext context, glstate::ObjectClass cls, GLuint name,
-                              uint32_t epoch);
+glstate::SnapshotNames::Image image_of_object(EGLContext context, glstate::ObjectClass cls,
+                                              GLuint name, uint32_t epoch);
 
 // The images of `display` the app has that no snapshot of `epoch` wrote
 // yet (they are marked written). Each is made again of its source object
