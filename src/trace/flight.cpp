@@ -76,8 +76,9 @@ struct Flight {
   pid_t pid = 0;  // the process recording: a child the app forked has a copy of this
   // The frame count where each of the last rounds began (by round % 8).
   std::atomic<uint64_t> round_start_frame[8] = {};
-  std::atomic<uint64_t> round_start_seq[8] = {};  // g_hot.seq when each round began
-  std::atomic<uint64_t> frame_end_seq{0};         // g_hot.seq when the last frame ended
+  // The kept bytes when each round began: what a round added since.
+  std::atomic<uint64_t> round_start_bytes[8] = {};
+  std::atomic<uint64_t> frame_end_seq{0};  // g_hot.seq when the last frame ended
   std::atomic<uint64_t> traces{0};
   std::atomic<uint32_t> file_number{0};
   std::mutex dump_mutex;  // one trace at a time, outside the crash path
@@ -250,20 +251,22 @@ void install_crash_handlers() {
 // At a frame end: a new round once this one has its frames, or sooner when
 // the kept chunks reach the memory bound (the oldest round then goes). The
 // watch thread asks too (any_time): an app that ends no frame (off-screen
-// work) must not grow its rounds past the bound. Only a round that grew
-// (a frame, or for the watch thread a call) ends early: a hung app makes
-// none, and rounds begun one after the other over it would free the round
-// that holds its last frames.
+// work) must not grow its rounds past the bound; it ends a round that has
+// no frame only once that round alone added half the bound. A hung app, or
+// one that just began a round at its last frame end, adds little: a round
+// begun over it would free the one that holds its last frames.
 void maybe_begin_round(bool any_time = false) {
   Flight& f = flight();
   static std::mutex round_mutex;
   std::lock_guard<std::mutex> lock(round_mutex);
   uint32_t round = flight_round();
-  uint64_t frames = frames_completed(), seq = g_hot.seq.load();
+  uint64_t frames = frames_completed(), bytes = f.ring->bytes();
   uint64_t started = f.round_start_frame[round % 8].load();
+  uint64_t started_bytes = f.round_start_bytes[round % 8].load();
   bool full = frames - started >= f.round_frames;
-  bool grew = frames > started || (any_time && seq > f.round_start_seq[round % 8].load());
-  bool over = f.ring->bytes() > f.bound_bytes && grew;
+  bool grew = frames > started ||
+              (any_time && bytes > started_bytes && bytes - started_bytes > f.bound_bytes / 2);
+  bool over = bytes > f.bound_bytes && grew;
   if (!full && !over) return;
   if (over && !full && !f.warned_bound) {
     f.warned_bound = true;
@@ -275,9 +278,9 @@ void maybe_begin_round(bool any_time = false) {
         static_cast<unsigned long long>(f.config.frames));
   }
   f.round_start_frame[(round + 1) % 8].store(frames);
-  f.round_start_seq[(round + 1) % 8].store(seq);
   begin_flight_round();
   f.ring->keep_from(round);  // this round and the new one
+  f.round_start_bytes[(round + 1) % 8].store(f.ring->bytes());
 }
 
 // This thread's snapshot begins its part of the round (at its first call
