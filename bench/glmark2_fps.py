@@ -16,7 +16,15 @@ with the same glibc heap pad (timing.heap_padded): without it, native
 glmark2's build scene trims and refaults its heap every frame and ran at a
 third of its speed under any tool that happens to change its allocations.
 The CPU time each way spends a frame (user + system, the app's process) is
-printed too: on a shared 2-core VM it is steadier than frame rates.
+printed too.
+
+On a machine of more than one core the app runs on the last core and Xvfb
+on the others (--no-pin: anywhere). Unpinned on this 2-core VM, a run falls
+at random into a slow mode, native and traced alike: effect2d at 420 FPS
+instead of 1600-2400, half the CPU idle, 1100+ migrations between the cores
+against 20-200, so a median of five compared modes, not tools. Pinned, five
+native effect2d runs lay within 3% of each other. Pinning puts the trace
+writer's compression on the app's core: that counts against gltrace.
 
   bench/glmark2_fps.py BUILD_DIR [--scenes build,texture,...] [--seconds S] [--runs R]
                       [--ways native,gltrace,traceable,flight,apitrace]
@@ -47,10 +55,11 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def fps(cmd, env, seconds):
+def fps(cmd, env, seconds, cpus):
     """The run's FPS and its CPU milliseconds a frame."""
     cpu = children_cpu()
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                         preexec_fn=None if cpus is None else lambda: os.sched_setaffinity(0, cpus))
     cpu = children_cpu() - cpu
     match = FPS.search(out.stdout)
     if out.returncode != 0 or match is None:
@@ -75,6 +84,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=3)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--size", default="320x240")
+    ap.add_argument("--no-pin", action="store_true",
+                    help="let the app and Xvfb run on any core (see above)")
     ap.add_argument("--ways", default="native,gltrace,traceable,apitrace",
                     help="which runs to take turns with; native comes first")
     args = ap.parse_args()
@@ -106,7 +117,12 @@ def main():
           (f" {'calls/s':>9}" if "gltrace" in ways else ""))
     worst = {w: float("inf") for w in chosen[1:]}
     worst_cpu = {w: 0.0 for w in chosen[1:]}
-    with Xvfb() as xvfb:
+    cores = sorted(os.sched_getaffinity(0))
+    app_cpus = x_cpus = None
+    if not args.no_pin and len(cores) > 1:
+        app_cpus, x_cpus = {cores[-1]}, set(cores[:-1])
+        print(f"app on core {cores[-1]}, Xvfb on {','.join(map(str, sorted(x_cpus)))}")
+    with Xvfb(x_cpus) as xvfb:
         env = heap_padded(dict(os.environ, DISPLAY=xvfb.display))
         env.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp())
         for scene in scenes:
@@ -116,7 +132,7 @@ def main():
             rates = []
             for _ in range(args.runs):
                 for way, prefix in ways.items():
-                    rate, cpu_ms = fps(prefix + app, env, args.seconds)
+                    rate, cpu_ms = fps(prefix + app, env, args.seconds, app_cpus)
                     runs[way].append(rate)
                     cpu[way].append(cpu_ms)
                     if way == "gltrace":
