@@ -68,6 +68,10 @@ int ps() {
            e.socket_path.c_str());
     // Under its row, so the table keeps one row per process for scripts.
     if (e.status.flight_frames != 0) printf("%-8s %s\n", "", describe_flight(e.status).c_str());
+    if (e.status.shadow_uploaded != 0)
+      printf("%-8s compressed copies: %.1f KiB held of %.1f KiB uploaded\n", "",
+             static_cast<double>(e.status.shadow_bytes) / 1024,
+             static_cast<double>(e.status.shadow_uploaded) / 1024);
   }
   return kExitOk;
 }

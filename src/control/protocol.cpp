@@ -254,6 +254,8 @@ std::vector<uint8_t> encode(const Reply& p) {
     if (st.flight_frames != 0) s::set_flight_frames(e, st.flight_frames);
     if (st.flight_bytes != 0) s::set_flight_bytes(e, st.flight_bytes);
     if (st.flight_traces != 0) s::set_flight_traces(e, st.flight_traces);
+    if (st.shadow_bytes != 0) s::set_shadow_bytes(e, st.shadow_bytes);
+    if (st.shadow_uploaded != 0) s::set_shadow_uploaded(e, st.shadow_uploaded);
     e.end_nested(m);
   }
   if (!p.path.empty()) f::set_path(e, p.path);

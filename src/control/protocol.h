@@ -58,6 +58,8 @@ struct Status {
   uint64_t flight_frames = 0;  // the flight recorder's (all 0 without one)
   uint64_t flight_bytes = 0;
   uint64_t flight_traces = 0;
+  uint64_t shadow_bytes = 0;  // copies of compressed uploads (a traceable app's)
+  uint64_t shadow_uploaded = 0;
 };
 
 struct Reply {

@@ -43,6 +43,33 @@ int context_version(GlFunctions gl_) {
   return major * 10 + minor;
 }
 
+size_t held(const CompressedLevel& level) {
+  size_t bytes = level.bytes.size();
+  for (const CompressedPart& p : level.parts) bytes += p.bytes.size();
+  return bytes;
+}
+
+CompressedRegion region_of(const CompressedUpload& u) {
+  return {u.x, u.y, u.z, u.width, u.height, u.depth};
+}
+
+// A region's block rows (`source`, packed) into the level's bytes.
+void patch(const CompressedLevel& level, std::string* into, BlockFormat b,
+           const CompressedRegion& r, const char* source) {
+  size_t row = static_cast<size_t>(blocks(r.width, b.width)) * b.bytes;
+  size_t level_row = static_cast<size_t>(blocks(level.width, b.width)) * b.bytes;
+  size_t level_rows = static_cast<size_t>(blocks(level.height, b.height));
+  size_t rows = static_cast<size_t>(blocks(r.height, b.height));
+  for (GLsizei layer = 0; layer < r.depth; ++layer)
+    for (size_t i = 0; i < rows; ++i) {
+      size_t at = (static_cast<size_t>(r.z + layer) * level_rows +
+                   static_cast<size_t>(r.y / b.height) + i) *
+                      level_row +
+                  static_cast<size_t>(r.x / b.width) * b.bytes;
+      memcpy(into->data() + at, source + (static_cast<size_t>(layer) * rows + i) * row, row);
+    }
+}
+
 }  // namespace
 
 std::optional<BlockFormat> block_format(GLenum internal_format) {
@@ -119,6 +146,8 @@ void CompressedShadows::note_upload(GlFunctions gl_, const void* group,
     }
   }
   std::lock_guard<std::mutex> lock(mutex_);
+  if (upload.data != nullptr && upload.image_size > 0)
+    uploaded_ += static_cast<size_t>(upload.image_size);
   if (!upload.sub) {
     keep(key, upload);
     return;
@@ -136,14 +165,14 @@ void CompressedShadows::note_upload(GlFunctions gl_, const void* group,
     get_level(upload.target, upload.level, GL_TEXTURE_HEIGHT, &h);
     get_level(upload.target, upload.level, GL_TEXTURE_DEPTH, &d);
     get_level(upload.target, upload.level, GL_TEXTURE_INTERNAL_FORMAT, &f);
-    CompressedUpload whole;
-    whole.target = upload.target;
-    whole.level = upload.level;
-    whole.format = static_cast<GLenum>(f);
-    whole.width = w;
-    whole.height = h;
-    whole.depth = d;
-    keep(key, whole);  // zeros: what the storage holds is undefined until uploaded
+    CompressedUpload storage;
+    storage.target = upload.target;
+    storage.level = upload.level;
+    storage.format = static_cast<GLenum>(f);
+    storage.width = w;
+    storage.height = h;
+    storage.depth = d;
+    keep(key, storage);  // no bytes: what the storage holds is undefined until uploaded
     it = levels_.find(key);
     if (it == levels_.end() || !it->second.lost.empty()) return;
   }
@@ -165,60 +194,96 @@ void CompressedShadows::note_upload(GlFunctions gl_, const void* group,
     lose(key, "a part uploaded that is not whole blocks of its format");
     return;
   }
-  // Block rows of the region, into the level's.
-  const auto* source = static_cast<const char*>(upload.data);
-  size_t row = static_cast<size_t>(blocks(upload.width, b->width)) * b->bytes;
-  size_t level_row = static_cast<size_t>(blocks(level.width, b->width)) * b->bytes;
-  size_t level_rows = static_cast<size_t>(blocks(level.height, b->height));
-  size_t rows = static_cast<size_t>(blocks(upload.height, b->height));
-  for (GLsizei layer = 0; layer < upload.depth; ++layer)
-    for (size_t r = 0; r < rows; ++r) {
-      size_t at = (static_cast<size_t>(upload.z + layer) * level_rows +
-                   static_cast<size_t>(upload.y / b->height) + r) *
-                      level_row +
-                  static_cast<size_t>(upload.x / b->width) * b->bytes;
-      memcpy(level.bytes.data() + at, source + (static_cast<size_t>(layer) * rows + r) * row, row);
-    }
+  add_part(key, level, *b, upload);
+}
+
+void CompressedShadows::add_part(const Key& key, CompressedLevel& level, BlockFormat b,
+                                 const CompressedUpload& u) {
+  const auto* data = static_cast<const char*>(u.data);
+  if (level.whole) {
+    patch(level, &level.bytes, b, region_of(u), data);
+    return;
+  }
+  // Parts this one covers are gone for good.
+  size_t before = held(level);
+  std::erase_if(level.parts, [&](const CompressedPart& part) {
+    const CompressedRegion& p = part.region;
+    return u.x <= p.x && u.y <= p.y && u.z <= p.z && p.x + p.width <= u.x + u.width &&
+           p.y + p.height <= u.y + u.height && p.z + p.depth <= u.z + u.depth;
+  });
+  size_t parts = held(level);
+  bytes_ -= before - parts;
+  // Once the parts would take as much as the level, the level is kept
+  // whole instead (its undefined blocks zeros, as the storage's may be).
+  auto size = static_cast<size_t>(u.image_size);
+  size_t whole = compressed_image_bytes(level.format, level.width, level.height, level.depth);
+  bool merge = size >= whole - parts;
+  size_t grow = merge ? whole - parts : size;
+  if (grow > limit_ - bytes_) {
+    lose(key, bound_reached());
+    return;
+  }
+  bytes_ += grow;
+  if (!merge) {
+    level.parts.push_back(CompressedPart{region_of(u), std::string(data, size)});
+    return;
+  }
+  level.bytes.assign(whole, '\0');
+  for (const CompressedPart& p : level.parts)
+    patch(level, &level.bytes, b, p.region, p.bytes.data());
+  patch(level, &level.bytes, b, region_of(u), data);
+  std::vector<CompressedPart>().swap(level.parts);
+  level.whole = true;
 }
 
 void CompressedShadows::keep(const Key& key, const CompressedUpload& u) {
   size_t size = compressed_image_bytes(u.format, u.width, u.height, u.depth);
   auto it = levels_.find(key);
-  size_t held = it != levels_.end() ? it->second.bytes.size() : 0;
+  size_t before = it != levels_.end() ? held(it->second) : 0;
   if (size == 0 && u.width > 0) {
     lose(key, "its format " + enum_text(u.format, "InternalFormat") + " is not a known one");
     return;
   }
-  if (!u.sub && u.data != nullptr && static_cast<size_t>(u.image_size) != size) {
+  bool whole = u.data != nullptr;
+  if (whole && static_cast<size_t>(u.image_size) != size) {
     lose(key, "its upload's imageSize is not its format's size");
     return;
   }
-  if (size > limit_ || bytes_ - held > limit_ - size) {
-    char why[128];
-    snprintf(why, sizeof why,
-             "the memory bound for copies of compressed uploads (%zu MB, "
-             "debug.gltrace.shadow_mb) was reached",
-             limit_ >> 20);
-    lose(key, why);
+  size_t needed = whole ? size : 0;  // storage alone holds nothing yet
+  if (needed > limit_ || bytes_ - before > limit_ - needed) {
+    lose(key, bound_reached());
     return;
   }
   CompressedLevel& level = levels_[key];
-  bytes_ = bytes_ - held + size;
+  bytes_ = bytes_ - before + needed;
   level.format = u.format;
   level.width = u.width;
   level.height = u.height;
   level.depth = u.depth;
+  level.whole = whole;
   level.lost.clear();
-  if (u.data != nullptr && !u.sub)
+  std::vector<CompressedPart>().swap(level.parts);
+  if (whole)
     level.bytes.assign(static_cast<const char*>(u.data), size);
   else
-    level.bytes.assign(size, '\0');
+    std::string().swap(level.bytes);
+}
+
+std::string CompressedShadows::bound_reached() const {
+  char why[128];
+  snprintf(why, sizeof why,
+           "the memory bound for copies of compressed uploads (%zu MB, "
+           "debug.gltrace.shadow_mb) was reached",
+           limit_ >> 20);
+  return why;
 }
 
 void CompressedShadows::lose(const Key& key, const std::string& why) {
   CompressedLevel& level = levels_[key];
-  bytes_ -= level.bytes.size();
+  bytes_ -= held(level);
   std::string().swap(level.bytes);
+  std::vector<CompressedPart>().swap(level.parts);
+  level.whole = false;
   level.lost = why;
 }
 
@@ -227,7 +292,7 @@ void CompressedShadows::forget(const void* group, GLuint texture) {
   auto it = levels_.lower_bound(Key{group, texture, 0, 0});
   while (it != levels_.end() && std::get<0>(it->first) == group &&
          std::get<1>(it->first) == texture) {
-    bytes_ -= it->second.bytes.size();
+    bytes_ -= held(it->second);
     it = levels_.erase(it);
   }
 }
@@ -236,7 +301,7 @@ void CompressedShadows::forget_group(const void* group) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = levels_.lower_bound(Key{group, 0, 0, 0});
   while (it != levels_.end() && std::get<0>(it->first) == group) {
-    bytes_ -= it->second.bytes.size();
+    bytes_ -= held(it->second);
     it = levels_.erase(it);
   }
 }
@@ -253,6 +318,11 @@ bool CompressedShadows::find(const void* group, GLuint texture, GLenum face, GLi
 size_t CompressedShadows::bytes() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return bytes_;
+}
+
+size_t CompressedShadows::uploaded_bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return uploaded_;
 }
 
 }  // namespace gltrace::glstate

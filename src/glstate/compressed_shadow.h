@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "glstate/gl_reader.h"
 
@@ -46,11 +47,25 @@ struct CompressedUpload {
   bool sub = false;
 };
 
+// Where in a level an upload went (whole blocks).
+struct CompressedRegion {
+  GLint x = 0, y = 0, z = 0;
+  GLsizei width = 0, height = 0, depth = 1;
+};
+
+// A region uploaded into a level whose other blocks are undefined.
+struct CompressedPart {
+  CompressedRegion region;
+  std::string bytes;
+};
+
 // A level (one face of a cube map) as the uploads made it.
 struct CompressedLevel {
   GLenum format = 0;
   GLsizei width = 0, height = 0, depth = 1;
+  bool whole = false;  // `bytes` is the whole level; else `parts`, in upload order
   std::string bytes;
+  std::vector<CompressedPart> parts;
   std::string lost;  // not empty: why the bytes are not what the texture holds
 };
 
@@ -74,16 +89,22 @@ class CompressedShadows {
   // texture's target); false when nothing is.
   bool find(const void* group, GLuint texture, GLenum face, GLint level,
             CompressedLevel* out) const;
+  // The memory the copies take, and the bytes of every compressed upload
+  // from the app's memory they were made of (what GLES cannot read back).
   size_t bytes() const;
+  size_t uploaded_bytes() const;
 
  private:
   using Key = std::tuple<const void*, GLuint, GLenum, GLint>;  // group, texture, face, level
   void keep(const Key& key, const CompressedUpload& u);
+  void add_part(const Key& key, CompressedLevel& level, BlockFormat b, const CompressedUpload& u);
   void lose(const Key& key, const std::string& why);
+  std::string bound_reached() const;
 
   mutable std::mutex mutex_;
   std::map<Key, CompressedLevel> levels_;
   size_t bytes_ = 0;
+  size_t uploaded_ = 0;
   size_t limit_;
 };
 

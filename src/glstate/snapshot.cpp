@@ -821,24 +821,33 @@ class SnapshotWriter : public GlReader {
       if (immutable) return;  // the storage is there
     }
     bool three_d = is_layered(target);
-    if (immutable) {
-      call_.u(face_target).s(level).s(0).s(0);
-      if (three_d) call_.s(0);
-      call_.s(w).s(h);
+    if (!immutable) {
+      call_.u(face_target).s(level).u(static_cast<uint64_t>(format)).s(w).s(h);
       if (three_d) call_.s(d);
-      call_.u(static_cast<uint64_t>(format)).s(static_cast<int64_t>(size));
-      call_.bytes(std::move(kept.bytes));
+      call_.s(0).s(static_cast<int64_t>(size));
+      if (lost.empty() && kept.whole)
+        call_.bytes(std::move(kept.bytes));
+      else
+        call_.pointer(0);  // storage, undefined (where no part was uploaded)
+      call_.emit(three_d ? FN(glCompressedTexImage3D) : FN(glCompressedTexImage2D));
+      if (!lost.empty() || kept.whole) return;
+    }
+    auto sub_image = [&](const CompressedRegion& r, std::string bytes) {
+      call_.u(face_target).s(level).s(r.x).s(r.y);
+      if (three_d) call_.s(r.z);
+      call_.s(r.width).s(r.height);
+      if (three_d) call_.s(r.depth);
+      call_.u(static_cast<uint64_t>(format)).s(static_cast<int64_t>(bytes.size()));
+      call_.bytes(std::move(bytes));
       call_.emit(three_d ? FN(glCompressedTexSubImage3D) : FN(glCompressedTexSubImage2D));
+    };
+    if (kept.whole) {
+      sub_image(CompressedRegion{0, 0, 0, w, h, d}, std::move(kept.bytes));
       return;
     }
-    call_.u(face_target).s(level).u(static_cast<uint64_t>(format)).s(w).s(h);
-    if (three_d) call_.s(d);
-    call_.s(0).s(static_cast<int64_t>(size));
-    if (lost.empty())
-      call_.bytes(std::move(kept.bytes));
-    else
-      call_.pointer(0);  // storage, undefined
-    call_.emit(three_d ? FN(glCompressedTexImage3D) : FN(glCompressedTexImage2D));
+    // Only the parts the app uploaded, in its order: the rest is undefined
+    // in the app as in the replay.
+    for (CompressedPart& part : kept.parts) sub_image(part.region, std::move(part.bytes));
   }
 
   // The texels of a level through the snapshot's framebuffer, layer by

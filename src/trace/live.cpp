@@ -126,6 +126,7 @@ class LiveController final : public control::Controller {
     out.flight_frames = flight.frames_kept;
     out.flight_bytes = flight.bytes_kept;
     out.flight_traces = flight.traces_written;
+    compressed_copy_bytes(&out.shadow_bytes, &out.shadow_uploaded);
     return out;
   }
 

@@ -299,6 +299,41 @@ GLuint etc2_eac_array() {
   return t;
 }
 
+// Compressed levels given storage without bytes and filled in parts, as an
+// atlas is: ETC2 RGB 64x64 immutable storage with three 16x16 tiles (the
+// first uploaded twice), and an ETC2/EAC 64x64 level made of a null pointer
+// with a 32x32 part. A traceable app keeps only the parts (not the 2 and
+// 4 KiB levels): what it holds stays within what was uploaded.
+GLuint atlas_texture(GLenum format, int seed) {
+  GLuint t = 0;
+  glGenTextures(1, &t);
+  glBindTexture(GL_TEXTURE_2D, t);
+  std::vector<unsigned char> tile(64 * 16);  // the larger part's bytes
+  auto fill = [&](int salt) {
+    for (size_t i = 0; i < tile.size(); ++i)
+      tile[i] = static_cast<unsigned char>(i * 37 + static_cast<size_t>(salt) * 101 + 5);
+  };
+  if (format == GL_COMPRESSED_RGB8_ETC2) {
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_COMPRESSED_RGB8_ETC2, 64, 64);
+    const GLint tiles[][2] = {{0, 0}, {32, 16}, {0, 0}, {48, 48}};
+    for (const auto& at : tiles) {
+      fill(seed++);
+      glCompressedTexSubImage2D(GL_TEXTURE_2D, 0, at[0], at[1], 16, 16, GL_COMPRESSED_RGB8_ETC2,
+                                16 * 8, tile.data());
+    }
+  } else {
+    glCompressedTexImage2D(GL_TEXTURE_2D, 0, GL_COMPRESSED_RGBA8_ETC2_EAC, 64, 64, 0, 64 * 64,
+                           nullptr);
+    fill(seed);
+    glCompressedTexSubImage2D(GL_TEXTURE_2D, 0, 16, 16, 32, 32, GL_COMPRESSED_RGBA8_ETC2_EAC,
+                              64 * 16, tile.data());
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+  }
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  return t;
+}
+
 // Whether the context lists `name` among its extensions (a whole word).
 bool has_extension(const char* name) {
   const char* list = reinterpret_cast<const char*>(glGetString(GL_EXTENSIONS));
@@ -397,6 +432,8 @@ int main(int argc, char** argv) {
   // ASTC only where the context has it (llvmpipe does): a cell fewer if not.
   GLuint astc = has_extension("GL_KHR_texture_compression_astc_ldr") ? astc_texture() : 0;
   GLuint compressed_layers = etc2_eac_array();
+  GLuint atlases[] = {atlas_texture(GL_COMPRESSED_RGB8_ETC2, 3),
+                      atlas_texture(GL_COMPRESSED_RGBA8_ETC2_EAC, 9)};
   GLuint corners = gpu_written_corners();
   GLuint streamed = 0, stream_program = 0;
   glGenBuffers(1, &streamed);
@@ -654,6 +691,14 @@ int main(int argc, char** argv) {
       glUniform1i(mode, m);
       glBindTexture(GL_TEXTURE_2D, srgb);
       glViewport(((m == 0 ? 2 : m - 6) * 3 + frame) % 8 * 12, 48, 12, 16);
+      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    }
+    // The two atlases in the same row's free cells.
+    glUniform1i(mode, 4);
+    glUniform1f(lod, 0.0f);
+    for (int i = 0; i < 2; ++i) {
+      glBindTexture(GL_TEXTURE_2D, atlases[i]);
+      glViewport((2 + 3 * i + frame) % 8 * 12, 48, 12, 16);
       glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     }
     // Transform feedback into the app's own object: the quad of this

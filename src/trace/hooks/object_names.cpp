@@ -183,6 +183,12 @@ void keep_compressed_copies(size_t limit_bytes) {
   g_shadows.store(new glstate::CompressedShadows(limit_bytes), std::memory_order_release);
 }
 
+void compressed_copy_bytes(uint64_t* held, uint64_t* uploaded) {
+  glstate::CompressedShadows* shadows = g_shadows.load(std::memory_order_acquire);
+  *held = shadows != nullptr ? shadows->bytes() : 0;
+  *uploaded = shadows != nullptr ? shadows->uploaded_bytes() : 0;
+}
+
 void note_compressed_upload(const glstate::CompressedUpload& upload) {
   glstate::CompressedShadows* shadows = g_shadows.load(std::memory_order_acquire);
   if (shadows == nullptr) return;

@@ -77,6 +77,9 @@ std::vector<UnwrittenImage> unwritten_images(EGLDisplay display, uint32_t epoch)
 // A traceable process keeps copies of compressed uploads, at most
 // `limit_bytes` in all (0: none), for a capture's snapshot.
 void keep_compressed_copies(size_t limit_bytes);
+// The memory the copies take, and the compressed bytes uploaded from the
+// app's memory since they were kept (both 0 when none are).
+void compressed_copy_bytes(uint64_t* held, uint64_t* uploaded);
 // What is kept of a level of `texture` (its `face`) in `context`'s group.
 bool compressed_level(EGLContext context, GLuint texture, GLenum face, GLint level,
                       glstate::CompressedLevel* out);
