@@ -48,11 +48,7 @@ def best_times(cmds, runs, env=None, stdout=subprocess.DEVNULL):
 
 
 class Xvfb:
-    """An X server of its own, on a display number unlikely to be taken;
-    on the given CPUs only, when given."""
-
-    def __init__(self, cpus=None):
-        self.cpus = cpus
+    """An X server of its own, on a display number unlikely to be taken."""
 
     def __enter__(self):
         for number in range(100 + os.getpid() % 800, 1000):
@@ -62,8 +58,7 @@ class Xvfb:
             self.display = f":{number}"
             self.process = subprocess.Popen(
                 ["Xvfb", self.display, "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                preexec_fn=None if self.cpus is None else lambda: os.sched_setaffinity(0, self.cpus))
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for _ in range(50):
                 if os.path.exists(f"/tmp/.X11-unix/X{number}"):
                     return self

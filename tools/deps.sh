@@ -17,6 +17,8 @@ packages=(
   libegl-dev libgles-dev khronos-api libx11-dev
   # the real driver every test runs against: Mesa llvmpipe
   libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri
+  # replay --driver zink: Mesa's GL on Vulkan runs on lavapipe, its software Vulkan
+  mesa-vulkan-drivers
   # tests: GoogleTest, Xvfb for X11 apps, glmark2 as a real app; piglit and
   # wflinfo (without it piglit skips every test that names a GL version)
   libgtest-dev xvfb xauth glmark2-es2-x11 piglit waffle-utils

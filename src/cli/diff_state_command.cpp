@@ -1,6 +1,7 @@
 // `gltrace diff-state`: the GL and EGL state at two points of replays,
 // compared object by object (src/glreplay/state_diff.h).
 #include "cli/commands.h"
+#include "glreplay/driver_choice.h"
 #include "glreplay/state_diff.h"
 
 namespace gltrace::cli {
@@ -27,7 +28,8 @@ int diff_state(const DiffStateCommandOptions& o, const CommandLine& line) {
     return line.usage_error("'" + o.left + "' is not TRACE@CALL or TRACE@frame:N");
   if (!split_point(o.right, &options.right))
     return line.usage_error("'" + o.right + "' is not TRACE@CALL or TRACE@frame:N");
-  options.driver_dir = o.driver;
+  if (!glreplay::choose_driver_for(line.program(), o.driver, &options.driver_dir))
+    return kExitFailure;
   options.max_lines = o.max_lines;
   return glreplay::run_diff_state(options);
 }
@@ -49,9 +51,7 @@ void register_diff_state(Commands& commands) {
       "trace is after its snapshot). Exit status: 0 the same, 1 they differ, 2 an error.");
   app.add_option("--max-lines", options->max_lines, "differing calls printed per object")
       ->type_name("N");
-  app.add_option("--driver", options->driver,
-                 "the directory of the EGL and GLES driver the replays use (replay's --driver)")
-      ->type_name("DIR");
+  app.add_option("--driver", options->driver, glreplay::kDriverOptionHelp)->type_name("DRIVER");
   app.add_option("LEFT", options->left, "TRACE@CALL or TRACE@frame:N")->required();
   app.add_option("RIGHT", options->right, "TRACE@CALL or TRACE@frame:N")->required();
 }

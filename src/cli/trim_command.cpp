@@ -2,6 +2,7 @@
 // with a state snapshot taken from a replay (src/glreplay/trim.h).
 #include "cli/commands.h"
 #include "cli/trace_input.h"
+#include "glreplay/driver_choice.h"
 #include "glreplay/trim.h"
 
 namespace gltrace::cli {
@@ -27,7 +28,8 @@ int trim(const TrimCommandOptions& o, const CommandLine& line) {
   }
   options.trace = o.trace;
   options.output = o.output;
-  options.driver_dir = o.driver;
+  if (!glreplay::choose_driver_for(line.program(), o.driver, &options.driver_dir))
+    return kExitFailure;
   return glreplay::run_trim(options);
 }
 
@@ -53,9 +55,7 @@ void register_trim(Commands& commands) {
                  "frame too")
       ->type_name("C-D");
   app.add_option("-o,--output", options->output, "the trimmed trace")->type_name("OUT")->required();
-  app.add_option("--driver", options->driver,
-                 "the directory of the EGL and GLES driver the replay uses (replay's --driver)")
-      ->type_name("DIR");
+  app.add_option("--driver", options->driver, glreplay::kDriverOptionHelp)->type_name("DRIVER");
   app.add_option("TRACE", options->trace, "the trace")->required();
 }
 

@@ -9,6 +9,7 @@
 #include "cli/attach_session.h"
 #include "cli/commands.h"
 #include "common/process.h"
+#include "glreplay/driver_choice.h"
 #include "view/server.h"
 
 namespace gltrace::cli {
@@ -61,6 +62,9 @@ int view(const ViewCommandOptions& o, const CommandLine& line) {
   }
   options.worker_command = {self, "replay", "--state-worker"};
   if (!o.driver.empty()) {
+    // Said now, not at the first request; the worker chooses it again.
+    std::string dir;
+    if (!glreplay::choose_driver_for("gltrace view", o.driver, &dir)) return kExitFailure;
     options.worker_command.push_back("--driver");
     options.worker_command.push_back(o.driver);
   }
@@ -116,9 +120,9 @@ void register_view(Commands& commands) {
   app.add_flag("--no-browser", options->no_browser,
                "do not open a browser (one is opened with xdg-open when DISPLAY or "
                "WAYLAND_DISPLAY is set)");
-  app.add_option("--replay-driver", options->driver,
-                 "the directory of the state worker's EGL and GLES driver (replay's --driver)")
-      ->type_name("DIR");
+  app.add_option("--driver,--replay-driver", options->driver,
+                 std::string("the state worker's driver: ") + glreplay::kDriverOptionHelp)
+      ->type_name("DRIVER");
   app.add_option("--state-workers", options->state_workers,
                  "state workers kept at once, parked at different calls so that moving "
                  "backward replays from a frame start (default 3; 1: from the trace's start)")

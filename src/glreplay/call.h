@@ -153,6 +153,13 @@ struct ContextInfo {
   std::vector<int64_t> config_attribs;
   uint32_t surface_width = 0;
   uint32_t surface_height = 0;
+  std::string gl_renderer, gl_version;  // the capture's driver (at most kDriverText bytes each)
+};
+inline constexpr size_t kDriverText = 200;
+
+// A driver as its GL strings name it.
+struct DriverStrings {
+  std::string vendor, renderer, version;
 };
 
 // A framebuffer the trace captured at a swap.

@@ -11,6 +11,18 @@ namespace {
 constexpr const char* kOriginNames[kImageOrigins] = {"draw", "swap", "finish"};
 }  // namespace
 
+const char* verdict_name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kIdentical:
+      return "identical";
+    case Verdict::kWithinTolerance:
+      return "within tolerance";
+    case Verdict::kDiffers:
+      break;
+  }
+  return "differs";
+}
+
 const char* origin_name(ImageOrigin origin) { return kOriginNames[static_cast<size_t>(origin)]; }
 
 std::optional<ImageOrigin> parse_origin(std::string_view name) {
@@ -95,6 +107,8 @@ void FrameComparer::count_frame(const FrameTally& tally) {
     ++frames_differing_;
   else if (tally.not_replayed != 0)
     ++frames_not_replayed_;
+  else if (tally.within != 0)
+    ++frames_within_;
   else if (tally.compared != 0)
     ++frames_identical_;
   else if (tally.without_image != 0)
@@ -127,8 +141,30 @@ void FrameComparer::compare(const ReplayedImage& replayed, const FrameImage& tra
   ++tally.compared;
   bool draw = replayed.key.origin == ImageOrigin::kDraw;
   if (draw) ++tally.draws_compared;
+  ImageResult result{replayed.frame,    replayed.call,     replayed.key.origin,
+                     Verdict::kDiffers, diff.size_differs, {}};
   if (!diff.size_differs && diff.pixels == 0) {
     ++identical_[index(replayed.key.origin)];
+    result.verdict = Verdict::kIdentical;  // not measured further
+    results_.push_back(result);
+    return;
+  }
+  if (!diff.size_differs) {
+    Tolerance exact;
+    exact.channel = threshold_;
+    const Tolerance& t = tolerance_ ? *tolerance_ : exact;
+    result.metrics = measure_images(replayed.pixels.data(),
+                                    reinterpret_cast<const uint8_t*>(traced.pixels->data()),
+                                    replayed.width, replayed.height, t);
+    if (tolerance_ &&
+        glreplay::within_tolerance(result.metrics, t, uint64_t{replayed.width} * replayed.height))
+      result.verdict = Verdict::kWithinTolerance;
+  }
+  results_.push_back(result);
+  if (differs_ && !diff.size_differs) differs_(replayed, traced, result.verdict);
+  if (result.verdict == Verdict::kWithinTolerance) {
+    ++within_;
+    ++tally.within;
     return;
   }
   ++differing_;
@@ -150,6 +186,15 @@ void FrameComparer::compare(const ReplayedImage& replayed, const FrameImage& tra
              diff.x0, diff.x1, diff.y0, diff.y1);
   }
   report += line;
+  if (tolerance_ && !diff.size_differs) {
+    const ImageMetrics& m = result.metrics;
+    snprintf(line, sizeof line,
+             "\n  beyond the tolerance (%s): %" PRIu64 " pixels beyond channel %d (%" PRIu64
+             " excused on edges), PSNR %.2f dB, SSIM %.4f",
+             tolerance_text(*tolerance_).c_str(), m.pixels, tolerance_->channel, m.edge_pixels,
+             m.psnr, m.ssim);
+    report += line;
+  }
   if (replayed.unreplayed_count > unreplayed_reported_) {
     unreplayed_reported_ = replayed.unreplayed_count;
     snprintf(line, sizeof line,

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "glreplay/call.h"
+#include "glreplay/image_tolerance.h"
 
 namespace gltrace::glreplay {
 
@@ -77,6 +78,20 @@ struct ReplayedImage {
   std::string not_replayed;
 };
 
+// How a compared image came out: the same (within --compare's threshold),
+// within the tolerance, or different.
+enum class Verdict : uint8_t { kIdentical, kWithinTolerance, kDiffers };
+const char* verdict_name(Verdict verdict);
+
+// One compared image, for a machine-readable report.
+struct ImageResult {
+  uint64_t frame = 0, call = 0;
+  ImageOrigin origin = ImageOrigin::kSwap;
+  Verdict verdict = Verdict::kIdentical;
+  bool size_differs = false;
+  ImageMetrics metrics;
+};
+
 class FrameComparer {
  public:
   // Takes the trace's image with a key (null when not there yet).
@@ -86,6 +101,15 @@ class FrameComparer {
   using Settled = std::function<bool(uint64_t frame, uint32_t thread)>;
   FrameComparer(int threshold, Lookup lookup, Settled settled = nullptr)
       : threshold_(threshold), lookup_(std::move(lookup)), settled_(std::move(settled)) {}
+
+  // Images that are not identical pass when within `tolerance`.
+  void set_tolerance(const Tolerance& tolerance) { tolerance_ = tolerance; }
+  const std::optional<Tolerance>& tolerance() const { return tolerance_; }
+  // Called with each image that is not identical (both of one size), as
+  // compared: where a difference image is written.
+  using Differs =
+      std::function<void(const ReplayedImage& replayed, const FrameImage& traced, Verdict verdict)>;
+  void on_differs(Differs differs) { differs_ = std::move(differs); }
 
   // Compared now, or once its trace image is there (images are compared in
   // the order they were added).
@@ -99,6 +123,10 @@ class FrameComparer {
   uint64_t identical(ImageOrigin origin) const { return identical_[index(origin)]; }
   uint64_t identical() const;
   uint64_t differing() const { return differing_; }
+  uint64_t within_tolerance() const { return within_; }
+  uint64_t frames_within_tolerance() const { return frames_within_; }
+  // Every compared image, in the order compared.
+  const std::vector<ImageResult>& results() const { return results_; }
   uint64_t without_image() const { return without_image_; }
   // Trace images whose call could not be replayed.
   uint64_t not_replayed() const { return not_replayed_; }
@@ -114,7 +142,8 @@ class FrameComparer {
 
  private:
   struct FrameTally {
-    uint64_t waiting = 0, compared = 0, differing = 0, not_replayed = 0, without_image = 0;
+    uint64_t waiting = 0, compared = 0, differing = 0, within = 0, not_replayed = 0,
+             without_image = 0;
     uint64_t draws_compared = 0;
     bool draw_differs = false;
     uint64_t first_differing_draw = 0;  // its call, when draw_differs
@@ -129,8 +158,12 @@ class FrameComparer {
   void count_frame(const FrameTally& tally);
 
   int threshold_;
+  std::optional<Tolerance> tolerance_;
   Lookup lookup_;
   Settled settled_;
+  Differs differs_;
+  std::vector<ImageResult> results_;
+  uint64_t within_ = 0, frames_within_ = 0;
   std::map<uint64_t, ReplayedImage> pending_;  // by the order added
   uint64_t added_ = 0;
   std::map<uint64_t, FrameTally> frames_;  // frames with images still waiting

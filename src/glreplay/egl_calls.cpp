@@ -241,6 +241,7 @@ bool custom_eglMakeCurrent(Session& s, Args& a) {
     return a.ok();
   }
   s.make_current(recorded_context, recorded_draw, draw, recorded_read, read);
+  if (context != nullptr) s.note_driver();
   // A window made earlier may have been resized since.
   if (width != 0 && height != 0) s.fit_draw_surface(width, height);
   return true;

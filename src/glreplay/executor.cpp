@@ -32,6 +32,33 @@ GlExecutor::GlExecutor(Session& session, ExecutorOptions options)
             return session.info().frame_settled(frame, thread);
           }) {
   session_.set_swap_hook([this](uint64_t frame) { on_swap(frame); });
+  if (options_.tolerance) comparer_.set_tolerance(*options_.tolerance);
+  if (!options_.diff_dir.empty())
+    comparer_.on_differs([this](const ReplayedImage& replayed, const FrameImage& traced,
+                                Verdict verdict) { write_difference(replayed, traced, verdict); });
+}
+
+void GlExecutor::write_difference(const ReplayedImage& replayed, const FrameImage& traced,
+                                  Verdict verdict) {
+  char name[160];
+  snprintf(name, sizeof name, "/frame-%06" PRIu64 "-call-%" PRIu64 "-%s-%s-", replayed.frame,
+           replayed.call, origin_name(replayed.key.origin),
+           verdict == Verdict::kDiffers ? "differs" : "within");
+  std::string base = options_.diff_dir + name;
+  const auto* trace_pixels = reinterpret_cast<const uint8_t*>(traced.pixels->data());
+  Tolerance exact;
+  exact.channel = options_.threshold;
+  std::vector<uint8_t> difference =
+      difference_image(replayed.pixels.data(), trace_pixels, replayed.width, replayed.height,
+                       options_.tolerance ? *options_.tolerance : exact);
+  std::string error;
+  if (!consumers::write_png(base + "replayed.png", replayed.width, replayed.height,
+                            replayed.pixels.data(), &error) ||
+      !consumers::write_png(base + "traced.png", traced.width, traced.height, trace_pixels,
+                            &error) ||
+      !consumers::write_png(base + "difference.png", replayed.width, replayed.height,
+                            difference.data(), &error))
+    session_.warn("--diff-images: " + error);
 }
 
 bool GlExecutor::execute(replay::Increment& increment, std::string* error) {

@@ -31,7 +31,11 @@ namespace gltrace::glreplay {
 
 struct ExecutorOptions {
   bool compare = false;
-  int threshold = 0;  // largest channel difference still counted as equal
+  int threshold = 0;                   // largest channel difference still counted as equal
+  std::optional<Tolerance> tolerance;  // --tolerance
+  // --diff-images: where each image that is not identical is written, as
+  // the replay's, the trace's and their difference.
+  std::string diff_dir;
   // Frames to write as PNG files to snapshot_dir, first and last.
   std::optional<std::pair<uint64_t, uint64_t>> snapshot_frames;
   std::string snapshot_dir;
@@ -73,6 +77,8 @@ class GlExecutor : public replay::Executor {
   const std::vector<PassRecord>& pass_records() const { return pass_records_; }
 
  private:
+  // --diff-images: one image's three PNG files.
+  void write_difference(const ReplayedImage& replayed, const FrameImage& traced, Verdict verdict);
   void on_swap(uint64_t frame);
   // After a frame's end (a swap or glFinish).
   void frame_ended();

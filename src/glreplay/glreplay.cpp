@@ -11,11 +11,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "common/progress.h"
 #include "format/reader.h"
 #include "glreplay/check.h"
+#include "glreplay/compare.h"
+#include "glreplay/driver_choice.h"
 #include "glreplay/executor.h"
 #include "glreplay/session.h"
 #include "glreplay/state_worker.h"
@@ -41,7 +45,8 @@ struct FrontOptions {
   bool check = false;
   bool state_worker = false;
   bool follow = false;
-  std::string driver_dir;
+  std::string driver;      // --driver, as given
+  std::string driver_dir;  // where it loads from (choose_driver)
   uint64_t blob_memory_mib = 1024;
 };
 
@@ -74,13 +79,39 @@ bool parse_frames(const std::string& text, std::pair<uint64_t, uint64_t>* out) {
   return out->first <= out->second;
 }
 
+}  // namespace
+
+struct ReplayArguments {
+  replay::ReplayOptions options;
+  FrontOptions front;
+  std::string compare;         // --compare[=T]: T, "" when not given
+  std::string tolerance;       // --tolerance SPEC
+  std::string compare_report;  // --compare-report FILE
+  std::string snapshot;        // --snapshot FRAMES
+  uint64_t loop = 0;           // --loop N
+  std::string frames;          // --frames A-B
+};
+
+namespace {
+
 // What the front end's options say together; empty when fine, else the
 // usage error.
-std::string check_front(FrontOptions* o, const std::string& compare, const std::string& snapshot) {
+std::string check_front(FrontOptions* o, const ReplayArguments& args) {
+  const std::string& compare = args.compare;
+  const std::string& snapshot = args.snapshot;
   if (!compare.empty()) {
     o->executor.compare = true;
     o->executor.threshold = std::stoi(compare);  // checked: 0 to 255
   }
+  if (!args.tolerance.empty()) {
+    Tolerance tolerance;
+    std::string error;
+    if (!parse_tolerance(args.tolerance, &tolerance, &error)) return "--tolerance: " + error;
+    o->executor.tolerance = tolerance;
+    o->executor.compare = true;
+  }
+  if (!o->executor.compare && (!o->executor.diff_dir.empty() || !args.compare_report.empty()))
+    return "--diff-images and --compare-report go with --compare or --tolerance";
   if (!snapshot.empty()) {
     std::pair<uint64_t, uint64_t> frames;
     if (!parse_frames(snapshot, &frames))
@@ -210,15 +241,6 @@ uint64_t indexed_frames(const std::string& path) {
 
 }  // namespace
 
-struct ReplayArguments {
-  replay::ReplayOptions options;
-  FrontOptions front;
-  std::string compare;   // --compare[=T]: T, "" when not given
-  std::string snapshot;  // --snapshot FRAMES
-  uint64_t loop = 0;     // --loop N
-  std::string frames;    // --frames A-B
-};
-
 std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& line) {
   auto args = std::make_shared<ReplayArguments>();
   FrontOptions& front = args->front;
@@ -235,6 +257,22 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
                "call and why)")
       ->type_name("T")
       ->check(cli::in_range(0, 255));
+  app.add_option("--tolerance", args->tolerance,
+                 "compare with a tolerance (implies --compare): an image that is not identical "
+                 "passes when every term holds: channel=N (a pixel differs when a channel "
+                 "differs by more), pixels=N or P% (that many may differ), edges[=T] (pixels on "
+                 "the trace image's Sobel edges, magnitude >= T, default 64, may differ), "
+                 "psnr=DB, ssim=S; e.g. channel=16,pixels=0.5%,edges")
+      ->type_name("SPEC");
+  app.add_option("--diff-images", front.executor.diff_dir,
+                 "write each image that is not identical to DIR: the replay's, the trace's and "
+                 "their difference (red: differs, blue: excused on an edge, yellow: within the "
+                 "channel delta)")
+      ->type_name("DIR");
+  app.add_option("--compare-report", args->compare_report,
+                 "write every compared image's verdict and metrics (differing pixels, max "
+                 "channel difference, PSNR, SSIM) and the totals to FILE as JSON")
+      ->type_name("FILE");
   app.add_option("--snapshot", args->snapshot,
                  "write frames N, N-M, N- or all as PNG files to -o DIR")
       ->type_name("FRAMES");
@@ -248,15 +286,7 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
                "load no GL: check every call's pointers and sizes against the bytes the trace "
                "holds and print what a replay would refuse ('call N: would refuse glX: ...'); "
                "exit 1 if anything");
-  app.add_option("--driver", front.driver_dir,
-                 "load the driver's libEGL.so.1 and libGLESv2.so.2 from DIR")
-      ->type_name("DIR")
-      // One that is not there is said when the driver is loaded (exit 1).
-      ->check(CLI::Validator(
-          [](const std::string& dir) {
-            return dir.empty() ? std::string("wants a directory") : "";
-          },
-          ""));
+  app.add_option("--driver", front.driver, kDriverOptionHelp)->type_name("DRIVER");
   app.add_flag("--state-worker", front.state_worker,
                "serve the GL state at any call to `gltrace view`: JSON requests on stdin, one "
                "JSON reply a line on stdout (docs/replay.md)");
@@ -294,15 +324,91 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
   return args;
 }
 
+namespace {
+
+// The driver replayed on, and the one the trace was captured on when that
+// is another: images may then differ by how each rounds (--compare T).
+void print_driver(const std::optional<DriverStrings>& replayed,
+                  const std::optional<DriverStrings>& captured) {
+  if (!replayed) return;
+  printf("driver: %s; %s; %s\n", replayed->renderer.c_str(), replayed->version.c_str(),
+         replayed->vendor.c_str());
+  if (captured &&
+      (captured->renderer != replayed->renderer || captured->version != replayed->version))
+    printf("driver: the trace was captured on another: %s; %s\n", captured->renderer.c_str(),
+           captured->version.c_str());
+}
+
+// The worst of the images that were not identical: what a tolerance would
+// have to allow.
+void print_worst(const std::vector<ImageResult>& results) {
+  const ImageResult* psnr = nullptr;
+  const ImageResult* ssim = nullptr;
+  for (const ImageResult& r : results) {
+    if (r.verdict == Verdict::kIdentical || r.size_differs) continue;
+    if (psnr == nullptr || r.metrics.psnr < psnr->metrics.psnr) psnr = &r;
+    if (ssim == nullptr || r.metrics.ssim < ssim->metrics.ssim) ssim = &r;
+  }
+  if (psnr == nullptr) return;
+  printf("compare: worst PSNR %.2f dB (frame %" PRIu64 ", call %" PRIu64
+         "), worst SSIM %.4f (frame %" PRIu64 ", call %" PRIu64 ")\n",
+         psnr->metrics.psnr, psnr->frame, psnr->call, ssim->metrics.ssim, ssim->frame, ssim->call);
+}
+
+// --compare-report: every compared image and the totals, as JSON.
+bool write_compare_report(const std::string& path, const FrameComparer& c,
+                          const std::optional<DriverStrings>& driver, std::string* error) {
+  nlohmann::ordered_json report;
+  if (driver)
+    report["driver"] = {
+        {"vendor", driver->vendor}, {"renderer", driver->renderer}, {"version", driver->version}};
+  report["tolerance"] = c.tolerance() ? tolerance_text(*c.tolerance()) : "exact";
+  report["frames"] = {{"identical", c.frames_identical()},
+                      {"within_tolerance", c.frames_within_tolerance()},
+                      {"differ", c.frames_differing()},
+                      {"without_trace_image", c.frames_without_image()},
+                      {"not_replayed", c.frames_not_replayed()}};
+  nlohmann::ordered_json& images = report["images"] = nlohmann::ordered_json::array();
+  for (const ImageResult& r : c.results()) {
+    nlohmann::ordered_json image = {{"frame", r.frame},
+                                    {"call", r.call},
+                                    {"origin", origin_name(r.origin)},
+                                    {"verdict", verdict_name(r.verdict)}};
+    if (r.size_differs) {
+      image["size_differs"] = true;
+    } else if (r.verdict != Verdict::kIdentical) {
+      image["pixels"] = r.metrics.pixels;
+      image["edge_pixels"] = r.metrics.edge_pixels;
+      image["max_channel_difference"] = r.metrics.max_channel_difference;
+      image["psnr"] = r.metrics.psnr;  // finite: something differs
+      image["ssim"] = r.metrics.ssim;
+    }
+    images.push_back(std::move(image));
+  }
+  FILE* f = fopen(path.c_str(), "w");
+  if (f == nullptr) {
+    *error = "cannot write " + path + ": " + strerror(errno);
+    return false;
+  }
+  std::string text = report.dump(1) + "\n";
+  bool ok = fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = fclose(f) == 0 && ok;
+  if (!ok) *error = "cannot write " + path + ": " + strerror(errno);
+  return ok;
+}
+
+}  // namespace
+
 int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   const std::string& program = line.program();
   replay::ReplayOptions& options = args.options;
   FrontOptions& front = args.front;
-  std::string error = check_front(&front, args.compare, args.snapshot);
+  std::string error = check_front(&front, args);
   if (!error.empty()) return line.usage_error(error);
-  if (front.check && !front.driver_dir.empty())
+  if (front.check && !front.driver.empty())
     return line.usage_error("--check loads no driver: it takes no --driver");
   if (front.check) return run_check(front, program);
+  if (!choose_driver_for(program, front.driver, &front.driver_dir)) return kExitFailure;
   if (front.state_worker) {
     if (options.manual || options.stop_at || options.loops != 1)
       return line.usage_error("--state-worker takes no -m, -s or -l");
@@ -366,11 +472,12 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   // Each recorded thread on a thread of its own, in recorded order: a
   // thread's calls may use what another's made (a share group's objects).
   options.execute_on = replay::ExecuteOn::kTargetThreadInOrder;
-  if (front.snapshot && mkdir(front.executor.snapshot_dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    fprintf(stderr, "%s: cannot create %s: %s\n", program.c_str(),
-            front.executor.snapshot_dir.c_str(), strerror(errno));
-    return kExitFailure;
-  }
+  for (const std::string& dir :
+       {front.snapshot ? front.executor.snapshot_dir : std::string(), front.executor.diff_dir})
+    if (!dir.empty() && mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      fprintf(stderr, "%s: cannot create %s: %s\n", program.c_str(), dir.c_str(), strerror(errno));
+      return kExitFailure;
+    }
 
   // --compare with nothing to compare with is said before replaying, not
   // after a replay that may take minutes.
@@ -446,6 +553,7 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
     printf("replayed %" PRIu64 " calls, %" PRIu64 " frames in %.3f s (recorded: %.3f s)\n",
            stats.increments, stats.frames, stats.seconds, stats.recorded_seconds);
   }
+  print_driver(session.driver_strings(), info->capture_driver());
   if (executor.borrowed_calls() != 0 || source.replay_threads() > 1)
     printf("threads: %zu replay threads for the recorded threads that had a context; %" PRIu64
            " calls of threads without one ran on the main thread\n",
@@ -470,16 +578,29 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
     // none: the replay could not read its framebuffer there, or stopped
     // before it.
     uint64_t left = executor.passes() == 1 ? info->images_left() : 0;
-    printf("compare: %" PRIu64 " frames identical%s, %" PRIu64 " differ, %" PRIu64
+    // With a tolerance, the images it let pass are counted apart.
+    std::string tolerated, tolerated_images;
+    if (c.tolerance()) {
+      tolerated = ", " + std::to_string(c.frames_within_tolerance()) + " within the tolerance (" +
+                  tolerance_text(*c.tolerance()) + ")";
+      tolerated_images = ", " + std::to_string(c.within_tolerance()) + " within the tolerance";
+    }
+    printf("compare: %" PRIu64 " frames identical%s%s, %" PRIu64 " differ, %" PRIu64
            " without a trace image, %" PRIu64 " not replayed\n",
-           c.frames_identical(), within, c.frames_differing(), c.frames_without_image(),
-           c.frames_not_replayed());
+           c.frames_identical(), within, tolerated.c_str(), c.frames_differing(),
+           c.frames_without_image(), c.frames_not_replayed());
     printf("compare: %" PRIu64 " images identical%s (%" PRIu64 " at swaps, %" PRIu64
-           " at glFinish, %" PRIu64 " after draws), %" PRIu64 " differ, %" PRIu64
+           " at glFinish, %" PRIu64 " after draws)%s, %" PRIu64 " differ, %" PRIu64
            " without a trace image, %" PRIu64 " not replayed\n",
            c.identical(), within, c.identical(ImageOrigin::kSwap),
-           c.identical(ImageOrigin::kFinish), c.identical(ImageOrigin::kDraw), c.differing(),
-           c.without_image(), c.not_replayed() + left);
+           c.identical(ImageOrigin::kFinish), c.identical(ImageOrigin::kDraw),
+           tolerated_images.c_str(), c.differing(), c.without_image(), c.not_replayed() + left);
+    print_worst(c.results());
+    if (!args.compare_report.empty() &&
+        !write_compare_report(args.compare_report, c, session.driver_strings(), &error)) {
+      fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
+      exit_status = kExitFailure;
+    }
     if (!info->has_images()) {
       fprintf(stderr,
               "%s: %s holds no framebuffer images to compare with (trace with "

@@ -45,6 +45,18 @@ bool Session::init(std::string* error) {
   return display(error) != EGL_NO_DISPLAY;
 }
 
+void Session::note_driver() {
+  if (driver_strings_) return;
+  auto get = GL_CALL(driver_, glGetString);
+  if (get == nullptr) return;
+  auto text = [&](GLenum name) {
+    const GLubyte* s = get(name);
+    return s != nullptr ? std::string(reinterpret_cast<const char*>(s)).substr(0, kDriverText)
+                        : std::string();
+  };
+  driver_strings_ = DriverStrings{text(GL_VENDOR), text(GL_RENDERER), text(GL_VERSION)};
+}
+
 // --- names and locations ------------------------------------------------------------
 
 uint64_t Session::map_name(ObjectClass cls, uint64_t recorded) {

@@ -186,6 +186,11 @@ class Session {
   // that may make pixels differ.
   void warn(const std::string& message) { messages_.warn(message); }
   uint64_t errors() const { return messages_.errors(); }
+
+  // The driver's GL strings, read at the first context made current (a
+  // context of the replay's is current); empty until then.
+  void note_driver();
+  const std::optional<DriverStrings>& driver_strings() const { return driver_strings_; }
   // Also hands each report() and warn() line ("call N: message") to `hook`
   // (the state worker lists them in its replies).
   void set_message_hook(std::function<void(const std::string&)> hook) {
@@ -240,6 +245,7 @@ class Session {
   const ReplayCall* call_ = nullptr;
   uint64_t frame_ = 0;
   std::function<void(uint64_t)> swap_hook_;
+  std::optional<DriverStrings> driver_strings_;
 };
 
 }  // namespace gltrace::glreplay

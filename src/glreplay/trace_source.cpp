@@ -26,6 +26,8 @@ using format::ValueKind;
 
 void TraceInfo::add_context(ContextInfo context) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!capture_driver_ && !context.gl_renderer.empty())
+    capture_driver_ = DriverStrings{"", context.gl_renderer, context.gl_version};
   if (context.surface_width != 0 && context.surface_height != 0) last_sized_ = context;
   contexts_[context.index] = std::move(context);
 }
@@ -40,6 +42,11 @@ std::optional<ContextInfo> TraceInfo::context(uint32_t index) const {
 std::optional<ContextInfo> TraceInfo::last_sized_context() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return last_sized_;
+}
+
+std::optional<DriverStrings> TraceInfo::capture_driver() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return capture_driver_;
 }
 
 void TraceInfo::add_image(const ImageKey& key, FrameImage image) {
@@ -277,6 +284,8 @@ class TraceSource::Collector : public format::Consumer {
     info.config_attribs = c.config_attribs;
     info.surface_width = c.surface_width;
     info.surface_height = c.surface_height;
+    info.gl_renderer = c.gl_renderer.substr(0, kDriverText);
+    info.gl_version = c.gl_version.substr(0, kDriverText);
     info_.add_context(std::move(info));
   }
 

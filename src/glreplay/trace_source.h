@@ -34,6 +34,9 @@ class TraceInfo {
   std::optional<ContextInfo> context(uint32_t index) const;
   // The latest context record (in file order) with a surface size.
   std::optional<ContextInfo> last_sized_context() const;
+  // The driver the first context that was made current ran on (its
+  // renderer and version; no vendor: the trace has none).
+  std::optional<DriverStrings> capture_driver() const;
 
   // A trace image, by the seq of the call it was read after (Image.seq;
   // for a swap, the last call its thread made before it: unique, unlike
@@ -78,6 +81,7 @@ class TraceInfo {
   mutable std::mutex mutex_;
   std::map<uint32_t, ContextInfo> contexts_;
   std::optional<ContextInfo> last_sized_;
+  std::optional<DriverStrings> capture_driver_;
   std::map<ImageKey, FrameImage> images_;
   bool ever_had_images_ = false;
   std::unordered_map<uint32_t, uint64_t> frames_read_;  // per thread: 1 + the last Frame.number

@@ -158,7 +158,8 @@ completions="$root/share/bash-completion/completions"
   fail "gltrace run --layers x.so gltrace-de<TAB>"
 [ -z "$(complete_line "$completions/gltrace" gltrace run gltrace-demo --fram)" ] ||
   fail "gltrace run APP --fram<TAB> offered gltrace's options"
-[ "$(complete_line "$completions/glreplay" glreplay --comp)" = --compare ] || fail "glreplay --comp<TAB>"
+[ "$(complete_line "$completions/glreplay" glreplay --compare-r)" = --compare-report ] ||
+  fail "glreplay --compare-r<TAB>"
 # As an interactive shell does: bash-completion finds the scripts under the
 # prefix's share/ (XDG_DATA_DIRS; /usr/local/share is in its default) when the
 # command is first completed, and hands APP's words to APP's completion.

@@ -1020,8 +1020,15 @@ TEST(StateWorker, DriverFromADirectory) {
       {build_bin("glreplay"), "--state-worker", "--driver", "/nonexistent", demo().path},
       clean_env());
   EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_NE(missing.err.find("cannot load /nonexistent/libEGL.so.1"), std::string::npos)
+  EXPECT_NE(missing.err.find("--driver /nonexistent: no such driver"), std::string::npos)
       << missing.err;
+  // A directory that holds no driver: said when loading it.
+  std::string empty = make_temp_dir();
+  ProcessResult no_driver = run_process(
+      {build_bin("glreplay"), "--state-worker", "--driver", empty, demo().path}, clean_env());
+  EXPECT_EQ(no_driver.exit_code, 1);
+  EXPECT_NE(no_driver.err.find("cannot load " + empty + "/libEGL.so.1"), std::string::npos)
+      << no_driver.err;
   EXPECT_EQ(missing.out, "");
   ProcessResult replay = run_process(
       {build_bin("glreplay"), "-n", "--driver", "/nonexistent", demo().path}, clean_env());

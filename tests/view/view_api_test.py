@@ -713,8 +713,11 @@ def main():
     demo7 = record("demo7", [os.path.join(BUILD, "bin", "gltrace-demo"), "--frames", "7", "--size", "64x48"])
     test_snapshot(demo7)
     test_browser(demo)
-    # A driver the worker cannot load: the state endpoints say so.
-    v = Viewer(demo, "--replay-driver", os.path.join(WORK, "no-such-driver.so"))
+    # A driver the worker cannot load (a directory without one): the state
+    # endpoints say so.
+    empty = os.path.join(WORK, "no-driver-here")
+    os.makedirs(empty, exist_ok=True)
+    v = Viewer(demo, "--driver", empty)
     try:
         state(v, expect_worker_error=True)
     finally:
