@@ -28,6 +28,10 @@ runs, native and traced alike: a property of this VM, not of a tool. So
 each way's best run is compared too ("best" ratio), which a stretch of slow
 runs does not move unless it covers all of a way's runs. Pinning puts the
 trace writer's compression on the app's core: that counts against gltrace.
+The way native2 runs native again: its ratio is the measure's noise floor.
+
+  bench/glmark2_fps.py BUILD_DIR [--scenes build,texture,...] [--seconds S] [--runs R]
+                      [--ways native,gltrace,traceable,flight,apitrace,native2] [--no-pin]
 """
 
 import argparse
@@ -100,6 +104,8 @@ def main():
     ours, theirs = os.path.join(tmp, "t.gltrace"), os.path.join(tmp, "t.trace")
     all_ways = {
         "native": [],
+        # Native again: the noise floor of the ratios (an A/A comparison).
+        "native2": [],
         "gltrace": [gltrace, "trace", "-o", ours, "--"],
         "traceable": [gltrace, "run", "--traceable", "--"],
         # Recording all the time into memory, a snapshot every 62 frames.
