@@ -31,10 +31,11 @@ FUNCTION_ROLES = {"draw", "other_draw", "swap", "ends_frame", "thread_bound", "d
                   "debug_pop", "window_surface", "offscreen_surface", "map", "unmap",
                   "flush_mapped", "release_thread", "egl_setup", "link_program",
                   "compressed_upload", "image_texture", "image_renderbuffer", "defines_texture",
-                  "defines_renderbuffer"}
+                  "defines_renderbuffer", "checked_result"}
 CUSTOM_PARTS = {"replay", "export"}
 FUNCTION_KEYS = {"custom", "hooks", "replay_skip", "replay_unsupported", "roles", "ret", "params"}
 PARAM_KEYS = {"kind", "length", "effect", "role", "interface", "array", "offset_in", "null_ok", "bytes",
+              "checked_when",
               "lengths"}
 # The trace wrapper's hooks (docs/api-table.md): before the call (may change
 # its arguments or make it), after the generated recording (extra Call
@@ -215,6 +216,12 @@ def _annotate_value(v, entry, f, where, classes, gl_values, defaults=False):
         v.offset_in = (entry["offset_in"], _resolve_enum(entry["offset_in"], gl_values, where))
     if "null_ok" in entry:
         v.null_ok = bool(entry["null_ok"])
+    if "checked_when" in entry:
+        pname = next((i for i, q in enumerate(f.params) if q.name == "pname"), -1)
+        if v.depth != 1 or v.is_const or pname < 0:
+            raise ApiError(f"{where}: checked_when is for the output of a function with a pname")
+        v.checked_when = (pname, [_resolve_enum(n, gl_values, where)
+                                  for n in entry["checked_when"]])
     if "bytes" in entry:
         v.bytes = int(entry["bytes"])
     if "lengths" in entry:

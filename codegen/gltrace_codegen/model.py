@@ -28,6 +28,9 @@ class Param:
     bytes: int = 0       # size of the structure an indirect pointer points to
     lengths: str = ""    # strings: the parameter holding each one's length (NULL: NUL-terminated)
     effect: str = ""     # creates, binds or deletes an object of class cls
+    # An output the app acted on when the parameter at index [0] is one of
+    # the enums [1] (hex): a replay whose driver writes another value warns.
+    checked_when: tuple = ()
 
     @property
     def cname(self):

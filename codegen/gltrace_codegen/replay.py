@@ -129,6 +129,10 @@ def _param(f, i, p, locals_, post, classes):
     if p.effect == "creates":
         post.append(f"a.define_names({i}, {classes[p.cls]['replay']}, p{i});")
     ptr = f"a.out<{elem}>({i}, {count})"
+    if p.checked_when:
+        which, values = p.checked_when
+        test = " || ".join(f"p{which} == {v}" for v in values)
+        post.append(f"if ({test}) a.check_output({i}, static_cast<uint64_t>(p{i}[0]));")
     return f"static_cast<void*>({ptr})" if p.kind == "void" else ptr
 
 
@@ -155,6 +159,8 @@ def _result(f, classes, post):
                     f"static_cast<int64_t>({offset}), static_cast<int64_t>({length}));")
     elif "unmap" in f.roles:
         post.append("a.forget_mapping(static_cast<uint32_t>(p0));")
+    if "checked_result" in f.roles:
+        post.append("a.check_result(static_cast<uint64_t>(result));")
 
 
 def _generic(f, classes):

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 #include "gl_loader/call.h"
 
@@ -480,6 +481,35 @@ void* Args::output(size_t i, size_t element_size, int64_t min_count) {
 }
 
 // --- definitions -----------------------------------------------------------------
+
+void Args::check_result(uint64_t replayed) {
+  if (!call_.has_ret || call_.snapshot) return;
+  uint64_t recorded = ret_u();
+  if (recorded != replayed) session_.note_divergent_result(recorded, replayed, true, "");
+}
+
+void Args::check_output(size_t i, uint64_t replayed) {
+  const Value* v = value(i);
+  if (call_.snapshot || v == nullptr || v->kind != ValueKind::kArray) return;
+  std::optional<uint64_t> recorded;
+  if (v->elements == Value::Elements::kSint && !v->sints().empty())
+    recorded = static_cast<uint64_t>(v->sints()[0]);
+  else if (v->elements == Value::Elements::kUint && !v->uints().empty())
+    recorded = v->uints()[0];
+  if (!recorded || *recorded == replayed) return;
+  // A shader or program status: what the driver said of it.
+  auto shader_log = GL_CALL(session_.gl(), glGetShaderInfoLog);
+  auto program_log = GL_CALL(session_.gl(), glGetProgramInfoLog);
+  char text[512] = {};
+  auto object = static_cast<GLuint>(session_.map_name(ObjectClass::kProgram, u(0)));
+  if (call_.function == api::kFn_glGetShaderiv && shader_log != nullptr)
+    shader_log(object, sizeof text, nullptr, text);
+  else if (call_.function == api::kFn_glGetProgramiv && program_log != nullptr)
+    program_log(object, sizeof text, nullptr, text);
+  std::string detail = text;
+  while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' ')) detail.pop_back();
+  session_.note_divergent_result(*recorded, replayed, false, detail);
+}
 
 uint64_t Args::ret_u() const {
   const Value& v = call_.ret;

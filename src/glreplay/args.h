@@ -186,6 +186,13 @@ class Args {
   void write_mapped_buffer(uint32_t target);
   void forget_mapping(uint32_t target);
 
+  // The driver's answer to a call whose answer the app acted on: warns
+  // when the trace recorded another (Session::note_divergent_result).
+  void check_result(uint64_t replayed);
+  // The same for the first value written to output `i` (its table's
+  // checked_when): nothing when the trace holds no value there.
+  void check_output(size_t i, uint64_t replayed);
+
   // The recorded return value.
   uint64_t ret_u() const;
   int64_t ret_s() const;

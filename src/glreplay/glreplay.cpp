@@ -286,7 +286,17 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
                "load no GL: check every call's pointers and sizes against the bytes the trace "
                "holds and print what a replay would refuse ('call N: would refuse glX: ...'); "
                "exit 1 if anything");
-  app.add_option("--driver", front.driver, kDriverOptionHelp)->type_name("DRIVER");
+  app.add_option("--driver", front.driver, kDriverOptionHelp)
+      ->type_name("DRIVER")
+      // An empty one is a mistake ($DRIVER unset), not `default`.
+      ->check(CLI::Validator(
+          [](const std::string& spec) {
+            return spec.empty() ? std::string(
+                                      "wants a driver (llvmpipe, softpipe, zink, default "
+                                      "or a path)")
+                                : "";
+          },
+          ""));
   app.add_flag("--state-worker", front.state_worker,
                "serve the GL state at any call to `gltrace view`: JSON requests on stdin, one "
                "JSON reply a line on stdout (docs/replay.md)");
@@ -625,6 +635,12 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
         printf("compare:   ... and %" PRIu64 " more\n", count - inexact.size());
     }
   }
+  if (session.divergent_results() != 0)
+    fprintf(stderr,
+            "%s: %" PRIu64
+            " calls whose answer the app acted on were answered otherwise by this driver than "
+            "the trace recorded (warned above): the replay may go its own way from the first\n",
+            program.c_str(), session.divergent_results());
   if (session.errors() != 0) {
     fprintf(stderr, "%s: %" PRIu64 " calls could not be replayed\n", program.c_str(),
             session.errors());

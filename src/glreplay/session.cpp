@@ -7,6 +7,7 @@
 
 #include "common/pixel_store.h"
 #include "gl_loader/call.h"
+#include "glstate/gl_reader.h"
 
 namespace gltrace::glreplay {
 
@@ -43,6 +44,25 @@ bool Session::init(std::string* error) {
   driver_.proc(api::kFn_eglReleaseThread);
   // Opened now, so a missing display is one clear error before any call.
   return display(error) != EGL_NO_DISPLAY;
+}
+
+void Session::note_divergent_result(uint64_t recorded, uint64_t replayed, bool as_enum,
+                                    const std::string& detail) {
+  ++divergent_results_;
+  uint32_t function = call_ != nullptr ? call_->function : 0;
+  constexpr uint64_t kWarnedPerFunction = 3;
+  if (++divergent_by_function_[function] > kWarnedPerFunction) return;
+  // Answers are enums here (checked_result's functions): named when known.
+  auto text = [&](uint64_t value) {
+    return as_enum ? glstate::enum_text(static_cast<uint32_t>(value), nullptr)
+                   : std::to_string(static_cast<int64_t>(value));
+  };
+  warn("this driver answered " + text(replayed) + ", the trace recorded " + text(recorded) +
+       ": the app went on as the recorded answer told it" +
+       (divergent_by_function_[function] == kWarnedPerFunction
+            ? " (later such answers of this function are only counted)"
+            : "") +
+       (detail.empty() ? "" : "; the driver says: " + detail));
 }
 
 void Session::note_driver() {

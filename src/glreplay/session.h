@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -187,6 +188,14 @@ class Session {
   void warn(const std::string& message) { messages_.warn(message); }
   uint64_t errors() const { return messages_.errors(); }
 
+  // The running call's result differs from the trace's: warned for the
+  // first few calls of each function, counted for all.
+  // `as_enum`: the values are enums (else numbers); `detail`: what the
+  // driver said besides (an info log), or empty.
+  void note_divergent_result(uint64_t recorded, uint64_t replayed, bool as_enum,
+                             const std::string& detail);
+  uint64_t divergent_results() const { return divergent_results_; }
+
   // The driver's GL strings, read at the first context made current (a
   // context of the replay's is current); empty until then.
   void note_driver();
@@ -246,6 +255,8 @@ class Session {
   uint64_t frame_ = 0;
   std::function<void(uint64_t)> swap_hook_;
   std::optional<DriverStrings> driver_strings_;
+  std::map<uint32_t, uint64_t> divergent_by_function_;
+  uint64_t divergent_results_ = 0;
 };
 
 }  // namespace gltrace::glreplay

@@ -832,7 +832,9 @@ TEST(CommandLine, OutputFormatChoicesAreOneLine) {
   EXPECT_TRUE(contains(r.err, "(did you mean frames?)")) << r.err;
   r = gltrace(env, {"replay", "--driver", "", "t.gltrace"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "gltrace replay: --driver: wants a directory\nsee 'gltrace help replay'\n");
+  EXPECT_EQ(r.err,
+            "gltrace replay: --driver: wants a driver (llvmpipe, softpipe, zink, default or a "
+            "path)\nsee 'gltrace help replay'\n");
 }
 
 // Every command's help names, in its usage line and in its option list, each

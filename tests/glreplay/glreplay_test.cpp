@@ -721,6 +721,33 @@ TEST(GlreplayDrivers, EachDriverReplaysAndSaysWhichItIs) {
   EXPECT_NE(empty_dir.err.find(dir), std::string::npos) << empty_dir.err;
 }
 
+// Shaders of GLSL ES 3.20, as mpv's (gltrace-glsl-320): softpipe (GLSL ES
+// 3.10) compiles none of them, and no call fails; the replay says where its
+// driver answered otherwise than the trace recorded, with the driver's log.
+// On llvmpipe it says nothing.
+TEST(GlreplayDrivers, AnswersThatDifferFromTheTracesAreNamed) {
+  std::string trace = make_temp_dir() + "/glsl320.gltrace";
+  ProcessResult t =
+      gltrace({"trace", "--framebuffer", "swap", "-o", trace, "--", build_bin("gltrace-glsl-320")});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  ProcessResult same = gltrace({"replay", "-n", "--driver", "llvmpipe", "--compare", trace});
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  EXPECT_EQ(same.err.find("answered"), std::string::npos) << same.err;
+  ProcessResult other = gltrace({"replay", "-n", "--driver", "softpipe", "--compare", trace});
+  EXPECT_EQ(other.exit_code, 1) << other.out << other.err;  // its frames are empty
+  EXPECT_NE(other.err.find("(glGetShaderiv): warning: this driver answered 0, the trace "
+                           "recorded 1: the app went on as the recorded answer told it; the "
+                           "driver says: "),
+            std::string::npos)
+      << other.err;
+  EXPECT_NE(other.err.find("GLSL ES 3.20 is not supported"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("(glGetProgramiv): warning: this driver answered 0"), std::string::npos)
+      << other.err;
+  EXPECT_NE(other.err.find(": 3 calls whose answer the app acted on were answered otherwise"),
+            std::string::npos)
+      << other.err;
+}
+
 // zink (GL on Vulkan) on lavapipe: the third driver.
 TEST(GlreplayDrivers, ZinkOnLavapipeReplaysTheDemo) {
   ProcessResult r = gltrace(
