@@ -150,14 +150,11 @@ void FrameComparer::compare(const ReplayedImage& replayed, const FrameImage& tra
     return;
   }
   if (!diff.size_differs) {
-    Tolerance exact;
-    exact.channel = threshold_;
-    const Tolerance& t = tolerance_ ? *tolerance_ : exact;
     result.metrics = measure_images(replayed.pixels.data(),
                                     reinterpret_cast<const uint8_t*>(traced.pixels->data()),
-                                    replayed.width, replayed.height, t);
-    if (tolerance_ &&
-        glreplay::within_tolerance(result.metrics, t, uint64_t{replayed.width} * replayed.height))
+                                    replayed.width, replayed.height, measured_by_);
+    if (tolerance_ && glreplay::within_tolerance(result.metrics, *tolerance_,
+                                                 uint64_t{replayed.width} * replayed.height))
       result.verdict = Verdict::kWithinTolerance;
   }
   results_.push_back(result);

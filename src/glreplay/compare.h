@@ -100,11 +100,16 @@ class FrameComparer {
   // and recorded thread that is not there yet never will be.
   using Settled = std::function<bool(uint64_t frame, uint32_t thread)>;
   FrameComparer(int threshold, Lookup lookup, Settled settled = nullptr)
-      : threshold_(threshold), lookup_(std::move(lookup)), settled_(std::move(settled)) {}
+      : threshold_(threshold), lookup_(std::move(lookup)), settled_(std::move(settled)) {
+    measured_by_.channel = threshold;
+  }
 
   // Images that are not identical pass when within `tolerance`.
-  void set_tolerance(const Tolerance& tolerance) { tolerance_ = tolerance; }
+  void set_tolerance(const Tolerance& tolerance) { tolerance_ = measured_by_ = tolerance; }
   const std::optional<Tolerance>& tolerance() const { return tolerance_; }
+  // What images that are not identical are measured by: the tolerance, or
+  // without one the threshold as the channel delta.
+  const Tolerance& measured_by() const { return measured_by_; }
   // Called with each image that is not identical (both of one size), as
   // compared: where a difference image is written.
   using Differs =
@@ -159,6 +164,7 @@ class FrameComparer {
 
   int threshold_;
   std::optional<Tolerance> tolerance_;
+  Tolerance measured_by_;
   Lookup lookup_;
   Settled settled_;
   Differs differs_;

@@ -46,11 +46,9 @@ void GlExecutor::write_difference(const ReplayedImage& replayed, const FrameImag
            verdict == Verdict::kDiffers ? "differs" : "within");
   std::string base = options_.diff_dir + name;
   const auto* trace_pixels = reinterpret_cast<const uint8_t*>(traced.pixels->data());
-  Tolerance exact;
-  exact.channel = options_.threshold;
   std::vector<uint8_t> difference =
       difference_image(replayed.pixels.data(), trace_pixels, replayed.width, replayed.height,
-                       options_.tolerance ? *options_.tolerance : exact);
+                       comparer_.measured_by());
   std::string error;
   if (!consumers::write_png(base + "replayed.png", replayed.width, replayed.height,
                             replayed.pixels.data(), &error) ||
