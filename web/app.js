@@ -136,6 +136,7 @@ async function openFrame(n, { call = null } = {}) {
     } finally {
       $('#calls-pane').classList.remove('busy');
     }
+    if (app.frame !== n) return; // another frame was opened meanwhile (a click while following)
     updateCallCount();
     app.minimap.setFrame(n);
     app.summary.show(n);
