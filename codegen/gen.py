@@ -16,8 +16,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from gltrace_codegen import (  # noqa: E402
-    api, decoders, emit, encoders, explain, ids, proto, registry, replay, report, roles, state,
-    trace, validate)
+    api, decoders, emit, encoders, explain, ids, proto, registry, replay, report, requirements,
+    roles, state, trace, validate)
 
 
 def write_if_changed(path, text):
@@ -66,6 +66,7 @@ def generate(functions, typedefs, limit, table, args):
         os.path.join(api_dir, "functions.h"): emit.functions_h(functions, limit),
         os.path.join(api_dir, "pfn.h"): emit.pfn_h(functions),
         os.path.join(api_dir, "roles.h"): roles.roles_h(functions, limit),
+        os.path.join(api_dir, "requirements.h"): requirements.requirements_h(functions, limit),
         "functions.cpp": emit.functions_cpp(functions, limit),
         "enums.cpp": emit.enums_cpp(gl_enums, egl_enums),
         os.path.join(api_dir, "enums.h"): emit.enums_h(),

@@ -35,8 +35,15 @@ FUNCTION_ROLES = {"draw", "other_draw", "swap", "ends_frame", "thread_bound", "d
 CUSTOM_PARTS = {"replay", "export"}
 FUNCTION_KEYS = {"custom", "hooks", "replay_skip", "replay_unsupported", "roles", "ret", "params"}
 PARAM_KEYS = {"kind", "length", "effect", "role", "interface", "array", "offset_in", "null_ok", "bytes",
-              "checked_when",
+              "checked_when", "limit",
               "lengths"}
+# What a parameter's value counts against, for what a trace requires of a
+# driver (gltrace/api/requirements.h): "<= GL_MAX_X" (a size or count at
+# most that limit), "< GL_MAX_X" (an index below it), or a rule by name,
+# written by hand in src/consumers/requirements.cpp because the limit
+# depends on another argument: rule -> the parameter it reads ("" if none).
+LIMIT_RULES = {"texture_size": "target", "texture_depth": "target", "texture_unit": "",
+               "color_attachment": "", "buffer_binding": "target"}
 # The trace wrapper's hooks (docs/api-table.md): before the call (may change
 # its arguments or make it), after the generated recording (extra Call
 # fields), after the call whether recorded or not.
@@ -222,6 +229,8 @@ def _annotate_value(v, entry, f, where, classes, gl_values, defaults=False):
             raise ApiError(f"{where}: checked_when is for the output of a function with a pname")
         v.checked_when = (pname, [_resolve_enum(n, gl_values, where)
                                   for n in entry["checked_when"]])
+    if "limit" in entry:
+        v.limit = _limit(entry["limit"], v, f, gl_values, where)
     if "bytes" in entry:
         v.bytes = int(entry["bytes"])
     if "lengths" in entry:
@@ -232,6 +241,24 @@ def _annotate_value(v, entry, f, where, classes, gl_values, defaults=False):
         if q is None or q.depth != 1 or q.rep != "sint":
             raise ApiError(f"{where}: lengths {name!r} names no integer array parameter")
         v.lengths = q.cname
+
+
+def _limit(text, v, f, gl_values, where):
+    """A parameter's limit entry, checked: see LIMIT_RULES."""
+    if v.depth != 0 or v.kind not in ("uint", "sint", "enum"):
+        raise ApiError(f"{where}: a limit applies to integers and enums only ({v.type})")
+    m = re.match(r"^(<=|<)\s*(GL_MAX_\w+)$", text)
+    if m:
+        rule = "at_most" if m[1] == "<=" else "below"
+        return (rule, _resolve_enum(m[2], gl_values, where), m[2])
+    if text not in LIMIT_RULES:
+        raise ApiError(f"{where}: limit {text!r} is neither \"<= GL_MAX_...\", \"< GL_MAX_...\" "
+                       f"nor one of {', '.join(sorted(LIMIT_RULES))}")
+    reads = LIMIT_RULES[text]
+    if reads and not any(q.name == reads for q in f.params):
+        raise ApiError(f"{where}: limit {text} reads the parameter {reads!r}, which "
+                       f"{f.name} lacks")
+    return (text, "", "")
 
 
 def _load_hooks(f, hooks):

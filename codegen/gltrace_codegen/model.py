@@ -31,6 +31,9 @@ class Param:
     # An output the app acted on when the parameter at index [0] is one of
     # the enums [1] (hex): a replay whose driver writes another value warns.
     checked_when: tuple = ()
+    # What the value counts against (api.LIMIT_RULES): ("at_most" or
+    # "below", hex, GL_MAX_* name) or (rule, "", "") for a hand-written rule.
+    limit: tuple = ()
 
     @property
     def cname(self):

@@ -10,7 +10,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from gltrace_codegen import (  # noqa: E402
-    api, emit, ids, lengths, registry, replay, report, roles, trace, validate)
+    api, emit, ids, lengths, registry, replay, report, requirements, roles, trace, validate)
 
 GL_XML = os.environ.get("GLTRACE_REGISTRY_GL", "/usr/share/khronos-api/gl.xml")
 IDS = os.environ.get("GLTRACE_IDS", os.path.join(HERE, "..", "..", "spec", "function_ids.txt"))
@@ -414,6 +414,23 @@ class ApiTableTest(unittest.TestCase):
         self.assertEqual(pushes, {"glPushDebugGroup", "glPushDebugGroupKHR",
                                   "glPushGroupMarkerEXT"})
 
+    def test_requirements_reach_run_time(self):
+        # gltrace/api/requirements.h: each function's GLES version (the
+        # registry's features), each limit parameter (the table's limit).
+        functions = list(self.fn.values())
+        for f in functions:
+            f.id = f.id or 1 + functions.index(f)
+        self.assertEqual(requirements.es_version(self.fn["glTexStorage2D"]), (3, 0))
+        self.assertEqual(requirements.es_version(self.fn["glDispatchCompute"]), (3, 1))
+        self.assertEqual(requirements.es_version(self.fn["glMatrixMode"]), (1, 0))
+        self.assertIsNone(requirements.es_version(self.fn["glEGLImageTargetTexture2DOES"]))
+        text = requirements.requirements_h(functions, 1 + max(f.id for f in functions))
+        self.assertIn("    32,  // glBlendBarrier\n", text)
+        self.assertIn("{kFn_glRenderbufferStorageMultisample, 1, LimitRule::kAtMost, 0x8D57},  "
+                      "// glRenderbufferStorageMultisample.samples GL_MAX_SAMPLES\n", text)
+        self.assertIn("{kFn_glTexStorage3D, 5, LimitRule::kTextureDepth, 0},", text)
+        self.assertIn("{kFn_glVertexAttribFormat, 0, LimitRule::kBelow, 0x8869},", text)
+
     def test_every_wrapper_is_generated(self):
         text, decls = trace.trace_wrappers_inc(list(self.fn.values()))
         for f in self.fn.values():
@@ -482,7 +499,7 @@ class ApiTableTest(unittest.TestCase):
     def test_no_generator_names_a_function(self):
         # What a function means is the table's to say (docs/api-table.md).
         import re
-        for module in (emit, replay, roles, trace, validate):
+        for module in (emit, replay, requirements, roles, trace, validate):
             with open(module.__file__, encoding="utf-8") as f:
                 source = f.read()
             self.assertEqual(re.findall(r"[\"'](?:gl|egl)[A-Z]\w*", source), [], module.__name__)
@@ -519,6 +536,13 @@ class ApiTableTest(unittest.TestCase):
         self.assertRefused("[functions.glBufferSubData]\nparams.size = { length = \"1\" }",
                            "a length rule for a non-pointer")
         self.assertRefused("[functions.glFlush]\nroles = [\"drwa\"]", "unknown role 'drwa'")
+        self.assertRefused("[functions.glLineWidth]\nparams.width = { limit = \"<= GL_MAX_X\" }",
+                           "a limit applies to integers and enums only")
+        self.assertRefused("[functions.glScissor]\nparams.width = { limit = \"<= GL_MAX_NOPE\" }",
+                           "GL_MAX_NOPE is no GL enum of the registry")
+        self.assertRefused("[functions.glScissor]\nparams.width = { limit = \"texture_size\" }",
+                           "limit texture_size reads the parameter 'target', which glScissor "
+                           "lacks")
         self.assertRefused("[functions.glFlush]\nroles = [\"thread_bound\"]",
                            "thread_bound is for EGL functions")
         self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", idle_done = \"a-b\" }",

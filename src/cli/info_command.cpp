@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/trace_input.h"
 #include "consumers/frame_end.h"
+#include "consumers/requirements.h"
 #include "consumers/trace_events.h"
 #include "consumers/value_format.h"
 #include "format/records.h"
@@ -370,22 +371,48 @@ int info(const std::string& path, bool json) {
   return finish_reading(kName, path, ok, status);
 }
 
+// --requirements: what the trace needs of a driver, alone.
+int requirements(const std::string& path, bool json) {
+  format::ChunkReader reader;
+  if (!open_trace(kName, path, &reader)) return kExitFailure;
+  consumers::RequirementsScan scan;
+  format::ReadStatus status;
+  bool ok = format::read_trace_prefetched(reader, scan, &status);
+  if (ok) {
+    consumers::Requirements found = scan.result();
+    if (json)
+      printf("%s\n", consumers::requirements_json(found).c_str());
+    else
+      fputs(consumers::requirements_text(found).c_str(), stdout);
+  }
+  return finish_reading(kName, path, ok, status);
+}
+
 }  // namespace
 
 void register_info(Commands& commands) {
   struct InfoOptions {
     std::string path;
     bool json = false;
+    bool requirements = false;
   };
   auto options = std::make_shared<InfoOptions>();
   CommandLine& line =
       commands.add(kName, "what a trace holds: process, contexts, frames, calls, bytes",
-                   [options](const CommandLine&) { return info(options->path, options->json); });
+                   [options](const CommandLine&) {
+                     return options->requirements ? requirements(options->path, options->json)
+                                                  : info(options->path, options->json);
+                   });
   CLI::App& app = line.app();
   app.description(
       "Prints the header (process, command line, driver), threads, contexts,\n"
       "frames, calls, bytes, compression ratio and the writer's stall time.");
   app.add_flag("--json", options->json, "print the same as one JSON object");
+  app.add_flag("--requirements", options->requirements,
+               "print instead what the trace needs of a driver: the GLES version (contexts, "
+               "shaders' #version, functions), the extensions it uses (functions, shaders' "
+               "#extension) and the GL_MAX_* limits it goes up to, each with the call that "
+               "needs it");
   app.add_option("TRACE", options->path, "the trace")->required();
 }
 

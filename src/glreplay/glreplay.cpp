@@ -21,6 +21,7 @@
 #include "glreplay/compare.h"
 #include "glreplay/driver_choice.h"
 #include "glreplay/executor.h"
+#include "glreplay/requirements_check.h"
 #include "glreplay/session.h"
 #include "glreplay/state_worker.h"
 #include "glreplay/trace_source.h"
@@ -110,8 +111,8 @@ std::string check_front(FrontOptions* o, const ReplayArguments& args) {
     o->executor.tolerance = tolerance;
     o->executor.compare = true;
   }
-  if (!o->executor.compare && (!o->executor.diff_dir.empty() || !args.compare_report.empty()))
-    return "--diff-images and --compare-report go with --compare or --tolerance";
+  if (!o->executor.compare && !o->executor.diff_dir.empty())
+    return "--diff-images goes with --compare or --tolerance";
   if (!snapshot.empty()) {
     std::pair<uint64_t, uint64_t> frames;
     if (!parse_frames(snapshot, &frames))
@@ -232,11 +233,15 @@ bool holds_images(const std::string& path) {
   return first.found || !ok;
 }
 
-// The frames the trace's index lists (0 without an index).
+// The frames the trace's index lists (0 without an index): its entries are
+// frame starts in chunks, several to a frame where threads interleave.
 uint64_t indexed_frames(const std::string& path) {
   format::ChunkReader reader;
   if (!reader.open(path) || reader.index() == nullptr) return 0;
-  return reader.index()->entries.size();
+  uint64_t frames = 0;
+  for (const format::IndexEntry& e : reader.index()->entries)
+    frames = std::max(frames, e.frame + 1);
+  return frames;
 }
 
 }  // namespace
@@ -270,8 +275,9 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
                  "channel delta)")
       ->type_name("DIR");
   app.add_option("--compare-report", args->compare_report,
-                 "write every compared image's verdict and metrics (differing pixels, max "
-                 "channel difference, PSNR, SSIM) and the totals to FILE as JSON")
+                 "write the replay's driver and totals (calls, frames, calls not replayed) to "
+                 "FILE as JSON, and with --compare every compared image's verdict and metrics "
+                 "(differing pixels, max channel difference, PSNR, SSIM)")
       ->type_name("FILE");
   app.add_option("--snapshot", args->snapshot,
                  "write frames N, N-M, N- or all as PNG files to -o DIR")
@@ -365,13 +371,9 @@ void print_worst(const std::vector<ImageResult>& results) {
          psnr->metrics.psnr, psnr->frame, psnr->call, ssim->metrics.ssim, ssim->frame, ssim->call);
 }
 
-// --compare-report: every compared image and the totals, as JSON.
-bool write_compare_report(const std::string& path, const FrameComparer& c,
-                          const std::optional<DriverStrings>& driver, std::string* error) {
-  nlohmann::ordered_json report;
-  if (driver)
-    report["driver"] = {
-        {"vendor", driver->vendor}, {"renderer", driver->renderer}, {"version", driver->version}};
+// --compare: every compared image and the totals.
+void add_compare_report(const FrameComparer& c, nlohmann::ordered_json* out) {
+  nlohmann::ordered_json& report = *out;
   report["tolerance"] = c.tolerance() ? tolerance_text(*c.tolerance()) : "exact";
   report["frames"] = {{"identical", c.frames_identical()},
                       {"within_tolerance", c.frames_within_tolerance()},
@@ -395,6 +397,24 @@ bool write_compare_report(const std::string& path, const FrameComparer& c,
     }
     images.push_back(std::move(image));
   }
+}
+
+// --compare-report: the replay's totals, and with --compare every compared
+// image and the totals, as JSON (what gltrace check reads).
+bool write_compare_report(const std::string& path, const FrameComparer* comparer,
+                          const Session& session, const replay::ReplayStats& stats,
+                          const replay::ReplayStatus& status, std::string* error) {
+  nlohmann::ordered_json report;
+  if (const std::optional<DriverStrings>& driver = session.driver_strings())
+    report["driver"] = {
+        {"vendor", driver->vendor}, {"renderer", driver->renderer}, {"version", driver->version}};
+  report["replay"] = {{"calls", stats.increments},
+                      {"frames", stats.frames},
+                      {"seconds", stats.seconds},
+                      {"errors", session.errors()},
+                      {"divergent_results", session.divergent_results()},
+                      {"stopped", status.ok() ? "" : status.message}};
+  if (comparer != nullptr) add_compare_report(*comparer, &report);
   FILE* f = fopen(path.c_str(), "w");
   if (f == nullptr) {
     *error = "cannot write " + path + ": " + strerror(errno);
@@ -514,6 +534,13 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   session_options.program = program;
   session_options.driver_dir = front.driver_dir;
   Session session(session_options, info);
+  // What the trace needs of the driver, scanned while the replay starts and
+  // checked at its first context (a pipe cannot be read twice).
+  std::shared_ptr<RequirementsCheck> requirements;
+  if (front.trace != "-") {
+    requirements = std::make_shared<RequirementsCheck>(front.trace, program);
+    session.set_requirements_check(requirements);
+  }
   if (!session.init(&error)) {
     fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
     return kExitFailure;
@@ -536,6 +563,10 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   }
   progress.finish();
   executor.finish();
+  // No ES context of the trace's was ever current here: the driver is
+  // asked through one of the check's own.
+  if (requirements && !requirements->asked_driver())
+    requirements->check_with_own_context(session.gl(), session.display());
   session.shutdown();
 
   int exit_status = kExitOk;
@@ -606,11 +637,6 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
            c.identical(ImageOrigin::kFinish), c.identical(ImageOrigin::kDraw),
            tolerated_images.c_str(), c.differing(), c.without_image(), c.not_replayed() + left);
     print_worst(c.results());
-    if (!args.compare_report.empty() &&
-        !write_compare_report(args.compare_report, c, session.driver_strings(), &error)) {
-      fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
-      exit_status = kExitFailure;
-    }
     if (!info->has_images()) {
       fprintf(stderr,
               "%s: %s holds no framebuffer images to compare with (trace with "
@@ -644,6 +670,13 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   if (session.errors() != 0) {
     fprintf(stderr, "%s: %" PRIu64 " calls could not be replayed\n", program.c_str(),
             session.errors());
+    exit_status = kExitFailure;
+  }
+  if (!args.compare_report.empty() &&
+      !write_compare_report(args.compare_report,
+                            front.executor.compare ? &executor.comparer() : nullptr, session, stats,
+                            status, &error)) {
+    fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
     exit_status = kExitFailure;
   }
   return exit_status;

@@ -7,6 +7,7 @@
 
 #include "common/pixel_store.h"
 #include "gl_loader/call.h"
+#include "glreplay/requirements_check.h"
 #include "glstate/gl_reader.h"
 
 namespace gltrace::glreplay {
@@ -66,6 +67,7 @@ void Session::note_divergent_result(uint64_t recorded, uint64_t replayed, bool a
 }
 
 void Session::note_driver() {
+  if (requirements_check_) requirements_check_->check(driver_);
   if (driver_strings_) return;
   auto get = GL_CALL(driver_, glGetString);
   if (get == nullptr) return;

@@ -34,6 +34,7 @@
 namespace gltrace::glreplay {
 
 class TraceInfo;
+class RequirementsCheck;
 
 struct SessionOptions {
   bool x11 = false;  // X11 windows instead of pbuffers
@@ -198,8 +199,13 @@ class Session {
 
   // The driver's GL strings, read at the first context made current (a
   // context of the replay's is current); empty until then.
+  // Also checks what the trace needs against the driver (warnings on
+  // stderr) at the first ES context, when a check was set.
   void note_driver();
   const std::optional<DriverStrings>& driver_strings() const { return driver_strings_; }
+  void set_requirements_check(std::shared_ptr<RequirementsCheck> check) {
+    requirements_check_ = std::move(check);
+  }
   // Also hands each report() and warn() line ("call N: message") to `hook`
   // (the state worker lists them in its replies).
   void set_message_hook(std::function<void(const std::string&)> hook) {
@@ -255,6 +261,7 @@ class Session {
   uint64_t frame_ = 0;
   std::function<void(uint64_t)> swap_hook_;
   std::optional<DriverStrings> driver_strings_;
+  std::shared_ptr<RequirementsCheck> requirements_check_;
   std::map<uint32_t, uint64_t> divergent_by_function_;
   uint64_t divergent_results_ = 0;
 };
