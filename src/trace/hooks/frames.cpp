@@ -6,6 +6,7 @@
 #include "trace/hooks/frames.h"
 
 #include <atomic>
+#include <cstdlib>
 
 #include "format/encoders.h"
 #include "format/schema.h"
@@ -27,6 +28,8 @@ namespace schema = gltrace::schema;
 // The session (generation) in which the program swapped first: from then
 // on only swaps end frames (see end_finished_frame). 0: none yet.
 std::atomic<uint32_t> g_swapped_generation{0};
+
+void complete_reads_at_exit_once();
 
 void write_image(ThreadState* thread, uint64_t frame, uint64_t seq, GLsizei width, GLsizei height,
                  const void* pixels, const char* origin) {
@@ -203,9 +206,11 @@ void read_back_before_swap(SwapFrame& state, EGLDisplay display, EGLSurface surf
   // here, so no more than the last swap's read is ever in flight at a
   // capture's end.
   complete_pending_reads(thread);
-  if (capture_framebuffer_on_swap())
+  if (capture_framebuffer_on_swap()) {
+    complete_reads_at_exit_once();
     capture_framebuffer(thread, display, surface, state.sized ? state.width : 0,
                         state.sized ? state.height : 0, &state.held);
+  }
 }
 
 void record_swap_size(CallRecorder& rec, const SwapFrame& state) {
@@ -267,6 +272,29 @@ void complete_pending_reads(ThreadState* thread) {
   for (size_t k = 0; k < kReadsInFlight; ++k)
     complete_read(thread, state->reads[(state->next_read + k) % kReadsInFlight]);
 }
+
+namespace {
+
+// An app that exits with its context still current (no eglMakeCurrent, no
+// eglTerminate: most small programs) leaves its last swap's read in flight,
+// and its last frame would have no image. Completed at exit, on the exiting
+// thread, by an atexit handler registered at the first read: after the
+// driver's own (Mesa's, registered at eglGetDisplay, terminates its
+// displays), so it runs first. Registered from this library, it is dropped
+// if the library is unloaded.
+void complete_reads_at_exit() {
+  if (!recording() || mode() != Mode::kFull) return;
+  ThreadState* thread = thread_state();
+  if (thread->context != 0 && !thread->busy.load(std::memory_order_acquire))
+    complete_pending_reads(thread);
+}
+
+void complete_reads_at_exit_once() {
+  static std::atomic<bool> registered{false};
+  if (!registered.exchange(true)) atexit(complete_reads_at_exit);
+}
+
+}  // namespace
 
 // --- swaps -----------------------------------------------------------------------
 
