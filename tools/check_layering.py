@@ -42,7 +42,11 @@ ALLOWED = {
     "surface": {"common", "format", "consumers", "replay", "glreplay", "gl_loader",
                 "command_line"},
     "view": {"common", "format", "consumers"},
-    "cli": {"common", "command_line", "settings", "format", "control", "consumers", "glreplay", "surface", "view"},
+    # check: runs replays as child processes; takes glreplay's driver choice
+    # and image tolerance, and gl_loader to ask the driver its name.
+    "check": {"common", "format", "consumers", "glreplay", "gl_loader"},
+    "cli": {"common", "command_line", "settings", "format", "control", "consumers", "glreplay", "surface", "view",
+            "check"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)

@@ -56,6 +56,9 @@ packages=(
   # JSON: gltrace surface create/describe's descriptions, glreplay
   # --state-worker's protocol; the state worker's tests decode PNGs with zlib
   nlohmann-json3-dev zlib1g-dev
+  # gltrace check: its expectations file (TOML); tests/check reads its JUnit
+  # XML with a JUnit reader of its own
+  libtomlplusplus-dev python3-junitparser
   # gltrace view: its HTTP server, JSON and regular expressions
   libcpp-httplib-dev libre2-dev
 )

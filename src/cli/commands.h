@@ -66,6 +66,7 @@ class Commands {
   X(trim)                       \
   X(diff_state)                 \
   X(replay)                     \
+  X(check)                      \
   X(view)                       \
   X(ps)                         \
   X(attach)                     \

@@ -109,4 +109,31 @@ bool write_png(const std::string& path, uint32_t width, uint32_t height, const u
   return false;
 }
 
+bool read_png(const std::string& path, uint32_t* width, uint32_t* height,
+              std::vector<uint8_t>* rgba, std::string* error, uint64_t max_pixels) {
+  // libpng's simplified API: any PNG to RGBA8, its errors in image.message.
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  if (png_image_begin_read_from_file(&image, path.c_str()) == 0) {
+    *error = path + ": " + image.message;
+    return false;
+  }
+  if (uint64_t{image.width} * image.height > max_pixels) {
+    png_image_free(&image);
+    *error = path + ": " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+             " is larger than an image this reads";
+    return false;
+  }
+  image.format = PNG_FORMAT_RGBA;
+  rgba->assign(PNG_IMAGE_SIZE(image), 0);
+  if (png_image_finish_read(&image, nullptr, rgba->data(), 0, nullptr) == 0) {
+    *error = path + ": " + image.message;
+    png_image_free(&image);
+    return false;
+  }
+  *width = image.width;
+  *height = image.height;
+  return true;
+}
+
 }  // namespace gltrace::consumers

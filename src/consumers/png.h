@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gltrace::consumers {
 
@@ -15,5 +16,11 @@ bool write_png(const std::string& path, uint32_t width, uint32_t height, const u
 // The same PNG in memory, its rows given bottom first or top first; empty
 // when libpng fails (out of memory).
 std::string encode_png(uint32_t width, uint32_t height, const uint8_t* rgba, bool bottom_row_first);
+
+// A PNG file as 8-bit RGBA, top row first. An image of more than
+// `max_pixels` is refused before its pixels are allocated (a file may claim
+// any size). False with *error ("PATH: why").
+bool read_png(const std::string& path, uint32_t* width, uint32_t* height,
+              std::vector<uint8_t>* rgba, std::string* error, uint64_t max_pixels = 1u << 26);
 
 }  // namespace gltrace::consumers

@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""gltrace check on a corpus of real traces, on Mesa's three GLES drivers
+here (llvmpipe, softpipe, zink on lavapipe): the cross-driver table and the
+corpus must-shows of issue 26.
+
+  check_corpus.py BUILD_DIR WORK_DIR [--drivers llvmpipe,softpipe,zink] [--reuse]
+
+The corpus (WORK_DIR/corpus/traces): the demo, each glmark2-es2 scene on its
+own, the real programs of tests/real_apps/real_apps.py (--set all), and two
+test apps: gltrace-glsl-320 (GLSL ES 3.20, which softpipe lacks) and
+gltrace-long-loop (a fragment loop llvmpipe cuts at 65535 iterations and
+softpipe runs to its end: a hang there). Every trace is captured with
+`--framebuffer swap` on llvmpipe; --reuse keeps traces already there.
+
+Then:
+ 1. the table: each trace checked on each driver against its own captured
+    images with check's default tolerance (no expectations yet): identical,
+    within the tolerance or different, with the differing pixels, the largest
+    channel difference and the PSNR of each;
+ 2. `--update` on each driver records its expectations (the hang labelled on
+    softpipe), and a second run on each driver passes;
+ 3. on llvmpipe: two traces' goldens swapped and checksums spoilt fail with
+    their difference images kept; a trace labelled flaky with a spoilt
+    checksum is flaky, not a failure; the JUnit XML is read by
+    python3-junitparser; four shards, each by another CI convention, merge to
+    the report of one run; `--update` after the spoilt goldens makes the next
+    run pass;
+ 4. on softpipe, the long loop unlabelled is a hang within its timeout.
+Prints the table and one PASS/FAIL line per must-show; exits 1 on a FAIL.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "real_apps"))
+import real_apps  # noqa: E402  (its Xvfb, its program list)
+
+DEFAULT_TOLERANCE = "channel=16,pixels=0.5%,edges"
+LOOP_TIMEOUT = 20
+results = []
+
+
+def say(ok, what, detail=""):
+    results.append(ok)
+    print(f"{'PASS' if ok else 'FAIL'}: {what}" + (f" ({detail})" if detail else ""), flush=True)
+
+
+def run(cmd, env, check=False, **kw):
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, **kw)
+    if check and p.returncode != 0:
+        sys.exit(f"check_corpus.py: {' '.join(cmd)} failed ({p.returncode}):\n{p.stdout[-3000:]}")
+    return p
+
+
+def capture(gltrace, trace, argv, env):
+    p = run([gltrace, "trace", "--framebuffer", "swap", "-o", trace, "--"] + argv, env)
+    if p.returncode != 0 or not os.path.exists(trace):
+        print(f"  {os.path.basename(trace)}: capture failed:\n{p.stdout[-1500:]}")
+        return False
+    return True
+
+
+def build_corpus(build, work, env, reuse):
+    gltrace = os.path.join(build, "bin", "gltrace")
+    traces = os.path.join(work, "corpus", "traces")
+    os.makedirs(traces, exist_ok=True)
+    names = []
+
+    def want(name):
+        names.append(name)
+        return not (reuse and os.path.exists(os.path.join(traces, name + ".gltrace")))
+
+    if want("demo"):
+        capture(gltrace, os.path.join(traces, "demo.gltrace"),
+                [os.path.join(build, "bin", "gltrace-demo"), "--frames", "30"], env)
+    xvfb = real_apps.Xvfb(env)
+    try:
+        x11 = dict(env, DISPLAY=xvfb.display)
+        for scene in real_apps.GLMARK2_SCENES:
+            if want("glmark2-" + scene):
+                capture(gltrace, os.path.join(traces, f"glmark2-{scene}.gltrace"),
+                        ["glmark2-es2", "-s", "320x240", "-b", f"{scene}:duration=0.5"], x11)
+    finally:
+        xvfb.close()
+    # The real programs as real_apps.py traces them (it replays them too).
+    ra = os.path.join(work, "real_apps")
+    apps = [a for a in real_apps.APPS if not a.name.startswith("glmark2")]
+    if not (reuse and all(os.path.exists(os.path.join(ra, a.name + ".gltrace")) for a in apps)):
+        run([sys.executable, os.path.join(HERE, "..", "tests", "real_apps", "real_apps.py"),
+             build, ra, "--only"] + [a.name for a in apps], env)
+    for a in apps:
+        src = os.path.join(ra, a.name + ".gltrace")
+        if os.path.exists(src):
+            shutil.copyfile(src, os.path.join(traces, a.name + ".gltrace"))
+            names.append(a.name)
+    if want("glsl-320"):
+        capture(gltrace, os.path.join(traces, "glsl-320.gltrace"),
+                [os.path.join(build, "bin", "gltrace-glsl-320"), "--frames", "3"], env)
+    if want("long-loop"):  # last: its softpipe label is appended to the file
+        capture(gltrace, os.path.join(traces, "long-loop.gltrace"),
+                [os.path.join(build, "bin", "gltrace-long-loop"), "--frames", "2"], env)
+    return [n for n in names if os.path.exists(os.path.join(traces, n + ".gltrace"))]
+
+
+def expectations(names, hashes=None):
+    text = f'tolerance = "{DEFAULT_TOLERANCE}"\ntimeout = 600\n'
+    for n in names:
+        text += f'\n[[traces]]\nname = "{n}"\npath = "traces/{n}.gltrace"\n'
+        if hashes:
+            text += f'hash = "{hashes[n]}"\n'
+        if n == "long-loop":
+            text += f"timeout = {LOOP_TIMEOUT}\n"
+    return text
+
+
+def check(gltrace, args, env):
+    return run([gltrace, "check"] + args, env)
+
+
+def report(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def comparable(rep):
+    return [(r["name"], r["status"], r["message"],
+             [(f["frame"], f["verdict"], f["checksum"]) for f in r["frames"]])
+            for r in rep["results"]]
+
+
+def junit_counts(path):
+    from junitparser import JUnitXml
+    xml = JUnitXml.fromfile(path)
+    suite = next(iter(xml))
+    return suite.tests, suite.failures, suite.errors, suite.skipped
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build")
+    ap.add_argument("work")
+    ap.add_argument("--drivers", default="llvmpipe,softpipe,zink")
+    ap.add_argument("--reuse", action="store_true", help="keep the traces already captured")
+    args = ap.parse_args()
+    build, work = os.path.abspath(args.build), os.path.abspath(args.work)
+    gltrace = os.path.join(build, "bin", "gltrace")
+    drivers = args.drivers.split(",")
+    xdg = tempfile.mkdtemp(prefix="gltrace-corpus-")
+    os.chmod(xdg, 0o700)
+    env = real_apps.clean_env(xdg)
+    corpus = os.path.join(work, "corpus")
+
+    start = time.monotonic()
+    names = build_corpus(build, work, env, args.reuse)
+    print(f"corpus: {len(names)} traces in {corpus}/traces ({time.monotonic() - start:.0f} s)")
+    say(len(names) >= 20, "a corpus of at least 20 traces", f"{len(names)}")
+
+    # Hashes, as --update records them on a scratch copy.
+    scratch = os.path.join(corpus, "scratch.toml")
+    with open(scratch, "w") as f:
+        f.write(expectations(names))
+    check(gltrace, [scratch, "-r", os.path.join(work, "r-scratch"), "--update", "-j", "2",
+                    "--timeout", "120"], env)
+    with open(scratch, "rb") as f:
+        hashes = {t["name"]: t.get("hash", "") for t in tomllib.load(f)["traces"]}
+    table_file = os.path.join(corpus, "table.toml")
+    with open(table_file, "w") as f:
+        f.write(expectations(names, hashes))
+
+    # 1. The table: against the traces' own images, default tolerance.
+    table = {}
+    for d in drivers:
+        out = os.path.join(work, f"table-{d}")
+        p = check(gltrace, [table_file, "--driver", d, "-r", out, "-j", "2"], env)
+        print(p.stdout.splitlines()[0] if p.stdout else "", flush=True)
+        for r in report(os.path.join(out, "results.json"))["results"]:
+            table[(r["name"], d)] = r
+    print(f"\n{'trace':28}" + "".join(f"{d:>34}" for d in drivers))
+    for n in names:
+        cells = []
+        for d in drivers:
+            r = table.get((n, d))
+            if r is None:
+                cells.append("-")
+                continue
+            f = r["frames"][0] if r["frames"] else {}
+            v = f.get("verdict", r["status"])
+            if v in ("differs", "within_tolerance"):
+                v += f" {f['pixels']}px max{f['max_channel_difference']} {f['psnr']:.1f}dB"
+            elif r["status"] in ("hang", "crash", "error"):
+                v = r["status"]
+            cells.append(v)
+        print(f"{n:28}" + "".join(f"{c:>34}" for c in cells))
+    for n in names:
+        for d in drivers:
+            r = table.get((n, d))
+            if r is not None and r["status"] != "pass":
+                print(f"  {n} on {d}: {r['status']}: {r['message'][:300]}")
+
+    # 2. Expectations of each driver; a second run passes.
+    exp = os.path.join(corpus, "traces.toml")
+    with open(exp, "w") as f:
+        f.write(expectations(names, hashes))
+    for d in drivers:
+        check(gltrace, [exp, "--driver", d, "-r", os.path.join(work, f"update-{d}"), "--update",
+                        "-j", "2"], env)
+    if "softpipe" in drivers:
+        with open(exp, "a") as f:  # long-loop is the file's last trace
+            f.write('[traces.expect.softpipe]\nlabel = "hang"\n'
+                    'note = "softpipe runs the 2^30 iterations llvmpipe cuts at 65535"\n')
+    for d in drivers:
+        out = os.path.join(work, f"pass-{d}")
+        p = check(gltrace, [exp, "--driver", d, "-r", out, "-j", "2"], env)
+        rep = report(os.path.join(out, "results.json"))
+        say(p.returncode == 0, f"{d}: after --update every trace passes",
+            ", ".join(f"{k} {v}" for k, v in rep["summary"].items() if v))
+
+    # 3. The must-shows on llvmpipe.
+    with open(exp) as f:
+        good = f.read()
+    golden = re.findall(r'goldens = \["(goldens/glmark2-(?:build|texture)-llvmpipe-f\d+\.png)"\]',
+                        good)
+    if len(golden) == 2:
+        spoilt = good.replace(golden[0], "SWAP").replace(golden[1], golden[0]).replace(
+            "SWAP", golden[1])
+        for n in ("glmark2-build", "glmark2-texture"):
+            spoilt = re.sub(rf'(name = "{n}"(?:.|\n)*?checksums = \[)"xxh3:[0-9a-f]+"',
+                            r'\1"xxh3:0"', spoilt, count=1)
+        spoilt = re.sub(r'(name = "glmark2-shading"(?:.|\n)*?\[traces\.expect\.llvmpipe\]\n)'
+                        r'((?:.|\n)*?checksums = \[)"xxh3:[0-9a-f]+"',
+                        r'\1label = "flaky"\n\2"xxh3:0"', spoilt, count=1)
+        with open(exp, "w") as f:
+            f.write(spoilt)
+        out = os.path.join(work, "spoilt")
+        p = check(gltrace, [exp, "--driver", "llvmpipe", "-r", out, "-j", "2"], env)
+        rep = report(os.path.join(out, "results.json"))
+        by = {r["name"]: r for r in rep["results"]}
+        kept = [f.get("difference", "") for n in ("glmark2-build", "glmark2-texture")
+                for f in by[n]["frames"]]
+        say(p.returncode == 1 and by["glmark2-build"]["status"] == "fail" and
+            by["glmark2-texture"]["status"] == "fail" and all(os.path.exists(k) for k in kept),
+            "swapped goldens fail with their difference images kept", "; ".join(kept))
+        others_kept = [d for d in os.listdir(os.path.join(out, "failed"))
+                       if "glmark2-build" not in d and "glmark2-texture" not in d]
+        say(not others_kept, "only the failed traces' images are kept", str(others_kept))
+        say(by["glmark2-shading"]["status"] in ("flaky", "pass"),
+            "a trace labelled flaky with a spoilt checksum is not a failure",
+            by["glmark2-shading"]["status"] + ": " + by["glmark2-shading"]["message"][:120])
+        t = junit_counts(os.path.join(out, "junit.xml"))
+        say(t[0] == len(rep["results"]) and t[1] == rep["summary"]["fail"],
+            "python3-junitparser reads the JUnit XML", f"tests, failures, errors, skipped = {t}")
+        check(gltrace, [exp, "--driver", "llvmpipe", "-r", os.path.join(work, "reupdate"),
+                        "--update", "-j", "2"], env)
+        p = check(gltrace, [exp, "--driver", "llvmpipe", "-r", os.path.join(work, "reupdated"),
+                            "-j", "2"], env)
+        say(p.returncode == 0, "--update after the spoilt goldens makes the next run pass",
+            p.stdout.strip().splitlines()[-2] if p.stdout else "")
+    else:
+        say(False, "goldens of glmark2 build and texture recorded", str(golden))
+
+    one = os.path.join(work, "one")
+    check(gltrace, [exp, "--driver", "llvmpipe", "-r", one, "-j", "2"], env)
+    conventions = [{"GTEST_SHARD_INDEX": "0", "GTEST_TOTAL_SHARDS": "4"},
+                   {"CI_NODE_INDEX": "2", "CI_NODE_TOTAL": "4"},
+                   {"JOB_COMPLETION_INDEX": "2"}, {}]
+    extra = [[], [], ["--shards", "4"], ["--shard", "4/4"]]
+    procs = []
+    for i, (vars_, more) in enumerate(zip(conventions, extra)):
+        procs.append(subprocess.Popen(
+            [gltrace, "check", exp, "--driver", "llvmpipe", "-r",
+             os.path.join(work, f"shard{i + 1}")] + more,
+            env=dict(env, **vars_), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    for p in procs:
+        p.wait()
+    merged = os.path.join(work, "merged")
+    run([gltrace, "check", "--merge", "-r", merged] +
+        [os.path.join(work, f"shard{i}", "results.json") for i in range(1, 5)], env)
+    same = comparable(report(os.path.join(merged, "results.json"))) == \
+        comparable(report(os.path.join(one, "results.json")))
+    say(same, "4 shards (GTEST_*, CI_NODE_*, JOB_COMPLETION_INDEX, --shard) merge to one run's "
+        "report", f"{len(comparable(report(os.path.join(one, 'results.json'))))} traces")
+
+    # 4. The hang, unlabelled, on softpipe.
+    if "softpipe" in drivers:
+        out = os.path.join(work, "hang")
+        p = check(gltrace, [table_file, "--driver", "softpipe", "-r", out, "--trace",
+                            "long-loop"], env)
+        r = report(os.path.join(out, "results.json"))["results"][0]
+        say(r["status"] == "hang" and r["seconds"] < LOOP_TIMEOUT + 15,
+            f"a replay that hangs is reported as a hang within its {LOOP_TIMEOUT} s timeout",
+            f"{r['seconds']:.1f} s: {r['message']}")
+    shutil.rmtree(xdg, ignore_errors=True)
+    print(f"{sum(results)} passed, {len(results) - sum(results)} failed "
+          f"({time.monotonic() - start:.0f} s)")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
