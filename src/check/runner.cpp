@@ -29,8 +29,6 @@
 #include "glreplay/driver_choice.h"
 #include "glreplay/image_tolerance.h"
 
-extern char** environ;
-
 namespace gltrace::check {
 
 namespace {

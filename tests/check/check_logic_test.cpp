@@ -185,7 +185,7 @@ TEST(CheckShards, EachCiConventionGivesItsShard) {
   }
 }
 
-Report shard_report(uint32_t shard, uint32_t shards, std::vector<size_t> traces) {
+Report shard_report(uint32_t shard, uint32_t shards, const std::vector<size_t>& traces) {
   Report r;
   r.expectations_hash = "xxh3-128:1";
   r.device = "llvmpipe";
