@@ -450,8 +450,10 @@ Replayed replay_trace(Run& run, const TraceEntry& entry, const Expectation* e,
     failed += "frame " + std::to_string(f.frame) + " " +
               (f.verdict == "no_expectation"
                    ? "has no expectation for this device and the trace no image of it"
-               : f.verdict == "missing" ? "was not replayed"
-                                        : f.verdict);
+               : f.verdict == "missing"        ? "was not replayed"
+               : f.verdict == "missing_golden" ? "has no readable golden image (" + f.expected + ")"
+               : f.verdict == "size_differs"   ? "differs in size"
+                                               : f.verdict);
   }
   const nlohmann::json& totals = report["replay"];
   uint64_t errors = totals.value("errors", uint64_t{0});
