@@ -27,6 +27,7 @@
 #include "gl_loader/call.h"
 #include "gl_loader/gl_loader.h"
 #include "glreplay/driver_choice.h"
+#include "glreplay/glreplay.h"
 #include "glreplay/image_tolerance.h"
 
 namespace gltrace::check {
@@ -239,7 +240,8 @@ struct Run {
   Expectations& file;
   std::string device;  // "" when the file has none for this driver
   std::mutex update_lock;
-  size_t updated = 0;
+  size_t updated = 0;      // traces whose images were recorded
+  size_t hashes_only = 0;  // traces whose hash alone was (nothing replayed to record)
 };
 
 // Judges frame `frame` (its replayed image at `replayed`) against the
@@ -367,6 +369,7 @@ Replayed replay_trace(Run& run, const TraceEntry& entry, const Expectation* e,
                       const std::string& work, double timeout) {
   Replayed r;
   bool wants_last = std::find(frames.begin(), frames.end(), kLastFrame) != frames.end();
+  // Without an index (a capture that was killed) every frame is a candidate.
   uint64_t first = wants_last ? (count >= 2 ? count - 2 : 0) : UINT64_MAX;
   uint64_t last = 0;
   for (uint64_t f : frames) {
@@ -389,7 +392,10 @@ Replayed replay_trace(Run& run, const TraceEntry& entry, const Expectation* e,
     argv.push_back("--driver");
     argv.push_back(run.options.driver);
   }
-  bool against_trace = e == nullptr || (e->checksums.empty() && e->goldens.empty());
+  // Against the trace's own images, when it has any: without, its frames
+  // have nothing to be judged by (said per frame).
+  bool against_trace = (e == nullptr || (e->checksums.empty() && e->goldens.empty())) &&
+                       glreplay::trace_holds_images(trace);
   if (against_trace) {
     std::string tolerance =
         e != nullptr && !e->tolerance.empty() ? e->tolerance : run.file.tolerance;
@@ -434,7 +440,7 @@ Replayed replay_trace(Run& run, const TraceEntry& entry, const Expectation* e,
     return r;
   }
   for (uint64_t& f : frames)
-    if (f == kLastFrame) f = last_replayed_frame(work + "/frames", count - 1);
+    if (f == kLastFrame) f = last_replayed_frame(work + "/frames", count != 0 ? count - 1 : 0);
   std::vector<Image> images(frames.size());
   bool all_replayed = true;
   for (size_t i = 0; i < frames.size(); ++i) {
@@ -471,9 +477,8 @@ Replayed replay_trace(Run& run, const TraceEntry& entry, const Expectation* e,
   return r;
 }
 
-// The frames the trace's index lists (*count); false with *error when a
-// frame the entry names is beyond them, or it wants the last and the trace
-// has no index to count by.
+// The frames the trace's index lists (*count; 0 without an index); false
+// with *error when a frame the entry names is beyond them.
 bool count_frames(const TraceEntry& entry, const std::string& trace, uint64_t* count,
                   std::string* error) {
   format::ChunkReader reader;
@@ -484,10 +489,6 @@ bool count_frames(const TraceEntry& entry, const std::string& trace, uint64_t* c
     for (const format::IndexEntry& e : reader.index()->entries)
       *count = std::max(*count, e.frame + 1);
   for (uint64_t f : entry.frames) {
-    if (f == kLastFrame && *count == 0) {
-      *error = "its last frame is not known: the trace has no index (it was not closed cleanly)";
-      return false;
-    }
     if (f != kLastFrame && *count != 0 && f >= *count) {
       *error =
           "it has " + std::to_string(*count) + " frames: there is no frame " + std::to_string(f);
@@ -560,6 +561,12 @@ void record_update(Run& run, TraceEntry& entry, const std::string& hash, const R
   ++run.updated;
 }
 
+void record_hash(Run& run, TraceEntry& entry, const std::string& hash) {
+  std::lock_guard<std::mutex> lock(run.update_lock);
+  entry.hash = hash;
+  ++run.hashes_only;
+}
+
 TraceResult check_trace(Run& run, size_t index, TraceEntry& entry) {
   const CheckOptions& options = run.options;
   TraceResult result;
@@ -610,13 +617,16 @@ TraceResult check_trace(Run& run, size_t index, TraceEntry& entry) {
   if (e != nullptr && !e->note.empty() && label != Label::kNone)
     result.message += " (" + e->note + ")";
   result.frames = std::move(replayed.frames);
-  if (options.update && !replayed.checksums.empty() && replayed.outcome != Outcome::kCrash &&
-      replayed.outcome != Outcome::kHang) {
+  if (options.update) {
     bool same = hash == entry.hash;
     for (const FrameResult& f : result.frames) same = same && f.verdict == "checksum";
-    if (!same)
+    // The images when every frame was replayed; the hash whatever happened,
+    // so that the next run reports the replay's failure, not a missing hash.
+    if (!same && !replayed.checksums.empty())
       record_update(run, entry, hash,
                     Replayed{replayed.outcome, "", result.frames, replayed.checksums}, work);
+    else if (hash != entry.hash)
+      record_hash(run, entry, hash);
   }
   if (result.status == Status::kPass || result.status == Status::kSkip) {
     fs::remove_all(work, ec);
@@ -762,7 +772,7 @@ int run_check(const CheckOptions& options) {
   report.shards = options.shard.total;
   report.traces = file.traces.size();
 
-  Run run{options, file, report.device, {}, 0};
+  Run run{options, file, report.device, {}, 0, 0};
   std::vector<size_t> mine;
   for (size_t i = 0; i < file.traces.size(); ++i) {
     bool named = options.traces.empty();
@@ -796,12 +806,16 @@ int run_check(const CheckOptions& options) {
     if (f != nullptr) fclose(f);
   }
   if (options.update) {
-    if (run.updated != 0 && !write_expectations(file, &error)) {
+    if (run.updated + run.hashes_only != 0 && !write_expectations(file, &error)) {
       fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
       return kExitCannotRun;
     }
-    printf("check: --update recorded %zu traces' images for device %s in %s\n", run.updated,
-           report.device.c_str(), file.path.c_str());
+    std::string hashes = run.hashes_only == 0
+                             ? ""
+                             : " and the hashes alone of " + std::to_string(run.hashes_only) +
+                                   " not replayed to the end";
+    printf("check: --update recorded %zu traces' images for device %s%s in %s\n", run.updated,
+           report.device.c_str(), hashes.c_str(), file.path.c_str());
     return written ? 0 : kExitRunFailed;
   }
   return report.failed() || !written ? kExitRunFailed : 0;

@@ -213,12 +213,7 @@ int run_check(const FrontOptions& front, const std::string& program) {
 
 }  // namespace
 
-namespace {
-
-// Whether the trace at `path` holds a framebuffer image: read until the
-// first one (a capture's first frame has one), or to the end. A trace that
-// cannot be read says "yes": opening it for the replay then says why not.
-bool holds_images(const std::string& path) {
+bool trace_holds_images(const std::string& path) {
   struct FirstImage : format::Consumer {
     bool found = false;
     void on_image(const format::Image&) override {
@@ -232,6 +227,8 @@ bool holds_images(const std::string& path) {
   bool ok = format::read_trace_prefetched(reader, first, &status);
   return first.found || !ok;
 }
+
+namespace {
 
 // The frames the trace's index lists (0 without an index): its entries are
 // frame starts in chunks, several to a frame where threads interleave.
@@ -511,7 +508,7 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
 
   // --compare with nothing to compare with is said before replaying, not
   // after a replay that may take minutes.
-  if (front.executor.compare && front.trace != "-" && !holds_images(front.trace)) {
+  if (front.executor.compare && front.trace != "-" && !trace_holds_images(front.trace)) {
     fprintf(stderr,
             "%s: %s holds no framebuffer images to compare with (trace with --framebuffer "
             "swap or draw, or replay without --compare)\n",

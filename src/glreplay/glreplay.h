@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "command_line/command_line.h"
 
@@ -18,5 +19,11 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
 
 // Runs the replay the parsed command line asks for; returns the exit status.
 int run_replay(ReplayArguments& args, const cli::CommandLine& line);
+
+// Whether the trace at `path` holds a framebuffer image (what --compare
+// compares with): read until the first one (a capture's first frame has
+// one), or to the end. A trace that cannot be read says "yes": opening it
+// for the replay then says why not.
+bool trace_holds_images(const std::string& path);
 
 }  // namespace gltrace::glreplay
