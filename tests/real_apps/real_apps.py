@@ -840,6 +840,10 @@ def main():
                     help="--attach: run each program under the flight recorder and ask it "
                          "for its last frames instead of attaching")
     args = ap.parse_args()
+    # A shell's background job ignores SIGINT, and an ignored signal stays
+    # ignored in the programs started: SDL then never installs its handler and
+    # its programs do not stop at the SIGINT they are stopped by.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if args.flight and args.attach is None:
         ap.error("--flight goes with --attach K")
     if args.attach is not None and (args.attach < 1 or args.capture_frames < 1):
