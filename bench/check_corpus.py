@@ -206,7 +206,8 @@ def main():
             f = r["frames"][0] if r["frames"] else {}
             v = f.get("verdict", r["status"])
             if v in ("differs", "within_tolerance"):
-                v += f" {f['pixels']}px max{f['max_channel_difference']} {f['psnr']:.1f}dB"
+                psnr = f"{f['psnr']:.1f}dB" if f.get("psnr") is not None else "inf"
+                v += f" {f['pixels']}px max{f['max_channel_difference']} {psnr}"
             elif r["status"] in ("hang", "crash", "error"):
                 v = r["status"]
             cells.append(v)

@@ -151,7 +151,7 @@ bool read_report_json(const std::string& path, Report* out, std::string* error) 
   }
   try {
     Json j = Json::parse(in);
-    if (j.value("gltrace_check", 0) != 1) {
+    if (json_or(j, "gltrace_check", 0) != 1) {
       *error = path + ": not a gltrace check report";
       return false;
     }
@@ -178,19 +178,19 @@ bool read_report_json(const std::string& path, Report* out, std::string* error) 
       r.message = t.at("message").get<std::string>();
       r.label = t.at("label").get<std::string>();
       r.seconds = t.at("seconds").get<double>();
-      r.log = t.value("log", "");
+      r.log = json_or<std::string>(t, "log", "");
       for (const Json& fj : t.at("frames")) {
         FrameResult f;
         f.frame = fj.at("frame").get<uint64_t>();
         f.checksum = fj.at("checksum").get<std::string>();
         f.verdict = fj.at("verdict").get<std::string>();
-        f.pixels = fj.value("pixels", uint64_t{0});
-        f.max_channel_difference = fj.value("max_channel_difference", 0);
-        f.psnr = fj.value("psnr", 0.0);
-        f.ssim = fj.value("ssim", 0.0);
-        f.image = fj.value("image", "");
-        f.expected = fj.value("expected", "");
-        f.difference = fj.value("difference", "");
+        f.pixels = json_or(fj, "pixels", uint64_t{0});
+        f.max_channel_difference = json_or(fj, "max_channel_difference", 0);
+        f.psnr = json_or(fj, "psnr", std::numeric_limits<double>::infinity());
+        f.ssim = json_or(fj, "ssim", 1.0);
+        f.image = json_or<std::string>(fj, "image", "");
+        f.expected = json_or<std::string>(fj, "expected", "");
+        f.difference = json_or<std::string>(fj, "difference", "");
         r.frames.push_back(std::move(f));
       }
       out->results.push_back(std::move(r));

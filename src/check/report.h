@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "check/expectations.h"
@@ -75,5 +78,22 @@ std::string report_junit(const Report& report);
 bool merge_reports(const std::vector<Report>& shards, Report* out, std::string* error);
 
 bool write_text(const std::string& path, const std::string& text, std::string* error);
+
+// `key` of a JSON object when it is there with the type asked, else
+// `fallback`: what the replay or a shard wrote is read without throwing
+// (JSON has no infinity: an image's PSNR may be null).
+template <typename T>
+T json_or(const nlohmann::json& object, const char* key, T fallback) {
+  if (!object.is_object()) return fallback;
+  auto it = object.find(key);
+  if (it == object.end()) return fallback;
+  if constexpr (std::is_same_v<T, std::string>) {
+    return it->is_string() ? it->template get<std::string>() : fallback;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return it->is_boolean() ? it->template get<bool>() : fallback;
+  } else {
+    return it->is_number() ? it->template get<T>() : fallback;
+  }
+}
 
 }  // namespace gltrace::check

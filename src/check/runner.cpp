@@ -244,15 +244,16 @@ struct Run {
   size_t hashes_only = 0;  // traces whose hash alone was (nothing replayed to record)
 };
 
-// Judges frame `frame` (its replayed image at `replayed`) against the
+// Judges frame `frame` (its replayed image in work/frames) against the
 // expectation's checksum and golden at position `i`, or against the trace's
 // own image (the replay's compare report) when it has neither.
-FrameResult judge_frame(const Run& run, const TraceEntry& entry, const Expectation* e, size_t i,
-                        uint64_t frame, const std::string& work, const nlohmann::json& report,
-                        Image* image) {
+FrameResult judge_frame(const Run& run, const Expectation* e, size_t i, uint64_t frame,
+                        const std::string& work, const nlohmann::json& report) {
   FrameResult f;
   f.frame = frame;
   std::string error;
+  Image replayed;
+  Image* image = &replayed;
   if (!consumers::read_png(frame_file(work + "/frames", frame), &image->width, &image->height,
                            &image->rgba, &error)) {
     f.verdict = "missing";
@@ -313,22 +314,23 @@ FrameResult judge_frame(const Run& run, const TraceEntry& entry, const Expectati
     return f;
   }
   // No expectation of this device: the trace's own image of the frame's end.
-  (void)entry;
   const nlohmann::json* found = nullptr;
-  if (report.contains("images"))
+  if (report.contains("images") && report["images"].is_array())
     for (const nlohmann::json& im : report["images"])
-      if (im.value("frame", UINT64_MAX) == frame && im.value("origin", "") == "swap") found = &im;
+      if (json_or(im, "frame", UINT64_MAX) == frame &&
+          json_or<std::string>(im, "origin", "") == "swap")
+        found = &im;
   if (found == nullptr) {
     f.verdict = "no_expectation";
     return f;
   }
-  std::string verdict = found->value("verdict", "");
+  std::string verdict = json_or<std::string>(*found, "verdict", "");
   f.verdict = verdict == "within tolerance" ? "within_tolerance" : verdict;
-  if (found->value("size_differs", false)) f.verdict = "size_differs";
-  f.pixels = found->value("pixels", uint64_t{0});
-  f.max_channel_difference = found->value("max_channel_difference", 0);
-  f.psnr = found->value("psnr", 0.0);
-  f.ssim = found->value("ssim", 0.0);
+  if (json_or(*found, "size_differs", false)) f.verdict = "size_differs";
+  f.pixels = json_or(*found, "pixels", uint64_t{0});
+  f.max_channel_difference = json_or(*found, "max_channel_difference", 0);
+  f.psnr = json_or(*found, "psnr", std::numeric_limits<double>::infinity());
+  f.ssim = json_or(*found, "ssim", 1.0);
   return f;
 }
 
@@ -364,9 +366,9 @@ uint64_t last_replayed_frame(const std::string& dir, uint64_t fallback) {
 // indexed frames. The last frame is the last the replay ends: the index's
 // last entry may be calls after the last frame end (a thread's teardown),
 // which end no frame.
-Replayed replay_trace(Run& run, const TraceEntry& entry, const Expectation* e,
-                      const std::string& trace, std::vector<uint64_t> frames, uint64_t count,
-                      const std::string& work, double timeout) {
+Replayed replay_trace(Run& run, const Expectation* e, const std::string& trace,
+                      std::vector<uint64_t> frames, uint64_t count, const std::string& work,
+                      double timeout) {
   Replayed r;
   bool wants_last = std::find(frames.begin(), frames.end(), kLastFrame) != frames.end();
   // Without an index (a capture that was killed) every frame is a candidate.
@@ -433,7 +435,7 @@ Replayed replay_trace(Run& run, const TraceEntry& entry, const Expectation* e,
     std::ifstream in(work + "/replay.json");
     report = nlohmann::json::parse(in, nullptr, false);
   }
-  if (report.is_discarded() || !report.contains("replay")) {
+  if (report.is_discarded() || !report.is_object() || !report.contains("replay")) {
     r.outcome = Outcome::kError;
     r.message = "the replay failed (status " + std::to_string(WEXITSTATUS(child.status)) +
                 "): " + log_tail(log);
@@ -441,10 +443,9 @@ Replayed replay_trace(Run& run, const TraceEntry& entry, const Expectation* e,
   }
   for (uint64_t& f : frames)
     if (f == kLastFrame) f = last_replayed_frame(work + "/frames", count != 0 ? count - 1 : 0);
-  std::vector<Image> images(frames.size());
   bool all_replayed = true;
   for (size_t i = 0; i < frames.size(); ++i) {
-    r.frames.push_back(judge_frame(run, entry, e, i, frames[i], work, report, &images[i]));
+    r.frames.push_back(judge_frame(run, e, i, frames[i], work, report));
     all_replayed = all_replayed && !r.frames.back().checksum.empty();
   }
   if (all_replayed)
@@ -462,8 +463,8 @@ Replayed replay_trace(Run& run, const TraceEntry& entry, const Expectation* e,
                                                : f.verdict);
   }
   const nlohmann::json& totals = report["replay"];
-  uint64_t errors = totals.value("errors", uint64_t{0});
-  std::string stopped = totals.value("stopped", "");
+  uint64_t errors = json_or(totals, "errors", uint64_t{0});
+  std::string stopped = json_or<std::string>(totals, "stopped", "");
   std::string also;
   if (errors != 0) also = "; " + std::to_string(errors) + " calls could not be replayed";
   if (!stopped.empty()) also += "; the replay stopped: " + stopped;
@@ -535,11 +536,12 @@ Status status_of(Outcome outcome, Label label) {
 
 // --update: this run's images become the device's expectation of the trace
 // (checksums, and golden images beside the file), its hash the file's.
-void record_update(Run& run, TraceEntry& entry, const std::string& hash, const Replayed& replayed,
-                   const std::string& work) {
+void record_update(Run& run, TraceEntry& entry, const std::string& hash,
+                   const std::vector<FrameResult>& frames,
+                   const std::vector<std::string>& checksums, const std::string& work) {
   std::string device = run.device;
   std::vector<std::string> goldens;
-  for (const FrameResult& f : replayed.frames) {
+  for (const FrameResult& f : frames) {
     std::string relative = "goldens/" + slug(entry.name) + "-" + slug(device) + "-f" +
                            std::to_string(f.frame) + ".png";
     std::error_code ec;
@@ -556,7 +558,7 @@ void record_update(Run& run, TraceEntry& entry, const std::string& hash, const R
   std::lock_guard<std::mutex> lock(run.update_lock);
   entry.hash = hash;
   Expectation& e = entry.expectation_for_update(device);
-  e.checksums = replayed.checksums;
+  e.checksums = checksums;
   e.goldens = goldens;
   ++run.updated;
 }
@@ -610,7 +612,7 @@ TraceResult check_trace(Run& run, size_t index, TraceEntry& entry) {
   double timeout = options.timeout ? *options.timeout
                    : entry.timeout ? *entry.timeout
                                    : run.file.timeout;
-  Replayed replayed = replay_trace(run, entry, e, trace, entry.frames, count, work, timeout);
+  Replayed replayed = replay_trace(run, e, trace, entry.frames, count, work, timeout);
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   result.status = status_of(replayed.outcome, label);
   result.message = replayed.message;
@@ -623,8 +625,7 @@ TraceResult check_trace(Run& run, size_t index, TraceEntry& entry) {
     // The images when every frame was replayed; the hash whatever happened,
     // so that the next run reports the replay's failure, not a missing hash.
     if (!same && !replayed.checksums.empty())
-      record_update(run, entry, hash,
-                    Replayed{replayed.outcome, "", result.frames, replayed.checksums}, work);
+      record_update(run, entry, hash, result.frames, replayed.checksums, work);
     else if (hash != entry.hash)
       record_hash(run, entry, hash);
   }
@@ -786,7 +787,15 @@ int run_check(const CheckOptions& options) {
   std::mutex print_lock;
   auto worker = [&] {
     for (size_t k; (k = next.fetch_add(1)) < mine.size();) {
-      results[k] = check_trace(run, mine[k], file.traces[mine[k]]);
+      try {
+        results[k] = check_trace(run, mine[k], file.traces[mine[k]]);
+      } catch (const std::exception& e) {  // (the filesystem, JSON): one trace's error
+        results[k].index = mine[k];
+        results[k].name = file.traces[mine[k]].name;
+        results[k].path = file.traces[mine[k]].path;
+        results[k].status = Status::kError;
+        results[k].message = std::string("check failed on it: ") + e.what();
+      }
       std::lock_guard<std::mutex> lock(print_lock);
       print_result(results[k]);
     }

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <limits>
+
 #include "check/expectations.h"
 #include "check/report.h"
 #include "check/shard.h"
@@ -231,12 +233,18 @@ TEST(CheckReports, JsonReadsBackAndJUnitEscapes) {
   f.verdict = "differs";
   f.pixels = 12;
   r.results[2].frames.push_back(f);
+  // Differing only in alpha: the PSNR of the RGB channels is infinite,
+  // which JSON writes as null; it reads back as infinite.
+  f.verdict = "within_tolerance";
+  f.psnr = std::numeric_limits<double>::infinity();
+  r.results[2].frames.push_back(f);
   std::string dir = test::make_temp_dir();
   std::string error;
   ASSERT_TRUE(write_text(dir + "/r.json", report_json(r), &error)) << error;
   Report back;
   ASSERT_TRUE(read_report_json(dir + "/r.json", &back, &error)) << error;
   EXPECT_EQ(report_json(back), report_json(r));
+  EXPECT_EQ(back.results[2].frames[1].psnr, std::numeric_limits<double>::infinity());
   std::string junit = report_junit(r);
   EXPECT_NE(junit.find("failures=\"1\""), std::string::npos) << junit;
   EXPECT_NE(junit.find("frame 9 differs &lt;&amp;&gt; &quot;x&quot;?"), std::string::npos) << junit;
