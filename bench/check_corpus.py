@@ -96,8 +96,11 @@ def build_corpus(build, work, env, reuse):
     # The real programs as real_apps.py traces them (it replays them too);
     # not those that render through GLX (desktop GL: issue 28).
     ra = os.path.join(work, "real_apps")
+    # Nor the off-screen download pipeline: no frame ends, no image to judge
+    # (a known failure of real_apps.py).
     apps = [a for a in real_apps.APPS
-            if not a.name.startswith("glmark2") and not a.name.endswith("-glx")]
+            if not a.name.startswith("glmark2") and not a.name.endswith("-glx") and
+            a.name != "gst-gleffects-download"]
     missing = [a.name for a in apps
                if not (reuse and os.path.exists(os.path.join(ra, a.name + ".gltrace")))]
     if missing:
@@ -144,10 +147,24 @@ def comparable(rep):
 
 
 def junit_counts(path):
-    from junitparser import JUnitXml
-    xml = JUnitXml.fromfile(path)
-    suite = next(iter(xml))
-    return suite.tests, suite.failures, suite.errors, suite.skipped
+    """(tests, failures, errors, skipped) as python3-junitparser (Debian's
+    python3, which it is installed for) reads them."""
+    code = ("import sys\nfrom junitparser import JUnitXml\n"
+            "s = next(iter(JUnitXml.fromfile(sys.argv[1])))\n"
+            "print(s.tests, s.failures, s.errors, s.skipped)\n")
+    out = subprocess.run(["/usr/bin/python3", "-c", code, path], stdout=subprocess.PIPE,
+                         text=True, check=True).stdout.split()
+    return tuple(int(x) for x in out)
+
+
+def add_label(text, name, device, label, note):
+    """A label for one trace on one device, in a table of its own before the
+    next trace (the trace must have no expectation table for the device)."""
+    start = text.index(f'name = "{name}"')
+    end = text.find("\n[[traces]]", start)
+    end = len(text) if end < 0 else end
+    table = f'\n[traces.expect.{device}]\nlabel = "{label}"\nnote = "{note}"\n'
+    return text[:end].rstrip("\n") + "\n" + table + text[end:]
 
 
 def main():
@@ -226,9 +243,16 @@ def main():
         check(gltrace, [exp, "--driver", d, "-r", os.path.join(work, f"update-{d}"), "--update",
                         "-j", "2"], env)
     if "softpipe" in drivers:
-        with open(exp, "a") as f:  # long-loop is the file's last trace
-            f.write('[traces.expect.softpipe]\nlabel = "hang"\n'
-                    'note = "softpipe runs the 2^30 iterations llvmpipe cuts at 65535"\n')
+        # What a CI owner labels: nothing of theirs could be recorded there.
+        with open(exp) as f:
+            text = f.read()
+        text = add_label(text, "long-loop", "softpipe", "hang",
+                         "softpipe runs the 2^30 iterations llvmpipe cuts at 65535")
+        if "gst-glimagesink" in names:
+            text = add_label(text, "gst-glimagesink", "softpipe", "broken",
+                             "asks for an ES 3.2 context; softpipe has 3.1")
+        with open(exp, "w") as f:
+            f.write(text)
     for d in drivers:
         out = os.path.join(work, f"pass-{d}")
         p = check(gltrace, [exp, "--driver", d, "-r", out, "-j", "2"], env)
@@ -241,6 +265,8 @@ def main():
         good = f.read()
     golden = re.findall(r'goldens = \["(goldens/glmark2-(?:build|texture)-llvmpipe-f\d+\.png)"\]',
                         good)
+    ideas = re.search(r'goldens/glmark2-ideas-llvmpipe-f(\d+)\.png', good)
+    ideas_frame = ideas.group(1) if ideas else "0"
     if len(golden) == 2:
         spoilt = good.replace(golden[0], "SWAP").replace(golden[1], golden[0]).replace(
             "SWAP", golden[1])
@@ -248,8 +274,9 @@ def main():
             spoilt = re.sub(rf'(name = "{n}"(?:.|\n)*?checksums = \[)"xxh3:[0-9a-f]+"',
                             r'\1"xxh3:0"', spoilt, count=1)
         spoilt = re.sub(r'(name = "glmark2-shading"(?:.|\n)*?\[traces\.expect\.llvmpipe\]\n)'
-                        r'((?:.|\n)*?checksums = \[)"xxh3:[0-9a-f]+"',
-                        r'\1label = "flaky"\n\2"xxh3:0"', spoilt, count=1)
+                        r'((?:.|\n)*?checksums = \[)"xxh3:[0-9a-f]+"\]\ngoldens = \["[^"]+"\]',
+                        r'\1label = "flaky"\n\2"xxh3:0"]\ngoldens = ["goldens/glmark2-ideas-llvmpipe-f'
+                        + ideas_frame + '.png"]', spoilt, count=1)
         with open(exp, "w") as f:
             f.write(spoilt)
         out = os.path.join(work, "spoilt")
@@ -264,7 +291,7 @@ def main():
         others_kept = [d for d in os.listdir(os.path.join(out, "failed"))
                        if "glmark2-build" not in d and "glmark2-texture" not in d]
         say(not others_kept, "only the failed traces' images are kept", str(others_kept))
-        say(by["glmark2-shading"]["status"] in ("flaky", "pass"),
+        say(by["glmark2-shading"]["status"] == "flaky",
             "a trace labelled flaky with a spoilt checksum is not a failure",
             by["glmark2-shading"]["status"] + ": " + by["glmark2-shading"]["message"][:120])
         t = junit_counts(os.path.join(out, "junit.xml"))
