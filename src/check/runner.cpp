@@ -846,6 +846,10 @@ int merge_check(const std::string& program, const std::vector<std::string>& path
     return kExitCannotRun;
   }
   print_summary(merged);
+  std::error_code ec;  // the reports' folders, as a run makes its results folder
+  for (const std::string* path : {&json, &junit})
+    if (fs::path parent = fs::path(*path).parent_path(); !parent.empty())
+      fs::create_directories(parent, ec);
   if (!write_reports(program, merged, json, junit)) return kExitCannotRun;
   return merged.failed() ? kExitRunFailed : 0;
 }
