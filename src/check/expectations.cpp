@@ -9,6 +9,8 @@
 #include <cstring>
 #include <set>
 
+#include "glreplay/image_tolerance.h"
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -47,6 +49,18 @@ bool get_string(const toml::table& table, std::string_view key, std::string* out
   }
   *out = node->as_string()->get();
   return true;
+}
+
+// A tolerance the replay's grammar reads, or "exact": checked as the file is
+// read, so a run never starts on a file it would misjudge.
+bool get_tolerance(const toml::table& table, std::string* out, std::string* error) {
+  if (!get_string(table, "tolerance", out, error)) return false;
+  glreplay::Tolerance parsed;
+  std::string why;
+  if (out->empty() || *out == "exact" || glreplay::parse_tolerance(*out, &parsed, &why))
+    return true;
+  *error = at(*table.get("tolerance")) + ": tolerance: " + why;
+  return false;
 }
 
 bool get_strings(const toml::table& table, std::string_view key, std::vector<std::string>* out,
@@ -110,8 +124,8 @@ bool read_expectation(const std::string& device, const toml::table& table, size_
   std::string label;
   if (!get_strings(table, "checksums", &e->checksums, error) ||
       !get_strings(table, "goldens", &e->goldens, error) ||
-      !get_string(table, "tolerance", &e->tolerance, error) ||
-      !get_string(table, "label", &label, error) || !get_string(table, "note", &e->note, error))
+      !get_tolerance(table, &e->tolerance, error) || !get_string(table, "label", &label, error) ||
+      !get_string(table, "note", &e->note, error))
     return false;
   if (!label.empty() && !parse_label(label, &e->label)) {
     *error = at(*table.get("label")) + ": no label '" + label +
@@ -165,7 +179,7 @@ bool read_trace(const toml::table& table, const Expectations& file, TraceEntry* 
 
 bool read_table(const toml::table& root, Expectations* out, std::string* error) {
   if (!known_keys(root, {"tolerance", "timeout", "devices", "traces"}, "the file", error) ||
-      !get_string(root, "tolerance", &out->tolerance, error))
+      !get_tolerance(root, &out->tolerance, error))
     return false;
   std::optional<double> timeout;
   if (!get_seconds(root, &timeout, error)) return false;

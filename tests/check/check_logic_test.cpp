@@ -95,6 +95,7 @@ TEST(CheckExpectations, MistakesAreNamedWithTheirLine) {
       {"[[traces]]\npath = \"a\"\nhash = \"h\"\n[[traces]]\npath = \"b\"\nhash = \"h\"\n",
        "is listed twice"},
       {"tolerance = \n", "line 1:"},  // not TOML
+      {"tolerance = \"channel=16,bogus\"\n", "line 1: tolerance: 'bogus' is not a tolerance term"},
   };
   for (const Case& c : cases) {
     Expectations e;
