@@ -45,8 +45,11 @@ ALLOWED = {
     # check: runs replays as child processes; takes glreplay's driver choice
     # and image tolerance, and gl_loader to ask the driver its name.
     "check": {"common", "format", "consumers", "glreplay", "gl_loader"},
+    # diverge: runs replays and state workers as child processes (the
+    # viewer's WorkerProcess and trace model), compares their images.
+    "diverge": {"common", "consumers", "glreplay/image_tolerance.h", "view"},
     "cli": {"common", "command_line", "settings", "format", "control", "consumers", "glreplay", "surface", "view",
-            "check"},
+            "check", "diverge"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)

@@ -31,11 +31,12 @@ FUNCTION_ROLES = {"draw", "other_draw", "swap", "ends_frame", "thread_bound", "d
                   "debug_pop", "window_surface", "offscreen_surface", "map", "unmap",
                   "flush_mapped", "release_thread", "egl_setup", "link_program",
                   "compressed_upload", "image_texture", "image_renderbuffer", "defines_texture",
-                  "defines_renderbuffer", "checked_result"}
+                  "defines_renderbuffer", "checked_result", "driver_prose", "begins_query",
+                  "query_result", "reads_pixels"}
 CUSTOM_PARTS = {"replay", "export"}
 FUNCTION_KEYS = {"custom", "hooks", "replay_skip", "replay_unsupported", "roles", "ret", "params"}
 PARAM_KEYS = {"kind", "length", "effect", "role", "interface", "array", "offset_in", "null_ok", "bytes",
-              "checked_when", "limit",
+              "checked_when", "measured_when", "limit",
               "lengths"}
 # What a parameter's value counts against, for what a trace requires of a
 # driver (gltrace/api/requirements.h): "<= GL_MAX_X" (a size or count at
@@ -229,6 +230,12 @@ def _annotate_value(v, entry, f, where, classes, gl_values, defaults=False):
             raise ApiError(f"{where}: checked_when is for the output of a function with a pname")
         v.checked_when = (pname, [_resolve_enum(n, gl_values, where)
                                   for n in entry["checked_when"]])
+    if "measured_when" in entry:
+        pname = next((i for i, q in enumerate(f.params) if q.name == "pname"), -1)
+        if v.depth != 1 or v.is_const or pname < 0:
+            raise ApiError(f"{where}: measured_when is for the output of a function with a pname")
+        v.measured_when = (pname, [_resolve_enum(n, gl_values, where)
+                                   for n in entry["measured_when"]])
     if "limit" in entry:
         v.limit = _limit(entry["limit"], v, f, gl_values, where)
     if "bytes" in entry:

@@ -31,6 +31,9 @@ class Param:
     # An output the app acted on when the parameter at index [0] is one of
     # the enums [1] (hex): a replay whose driver writes another value warns.
     checked_when: tuple = ()
+    # An output that is a time the GPU measured when the parameter at index
+    # [0] is one of the enums [1]: `gltrace diverge` does not compare it.
+    measured_when: tuple = ()
     # What the value counts against (api.LIMIT_RULES): ("at_most" or
     # "below", hex, GL_MAX_* name) or (rule, "", "") for a hand-written rule.
     limit: tuple = ()

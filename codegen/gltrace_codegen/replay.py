@@ -19,7 +19,15 @@ from .trace import index_lists
 # Element types the replay's arrays and outputs hold (numbers and handles).
 _ARRAY_REPS = {"uint", "sint", "f32", "f64", "handle"}
 _SCALAR = {"uint": "u", "sint": "s", "f32": "f", "f64": "d"}
-_GL_UNIFORM = "0x92E1"  # the program interface whose locations are uniform locations
+_GL_UNIFORM = "0x92E1"
+# How `gltrace diverge` compares a result (Args::note_result), by its role,
+# else its kind: a location or index is the driver's to choose, only whether
+# there is one says what the app saw; names and handles are remapped, times
+# differ from run to run, neither is compared.
+_RESULT_FORMS = {"uniform_location": "kLocation", "attrib_location": "kLocation",
+                 "resource_index": "kIndex", "enum": "kEnum", "egl_enum": "kEnum",
+                 "boolean": "kNumber", "egl_boolean": "kNumber", "bitmask": "kNumber",
+                 "uint": "kNumber", "sint": "kNumber"}  # the program interface whose locations are uniform locations
 
 # Outputs larger than this are refused (a hostile trace must not make the
 # replay allocate without bound).
@@ -133,6 +141,10 @@ def _param(f, i, p, locals_, post, classes):
         which, values = p.checked_when
         test = " || ".join(f"p{which} == {v}" for v in values)
         post.append(f"if ({test}) a.check_output({i}, static_cast<uint64_t>(p{i}[0]));")
+    if p.measured_when:
+        which, values = p.measured_when
+        test = " || ".join(f"p{which} == {v}" for v in values)
+        post.append(f"if ({test}) a.forget_outputs();")
     return f"static_cast<void*>({ptr})" if p.kind == "void" else ptr
 
 
@@ -161,6 +173,9 @@ def _result(f, classes, post):
         post.append("a.forget_mapping(static_cast<uint32_t>(p0));")
     if "checked_result" in f.roles:
         post.append("a.check_result(static_cast<uint64_t>(result));")
+    form = _RESULT_FORMS.get(r.role) or _RESULT_FORMS.get(r.kind)
+    if form and r.effect != "creates" and "*" not in r.type:
+        post.append(f"a.note_result(static_cast<uint64_t>(result), ResultForm::{form});")
 
 
 def _generic(f, classes):
@@ -204,6 +219,17 @@ def _generic(f, classes):
         post.append("a.remember_linked_shaders(0, p0);")
     if "compressed_upload" in f.roles:
         post.append(f"a.shadow_compressed_upload({f.compressed_upload(lambda i: f'p{i}')});")
+    if "driver_prose" in f.roles:
+        post.append("a.forget_outputs();")
+    named = {p.name: f"p{i}" for i, p in enumerate(f.params)}
+    if "begins_query" in f.roles:
+        post.append(f"a.begin_query(static_cast<uint32_t>({named['target']}), {named['id']});")
+    if "query_result" in f.roles:
+        post.append(f"a.forget_timer_query_outputs({named['id']});")
+    if "reads_pixels" in f.roles:
+        size = ", ".join(f"static_cast<int64_t>({named[n]})" for n in ("width", "height"))
+        kind = ", ".join(f"static_cast<uint32_t>({named[n]})" for n in ("format", "type"))
+        post.append(f"a.note_pixels({size}, {kind});")
     if "release_thread" in f.roles:
         post.append("a.session().make_current(0, 0, EGL_NO_SURFACE);")
     lines += [f"  {s}" for s in post]

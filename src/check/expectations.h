@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "glreplay/image_tolerance.h"
+
 namespace gltrace::check {
 
 // What the driver says of itself (GL_VENDOR, GL_RENDERER, GL_VERSION).
@@ -78,7 +80,7 @@ struct Expectations {
   std::string dir;   // its directory: where relative paths start
   // What rasterizers' rounding needs (measured on llvmpipe, softpipe and
   // zink: bench/check_corpus.py); "exact" in the file asks for none.
-  std::string tolerance = "channel=16,pixels=0.5%,edges";
+  std::string tolerance = glreplay::kDefaultCiTolerance;
   double timeout = 300;
   std::vector<Device> devices;
   std::vector<TraceEntry> traces;

@@ -67,6 +67,7 @@ class Commands {
   X(diff_state)                 \
   X(replay)                     \
   X(check)                      \
+  X(diverge)                    \
   X(view)                       \
   X(ps)                         \
   X(attach)                     \

@@ -27,6 +27,7 @@ struct ViewCommandOptions {
   std::string attach;  // PID|NAME
   std::string output;
   std::string framebuffer;
+  int64_t call = -1;  // --call N
 };
 
 // The attach's stream, run by the viewer while it serves the file.
@@ -54,6 +55,7 @@ int view(const ViewCommandOptions& o, const CommandLine& line) {
   options.port = o.port;
   options.open_browser = !o.no_browser;
   options.state_workers = static_cast<size_t>(o.state_workers);
+  if (o.call >= 0) options.open_at = "#call=" + std::to_string(o.call);
   // The worker is this executable's replay command (glreplay linked in).
   const std::string& self = executable_path();
   if (self.empty()) {
@@ -141,6 +143,11 @@ void register_view(Commands& commands) {
                  "(default: the app's setting)")
       ->type_name("WHEN")
       ->check(one_of(framebuffer_choices()));
+  app.add_option("--call", options->call,
+                 "open the page at call N (its frame, the call selected); the URL printed "
+                 "says so too")
+      ->type_name("N")
+      ->check(in_range(int64_t{0}, INT64_MAX));
   app.add_option("TRACE", options->trace, "the trace");
   app.footer(
       "Exit status: 0, or 1 when TRACE cannot be read or the server cannot listen;\n"

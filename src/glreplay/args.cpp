@@ -447,7 +447,7 @@ const void* Args::typed_array(size_t i, size_t element_size, Kind kind) {
   }
 }
 
-void* Args::output(size_t i, size_t element_size, int64_t min_count) {
+void* Args::output(size_t i, size_t element_size, Kind kind, int64_t min_count) {
   const Value* v = need(i);
   if (v == nullptr) return nullptr;
   int64_t checked = checked_ != nullptr ? checked_->output(i) : 0;
@@ -475,9 +475,13 @@ void* Args::output(size_t i, size_t element_size, int64_t min_count) {
     fail(name_of(i) + ": an output of " + std::to_string(min_count) + " elements is too large");
     return nullptr;
   }
-  size_t size = std::max({recorded, static_cast<size_t>(min_count) * element_size,
-                          static_cast<size_t>(std::max<int64_t>(checked, 0)), kMinOutputBytes});
-  return arena_.get(size);
+  size_t written = std::max({recorded, static_cast<size_t>(min_count) * element_size,
+                             static_cast<size_t>(std::max<int64_t>(checked, 0))});
+  void* scratch = arena_.get(std::max(written, kMinOutputBytes));
+  if (session_.options().outcomes && scratch != nullptr)
+    outputs_.push_back(
+        {i, scratch, recorded != 0 ? recorded : written, static_cast<uint8_t>(element_size), kind});
+  return scratch;
 }
 
 // --- definitions -----------------------------------------------------------------
@@ -509,6 +513,12 @@ void Args::check_output(size_t i, uint64_t replayed) {
   std::string detail = text;
   while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' ')) detail.pop_back();
   session_.note_divergent_result(*recorded, replayed, false, detail);
+}
+
+void Args::note_pixels(int64_t width, int64_t height, uint32_t format, uint32_t type) {
+  if (session_.options().outcomes && format == GL_RGBA && type == GL_UNSIGNED_BYTE && width > 0 &&
+      height > 0)
+    rgba8_pixels_ = {static_cast<uint32_t>(width), static_cast<uint32_t>(height)};
 }
 
 uint64_t Args::ret_u() const {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -58,8 +59,30 @@ class DriverState : public StateView {
   Session& session_;
 };
 
+// How `gltrace diverge` reads a call's result (Args::note_result; the
+// generated calls pick it, codegen's _RESULT_FORMS).
+enum class ResultForm : uint8_t {
+  kNumber,
+  kEnum,
+  kLocation,  // a uniform or attribute location: only whether there is one
+  kIndex,     // a resource index: only whether there is one (GL_INVALID_INDEX)
+};
+
 class Args {
  public:
+  enum class Kind : uint8_t { kUint, kSint, kFloat, kDouble };
+  // An output the driver wrote, kept for the session's outcome writer
+  // (--outcomes): `bytes` of `element_size` elements at `data`, as many as
+  // the trace recorded there or, when it recorded none, as the call's
+  // arguments say the driver writes.
+  struct Output {
+    size_t param;
+    const void* data;
+    size_t bytes;
+    uint8_t element_size;
+    Kind kind;
+  };
+
   // `checked`: what validate_call found for the call (output sizes), or null.
   Args(Session& session, const ReplayCall& call, Arena& arena, const Validation* checked = nullptr);
 
@@ -135,7 +158,7 @@ class Args {
   // outputs; scratch is as good, and safe where it does not).
   template <typename T>
   T* out(size_t i, int64_t min_count) {
-    return static_cast<T*>(output(i, sizeof(T), min_count));
+    return static_cast<T*>(output(i, sizeof(T), kind_of<T>(), min_count));
   }
 
   // --- what calls define or change --------------------------------------------
@@ -197,12 +220,34 @@ class Args {
   uint64_t ret_u() const;
   int64_t ret_s() const;
 
+  // --- what the call answered, for --outcomes (outcomes.h) -------------------------
+  // Kept only while the session records outcomes.
+  void note_result(uint64_t replayed, ResultForm form) {
+    if (session_.options().outcomes) result_ = {replayed, form};
+  }
+  std::optional<std::pair<uint64_t, ResultForm>> result() const { return result_; }
+  const std::vector<Output>& outputs() const { return outputs_; }
+  // What the call wrote is not compared: the driver's prose (role
+  // driver_prose), a time (measured_when).
+  void forget_outputs() { outputs_.clear(); }
+  // Query `query` (a replay name) begins (role begins_query): a timer's
+  // results are times, not compared (query_result).
+  void begin_query(uint32_t target, uint64_t query) {
+    if (session_.options().outcomes) session_.note_query_target(query, target);
+  }
+  void forget_timer_query_outputs(uint64_t query) {
+    if (session_.is_timer_query(query)) outputs_.clear();
+  }
+  // The pixels a read wrote (role reads_pixels): kept when they are 8-bit
+  // RGBA, which diverge compares as images.
+  void note_pixels(int64_t width, int64_t height, uint32_t format, uint32_t type);
+  std::optional<std::pair<uint32_t, uint32_t>> rgba8_pixels() const { return rgba8_pixels_; }
+
  private:
   // One GLES 1 array of the draw (texture coordinates: in their unit, the
   // app's client-active one kept in *active_unit to restore).
   void set_fixed_array(const ClientArray& a, const void* address, int32_t* active_unit);
 
-  enum class Kind { kUint, kSint, kFloat, kDouble };
   template <typename T>
   static constexpr Kind kind_of() {
     if constexpr (std::is_same_v<T, float>)
@@ -215,7 +260,7 @@ class Args {
       return Kind::kUint;
   }
   const void* typed_array(size_t i, size_t element_size, Kind kind);
-  void* output(size_t i, size_t element_size, int64_t min_count);
+  void* output(size_t i, size_t element_size, Kind kind, int64_t min_count);
   std::string name_of(size_t i) const;
   const Value* need(size_t i);
   void not_captured(size_t i, const Value& v);
@@ -226,6 +271,9 @@ class Args {
   const Validation* checked_;
   std::string error_;
   std::string scratch_error_;
+  std::optional<std::pair<uint64_t, ResultForm>> result_;
+  std::vector<Output> outputs_;
+  std::optional<std::pair<uint32_t, uint32_t>> rgba8_pixels_;  // width, height
 };
 
 }  // namespace gltrace::glreplay

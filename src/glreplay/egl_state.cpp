@@ -548,4 +548,16 @@ void EglState::shutdown() {
   x11_.close();
 }
 
+bool EglState::current_draw_surface_opaque() const {
+  auto surface = surfaces_.find(bound_->draw);
+  if (surface == surfaces_.end()) return false;
+  auto config = configs_.find(surface->second->config);
+  if (config == configs_.end()) return false;
+  const ConfigInfo& info = config->second;
+  for (size_t i = 0; i + 1 < info.traced.size(); i += 2)
+    if (info.traced[i] == EGL_ALPHA_SIZE) return info.traced[i + 1] == 0;
+  auto known = info.known.find(EGL_ALPHA_SIZE);
+  return known != info.known.end() && known->second == 0;
+}
+
 }  // namespace gltrace::glreplay

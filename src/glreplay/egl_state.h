@@ -179,6 +179,10 @@ class EglState {
   EGLSurface current_draw_surface() const { return bound_->surface; }
   EGLSurface current_read_surface() const { return bound_->read_surface; }
   uint64_t current_context() const { return bound_->context ? bound_->context->recorded : 0; }
+  // Whether the app's current draw surface had no alpha channel (its traced
+  // config's EGL_ALPHA_SIZE was 0): what the app showed was opaque, whatever
+  // the replay's config, which may have alpha, holds there.
+  bool current_draw_surface_opaque() const;
 
   // What each recorded thread has current, by thread (see Session).
   std::vector<CurrentBinding> current_bindings() const;

@@ -108,6 +108,8 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   const bool skip = borrowed && api::has_role(call->function, api::kRoleThreadBound);
   switch (skip ? ReplayKind::kSkip : entry.kind) {
     case ReplayKind::kSkip:
+      if (options_.outcomes != nullptr && call->function == api::kFn_glGetError) [[unlikely]]
+        options_.outcomes->record_get_error(*call);
       break;
     case ReplayKind::kNone:
       message = "unknown function id " + std::to_string(call->function);
@@ -136,9 +138,14 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
       if (!ok || !args.ok())
         message = std::string("cannot replay ") + name + ": " +
                   (args.error().empty() ? "failed" : args.error());
+      if (options_.outcomes != nullptr) [[unlikely]]
+        record_outcome(*call, &args, message);
       break;
     }
   }
+  if (options_.outcomes != nullptr && !message.empty() &&
+      (entry.kind == ReplayKind::kUnsupported || entry.kind == ReplayKind::kNone)) [[unlikely]]
+    record_outcome(*call, nullptr, message);
   if (!message.empty()) {
     if (session_.options().stop_on_error) {
       *error = message;  // the engine names the call
@@ -179,6 +186,16 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
     frame_ended();
   }
   return true;
+}
+
+void GlExecutor::record_outcome(const ReplayCall& call, const Args* args,
+                                const std::string& failure) {
+  uint32_t error = 0;
+  if (args != nullptr && api::kFunctionInfo[call.function].api == api::Api::kGles) {
+    auto get_error = GL_CALL(session_.gl(), glGetError);
+    if (get_error != nullptr) error = get_error();
+  }
+  options_.outcomes->record(call, args, error, failure);
 }
 
 void GlExecutor::on_swap(uint64_t frame) {

@@ -24,6 +24,7 @@
 #include "common/progress.h"
 #include "glreplay/args.h"
 #include "glreplay/compare.h"
+#include "glreplay/outcomes.h"
 #include "glreplay/session.h"
 #include "replay/executor.h"
 
@@ -45,6 +46,8 @@ struct ExecutorOptions {
   // checksum of each pass's frames (the first pass's are compared with the
   // trace, the later ones with the first's).
   bool loop_stats = false;
+  // --outcomes: what each call answered is written there (not owned).
+  OutcomeWriter* outcomes = nullptr;
 };
 
 // One replay pass of a loop, as loop_stats records it.
@@ -80,6 +83,9 @@ class GlExecutor : public replay::Executor {
   // --diff-images: one image's three PNG files.
   void write_difference(const ReplayedImage& replayed, const FrameImage& traced, Verdict verdict);
   void on_swap(uint64_t frame);
+  // --outcomes: the call's answers (null: it was not run), the GL error it
+  // raised, and why it could not be replayed ("" when it could).
+  void record_outcome(const ReplayCall& call, const Args* args, const std::string& failure);
   // After a frame's end (a swap or glFinish).
   void frame_ended();
   // Reads `area` for the compare (an image of `origin` keyed by `key_seq`,

@@ -21,6 +21,7 @@
 #include "glreplay/compare.h"
 #include "glreplay/driver_choice.h"
 #include "glreplay/executor.h"
+#include "glreplay/outcomes.h"
 #include "glreplay/requirements_check.h"
 #include "glreplay/session.h"
 #include "glreplay/state_worker.h"
@@ -91,6 +92,7 @@ struct ReplayArguments {
   std::string snapshot;        // --snapshot FRAMES
   uint64_t loop = 0;           // --loop N
   std::string frames;          // --frames A-B
+  std::string outcomes;        // --outcomes FILE
 };
 
 namespace {
@@ -276,6 +278,11 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
                  "FILE as JSON, and with --compare every compared image's verdict and metrics "
                  "(differing pixels, max channel difference, PSNR, SSIM)")
       ->type_name("FILE");
+  app.add_option("--outcomes", args->outcomes,
+                 "write what each call answered (results, outputs such as glGet* and "
+                 "glReadPixels, the GL error it raised) beside what the trace recorded to FILE, "
+                 "a JSON line per call: what `gltrace diverge` compares")
+      ->type_name("FILE");
   app.add_option("--snapshot", args->snapshot,
                  "write frames N, N-M, N- or all as PNG files to -o DIR")
       ->type_name("FRAMES");
@@ -432,6 +439,8 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   FrontOptions& front = args.front;
   std::string error = check_front(&front, args);
   if (!error.empty()) return line.usage_error(error);
+  if (!args.outcomes.empty() && (front.state_worker || front.check))
+    return line.usage_error("--outcomes takes no --state-worker or --check");
   if (front.check && !front.driver.empty())
     return line.usage_error("--check loads no driver: it takes no --driver");
   if (front.check) return run_check(front, program);
@@ -530,6 +539,15 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   session_options.stop_on_error = front.stop_on_error;
   session_options.program = program;
   session_options.driver_dir = front.driver_dir;
+  OutcomeWriter outcomes;
+  if (!args.outcomes.empty()) {
+    if (!outcomes.open(args.outcomes, &error)) {
+      fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
+      return kExitFailure;
+    }
+    session_options.outcomes = true;
+    front.executor.outcomes = &outcomes;
+  }
   Session session(session_options, info);
   // What the trace needs of the driver, scanned while the replay starts and
   // checked at its first context (a pipe cannot be read twice).
@@ -667,6 +685,10 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   if (session.errors() != 0) {
     fprintf(stderr, "%s: %" PRIu64 " calls could not be replayed\n", program.c_str(),
             session.errors());
+    exit_status = kExitFailure;
+  }
+  if (!outcomes.close(&error)) {
+    fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
     exit_status = kExitFailure;
   }
   if (!args.compare_report.empty() &&

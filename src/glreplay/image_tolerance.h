@@ -37,6 +37,10 @@ struct Tolerance {
   double ssim = 0;            // 0: no floor
 };
 
+// What `gltrace check` and `gltrace diverge` allow unless told otherwise: a
+// rasterizer's rounding (channel), a few pixels anywhere, any on edges.
+inline constexpr char kDefaultCiTolerance[] = "channel=16,pixels=0.5%,edges";
+
 // False with *error for a term this grammar does not know.
 bool parse_tolerance(std::string_view text, Tolerance* out, std::string* error);
 // The tolerance as parse_tolerance reads it (its terms in one order).

@@ -1,6 +1,7 @@
 #include "glreplay/session.h"
 
 #define GL_GLES_PROTOTYPES 0
+#include <GLES2/gl2ext.h>
 #include <GLES3/gl32.h>
 
 #include <cstdio>
@@ -64,6 +65,10 @@ void Session::note_divergent_result(uint64_t recorded, uint64_t replayed, bool a
             ? " (later such answers of this function are only counted)"
             : "") +
        (detail.empty() ? "" : "; the driver says: " + detail));
+}
+
+void Session::note_query_target(uint64_t query, uint32_t target) {
+  timer_queries_[query] = target == GL_TIME_ELAPSED_EXT || target == GL_TIMESTAMP_EXT;
 }
 
 void Session::note_driver() {
@@ -205,6 +210,7 @@ bool Session::read_framebuffer(std::vector<uint8_t>* pixels, uint32_t* width, ui
     read(region[0], region[1], region[2], region[3], GL_RGBA, GL_UNSIGNED_BYTE, pixels->data());
     read_error = get_error();
   }
+  if (source == 0 && egl_.current_draw_surface_opaque()) make_opaque(pixels);
   if (es3)
     bind_fb(GL_READ_FRAMEBUFFER, static_cast<GLuint>(read_fb));
   else

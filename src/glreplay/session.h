@@ -42,7 +42,15 @@ struct SessionOptions {
   size_t max_messages = 50;          // error lines printed before they are only counted
   std::string program = "glreplay";  // prefixes messages
   std::string driver_dir;            // --driver: where libEGL.so.1 and libGLESv2.so.2 are
+  bool outcomes = false;             // --outcomes: calls keep what they answered (Args)
 };
+
+// RGBA8 pixels read from a surface whose traced config had no alpha: each
+// alpha becomes 255, as the app's own read-back got it, whatever alpha the
+// replay's config kept there.
+inline void make_opaque(std::vector<uint8_t>* rgba) {
+  for (size_t i = 3; i < rgba->size(); i += 4) (*rgba)[i] = 255;
+}
 
 class Session {
  public:
@@ -161,6 +169,7 @@ class Session {
   uint64_t current_draw() const { return egl_.current_draw(); }
   uint64_t current_read() const { return egl_.current_read(); }
   EGLSurface current_draw_surface() const { return egl_.current_draw_surface(); }
+  bool current_draw_surface_opaque() const { return egl_.current_draw_surface_opaque(); }
   EGLSurface current_read_surface() const { return egl_.current_read_surface(); }
   // The recorded context current on the running thread (0 for none).
   uint64_t current_context() const { return egl_.current_context(); }
@@ -196,6 +205,12 @@ class Session {
   void note_divergent_result(uint64_t recorded, uint64_t replayed, bool as_enum,
                              const std::string& detail);
   uint64_t divergent_results() const { return divergent_results_; }
+  // --outcomes: which queries (replay names) are timers (Args::begin_query).
+  void note_query_target(uint64_t query, uint32_t target);
+  bool is_timer_query(uint64_t query) const {
+    auto it = timer_queries_.find(query);
+    return it != timer_queries_.end() && it->second;
+  }
 
   // The driver's GL strings, read at the first context made current (a
   // context of the replay's is current); empty until then.
@@ -264,6 +279,7 @@ class Session {
   std::shared_ptr<RequirementsCheck> requirements_check_;
   std::map<uint32_t, uint64_t> divergent_by_function_;
   uint64_t divergent_results_ = 0;
+  std::unordered_map<uint64_t, bool> timer_queries_;
 };
 
 }  // namespace gltrace::glreplay

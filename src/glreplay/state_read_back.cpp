@@ -48,6 +48,7 @@ class ReadBack : public GlQueries {
     if (error != GL_NO_ERROR)
       throw RequestError{"glReadPixels as RGBA8 failed (" + enum_text(error, "ErrorCode") +
                          "): the image's format cannot be read back as 8-bit RGBA"};
+    if (attachment == GL_BACK && session_.current_draw_surface_opaque()) make_opaque(&pixels);
     std::string png = consumers::encode_png(static_cast<uint32_t>(width),
                                             static_cast<uint32_t>(height), pixels.data(), true);
     if (png.empty()) throw RequestError{"cannot encode the image as PNG (out of memory)"};

@@ -1073,7 +1073,8 @@ int run_view(const ViewOptions& options, FILE* out) {
     }
     return 1;
   }
-  std::string url = "http://127.0.0.1:" + std::to_string(port) + "/?token=" + token;
+  std::string url =
+      "http://127.0.0.1:" + std::to_string(port) + "/?token=" + token + options.open_at;
   fprintf(out, "gltrace view: %s\n", url.c_str());
   fflush(out);
 

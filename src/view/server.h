@@ -39,6 +39,8 @@ struct ViewOptions {
   // Not null: the trace is being written by this capture, run by the
   // viewer on a thread of its own.
   LiveCapture* live = nullptr;
+  // Appended to the URL printed and opened: "#call=N" opens the page there.
+  std::string open_at;
 };
 
 // Serves until SIGINT or SIGTERM; prints the URL line on `out` once
