@@ -67,9 +67,9 @@ struct Report {
   std::string state_note;  // why it was not, or stopped early
   uint64_t frames_identical = 0, frames_within = 0, frames_beyond = 0;
   std::optional<uint64_t> first_frame;  // beyond the tolerance
-  json first_frame_metrics;
+  std::optional<json> first_frame_metrics;  // optional: json's constructor may throw
   std::optional<Finding> draw;  // the first draw beyond the tolerance
-  json draw_metrics;
+  std::optional<json> draw_metrics;
   std::string draw_note;
 };
 
@@ -759,12 +759,12 @@ int run_diverge(const DivergeOptions& options) {
   if (report.first_frame) {
     uint64_t last = model.frame(*report.first_frame).last_seq;
     printf("frames: the first beyond: frame %" PRIu64 " (ends at call %" PRIu64 "): %s\n",
-           *report.first_frame, last, metrics_text(report.first_frame_metrics).c_str());
+           *report.first_frame, last, metrics_text(report.first_frame_metrics.value_or(json())).c_str());
   }
   if (report.draw) {
     printf("draw: the first beyond the tolerance:\n");
     print_finding(model, options.trace, *report.draw, "  ");
-    printf("  %s\n", metrics_text(report.draw_metrics).c_str());
+    printf("  %s\n", metrics_text(report.draw_metrics.value_or(json())).c_str());
     if (!against_trace && !temporary)
       printf("  images: %s/draw-a.png, draw-b.png, draw-difference.png\n", work.c_str());
   }
@@ -792,10 +792,10 @@ int run_diverge(const DivergeOptions& options) {
                    {"within_tolerance", report.frames_within},
                    {"beyond", report.frames_beyond}};
     if (report.first_frame)
-      j["first_frame"] = {{"frame", *report.first_frame}, {"metrics", report.first_frame_metrics}};
+      j["first_frame"] = {{"frame", *report.first_frame}, {"metrics", report.first_frame_metrics.value_or(json())}};
     if (report.draw) {
       j["draw"] = finding_json(model, options.trace, *report.draw);
-      j["draw"]["metrics"] = report.draw_metrics;
+      j["draw"]["metrics"] = report.draw_metrics.value_or(json());
     }
     j["differs"] = differs;
     std::ofstream out(options.json);
