@@ -16,7 +16,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from gltrace_codegen import (  # noqa: E402
-    api, decoders, emit, encoders, explain, ids, proto, registry, replay, report, requirements,
+    api, decoders, emit, encoders, explain, ids, profiles, proto, registry, replay, report,
+    requirements,
     roles, state, trace, validate)
 
 
@@ -79,6 +80,12 @@ def generate(functions, typedefs, limit, table, args):
             sys.exit(f"gltrace codegen: {e}")
         out[os.path.join(api_dir, "state_table.inc")] = state.state_table_inc(
             entries, uniform_types, setters, emit.HEADER)
+    if args.profiles:
+        try:
+            listed, values = profiles.read(args.profiles, gl_enums)
+        except (profiles.ProfileError, OSError) as e:
+            sys.exit(f"gltrace codegen: {args.profiles}: {e}")
+        out[os.path.join(api_dir, "profiles.h")] = profiles.profiles_h(listed, values)
     out["entry_points.cpp"] = emit.entry_points_cpp(functions)
     out["dispatch_stubs.cpp"] = emit.dispatch_stubs_cpp(functions, limit)
     out[os.path.join(api_dir, "layer_wrappers.inc")] = emit.layer_wrappers_inc(functions)
@@ -101,7 +108,8 @@ _DEFAULTS = {"gl_xml": "/usr/share/khronos-api/gl.xml",
              "egl_header": ["/usr/include/EGL/egl.h", "/usr/include/EGL/eglext.h"],
              "ids": os.path.join(_ROOT, "spec", "function_ids.txt"),
              "api_table": os.path.join(_ROOT, "spec", "api.toml"),
-             "state_table": os.path.join(_ROOT, "spec", "gles_state.json")}
+             "state_table": os.path.join(_ROOT, "spec", "gles_state.json"),
+             "profiles": os.path.join(_ROOT, "spec", "portable_profiles.toml")}
 
 
 def main():
@@ -113,6 +121,8 @@ def main():
     ap.add_argument("--update-ids", action="store_true")
     ap.add_argument("--api-table", help="spec/api.toml: what each function and parameter means")
     ap.add_argument("--state-table", help="spec/gles_state.json: the state worker's table")
+    ap.add_argument("--profiles",
+                    help="spec/portable_profiles.toml: what `gltrace trace --portable` shows")
     ap.add_argument("--uncaptured-report",
                     help="write the pointers a trace cannot capture (docs/uncaptured.md) here")
     ap.add_argument("--explain", metavar="FUNCTION",

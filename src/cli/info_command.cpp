@@ -14,6 +14,7 @@
 #include "consumers/trace_events.h"
 #include "consumers/value_format.h"
 #include "format/records.h"
+#include "gltrace/api/profiles.h"
 
 namespace gltrace::cli {
 
@@ -372,20 +373,38 @@ int info(const std::string& path, bool json) {
 }
 
 // --requirements: what the trace needs of a driver, alone.
-int requirements(const std::string& path, bool json) {
+// With a --portable profile: whether the needs are within it (exit 1 when not).
+int requirements(const std::string& path, bool json, const std::string& profile) {
+  std::optional<consumers::DriverCapabilities> offered;
+  if (!profile.empty()) offered = consumers::profile_capabilities(profile);
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
   consumers::RequirementsScan scan;
   format::ReadStatus status;
   bool ok = format::read_trace_prefetched(reader, scan, &status);
+  std::vector<std::string> beyond;
   if (ok) {
     consumers::Requirements found = scan.result();
-    if (json)
-      printf("%s\n", consumers::requirements_json(found).c_str());
-    else
+    if (offered) beyond = consumers::missing_requirements(found, *offered);
+    if (json) {
+      std::string text = consumers::requirements_json(found);
+      if (offered) {
+        // The object with the profile's verdict in it.
+        std::string list;
+        for (const std::string& b : beyond) list += (list.empty() ? "\"" : ", \"") + b + "\"";
+        text.insert(text.rfind('}'),
+                    ", \"profile\": \"" + profile + "\", \"beyond_profile\": [" + list + "]");
+      }
+      printf("%s\n", text.c_str());
+    } else {
       fputs(consumers::requirements_text(found).c_str(), stdout);
+      if (offered && beyond.empty()) printf("profile:      within %s\n", profile.c_str());
+      for (const std::string& b : beyond)
+        printf("profile:      beyond %s: %s\n", profile.c_str(), b.c_str());
+    }
   }
-  return finish_reading(kName, path, ok, status);
+  int status_code = finish_reading(kName, path, ok, status);
+  return status_code == kExitOk && !beyond.empty() ? kExitFailure : status_code;
 }
 
 }  // namespace
@@ -395,14 +414,15 @@ void register_info(Commands& commands) {
     std::string path;
     bool json = false;
     bool requirements = false;
+    std::string profile;
   };
   auto options = std::make_shared<InfoOptions>();
-  CommandLine& line =
-      commands.add(kName, "what a trace holds: process, contexts, frames, calls, bytes",
-                   [options](const CommandLine&) {
-                     return options->requirements ? requirements(options->path, options->json)
-                                                  : info(options->path, options->json);
-                   });
+  CommandLine& line = commands.add(
+      kName, "what a trace holds: process, contexts, frames, calls, bytes",
+      [options](const CommandLine&) {
+        return options->requirements ? requirements(options->path, options->json, options->profile)
+                                     : info(options->path, options->json);
+      });
   CLI::App& app = line.app();
   app.description(
       "Prints the header (process, command line, driver), threads, contexts,\n"
@@ -413,6 +433,13 @@ void register_info(Commands& commands) {
                "shaders' #version, functions), the extensions it uses (functions, shaders' "
                "#extension) and the GL_MAX_* limits it goes up to, each with the call that "
                "needs it");
+  std::vector<std::string> profiles;
+  for (const api::Profile& p : api::kProfiles) profiles.emplace_back(p.name);
+  app.add_option("--profile", options->profile,
+                 "with --requirements: say whether they are within a --portable profile "
+                 "(spec/portable_profiles.toml), and each need beyond it (exit 1)")
+      ->type_name("PROFILE")
+      ->check(one_of(profiles));
   app.add_option("TRACE", options->path, "the trace")->required();
 }
 

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/launch.h"
 #include "cli/trace_output.h"
+#include "gltrace/api/profiles.h"
 
 namespace gltrace::cli {
 
@@ -131,7 +132,14 @@ struct TraceOptions {
   uint64_t start_frame = 0;
   double start_after = 0;
   uint64_t frames = 0;
+  std::string portable;  // --portable[=PROFILE]
 };
+
+std::vector<std::string> profile_names() {
+  std::vector<std::string> names;
+  for (const api::Profile& p : api::kProfiles) names.emplace_back(p.name);
+  return names;
+}
 
 int trace(TraceOptions& o, const CommandLine& line) {
   LaunchOptions& options = o.launch;
@@ -144,6 +152,13 @@ int trace(TraceOptions& o, const CommandLine& line) {
     options.env.emplace_back("GLTRACE_CAPTURE_FRAMEBUFFER", o.framebuffer);
   if (o.no_texture_data) options.env.emplace_back("GLTRACE_TEXTURE_DATA", "0");
   if (o.thread_time) options.env.emplace_back("GLTRACE_THREAD_TIME", "1");
+  if (!o.portable.empty()) {
+    if (o.start_frame != 0 || o.start_after > 0)
+      return line.usage_error(
+          "--portable shapes what the app sees from its start: it takes no "
+          "--start-frame or --start-after");
+    options.env.emplace_back("GLTRACE_CAPTURE_PORTABLE", o.portable);
+  }
   if (o.zstd_level != 0)
     options.env.emplace_back("GLTRACE_ZSTD_LEVEL", std::to_string(o.zstd_level));
   // The app may change its working directory (piglit does): make it absolute.
@@ -211,6 +226,13 @@ void register_trace(Commands& commands) {
   app.add_flag("--no-texture-data", options->no_texture_data,
                "record texture uploads without their pixels (smaller traces; such traces do "
                "not replay textures)");
+  app.add_flag("--portable{es3.0}", options->portable,
+               "show the app its driver through PROFILE (default es3.0), so that the trace "
+               "replays on other GPUs: the GLES and GLSL versions at most the profile's, only "
+               "its extensions, its limits (spec/portable_profiles.toml), no program binaries, "
+               "no context of a higher version")
+      ->type_name("PROFILE")
+      ->check(one_of(profile_names()));
   app.add_flag("--thread-time", options->thread_time,
                "also record each call's thread CPU time (a system call per call)");
   app.add_option("--zstd-level", options->zstd_level,

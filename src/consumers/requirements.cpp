@@ -16,6 +16,7 @@
 #include "format/reader.h"
 #include "gltrace/api/enums.h"
 #include "gltrace/api/functions.h"
+#include "gltrace/api/profiles.h"
 #include "gltrace/api/requirements.h"
 
 namespace gltrace::consumers {
@@ -265,8 +266,10 @@ void RequirementsScan::on_call(const format::Call& call) {
     if (std::optional<int64_t> bound = integer_arg(call, 0)) s.bound_api[call.thread] = *bound;
   } else if (id == api::kFn_eglCreateContext) {
     auto bound = s.bound_api.find(call.thread);
-    // A desktop GL context through EGL asks no GLES version.
-    if (call.args.size() >= 4 &&
+    // A desktop GL context through EGL asks no GLES version; nor does one
+    // the driver refused (EGL_NO_CONTEXT: the app asks for a lower one).
+    bool made = call.ret == nullptr || call.ret->uint != 0;  // a handle: uint or pointer
+    if (made && call.args.size() >= 4 &&
         (bound == s.bound_api.end() || bound->second == EGL_OPENGL_ES_API)) {
       std::vector<int64_t> pairs = attrib_pairs(call.args[3]);
       // EGL_CONTEXT_CLIENT_VERSION is EGL_CONTEXT_MAJOR_VERSION; 1 when absent.
@@ -553,6 +556,18 @@ std::vector<std::string> missing_requirements(const Requirements& r,
   }
   for (std::string& line : lines) line = escaped(line);
   return lines;
+}
+
+std::optional<DriverCapabilities> profile_capabilities(const std::string& profile) {
+  const api::Profile* p = api::find_profile(profile.c_str());
+  if (p == nullptr) return std::nullopt;
+  DriverCapabilities d;
+  d.version = p->major * 10 + p->minor;
+  d.version_text = es_version_text(d.version) + " (profile " + p->name + ")";
+  for (size_t i = 0; i < p->extension_count; ++i) d.extensions.insert(p->extensions[i]);
+  for (size_t i = 0; i < p->limit_count; ++i)
+    if (!p->limits[i].at_least) d.limits[p->limits[i].pname] = p->limits[i].value;
+  return d;
 }
 
 }  // namespace gltrace::consumers

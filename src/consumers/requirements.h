@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -110,6 +111,11 @@ struct DriverCapabilities {
 // call 12)". Limits the driver did not answer are not judged.
 std::vector<std::string> missing_requirements(const Requirements& requirements,
                                               const DriverCapabilities& driver);
+
+// What a driver made to a --portable profile (spec/portable_profiles.toml,
+// gltrace/api/profiles.h) offers: its version, its extensions, its at_most
+// limits; nullopt when there is no profile of that name.
+std::optional<DriverCapabilities> profile_capabilities(const std::string& profile);
 
 // The version of a GL_VERSION string ("OpenGL ES 3.2 Mesa ..." is 32); 0
 // when it names none.
