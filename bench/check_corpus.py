@@ -26,6 +26,8 @@ Then:
     the report of one run; `--update` after the spoilt goldens makes the next
     run pass;
  4. on softpipe, the long loop unlabelled is a hang within its timeout.
+ 5. each frame the table reports different: `gltrace diverge` against
+    llvmpipe (the capture's driver) names where the drivers part.
 Prints the table and one PASS/FAIL line per must-show; exits 1 on a FAIL.
 """
 
@@ -131,6 +133,28 @@ def expectations(names, hashes=None):
     return text
 
 
+def first_divergence(gltrace, trace, driver, out, env):
+    """diverge's first finding between llvmpipe and `driver`, as one line
+    ("" when it found none)."""
+    report_file = out + ".json"
+    run([gltrace, "diverge", trace, "--driver", "llvmpipe", "--driver", driver, "-o", out,
+         "--json", report_file], env)
+    try:
+        with open(report_file) as f:
+            r = json.load(f)
+    except (OSError, ValueError):
+        return ""
+    for key, finding in (("results", (r.get("results", {}).get("first") or [None])[0]),
+                         ("state", r.get("state")), ("draw", r.get("draw"))):
+        if finding:
+            what = "; ".join(finding.get("differences", [])[:2])
+            metrics = finding.get("metrics")
+            if key == "draw" and metrics:
+                what = f"{metrics.get('pixels')}px, PSNR {metrics.get('psnr', 0):.1f}dB"
+            return f"{key} at call {finding['call']} {finding['function']}: {what}"[:300]
+    return ""
+
+
 def check(gltrace, args, env):
     return run([gltrace, "check"] + args, env)
 
@@ -234,6 +258,21 @@ def main():
             r = table.get((n, d))
             if r is not None and r["status"] != "pass":
                 print(f"  {n} on {d}: {r['status']}: {r['message'][:300]}")
+    # Each frame reported different: where diverge finds the drivers part
+    # (against llvmpipe, the capture's driver), its first finding.
+    unexplained = []
+    for n in names:
+        for d in drivers:
+            r = table.get((n, d))
+            if d == "llvmpipe" or r is None or r["status"] != "fail":
+                continue
+            cause = first_divergence(gltrace, os.path.join(corpus, "traces", n + ".gltrace"), d,
+                                     os.path.join(work, f"diverge-{n}-{d}"), env)
+            print(f"  {n} on {d}: diverge: {cause or 'nothing found'}")
+            if not cause:
+                unexplained.append(f"{n} on {d}")
+    say(not unexplained, "no frame differs between the drivers unless diverge finds where",
+        ", ".join(unexplained))
 
     # 2. Expectations of each driver; a second run passes.
     exp = os.path.join(corpus, "traces.toml")
