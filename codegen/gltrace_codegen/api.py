@@ -224,18 +224,14 @@ def _annotate_value(v, entry, f, where, classes, gl_values, defaults=False):
         v.offset_in = (entry["offset_in"], _resolve_enum(entry["offset_in"], gl_values, where))
     if "null_ok" in entry:
         v.null_ok = bool(entry["null_ok"])
-    if "checked_when" in entry:
+    # An output's meaning when the call's pname is one of some enums.
+    for key in ("checked_when", "measured_when"):
+        if key not in entry:
+            continue
         pname = next((i for i, q in enumerate(f.params) if q.name == "pname"), -1)
         if v.depth != 1 or v.is_const or pname < 0:
-            raise ApiError(f"{where}: checked_when is for the output of a function with a pname")
-        v.checked_when = (pname, [_resolve_enum(n, gl_values, where)
-                                  for n in entry["checked_when"]])
-    if "measured_when" in entry:
-        pname = next((i for i, q in enumerate(f.params) if q.name == "pname"), -1)
-        if v.depth != 1 or v.is_const or pname < 0:
-            raise ApiError(f"{where}: measured_when is for the output of a function with a pname")
-        v.measured_when = (pname, [_resolve_enum(n, gl_values, where)
-                                   for n in entry["measured_when"]])
+            raise ApiError(f"{where}: {key} is for the output of a function with a pname")
+        setattr(v, key, (pname, [_resolve_enum(n, gl_values, where) for n in entry[key]]))
     if "limit" in entry:
         v.limit = _limit(entry["limit"], v, f, gl_values, where)
     if "bytes" in entry:

@@ -10,13 +10,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from gltrace_codegen import (  # noqa: E402
-    api, emit, ids, lengths, registry, replay, report, requirements, roles, trace, validate)
+    api, emit, ids, lengths, profiles, registry, replay, report, requirements, roles, trace,
+    validate)
 
 GL_XML = os.environ.get("GLTRACE_REGISTRY_GL", "/usr/share/khronos-api/gl.xml")
 IDS = os.environ.get("GLTRACE_IDS", os.path.join(HERE, "..", "..", "spec", "function_ids.txt"))
 EGL_HEADERS = ["/usr/include/EGL/egl.h", "/usr/include/EGL/eglext.h"]
 API_TABLE = os.path.join(HERE, "..", "..", "spec", "api.toml")
 UNCAPTURED_DOC = os.path.join(HERE, "..", "..", "docs", "uncaptured.md")
+PROFILES = os.path.join(HERE, "..", "..", "spec", "portable_profiles.toml")
 
 
 def load_model():
@@ -614,3 +616,43 @@ class ApiTableTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ProfilesTest(unittest.TestCase):
+    """spec/portable_profiles.toml: a profile takes its base's extensions and
+    limits; names the registry lacks are refused."""
+
+    @classmethod
+    def setUpClass(cls):
+        registry.read_gl(GL_XML)
+        cls.enums = registry.read_gl.enums
+
+    def read(self, text):
+        with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+            f.write(text)
+        try:
+            return profiles.read(f.name, self.enums)
+        finally:
+            os.unlink(f.name)
+
+    def test_the_files_profiles(self):
+        listed, values = profiles.read(PROFILES, self.enums)
+        by_name = dict(listed)
+        self.assertEqual((by_name["es3.0"]["major"], by_name["es3.0"]["minor"]), (3, 0))
+        self.assertEqual(by_name["es3.0"]["at_most"]["GL_MAX_TEXTURE_SIZE"], 2048)
+        # es3.1 on es3.0: its limits and extensions, and its own.
+        self.assertEqual(by_name["es3.1"]["at_most"]["GL_MAX_TEXTURE_SIZE"], 2048)
+        self.assertIn("GL_MAX_IMAGE_UNITS", by_name["es3.1"]["at_most"])
+        self.assertIn("GL_OES_mapbuffer", by_name["es3.1"]["extensions"])
+        header = profiles.profiles_h(listed, values)
+        self.assertIn('{0xD33, "GL_MAX_TEXTURE_SIZE", 2048, false},', header)
+        self.assertIn('{0x8A34, "GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT", 256, true},', header)
+
+    def test_mistakes_are_refused(self):
+        with self.assertRaisesRegex(profiles.ProfileError, "GL_MAX_NOTHING is no GL enum"):
+            self.read('[profiles.a]\nversion = "3.0"\nglsl = "3.00"\n'
+                      '[profiles.a.at_most]\nGL_MAX_NOTHING = 1\n')
+        with self.assertRaisesRegex(profiles.ProfileError, "base 'b' is not a profile above"):
+            self.read('[profiles.a]\nversion = "3.0"\nglsl = "3.00"\nbase = "b"\n')
+        with self.assertRaisesRegex(profiles.ProfileError, "version '3' is not M.m"):
+            self.read('[profiles.a]\nversion = "3"\nglsl = "3.00"\n')

@@ -64,11 +64,12 @@ struct Report {
   uint64_t errors = 0;
   std::optional<Finding> state;
   bool state_checked = false;
-  std::string state_note;  // why it was not, or stopped early
+  std::string state_note;          // why it was not, or stopped early
+  std::vector<std::string> ended;  // sides whose replay crashed or hung: what and where
   uint64_t frames_identical = 0, frames_within = 0, frames_beyond = 0;
-  std::optional<uint64_t> first_frame;  // beyond the tolerance
+  std::optional<uint64_t> first_frame;      // beyond the tolerance
   std::optional<json> first_frame_metrics;  // optional: json's constructor may throw
-  std::optional<Finding> draw;  // the first draw beyond the tolerance
+  std::optional<Finding> draw;              // the first draw beyond the tolerance
   std::optional<json> draw_metrics;
   std::string draw_note;
 };
@@ -95,6 +96,8 @@ bool read_outcomes(const std::string& path, std::map<uint64_t, json>* out, std::
   uint64_t number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
+    // The last line of a replay that crashed may be cut short.
+    if (in.eof() && !line.empty()) break;
     json entry = json::parse(line, nullptr, false);
     if (entry.is_discarded() || !entry.is_object() || !entry["call"].is_number_unsigned()) {
       *error = path + ":" + std::to_string(number) + ": not an outcome line";
@@ -644,6 +647,7 @@ int run_diverge(const DivergeOptions& options) {
   } remove_work{work, temporary};
 
   std::vector<Side> sides;
+  std::vector<std::string> ended;  // sides that crashed or hung
   std::error_code ec;
   const bool against_trace = options.drivers.size() < 2;
   for (size_t i = 0; i < std::max<size_t>(options.drivers.size(), 1); ++i) {
@@ -688,6 +692,12 @@ int run_diverge(const DivergeOptions& options) {
               side.child.error.empty() ? log_tail(log).c_str() : side.child.error.c_str());
       // What it wrote before is still compared: a crash is a divergence too.
       if (!side.child.timed_out && !WIFSIGNALED(side.child.status)) return kExitCannotRun;
+      ended.push_back(
+          side.label + " (" + name + ") " +
+          (side.child.timed_out
+               ? "did not end within " + std::to_string(static_cast<int>(options.timeout)) + " s"
+               : std::string("crashed")) +
+          ": " + log_tail(log, 1));
     }
     side.strings = driver_strings(log);
     if (!read_outcomes(side.dir + "/outcomes.jsonl", &side.outcomes, &error)) {
@@ -697,6 +707,7 @@ int run_diverge(const DivergeOptions& options) {
   }
 
   Report report;
+  report.ended = ended;
   compare_results(sides, options.listed, tolerance, &report);
   uint64_t first_draw_image = 0;
   if (against_trace)
@@ -704,8 +715,11 @@ int run_diverge(const DivergeOptions& options) {
   else
     compare_frames(sides, tolerance, &report);
 
-  // 2 and 3: two state workers, stepping together.
-  if (!against_trace) {
+  // 2 and 3: two state workers, stepping together (not after a side hung
+  // or crashed: the workers would too).
+  if (!against_trace && !report.ended.empty()) {
+    report.state_note = "not stepped: a side's replay crashed or hung";
+  } else if (!against_trace) {
     std::vector<std::string> worker = {options.replayer, "replay", "--state-worker"};
     auto command = [&](const Side& side) {
       std::vector<std::string> c = worker;
@@ -738,6 +752,7 @@ int run_diverge(const DivergeOptions& options) {
            side.driver.empty() ? "default" : side.driver.c_str(),
            side.strings.empty() ? "driver strings not printed" : side.strings.c_str());
   if (against_trace) printf("against: the trace's recorded answers and images\n");
+  for (const std::string& e : report.ended) printf("ended: %s\n", e.c_str());
   printf("tolerance: %s\n", glreplay::tolerance_text(tolerance).c_str());
   printf("results: %" PRIu64 " of %" PRIu64 " answers differ\n", report.results_differing,
          report.results_compared);
@@ -759,7 +774,8 @@ int run_diverge(const DivergeOptions& options) {
   if (report.first_frame) {
     uint64_t last = model.frame(*report.first_frame).last_seq;
     printf("frames: the first beyond: frame %" PRIu64 " (ends at call %" PRIu64 "): %s\n",
-           *report.first_frame, last, metrics_text(report.first_frame_metrics.value_or(json())).c_str());
+           *report.first_frame, last,
+           metrics_text(report.first_frame_metrics.value_or(json())).c_str());
   }
   if (report.draw) {
     printf("draw: the first beyond the tolerance:\n");
@@ -770,8 +786,8 @@ int run_diverge(const DivergeOptions& options) {
   }
   if (!report.draw_note.empty()) printf("draw: %s\n", report.draw_note.c_str());
 
-  bool differs =
-      report.results_differing != 0 || report.state || report.frames_beyond != 0 || report.draw;
+  bool differs = report.results_differing != 0 || report.state || report.frames_beyond != 0 ||
+                 report.draw || !report.ended.empty();
   if (!options.json.empty()) {
     json j = {{"trace", options.trace}, {"tolerance", glreplay::tolerance_text(tolerance)}};
     for (const Side& side : sides)
@@ -779,6 +795,7 @@ int run_diverge(const DivergeOptions& options) {
                             {"driver", side.driver.empty() ? "default" : side.driver},
                             {"strings", side.strings}});
     j["against_trace"] = against_trace;
+    j["ended"] = report.ended;
     j["results"] = {{"compared", report.results_compared},
                     {"differing", report.results_differing},
                     {"first", json::array()}};
@@ -792,7 +809,8 @@ int run_diverge(const DivergeOptions& options) {
                    {"within_tolerance", report.frames_within},
                    {"beyond", report.frames_beyond}};
     if (report.first_frame)
-      j["first_frame"] = {{"frame", *report.first_frame}, {"metrics", report.first_frame_metrics.value_or(json())}};
+      j["first_frame"] = {{"frame", *report.first_frame},
+                          {"metrics", report.first_frame_metrics.value_or(json())}};
     if (report.draw) {
       j["draw"] = finding_json(model, options.trace, *report.draw);
       j["draw"]["metrics"] = report.draw_metrics.value_or(json());

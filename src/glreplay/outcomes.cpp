@@ -202,9 +202,15 @@ void OutcomeWriter::record(const ReplayCall& call, const Args* args, uint32_t gl
       line["outputs"].push_back(std::move(out));
     }
   }
+  write_line(line);
+}
+
+void OutcomeWriter::write_line(const nlohmann::json& line) {
   std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   text += '\n';
   fwrite(text.data(), 1, text.size(), file_);
+  // Each line is out at once: a replay that crashes later keeps them.
+  fflush(file_);
 }
 
 void OutcomeWriter::record_get_error(const ReplayCall& call) {
@@ -220,8 +226,7 @@ void OutcomeWriter::record_get_error(const ReplayCall& call) {
         call.ret.kind == ValueKind::kSint ? static_cast<uint64_t>(call.ret.sint) : call.ret.uint;
     line["recorded_result"] = glstate::enum_text(static_cast<uint32_t>(recorded), "ErrorCode");
   }
-  std::string text = line.dump() + '\n';
-  fwrite(text.data(), 1, text.size(), file_);
+  write_line(line);
 }
 
 bool OutcomeWriter::close(std::string* error) {

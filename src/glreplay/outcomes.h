@@ -44,6 +44,7 @@ class OutcomeWriter {
   bool close(std::string* error);
 
  private:
+  void write_line(const nlohmann::json& line);
   // Writes RGBA8 pixels (rows bottom first) as a PNG beside the file (in
   // FILE.images/) and names it in (*out)[key].
   void write_image(const std::string& name, uint32_t width, uint32_t height, const void* rgba,
