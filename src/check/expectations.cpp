@@ -51,14 +51,13 @@ bool get_string(const toml::table& table, std::string_view key, std::string* out
   return true;
 }
 
-// A tolerance the replay's grammar reads, or "exact": checked as the file is
+// A tolerance the replay's grammar reads ("exact" too): checked as the file is
 // read, so a run never starts on a file it would misjudge.
 bool get_tolerance(const toml::table& table, std::string* out, std::string* error) {
   if (!get_string(table, "tolerance", out, error)) return false;
   glreplay::Tolerance parsed;
   std::string why;
-  if (out->empty() || *out == "exact" || glreplay::parse_tolerance(*out, &parsed, &why))
-    return true;
+  if (out->empty() || glreplay::parse_tolerance(*out, &parsed, &why)) return true;
   *error = at(*table.get("tolerance")) + ": tolerance: " + why;
   return false;
 }

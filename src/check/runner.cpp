@@ -203,7 +203,7 @@ FrameResult judge_frame(const Run& run, const Expectation* e, size_t i, uint64_t
   if (has_golden) {
     glreplay::Tolerance tolerance;
     std::string text = !e->tolerance.empty() ? e->tolerance : run.file.tolerance;
-    if (text != "exact" && !glreplay::parse_tolerance(text, &tolerance, &error)) {
+    if (!glreplay::parse_tolerance(text, &tolerance, &error)) {
       f.verdict = "differs";
       return f;  // the file was checked when read: unreachable
     }
@@ -336,12 +336,8 @@ Replayed replay_trace(Run& run, const Expectation* e, const std::string& trace,
   if (against_trace) {
     std::string tolerance =
         e != nullptr && !e->tolerance.empty() ? e->tolerance : run.file.tolerance;
-    if (tolerance == "exact") {
-      argv.push_back("--compare");
-    } else {
-      argv.push_back("--tolerance");
-      argv.push_back(tolerance);
-    }
+    argv.push_back("--tolerance");
+    argv.push_back(tolerance);
     argv.push_back("--diff-images");
     argv.push_back(work + "/difference");
   }

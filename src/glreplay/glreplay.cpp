@@ -266,7 +266,7 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
                  "passes when every term holds: channel=N (a pixel differs when a channel "
                  "differs by more), pixels=N or P% (that many may differ), edges[=T] (pixels on "
                  "the trace image's Sobel edges, magnitude >= T, default 64, may differ), "
-                 "psnr=DB, ssim=S; e.g. channel=16,pixels=0.5%,edges")
+                 "psnr=DB, ssim=S; exact; e.g. channel=16,pixels=0.5%,edges")
       ->type_name("SPEC");
   app.add_option("--diff-images", front.executor.diff_dir,
                  "write each image that is not identical to DIR: the replay's, the trace's and "
@@ -378,7 +378,7 @@ void print_worst(const std::vector<ImageResult>& results) {
 // --compare: every compared image and the totals.
 void add_compare_report(const FrameComparer& c, nlohmann::ordered_json* out) {
   nlohmann::ordered_json& report = *out;
-  report["tolerance"] = c.tolerance() ? tolerance_text(*c.tolerance()) : "exact";
+  report["tolerance"] = c.tolerance() ? tolerance_text(*c.tolerance()) : kExactTolerance;
   report["frames"] = {{"identical", c.frames_identical()},
                       {"within_tolerance", c.frames_within_tolerance()},
                       {"differ", c.frames_differing()},

@@ -87,6 +87,10 @@ double mean_ssim(const uint8_t* a, const uint8_t* b, uint32_t width, uint32_t he
 
 bool parse_tolerance(std::string_view text, Tolerance* out, std::string* error) {
   Tolerance t;
+  if (text == kExactTolerance) {
+    *out = t;  // every pixel counted, none may differ
+    return true;
+  }
   t.count_pixels = false;
   if (text.empty()) {
     *error = "an empty tolerance";
@@ -134,6 +138,9 @@ bool parse_tolerance(std::string_view text, Tolerance* out, std::string* error) 
 }
 
 std::string tolerance_text(const Tolerance& t) {
+  if (t.count_pixels && t.channel == 0 && t.pixels == 0 && t.pixel_percent < 0 &&
+      t.edge_threshold < 0 && t.psnr == 0 && t.ssim == 0)
+    return kExactTolerance;
   std::string text;
   char term[64];
   auto add = [&](int n) { text.append(term, static_cast<size_t>(std::max(0, n))).push_back(','); };

@@ -14,6 +14,7 @@
 //                  amount: rasterizers disagree most on edges
 //   psnr=DB        PSNR of the RGB channels at least DB decibels
 //   ssim=S         mean SSIM of the luma (8x8 windows) at least S (0-1)
+//   exact          (alone) no pixel may differ: channel=0,pixels=0
 // A tolerance of psnr and ssim terms only counts no pixels.
 #pragma once
 
@@ -40,6 +41,7 @@ struct Tolerance {
 // What `gltrace check` and `gltrace diverge` allow unless told otherwise: a
 // rasterizer's rounding (channel), a few pixels anywhere, any on edges.
 inline constexpr char kDefaultCiTolerance[] = "channel=16,pixels=0.5%,edges";
+inline constexpr char kExactTolerance[] = "exact";
 
 // False with *error for a term this grammar does not know.
 bool parse_tolerance(std::string_view text, Tolerance* out, std::string* error);

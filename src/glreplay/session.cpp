@@ -55,7 +55,8 @@ void Session::note_divergent_result(uint64_t recorded, uint64_t replayed, bool a
   constexpr uint64_t kWarnedPerFunction = 3;
   if (++divergent_by_function_[function] > kWarnedPerFunction) return;
   // Answers are enums here (checked_result's functions): named when known.
-  const char* group = function < api::kFunctionIdLimit ? api::kFunctionInfo[function].ret_group : "";
+  const char* group =
+      function < api::kFunctionIdLimit ? api::kFunctionInfo[function].ret_group : "";
   auto text = [&](uint64_t value) {
     return as_enum ? glstate::enum_text(static_cast<uint32_t>(value), *group != 0 ? group : nullptr)
                    : std::to_string(static_cast<int64_t>(value));

@@ -62,7 +62,7 @@ class Diverge : public ::testing::Test {
     std::string out = env_.dir + "/" + inject.substr(0, inject.find(':'));
     // One driver on both sides: any difference is the layer's, so exact.
     *result = gltrace({"diverge", trace_, "--driver", "llvmpipe", "--driver", build_lib("dropin"),
-                       "--tolerance", "channel=0", "--json", json, "-o", out},
+                       "--tolerance", "exact", "--json", json, "-o", out},
                       vars);
     std::ifstream in(json);
     return Json::parse(in, nullptr, false);
