@@ -106,12 +106,11 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   // thread had nothing current and the OpenGL ES API bound, so skipping them
   // loses nothing.
   const bool skip = borrowed && api::has_role(call->function, api::kRoleThreadBound);
-  // --outcomes reads the error after every call: the app's glGetError gets
-  // the first since its last from there, not from the driver.
-  const bool error_read = options_.outcomes != nullptr && call->function == api::kFn_glGetError;
-  if (error_read && !skip) [[unlikely]]
+  // --outcomes reads the error after every call: the app's glGetError (not
+  // replayed) gets the first since its last from there.
+  if (options_.outcomes != nullptr && call->function == api::kFn_glGetError && !skip) [[unlikely]]
     options_.outcomes->record_get_error(*call);
-  switch (skip || error_read ? ReplayKind::kSkip : entry.kind) {
+  switch (skip ? ReplayKind::kSkip : entry.kind) {
     case ReplayKind::kSkip:
       break;
     case ReplayKind::kNone:
