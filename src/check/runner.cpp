@@ -232,14 +232,10 @@ FrameResult judge_frame(const Run& run, const Expectation* e, size_t i, uint64_t
       f.verdict = "differs";
       std::vector<uint8_t> difference = glreplay::difference_image(
           replayed.rgba.data(), golden.rgba.data(), replayed.width, replayed.height, tolerance);
-      // difference_image keeps the rows' order: these are top row first,
-      // and write_png takes them bottom first.
-      std::vector<uint8_t> flipped(difference.size());
-      size_t row = size_t{replayed.width} * 4;
-      for (uint32_t y = 0; y < replayed.height; ++y)
-        memcpy(&flipped[y * row], &difference[(replayed.height - 1 - y) * row], row);
+      // difference_image keeps the rows' order: read_png's, top row first.
       std::string path = work + "/difference-" + std::to_string(frame) + ".png";
-      if (consumers::write_png(path, replayed.width, replayed.height, flipped.data(), &error))
+      if (consumers::write_png(path, replayed.width, replayed.height, difference.data(), &error,
+                               false))
         f.difference = path;
     }
     return f;

@@ -86,7 +86,7 @@ std::string encode_png(uint32_t width, uint32_t height, const uint8_t* rgba,
 }
 
 bool write_png(const std::string& path, uint32_t width, uint32_t height, const uint8_t* rgba,
-               std::string* error) {
+               std::string* error, bool bottom_row_first) {
   FILE* file = fopen(path.c_str(), "wb");
   if (file == nullptr) {
     *error = path + ": " + strerror(errno);
@@ -95,7 +95,7 @@ bool write_png(const std::string& path, uint32_t width, uint32_t height, const u
   struct stat st;
   bool regular = fstat(fileno(file), &st) == 0 && S_ISREG(st.st_mode);
   ErrorMessage message;
-  bool ok = encode(file, nullptr, width, height, rgba, true, &message);
+  bool ok = encode(file, nullptr, width, height, rgba, bottom_row_first, &message);
   // A failed write (a full disk) is libpng's "Write Error", or shows only at
   // fclose for the buffered rest: errno says why.
   std::string why = ferror(file) != 0 ? strerror(errno) : message.text;

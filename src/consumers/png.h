@@ -8,10 +8,11 @@
 namespace gltrace::consumers {
 
 // `rgba` holds height rows of width*4 bytes, the bottom row first (as
-// glReadPixels returns them); the PNG is written top row first. On failure
-// no file is left at `path`.
+// glReadPixels returns them) unless `bottom_row_first` is false (as read_png
+// returns them); the PNG is written top row first. On failure no file is
+// left at `path`.
 bool write_png(const std::string& path, uint32_t width, uint32_t height, const uint8_t* rgba,
-               std::string* error);
+               std::string* error, bool bottom_row_first = true);
 
 // The same PNG in memory, its rows given bottom first or top first; empty
 // when libpng fails (out of memory).

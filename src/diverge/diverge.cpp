@@ -561,12 +561,14 @@ void find_draw(view::TraceModel& model, Workers& w, uint64_t frame,
     }
     json metrics;
     if (compare_images(ia, ib, tolerance, &metrics) != Match::kBeyond) continue;
-    std::string error_png;
-    std::vector<uint8_t> difference =
-        glreplay::difference_image(ia.rgba.data(), ib.rgba.data(), ia.width, ia.height, tolerance);
-    if (ia.width == ib.width && ia.height == ib.height)
+    // An image of the difference needs two of one size; the finding stands without it.
+    if (ia.width == ib.width && ia.height == ib.height) {
+      std::vector<uint8_t> difference = glreplay::difference_image(ia.rgba.data(), ib.rgba.data(),
+                                                                   ia.width, ia.height, tolerance);
+      std::string ignored;
       consumers::write_png(dir + "/draw-difference.png", ia.width, ia.height, difference.data(),
-                           &error_png);
+                           &ignored, false);  // the rows as read_png gave them
+    }
     report->draw = Finding{call, function_of(model, call), {}};
     report->draw_metrics = metrics;
     return;
