@@ -47,7 +47,7 @@ ALLOWED = {
     "check": {"common", "format", "consumers", "glreplay", "gl_loader"},
     # diverge: runs replays and state workers as child processes (the
     # viewer's WorkerProcess and trace model), compares their images.
-    "diverge": {"common", "consumers", "glreplay/image_tolerance.h", "view"},
+    "diverge": {"common", "consumers", "glreplay/glreplay.h", "glreplay/image_tolerance.h", "view"},
     "cli": {"common", "command_line", "settings", "format", "control", "consumers", "glreplay", "surface", "view",
             "check", "diverge"},
 }

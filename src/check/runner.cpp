@@ -159,12 +159,6 @@ struct Replayed {
   std::vector<std::string> checksums;
 };
 
-std::string frame_file(const std::string& dir, uint64_t frame) {
-  char name[48];
-  snprintf(name, sizeof name, "/frame-%06" PRIu64 ".png", frame);
-  return dir + name;
-}
-
 struct Image {
   uint32_t width = 0, height = 0;
   std::vector<uint8_t> rgba;
@@ -188,8 +182,8 @@ FrameResult judge_frame(const Run& run, const Expectation* e, size_t i, uint64_t
   f.frame = frame;
   std::string error;
   Image replayed;
-  if (!consumers::read_png(frame_file(work + "/frames", frame), &replayed.width, &replayed.height,
-                           &replayed.rgba, &error)) {
+  if (!consumers::read_png(glreplay::snapshot_png(work + "/frames", frame), &replayed.width,
+                           &replayed.height, &replayed.rgba, &error)) {
     f.verdict = "missing";
     return f;
   }
@@ -473,7 +467,7 @@ void record_update(Run& run, TraceEntry& entry, const std::string& hash,
                            std::to_string(f.frame) + ".png";
     std::error_code ec;
     fs::create_directories(run.file.resolve("goldens"), ec);
-    fs::copy_file(frame_file(work + "/frames", f.frame), run.file.resolve(relative),
+    fs::copy_file(glreplay::snapshot_png(work + "/frames", f.frame), run.file.resolve(relative),
                   fs::copy_options::overwrite_existing, ec);
     if (ec) {
       fprintf(stderr, "%s: cannot keep %s: %s\n", run.options.program.c_str(),
@@ -572,12 +566,12 @@ TraceResult check_trace(Run& run, size_t index, TraceEntry& entry) {
   };
   result.log = base + "/replay.log";
   for (FrameResult& f : result.frames) {
-    if (!f.checksum.empty()) f.image = frame_file(base + "/frames", f.frame);
+    if (!f.checksum.empty()) f.image = glreplay::snapshot_png(base + "/frames", f.frame);
     moved(f.difference);
     // Against the trace's own image: the replay wrote it and the difference
     // (frame-NNNNNN-call-C-swap-differs-{traced,difference}.png).
     if (f.difference.empty() && f.verdict == "differs") {
-      std::string prefix = fs::path(frame_file("", f.frame)).stem().string() + "-";
+      std::string prefix = fs::path(glreplay::snapshot_png("", f.frame)).stem().string() + "-";
       for (const auto& file : fs::directory_iterator(base + "/difference", ec)) {
         std::string name = file.path().filename().string();
         if (name.compare(0, prefix.size(), prefix) != 0 || name.find("-swap-") == std::string::npos)

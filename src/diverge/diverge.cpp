@@ -20,6 +20,7 @@
 
 #include "common/child_process.h"
 #include "consumers/png.h"
+#include "glreplay/glreplay.h"
 #include "glreplay/image_tolerance.h"
 #include "gltrace/api/roles.h"
 #include "view/trace_model.h"
@@ -285,18 +286,12 @@ void compare_results(const std::vector<Side>& sides, size_t listed,
   }
 }
 
-std::string frame_png(const std::string& dir, uint64_t frame) {
-  char name[48];
-  snprintf(name, sizeof name, "/frame-%06" PRIu64 ".png", frame);
-  return dir + name;
-}
-
 // Two drivers: each frame both replays wrote, in order.
 void compare_frames(const std::vector<Side>& sides, const glreplay::Tolerance& tolerance,
                     Report* report) {
   for (uint64_t frame = 0;; ++frame) {
-    std::string pa = frame_png(sides[0].dir + "/frames", frame);
-    std::string pb = frame_png(sides[1].dir + "/frames", frame);
+    std::string pa = glreplay::snapshot_png(sides[0].dir + "/frames", frame);
+    std::string pb = glreplay::snapshot_png(sides[1].dir + "/frames", frame);
     if (!fs::exists(pa) || !fs::exists(pb)) break;
     Image a, b;
     std::string error;

@@ -9,6 +9,7 @@
 #include "consumers/png.h"
 #include "format/crc32.h"
 #include "glreplay/calls.h"
+#include "glreplay/glreplay.h"
 #include "glreplay/trace_source.h"
 #include "gltrace/api/roles.h"
 
@@ -263,9 +264,8 @@ void GlExecutor::read_image(uint64_t frame, Session::ReadArea area, ImageOrigin 
     return;
   }
   if (snap) {
-    char name[48];
-    snprintf(name, sizeof name, "/frame-%06" PRIu64 ".png", frame);
-    if (consumers::write_png(options_.snapshot_dir + name, width, height, pixels.data(), &error))
+    if (consumers::write_png(snapshot_png(options_.snapshot_dir, frame), width, height,
+                             pixels.data(), &error))
       ++snapshots_;
     else
       session_.report(error);

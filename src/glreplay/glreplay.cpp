@@ -433,6 +433,12 @@ bool write_compare_report(const std::string& path, const FrameComparer* comparer
 
 }  // namespace
 
+std::string snapshot_png(const std::string& dir, uint64_t frame) {
+  char name[48];
+  snprintf(name, sizeof name, "/frame-%06" PRIu64 ".png", frame);
+  return dir + name;
+}
+
 int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   const std::string& program = line.program();
   replay::ReplayOptions& options = args.options;

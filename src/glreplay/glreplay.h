@@ -2,6 +2,7 @@
 // executable.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -25,5 +26,8 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line);
 // one), or to the end. A trace that cannot be read says "yes": opening it
 // for the replay then says why not.
 bool trace_holds_images(const std::string& path);
+
+// The PNG file --snapshot writes frame `frame` to in `dir` (DIR/frame-NNNNNN.png).
+std::string snapshot_png(const std::string& dir, uint64_t frame);
 
 }  // namespace gltrace::glreplay
