@@ -389,11 +389,16 @@ int requirements(const std::string& path, bool json, const std::string& profile)
     if (json) {
       std::string text = consumers::requirements_json(found);
       if (offered) {
-        // The object with the profile's verdict in it.
-        std::string list;
-        for (const std::string& b : beyond) list += (list.empty() ? "\"" : ", \"") + b + "\"";
-        text.insert(text.rfind('}'),
-                    ", \"profile\": \"" + profile + "\", \"beyond_profile\": [" + list + "]");
+        // The object with the profile's verdict in it, its strings escaped
+        // as requirements_json escapes its own.
+        std::string more = ", \"profile\": ";
+        consumers::append_json_string(more, profile);
+        more += ", \"beyond_profile\": [";
+        for (size_t i = 0; i < beyond.size(); ++i) {
+          if (i != 0) more += ", ";
+          consumers::append_json_string(more, beyond[i]);
+        }
+        text.insert(text.rfind('}'), more + "]");
       }
       printf("%s\n", text.c_str());
     } else {
