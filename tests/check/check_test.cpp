@@ -22,10 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // A trace of `app` with the framebuffer captured at every swap, in dir/traces.
 void capture(const IsolatedEnv& env, const std::string& app, std::vector<std::string> app_args,
              const std::string& name) {

@@ -32,10 +32,6 @@ ProcessResult trace_app(const IsolatedEnv& env, const std::string& output,
   return gltrace(env, args);
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 TEST(TraceCommand, MissingOutputDirectoryFailsBeforeTheAppRuns) {
   IsolatedEnv env;
   std::string marker = env.dir + "/app-ran";

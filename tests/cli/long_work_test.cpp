@@ -22,10 +22,6 @@ ProcessResult gltrace_on_terminal(const std::vector<std::string>& args) {
   return run_process(argv, clean_env(), 300);
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // 60 demo frames, with and without framebuffer images.
 class LongWork : public ::testing::Test {
  protected:

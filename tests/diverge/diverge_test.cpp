@@ -22,10 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 class Diverge : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -35,10 +35,6 @@ ProcessResult protoc_decode(const std::string& path) {
                sh_quoted(source_path("proto/perfetto_subset.proto")) + " < " + sh_quoted(path));
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 std::string read_binary(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream bytes;

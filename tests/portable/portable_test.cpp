@@ -16,10 +16,6 @@
 namespace gltrace::test {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 TEST(Portable, Glmark2SeesTheProfileAndItsTraceReplaysOnThreeDrivers) {
   if (access("/usr/bin/glmark2-es2", X_OK) != 0) GTEST_SKIP() << "glmark2-es2 not installed";
   IsolatedEnv env;

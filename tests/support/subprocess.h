@@ -63,4 +63,8 @@ std::string read_text_file(const std::string& path);
 // Number of non-overlapping occurrences of needle in haystack.
 size_t count_occurrences(const std::string& haystack, const std::string& needle);
 
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 }  // namespace gltrace::test

@@ -14,10 +14,6 @@
 namespace gltrace::test {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // A trace of `app` with the framebuffer captured at every swap.
 std::string capture(const IsolatedEnv& env, const std::string& app,
                     const std::vector<std::string>& app_args, const std::string& name) {
