@@ -32,7 +32,7 @@ FUNCTION_ROLES = {"draw", "other_draw", "swap", "ends_frame", "thread_bound", "d
                   "flush_mapped", "release_thread", "egl_setup", "link_program",
                   "compressed_upload", "image_texture", "image_renderbuffer", "defines_texture",
                   "defines_renderbuffer", "checked_result", "driver_prose", "begins_query",
-                  "query_result", "reads_pixels"}
+                  "query_result", "reads_pixels", "gpu_work", "dispatch"}
 CUSTOM_PARTS = {"replay", "export"}
 FUNCTION_KEYS = {"custom", "hooks", "replay_skip", "replay_unsupported", "roles", "ret", "params"}
 PARAM_KEYS = {"kind", "length", "effect", "role", "interface", "array", "offset_in", "null_ok", "bytes",

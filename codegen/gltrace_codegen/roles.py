@@ -41,6 +41,9 @@ FLAGS = [
     ("Creates", "creates an object of object_class (a parameter's or the result's effect)"),
     ("Binds", "binds an object of object_class"),
     ("Deletes", "deletes an object of object_class"),
+    ("GpuWork", "makes the GPU render or compute: a draw, clear, blit or dispatch (roles draw, "
+                "other_draw, gpu_work, dispatch): `replay --profile` times it"),
+    ("Dispatch", "dispatches compute work (role dispatch)"),
 ]
 # The table roles that set a flag of their own name (draw -> kDraw).
 ROLE_FLAGS = {"draw": "Draw", "other_draw": "OtherDraw", "swap": "Swap", "ends_frame": "EndsFrame",
@@ -48,7 +51,10 @@ ROLE_FLAGS = {"draw": "Draw", "other_draw": "OtherDraw", "swap": "Swap", "ends_f
               "window_surface": "WindowSurface", "offscreen_surface": "OffscreenSurface",
               "map": "Map", "unmap": "Unmap", "flush_mapped": "FlushMapped",
               "release_thread": "ReleaseThread", "egl_setup": "EglSetup",
-              "link_program": "LinksProgram", "compressed_upload": "CompressedUpload"}
+              "link_program": "LinksProgram", "compressed_upload": "CompressedUpload",
+              "dispatch": "Dispatch"}
+# The table roles whose functions make the GPU work (flag GpuWork).
+GPU_WORK_ROLES = {"draw", "other_draw", "gpu_work", "dispatch"}
 _EFFECT_FLAGS = {"creates": "Creates", "binds": "Binds", "deletes": "Deletes"}
 # The trace hook after which the trace layer may read the framebuffer.
 CAPTURE_AFTER_DRAW = "capture_after_draw"
@@ -59,6 +65,8 @@ def flags_of(f):
     names = {ROLE_FLAGS[r] for r in f.roles if r in ROLE_FLAGS}
     if f.api == "gles":
         names.add("ThreadBound")
+    if GPU_WORK_ROLES & set(f.roles):
+        names.add("GpuWork")
     if CAPTURE_AFTER_DRAW in f.hooks.get("done", []):
         names.add("CapturesDraw")
     if any(p.role == "texture_data" for p in f.params):

@@ -170,7 +170,7 @@ class ExplainTest(unittest.TestCase):
         self.assertIn("glDrawElements (gles, id ", out)
         self.assertIn("  roles: draw\n", out)
         self.assertIn("run-time flags (gltrace/api/roles.h): kRoleDraw | kRoleCapturesDraw | "
-                      "kRoleThreadBound\n", out)
+                      "kRoleThreadBound | kRoleGpuWork\n", out)
         self.assertIn("done = capture_after_draw; idle = note_unrecorded_draw", out)
         self.assertIn("    indices: const void *: kind void, length 'index_bytes(count, type)' "
                       "(spec/api.toml; registry len= 'COMPSIZE(count,type)'), role indices, "
@@ -398,8 +398,13 @@ class ApiTableTest(unittest.TestCase):
         self.assertEqual(row["eglSwapBuffers"], 'kRoleSwap | kRoleThreadBound, ""')
         self.assertEqual(row["glFinish"], 'kRoleEndsFrame | kRoleThreadBound, ""')
         self.assertEqual(row["glDrawElementsBaseVertex"],
-                         'kRoleDraw | kRoleCapturesDraw | kRoleThreadBound, ""')
-        self.assertEqual(row["glMultiDrawElementsEXT"], 'kRoleOtherDraw | kRoleThreadBound, ""')
+                         'kRoleDraw | kRoleCapturesDraw | kRoleThreadBound | kRoleGpuWork, ""')
+        self.assertEqual(row["glMultiDrawElementsEXT"],
+                         'kRoleOtherDraw | kRoleThreadBound | kRoleGpuWork, ""')
+        # What replay --profile times: draws, clears, blits, dispatches.
+        self.assertEqual(row["glClear"], 'kRoleThreadBound | kRoleGpuWork, ""')
+        self.assertEqual(row["glDispatchCompute"],
+                         'kRoleThreadBound | kRoleGpuWork | kRoleDispatch, ""')
         self.assertEqual(row["glDeleteBuffers"], 'kRoleThreadBound | kRoleDeletes, "buffer"')
         self.assertEqual(row["eglCreatePbufferSurface"],
                          'kRoleOffscreenSurface | kRoleEglSetup | kRoleCreates, "surface"')

@@ -46,6 +46,8 @@ constexpr uint32_t kSequence = 1;
 // a frame's start) is written absolute, on BOOTTIME, the trace's clock.
 constexpr uint32_t kIncrementalClock = 64;  // the first sequence-scoped clock id
 constexpr uint32_t kBoottime = pf::clock_snapshot::clock::builtin_clocks::kBoottime;
+// The GPU's clock (GL_TIMESTAMP), tied to BOOTTIME by snapshots (gpu_clock).
+constexpr uint32_t kGpuClock = 65;
 
 // Plain packets are buffered up to this much; compressed, a batch stays
 // under the 512 KiB Perfetto allows one compressed packet.
@@ -155,7 +157,15 @@ struct PerfettoWriter::State {
   uint64_t next_name_iid = 1, next_annotation_iid = 1, next_string_iid = 1;
   uint64_t unknown_function_iid = 0;
   // Annotation names of arguments without a registry name, interned on first use.
-  uint64_t arg_iid = 0, return_iid = 0, gl_error_iid = 0, more_iid = 0;
+  uint64_t arg_iid = 0, return_iid = 0, gl_error_iid = 0, more_iid = 0, call_iid = 0;
+  bool call_numbers = false;  // each call's slice says its number ("call")
+
+  // The GPU's (replay --profile): interned queues and stages by name, the
+  // contexts described, whether the counters were.
+  std::unordered_map<std::string, uint64_t> gpu_specifications;
+  std::vector<uint64_t> gpu_contexts;
+  uint64_t next_gpu_iid = 1, next_gpu_event = 1;
+  bool gpu_counters_described = false;
   // Interned entries a packet introduces: written with it.
   std::vector<std::pair<uint64_t, std::string_view>> new_names, new_annotations;
   std::vector<std::pair<uint64_t, std::string>> new_strings;
@@ -794,6 +804,12 @@ void PerfettoWriter::call(const format::Call& call) {
     as_enum.kind = ParamKind::kEnum;
     s.annotation(s.annotation_iid(&s.gl_error_iid, "gl_error"), error, &as_enum);
   }
+  if (s.call_numbers) {
+    format::Value number;
+    number.kind = format::ValueKind::kUint;
+    number.uint = call.seq;
+    s.annotation(s.annotation_iid(&s.call_iid, "call"), number, nullptr);
+  }
   s.close_padded(event);
   if (!s.new_names.empty() || !s.new_annotations.empty() || !s.new_strings.empty())
     s.write_interned_data();
@@ -825,6 +841,125 @@ void PerfettoWriter::frame(const format::Frame& frame) {
   s.frame_start_ns = end;
   s.frame_started = true;
   s.frame_calls = s.frame_bytes = 0;
+}
+
+void PerfettoWriter::call_numbers(bool on) { state_->call_numbers = on; }
+
+void PerfettoWriter::gpu_clock(uint64_t time_ns, uint64_t gpu_ns) {
+  namespace clock = pf::clock_snapshot::clock;
+  State& s = *state_;
+  size_t packet = s.begin_packet(0, false);
+  size_t snapshot = pf::trace_packet::begin_clock_snapshot(s.packets);
+  size_t boottime = pf::clock_snapshot::begin_clocks(s.packets);
+  clock::set_clock_id(s.packets, kBoottime);
+  clock::set_timestamp(s.packets, time_ns);
+  s.packets.end_nested(boottime);
+  size_t gpu = pf::clock_snapshot::begin_clocks(s.packets);
+  clock::set_clock_id(s.packets, kGpuClock);
+  clock::set_timestamp(s.packets, gpu_ns);
+  s.packets.end_nested(gpu);
+  s.packets.end_nested(snapshot);
+  s.end_packet(packet);
+}
+
+void PerfettoWriter::gpu_stage(const GpuStage& stage) {
+  namespace ev = pf::gpu_render_stage_event;
+  namespace spec = pf::interned_gpu_render_stage_specification;
+  State& s = *state_;
+  // Interned data this event introduces: its queue's and stage's
+  // specifications, its context.
+  struct NewSpec {
+    uint64_t iid;
+    std::string_view name, description;
+    int32_t category;
+  };
+  NewSpec new_specs[2];
+  size_t new_spec_count = 0;
+  auto spec_iid = [&](std::string_view name, std::string_view description, int32_t category) {
+    auto [it, added] = s.gpu_specifications.try_emplace(std::string(name), s.next_gpu_iid);
+    if (added) new_specs[new_spec_count++] = {s.next_gpu_iid++, name, description, category};
+    return it->second;
+  };
+  uint64_t queue =
+      spec_iid(stage.queue, stage.queue_description, spec::render_stage_category::kOther);
+  uint64_t stage_iid = spec_iid(stage.stage, stage.stage_description,
+                                stage.compute ? spec::render_stage_category::kCompute
+                                              : spec::render_stage_category::kGraphics);
+  bool new_context = std::find(s.gpu_contexts.begin(), s.gpu_contexts.end(), stage.context) ==
+                     s.gpu_contexts.end();
+  if (new_context) s.gpu_contexts.push_back(stage.context);
+
+  size_t packet = s.begin_packet(0, false);
+  pf::trace_packet::set_timestamp(s.packets, stage.gpu_start_ns);
+  pf::trace_packet::set_timestamp_clock_id(s.packets, kGpuClock);
+  pf::trace_packet::set_sequence_flags(s.packets,
+                                       pf::trace_packet::sequence_flags::kSeqNeedsIncrementalState);
+  if (new_spec_count != 0 || new_context) {
+    size_t interned = pf::trace_packet::begin_interned_data(s.packets);
+    for (size_t i = 0; i < new_spec_count; ++i) {
+      size_t m = pf::interned_data::begin_gpu_specifications(s.packets);
+      spec::set_iid(s.packets, new_specs[i].iid);
+      spec::set_name(s.packets, new_specs[i].name);
+      spec::set_description(s.packets, new_specs[i].description);
+      spec::set_category(s.packets, new_specs[i].category);
+      s.packets.end_nested(m);
+    }
+    if (new_context) {
+      size_t m = pf::interned_data::begin_graphics_contexts(s.packets);
+      pf::interned_graphics_context::set_iid(s.packets, stage.context);
+      pf::interned_graphics_context::set_pid(s.packets, s.pid);
+      pf::interned_graphics_context::set_api(s.packets,
+                                             pf::interned_graphics_context::api::kOpenGl);
+      s.packets.end_nested(m);
+    }
+    s.packets.end_nested(interned);
+  }
+  size_t event = pf::trace_packet::begin_gpu_render_stage_event(s.packets);
+  ev::set_event_id(s.packets, s.next_gpu_event++);
+  ev::set_duration(s.packets, stage.duration_ns);
+  ev::set_hw_queue_iid(s.packets, queue);
+  ev::set_stage_iid(s.packets, stage_iid);
+  ev::set_context(s.packets, stage.context);
+  ev::set_render_target_handle(s.packets, stage.framebuffer);
+  ev::set_submission_id(s.packets, stage.frame);
+  for (const auto& [name, value] : stage.extra) {
+    size_t m = ev::begin_extra_data(s.packets);
+    ev::extra_data::set_name(s.packets, name);
+    s.text.clear();
+    append_utf8(s.text, value);
+    ev::extra_data::set_value(s.packets, s.text);
+    s.packets.end_nested(m);
+  }
+  s.packets.end_nested(event);
+  s.end_packet(packet);
+}
+
+void PerfettoWriter::gpu_counters(uint64_t time_ns, std::span<const GpuCounter> counters) {
+  namespace ce = pf::gpu_counter_event;
+  State& s = *state_;
+  size_t packet = s.begin_packet(time_ns, true);
+  size_t event = pf::trace_packet::begin_gpu_counter_event(s.packets);
+  if (!s.gpu_counters_described) {
+    // The first event describes every counter.
+    s.gpu_counters_described = true;
+    size_t descriptor = ce::begin_counter_descriptor(s.packets);
+    for (const GpuCounter& c : counters) {
+      size_t m = pf::gpu_counter_descriptor::begin_specs(s.packets);
+      pf::gpu_counter_descriptor::gpu_counter_spec::set_counter_id(s.packets, c.id);
+      pf::gpu_counter_descriptor::gpu_counter_spec::set_name(s.packets, c.name);
+      pf::gpu_counter_descriptor::gpu_counter_spec::set_description(s.packets, c.description);
+      s.packets.end_nested(m);
+    }
+    s.packets.end_nested(descriptor);
+  }
+  for (const GpuCounter& c : counters) {
+    size_t m = ce::begin_counters(s.packets);
+    ce::gpu_counter::set_counter_id(s.packets, c.id);
+    ce::gpu_counter::set_int_value(s.packets, c.value);
+    s.packets.end_nested(m);
+  }
+  s.packets.end_nested(event);
+  s.end_packet(packet);
 }
 
 bool PerfettoWriter::finish(std::string* error) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -43,6 +44,34 @@ class PerfettoWriter {
   // Bytes of pointer data the current frame's calls passed as a blob.
   void blob(const format::Blob& blob);
   void frame(const format::Frame& frame);
+
+  // What a profiled replay adds (gltrace replay --profile --perfetto).
+  // Each call's slice says its number ("call"), which the GPU's events name.
+  void call_numbers(bool on);
+  // The GPU's clock (GL_TIMESTAMP) at `time_ns` of the trace's: a clock
+  // snapshot, which places the GPU's events.
+  void gpu_clock(uint64_t time_ns, uint64_t gpu_ns);
+  // A span of the GPU's work (Perfetto's GpuRenderStageEvent) on hardware
+  // queue `queue`, its stage named `stage`.
+  struct GpuStage {
+    std::string_view queue, queue_description;
+    std::string_view stage, stage_description;
+    bool compute = false;
+    uint64_t gpu_start_ns = 0, duration_ns = 0;  // on the GPU's clock
+    uint64_t context = 0;                        // the trace's context index
+    uint64_t framebuffer = 0;                    // the trace's name (0: the window's)
+    uint64_t frame = 0;
+    std::span<const std::pair<std::string_view, std::string>> extra;  // name, value
+  };
+  void gpu_stage(const GpuStage& stage);
+  // GPU counters' values at `time_ns` (the first call describes them).
+  struct GpuCounter {
+    uint32_t id = 0;
+    std::string_view name, description;
+    int64_t value = 0;
+  };
+  void gpu_counters(uint64_t time_ns, std::span<const GpuCounter> counters);
+
   // Writes what is buffered; false with *error set when writing failed.
   bool finish(std::string* error);
 

@@ -137,7 +137,11 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
       }
       Args args(session_, *call, arena_,
                 entry.kind == ReplayKind::kGeneric ? &validation_ : nullptr);
+      if (options_.profiler != nullptr) [[unlikely]]
+        options_.profiler->before_call(*call);
       bool ok = entry.fn(session_, args);
+      if (options_.profiler != nullptr) [[unlikely]]
+        options_.profiler->after_call(*call);
       if (!ok || !args.ok())
         message = std::string("cannot replay ") + name + ": " +
                   (args.error().empty() ? "failed" : args.error());
@@ -188,6 +192,8 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
     session_.next_frame();  // a swap counts its own in the session
     frame_ended();
   }
+  if (options_.profiler != nullptr && session_.frame() != frame) [[unlikely]]
+    options_.profiler->frame_ended();
   return true;
 }
 
@@ -303,6 +309,7 @@ void GlExecutor::print_reports() {
 
 void GlExecutor::finish() {
   end_pass_record();
+  if (options_.profiler != nullptr) options_.profiler->finish();
   if (!options_.compare) return;
   comparer_.finish();
   print_reports();
@@ -338,6 +345,10 @@ bool GlExecutor::restart(std::string* /*error*/) {
   return true;
 }
 
-void GlExecutor::thread_exiting(uint32_t /*target*/) { session_.release_thread(); }
+void GlExecutor::thread_exiting(uint32_t target) {
+  // The thread's context goes with it: its GPU times are read first.
+  if (options_.profiler != nullptr) options_.profiler->thread_exiting(target);
+  session_.release_thread();
+}
 
 }  // namespace gltrace::glreplay

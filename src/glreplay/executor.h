@@ -25,6 +25,7 @@
 #include "glreplay/args.h"
 #include "glreplay/compare.h"
 #include "glreplay/outcomes.h"
+#include "glreplay/profiler.h"
 #include "glreplay/session.h"
 #include "replay/executor.h"
 
@@ -48,6 +49,8 @@ struct ExecutorOptions {
   bool loop_stats = false;
   // --outcomes: what each call answered is written there (not owned).
   OutcomeWriter* outcomes = nullptr;
+  // --profile: times the calls (not owned).
+  Profiler* profiler = nullptr;
 };
 
 // One replay pass of a loop, as loop_stats records it.

@@ -22,6 +22,9 @@
 #include "glreplay/driver_choice.h"
 #include "glreplay/executor.h"
 #include "glreplay/outcomes.h"
+#include "glreplay/profile_report.h"
+#include "glreplay/profile_timeline.h"
+#include "glreplay/profiler.h"
 #include "glreplay/requirements_check.h"
 #include "glreplay/session.h"
 #include "glreplay/state_worker.h"
@@ -93,6 +96,12 @@ struct ReplayArguments {
   uint64_t loop = 0;           // --loop N
   std::string frames;          // --frames A-B
   std::string outcomes;        // --outcomes FILE
+  std::string profile;         // --profile[=TABLES]: TABLES, "" when not given
+  std::string profile_format = "text";
+  size_t profile_top = 10;
+  std::optional<uint64_t> profile_frame;
+  std::string profile_output;  // --profile-output FILE
+  std::string perfetto;        // --perfetto FILE
 };
 
 namespace {
@@ -283,6 +292,31 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
                  "glReadPixels, the GL error it raised) beside what the trace recorded to FILE, "
                  "a JSON line per call: what `gltrace diverge` compares")
       ->type_name("FILE");
+  app.add_flag("--profile{default}", args->profile,
+               "measure what each draw, clear, blit and dispatch costs the GPU (timer queries: "
+               "GL_EXT_disjoint_timer_query) and each call the CPU, replaying as fast as "
+               "possible; print TABLES (default summary,programs,draws; or all): summary, frames, "
+               "passes (render passes: runs of work into one framebuffer), programs, draws (the "
+               "most expensive), functions (CPU time)")
+      ->type_name("TABLES");
+  app.add_option("--profile-format", args->profile_format,
+                 "--profile's tables as text (default), csv or json")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"text", "csv", "json"}));
+  app.add_option("--profile-top", args->profile_top,
+                 "rows of --profile's draws table (default 10; 0: every one)")
+      ->type_name("N");
+  app.add_option("--profile-frame", args->profile_frame,
+                 "--profile's passes, programs and draws tables of frame N only")
+      ->type_name("N");
+  app.add_option("--profile-output", args->profile_output,
+                 "write --profile's tables to FILE instead of stdout")
+      ->type_name("FILE");
+  app.add_option("--perfetto", args->perfetto,
+                 "with --profile: write the replay as a Perfetto timeline to FILE: each call a "
+                 "slice on its thread (replay times), frames, GPU counters, and the GPU's work "
+                 "as GPU render stages naming their calls")
+      ->type_name("FILE");
   app.add_option("--snapshot", args->snapshot,
                  "write frames N, N-M, N- or all as PNG files to -o DIR")
       ->type_name("FRAMES");
@@ -431,6 +465,25 @@ bool write_compare_report(const std::string& path, const FrameComparer* comparer
   return ok;
 }
 
+// --profile's tables, to stdout or `path`.
+bool write_profile_report(const Profiler& profiler, const ProfileReportOptions& options,
+                          const std::string& path, std::string* error) {
+  std::string text = profile_report(profiler.profile(), options);
+  if (path.empty()) {
+    fputs(text.c_str(), stdout);
+    return true;
+  }
+  FILE* f = fopen(path.c_str(), "w");
+  if (f == nullptr) {
+    *error = "cannot write " + path + ": " + strerror(errno);
+    return false;
+  }
+  bool ok = fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = fclose(f) == 0 && ok;
+  if (!ok) *error = "cannot write " + path + ": " + strerror(errno);
+  return ok;
+}
+
 }  // namespace
 
 std::string snapshot_png(const std::string& dir, uint64_t frame) {
@@ -447,6 +500,23 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   if (!error.empty()) return line.usage_error(error);
   if (!args.outcomes.empty() && (front.state_worker || front.check))
     return line.usage_error("--outcomes takes no --state-worker or --check");
+  ProfileReportOptions profile_report_options;
+  if (!args.profile.empty()) {
+    if (front.state_worker || front.check || front.benchmark || args.loop != 0)
+      return line.usage_error("--profile takes no --state-worker, --check, --benchmark or --loop");
+    if (!parse_profile_tables(args.profile == "default" ? kDefaultProfileTables : args.profile,
+                              &profile_report_options.tables, &error))
+      return line.usage_error("--profile: " + error);
+    profile_report_options.format = args.profile_format;
+    profile_report_options.top = args.profile_top;
+    profile_report_options.frame = args.profile_frame;
+    options.wait = false;  // the work's cost, not the app's pace
+  } else if (!args.profile_output.empty() || args.profile_frame || !args.perfetto.empty() ||
+             line.app().count("--profile-format") + line.app().count("--profile-top") != 0) {
+    return line.usage_error(
+        "--profile-format, --profile-top, --profile-frame, "
+        "--profile-output and --perfetto go with --profile");
+  }
   if (front.check && !front.driver.empty())
     return line.usage_error("--check loads no driver: it takes no --driver");
   if (front.check) return run_check(front, program);
@@ -555,6 +625,19 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
     front.executor.outcomes = &outcomes;
   }
   Session session(session_options, info);
+  std::optional<Profiler> profiler;
+  ProfileTimeline timeline;
+  if (!args.profile.empty()) {
+    profiler.emplace(session);
+    front.executor.profiler = &*profiler;
+    if (!args.perfetto.empty()) {
+      if (!timeline.open(args.perfetto, front.trace, &error)) {
+        fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
+        return kExitFailure;
+      }
+      profiler->set_timeline(&timeline);
+    }
+  }
   // What the trace needs of the driver, scanned while the replay starts and
   // checked at its first context (a pipe cannot be read twice).
   std::shared_ptr<RequirementsCheck> requirements;
@@ -691,6 +774,15 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
   if (session.errors() != 0) {
     fprintf(stderr, "%s: %" PRIu64 " calls could not be replayed\n", program.c_str(),
             session.errors());
+    exit_status = kExitFailure;
+  }
+  if (profiler && !args.perfetto.empty() && !timeline.finish(profiler->profile(), &error)) {
+    fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
+    exit_status = kExitFailure;
+  }
+  if (profiler &&
+      !write_profile_report(*profiler, profile_report_options, args.profile_output, &error)) {
+    fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
     exit_status = kExitFailure;
   }
   if (!outcomes.close(&error)) {

@@ -29,6 +29,13 @@ bool make_pbuffer_current(const char* app, EGLDisplay display, EGLConfig config,
 // A compiled shader, or 0 (its log printed) when it does not compile.
 GLuint compile(const char* app, GLenum type, const char* source);
 
+// A GLSL ES 3.00 vertex shader of one triangle that covers the surface
+// (three vertices from gl_VertexID, no attributes).
+inline constexpr char kFullSurfaceVertex[] =
+    "#version 300 es\n"
+    "const vec2 corners[3] = vec2[](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));\n"
+    "void main() { gl_Position = vec4(corners[gl_VertexID], 0.0, 1.0); }\n";
+
 // A linked program of the two sources.
 GLuint link(const char* app, const char* vertex, const char* fragment);
 

@@ -19,10 +19,6 @@ using namespace gltrace::test_app;
 namespace {
 
 constexpr char kApp[] = "long-loop";
-constexpr char kVertex[] =
-    "#version 300 es\n"
-    "const vec2 corners[3] = vec2[](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));\n"
-    "void main() { gl_Position = vec4(corners[gl_VertexID], 0.0, 1.0); }\n";
 constexpr char kFragment[] =
     "#version 300 es\n"
     "precision highp float;\n"
@@ -58,7 +54,7 @@ int main(int argc, char** argv) {
       !make_pbuffer_current(kApp, display, config, 16, 16, es3, "an ES 3 context", &surface,
                             &context))
     return 2;
-  GLuint program = link(kApp, kVertex, kFragment);
+  GLuint program = link(kApp, kFullSurfaceVertex, kFragment);
   if (program == 0) return 1;
   glUseProgram(program);
   glUniform1i(glGetUniformLocation(program, "iterations"), iterations);
