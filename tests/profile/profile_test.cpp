@@ -53,14 +53,18 @@ class Profile : public ::testing::Test {
     return Json::parse(in, nullptr, false);
   }
 
-  // Every frame after the first (where shaders compile) has the heavy draw,
-  // its 4th glDrawArrays, on top, well above the others; and its draws'
+  // In the frames after the first (where shaders compile), the heavy draw,
+  // each frame's 4th glDrawArrays, is the most expensive work of nearly
+  // every frame (a busy machine may stall a rasterizer thread in one), and
+  // its median time is well above the other draws'; and each frame's draws'
   // times add up to its GPU time.
   void expect_heavy_on_top(const Json& tables, int frames) {
     ASSERT_TRUE(tables.is_object());
     std::map<uint64_t, std::vector<Json>> by_frame;
     for (const Json& row : tables["draws"]) by_frame[row["frame"].get<uint64_t>()].push_back(row);
     ASSERT_EQ(by_frame.size(), static_cast<size_t>(frames));
+    int on_top = 0;
+    std::vector<double> heavy_ms, other_ms;
     for (const auto& [frame, rows] : by_frame) {
       // Each frame: a clear, then 6 draws; the table is sorted by GPU time.
       ASSERT_EQ(rows.size(), 7u) << "frame " << frame;
@@ -71,17 +75,18 @@ class Profile : public ::testing::Test {
       ASSERT_EQ(draws.size(), 6u);
       uint64_t heavy = draws[3];
       if (frame == 0) continue;
-      EXPECT_EQ(rows[0]["call"].get<uint64_t>(), heavy)
-          << "frame " << frame << ": " << Json(rows).dump();
-      double others = 0;
-      int n = 0;
+      on_top += rows[0]["call"].get<uint64_t>() == heavy ? 1 : 0;
       for (const Json& r : rows)
-        if (r["function"] == "glDrawArrays" && r["call"].get<uint64_t>() != heavy) {
-          others += r["gpu ms"].get<double>();
-          ++n;
-        }
-      EXPECT_GT(rows[0]["gpu ms"].get<double>(), 3 * others / n) << Json(rows).dump();
+        if (r["function"] == "glDrawArrays")
+          (r["call"].get<uint64_t>() == heavy ? heavy_ms : other_ms)
+              .push_back(r["gpu ms"].get<double>());
     }
+    EXPECT_GE(on_top, frames - 2) << Json(tables["draws"]).dump();
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    EXPECT_GT(median(heavy_ms), 4 * median(other_ms)) << Json(tables["draws"]).dump();
     for (const Json& f : tables["frames"]) {
       if (f["gpu ms"].is_null()) continue;
       double span = f["gpu ms"].get<double>(), busy = f["gpu busy ms"].get<double>();
@@ -94,14 +99,14 @@ class Profile : public ::testing::Test {
 };
 
 TEST_F(Profile, TheHeavyDrawTopsEveryFrameOnLlvmpipe) {
-  std::string trace = trace_heavy({"--frames", "5"});
-  expect_heavy_on_top(profile(trace, "frames,draws"), 5);
+  std::string trace = trace_heavy({"--frames", "6"});
+  expect_heavy_on_top(profile(trace, "frames,draws"), 6);
 }
 
 TEST_F(Profile, TheHeavyDrawTopsEveryFrameOnSoftpipe) {
   // softpipe draws on the calling thread: fewer iterations keep it quick.
-  std::string trace = trace_heavy({"--frames", "3", "--iterations", "8"});
-  expect_heavy_on_top(profile(trace, "frames,draws", {"--driver", "softpipe"}), 3);
+  std::string trace = trace_heavy({"--frames", "4", "--iterations", "8"});
+  expect_heavy_on_top(profile(trace, "frames,draws", {"--driver", "softpipe"}), 4);
 }
 
 TEST_F(Profile, TablesAggregateByProgramPassAndFunction) {
