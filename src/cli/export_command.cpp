@@ -4,11 +4,14 @@
 
 #include <cstdio>
 #include <unordered_map>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/trace_input.h"
+#include "consumers/frame_end.h"
 #include "consumers/trace_events.h"
 #include "gltrace/api/functions.h"
+#include "gltrace/api/roles.h"
 
 namespace gltrace::cli {
 
@@ -50,15 +53,52 @@ class PerfettoExporter : public format::Consumer {
       : writer_(out, compression) {}
   void on_header(const format::Header& h) override {
     writer_.process(h.pid, h.process_name, h.command_line);
+    // GPU times (trace --gpu-time) name their calls: the calls say their numbers.
+    gpu_time_ = h.capture_options.find("gpu-time=on") != std::string_view::npos;
+    writer_.call_numbers(gpu_time_);
   }
   void on_thread(const format::Thread& t) override { writer_.thread(t.index, t.tid, t.name); }
-  void on_call(const format::Call& call) override { writer_.call(call); }
+  void on_call(const format::Call& call) override {
+    writer_.call(call);
+    // Its GPU time comes later (bounded, as stats keeps them).
+    if (gpu_time_ && api::has_role(call.function, api::kRoleGpuWork) &&
+        awaiting_.size() < (size_t{1} << 20))
+      awaiting_[call.seq] = {call.function, call.context, frame_};
+    if (consumers::ends_frame(call)) ++frame_;
+  }
   void on_blob(const format::Blob& blob) override { writer_.blob(blob); }
   void on_frame(const format::Frame& frame) override { writer_.frame(frame); }
+  void on_gpu_clock(const format::GpuClock& clock) override {
+    writer_.gpu_clock(clock.time_ns, clock.gpu_ns);
+  }
+  void on_gpu_time(const format::GpuTime& g) override {
+    auto it = awaiting_.find(g.seq);
+    if (it == awaiting_.end()) return;
+    Awaiting call = it->second;
+    awaiting_.erase(it);
+    const char* name = api::kFunctionInfo[call.function].name;
+    extra_.clear();
+    extra_.emplace_back("call", std::to_string(g.seq));
+    extra_.emplace_back("function", name);
+    if (g.disjoint) extra_.emplace_back("disjoint", "the GPU's clock may have jumped");
+    using Writer = consumers::PerfettoWriter;
+    writer_.gpu_stage({Writer::kGpuWork, name, Writer::kGpuCallStage,
+                       api::has_role(call.function, api::kRoleDispatch), g.gpu_start_ns,
+                       g.duration_ns, call.context, 0, call.frame, extra_});
+  }
   bool finish(std::string* error) { return writer_.finish(error); }
 
  private:
+  struct Awaiting {
+    uint32_t function;
+    uint32_t context;
+    uint64_t frame;
+  };
   consumers::PerfettoWriter writer_;
+  bool gpu_time_ = false;
+  uint64_t frame_ = 0;
+  std::unordered_map<uint64_t, Awaiting> awaiting_;
+  std::vector<std::pair<std::string_view, std::string>> extra_;
 };
 
 }  // namespace

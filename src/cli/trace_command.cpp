@@ -128,6 +128,7 @@ struct TraceOptions {
   std::string framebuffer;
   bool no_texture_data = false;
   bool thread_time = false;
+  bool gpu_time = false;
   int zstd_level = 0;
   uint64_t start_frame = 0;
   double start_after = 0;
@@ -152,6 +153,7 @@ int trace(TraceOptions& o, const CommandLine& line) {
     options.env.emplace_back("GLTRACE_CAPTURE_FRAMEBUFFER", o.framebuffer);
   if (o.no_texture_data) options.env.emplace_back("GLTRACE_TEXTURE_DATA", "0");
   if (o.thread_time) options.env.emplace_back("GLTRACE_THREAD_TIME", "1");
+  if (o.gpu_time) options.env.emplace_back("GLTRACE_GPU_TIME", "1");
   if (!o.portable.empty()) {
     if (o.start_frame != 0 || o.start_after > 0)
       return line.usage_error(
@@ -235,6 +237,10 @@ void register_trace(Commands& commands) {
       ->check(one_of(profile_names()));
   app.add_flag("--thread-time", options->thread_time,
                "also record each call's thread CPU time (a system call per call)");
+  app.add_flag("--gpu-time", options->gpu_time,
+               "also record what each draw, clear, blit and dispatch cost the GPU: timer "
+               "queries (GL_EXT_disjoint_timer_query) around it, read at later swaps without "
+               "waiting for the GPU (`gltrace stats`, `dump`, `export` and `view` show them)");
   app.add_option("--zstd-level", options->zstd_level,
                  "zstd compression level of the trace's chunks, 1 (fastest) to 22 (smallest); "
                  "default 3 (GLTRACE_ZSTD_LEVEL)")

@@ -108,6 +108,15 @@ void Dumper::on_desktop_gl(const format::DesktopGl& d) {
           static_cast<int>(d.libraries.size()), d.libraries.data());
 }
 
+void Dumper::on_gpu_time(const format::GpuTime& g) {
+  // It comes frames after its call: shown where it is, naming the call.
+  if (!frame_selected() || filter_.selects_calls()) return;
+  flush();
+  fprintf(out_, "// gpu time of call %" PRIu64 ": %.3f ms%s\n", g.seq,
+          static_cast<double>(g.duration_ns) / 1e6,
+          g.disjoint ? " (a disjoint event may have touched it)" : "");
+}
+
 void Dumper::finish() {
   flush();
   // The calls that ended frames whose records were cut off with the trace's end.

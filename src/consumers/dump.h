@@ -47,6 +47,7 @@ class Dumper : public format::Consumer {
   void on_frame(const format::Frame& frame) override;
   void on_stats(const format::Stats& stats) override;
   void on_desktop_gl(const format::DesktopGl& desktop_gl) override;
+  void on_gpu_time(const format::GpuTime& gpu_time) override;
 
   uint64_t calls_printed() const { return printed_; }
   // A blob's size without its record: a reader that hands on chosen calls

@@ -9,6 +9,7 @@
 
 #include "consumers/frame_end.h"
 #include "consumers/trace_events.h"
+#include "gltrace/api/roles.h"
 
 namespace gltrace::consumers {
 namespace {
@@ -67,6 +68,7 @@ void StatsCollector::on_header(const format::Header& header) {
     thread_time_option_ = 1;
   else if (options.find("thread-time=off") != std::string_view::npos)
     thread_time_option_ = 0;
+  gpu_time_option_ = options.find("gpu-time=on") != std::string_view::npos;
 }
 
 bool StatsCollector::thread_time_recorded() const {
@@ -89,7 +91,30 @@ void StatsCollector::on_call(const format::Call& call) {
   any_thread_time_ = any_thread_time_ || call.thread_time_ns != 0;
   ++current_.calls;
   current_.call_ns += call.duration_ns;
+  // Its GPU time comes later. Bounded: a trace whose GpuTime records never
+  // come (cut) keeps at most this many waiting.
+  if (gpu_time_option_ && api::has_role(call.function, api::kRoleGpuWork) &&
+      awaiting_gpu_time_.size() < (size_t{1} << 20))
+    awaiting_gpu_time_[call.seq] = {call.function, frame_count_};
   if (ends_frame(call)) end_frame(call.start_ns + call.duration_ns);
+}
+
+void StatsCollector::on_gpu_time(const format::GpuTime& g) {
+  auto it = awaiting_gpu_time_.find(g.seq);
+  if (it == awaiting_gpu_time_.end()) return;  // not a call of this trace's (damage)
+  AwaitingGpuTime call = it->second;
+  awaiting_gpu_time_.erase(it);
+  ++gpu_times_;
+  FunctionStats* f =
+      call.function < functions_.size() ? functions_[call.function].get() : &unknown_functions_;
+  if (f != nullptr) {
+    f->gpu.total_ns += g.duration_ns;
+    f->gpu.histogram.add(g.duration_ns);
+  }
+  if (call.frame == frame_count_)
+    current_.gpu_ns += g.duration_ns;
+  else if (call.frame < frames_.size())
+    frames_[call.frame].gpu_ns += g.duration_ns;
 }
 
 void StatsCollector::end_frame(uint64_t end_ns) {
@@ -148,12 +173,16 @@ void StatsCollector::print_text(FILE* out) const {
   }
   fprintf(out, "%-40s %10" PRIu64 " %12.3f\n", "all", calls_, ms(total_ns));
   if (!thread_time) fprintf(out, "thread time: n/a (not recorded: trace with --thread-time)\n");
-  fprintf(out, "\n%-8s %10s %14s %14s\n", "frame", "calls", "in calls ms", "frame ms");
+  bool gpu = gpu_time_recorded();
+  fprintf(out, "\n%-8s %10s %14s %14s%s\n", "frame", "calls", "in calls ms", "frame ms",
+          gpu ? "         gpu ms" : "");
   uint64_t previous_end = 0;
   for (size_t i = 0; i < frames_.size(); ++i) {
     const FrameStats& f = frames_[i];
-    fprintf(out, "%-8zu %10" PRIu64 " %14.3f %14.3f\n", i, f.calls, ms(f.call_ns),
+    fprintf(out, "%-8zu %10" PRIu64 " %14.3f %14.3f", i, f.calls, ms(f.call_ns),
             ms(f.end_time_ns - previous_end));
+    if (gpu) fprintf(out, " %14.3f", ms(f.gpu_ns));
+    fputc('\n', out);
     previous_end = f.end_time_ns;
   }
   if (frame_count_ > frames_.size())
@@ -163,7 +192,31 @@ void StatsCollector::print_text(FILE* out) const {
     fprintf(out, "frame ms: p50 %.3f, p95 %.3f, max %.3f (all %" PRIu64 " frames)\n",
             ms(frame_times_.quantile(0.5)), ms(frame_times_.quantile(0.95)), ms(frame_times_.max()),
             frame_count_);
-  fprintf(out, "GPU time: n/a (traces do not record GPU-side time)\n");
+  if (!gpu_time_recorded()) {
+    fprintf(out, "GPU time: n/a (not recorded: trace with --gpu-time, or replay --profile)\n");
+    return;
+  }
+  // The GPU's time per function and per frame.
+  fprintf(out, "\n%-40s %10s %12s %10s %10s %10s\n", "function (GPU time)", "timed", "gpu ms",
+          "mean us", "p95 us", "max us");
+  std::vector<Row> by_gpu = table;
+  std::stable_sort(by_gpu.begin(), by_gpu.end(), [](const Row& a, const Row& b) {
+    return a.stats->gpu.total_ns > b.stats->gpu.total_ns;
+  });
+  for (const Row& r : by_gpu) {
+    const Durations& g = r.stats->gpu;
+    if (g.histogram.count() == 0) continue;
+    fprintf(out, "%-40s %10" PRIu64 " %12.3f %10.3f %10.3f %10.3f\n", r.name.c_str(),
+            g.histogram.count(), ms(g.total_ns),
+            us(g.total_ns) / static_cast<double>(g.histogram.count()),
+            us(g.histogram.quantile(0.95)), us(g.histogram.max()));
+  }
+  std::vector<double> frame_gpu;
+  for (const FrameStats& f : frames_) frame_gpu.push_back(ms(f.gpu_ns));
+  std::sort(frame_gpu.begin(), frame_gpu.end());
+  if (!frame_gpu.empty())
+    fprintf(out, "frame GPU ms (the sum of its calls'): p50 %.3f, max %.3f (%zu frames)\n",
+            frame_gpu[frame_gpu.size() / 2], frame_gpu.back(), frame_gpu.size());
 }
 
 void StatsCollector::print_csv(FILE* out, bool frames) const {
@@ -172,8 +225,12 @@ void StatsCollector::print_csv(FILE* out, bool frames) const {
     uint64_t previous_end = 0;
     for (size_t i = 0; i < frames_.size(); ++i) {
       const FrameStats& f = frames_[i];
-      fprintf(out, "%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",n/a\n", i, f.calls, f.call_ns,
+      fprintf(out, "%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", i, f.calls, f.call_ns,
               f.end_time_ns - previous_end);
+      if (gpu_time_recorded())
+        fprintf(out, "%" PRIu64 "\n", f.gpu_ns);
+      else
+        fputs("n/a\n", out);
       previous_end = f.end_time_ns;
     }
     return;
@@ -226,6 +283,11 @@ void StatsCollector::print_json(FILE* out) const {
       durations(r.stats->thread, r.stats->count);
     else
       json += "null";
+    json += ", \"gpu\": ";
+    if (r.stats->gpu.histogram.count() != 0)
+      durations(r.stats->gpu, r.stats->gpu.histogram.count());
+    else
+      json += "null";
     json += "}";
   }
   json += "\n  ],\n  \"frames\": {\"count\": " + std::to_string(frame_count_) +
@@ -239,7 +301,7 @@ void StatsCollector::print_json(FILE* out) const {
     json += "{\"frame\": " + std::to_string(i) + ", \"calls\": " + std::to_string(f.calls) +
             ", \"call_ns\": " + std::to_string(f.call_ns) +
             ", \"wall_ns\": " + std::to_string(f.end_time_ns - previous_end) +
-            ", \"gpu_ns\": null}";
+            ", \"gpu_ns\": " + (gpu_time_recorded() ? std::to_string(f.gpu_ns) : "null") + "}";
     previous_end = f.end_time_ns;
   }
   json += "\n  ]}\n}\n";

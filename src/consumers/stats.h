@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "format/records.h"
@@ -39,9 +40,11 @@ class StatsCollector : public format::Consumer {
   struct FunctionStats {
     uint64_t count = 0;
     Durations wall, thread;
+    Durations gpu;  // trace --gpu-time: its calls' GPU time (gpu.histogram.count() of them)
   };
   struct FrameStats {
     uint64_t calls = 0, call_ns = 0, end_time_ns = 0;
+    uint64_t gpu_ns = 0;  // the sum of its calls' GPU times
   };
 
   // Keeps the figures of the first max_frames frames (what print() shows):
@@ -50,6 +53,7 @@ class StatsCollector : public format::Consumer {
       : functions_(api::kFunctionIdLimit), max_frames_(max_frames) {}
   void on_header(const format::Header& header) override;
   void on_call(const format::Call& call) override;
+  void on_gpu_time(const format::GpuTime& gpu_time) override;
 
   enum class Format { kText, kCsv, kJson };
   // The per-function table (sorted by total time) and the per-frame one; CSV
@@ -58,6 +62,8 @@ class StatsCollector : public format::Consumer {
 
   // Whether the trace recorded each call's thread time (trace --thread-time).
   bool thread_time_recorded() const;
+  // Whether it recorded GPU times (trace --gpu-time).
+  bool gpu_time_recorded() const { return gpu_times_ != 0; }
   const FunctionStats* function(uint32_t id) const {
     return id < functions_.size() ? functions_[id].get() : nullptr;
   }
@@ -90,6 +96,15 @@ class StatsCollector : public format::Consumer {
   // From the header's capture options; unknown (-1) in traces without them.
   int thread_time_option_ = -1;
   bool any_thread_time_ = false;
+  // Calls whose GPU time is still to come (a GpuTime follows its call,
+  // frames later): their function and frame.
+  struct AwaitingGpuTime {
+    uint32_t function;
+    uint64_t frame;
+  };
+  std::unordered_map<uint64_t, AwaitingGpuTime> awaiting_gpu_time_;
+  bool gpu_time_option_ = false;
+  uint64_t gpu_times_ = 0;
 };
 
 }  // namespace gltrace::consumers

@@ -881,7 +881,7 @@ void PerfettoWriter::gpu_stage(const GpuStage& stage) {
     return it->second;
   };
   uint64_t queue =
-      spec_iid(stage.queue, stage.queue_description, spec::render_stage_category::kOther);
+      spec_iid(stage.queue.name, stage.queue.description, spec::render_stage_category::kOther);
   uint64_t stage_iid = spec_iid(stage.stage, stage.stage_description,
                                 stage.compute ? spec::render_stage_category::kCompute
                                               : spec::render_stage_category::kGraphics);

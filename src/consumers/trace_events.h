@@ -52,9 +52,18 @@ class PerfettoWriter {
   // snapshot, which places the GPU's events.
   void gpu_clock(uint64_t time_ns, uint64_t gpu_ns);
   // A span of the GPU's work (Perfetto's GpuRenderStageEvent) on hardware
-  // queue `queue`, its stage named `stage`.
+  // queue `queue` (one of those below), its stage named `stage`.
+  struct GpuQueue {
+    std::string_view name, description;
+  };
+  static constexpr GpuQueue kGpuFrames{"GPU frames",
+                                       "frames: their first work's start to their last's end"};
+  static constexpr GpuQueue kGpuPasses{"GPU render passes",
+                                       "render passes: runs of work into one framebuffer"};
+  static constexpr GpuQueue kGpuWork{"GPU work", "each draw, clear, blit and dispatch"};
+  static constexpr std::string_view kGpuCallStage = "the GPU's work for a call";
   struct GpuStage {
-    std::string_view queue, queue_description;
+    GpuQueue queue;
     std::string_view stage, stage_description;
     bool compute = false;
     uint64_t gpu_start_ns = 0, duration_ns = 0;  // on the GPU's clock

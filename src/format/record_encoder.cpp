@@ -281,6 +281,22 @@ void encode_record(Encoder& chunk, const DesktopGl& d) {
          [&](Encoder& e) { field(e, s::desktop_gl::set_libraries, d.libraries); });
 }
 
+void encode_record(Encoder& chunk, const GpuTime& g) {
+  record(chunk, s::record::kGpuTime, [&](Encoder& e) {
+    field(e, s::gpu_time::set_seq, g.seq);
+    field(e, s::gpu_time::set_gpu_start_ns, g.gpu_start_ns);
+    field(e, s::gpu_time::set_duration_ns, g.duration_ns);
+    field(e, s::gpu_time::set_disjoint, g.disjoint);
+  });
+}
+
+void encode_record(Encoder& chunk, const GpuClock& g) {
+  record(chunk, s::record::kGpuClock, [&](Encoder& e) {
+    field(e, s::gpu_clock::set_time_ns, g.time_ns);
+    field(e, s::gpu_clock::set_gpu_ns, g.gpu_ns);
+  });
+}
+
 RecordSink::RecordSink(TraceWriter& writer) : writer_(writer) {
   writer_.acquire_buffer().give_to(payload_);
 }

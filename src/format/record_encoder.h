@@ -30,6 +30,8 @@ void encode_record(wire::Encoder& chunk, const Image& image);
 void encode_record(wire::Encoder& chunk, const Stats& stats);
 void encode_record(wire::Encoder& chunk, const CallsComplete& complete);
 void encode_record(wire::Encoder& chunk, const DesktopGl& desktop_gl);
+void encode_record(wire::Encoder& chunk, const GpuTime& gpu_time);
+void encode_record(wire::Encoder& chunk, const GpuClock& gpu_clock);
 
 // Writes records, in the order given, to a TraceWriter: a payload goes to the
 // writer once it passes kPayloadBytes, with the frames that start in it for
@@ -54,6 +56,8 @@ class RecordSink {
   void add(const Stats& stats) { append(stats); }
   void add(const CallsComplete& complete) { append(complete); }
   void add(const DesktopGl& desktop_gl) { append(desktop_gl); }
+  void add(const GpuTime& gpu_time) { append(gpu_time); }
+  void add(const GpuClock& gpu_clock) { append(gpu_clock); }
 
   // Submits what is left and closes the writer; false (error says why) when
   // the output failed.

@@ -71,6 +71,8 @@ struct RecordDecoder::Scratch {
   Stats stats;
   CallsComplete calls_complete;
   DesktopGl desktop_gl;
+  GpuTime gpu_time;
+  GpuClock gpu_clock;
   std::vector<Value> args;
   Value ret;
   // The elements of the array or string list being decoded (a value's
@@ -333,6 +335,18 @@ struct RecordDecoder::Scratch {
         m, f, t, "DesktopGl", &desktop_gl,
         [this](Msg& r, DesktopGl* x) { return s::decode_desktop_gl(*this, r, x); },
         &Consumer::on_desktop_gl);
+  }
+  bool field_record_gpu_time(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
+    return record(
+        m, f, t, "GpuTime", &gpu_time,
+        [this](Msg& r, GpuTime* x) { return s::decode_gpu_time(*this, r, x); },
+        &Consumer::on_gpu_time);
+  }
+  bool field_record_gpu_clock(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
+    return record(
+        m, f, t, "GpuClock", &gpu_clock,
+        [this](Msg& r, GpuClock* x) { return s::decode_gpu_clock(*this, r, x); },
+        &Consumer::on_gpu_clock);
   }
   bool field_record_context(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
     std::string_view bytes;
@@ -728,6 +742,8 @@ void RecordBatch::clear() {
   stats_.clear();
   calls_complete_.clear();
   desktop_gl_.clear();
+  gpu_times_.clear();
+  gpu_clocks_.clear();
   values_used_ = 0;
   value_memory_.reset();
   client_arrays_.clear();
@@ -764,6 +780,14 @@ void RecordBatch::on_calls_complete(const CallsComplete& complete) {
 }
 void RecordBatch::on_desktop_gl(const DesktopGl& desktop_gl) {
   keep(Kind::kDesktopGl, &desktop_gl_, desktop_gl);
+}
+
+void RecordBatch::on_gpu_time(const GpuTime& gpu_time) {
+  keep(Kind::kGpuTime, &gpu_times_, gpu_time);
+}
+
+void RecordBatch::on_gpu_clock(const GpuClock& gpu_clock) {
+  keep(Kind::kGpuClock, &gpu_clocks_, gpu_clock);
 }
 
 void RecordBatch::on_call(const Call& call) {
@@ -856,6 +880,12 @@ void RecordBatch::replay(Consumer& consumer) const {
         break;
       case Kind::kDesktopGl:
         consumer.on_desktop_gl(desktop_gl_[e.index]);
+        break;
+      case Kind::kGpuTime:
+        consumer.on_gpu_time(gpu_times_[e.index]);
+        break;
+      case Kind::kGpuClock:
+        consumer.on_gpu_clock(gpu_clocks_[e.index]);
         break;
     }
   }

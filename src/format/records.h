@@ -242,6 +242,18 @@ struct DesktopGl {
   std::string_view libraries;  // space-separated file names
 };
 
+struct GpuTime {
+  uint64_t seq = 0;
+  uint64_t gpu_start_ns = 0;  // the GPU's clock
+  uint64_t duration_ns = 0;
+  bool disjoint = false;
+};
+
+struct GpuClock {
+  uint64_t time_ns = 0;  // the trace's clock
+  uint64_t gpu_ns = 0;
+};
+
 // Every call with a seq below below_seq is in the chunks before this record.
 struct CallsComplete {
   uint64_t below_seq = 0;
@@ -272,6 +284,8 @@ class Consumer {
   virtual void on_stats(const Stats& /*stats*/) {}
   virtual void on_calls_complete(const CallsComplete& /*complete*/) {}
   virtual void on_desktop_gl(const DesktopGl& /*desktop_gl*/) {}
+  virtual void on_gpu_time(const GpuTime& /*gpu_time*/) {}
+  virtual void on_gpu_clock(const GpuClock& /*gpu_clock*/) {}
 
   // From a callback: stop after the current record.
   void request_stop() { stop_ = true; }
@@ -313,6 +327,8 @@ class RecordBatch final : public Consumer {
   void on_stats(const Stats& stats) override;
   void on_calls_complete(const CallsComplete& complete) override;
   void on_desktop_gl(const DesktopGl& desktop_gl) override;
+  void on_gpu_time(const GpuTime& gpu_time) override;
+  void on_gpu_clock(const GpuClock& gpu_clock) override;
 
  private:
   enum class Kind : uint8_t {
@@ -325,7 +341,9 @@ class RecordBatch final : public Consumer {
     kImage,
     kStats,
     kCallsComplete,
-    kDesktopGl
+    kDesktopGl,
+    kGpuTime,
+    kGpuClock
   };
   struct Entry {
     Kind kind;
@@ -364,6 +382,8 @@ class RecordBatch final : public Consumer {
   std::vector<Stats> stats_;
   std::vector<CallsComplete> calls_complete_;
   std::vector<DesktopGl> desktop_gl_;
+  std::vector<GpuTime> gpu_times_;
+  std::vector<GpuClock> gpu_clocks_;
   // Values are assigned over the ones of earlier chunks, so only
   // values_used_ of them are this chunk's.
   std::vector<Value> values_;

@@ -12,14 +12,6 @@
 
 namespace gltrace::glreplay {
 
-namespace {
-
-constexpr char kFramesQueue[] = "GPU frames";
-constexpr char kPassesQueue[] = "GPU render passes";
-constexpr char kWorkQueue[] = "GPU work";
-
-}  // namespace
-
 ProfileTimeline::~ProfileTimeline() {
   if (file_ != nullptr) fclose(file_);
 }
@@ -70,7 +62,8 @@ void ProfileTimeline::frame(const FrameRecord& frame) {
 bool ProfileTimeline::finish(const Profile& profile, std::string* error) {
   // The clocks first: a GPU event is placed by the snapshots before it.
   for (const ClockPair& pair : profile.clock_pairs) writer_->gpu_clock(pair.cpu_ns, pair.gpu_ns);
-  using Stage = consumers::PerfettoWriter::GpuStage;
+  using Writer = consumers::PerfettoWriter;
+  using Stage = Writer::GpuStage;
   std::vector<std::pair<std::string_view, std::string>> extra;
   auto add_disjoint = [&](bool disjoint) {
     if (disjoint) extra.emplace_back("disjoint", "the GPU's clock may have jumped");
@@ -82,8 +75,7 @@ bool ProfileTimeline::finish(const Profile& profile, std::string* error) {
       extra.clear();
       extra.emplace_back("frame", std::to_string(frame.number));
       add_disjoint(frame.disjoint);
-      Stage s{kFramesQueue,
-              "frames: the first work's start to the last's end",
+      Stage s{Writer::kGpuFrames,
               "frame",
               "a frame's GPU work",
               false,
@@ -102,8 +94,7 @@ bool ProfileTimeline::finish(const Profile& profile, std::string* error) {
       extra.emplace_back("first call", std::to_string(profile.work[pass.first_work].seq));
       extra.emplace_back("work", std::to_string(pass.work_count));
       add_disjoint(span.disjoint);
-      Stage s{kPassesQueue,
-              "render passes: runs of work into one framebuffer",
+      Stage s{Writer::kGpuPasses,
               "render pass",
               "work into one framebuffer",
               false,
@@ -124,10 +115,9 @@ bool ProfileTimeline::finish(const Profile& profile, std::string* error) {
       extra.emplace_back("program", std::to_string(w.program));
       if (w.vertices != 0) extra.emplace_back("vertices", std::to_string(w.vertices));
       add_disjoint(w.disjoint);
-      Stage s{kWorkQueue,
-              "each draw, clear, blit and dispatch",
+      Stage s{Writer::kGpuWork,
               name,
-              "the GPU's work for a call",
+              Writer::kGpuCallStage,
               api::has_role(w.function, api::kRoleDispatch),
               w.gpu_start_ns,
               w.gpu_ns,

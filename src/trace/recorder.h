@@ -16,6 +16,7 @@
 #include "format/encoders.h"
 #include "format/schema.h"
 #include "protowire/wire.h"
+#include "trace/hooks/gpu_time.h"
 #include "trace/session.h"
 #include "trace/tsc_clock.h"
 
@@ -142,6 +143,8 @@ class CallRecorder {
     // A flight recorder's new round: this thread's snapshot comes first.
     if (flight_round_due()) [[unlikely]]
       begin_flight_part();
+    if (capture_gpu_time()) [[unlikely]]
+      gpu_query_ = gpu_time_at_call_start(function);
     start_ = now_ns();
     if (capture_thread_time()) [[unlikely]]
       thread_start_ = thread_cpu_ns();
@@ -149,6 +152,20 @@ class CallRecorder {
   // Ends the timing; false when nothing is to be recorded (no session).
   bool finish() {
     uint64_t end = now_ns();
+    if (gpu_query_ != 0) [[unlikely]]
+      return finish_gpu_work(end);
+    return finish_at(end);
+  }
+  // finish() of GPU work timed on the GPU (trace --gpu-time).
+  [[gnu::noinline]] bool finish_gpu_work(uint64_t end) {
+    bool recorded = finish_at(end);
+    if (recorded)
+      gpu_time_at_call_end(thread_, seq_, gpu_query_);
+    else
+      gpu_time_cancel(gpu_query_);
+    return recorded;
+  }
+  bool finish_at(uint64_t end) {
     if (!recording()) return false;
     ThreadState* thread = thread_state();
     if (!enter_busy(thread)) return false;  // end_session began meanwhile
@@ -196,6 +213,7 @@ class CallRecorder {
   uint64_t start_;
   uint64_t duration_ = 0;
   uint64_t thread_start_ = 0;  // thread CPU time, when asked for (a system call)
+  uint32_t gpu_query_ = 0;     // trace --gpu-time: the GPU work's first timestamp
   uint64_t thread_time_ = 0;
   uint64_t seq_ = 0;
   uint32_t context_ = 0;

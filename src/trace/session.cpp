@@ -159,7 +159,7 @@ bool capture_texture_data() { return session().texture_data.load(std::memory_ord
 
 CaptureOptions capture_options() {
   return {capture_framebuffer_on_swap(), capture_framebuffer_on_draw(), capture_texture_data(),
-          capture_thread_time()};
+          capture_thread_time(), capture_gpu_time()};
 }
 
 void set_capture_options(const CaptureOptions& options) {
@@ -168,6 +168,7 @@ void set_capture_options(const CaptureOptions& options) {
   s.framebuffer_on_draw.store(options.framebuffer_on_draw);
   s.texture_data.store(options.texture_data);
   g_hot.thread_time.store(options.thread_time);
+  g_hot.gpu_time.store(options.gpu_time);
 }
 
 uint64_t frames_completed() { return session().frames.load(std::memory_order_relaxed); }
@@ -526,7 +527,8 @@ bool begin_session(TraceSessionOptions options, std::string* error) {
        : capture.framebuffer_on_draw                              ? "draw"
                                                                   : "off") +
       " texture-data=" + (capture.texture_data ? "on" : "off") +
-      " thread-time=" + (capture.thread_time ? "on" : "off");
+      " thread-time=" + (capture.thread_time ? "on" : "off") +
+      " gpu-time=" + (capture.gpu_time ? "on" : "off");
   schema::header::set_capture_options(body, options_text);
   if (options.mid_run) schema::header::set_mid_run(body, true);
   if (options.flight_recorder) schema::header::set_flight_recorder(body, true);
@@ -590,6 +592,8 @@ void read_capture_environment(CaptureOptions* capture, format::WriterOptions* wr
   capture->texture_data = texture_data == nullptr || strcmp(texture_data, "0") != 0;
   const char* thread_time = env_get("GLTRACE_THREAD_TIME");
   capture->thread_time = thread_time != nullptr && strcmp(thread_time, "1") == 0;
+  const char* gpu_time = env_get("GLTRACE_GPU_TIME");
+  capture->gpu_time = gpu_time != nullptr && strcmp(gpu_time, "1") == 0;
   if (const char* level = env_get("GLTRACE_ZSTD_LEVEL")) writer->zstd_level = atoi(level);
 }
 

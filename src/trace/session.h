@@ -83,6 +83,7 @@ struct HotState {
   std::atomic<uint32_t> generation{0};   // sessions begun so far
   std::atomic<uint64_t> seq{0};          // the global call order
   std::atomic<bool> thread_time{false};  // capture option
+  std::atomic<bool> gpu_time{false};     // capture option (hooks/gpu_time.h)
   // Set once membarrier() can make every app thread fence: app threads then
   // mark themselves busy with a compiler barrier only (see enter_busy).
   std::atomic<bool> light_fence{false};
@@ -205,11 +206,13 @@ struct CaptureOptions {
   bool framebuffer_on_draw = false;
   bool texture_data = true;
   bool thread_time = false;
+  bool gpu_time = false;  // hooks/gpu_time.h
 };
 bool capture_framebuffer_on_swap();
 bool capture_framebuffer_on_draw();
 bool capture_texture_data();
 inline bool capture_thread_time() { return g_hot.thread_time.load(std::memory_order_relaxed); }
+inline bool capture_gpu_time() { return g_hot.gpu_time.load(std::memory_order_relaxed); }
 CaptureOptions capture_options();
 void set_capture_options(const CaptureOptions& options);
 

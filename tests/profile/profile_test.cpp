@@ -210,6 +210,71 @@ TEST_F(Profile, PerfettoGpuEventsLieInTheirFramesAndNameTheirCalls) {
   }
 }
 
+// trace --gpu-time: every draw and clear of gltrace-heavy-draw has its GPU
+// time in the trace (the last frames' too, read at exit), the heavy draw
+// on top in nearly every frame; export makes them GPU events naming their
+// calls; the trace replays as before.
+TEST_F(Profile, ACaptureRecordsEveryGpuTime) {
+  std::string trace = env_.dir + "/gpu.gltrace";
+  ProcessResult r = gltrace(env_, {"trace", "--gpu-time", "--framebuffer", "swap", "-o", trace,
+                                   "--", build_bin("gltrace-heavy-draw"), "--frames", "6"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = gltrace(env_, {"dump", trace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // seq -> function of the calls, and their GPU times.
+  std::map<uint64_t, std::string> functions;
+  std::map<uint64_t, double> gpu_ms;
+  std::regex call_line("^(\\d+) (gl\\w+)\\(");
+  std::regex gpu_line("^// gpu time of call (\\d+): ([0-9.]+) ms");
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, call_line)) functions[std::stoull(m[1])] = m[2];
+    if (std::regex_search(line, m, gpu_line)) gpu_ms[std::stoull(m[1])] = std::stod(m[2]);
+  }
+  size_t work = 0;
+  for (const auto& [seq, name] : functions)
+    if (name == "glDrawArrays" || name == "glClear") {
+      ++work;
+      EXPECT_TRUE(gpu_ms.contains(seq)) << "no GPU time for call " << seq << " " << name;
+    }
+  EXPECT_EQ(work, 6u * 7u);
+  EXPECT_EQ(gpu_ms.size(), work);
+  // Frame by frame (a clear, then 6 draws, the 4th heavy).
+  int on_top = 0;
+  std::vector<uint64_t> draws;
+  for (const auto& [seq, name] : functions)
+    if (name == "glDrawArrays") draws.push_back(seq);
+  for (size_t frame = 1; frame < 6; ++frame) {
+    uint64_t heavy = draws[frame * 6 + 3];
+    bool top = true;
+    for (size_t d = 0; d < 6; ++d)
+      if (draws[frame * 6 + d] != heavy && gpu_ms[draws[frame * 6 + d]] >= gpu_ms[heavy])
+        top = false;
+    on_top += top ? 1 : 0;
+  }
+  EXPECT_GE(on_top, 4) << r.out;
+  r = gltrace(env_, {"stats", trace});
+  EXPECT_TRUE(contains(r.out, "function (GPU time)")) << r.out;
+  // Exported: a GPU event per time, each naming a call whose slice says its number.
+  std::string timeline = env_.dir + "/gpu.perfetto-trace";
+  r = gltrace(env_, {"export", "--compression", "none", "-o", timeline, trace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_process({"/bin/sh", "-c",
+                   "protoc --decode=perfetto.protos.Trace -I " GLTRACE_PERFETTO_PROTO_DIR
+                   " perfetto_subset.proto < " +
+                       timeline});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_occurrences(r.out, "gpu_render_stage_event {"), work);
+  EXPECT_GE(count_occurrences(r.out, "clock_id: 65"), 1u);
+  for (const auto& [seq, ms] : gpu_ms)
+    EXPECT_TRUE(contains(r.out, "value: \"" + std::to_string(seq) + "\"")) << seq;
+  // The replay reads past the GPU times, frame for frame.
+  r = gltrace(env_, {"replay", "--compare", trace});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "6 frames identical")) << r.out;
+}
+
 TEST_F(Profile, ItsOptionsGoWithIt) {
   std::string trace = trace_heavy({"--frames", "1"});
   ProcessResult r = gltrace(env_, {"replay", "--perfetto", env_.dir + "/x", trace});

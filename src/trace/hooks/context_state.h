@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "trace/hooks/gpu_time.h"
 #include "trace/session.h"
 
 namespace gltrace::trace {
@@ -71,6 +72,7 @@ struct TracedContext {
   // A draw call was made since the context's last frame end (see
   // hooks/frames.cpp, glFinish).
   bool drew = false;
+  GpuTimerPtr gpu_timer;  // trace --gpu-time: its queries (made at its first GPU work)
 };
 
 // The state of the thread's current context (made on first use).
