@@ -155,7 +155,7 @@ Table summary_table(const Profile& p) {
         span_total != 0 ? static_cast<double>(busy_total) / static_cast<double>(span_total) : 0.0);
   }
   add("frames a disjoint event touched", disjoint);
-  add("result reads that waited for the GPU", p.waits);
+  add("result reads that waited for the GPU (at a context's end or the replay's)", p.waits);
   add("gpu work not measured", p.unmeasured);
   return t;
 }

@@ -85,6 +85,10 @@ bool Profiler::check_timer(ContextTimer& timer) {
   if (timer.checked) return timer.available;
   timer.checked = true;
   auto get_string = GL_CALL(session_.gl(), glGetString);
+  // GLES 1 has no programs: their binding is not asked there.
+  const char* version =
+      get_string != nullptr ? reinterpret_cast<const char*>(get_string(GL_VERSION)) : nullptr;
+  timer.es1 = version != nullptr && strncmp(version, "OpenGL ES-C", 11) == 0;
   const char* extensions =
       get_string != nullptr ? reinterpret_cast<const char*>(get_string(GL_EXTENSIONS)) : nullptr;
   bool listed = false;
@@ -193,6 +197,7 @@ void Profiler::before_call(const ReplayCall& call) {
   if (gles && api::has_role(fn, api::kRoleGpuWork)) {
     ContextTimer& timer = timer_of(call.context);
     const gl_loader::Driver& gl = session_.gl();
+    check_timer(timer);
     WorkRecord w;
     w.seq = call.seq;
     w.function = fn;
@@ -201,7 +206,7 @@ void Profiler::before_call(const ReplayCall& call) {
     w.frame = session_.frame();
     // What it draws with and into, as the trace names them (looked up
     // again only when the replay's binding changed).
-    if (auto get = GL_CALL(gl, glGetIntegerv)) {
+    if (auto get = GL_CALL(gl, glGetIntegerv); get != nullptr && !timer.es1) {
       GLint framebuffer = 0, program = 0;
       get(GL_DRAW_FRAMEBUFFER_BINDING, &framebuffer);
       get(GL_CURRENT_PROGRAM, &program);
@@ -258,7 +263,7 @@ void Profiler::before_call(const ReplayCall& call) {
     profile_.work.push_back(w);
     running_work_ = true;
     running_timer_ = &timer;
-    if (check_timer(timer)) {
+    if (timer.available) {
       timer.thread = call.thread;
       running_pending_begin_ = query(timer);
       GL_CALL(gl, glQueryCounterEXT)(running_pending_begin_, GL_TIMESTAMP_EXT);
@@ -303,6 +308,9 @@ void Profiler::frame_ended() {
   auto it = timers_.find(last_context_);
   if (it == timers_.end() || !it->second.available) return;
   read_results(it->second, 0);
+  // What is still pending starts now: a pbuffer's swap flushes nothing, and
+  // a query's result is never ready before its work is flushed.
+  if (!it->second.pending.empty()) GL_CALL(session_.gl(), glFlush)();
   // A disjoint event since the last look: this frame's times and those of
   // the frames before whose results were not read yet may be off.
   GLint disjoint = 0;

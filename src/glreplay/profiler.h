@@ -131,6 +131,7 @@ class Profiler {
   struct ContextTimer {
     bool checked = false;
     bool available = false;
+    bool es1 = false;             // a GLES 1 context: no programs
     uint32_t thread = 0;          // the recorded thread it was last current on
     std::vector<uint32_t> free;   // query names to reuse
     std::deque<Pending> pending;  // issued, not read yet, oldest first
