@@ -11,7 +11,9 @@
   table prints the median of those over the ten calls, and the worst;
 - found: gltrace-heavy-draw's ten times heavier draw on top of every frame
   after the first;
-- cost: a profiled replay's wall time against a plain `replay -n`.
+- cost: a profiled replay's wall time against a plain `replay -n`;
+- capture cost: `gltrace trace --gpu-time` against `gltrace trace`, the
+  same workload taking turns (median wall time of RUNS each).
 
 The workloads: the demo, gltrace-heavy-draw, and glmark2-es2 scenes traced
 under Xvfb (320x240). softpipe renders on the calling thread, so its times
@@ -19,7 +21,7 @@ are each call's whole rendering; llvmpipe's are its last tiles' (see
 docs/replay.md), so its spreads are wider.
 
   bench/gpu_profile.py BUILD WORK [--runs N] [--drivers llvmpipe,softpipe]
-                       [--scenes build,texture,...] [--reuse]
+                       [--scenes build,texture,...] [--reuse] [--capture-only]
 """
 
 import argparse
@@ -116,6 +118,39 @@ def heavy_on_top(tables):
     return good, total
 
 
+def capture_cost(gltrace, a, env):
+    """trace --gpu-time against trace, on the demo (many small draws: the
+    timestamps' cost per call shows), gltrace-heavy-draw and glmark2 scenes."""
+    apps = [("demo", [os.path.join(a.build, "bin", "gltrace-demo"), "--frames", "300",
+                      "--size", "64x64"], env),
+            ("heavy-draw", [os.path.join(a.build, "bin", "gltrace-heavy-draw"), "--frames", "30",
+                            "--iterations", "10"], env)]
+    xvfb = real_apps.Xvfb(env)
+    try:
+        x11 = dict(env, DISPLAY=xvfb.display)
+        for scene in ("build", "ideas"):
+            apps.append((f"glmark2-{scene}", ["glmark2-es2", "-s", "320x240", "-b",
+                                              f"{scene}:duration=2"], x11))
+        print(f"{'capture':22} {'trace s':>9} {'--gpu-time s':>13} {'ratio':>7} {'gpu times':>10}")
+        for name, argv, e in apps:
+            times = {False: [], True: []}
+            timed = 0
+            for _ in range(a.runs):
+                for gpu in (False, True):
+                    out = os.path.join(a.work, f"capture-{name}.gltrace")
+                    cmd = [gltrace, "trace", "-o", out] + (["--gpu-time"] if gpu else []) + \
+                        ["--"] + argv
+                    start = time.perf_counter()
+                    run(cmd, e)
+                    times[gpu].append(time.perf_counter() - start)
+                    if gpu:
+                        timed = run([gltrace, "dump", out], e).stdout.count("// gpu time of call")
+            plain, gpu = statistics.median(times[False]), statistics.median(times[True])
+            print(f"{name:22} {plain:9.3f} {gpu:13.3f} {gpu / plain:7.3f} {timed:10}", flush=True)
+    finally:
+        xvfb.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("build")
@@ -124,11 +159,15 @@ def main():
     ap.add_argument("--drivers", default="llvmpipe,softpipe")
     ap.add_argument("--scenes", default=",".join(SCENES))
     ap.add_argument("--reuse", action="store_true", help="keep traces already in WORK")
+    ap.add_argument("--capture-only", action="store_true", help="only the capture cost")
     a = ap.parse_args()
     gltrace = os.path.join(os.path.abspath(a.build), "bin", "gltrace")
     os.makedirs(a.work, exist_ok=True)
     env = dict(os.environ)
     env.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp())
+    capture_cost(gltrace, a, env)
+    if a.capture_only:
+        return
     workloads = []  # (name, trace, drivers)
     drivers = a.drivers.split(",")
     t = os.path.join(a.work, "demo.gltrace")
