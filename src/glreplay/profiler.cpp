@@ -7,6 +7,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "common/extension_list.h"
 #include "gl_loader/call.h"
 #include "glreplay/profile_timeline.h"
 #include "glreplay/profiler.h"
@@ -89,19 +90,10 @@ bool Profiler::check_timer(ContextTimer& timer) {
   const char* version =
       get_string != nullptr ? reinterpret_cast<const char*>(get_string(GL_VERSION)) : nullptr;
   timer.es1 = version != nullptr && strncmp(version, "OpenGL ES-C", 11) == 0;
-  const char* extensions =
-      get_string != nullptr ? reinterpret_cast<const char*>(get_string(GL_EXTENSIONS)) : nullptr;
-  bool listed = false;
-  if (extensions != nullptr) {
-    // A whole name in the space-separated list.
-    constexpr std::string_view kName = "GL_EXT_disjoint_timer_query";
-    for (const char* at = strstr(extensions, kName.data()); at != nullptr && !listed;
-         at = strstr(at + 1, kName.data()))
-      listed = (at == extensions || at[-1] == ' ') &&
-               (at[kName.size()] == ' ' || at[kName.size()] == '\0');
-  }
   const gl_loader::Driver& gl = session_.gl();
-  timer.available = listed && GL_CALL(gl, glGenQueriesEXT) != nullptr &&
+  timer.available = get_string != nullptr &&
+                    extension_listed(get_string(GL_EXTENSIONS), "GL_EXT_disjoint_timer_query") &&
+                    GL_CALL(gl, glGenQueriesEXT) != nullptr &&
                     GL_CALL(gl, glQueryCounterEXT) != nullptr &&
                     GL_CALL(gl, glGetQueryObjectuivEXT) != nullptr &&
                     GL_CALL(gl, glGetQueryObjectui64vEXT) != nullptr;

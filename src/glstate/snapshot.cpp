@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "common/extension_list.h"
 #include "common/pixel_store.h"
 
 namespace gltrace::glstate {
@@ -991,13 +992,7 @@ class SnapshotWriter : public GlReader {
 
   // ES 2's way (a context of any version answers it): the list as one string.
   bool has_extension(std::string_view name) {
-    const GLubyte* list = GL(glGetString)(GL_EXTENSIONS);
-    std::string_view all = list != nullptr ? reinterpret_cast<const char*>(list) : "";
-    for (size_t at = all.find(name); at != std::string_view::npos; at = all.find(name, at + 1)) {
-      size_t end = at + name.size();
-      if ((at == 0 || all[at - 1] == ' ') && (end == all.size() || all[end] == ' ')) return true;
-    }
-    return false;
+    return extension_listed(GL(glGetString)(GL_EXTENSIONS), name);
   }
 
   // The texture bound to `target` in the driver: its parameters, from the

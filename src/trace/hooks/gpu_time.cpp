@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/extension_list.h"
 #include "format/encoders.h"
 #include "format/schema.h"
 #include "gltrace/api/functions.h"
@@ -43,14 +44,6 @@ constexpr GLsizei kQueryBatch = 256;
 // drifts against the CPU's), and at its first.
 constexpr uint64_t kClockEvery = 60;
 
-bool has_extension(const char* list, const char* name) {
-  if (list == nullptr) return false;
-  size_t n = strlen(name);
-  for (const char* at = strstr(list, name); at != nullptr; at = strstr(at + 1, name))
-    if ((at == list || at[-1] == ' ') && (at[n] == ' ' || at[n] == '\0')) return true;
-  return false;
-}
-
 void read_results_at_exit();
 
 // The current context's timer, when it has timestamps (null otherwise).
@@ -63,8 +56,7 @@ GpuTimer* current_timer(ThreadState* thread) {
   if (!timer->checked) {
     timer->checked = true;
     timer->available =
-        has_extension(reinterpret_cast<const char*>(NEXT(glGetString)(GL_EXTENSIONS)),
-                      "GL_EXT_disjoint_timer_query") &&
+        extension_listed(NEXT(glGetString)(GL_EXTENSIONS), "GL_EXT_disjoint_timer_query") &&
         NEXT(glGenQueriesEXT) != nullptr && NEXT(glQueryCounterEXT) != nullptr &&
         NEXT(glGetQueryObjectuivEXT) != nullptr && NEXT(glGetQueryObjectui64vEXT) != nullptr;
     if (timer->available) {
