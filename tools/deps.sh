@@ -14,7 +14,7 @@ packages=(
   # the command-line parser of gltrace and glreplay (header-only)
   libcli11-dev
   # EGL/GLES headers, the Khronos registry the code generator reads, X11
-  libegl-dev libgles-dev khronos-api libx11-dev
+  libegl-dev libgles-dev khronos-api libx11-dev libxcb1-dev
   # the real driver every test runs against: Mesa llvmpipe
   libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri
   # replay --driver zink: Mesa's GL on Vulkan runs on lavapipe, its software Vulkan

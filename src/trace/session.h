@@ -17,6 +17,8 @@
 
 namespace gltrace::trace {
 
+struct WindowWatch;
+
 // Per-thread capture state. Only its own thread touches it, except at exit.
 struct ThreadState {
   // The session these fields belong to (a thread's state is reset when it
@@ -64,6 +66,9 @@ struct ThreadState {
   // draw_surface is a pbuffer: its size is the one it was made with, so
   // frames need no check (the queries cost more than a small frame's calls).
   bool draw_surface_fixed = false;
+  // draw_surface's window watch (window_watch.h), if it has one: while it
+  // holds the recorded size, a frame's check asks the window system nothing.
+  const WindowWatch* surface_watch = nullptr;
   void* context_data = nullptr;  // the trace layer's state of `context_data_index`
   uint32_t context_data_index = 0;
   // The flight recorder's round this thread is in, and whether its records

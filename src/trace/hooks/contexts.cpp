@@ -2,8 +2,10 @@
 // new to the trace gets its Context record first) and its surface; the calls
 // that create surfaces and contexts record their config's attributes.
 #define GL_GLES_PROTOTYPES 0
+#include <cstring>
 #include <mutex>
 #include <set>
+#include <type_traits>
 
 #include "format/encoders.h"
 #include "format/schema.h"
@@ -17,6 +19,7 @@
 #include "trace/modes.h"
 #include "trace/next.h"
 #include "trace/recorder.h"
+#include "trace/window_watch.h"
 
 namespace gltrace::trace {
 namespace {
@@ -148,7 +151,10 @@ void record_bound_surface(CallRecorder& rec, EGLDisplay display, EGLSurface draw
   thread->draw_surface = draw;
   thread->surface_width = thread->surface_height = 0;
   thread->surface_size_check = false;
-  if (!known) thread->draw_surface_fixed = false;
+  if (!known) {
+    thread->draw_surface_fixed = false;
+    thread->surface_watch = find_window_watch(draw);
+  }
   if (mode() != Mode::kFull || (!known && !query_surface_size(display, draw, &width, &height)))
     return;
   if (!known) thread->draw_surface_fixed = is_pbuffer(display, draw);
@@ -334,39 +340,64 @@ bool complete_reads_before_switch(EGLDisplay& dpy, EGLSurface& draw, EGLSurface&
 
 // --- configs -------------------------------------------------------------------------
 
+namespace {
+
 // A new window's size: the replay makes its window at its first use, and an
 // eglQuerySurface (or any use) before the first eglMakeCurrent that binds it
 // needs the size then. The thread's surface size is not touched: the window
-// is not current.
-void write_window_size(CallRecorder& rec, EGLDisplay dpy, EGLSurface surface) {
+// is not current. The window is watched from here on (window_watch.h):
+// `native_window` is its handle as a number (0: unknown).
+void write_window_size(CallRecorder& rec, EGLDisplay dpy, EGLSurface surface,
+                       uint64_t native_window) {
   EGLint width = 0, height = 0;
   if (mode() != Mode::kFull || !NEXT(eglQuerySurface)(dpy, surface, EGL_WIDTH, &width) ||
       !NEXT(eglQuerySurface)(dpy, surface, EGL_HEIGHT, &height) || width <= 0 || height <= 0)
     return;
   schema::call::set_surface_width(rec.call_encoder(), static_cast<uint32_t>(width));
   schema::call::set_surface_height(rec.call_encoder(), static_cast<uint32_t>(height));
+  watch_window_surface(surface, native_window, static_cast<uint32_t>(width),
+                       static_cast<uint32_t>(height));
 }
 
+// eglCreateWindowSurface's window as a number (an X11 Window: its XID).
+uint64_t window_number(EGLNativeWindowType win) {
+  if constexpr (std::is_pointer_v<EGLNativeWindowType>)
+    return reinterpret_cast<uintptr_t>(win);
+  else
+    return static_cast<uint64_t>(win);
+}
+
+// eglCreatePlatformWindowSurface's window points at the platform's handle:
+// an X11 Window or an xcb_window_t, whose low 32 bits are the XID (little
+// endian). Another platform's object is larger than 4 bytes, so reading
+// them is safe; the watch then finds no such X window of that size.
+uint64_t pointed_window_number(const void* native_window) {
+  if (native_window == nullptr) return 0;
+  uint32_t xid = 0;
+  memcpy(&xid, native_window, sizeof xid);
+  return xid;
+}
+
+}  // namespace
+
 void record_window_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config,
-                                  EGLNativeWindowType /*win*/, const EGLint* /*attrib_list*/,
+                                  EGLNativeWindowType win, const EGLint* /*attrib_list*/,
                                   EGLSurface result) {
   if (result == EGL_NO_SURFACE) return;
   write_config_attribs(rec, dpy, config);
-  write_window_size(rec, dpy, result);
+  write_window_size(rec, dpy, result, window_number(win));
 }
-void record_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config,
-                           void* /*native_window*/, const EGLAttrib* /*attrib_list*/,
-                           EGLSurface result) {
+void record_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config, void* native_window,
+                           const EGLAttrib* /*attrib_list*/, EGLSurface result) {
   if (result == EGL_NO_SURFACE) return;
   write_config_attribs(rec, dpy, config);
-  write_window_size(rec, dpy, result);
+  write_window_size(rec, dpy, result, pointed_window_number(native_window));
 }
-void record_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config,
-                           void* /*native_window*/, const EGLint* /*attrib_list*/,
-                           EGLSurface result) {
+void record_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config, void* native_window,
+                           const EGLint* /*attrib_list*/, EGLSurface result) {
   if (result == EGL_NO_SURFACE) return;
   write_config_attribs(rec, dpy, config);
-  write_window_size(rec, dpy, result);
+  write_window_size(rec, dpy, result, pointed_window_number(native_window));
 }
 void record_config_attribs(CallRecorder& rec, EGLDisplay dpy, EGLConfig config,
                            const EGLint* /*attrib_list*/, EGLSurface result) {

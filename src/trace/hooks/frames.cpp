@@ -19,6 +19,7 @@
 #include "trace/modes.h"
 #include "trace/next.h"
 #include "trace/recorder.h"
+#include "trace/window_watch.h"
 
 namespace gltrace::trace {
 namespace {
@@ -141,18 +142,28 @@ void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface sur
     read_framebuffer(thread, 0, 0, 0, width, height, "swap", hold);
 }
 
+// Whether the thread's window, watched, still has the size last recorded:
+// no query needed (its answer would be that size).
+bool surface_size_unchanged(const ThreadState* thread) {
+  return window_size_known(thread->surface_watch, thread->draw_surface, thread->surface_width,
+                           thread->surface_height);
+}
+
 // At a draw, clear or blit: the first one of a frame on the default framebuffer
 // is where the driver sizes a window's buffers, so when the app resized its
 // window since the swap, the new size goes with that call. eglQuerySurface
 // answers the window's size, not its buffers': some drivers (Mesa's software
 // X11 path) keep the buffers they made at eglMakeCurrent until the first
 // swap, so the buffers are checked to have the new size (a pixel inside,
-// none beyond: one-pixel reads, once per resize).
+// none beyond: one-pixel reads, once per resize). On X11 eglQuerySurface is
+// a round trip to the server: a watched window (window_watch.h) is asked
+// only when its watch says its size is not the recorded one.
 void check_surface_resize(CallRecorder& rec) {
   ThreadState* thread = rec.thread();
   if (!thread->surface_size_check) return;
   if (driver_integer(GL_FRAMEBUFFER_BINDING) != 0) return;  // not the window yet
   thread->surface_size_check = false;
+  if (surface_size_unchanged(thread)) return;
   uint32_t width = 0, height = 0;
   if (!query_surface_size(static_cast<EGLDisplay>(thread->draw_display),
                           static_cast<EGLSurface>(thread->draw_surface), &width, &height) ||
@@ -185,9 +196,10 @@ void read_back_before_swap(SwapFrame& state, EGLDisplay display, EGLSurface surf
     return;
   ThreadState* thread = thread_state();
   bool tracked = thread->draw_surface == surface && thread->surface_width != 0;
-  if (tracked && !thread->surface_size_check) {
-    // The frame's first draw checked the size: it holds for the frame
-    // (one size query a frame: on X11 each is a round trip to the server).
+  if (tracked && (!thread->surface_size_check || surface_size_unchanged(thread))) {
+    // The frame's first draw checked the size: it holds for the frame (one
+    // size query a frame at most: on X11 each is a round trip to the
+    // server). Or the window, watched, still has the recorded size.
     state.width = thread->surface_width;
     state.height = thread->surface_height;
     state.sized = true;
