@@ -34,10 +34,10 @@ export function withToken(serverUrl) {
   return u.pathname + u.search;
 }
 
-async function request(target, signal) {
+async function request(target, signal, method = 'GET') {
   let resp;
   try {
-    resp = await fetch(target, { signal, headers: { 'X-Gltrace-Token': token } });
+    resp = await fetch(target, { method, signal, headers: { 'X-Gltrace-Token': token } });
   } catch (e) {
     if (e.name === 'AbortError') throw e;
     throw new ApiError(`the viewer's server does not answer (${e.message}); is gltrace view still running?`, 0);
@@ -58,6 +58,12 @@ async function request(target, signal) {
 
 export async function getJson(path, params, signal) {
   const resp = await request(url(path, params), signal);
+  return resp.json();
+}
+
+// An action (POST, no body): its JSON answer.
+export async function postJson(path, params, signal) {
+  const resp = await request(url(path, params), signal, 'POST');
   return resp.json();
 }
 

@@ -12,6 +12,7 @@ import { CallDetails } from './details.js';
 import { StatePane } from './state.js';
 import { FrameSummary } from './summary.js';
 import { Timeline } from './timeline.js';
+import { GpuPane } from './gpu.js';
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -32,6 +33,7 @@ const app = {
   statePane: null,
   summary: null,
   timeline: null,
+  gpu: null, // the GPU tab
   followBusy: false, // a follow poll is in flight
 };
 
@@ -89,6 +91,7 @@ function makeFrameList() {
           el('span', { class: 'f-calls', title: `${f.calls} calls` }, fmtCount(f.calls)),
           el('span', { class: 'f-draws' }, `${f.draws}`),
           el('span', { class: 'f-time' }, fmtNs(f.wall_ns)),
+          el('span', { class: 'f-gpu', title: f.gpu_ns === null ? 'no GPU time' : `GPU time of ${f.gpu_calls} calls` }, f.gpu_ns === null ? '' : fmtNs(f.gpu_ns)),
           el('span', { class: 'f-flags' }, f.has_image ? '▣' : '', f.errors ? el('span', { class: 'err-dot', title: `${f.errors} GL errors` }, '●') : ''),
         );
       },
@@ -143,8 +146,9 @@ async function openFrame(n, { call = null } = {}) {
     frameEntryAsync(n).then((f) => {
       if (f && app.timeline.root.offsetParent) app.timeline.setWindow(f.start_ns, f.start_ns + f.wall_ns);
     }).catch(showError);
+    if (app.tab === 'gpu') app.gpu.show(n); // the GPU tab stays, on the new frame
     if (call === null) {
-      setTab('frame');
+      if (app.tab !== 'gpu') setTab('frame');
       saveHash();
     }
   }
@@ -223,6 +227,19 @@ function setTab(tab) {
   for (const b of document.querySelectorAll('#tabs button')) b.classList.toggle('active', b.dataset.tab === tab);
   for (const p of document.querySelectorAll('.tab-pane')) p.hidden = p.id !== `pane-${tab}`;
   if (tab === 'state' && app.selected) app.statePane.show(app.selected.call);
+  if (tab === 'gpu') app.gpu.show(app.frame);
+}
+
+// GPU times were measured by a replay: what shows them asks again.
+async function gpuMeasured() {
+  app.trace = await getJson('/api/trace');
+  app.gpu.setTrace(app.trace);
+  app.frames.clear();
+  app.frameList.redraw();
+  showInfo(app.trace.gpu_measure.message);
+  await reloadCalls();
+  if (app.frame !== null) app.summary.show(app.frame);
+  app.timeline.load();
 }
 
 // ---- find, draws, export ----
@@ -341,6 +358,7 @@ function onKey(ev) {
     '1': () => setTab('frame'),
     '2': () => setTab('call'),
     '3': () => setTab('state'),
+    '4': () => setTab('gpu'),
     t: () => toggleTimeline(),
     '?': () => toggleHelp(),
     Escape: () => ($('#help').hidden = true),
@@ -476,6 +494,8 @@ async function start() {
   });
   app.timeline = new Timeline($('#timeline-pane'), { onselect: (call) => gotoCall(call), onerror: showError });
   app.timeline.setThreads(trace.threads);
+  app.gpu = new GpuPane($('#pane-gpu'), { ongoto: (call, frame) => gotoCall(call, frame), onmeasured: gpuMeasured, onerror: showError });
+  app.gpu.setTrace(trace);
 
   // controls
   $('#filter').addEventListener('input', () => {

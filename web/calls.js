@@ -1,7 +1,7 @@
 // The call list of one frame: rows fetched by range from /api/calls (pages
 // kept in a small cache), shown in a VirtualList as a tree by debug groups
 // (a group's push row folds the calls up to its pop), draws highlighted and
-// GL errors marked. A trace that starts with a state snapshot (a trim, a
+// GL errors marked, with their wall, thread and GPU times. A trace that starts with a state snapshot (a trim, a
 // capture started mid-run) shows the snapshot's calls, the first of frame 0,
 // as one group under a heading row (row 0, no call), folded at first.
 
@@ -294,6 +294,7 @@ export class CallList {
       el('span', { class: 'c-name' }, 'function'),
       el('span', { class: 'c-time' }, 'wall'),
       el('span', { class: 'c-time' }, 'thread'),
+      el('span', { class: 'c-time c-gpu', title: 'GPU time of the call\'s work (draws, clears, blits, dispatches)' }, 'GPU'),
     );
     container.append(this.header);
     const self = this;
@@ -364,6 +365,7 @@ export class CallList {
       name,
       el('span', { class: 'c-time' }, fmtNs(call.dur_ns)),
       el('span', { class: 'c-time' }, fmtNs(call.thread_ns)),
+      el('span', { class: 'c-time c-gpu' }, call.gpu_ns === null || call.gpu_ns === undefined ? '' : fmtNs(call.gpu_ns)),
     );
   }
 

@@ -67,7 +67,8 @@ export class FrameSummary {
         el('tr', {}, el('th', {}, 'calls'), el('td', {}, r.calls)),
         el('tr', {}, el('th', {}, 'draws'), el('td', {}, r.draws)),
         el('tr', {}, el('th', {}, 'wall time'), el('td', {}, fmtNs(r.wall_ns))),
-        el('tr', {}, el('th', {}, 'thread time'), el('td', {}, fmtNs(r.thread_ns)))),
+        el('tr', {}, el('th', {}, 'thread time'), el('td', {}, fmtNs(r.thread_ns))),
+        el('tr', {}, el('th', {}, 'GPU time'), el('td', { class: 'gpu-time' }, fmtNs(r.gpu_ns)))),
       el('h3', {}, 'Calls per function'),
       table,
     );

@@ -1,5 +1,7 @@
-// The timeline: one lane per thread with its calls as spans, and a lane of
-// frames, over a time window (wheel: zoom around the pointer, drag: pan,
+// The timeline: one lane per thread with its calls as spans, a lane of
+// frames, and (when the trace has GPU times) a GPU lane with each GPU-work
+// call's span on the GPU (placed by the trace's GPU clock, or at its call's
+// start when the trace has no clock pairs: the info line says which), over a time window (wheel: zoom around the pointer, drag: pan,
 // click a span: select its call). The server merges spans when the window
 // holds more than the canvas can show.
 
@@ -78,6 +80,11 @@ export class Timeline {
     const [a, b] = this.window;
     try {
       this.data = await getJson('/api/timeline', { start_ns: a, end_ns: b, max: Math.max(100, this.canvas.clientWidth * 2) }, this.controller.signal);
+      const gpu = this.data.gpu;
+      const where = !gpu ? '' : gpu.placed === 'call start'
+        ? ` · GPU lane: ${gpu.source === 'replay' ? 'times measured by a replay, ' : ''}each span laid at its call's start (the trace has no GPU clock)`
+        : gpu.placed === 'gpu clock' ? ' · GPU lane: spans placed by the GPU\'s clock' : '';
+      this.info.textContent = `wheel: zoom · drag: pan · click a call to select it${where}`;
       this.draw();
     } catch (e) {
       if (!aborted(e)) this.onerror(e);
@@ -89,10 +96,18 @@ export class Timeline {
     return GUTTER + ((t - a) / (b - a)) * (this.canvas.clientWidth - GUTTER);
   }
 
+  // The lanes below the frames: the threads', then the GPU's.
+  lanes() {
+    if (!this.data) return [];
+    const lanes = this.data.threads.map((th) => ({ label: this.threadNames.get(th.thread) || `thread ${th.thread}`, spans: th.spans }));
+    if (this.data.gpu) lanes.push({ label: 'GPU', spans: this.data.gpu.spans, gpu: true });
+    return lanes;
+  }
+
   spanAt(px, py) {
     if (!this.data) return null;
     const lane = Math.floor((py - TOP - LANE) / LANE);
-    const th = this.data.threads[lane];
+    const th = this.lanes()[lane];
     if (!th) return null;
     let best = null;
     for (const s of th.spans) {
@@ -106,7 +121,10 @@ export class Timeline {
   draw() {
     const c = this.canvas;
     const dpr = window.devicePixelRatio || 1;
-    const lanes = this.data ? this.data.threads.length : 0;
+    const laneList = this.lanes();
+    const lanes = laneList.length;
+    this.canvas.dataset.lanes = String(lanes);
+    this.canvas.dataset.gpuSpans = this.data && this.data.gpu ? String(this.data.gpu.spans.length) : '';
     const cssH = TOP + LANE * (lanes + 1) + 4;
     c.style.height = `${cssH}px`;
     c.width = Math.max(1, Math.floor(c.clientWidth * dpr));
@@ -129,12 +147,12 @@ export class Timeline {
       g.fillStyle = '#dfe6ee';
       if (x1 - x0 > 30) g.fillText(`frame ${f.number}`, Math.max(x0, 0) + 3, TOP + 13);
     }
-    this.data.threads.forEach((th, i) => {
+    laneList.forEach((th, i) => {
       const y = TOP + LANE * (i + 1);
       for (const s of th.spans) {
         const x0 = this.x(s.start_ns);
         const w = Math.max(1, this.x(s.start_ns + s.dur_ns) - x0);
-        g.fillStyle = s.draw ? '#e8a33d' : '#4f8fd1';
+        g.fillStyle = th.gpu ? '#7fd17f' : s.draw ? '#e8a33d' : '#4f8fd1';
         g.fillRect(x0, y + 2, w, LANE - 6);
         if (w > 60) {
           g.fillStyle = '#0b0c0e';
@@ -146,7 +164,6 @@ export class Timeline {
     g.fillRect(0, TOP, GUTTER - 2, cssH - TOP);
     g.fillStyle = '#9aa3ad';
     g.fillText('frames', 4, TOP + 13);
-    this.data.threads.forEach((th, i) =>
-      g.fillText(this.threadNames.get(th.thread) || `thread ${th.thread}`, 4, TOP + LANE * (i + 1) + 13, GUTTER - 8));
+    laneList.forEach((th, i) => g.fillText(th.label, 4, TOP + LANE * (i + 1) + 13, GUTTER - 8));
   }
 }

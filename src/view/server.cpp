@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "common/vertex_format.h"
@@ -28,6 +29,7 @@
 #include "gltrace/api/functions.h"
 #include "gltrace/api/roles.h"
 #include "view/assets.h"
+#include "view/gpu_measure.h"
 #include "view/pixels.h"
 #include "view/state_worker_pool.h"
 #include "view/trace_model.h"
@@ -43,6 +45,7 @@ constexpr uint64_t kMaxCalls = 10000;
 constexpr uint64_t kMaxBuckets = 100000;
 constexpr uint64_t kMaxSpans = 100000;
 constexpr uint64_t kMaxExport = 200000;
+constexpr uint64_t kMaxGpuRows = 10000;
 constexpr uint64_t kMaxBytes = uint64_t{16} << 20;
 // Calls a timeline request decodes at most.
 constexpr uint64_t kTimelineCalls = uint64_t{2} << 20;
@@ -119,9 +122,28 @@ bool is_draw(const format::Call& call) {
   return api::has_role(call.function, api::kRoleDraw | api::kRoleOtherDraw);
 }
 
+// A frame's GPU times by call number (for its rows).
+using GpuTimes = std::unordered_map<uint64_t, GpuWork>;
+
+json gpu_json(const GpuTimes* gpu, uint64_t seq) {
+  if (gpu == nullptr) return nullptr;
+  auto it = gpu->find(seq);
+  return it != gpu->end() && it->second.has_gpu ? json(it->second.gpu_ns) : json(nullptr);
+}
+
 class Handlers {
  public:
-  Handlers(TraceModel& model, StateWorkerPool& worker) : model_(model), worker_(worker) {}
+  Handlers(TraceModel& model, StateWorkerPool& worker, GpuMeasure& measure)
+      : model_(model), worker_(worker), measure_(measure) {}
+
+  // The GPU times of a frame's calls; null when the trace has none.
+  std::optional<GpuTimes> gpu_times(uint64_t frame) const {
+    if (model_.summary().gpu_calls == 0) return std::nullopt;
+    GpuTimes times;
+    for (const GpuWork& w : model_.gpu_work_of_frame(frame))
+      if (w.has_gpu) times.emplace(w.seq, w);
+    return times;
+  }
 
   consumers::BlobSizes blob_sizes(const format::Call& call) const {
     consumers::BlobSizes sizes;
@@ -129,7 +151,7 @@ class Handlers {
     return sizes;
   }
 
-  json call_row(const CallRef& ref, bool thread_time) const {
+  json call_row(const CallRef& ref, bool thread_time, const GpuTimes* gpu) const {
     const format::Call& call = ref.call;
     consumers::BlobSizes sizes = blob_sizes(call);
     std::string args, result;
@@ -144,6 +166,7 @@ class Handlers {
                 {"start_ns", call.start_ns},
                 {"dur_ns", call.duration_ns},
                 {"thread_ns", thread_time ? json(call.thread_time_ns) : json(nullptr)},
+                {"gpu_ns", gpu_json(gpu, call.seq)},
                 {"draw", is_draw(call)},
                 {"error", gl_error(call.gl_error)},
                 {"depth", ref.depth},
@@ -199,6 +222,12 @@ class Handlers {
             {"snapshot_inexact", s.snapshot_inexact},
             {"indexing", s.indexing},
             {"live", s.live},
+            {"has_gpu_time", s.gpu_calls != 0},
+            {"gpu_source", s.gpu_calls != 0 ? json(s.gpu_source) : json(nullptr)},
+            {"gpu_ns", s.gpu_calls != 0 ? json(s.gpu_ns) : json(nullptr)},
+            {"gpu_calls", s.gpu_calls},
+            {"gpu_work_calls", s.gpu_work_calls},
+            {"gpu_measure", measure_.status()},
             {"warnings", s.warnings}};
   }
 
@@ -207,6 +236,7 @@ class Handlers {
     uint64_t count = std::min(param(req, "count", 100), kMaxFrames);
     uint64_t total = 0;
     bool thread_time = model_.has_thread_time();
+    bool gpu = model_.summary().gpu_calls != 0;
     json list = json::array();
     for (const FrameInfo& f : model_.frames(from, count, &total))
       list.push_back({{"number", f.number},
@@ -217,6 +247,8 @@ class Handlers {
                       {"wall_ns", f.end_ns - f.start_ns},
                       {"call_ns", f.call_ns},
                       {"thread_ns", thread_time ? json(f.thread_ns) : json(nullptr)},
+                      {"gpu_ns", gpu ? json(f.gpu_ns) : json(nullptr)},
+                      {"gpu_calls", f.gpu_calls},
                       {"thread", f.thread},
                       {"context", f.context},
                       {"has_image", f.image >= 0},
@@ -259,10 +291,12 @@ class Handlers {
     uint64_t count = std::min(param(req, "count", 100), kMaxCalls);
     TraceModel::CallFilter filter = filter_of(req, "filter");
     bool thread_time = model_.has_thread_time();
+    std::optional<GpuTimes> gpu = gpu_times(frame);
     json rows = json::array();
     uint64_t total = 0;
-    selected_calls(frame, from, count, filter, &total,
-                   [&](const CallRef& ref) { rows.push_back(call_row(ref, thread_time)); });
+    selected_calls(frame, from, count, filter, &total, [&](const CallRef& ref) {
+      rows.push_back(call_row(ref, thread_time, gpu ? &*gpu : nullptr));
+    });
     return {{"frame", frame}, {"total", total}, {"calls", rows}};
   }
 
@@ -398,6 +432,7 @@ class Handlers {
              {"start_ns", call.start_ns},
              {"dur_ns", call.duration_ns},
              {"thread_ns", thread_time ? json(call.thread_time_ns) : json(nullptr)},
+             {"gpu_ns", nullptr},
              {"error", gl_error(call.gl_error)},
              {"result", result},
              {"args", args},
@@ -437,7 +472,55 @@ class Handlers {
     for (const ImageInfo& image : model_.images_after_call(seq))
       images.push_back("/api/image?call=" + std::to_string(image.seq));
     out["images"] = images;
+    std::optional<GpuTimes> gpu = gpu_times(out["frame"].get<uint64_t>());
+    out["gpu_ns"] = gpu_json(gpu ? &*gpu : nullptr, seq);
     return out;
+  }
+
+  // The most expensive GPU work of a frame (frame=F) or of the whole trace.
+  json gpu_top(const httplib::Request& req) const {
+    std::optional<uint64_t> frame;
+    if (req.has_param("frame") && !req.get_param_value("frame").empty())
+      frame = param(req, "frame", std::nullopt);
+    std::string sort = req.has_param("sort") ? req.get_param_value("sort") : "gpu";
+    std::string order = req.has_param("order") ? req.get_param_value("order") : "";
+    if (order != "" && order != "asc" && order != "desc")
+      fail(400, "order must be asc or desc, not '" + order.substr(0, 40) + "'");
+    // Times and counts are biggest first unless asked; names and numbers in order.
+    bool descending = order.empty() ? sort == "gpu" || sort == "cpu" : order == "desc";
+    uint64_t from = param(req, "from", 0);
+    uint64_t count = std::min(param(req, "count", 100), kMaxGpuRows);
+    GpuTopPage page = model_.gpu_top(frame, sort, descending, from, count);
+    TraceSummary s = model_.summary();
+    json rows = json::array();
+    for (const GpuWork& w : page.rows) {
+      const char* name = function_name(w.function);
+      rows.push_back(
+          {{"call", w.seq},
+           {"frame", w.frame},
+           {"name", name != nullptr ? std::string(name)
+                                    : "<unknown function " + std::to_string(w.function) + ">"},
+           {"gpu_ns", w.gpu_ns},
+           {"dur_ns", w.dur_ns},
+           {"start_ns", w.start_ns},
+           {"share", page.gpu_ns != 0
+                         ? json(static_cast<double>(w.gpu_ns) / static_cast<double>(page.gpu_ns))
+                         : json(nullptr)},
+           {"disjoint", w.disjoint}});
+    }
+    return {{"frame", frame ? json(*frame) : json(nullptr)},
+            {"source", s.gpu_calls != 0 ? json(s.gpu_source) : json(nullptr)},
+            {"sort", sort},
+            {"order", descending ? "desc" : "asc"},
+            {"total", page.total},
+            {"gpu_ns", s.gpu_calls != 0 ? json(page.gpu_ns) : json(nullptr)},
+            {"rows", rows}};
+  }
+
+  json gpu_measure(const httplib::Request&) const { return measure_.status(); }
+  json gpu_measure_start(const httplib::Request&) const {
+    measure_.start();
+    return measure_.status();
   }
 
   json frame_summary(const httplib::Request& req) const {
@@ -474,6 +557,7 @@ class Handlers {
             {"wall_ns", f.end_ns - f.start_ns},
             {"call_ns", f.call_ns},
             {"thread_ns", thread_time ? json(f.thread_ns) : json(nullptr)},
+            {"gpu_ns", model_.summary().gpu_calls != 0 ? json(f.gpu_ns) : json(nullptr)},
             {"draws", f.draws},
             {"errors", f.errors},
             {"image",
@@ -774,7 +858,56 @@ class Handlers {
           frames.push_back({{"number", f.number}, {"start_ns", f.start_ns}, {"end_ns", f.end_ns}});
       if (page.empty() || from + kMaxFrames >= total) break;
     }
-    return {{"threads", out_threads}, {"frames", frames}, {"truncated", truncated}};
+    return {{"threads", out_threads},
+            {"frames", frames},
+            {"gpu", gpu_lane(start, end, max)},
+            {"truncated", truncated}};
+  }
+
+  // The timeline's GPU lane: each GPU-work call's GPU span, placed by the
+  // trace's GPU clock pairs where it has them, else at its call's start;
+  // merged per time bin past max spans. Null when the trace has no GPU time.
+  json gpu_lane(uint64_t start, uint64_t end, uint64_t max) const {
+    TraceSummary s = model_.summary();
+    if (s.gpu_calls == 0) return nullptr;
+    bool truncated = false;
+    std::vector<GpuSpan> spans = model_.gpu_spans(start, end, kTimelineCalls, &truncated);
+    std::sort(spans.begin(), spans.end(),
+              [](const GpuSpan& a, const GpuSpan& b) { return a.start_ns < b.start_ns; });
+    bool merge = spans.size() > max;
+    uint64_t bin_ns = merge ? std::max<uint64_t>(1, (end - start) / max) : 1;
+    json list = json::array();
+    uint64_t clocked = 0, calls = 0, last_bin = UINT64_MAX, merged_end = 0;
+    for (const GpuSpan& g : spans) {
+      clocked += g.on_gpu_clock ? 1 : 0;
+      uint64_t bin = (std::max(g.start_ns, start) - start) / bin_ns;
+      if (merge && bin == last_bin && !list.empty()) {
+        json& m = list.back();
+        merged_end = std::max(merged_end, g.start_ns + g.dur_ns);
+        m["dur_ns"] = merged_end - m["start_ns"].get<uint64_t>();
+        m["calls"] = ++calls;
+        m["name"] = std::to_string(calls) + " calls";
+        continue;
+      }
+      const char* name = function_name(g.function);
+      list.push_back({{"call", g.seq},
+                      {"name", name != nullptr ? name : "?"},
+                      {"start_ns", g.start_ns},
+                      {"dur_ns", g.dur_ns}});
+      last_bin = bin;
+      calls = 1;
+      merged_end = g.start_ns + g.dur_ns;
+    }
+    // "gpu clock": every span by the GPU's own clock; "call start": laid at
+    // its call's start (no clock pairs: a replay's measure, an old trace).
+    const char* placed = spans.empty()             ? nullptr
+                         : clocked == spans.size() ? "gpu clock"
+                         : clocked == 0            ? "call start"
+                                                   : "mixed";
+    return {{"source", s.gpu_source},
+            {"placed", placed != nullptr ? json(placed) : json(nullptr)},
+            {"spans", list},
+            {"truncated", truncated}};
   }
 
   std::string export_text(const httplib::Request& req) const {
@@ -888,7 +1021,19 @@ class Handlers {
  private:
   TraceModel& model_;
   StateWorkerPool& worker_;
+  GpuMeasure& measure_;
 };
+
+// The replay command of the GPU measure: the state worker's gltrace and
+// driver, without its own options.
+std::vector<std::string> replay_command(const std::vector<std::string>& worker_command) {
+  std::vector<std::string> out;
+  if (worker_command.empty()) return out;
+  out = {worker_command[0], "replay"};
+  for (size_t i = 1; i + 1 < worker_command.size(); ++i)
+    if (worker_command[i] == "--driver") out.insert(out.end(), {"--driver", worker_command[i + 1]});
+  return out;
+}
 
 bool token_matches(const std::string& given, const std::string& token) {
   if (given.size() != token.size()) return false;
@@ -959,7 +1104,8 @@ int run_view(const ViewOptions& options, FILE* out) {
   }
   StateWorkerPool worker(options.worker_command, options.trace, options.state_workers,
                          [&model](uint64_t call) { return frame_start_of(model, call); });
-  Handlers handlers(model, worker);
+  GpuMeasure measure(replay_command(options.worker_command), options.trace, model);
+  Handlers handlers(model, worker, measure);
   const std::string token = random_token();
 
   httplib::Server server;
@@ -1031,6 +1177,12 @@ int run_view(const ViewOptions& options, FILE* out) {
   json_route("/api/draw/vertices", &Handlers::draw_vertices);
   json_route("/api/minimap", &Handlers::minimap);
   json_route("/api/timeline", &Handlers::timeline);
+  json_route("/api/gpu/top", &Handlers::gpu_top);
+  json_route("/api/gpu/measure", &Handlers::gpu_measure);
+  server.Post("/api/gpu/measure",
+              guarded([&handlers](const httplib::Request& req, httplib::Response& res) {
+                res.set_content(json_text(handlers.gpu_measure_start(req)), "application/json");
+              }));
   json_route("/api/state", &Handlers::state);
   bytes_route("/api/state/framebuffer", "image/png", &Handlers::state_framebuffer);
   bytes_route("/api/state/texture", "image/png", &Handlers::state_texture);

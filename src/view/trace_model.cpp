@@ -95,6 +95,11 @@ struct TraceModel::Impl {
   std::vector<BlobLocation> blobs;
   bool blobs_sorted = true;
   std::vector<DepthMark> depth_marks;  // by chunk
+  // GPU-work calls in file order (so by frame), and whether their seqs grow
+  // too (then a GpuTime finds its call by binary search).
+  std::deque<GpuWork> gpu_work;
+  bool gpu_work_by_seq = true;
+  std::vector<format::GpuClock> gpu_clocks;  // in file order
   TraceSummary summary;
   bool indexed = false;
   std::condition_variable indexed_changed;
@@ -149,6 +154,15 @@ struct TraceModel::Impl {
   // Visits calls [lo, hi) of the trace (file order).
   void walk(uint64_t lo, uint64_t hi, const std::function<bool(const CallRef&)>& visit) const;
   uint32_t chunk_of_index(uint64_t index) const;  // under mutex
+  // Under mutex: the GPU-work call with this seq (gpu_work.size(): none).
+  // Out of seq order (threads writing at once), only the last
+  // kGpuLookback calls are looked at: a GpuTime comes a few frames after
+  // its call.
+  size_t find_gpu_work(uint64_t seq) const;
+  static constexpr size_t kGpuLookback = size_t{1} << 16;
+  // Under mutex: the trace's time of a GPU clock value (the last clock
+  // pair at or before it; nullopt when there is none).
+  std::optional<uint64_t> gpu_to_trace_time(uint64_t gpu_ns) const;
 };
 
 namespace {
@@ -222,6 +236,7 @@ class Indexer final : public format::Consumer {
       case CallKind::kOther:
         break;
     }
+    if (api::has_role(call.function, api::kRoleGpuWork)) add_gpu_work(call);
     duration_ns_ = std::max(duration_ns_, end);
     if (in_snapshot_ && call.snapshot) {
       ++snapshot_calls_;
@@ -231,6 +246,55 @@ class Indexer final : public format::Consumer {
     }
     ++calls_;
     if (consumers::ends_frame(call)) end_frame(call, end);
+  }
+
+  // Kept straight in the table (under the lock: GpuTime records update
+  // entries of frames already published).
+  void add_gpu_work(const format::Call& call) {
+    std::unique_lock<std::mutex> lock(m_.mutex);
+    if (m_.gpu_work.size() >= m_.limits.max_gpu_work) {
+      if (gpu_work_full_) return;
+      gpu_work_full_ = true;
+      lock.unlock();
+      m_.warn("more GPU-work calls than the viewer keeps: later ones have no GPU time here");
+      return;
+    }
+    GpuWork w;
+    w.seq = call.seq;
+    w.start_ns = call.start_ns;
+    w.dur_ns = static_cast<uint32_t>(std::min<uint64_t>(call.duration_ns, UINT32_MAX));
+    w.frame = static_cast<uint32_t>(std::min<uint64_t>(frames_seen_, UINT32_MAX));
+    w.function = static_cast<uint16_t>(std::min<uint32_t>(call.function, UINT16_MAX));
+    if (!m_.gpu_work.empty() && call.seq <= m_.gpu_work.back().seq) m_.gpu_work_by_seq = false;
+    m_.gpu_work.push_back(w);
+  }
+
+  void on_gpu_time(const format::GpuTime& t) override {
+    std::lock_guard<std::mutex> lock(m_.mutex);
+    size_t i = m_.find_gpu_work(t.seq);
+    if (i == m_.gpu_work.size()) return;  // no GPU-work call of ours
+    GpuWork& w = m_.gpu_work[i];
+    FrameInfo* f = w.frame < m_.frames.size() ? &m_.frames[w.frame]
+                   : w.frame == frames_seen_  ? &frame_
+                                              : nullptr;
+    if (w.has_gpu) {  // a second time for the call: the last one counts
+      m_.summary.gpu_ns -= w.gpu_ns;
+      --m_.summary.gpu_calls;
+      if (f != nullptr) f->gpu_ns -= w.gpu_ns, --f->gpu_calls;
+    }
+    w.has_gpu = true;
+    w.gpu_ns = t.duration_ns;
+    w.gpu_start_ns = t.gpu_start_ns;
+    w.disjoint = t.disjoint;
+    m_.summary.gpu_ns += w.gpu_ns;
+    ++m_.summary.gpu_calls;
+    m_.summary.gpu_source = "capture";
+    if (f != nullptr) f->gpu_ns += w.gpu_ns, ++f->gpu_calls;
+  }
+
+  void on_gpu_clock(const format::GpuClock& clock) override {
+    std::lock_guard<std::mutex> lock(m_.mutex);
+    if (m_.gpu_clocks.size() < m_.limits.max_gpu_clocks) m_.gpu_clocks.push_back(clock);
   }
 
   void on_blob(const format::Blob& blob) override {
@@ -336,6 +400,7 @@ class Indexer final : public format::Consumer {
     m_.summary.has_images = !m_.images.empty();
     m_.summary.snapshot_calls = snapshot_calls_;
     m_.summary.snapshot_inexact = snapshot_inexact_;
+    m_.summary.gpu_work_calls = m_.gpu_work.size();
     have_chunk_ = false;
   }
 
@@ -352,6 +417,7 @@ class Indexer final : public format::Consumer {
       m_.frames.push_back(f);
     }
     m_.visible_frames = m_.frames.size();
+    m_.summary.gpu_work_calls = m_.gpu_work.size();
   }
 
  private:
@@ -370,7 +436,7 @@ class Indexer final : public format::Consumer {
   // real trace has one or two, a hostile one is cut off at the limit.
   static constexpr size_t kMaxUnplacedImages = 4096;
   std::vector<size_t> unplaced_images_;
-  bool frames_full_ = false, blobs_full_ = false, chunks_full_ = false;
+  bool frames_full_ = false, blobs_full_ = false, chunks_full_ = false, gpu_work_full_ = false;
   FrameInfo frame_;
   uint64_t calls_ = 0, frames_seen_ = 0, last_frame_end_ = 0, duration_ns_ = 0;
   bool has_thread_time_ = false;
@@ -978,6 +1044,180 @@ void TraceModel::for_time_range(uint64_t start_ns, uint64_t end_ns, uint64_t max
     });
     if (*truncated) return;
   }
+}
+
+size_t TraceModel::Impl::find_gpu_work(uint64_t seq) const {
+  if (gpu_work_by_seq) {
+    auto it = std::lower_bound(gpu_work.begin(), gpu_work.end(), seq,
+                               [](const GpuWork& w, uint64_t s) { return w.seq < s; });
+    return it != gpu_work.end() && it->seq == seq ? static_cast<size_t>(it - gpu_work.begin())
+                                                  : gpu_work.size();
+  }
+  size_t stop = gpu_work.size() > kGpuLookback ? gpu_work.size() - kGpuLookback : 0;
+  for (size_t i = gpu_work.size(); i > stop; --i)
+    if (gpu_work[i - 1].seq == seq) return i - 1;
+  return gpu_work.size();
+}
+
+std::optional<uint64_t> TraceModel::Impl::gpu_to_trace_time(uint64_t gpu_ns) const {
+  if (gpu_clocks.empty()) return std::nullopt;
+  // The pairs come in time order: the last one at or before gpu_ns (else the first).
+  auto it = std::upper_bound(gpu_clocks.begin(), gpu_clocks.end(), gpu_ns,
+                             [](uint64_t g, const format::GpuClock& c) { return g < c.gpu_ns; });
+  const format::GpuClock& c = it == gpu_clocks.begin() ? *it : *std::prev(it);
+  int64_t t = static_cast<int64_t>(c.time_ns) +
+              (static_cast<int64_t>(gpu_ns) - static_cast<int64_t>(c.gpu_ns));
+  return t < 0 ? 0 : static_cast<uint64_t>(t);
+}
+
+namespace {
+
+// [lo, hi) of a frame's GPU-work calls (the table is in file order).
+std::pair<size_t, size_t> gpu_range_of_frame(const std::deque<GpuWork>& work, uint64_t frame) {
+  auto lo = std::lower_bound(work.begin(), work.end(), frame,
+                             [](const GpuWork& w, uint64_t f) { return w.frame < f; });
+  auto hi = std::upper_bound(lo, work.end(), frame,
+                             [](uint64_t f, const GpuWork& w) { return f < w.frame; });
+  return {static_cast<size_t>(lo - work.begin()), static_cast<size_t>(hi - work.begin())};
+}
+
+std::string_view gpu_function_name(uint16_t function) {
+  if (function < api::kFunctionIdLimit && api::kFunctionInfo[function].name != nullptr)
+    return api::kFunctionInfo[function].name;
+  return {};
+}
+
+}  // namespace
+
+std::vector<GpuWork> TraceModel::gpu_work_of_frame(uint64_t number) const {
+  frame(number);  // 404 when unknown
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  auto [lo, hi] = gpu_range_of_frame(impl_->gpu_work, number);
+  return {impl_->gpu_work.begin() + static_cast<std::ptrdiff_t>(lo),
+          impl_->gpu_work.begin() + static_cast<std::ptrdiff_t>(hi)};
+}
+
+GpuTopPage TraceModel::gpu_top(std::optional<uint64_t> frame_number, const std::string& key,
+                               bool descending, uint64_t from, uint64_t count) const {
+  using Less = bool (*)(const GpuWork&, const GpuWork&);
+  Less less = nullptr;
+  if (key == "gpu")
+    less = [](const GpuWork& a, const GpuWork& b) {
+      return a.gpu_ns != b.gpu_ns ? a.gpu_ns < b.gpu_ns : a.seq > b.seq;
+    };
+  else if (key == "cpu")
+    less = [](const GpuWork& a, const GpuWork& b) {
+      return a.dur_ns != b.dur_ns ? a.dur_ns < b.dur_ns : a.seq > b.seq;
+    };
+  else if (key == "function")
+    less = [](const GpuWork& a, const GpuWork& b) {
+      std::string_view x = gpu_function_name(a.function), y = gpu_function_name(b.function);
+      return x != y ? x < y : a.gpu_ns < b.gpu_ns;
+    };
+  else if (key == "frame")
+    less = [](const GpuWork& a, const GpuWork& b) {
+      return a.frame != b.frame ? a.frame < b.frame : a.gpu_ns < b.gpu_ns;
+    };
+  else if (key == "call")
+    less = [](const GpuWork& a, const GpuWork& b) { return a.seq < b.seq; };
+  else
+    throw QueryError{
+        400, "sort must be gpu, cpu, function, frame or call, not '" + key.substr(0, 40) + "'"};
+  if (frame_number) frame(*frame_number);  // 404 when unknown
+  GpuTopPage page;
+  std::vector<GpuWork> rows;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    const auto& work = impl_->gpu_work;
+    auto [lo, hi] = frame_number ? gpu_range_of_frame(work, *frame_number)
+                                 : std::pair<size_t, size_t>{0, work.size()};
+    for (size_t i = lo; i < hi; ++i)
+      if (work[i].has_gpu && work[i].frame < impl_->visible_frames) rows.push_back(work[i]);
+  }
+  page.total = rows.size();
+  for (const GpuWork& w : rows) page.gpu_ns += w.gpu_ns;
+  if (from >= rows.size()) return page;
+  auto order = [less, descending](const GpuWork& a, const GpuWork& b) {
+    return descending ? less(b, a) : less(a, b);
+  };
+  uint64_t end = std::min<uint64_t>(rows.size(), from + count);
+  std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(end), rows.end(),
+                    order);
+  page.rows.assign(rows.begin() + static_cast<std::ptrdiff_t>(from),
+                   rows.begin() + static_cast<std::ptrdiff_t>(end));
+  return page;
+}
+
+std::vector<GpuSpan> TraceModel::gpu_spans(uint64_t start_ns, uint64_t end_ns, uint64_t max,
+                                           bool* truncated) const {
+  const Impl& d = *impl_;
+  *truncated = false;
+  std::vector<GpuSpan> spans;
+  std::lock_guard<std::mutex> lock(d.mutex);
+  size_t visible = d.visible_frames;
+  if (visible == 0 || d.gpu_work.empty()) return spans;
+  // The frames overlapping the window, and the one before (its GPU work may
+  // run into the window); frames follow each other in time.
+  auto first =
+      std::lower_bound(d.frames.begin(), d.frames.begin() + static_cast<std::ptrdiff_t>(visible),
+                       start_ns, [](const FrameInfo& f, uint64_t t) { return f.end_ns < t; });
+  uint64_t f0 = static_cast<uint64_t>(first - d.frames.begin());
+  if (f0 > 0) --f0;
+  size_t lo = gpu_range_of_frame(d.gpu_work, f0).first;
+  for (size_t i = lo; i < d.gpu_work.size(); ++i) {
+    const GpuWork& w = d.gpu_work[i];
+    if (w.frame >= visible) break;
+    if (w.frame > f0 + 1 && d.frames[w.frame].start_ns >= end_ns) break;
+    if (!w.has_gpu) continue;
+    std::optional<uint64_t> at;
+    if (w.gpu_start_ns != 0) at = d.gpu_to_trace_time(w.gpu_start_ns);
+    uint64_t s = at.value_or(w.start_ns);
+    if (s >= end_ns || s + w.gpu_ns < start_ns) continue;
+    if (spans.size() == max) {
+      *truncated = true;
+      break;
+    }
+    spans.push_back({w.seq, s, w.gpu_ns, w.function, at.has_value()});
+  }
+  return spans;
+}
+
+uint64_t TraceModel::merge_gpu_times(const std::vector<std::pair<uint64_t, uint64_t>>& times) {
+  Impl& d = *impl_;
+  std::lock_guard<std::mutex> lock(d.mutex);
+  for (GpuWork& w : d.gpu_work) w.has_gpu = false, w.gpu_ns = 0, w.gpu_start_ns = 0;
+  for (FrameInfo& f : d.frames) f.gpu_ns = 0, f.gpu_calls = 0;
+  d.summary.gpu_ns = 0;
+  d.summary.gpu_calls = 0;
+  std::unordered_map<uint64_t, size_t> by_seq;
+  if (!d.gpu_work_by_seq) {
+    by_seq.reserve(d.gpu_work.size());
+    for (size_t i = 0; i < d.gpu_work.size(); ++i) by_seq.emplace(d.gpu_work[i].seq, i);
+  }
+  uint64_t matched = 0;
+  for (auto [seq, ns] : times) {
+    size_t i = d.gpu_work.size();
+    if (d.gpu_work_by_seq) {
+      i = d.find_gpu_work(seq);
+    } else if (auto it = by_seq.find(seq); it != by_seq.end()) {
+      i = it->second;
+    }
+    if (i == d.gpu_work.size() || d.gpu_work[i].has_gpu) continue;
+    GpuWork& w = d.gpu_work[i];
+    w.has_gpu = true;
+    w.gpu_ns = ns;
+    if (w.frame < d.frames.size()) d.frames[w.frame].gpu_ns += ns, ++d.frames[w.frame].gpu_calls;
+    d.summary.gpu_ns += ns;
+    ++d.summary.gpu_calls;
+    ++matched;
+  }
+  d.summary.gpu_source = matched != 0 ? "replay" : "";
+  return matched;
+}
+
+size_t TraceModel::gpu_clock_pairs() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->gpu_clocks.size();
 }
 
 }  // namespace gltrace::view

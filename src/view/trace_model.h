@@ -42,6 +42,8 @@ struct ModelLimits {
   size_t max_images = size_t{256} << 10;
   size_t max_threads = 4096;  // threads and contexts listed
   size_t max_depth_marks = size_t{256} << 10;
+  size_t max_gpu_work = size_t{1} << 20;  // GPU-work calls kept (48 bytes each)
+  size_t max_gpu_clocks = size_t{64} << 10;
   size_t chunk_cache_bytes = size_t{96} << 20;
   size_t filter_cache_bytes = size_t{32} << 20;
 };
@@ -57,8 +59,10 @@ struct FrameInfo {
   uint64_t thread_ns = 0;                // their thread CPU time, summed
   uint32_t thread = 0, context = 0;      // of the call that ended it
   uint32_t draws = 0, errors = 0;
-  int64_t image = -1;    // into images(), the frame's last image
-  bool complete = true;  // false: calls after the last frame end
+  uint64_t gpu_ns = 0;     // its GPU work's GPU times, summed
+  uint32_t gpu_calls = 0;  // its calls with a GPU time (0: gpu_ns means none)
+  int64_t image = -1;      // into images(), the frame's last image
+  bool complete = true;    // false: calls after the last frame end
 };
 
 struct ImageInfo {
@@ -81,6 +85,14 @@ struct TraceSummary {
   // notes (Call::snapshot_inexact, each "; "-separated part one note).
   uint64_t snapshot_calls = 0;
   uint64_t snapshot_inexact = 0;
+  // GPU time: the GPU-work calls (draws, clears, blits, dispatches) the
+  // model keeps, how many have a GPU time, their sum, and where the times
+  // come from: "capture" (the trace's GpuTime records, gltrace trace
+  // --gpu-time), "replay" (measured by a replay, merge_gpu_times) or "".
+  uint64_t gpu_work_calls = 0;
+  uint64_t gpu_calls = 0;
+  uint64_t gpu_ns = 0;
+  std::string gpu_source;
   struct Thread {
     uint32_t index;
     uint64_t tid;
@@ -97,6 +109,36 @@ struct TraceSummary {
   uint32_t pid = 0;
   std::string process_name, command_line;
   std::vector<std::string> warnings;
+};
+
+// A GPU-work call (api::kRoleGpuWork) as the model keeps it, in file order
+// (so a frame's are contiguous), whatever its GPU time: the place a replay's
+// measured times are merged into.
+struct GpuWork {
+  uint64_t seq = 0;
+  uint64_t start_ns = 0;      // the call's start (the trace's clock)
+  uint64_t gpu_start_ns = 0;  // on the GPU's clock (a capture's time; 0: not known)
+  uint64_t gpu_ns = 0;        // its GPU time (has_gpu)
+  uint32_t dur_ns = 0;        // its CPU duration (saturated at 4.29 s)
+  uint32_t frame = 0;         // FrameInfo::number
+  uint16_t function = 0;
+  bool has_gpu = false;
+  bool disjoint = false;  // the GPU's timer said its measure may be wrong
+};
+
+// A page of the most expensive GPU work (gpu_top).
+struct GpuTopPage {
+  std::vector<GpuWork> rows;
+  uint64_t total = 0;   // GPU-work calls with a GPU time in the scope
+  uint64_t gpu_ns = 0;  // their GPU times, summed
+};
+
+// A GPU span on the timeline: where the GPU ran a call's work, on the
+// trace's clock.
+struct GpuSpan {
+  uint64_t seq, start_ns, dur_ns;
+  uint16_t function;
+  bool on_gpu_clock;  // placed by the trace's GPU clock pairs (else at its call's start)
 };
 
 // One call as a request needs it: the decoded record (valid during the
@@ -199,6 +241,23 @@ class TraceModel {
   // A snapshot call's "not exact" notes: the parts of Call::snapshot_inexact
   // (the writers join the notes of one call with "; ").
   static std::vector<std::string_view> inexact_notes(std::string_view text);
+
+  // --- GPU time --------------------------------------------------------------
+  // The GPU-work calls of a frame (file order); throws QueryError 404.
+  std::vector<GpuWork> gpu_work_of_frame(uint64_t frame) const;
+  // The GPU-work calls with a GPU time, of one frame or (nullopt) of the
+  // whole trace, sorted by `key` ("gpu", "cpu", "function", "frame", "call";
+  // ties by call number) and paged; throws QueryError 400/404.
+  GpuTopPage gpu_top(std::optional<uint64_t> frame, const std::string& key, bool descending,
+                     uint64_t from, uint64_t count) const;
+  // The GPU spans that overlap [start, end), at most max (*truncated).
+  std::vector<GpuSpan> gpu_spans(uint64_t start_ns, uint64_t end_ns, uint64_t max,
+                                 bool* truncated) const;
+  // Replaces the GPU times by a replay's measures ({call, gpu ns}), marked
+  // "replay"; returns how many calls it matched.
+  uint64_t merge_gpu_times(const std::vector<std::pair<uint64_t, uint64_t>>& times);
+  // The trace's GPU clock pairs (trace ns, GPU ns), for tests.
+  size_t gpu_clock_pairs() const;
 
   // Blob sizes for the values a call refers to (dump's "<blob X, N bytes>").
   void blob_sizes_of(const format::Call& call, std::unordered_map<uint64_t, uint64_t>* out) const;

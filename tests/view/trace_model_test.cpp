@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "format/record_encoder.h"
+#include "gltrace/api/functions.h"
 #include "hostile.h"
 #include "support/subprocess.h"
 #include "test_trace.h"
@@ -62,6 +63,12 @@ void query_everything(TraceModel& model) {
   bool truncated = false;
   ignore([&] { model.for_time_range(0, UINT64_MAX, 100000, &truncated, [](const CallRef&) {}); });
   ignore([&] { model.frame(summary.frames + 5); });
+  for (const char* key : {"gpu", "cpu", "function", "frame", "call"}) {
+    ignore([&] { model.gpu_top(std::nullopt, key, true, 0, 100); });
+    ignore([&] { model.gpu_top(0, key, false, 0, 100); });
+  }
+  ignore([&] { model.gpu_spans(0, UINT64_MAX, 100000, &truncated); });
+  for (const FrameInfo& f : frames) ignore([&] { model.gpu_work_of_frame(f.number); });
 }
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -342,6 +349,116 @@ TEST(ViewTraceModel, LeadingSnapshotIsCounted) {
   EXPECT_EQ(TraceModel::inexact_notes("a: b; c: d"),
             (std::vector<std::string_view>{"a: b", "c: d"}));
   EXPECT_TRUE(TraceModel::inexact_notes("").empty());
+}
+
+// GPU times (trace --gpu-time): the GpuTime records that come frames after
+// their calls are kept per GPU-work call and summed per frame; the most
+// expensive work sorts and pages; the timeline's spans are placed by the
+// GPU clock pairs; a replay's measures replace them.
+TEST(ViewTraceModel, GpuTimesAreKeptSummedAndMerged) {
+  std::string path = test::make_temp_dir() + "/gpu.gltrace";
+  {
+    std::string error;
+    auto writer = format::TraceWriter::open_file(path, {}, &error);
+    ASSERT_NE(writer, nullptr) << error;
+    wire::Encoder e;
+    test::encode_header(e, 42, "gpu");
+    test::encode_thread(e, 0, 4242, "main");
+    uint32_t records = 2;
+    // 3 frames of: glClear, 3 glDrawArrays, eglSwapBuffers (seq 5f .. 5f+4).
+    for (uint64_t seq = 0; seq < 15; ++seq, ++records) {
+      format::Call call;
+      call.seq = seq;
+      call.start_ns = 1000 * seq;
+      call.duration_ns = 10 + seq;
+      uint64_t at = seq % 5;
+      call.function = at == 0   ? api::kFn_glClear
+                      : at == 4 ? api::kFn_eglSwapBuffers
+                                : api::kFn_glDrawArrays;
+      format::encode_record(e, call);
+      if (seq == 4) {  // the clock pair: GPU ns 1'000'000 is trace ns 500
+        format::encode_record(e, format::GpuClock{500, 1000000});
+        ++records;
+      }
+      // Frame f's times come after frame f+1's first call; call 5f+2 is heavy.
+      if (at == 0 && seq >= 5) {
+        for (uint64_t w = seq - 5; w < seq - 1; ++w, ++records) {
+          uint64_t ns = w % 5 == 2 ? 9000 : 100 + w;
+          format::encode_record(e, format::GpuTime{w, 1000000 + 1000 * w, ns, false});
+        }
+      }
+    }
+    // The last frame's, a time for a call that is no GPU work, one for no call.
+    for (uint64_t w : {10, 11, 12, 13, 4, 999}) {
+      format::encode_record(
+          e, format::GpuTime{w, 1000000 + 1000 * w, w == 12 ? 9000 : 100 + w, w == 13});
+      ++records;
+    }
+    writer->submit(format::Payload::from_encoder(e), records, {});
+    ASSERT_TRUE(writer->close(&error)) << error;
+  }
+  TraceModel model;
+  std::string error;
+  ASSERT_TRUE(model.open(path, &error)) << error;
+  model.wait_indexed();
+  TraceSummary summary = model.summary();
+  EXPECT_EQ(summary.frames, 3u);
+  EXPECT_EQ(summary.gpu_work_calls, 12u);
+  EXPECT_EQ(summary.gpu_calls, 12u);
+  EXPECT_EQ(summary.gpu_source, "capture");
+  EXPECT_EQ(model.gpu_clock_pairs(), 1u);
+  uint64_t total = 0;
+  std::vector<FrameInfo> frames = model.frames(0, 10, &total);
+  ASSERT_EQ(frames.size(), 3u);
+  for (const FrameInfo& f : frames) {
+    uint64_t s = 5 * f.number;
+    EXPECT_EQ(f.gpu_calls, 4u) << f.number;
+    EXPECT_EQ(f.gpu_ns, (100 + s) + 9000 + (100 + s + 1) + (100 + s + 3)) << f.number;
+  }
+  GpuTopPage top = model.gpu_top(std::nullopt, "gpu", true, 0, 3);
+  EXPECT_EQ(top.total, 12u);
+  ASSERT_EQ(top.rows.size(), 3u);
+  EXPECT_EQ(top.rows[0].seq, 2u);  // ties: the earlier call first
+  EXPECT_EQ(top.rows[1].seq, 7u);
+  EXPECT_EQ(top.rows[2].seq, 12u);
+  EXPECT_EQ(top.gpu_ns, frames[0].gpu_ns + frames[1].gpu_ns + frames[2].gpu_ns);
+  top = model.gpu_top(1, "call", false, 1, 2);
+  ASSERT_EQ(top.rows.size(), 2u);
+  EXPECT_EQ(top.total, 4u);
+  EXPECT_EQ(top.rows[0].seq, 6u);
+  EXPECT_EQ(top.rows[1].seq, 7u);
+  top = model.gpu_top(2, "gpu", false, 0, 10);
+  ASSERT_EQ(top.rows.size(), 4u);
+  EXPECT_TRUE(top.rows[0].disjoint == false && top.rows.back().seq == 12u);
+  EXPECT_TRUE(std::any_of(top.rows.begin(), top.rows.end(),
+                          [](const GpuWork& w) { return w.seq == 13 && w.disjoint; }));
+  EXPECT_THROW(model.gpu_top(std::nullopt, "nonsense", true, 0, 10), QueryError);
+  EXPECT_THROW(model.gpu_top(7, "gpu", true, 0, 10), QueryError);
+  // Spans on the trace's clock: GPU ns 1'000'000 + 1000 w is trace ns 500 + 1000 w.
+  bool truncated = false;
+  std::vector<GpuSpan> spans = model.gpu_spans(0, UINT64_MAX, 100, &truncated);
+  ASSERT_EQ(spans.size(), 12u);
+  for (const GpuSpan& s : spans) {
+    EXPECT_TRUE(s.on_gpu_clock);
+    EXPECT_EQ(s.start_ns, 500 + 1000 * s.seq);
+  }
+  spans = model.gpu_spans(0, UINT64_MAX, 5, &truncated);
+  EXPECT_TRUE(truncated);
+  EXPECT_EQ(spans.size(), 5u);
+  // A replay's measures replace them: per call, summed again, no GPU clock.
+  EXPECT_EQ(model.merge_gpu_times({{1, 50}, {6, 60}, {4, 70}, {500, 1}}), 2u);
+  summary = model.summary();
+  EXPECT_EQ(summary.gpu_source, "replay");
+  EXPECT_EQ(summary.gpu_calls, 2u);
+  EXPECT_EQ(summary.gpu_ns, 110u);
+  frames = model.frames(0, 10, &total);
+  EXPECT_EQ(frames[0].gpu_ns, 50u);
+  EXPECT_EQ(frames[1].gpu_ns, 60u);
+  EXPECT_EQ(frames[2].gpu_calls, 0u);
+  spans = model.gpu_spans(0, UINT64_MAX, 100, &truncated);
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_FALSE(spans[0].on_gpu_clock);
+  EXPECT_EQ(spans[0].start_ns, 1000u);  // its call's start
 }
 
 TEST(ViewTraceModel, BadRegexIs400) {

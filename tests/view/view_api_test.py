@@ -667,6 +667,200 @@ def test_snapshot(trace):
         check(v.close(), "trimmed trace: the server is still running")
 
 
+def post_json(v, path):
+    """POST PATH (no body) with the token: (status, JSON)."""
+    conn = http.client.HTTPConnection("127.0.0.1", v.port, timeout=300)
+    conn.request("POST", path + ("&" if "?" in path else "?") + "token=" + v.token, body=b"",
+                 headers={"Content-Length": "0"})
+    resp = conn.getresponse()
+    body = resp.read()
+    conn.close()
+    return resp.status, json.loads(body)
+
+
+def wait_measure(v, seconds=300):
+    """Polls /api/gpu/measure until the replay's measure ends: its last state."""
+    import time
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        status, m = v.json("/api/gpu/measure")
+        if status != 200 or m["state"] != "running":
+            return m
+        time.sleep(0.2)
+    return {"state": "timeout"}
+
+
+def heavy_draws(v, frame):
+    """The glDrawArrays calls of a frame, and its heavy one (the 4th)."""
+    status, page = v.json(f"/api/calls?frame={frame}&count=1000")
+    draws = sorted(r["call"] for r in page["calls"] if r["name"] == "glDrawArrays")
+    return draws, (draws[3] if len(draws) > 3 else None)
+
+
+def test_gpu_capture(trace, frames):
+    """A trace recorded with --gpu-time (gltrace-heavy-draw): every call's GPU
+    time as dump prints it, frames carry their calls' sum, the most expensive
+    GPU work sorted with the heavy draws on top, the timeline's GPU lane."""
+    _, _, dumped = dump_lines(trace)
+    dump_gpu = {int(m.group(1)): float(m.group(2))
+                for m in re.finditer(r"^// gpu time of call (\d+): ([0-9.]+) ms", dumped, re.M)}
+    v = Viewer(trace)
+    try:
+        status, info = v.json("/api/trace")
+        check(info["has_gpu_time"] and info["gpu_source"] == "capture",
+              f"a --gpu-time trace has capture GPU times ({info['has_gpu_time']}, {info['gpu_source']})")
+        check(info["gpu_calls"] == len(dump_gpu) == frames * 7 and info["gpu_work_calls"] == frames * 7,
+              f"every clear and draw has a GPU time ({info['gpu_calls']} of {info['gpu_work_calls']}, dump {len(dump_gpu)})")
+        check(abs(info["gpu_ns"] / 1e6 - sum(dump_gpu.values())) < 0.001 * len(dump_gpu) + 1e-6,
+              "the trace's GPU time sums its calls'")
+        check(info["gpu_measure"]["state"] == "idle", "no measure ran")
+        status, listing = v.json("/api/frames?count=100")
+        seen = {}
+        for f in listing["frames"]:
+            status, page = v.json(f"/api/calls?frame={f['number']}&count=1000")
+            times = {r["call"]: r["gpu_ns"] for r in page["calls"] if r["gpu_ns"] is not None}
+            seen.update(times)
+            check(f["gpu_ns"] == sum(times.values()) and f["gpu_calls"] == len(times) == 7,
+                  f"frame {f['number']}'s GPU time sums its calls' ({f['gpu_ns']}, {f['gpu_calls']} calls)")
+            status, summary = v.json(f"/api/frame/summary?frame={f['number']}")
+            check(summary["gpu_ns"] == f["gpu_ns"], f"frame {f['number']}'s summary says its GPU time")
+            names = {r["call"]: r["name"] for r in page["calls"]}
+            check(all(names[c] in ("glClear", "glDrawArrays") for c in times), "only clears and draws have GPU times")
+        check(set(seen) == set(dump_gpu) and all(abs(seen[c] / 1e6 - ms) < 0.0011 for c, ms in dump_gpu.items()),
+              "each call's GPU time is the one dump prints")
+        # per frame: sorted by GPU time, the heavy draw on top in most frames
+        on_top, heavy_ms, other_ms = 0, [], []
+        heavy_set = set()
+        for frame in range(frames):
+            draws, heavy = heavy_draws(v, frame)
+            heavy_set.add(heavy)
+            status, top = v.json(f"/api/gpu/top?frame={frame}")
+            rows = top["rows"]
+            check(status == 200 and top["frame"] == frame and top["total"] == 7 and len(rows) == 7 and
+                  top["source"] == "capture", f"frame {frame}: its 7 GPU-work calls")
+            check([r["gpu_ns"] for r in rows] == sorted((r["gpu_ns"] for r in rows), reverse=True),
+                  f"frame {frame}: sorted by GPU time, biggest first")
+            check(all(r["frame"] == frame and r["gpu_ns"] == seen[r["call"]] for r in rows),
+                  f"frame {frame}: the rows' frames and times")
+            check(abs(sum(r["share"] for r in rows) - 1) < 1e-6, f"frame {frame}: shares add up to 1")
+            if frame == 0:
+                continue  # shaders compile in the first
+            on_top += rows[0]["call"] == heavy
+            for r in rows:
+                if r["name"] == "glDrawArrays":
+                    (heavy_ms if r["call"] == heavy else other_ms).append(r["gpu_ns"])
+        median = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+        check(on_top >= (frames - 1) // 2, f"the heavy draw tops most frames' GPU work ({on_top} of {frames - 1})")
+        check(median(heavy_ms) > 3 * median(other_ms),
+              f"the heavy draws' median GPU time is well above the others' ({median(heavy_ms)} vs {median(other_ms)})")
+        # the whole trace: sorted, paged; its most expensive draws are the heavy ones
+        status, whole = v.json("/api/gpu/top?count=1000")
+        rows = whole["rows"]
+        check(status == 200 and whole["frame"] is None and whole["total"] == frames * 7 and len(rows) == frames * 7,
+              "the whole trace's GPU work")
+        check([r["gpu_ns"] for r in rows] == sorted((r["gpu_ns"] for r in rows), reverse=True),
+              "the whole trace's GPU work is sorted by GPU time")
+        top_draws = [r["call"] for r in rows if r["name"] == "glDrawArrays"][:frames - 1]
+        heavy_count = sum(1 for c in top_draws if c in heavy_set)
+        check(heavy_count > (frames - 1) // 2,
+              f"the heavy draws top the trace's most expensive draws ({heavy_count} of {len(top_draws)})")
+        status, page = v.json("/api/gpu/top?from=5&count=4")
+        check([r["call"] for r in page["rows"]] == [r["call"] for r in rows[5:9]], "paging (from, count)")
+        status, cpu = v.json("/api/gpu/top?sort=cpu&count=1000")
+        check(cpu["order"] == "desc" and [r["dur_ns"] for r in cpu["rows"]] == sorted((r["dur_ns"] for r in rows), reverse=True),
+              "sort=cpu: by the calls' CPU time")
+        status, by_call = v.json("/api/gpu/top?sort=call&count=1000")
+        check(by_call["order"] == "asc" and [r["call"] for r in by_call["rows"]] == sorted(seen), "sort=call: in call order")
+        status, by_fn = v.json("/api/gpu/top?sort=function&order=desc&count=1000")
+        check([r["name"] for r in by_fn["rows"]] == sorted((r["name"] for r in rows), reverse=True),
+              "sort=function&order=desc")
+        status, by_frame = v.json("/api/gpu/top?sort=frame&count=1000")
+        check([r["frame"] for r in by_frame["rows"]] == sorted(r["frame"] for r in rows), "sort=frame")
+        status, body = v.json("/api/gpu/top?sort=bogus")
+        check(status == 400 and "sort" in body["error"], f"a bad sort is a 400 ({status})")
+        status, body = v.json("/api/gpu/top?order=up")
+        check(status == 400, f"a bad order is a 400 ({status})")
+        status, body = v.json("/api/gpu/top?frame=999")
+        check(status == 404, f"an unknown frame is a 404 ({status})")
+        status, call = v.json(f"/api/call?call={rows[0]['call']}")
+        check(call["gpu_ns"] == rows[0]["gpu_ns"], "/api/call says the call's GPU time")
+        status, call = v.json("/api/call?call=0")
+        check(status == 200 and call["gpu_ns"] is None, "a call that is no GPU work has none")
+        # the timeline's GPU lane: every span, on the trace's clock
+        status, tl = v.json(f"/api/timeline?start_ns=0&end_ns={info['duration_ns'] * 2}&max=100000")
+        gpu = tl["gpu"]
+        check(gpu is not None and gpu["source"] == "capture" and len(gpu["spans"]) == frames * 7 and
+              gpu["placed"] in ("gpu clock", "call start"),
+              f"the timeline has a GPU lane of every GPU time ({gpu and len(gpu['spans'])}, {gpu and gpu['placed']})")
+        if gpu:
+            check(all(s["dur_ns"] == seen[s["call"]] for s in gpu["spans"]), "the GPU spans' lengths are the GPU times")
+        frame2 = listing["frames"][2]
+        status, tl = v.json(f"/api/timeline?start_ns={frame2['start_ns']}&end_ns={frame2['start_ns'] + frame2['wall_ns']}&max=10")
+        check(tl["gpu"] is not None and 0 < len(tl["gpu"]["spans"]) <= 10, "a frame's window: its GPU spans, merged past max")
+        status, body = post_json(v, "/api/gpu/measure")
+        check(status == 409 and "capture" in body["error"], f"a capture's GPU times are not measured again ({status})")
+    finally:
+        check(v.close(), "GPU trace: the server is still running")
+
+
+def test_gpu_none(trace):
+    """A trace without GPU times: nulls everywhere, an empty top list."""
+    v = Viewer(trace)
+    try:
+        status, info = v.json("/api/trace")
+        check(not info["has_gpu_time"] and info["gpu_source"] is None and info["gpu_ns"] is None and
+              info["gpu_calls"] == 0 and info["gpu_work_calls"] > 0, f"no GPU time: nulls ({info['gpu_work_calls']} GPU-work calls)")
+        status, listing = v.json("/api/frames?count=3")
+        check(all(f["gpu_ns"] is None and f["gpu_calls"] == 0 for f in listing["frames"]), "frames: gpu_ns null")
+        status, page = v.json("/api/calls?frame=1&count=1000")
+        check(all(r["gpu_ns"] is None for r in page["calls"]), "calls: gpu_ns null")
+        status, top = v.json("/api/gpu/top")
+        check(status == 200 and top["total"] == 0 and top["rows"] == [] and top["gpu_ns"] is None and
+              top["source"] is None, "gpu/top: nothing")
+        status, tl = v.json("/api/timeline?start_ns=0&end_ns=100000000000")
+        check(tl["gpu"] is None, "timeline: no GPU lane")
+        status, summary = v.json("/api/frame/summary?frame=1")
+        check(summary["gpu_ns"] is None, "frame summary: gpu_ns null")
+    finally:
+        check(v.close(), "no-GPU trace: the server is still running")
+
+
+def test_gpu_measure(trace, frames):
+    """A trace without GPU times measured by a replay: the per-call times are
+    merged, marked "replay", frames sum them, the heavy draws come first."""
+    v = Viewer(trace)
+    try:
+        status, m = v.json("/api/gpu/measure")
+        check(status == 200 and m["state"] == "idle", "no measure before it is asked")
+        status, m = post_json(v, "/api/gpu/measure")
+        check(status == 200 and m["state"] in ("running", "done"), f"the measure starts ({status} {m})")
+        status, again = post_json(v, "/api/gpu/measure")
+        check(status == 409 or again.get("state") == "running", f"one measure at a time ({status})")
+        m = wait_measure(v)
+        check(m["state"] == "done" and m["matched"] == frames * 7 and m["elapsed_ms"] >= 0,
+              f"the replay's measure ends and gives every clear and draw a time ({m})")
+        status, info = v.json("/api/trace")
+        check(info["has_gpu_time"] and info["gpu_source"] == "replay" and info["gpu_calls"] == frames * 7,
+              f"the trace's GPU times are the replay's ({info['gpu_source']}, {info['gpu_calls']})")
+        status, listing = v.json("/api/frames?count=100")
+        for f in listing["frames"]:
+            status, page = v.json(f"/api/calls?frame={f['number']}&count=1000")
+            times = [r["gpu_ns"] for r in page["calls"] if r["gpu_ns"] is not None]
+            check(f["gpu_calls"] == len(times) == 7 and f["gpu_ns"] == sum(times),
+                  f"frame {f['number']}: the replay's GPU times, summed")
+        status, whole = v.json("/api/gpu/top?count=1000")
+        check(whole["source"] == "replay" and whole["total"] == frames * 7, "gpu/top: the replay's times")
+        heavy_set = {heavy_draws(v, f)[1] for f in range(frames)}
+        top_draws = [r["call"] for r in whole["rows"] if r["name"] == "glDrawArrays"][:frames - 1]
+        heavy_count = sum(1 for c in top_draws if c in heavy_set)
+        check(heavy_count > (frames - 1) // 2, f"measured: the heavy draws come first ({heavy_count} of {len(top_draws)})")
+        status, tl = v.json("/api/timeline?start_ns=0&end_ns=100000000000&max=100000")
+        check(tl["gpu"] is not None and tl["gpu"]["placed"] == "call start" and len(tl["gpu"]["spans"]) == frames * 7,
+              "the replay's GPU spans are laid at their calls' starts")
+    finally:
+        check(v.close(), "measured trace: the server is still running")
+
+
 def test_browser(trace):
     """A browser is opened (xdg-open URL) when there is a display, unless --no-browser."""
     fake = os.path.join(WORK, "fakebin")
@@ -713,6 +907,11 @@ def main():
     demo7 = record("demo7", [os.path.join(BUILD, "bin", "gltrace-demo"), "--frames", "7", "--size", "64x48"])
     test_snapshot(demo7)
     test_browser(demo)
+    heavy = os.path.join(BUILD, "bin", "gltrace-heavy-draw")
+    gpu_trace = record("heavy-gpu", [heavy, "--frames", "8"], ["--gpu-time"])
+    test_gpu_capture(gpu_trace, 8)
+    test_gpu_none(demo)
+    test_gpu_measure(record("heavy", [heavy, "--frames", "6"]), 6)
     # A driver the worker cannot load (a directory without one): the state
     # endpoints say so.
     empty = os.path.join(WORK, "no-driver-here")
@@ -720,6 +919,12 @@ def main():
     v = Viewer(demo, "--driver", empty)
     try:
         state(v, expect_worker_error=True)
+        # and the GPU measure's replay fails, saying why
+        status, m = post_json(v, "/api/gpu/measure")
+        m = wait_measure(v)
+        check(m["state"] == "failed" and "replay" in m["message"], f"a measure that cannot replay fails with why ({m})")
+        status, info = v.json("/api/trace")
+        check(not info["has_gpu_time"] and info["gpu_measure"]["state"] == "failed", "a failed measure leaves no GPU time")
     finally:
         check(v.close(), "the server survives its worker")
     if failures:
