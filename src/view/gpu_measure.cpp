@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "view/child_exec.h"
 #include "view/trace_model.h"
 
 namespace gltrace::view {
@@ -90,22 +90,7 @@ void GpuMeasure::run(std::vector<std::string> argv, const std::string& output) {
   args.push_back(nullptr);
   pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid == 0) {
-    // Never outlives the viewer, nor holds its listening socket.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
-    int null = open("/dev/null", O_RDWR);
-    if (null >= 0) dup2(null, 0), dup2(null, 1);
-    dup2(err[1], 2);
-    close_range(3, ~0u, 0);
-    signal(SIGPIPE, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    execv(args[0], args.data());
-    dprintf(2, "cannot run %s: %s\n", args[0], strerror(errno));
-    _exit(127);
-  }
+  if (pid == 0) exec_child(args.data(), parent, -1, -1, err[1]);
   int fork_errno = errno;
   close(err[1]);
   if (pid < 0) {

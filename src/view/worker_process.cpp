@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "view/child_exec.h"
 #include "view/trace_model.h"
 
 namespace gltrace::view {
@@ -70,24 +70,7 @@ void WorkerProcess::start() {
   args.push_back(nullptr);
   pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid == 0) {
-    // The worker must not outlive the viewer, nor hold its listening socket.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
-    dup2(in[0], 0);
-    dup2(out[1], 1);
-    dup2(err[1], 2);
-    close_range(3, ~0u, 0);
-    signal(SIGPIPE, SIG_DFL);
-    // The viewer blocks SIGINT/SIGTERM for its signal thread; the worker
-    // takes them as any program does.
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    execv(args[0], args.data());
-    dprintf(2, "cannot run %s: %s\n", args[0], strerror(errno));
-    _exit(127);
-  }
+  if (pid == 0) exec_child(args.data(), parent, in[0], out[1], err[1]);
   int fork_errno = errno;
   close(in[0]), close(out[1]), close(err[1]);
   if (pid < 0) {
