@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/trace_input.h"
 #include "consumers/frame_end.h"
+#include "consumers/gpu_time_join.h"
 #include "consumers/trace_events.h"
 #include "gltrace/api/functions.h"
 #include "gltrace/api/roles.h"
@@ -60,10 +61,7 @@ class PerfettoExporter : public format::Consumer {
   void on_thread(const format::Thread& t) override { writer_.thread(t.index, t.tid, t.name); }
   void on_call(const format::Call& call) override {
     writer_.call(call);
-    // Its GPU time comes later (bounded, as stats keeps them).
-    if (gpu_time_ && api::has_role(call.function, api::kRoleGpuWork) &&
-        awaiting_.size() < (size_t{1} << 20))
-      awaiting_[call.seq] = {call.function, call.context, frame_};
+    if (gpu_time_) gpu_time_join_.on_call(call, frame_);
     if (consumers::ends_frame(call)) ++frame_;
   }
   void on_blob(const format::Blob& blob) override { writer_.blob(blob); }
@@ -72,10 +70,9 @@ class PerfettoExporter : public format::Consumer {
     writer_.gpu_clock(clock.time_ns, clock.gpu_ns);
   }
   void on_gpu_time(const format::GpuTime& g) override {
-    auto it = awaiting_.find(g.seq);
-    if (it == awaiting_.end()) return;
-    Awaiting call = it->second;
-    awaiting_.erase(it);
+    std::optional<consumers::TimedCall> taken = gpu_time_join_.take(g.seq);
+    if (!taken) return;
+    const consumers::TimedCall& call = *taken;
     const char* name = api::kFunctionInfo[call.function].name;
     extra_.clear();
     extra_.emplace_back("call", std::to_string(g.seq));
@@ -89,15 +86,10 @@ class PerfettoExporter : public format::Consumer {
   bool finish(std::string* error) { return writer_.finish(error); }
 
  private:
-  struct Awaiting {
-    uint32_t function;
-    uint32_t context;
-    uint64_t frame;
-  };
   consumers::PerfettoWriter writer_;
   bool gpu_time_ = false;
   uint64_t frame_ = 0;
-  std::unordered_map<uint64_t, Awaiting> awaiting_;
+  consumers::GpuTimeJoin gpu_time_join_;  // the calls whose GPU time is still to come
   std::vector<std::pair<std::string_view, std::string>> extra_;
 };
 

@@ -91,30 +91,24 @@ void StatsCollector::on_call(const format::Call& call) {
   any_thread_time_ = any_thread_time_ || call.thread_time_ns != 0;
   ++current_.calls;
   current_.call_ns += call.duration_ns;
-  // Its GPU time comes later. Bounded: a trace whose GpuTime records never
-  // come (cut) keeps at most this many waiting.
-  if (gpu_time_option_ && api::has_role(call.function, api::kRoleGpuWork) &&
-      awaiting_gpu_time_.size() < (size_t{1} << 20))
-    awaiting_gpu_time_[call.seq] = {call.function, frame_count_};
+  if (gpu_time_option_) gpu_time_join_.on_call(call, frame_count_);
   if (ends_frame(call)) end_frame(call.start_ns + call.duration_ns);
 }
 
 void StatsCollector::on_gpu_time(const format::GpuTime& g) {
-  auto it = awaiting_gpu_time_.find(g.seq);
-  if (it == awaiting_gpu_time_.end()) return;  // not a call of this trace's (damage)
-  AwaitingGpuTime call = it->second;
-  awaiting_gpu_time_.erase(it);
+  std::optional<TimedCall> call = gpu_time_join_.take(g.seq);
+  if (!call) return;  // not a call of this trace's (damage)
   ++gpu_times_;
   FunctionStats* f =
-      call.function < functions_.size() ? functions_[call.function].get() : &unknown_functions_;
+      call->function < functions_.size() ? functions_[call->function].get() : &unknown_functions_;
   if (f != nullptr) {
     f->gpu.total_ns += g.duration_ns;
     f->gpu.histogram.add(g.duration_ns);
   }
-  if (call.frame == frame_count_)
+  if (call->frame == frame_count_)
     current_.gpu_ns += g.duration_ns;
-  else if (call.frame < frames_.size())
-    frames_[call.frame].gpu_ns += g.duration_ns;
+  else if (call->frame < frames_.size())
+    frames_[call->frame].gpu_ns += g.duration_ns;
 }
 
 void StatsCollector::end_frame(uint64_t end_ns) {

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "consumers/gpu_time_join.h"
 #include "format/records.h"
 #include "gltrace/api/functions.h"
 
@@ -96,13 +96,7 @@ class StatsCollector : public format::Consumer {
   // From the header's capture options; unknown (-1) in traces without them.
   int thread_time_option_ = -1;
   bool any_thread_time_ = false;
-  // Calls whose GPU time is still to come (a GpuTime follows its call,
-  // frames later): their function and frame.
-  struct AwaitingGpuTime {
-    uint32_t function;
-    uint64_t frame;
-  };
-  std::unordered_map<uint64_t, AwaitingGpuTime> awaiting_gpu_time_;
+  GpuTimeJoin gpu_time_join_;  // the calls whose GPU time is still to come
   bool gpu_time_option_ = false;
   uint64_t gpu_times_ = 0;
 };
