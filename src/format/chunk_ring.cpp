@@ -161,20 +161,4 @@ bool write_raw_chunk(int fd, const uint8_t* raw, size_t size, uint32_t record_co
   return write_fully(fd, head, sizeof head) && write_fully(fd, raw, size);
 }
 
-size_t complete_records(const uint8_t* data, size_t size, uint32_t* count) {
-  wire::Reader reader(data, size);
-  size_t end = 0;
-  uint32_t n = 0;
-  uint32_t field = 0;
-  wire::WireType type{};
-  while (reader.next(&field, &type)) {
-    reader.skip(type);
-    if (!reader.ok()) break;
-    end = reader.offset();
-    ++n;
-  }
-  *count = n;
-  return end;
-}
-
 }  // namespace gltrace::format

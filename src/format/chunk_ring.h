@@ -90,8 +90,4 @@ bool write_fully(int fd, const void* data, size_t size);
 // Writes one uncompressed chunk of `raw` (whole records); async-signal-safe.
 bool write_raw_chunk(int fd, const uint8_t* raw, size_t size, uint32_t record_count);
 
-// The length of the whole records at the start of `data` (a payload a
-// thread may have been appending to when the process froze).
-size_t complete_records(const uint8_t* data, size_t size, uint32_t* count);
-
 }  // namespace gltrace::format

@@ -28,6 +28,7 @@
 #include "format/container.h"
 #include "format/crc32.h"
 #include "format/encoders.h"
+#include "format/flat_calls.h"
 #include "format/records.h"
 #include "format/schema.h"
 
@@ -38,7 +39,6 @@ enum class OutputKind { kFile, kPipe, kSocket, kMemory };
 
 struct Slot {
   Payload payload;
-  uint32_t record_count = 0;
   std::vector<FrameStart> frames;
   ChunkTag tag;
 };
@@ -49,6 +49,7 @@ struct WriterState {
   ~WriterState() {
     ZSTD_freeCCtx(cctx);
     free(out);
+    free(expanded);
   }
 
   // Fixed at start.
@@ -90,7 +91,6 @@ struct WriterState {
   // appended() passed in_progress_seen.
   std::atomic<const Payload*> in_progress{nullptr};
   ChunkTag in_progress_tag;
-  uint32_t in_progress_records = 0;
   uint64_t in_progress_seen = 0;
 
   // Writer thread only.
@@ -99,6 +99,8 @@ struct WriterState {
   ZSTD_CCtx* cctx = nullptr;
   uint8_t* out = nullptr;
   size_t out_capacity = 0;
+  uint8_t* expanded = nullptr;  // the payload with its flat calls encoded
+  size_t expanded_capacity = 0;
   std::vector<IndexEntry> index;
   std::vector<FrameStart> frames;
   bool warned_oversized = false;
@@ -294,14 +296,15 @@ void write_split(WriterState& s, const uint8_t* data, size_t size) {
   flush();
 }
 
-void write_payload(WriterState& s, const Payload& payload, uint32_t record_count) {
+// Writes a chunk payload, encoded: as one chunk, or split when over the limit.
+void write_encoded(WriterState& s, const uint8_t* data, size_t size, uint32_t record_count) {
   uint64_t chunk_offset = s.offset;
-  s.raw_bytes += payload.size();
-  if (payload.size() <= kMaxRawSize) {
-    if (!write_chunk(s, payload.data(), payload.size(), record_count, 0)) return;
+  s.raw_bytes += size;
+  if (size <= kMaxRawSize) {
+    if (!write_chunk(s, data, size, record_count, 0)) return;
     s.records += record_count;
   } else {
-    write_split(s, payload.data(), payload.size());
+    write_split(s, data, size);
     if (s.failed) return;
   }
   // A split payload's frames point at its first chunk: a seek lands at or before them.
@@ -309,6 +312,32 @@ void write_payload(WriterState& s, const Payload& payload, uint32_t record_count
   for (const FrameStart& f : s.frames) {
     if (s.index.size() >= kMaxIndexEntries) break;
     s.index.push_back({f.frame, chunk_offset, f.seq});
+  }
+}
+
+// Room kept for encoding payloads (a payload of large blobs needs more once).
+constexpr size_t kKeptExpandedBytes = size_t{4} << 20;
+
+void write_payload(WriterState& s, const Payload& payload) {
+  // The capture thread's flat calls are encoded here (flat_calls.h).
+  size_t room = expanded_room(payload.data(), payload.size());
+  if (room > s.expanded_capacity) {
+    auto* grown = static_cast<uint8_t*>(realloc(s.expanded, room));
+    if (grown == nullptr) {
+      s.dropped_payloads++;
+      return;
+    }
+    s.expanded = grown;
+    s.expanded_capacity = room;
+  }
+  uint32_t record_count = 0;
+  size_t size =
+      expand_flat_calls(payload.data(), payload.size(), s.tag.thread, s.expanded, &record_count);
+  write_encoded(s, s.expanded, size, record_count);
+  if (s.expanded_capacity > kKeptExpandedBytes) {
+    free(s.expanded);
+    s.expanded = nullptr;
+    s.expanded_capacity = 0;
   }
 }
 
@@ -352,19 +381,16 @@ void run(WriterState& s) {
     if (s.kind != OutputKind::kMemory) write_raw(s, header, sizeof header);
     for (;;) {
       Payload payload;
-      uint32_t record_count = 0;
       {
         std::unique_lock lock(s.mu);
         s.work_cv.wait(lock, [&] { return s.count > 0 || (s.closing && s.waiting == 0); });
         if (s.count == 0) break;
         detail::Slot& slot = s.ring[s.head];
         payload = std::move(slot.payload);
-        record_count = slot.record_count;
         s.tag = slot.tag;
         std::swap(slot.frames, s.frames);  // both keep their capacity
         if (s.kind == OutputKind::kMemory) {
           s.in_progress_tag = slot.tag;
-          s.in_progress_records = record_count;
           s.in_progress_seen = s.memory->appended();
           s.in_progress.store(&payload, std::memory_order_release);
         }
@@ -373,7 +399,7 @@ void run(WriterState& s) {
       }
       size_t size = payload.size();
       if (!s.failed) {
-        write_payload(s, payload, record_count);
+        write_payload(s, payload);
       } else {
         s.dropped_payloads++;
       }
@@ -552,13 +578,13 @@ bool TraceWriter::write_pending(int fd, ChunkFilter& filter) const noexcept {
   const Payload* busy = s.in_progress.load(std::memory_order_acquire);
   if (busy != nullptr && s.memory->appended() == s.in_progress_seen &&
       filter.keep(s.in_progress_tag) &&
-      !write_raw_chunk(fd, busy->data(), busy->size(), s.in_progress_records))
+      !write_flat_chunk(fd, busy->data(), busy->size(), s.in_progress_tag.thread))
     return false;
   if (s.ring.empty()) return true;
   for (size_t i = 0; i < s.count && i < s.ring.size(); ++i) {
     const detail::Slot& slot = s.ring[(s.head + i) % s.ring.size()];
     if (slot.payload.data() == nullptr || !filter.keep(slot.tag)) continue;
-    if (!write_raw_chunk(fd, slot.payload.data(), slot.payload.size(), slot.record_count))
+    if (!write_flat_chunk(fd, slot.payload.data(), slot.payload.size(), slot.tag.thread))
       return false;
   }
   return true;
@@ -575,7 +601,7 @@ Payload TraceWriter::acquire_buffer() noexcept {
   return payload;
 }
 
-void TraceWriter::submit(Payload payload, uint32_t record_count, std::span<const FrameStart> frames,
+void TraceWriter::submit(Payload payload, std::span<const FrameStart> frames,
                          ChunkTag tag) noexcept {
   WriterState& s = *state_;
   if (forked_child(s)) return;
@@ -618,7 +644,6 @@ void TraceWriter::submit(Payload payload, uint32_t record_count, std::span<const
       detail::Slot& slot = s.ring[(s.head + s.count) % s.ring.size()];
       slot.frames.assign(frames.begin(), frames.end());
       slot.payload = std::move(payload);
-      slot.record_count = record_count;
       slot.tag = tag;
       s.count++;
       s.queued_bytes += size;

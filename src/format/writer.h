@@ -93,10 +93,10 @@ class TraceWriter {
   // A recycled buffer (empty, maybe with capacity) to encode the next payload into.
   Payload acquire_buffer() noexcept;
   // Queues a serialized Chunk: whole records, each as field-1 tag + length +
-  // Record bytes; record_count goes into the chunk header. frames: the frames
-  // whose first call is in this payload, for the index.
-  void submit(Payload payload, uint32_t record_count, std::span<const FrameStart> frames = {},
-              ChunkTag tag = {}) noexcept;
+  // Record bytes, and flat calls (flat_calls.h) that the writer thread
+  // encodes as records of thread tag.thread. frames: the frames whose first
+  // call is in this payload, for the index.
+  void submit(Payload payload, std::span<const FrameStart> frames = {}, ChunkTag tag = {}) noexcept;
   // A memory writer's payloads not yet in its ring, as uncompressed chunks
   // that `filter` keeps, to fd: for a flight trace written by a frozen copy
   // of the process (no lock, no allocation). False on a write error.

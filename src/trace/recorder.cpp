@@ -266,12 +266,22 @@ void ValueWriter::bytes_value(const void* p, int64_t size) {
     if (n >= kInlineLimit) return textformat::append_blob(out, store_blob(thread_, p, n), n);
     return textformat::append_bytes(out, {static_cast<const char*>(p), n});
   }
-  size_t m = call_->begin_nested_key(key_);
-  if (n >= kInlineLimit)
-    schema::value::set_blob(*call_, store_blob(thread_, p, n));
-  else
-    schema::value::set_data(*call_, p, n);
-  call_->end_nested(m);
+  if (n >= kInlineLimit) {
+    uint64_t id = store_blob(thread_, p, n);
+    return fixed_value(schema::value::kBlobTag, &id, 8);
+  }
+  flat_array(format::FlatValue::kData, 0, n, p, n);
+}
+
+void ValueWriter::flat_array(format::FlatValue kind, int element, size_t count, const void* p,
+                             size_t bytes) {
+  uint8_t* out = call_->begin_write(1 + 1 + 4 + bytes);
+  *out++ = format::flat_value_byte(kind, key_ == schema::call::kRetTag);
+  if (kind == format::FlatValue::kInts) *out++ = static_cast<uint8_t>(element);
+  auto n = static_cast<uint32_t>(count);
+  memcpy(out, &n, 4);
+  memcpy(out + 4, p, bytes);
+  call_->end_write(out + 4 + bytes);
 }
 
 void ValueWriter::typed_array(const void* p, int64_t count, size_t element_size, int kind) {
@@ -281,29 +291,11 @@ void ValueWriter::typed_array(const void* p, int64_t count, size_t element_size,
   size_t bytes = static_cast<size_t>(count) * element_size;
   if (kind == kBytes || bytes >= kInlineLimit) return bytes_value(p, static_cast<int64_t>(bytes));
   if (line_ != nullptr) return line_array(p, count, element_size, kind);
-  size_t m = call_->begin_nested_key(key_);
-  size_t a = schema::value::begin_array(*call_);
-  if (count > 0) {
-    const auto* base = static_cast<const uint8_t*>(p);
-    if (kind == kFloats) {
-      schema::array::set_floats_packed(*call_, p, bytes);
-    } else {
-      size_t packed =
-          kind == kSints ? schema::array::begin_sints(*call_) : schema::array::begin_uints(*call_);
-      for (int64_t i = 0; i < count; ++i) {
-        uint64_t u = 0;
-        int64_t s = 0;
-        load_element(base + static_cast<size_t>(i) * element_size, element_size, &u, &s);
-        if (kind == kSints)
-          schema::array::pack_sints(*call_, s);
-        else
-          schema::array::pack_uints(*call_, u);
-      }
-      call_->end_nested(packed);
-    }
-  }
-  call_->end_nested(a);
-  call_->end_nested(m);
+  // The elements as they are: the writer packs them (flat_calls.h).
+  if (kind == kFloats)
+    return flat_array(format::FlatValue::kFloats, 0, static_cast<size_t>(count), p, bytes);
+  int element = static_cast<int>(element_size) | (kind == kSints ? format::kFlatSigned : 0);
+  flat_array(format::FlatValue::kInts, element, static_cast<size_t>(count), p, bytes);
 }
 
 template <typename T>
@@ -394,45 +386,30 @@ void CallRecorder::note_frame_start() {
 }
 
 void CallRecorder::commit() {
-  // The head is written last: a record appended meanwhile (a context, a blob)
-  // may have sent the payload to the writer, and deltas are per chunk.
+  // The call goes to the payload last: a record appended meanwhile (a
+  // context, a blob) comes before it. It goes flat (format/flat_calls.h):
+  // the writer thread encodes it.
   if (mode() != Mode::kFull) [[unlikely]]
     return commit_text();
   ThreadState* t = thread_;
-  uint64_t start = trace_time(start_);
-  uint8_t head[96];
-  uint8_t* p = head;
-  p = schema::call::put_function(p, function_);
-  p = schema::call::put_thread(p, t->index);
-  if (context_ != 0) p = schema::call::put_context(p, context_);
-  if (t->chunk_has_call) {
-    uint64_t seq_delta = seq_ - t->chunk_last_seq - 1;
-    if (seq_delta != 0) p = schema::call::put_seq_delta(p, seq_delta);
-    // A start before the previous call's end (a synthetic call, the clock
-    // moving to the TSC) cannot be a gap: absolute then.
-    if (start >= t->chunk_last_end)
-      p = schema::call::put_start_gap_ns(p, start - t->chunk_last_end);
-    else
-      p = schema::call::put_start_ns(p, start);
-  } else {
-    p = schema::call::put_seq(p, seq_);
-    p = schema::call::put_start_ns(p, start);
-  }
-  p = schema::call::put_duration_ns(p, duration_);
-  if (thread_time_ != 0) p = schema::call::put_thread_time_ns(p, thread_time_);
-  if (synthetic_) p = schema::call::put_synthetic(p, 1);
-  if (snapshot_) p = schema::call::put_snapshot(p, 1);
-  size_t head_size = static_cast<size_t>(p - head);
-
-  t->chunk_has_call = true;
-  t->chunk_last_seq = seq_;
-  t->chunk_last_end = start + duration_;
-  // Chunk.records = Record{call = Call{head, arguments}}, in one write.
+  format::FlatCallHead head;
+  head.function = function_;
+  head.context = context_;
+  head.seq = seq_;
+  head.start_ns = trace_time(start_);
+  head.duration_ns = duration_;
   size_t args_size = t->call.size();
-  size_t call_size = head_size + args_size;
-  uint8_t* out = t->payload.begin_write(format::kMaxRecordFraming + call_size);
-  out = format::put_record_framing(out, schema::record::kCall, call_size);
-  out = wire::copy_small(out, head, head_size);
+  head.args_size = static_cast<uint32_t>(args_size);
+  head.flags = (thread_time_ != 0 ? format::kFlatThreadTime : 0) |
+               (synthetic_ ? format::kFlatSynthetic : 0) | (snapshot_ ? format::kFlatSnapshot : 0);
+  uint8_t* out = t->payload.begin_write(1 + sizeof head + 8 + args_size);
+  *out++ = format::kFlatCallMarker;
+  memcpy(out, &head, sizeof head);
+  out += sizeof head;
+  if (thread_time_ != 0) {
+    memcpy(out, &thread_time_, 8);
+    out += 8;
+  }
   t->payload.end_write(wire::copy_small(out, t->call.data(), args_size));
   ++t->records;
   t->calls.store(t->calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);

@@ -1,9 +1,10 @@
 // The trace layer's capture side: per-thread record buffers, the call
 // recorder the generated wrappers use, and the trace session.
 //
-// Nothing here does I/O on the app's thread: records are encoded into the
-// thread's payload buffer, which goes to the writer thread when it is full
-// or at the end of a frame.
+// Nothing here does I/O on the app's thread, and calls are not encoded
+// there: they are copied flat (format/flat_calls.h) into the thread's
+// payload buffer, which goes to the writer thread, which encodes them, when
+// it is full or at the end of a frame.
 #pragma once
 
 #include <time.h>
@@ -14,6 +15,7 @@
 #include <type_traits>
 
 #include "format/encoders.h"
+#include "format/flat_calls.h"
 #include "format/schema.h"
 #include "protowire/wire.h"
 #include "trace/hooks/gpu_time.h"
@@ -41,40 +43,41 @@ inline uint64_t thread_cpu_ns() {
 extern void* g_next_functions[];
 inline void* next_function(uint32_t id) { return g_next_functions[id]; }
 
-// Writes Value messages (proto/trace.proto) for one field of a Call, named by
-// its generated key (schema::call::kArgsTag or kRetTag); with a line (the log
-// and error modes), the values as text on it instead.
+// Writes the values of one field of a Call, named by its generated key
+// (schema::call::kArgsTag or kRetTag): numbers, small arrays and data flat
+// (format/flat_calls.h: the writer thread encodes them), the rest as Value
+// messages (proto/trace.proto); with a line (the log and error modes), the
+// values as text on it instead.
 class ValueWriter {
  public:
   ValueWriter(ThreadState* thread, wire::Encoder* call, uint32_t key, CallLine* line = nullptr)
       : thread_(thread), call_(call), key_(key), line_(line) {}
 
-  // Scalars, inline: most calls record only these. The Value's length is
-  // known up front, so it is written directly (no nested-message gap).
+  // Scalars, inline: most calls record only these, as a flat copy.
   void uint_value(uint64_t v) {
     if (line_ != nullptr) [[unlikely]]
       return line_uint(v);
-    varint_value(schema::value::kUintTag, v);
+    flat_value(format::FlatValue::kUint, &v, 8);
   }
   void sint_value(int64_t v) {
     if (line_ != nullptr) [[unlikely]]
       return line_sint(v);
-    varint_value(schema::value::kSintTag, wire::zigzag(v));
+    flat_value(format::FlatValue::kSint, &v, 8);
   }
   void pointer_value(const void* p) {
     if (line_ != nullptr) [[unlikely]]
       return line_pointer(p);
-    varint_value(schema::value::kPointerTag, reinterpret_cast<uintptr_t>(p));
+    flat_value(format::FlatValue::kPointer, &p, 8);
   }
   void f32_value(float v) {
     if (line_ != nullptr) [[unlikely]]
       return line_f32(v);
-    fixed_value(schema::value::kF32Tag, &v, 4);
+    flat_value(format::FlatValue::kF32, &v, 4);
   }
   void f64_value(double v) {
     if (line_ != nullptr) [[unlikely]]
       return line_f64(v);
-    fixed_value(schema::value::kF64Tag, &v, 8);
+    flat_value(format::FlatValue::kF64, &v, 8);
   }
   void unknown_value(const void* p, const char* reason);
   // A NUL-terminated string; with max_length, at most that many bytes.
@@ -96,18 +99,16 @@ class ValueWriter {
   void strings_value(const char* const* strings, int32_t count, const int32_t* lengths);
 
  private:
-  // One-byte keys and lengths below.
-  static_assert(schema::value::kUintTag < 0x80 && schema::value::kSintTag < 0x80 &&
-                schema::value::kPointerTag < 0x80 && schema::value::kF32Tag < 0x80 &&
-                schema::value::kF64Tag < 0x80);
-  void varint_value(uint32_t value_key, uint64_t v) {
-    uint8_t* p = call_->begin_write(5 + 1 + 1 + 10);
-    p = wire::put_varint(p, key_);
-    uint8_t* length = p++;
-    uint8_t* end = wire::put_varint(wire::put_varint(p, value_key), v);
-    *length = static_cast<uint8_t>(end - p);
-    call_->end_write(end);
+  static_assert(sizeof(void*) == 8);
+  // A flat value: its byte, then n bytes.
+  void flat_value(format::FlatValue kind, const void* bytes, size_t n) {
+    uint8_t* p = call_->begin_write(1 + 8);
+    *p = format::flat_value_byte(kind, key_ == schema::call::kRetTag);
+    memcpy(p + 1, bytes, n);
+    call_->end_write(p + 1 + n);
   }
+  // Value{value_key: n bytes} (one-byte keys and length).
+  static_assert(schema::value::kBlobTag < 0x80);
   void fixed_value(uint32_t value_key, const void* bytes, size_t n) {
     uint8_t* p = call_->begin_write(5 + 1 + 1 + 8);
     p = wire::put_varint(p, key_);
@@ -117,6 +118,8 @@ class ValueWriter {
     call_->end_write(p + n);
   }
   void typed_array(const void* p, int64_t count, size_t element_size, int kind);
+  // A flat array or data (kInts: `element` is its size | kFlatSigned).
+  void flat_array(format::FlatValue kind, int element, size_t count, const void* p, size_t bytes);
   // The text of a value (recorder.cpp), out of line: full mode never calls them.
   void line_uint(uint64_t v);
   void line_sint(int64_t v);

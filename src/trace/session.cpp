@@ -22,6 +22,7 @@
 #include "common/process.h"
 #include "format/container.h"
 #include "format/encoders.h"
+#include "format/flat_calls.h"
 #include "format/output_file.h"
 #include "format/record_builder.h"
 #include "format/schema.h"
@@ -37,8 +38,9 @@ namespace schema = gltrace::schema;
 
 // At the end of a frame, records go to the writer when there are this many,
 // or when the last hand-over is this old: few, large chunks compress well
-// and cheaply.
-constexpr size_t kFrameFlushBytes = 64 * 1024;
+// and cheaply. (Flat calls take about 2.5 times the bytes they are encoded
+// in: this makes chunks of about 64 KiB.)
+constexpr size_t kFrameFlushBytes = 160 * 1024;
 // A thread that does not flush itself (idle, blocked in a call, in a long
 // frame) has its records taken by the sweeper once they are this old; it
 // looks every kSweepPeriodNs, so a record waits at most kFlushIntervalNs
@@ -202,7 +204,6 @@ ThreadState* join_thread_state() {
   thread->payload.clear();
   thread->records = 0;
   thread->calls.store(0, std::memory_order_relaxed);
-  thread->chunk_has_call = false;
   thread->blobs.clear();
   thread->frame_starts.clear();
   thread->pending_gl_error = 0;
@@ -240,12 +241,11 @@ void flush_thread(ThreadState* thread) {
   Session& s = session();
   format::TraceWriter* writer = s.writer.load(std::memory_order_acquire);
   if (thread->records == 0 || writer == nullptr) return;
-  writer->submit(format::Payload::from_encoder(thread->payload), thread->records,
+  writer->submit(format::Payload::from_encoder(thread->payload),
                  thread->frame_starts, {thread->index, thread->round, thread->round_start});
   // A join's start is its first chunk; a round's snapshot, every chunk until it ends.
   if (!thread->round_snapshot) thread->round_start = false;
   thread->records = 0;
-  thread->chunk_has_call = false;
   thread->frame_starts.clear();
   writer->acquire_buffer().give_to(thread->payload);
   ++thread->flushes;  // the blobs' bytes in the payload are the writer's now
@@ -362,12 +362,11 @@ bool write_unsubmitted_records(int fd, format::ChunkFilter& filter) {
   uint32_t generation = g_hot.generation.load();
   for (const ThreadState* thread : s.threads) {
     if (thread->generation != generation) continue;
-    uint32_t count = 0;
-    // A thread may have been appending when the process froze.
-    size_t whole = format::complete_records(thread->payload.data(), thread->payload.size(), &count);
+    // A thread may have been appending when the process froze: its
+    // unfinished entry is left out.
     format::ChunkTag tag{thread->index, thread->round, thread->round_start};
-    if (whole != 0 && filter.keep(tag) &&
-        !format::write_raw_chunk(fd, thread->payload.data(), whole, count))
+    if (filter.keep(tag) && !format::write_flat_chunk(fd, thread->payload.data(),
+                                                      thread->payload.size(), thread->index))
       return false;
   }
   return true;
@@ -389,7 +388,7 @@ void note_desktop_gl(Session& s, format::TraceWriter* writer) {
   schema::desktop_gl::set_libraries(body, libraries);
   wire::Encoder record;
   format::append_record(record, schema::record::kDesktopGl, body.data(), body.size());
-  writer->submit(format::Payload::from_encoder(record), 1, {},
+  writer->submit(format::Payload::from_encoder(record), {},
                  {0, g_hot.flight_round.load(), false});
 }
 
@@ -440,7 +439,7 @@ void sweep(Session& s) {
     schema::calls_complete::set_below_seq(body, complete_below);
     wire::Encoder record;
     format::append_record(record, schema::record::kCallsComplete, body.data(), body.size());
-    writer->submit(format::Payload::from_encoder(record), 1, {},
+    writer->submit(format::Payload::from_encoder(record), {},
                    {0, g_hot.flight_round.load(), false});
   }
 }
@@ -534,7 +533,7 @@ bool begin_session(TraceSessionOptions options, std::string* error) {
   if (options.flight_recorder) schema::header::set_flight_recorder(body, true);
   wire::Encoder record;
   format::append_record(record, schema::record::kHeader, body.data(), body.size());
-  writer->submit(format::Payload::from_encoder(record), 1, {});
+  writer->submit(format::Payload::from_encoder(record), {});
   s.desktop_gl.clear();
   s.loads_seen = 0;
   note_desktop_gl(s, writer);

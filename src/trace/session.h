@@ -41,9 +41,6 @@ struct ThreadState {
   std::atomic<uint64_t> calls{0};
   wire::Encoder call;           // the Call being recorded: arguments and the rest
   CallLine line;                // log and error modes: the call as text
-  bool chunk_has_call = false;  // a call of this thread is in `payload` (deltas)
-  uint64_t chunk_last_seq = 0;
-  uint64_t chunk_last_end = 0;                   // start + duration of that call
   BlobTable blobs;                               // the blobs in this thread's records
   uint64_t flushes = 0;                          // hand-overs of `payload` to the writer
   std::vector<format::FrameStart> frame_starts;  // frames whose first call is in `payload`
@@ -182,8 +179,9 @@ inline uint64_t trace_time(uint64_t clock_ns) { return clock_ns - g_hot.start_ns
 // Appends one Record (field `kind` of Record, with `body`) to the thread's payload.
 void append_record(ThreadState* thread, uint32_t kind, const uint8_t* body, size_t size);
 
-// Past this, a thread's records go to the writer even mid-frame.
-inline constexpr size_t kFlushBytes = 256 * 1024;
+// Past this, a thread's records go to the writer even mid-frame (chunks of
+// about 256 KiB once its flat calls are encoded).
+inline constexpr size_t kFlushBytes = 640 * 1024;
 
 // Stores `data` as a Blob record unless this thread already wrote these
 // bytes (blob_table.h); returns the blob's id. In the text modes, which

@@ -199,7 +199,7 @@ std::string write_sized_trace() {
   };
   call(api::kFn_eglCreateContext, 0, {EGL_RED_SIZE, 10, EGL_SURFACE_TYPE, 0x405, 0x3339, -1}, 0, 0);
   call(api::kFn_eglSwapBuffers, 1, {}, 320, 240);
-  writer->submit(format::Payload::from_encoder(e), 3, {});
+  writer->submit(format::Payload::from_encoder(e), {});
   EXPECT_TRUE(writer->close(&error)) << error;
   return path;
 }

@@ -82,7 +82,7 @@ TEST(ChunkRing, WhatAMemoryWriterKeepsReadsAsATraceFromItsRound) {
   auto submit = [&](const ChunkTag& tag, auto&& encode) {
     wire::Encoder e;
     encode(e);
-    writer->submit(format::Payload::from_encoder(e), 1, {}, tag);
+    writer->submit(format::Payload::from_encoder(e), {}, tag);
   };
   submit({0, 0, false}, [](wire::Encoder& e) { encode_header(e, 42, "app"); });
   submit({1, 0, true}, [](wire::Encoder& e) { encode_thread(e, 1, 7, "main"); });
@@ -107,19 +107,6 @@ TEST(ChunkRing, WhatAMemoryWriterKeepsReadsAsATraceFromItsRound) {
   EXPECT_EQ(d.lines[0].rfind("header", 0), 0u) << d.lines[0];
   EXPECT_EQ(d.lines[1].rfind("thread", 0), 0u) << d.lines[1];
   EXPECT_NE(d.lines[2].find("seq=9"), std::string::npos) << d.lines[2];
-}
-
-TEST(ChunkRing, AThreadsPayloadCutMidRecordKeepsItsWholeRecords) {
-  wire::Encoder e;
-  encode_call(e, 1, 0, 5);
-  encode_call(e, 1, 1, 5);
-  size_t two = e.size();
-  encode_call(e, 1, 2, 5);
-  uint32_t count = 0;
-  EXPECT_EQ(format::complete_records(e.data(), e.size() - 3, &count), two);
-  EXPECT_EQ(count, 2u);
-  EXPECT_EQ(format::complete_records(e.data(), e.size(), &count), e.size());
-  EXPECT_EQ(count, 3u);
 }
 
 }  // namespace

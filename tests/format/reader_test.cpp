@@ -455,7 +455,7 @@ TEST(Reader, StopBeforeABadRecordIsNoError) {
   std::string error;
   auto writer = format::TraceWriter::open_file(path, {}, &error);
   ASSERT_NE(writer, nullptr) << error;
-  writer->submit(format::Payload::from_encoder(e), 5);
+  writer->submit(format::Payload::from_encoder(e));
   ASSERT_TRUE(writer->close(&error)) << error;
   for (bool prefetched : {false, true}) {
     SCOPED_TRACE(prefetched ? "prefetched" : "read_trace");

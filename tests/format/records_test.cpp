@@ -684,7 +684,7 @@ TEST(Records, EverythingThroughTheWriter) {
   std::string error;
   auto writer = format::TraceWriter::open_file(path, {}, &error);
   ASSERT_NE(writer, nullptr) << error;
-  writer->submit(format::Payload::from_encoder(e), test::kEverythingRecords);
+  writer->submit(format::Payload::from_encoder(e));
   ASSERT_TRUE(writer->close(&error)) << error;
   test::Decoded d = test::decode_memory(test::read_bytes(path));
   ASSERT_TRUE(d.ok) << d.status.message;

@@ -32,7 +32,7 @@ void write_small_trace(const std::string& path, int chunks, int calls_per_chunk,
                                           : static_cast<uint32_t>(api::kFn_eglSwapBuffers));
     encode_frame(e, static_cast<uint64_t>(c), seq - 1);
     ++records;
-    writer->submit(format::Payload::from_encoder(e), records, {&frame, 1});
+    writer->submit(format::Payload::from_encoder(e), {&frame, 1});
     writer->acquire_buffer().give_to(e);
   }
   ASSERT_TRUE(writer->close(&error)) << error;

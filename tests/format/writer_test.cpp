@@ -147,7 +147,7 @@ TEST(Writer, RoundTripFromTwoThreads) {
   {
     wire::Encoder e;
     test::encode_header(e, 1, "roundtrip");
-    writer->submit(Payload::from_encoder(e), 1);
+    writer->submit(Payload::from_encoder(e));
   }
   constexpr int kCalls = 3000;
   std::atomic<uint64_t> next_seq{0};
@@ -163,7 +163,7 @@ TEST(Writer, RoundTripFromTwoThreads) {
       if (thread == 0 && i % 100 == 0) frames.push_back({static_cast<uint64_t>(i / 100), seq});
       test::encode_call(e, thread, seq, 3);
       if (++records == 50 || i == kCalls - 1) {
-        writer->submit(Payload::from_encoder(e), records, frames);
+        writer->submit(Payload::from_encoder(e), frames);
         {
           std::lock_guard lock(frames_mu);
           all_frames.insert(all_frames.end(), frames.begin(), frames.end());
@@ -236,18 +236,18 @@ TEST(Writer, BuffersAreRecycled) {
   // One payload at a time: the same buffer comes back every time.
   Payload first = calls_in({}, 0, 10);
   const uint8_t* buffer = first.data();
-  writer->submit(std::move(first), 10);
+  writer->submit(std::move(first));
   for (uint64_t i = 1; i <= 50; ++i) {
     Payload p = recycled_buffer(*writer);
     ASSERT_EQ(p.data(), buffer) << i;
     EXPECT_EQ(p.size(), 0u);
-    writer->submit(calls_in(std::move(p), i * 10, 10), 10);
+    writer->submit(calls_in(std::move(p), i * 10, 10));
   }
   // A burst of ten: all ten buffers come back (the pool keeps up to 16).
   std::vector<Payload> burst;
   burst.push_back(recycled_buffer(*writer));
   for (int i = 1; i < 10; ++i) burst.emplace_back();
-  for (int i = 0; i < 10; ++i) writer->submit(calls_in(std::move(burst[i]), 1000 + i * 10, 10), 10);
+  for (int i = 0; i < 10; ++i) writer->submit(calls_in(std::move(burst[i]), 1000 + i * 10, 10));
   std::set<const uint8_t*> returned;
   for (int i = 0; i < 10; ++i) {
     Payload p = recycled_buffer(*writer);
@@ -266,10 +266,10 @@ TEST(Writer, CloseIsIdempotentAndLaterSubmitsAreDropped) {
   std::string error;
   auto writer = TraceWriter::open_file(path, {}, &error);
   ASSERT_NE(writer, nullptr);
-  writer->submit(calls_payload(*writer, 0, 3), 3);
+  writer->submit(calls_payload(*writer, 0, 3));
   EXPECT_TRUE(writer->close(&error));
   EXPECT_TRUE(writer->close(&error));
-  writer->submit(calls_payload(*writer, 3, 3), 3);
+  writer->submit(calls_payload(*writer, 3, 3));
   EXPECT_EQ(writer->stats().dropped_payloads, 1u);
   EXPECT_EQ(writer->stats().chunks, 1u);
   EXPECT_FALSE(writer->failed());
@@ -312,8 +312,8 @@ TEST(Writer, UnixSocket) {
     ASSERT_NE(writer, nullptr) << error;
     wire::Encoder e;
     test::encode_header(e, 5, "socket");
-    writer->submit(Payload::from_encoder(e), 1);
-    for (int i = 0; i < 10; ++i) writer->submit(calls_payload(*writer, i * 20, 20), 20);
+    writer->submit(Payload::from_encoder(e));
+    for (int i = 0; i < 10; ++i) writer->submit(calls_payload(*writer, i * 20, 20));
     ASSERT_TRUE(writer->close(&error)) << error;
     host.join();
     test::Decoded d = test::decode_memory(received);
@@ -337,15 +337,15 @@ TEST(Writer, DeadPeer) {
   auto writer = TraceWriter::connect_unix_socket(path, options, &error);
   ASSERT_NE(writer, nullptr) << error;
   int host = listener.accept_one();
-  writer->submit(calls_payload(*writer, 0, 10), 10);
+  writer->submit(calls_payload(*writer, 0, 10));
   while (writer->stats().chunks < 1) std::this_thread::yield();
   close(host);
   auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < 2000; ++i) writer->submit(calls_payload(*writer, 10 + i * 10, 10), 10);
+  for (int i = 0; i < 2000; ++i) writer->submit(calls_payload(*writer, 10 + i * 10, 10));
   for (int i = 0; i < 2000 && !writer->failed(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_TRUE(writer->failed());
-  for (int i = 0; i < 100; ++i) writer->submit(calls_payload(*writer, 0, 10), 10);
+  for (int i = 0; i < 100; ++i) writer->submit(calls_payload(*writer, 0, 10));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
   EXPECT_FALSE(writer->close(&error));
   std::string logged = capture.text();
@@ -374,7 +374,7 @@ TEST(Writer, ClosedPipeDoesNotRaiseSigpipe) {
     std::string error;
     auto writer = TraceWriter::from_fd(fds[1], {}, &error);
     if (writer == nullptr) _exit(3);
-    for (int i = 0; i < 10; ++i) writer->submit(calls_payload(*writer, i * 10, 10), 10);
+    for (int i = 0; i < 10; ++i) writer->submit(calls_payload(*writer, i * 10, 10));
     bool closed = writer->close(&error);
     _exit(!closed && writer->failed() && error.find("Broken pipe") != std::string::npos ? 0 : 4);
   }
@@ -400,9 +400,9 @@ TEST(Writer, CloseAtExit) {
     if (writer == nullptr) _exit(2);
     atexit([] { writer->close(); });
     std::thread app_thread([] {
-      for (int i = 0; i < 1000; ++i) writer->submit(calls_payload(*writer, i * 10, 10), 10);
+      for (int i = 0; i < 1000; ++i) writer->submit(calls_payload(*writer, i * 10, 10));
     });
-    for (int i = 0; i < 3; ++i) writer->submit(calls_payload(*writer, 100000 + i, 1), 1);
+    for (int i = 0; i < 3; ++i) writer->submit(calls_payload(*writer, 100000 + i, 1));
     app_thread.detach();  // still submitting while the process exits
     exit(0);
   }
@@ -435,9 +435,9 @@ TEST(Writer, SigkillLeavesCompleteChunks) {
       std::string error;
       auto writer = TraceWriter::open_file(path, {}, &error);
       if (writer == nullptr) _exit(2);
-      for (int i = 0; i < 3; ++i) writer->submit(calls_payload(*writer, i * 10, 10), 10);
+      for (int i = 0; i < 3; ++i) writer->submit(calls_payload(*writer, i * 10, 10));
       while (writer->stats().chunks < 3) std::this_thread::yield();
-      if (mid_chunk) writer->submit(blob_payload(48 << 20, 1), 1);
+      if (mid_chunk) writer->submit(blob_payload(48 << 20, 1));
       char byte = 'r';
       if (write(ready[1], &byte, 1) != 1) _exit(3);
       for (;;) pause();
@@ -486,7 +486,7 @@ TEST(Writer, FullQueueStallsAndCounts) {
     close(fds[0]);
   });
   auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < 40; ++i) writer->submit(blob_payload(4000, i), 1);
+  for (int i = 0; i < 40; ++i) writer->submit(blob_payload(4000, i));
   auto submitting = std::chrono::steady_clock::now() - start;
   ASSERT_TRUE(writer->close(&error)) << error;
   host.join();
@@ -516,11 +516,11 @@ TEST(Writer, OversizedPayloads) {
   test::encode_blob(e, 1, data);
   test::encode_blob(e, 2, data);
   test::encode_frame(e, 0, 0);
-  writer->submit(Payload::from_encoder(e), 3);
+  writer->submit(Payload::from_encoder(e));
   data.resize((64 << 20) + 1);
   test::encode_blob(e, 3, data);
   test::encode_frame(e, 1, 1);
-  writer->submit(Payload::from_encoder(e), 2);
+  writer->submit(Payload::from_encoder(e));
   ASSERT_TRUE(writer->close(&error)) << error;
   std::string logged = capture.text();
   std::regex expected("gltrace: warning: trace output to " + path +
@@ -546,11 +546,11 @@ TEST(Writer, ForkedChildIsInert) {
   std::string error;
   auto writer = TraceWriter::open_file(path, {}, &error);
   ASSERT_NE(writer, nullptr);
-  writer->submit(calls_payload(*writer, 0, 5), 5);
+  writer->submit(calls_payload(*writer, 0, 5));
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    writer->submit(calls_payload(*writer, 100, 5), 5);
+    writer->submit(calls_payload(*writer, 100, 5));
     std::string child_error;
     bool closed = writer->close(&child_error);
     writer.reset();  // the destructor must not join the parent's thread
@@ -559,7 +559,7 @@ TEST(Writer, ForkedChildIsInert) {
   int status = 0;
   waitpid(child, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  writer->submit(calls_payload(*writer, 5, 5), 5);
+  writer->submit(calls_payload(*writer, 5, 5));
   ASSERT_TRUE(writer->close(&error)) << error;
   test::Decoded d = test::decode_memory(test::read_bytes(path));
   ASSERT_TRUE(d.ok) << d.status.message;
@@ -578,7 +578,7 @@ TEST(Writer, StuckPeerDoesNotHangClose) {
   ASSERT_NE(writer, nullptr) << error;
   int host = listener.accept_one();  // never reads
   StderrCapture capture;
-  for (int i = 0; i < 8; ++i) writer->submit(blob_payload(1 << 20, i), 1);
+  for (int i = 0; i < 8; ++i) writer->submit(blob_payload(1 << 20, i));
   auto start = std::chrono::steady_clock::now();
   EXPECT_FALSE(writer->close(&error));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));

@@ -45,12 +45,12 @@ std::vector<uint8_t> trace(const std::string& dir, int level, int chunks) {
   gltrace::wire::Encoder e;
   gltrace::test::encode_everything(e);
   gltrace::format::FrameStart frame{0, 1};
-  writer->submit(Payload::from_encoder(e), gltrace::test::kEverythingRecords, {&frame, 1});
+  writer->submit(Payload::from_encoder(e), {&frame, 1});
   for (int c = 1; c < chunks; ++c) {
     for (int i = 0; i < 3; ++i) gltrace::test::encode_call(e, 0, 10 * c + i, 2);
     gltrace::test::encode_frame(e, c, 10 * c + 2);
     frame = {static_cast<uint64_t>(c), static_cast<uint64_t>(10 * c)};
-    writer->submit(Payload::from_encoder(e), 4, {&frame, 1});
+    writer->submit(Payload::from_encoder(e), {&frame, 1});
   }
   if (!writer->close(&error)) fprintf(stderr, "%s\n", error.c_str());
   std::ifstream in(path, std::ios::binary);
@@ -174,7 +174,7 @@ std::vector<uint8_t> replay_trace(const std::string& dir) {
   w.call(kFn_glUniform4fv, {W::s(0), W::s(1), W::data(16)});
   w.call(kFn_glShaderSource, {W::u(1), W::s(1), W::strings({"void main() {}"}), W::ints({14})});
   w.call(kFn_glTexParameterfv, {W::u(0x0DE1), W::u(0x1004), W::data(16)});
-  writer->submit(Payload::from_encoder(e), w.records() + 3, {});
+  writer->submit(Payload::from_encoder(e), {});
   if (!writer->close(&error)) fprintf(stderr, "%s\n", error.c_str());
   std::ifstream in(path, std::ios::binary);
   std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

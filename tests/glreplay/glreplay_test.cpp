@@ -470,7 +470,7 @@ TEST(GlreplaySource, CallsOfSeveralThreadsComeOutInRecordedOrder) {
     wire::Encoder e;
     if (header) encode_header(e, 1, "threads");
     for (uint64_t seq : seqs) encode_call(e, thread, seq, 10, /*context=*/thread);
-    writer->submit(format::Payload::from_encoder(e), seqs.size() + (header ? 1 : 0), {});
+    writer->submit(format::Payload::from_encoder(e), {});
     writer->acquire_buffer().give_to(e);
   };
   chunk(1, {0, 1, 2, 4, 5}, true);
@@ -544,7 +544,7 @@ TEST(GlreplaySource, OnlyThreadsWithAContextGetAThreadOfTheirOwn) {
   // thread 1 again, and thread 3 after releasing its context: still its own.
   encode_egl_call(e, 1, 9, api::kFn_eglInitialize, 0, {kDisplay, 0, 0});
   encode_egl_call(e, 3, 10, api::kFn_eglMakeCurrent, 0, {kDisplay, 0, 0, 0});
-  writer->submit(format::Payload::from_encoder(e), 12, {});
+  writer->submit(format::Payload::from_encoder(e), {});
   writer->acquire_buffer().give_to(e);
   ASSERT_TRUE(writer->close(&error)) << error;
 
@@ -575,7 +575,7 @@ TEST(GlreplaySource, TooManyThreadsWithAContextAreRefused) {
   for (uint32_t t = 1; t <= 1000; ++t)  // no context: counted nowhere
     encode_egl_call(e, t, seq++, api::kFn_eglQueryString, 0, {0x10, EGL_VENDOR});
   encode_egl_call(e, 5000 + glreplay::kMaxReplayThreads + 1, seq++, api::kFn_glFlush, 1, {});
-  writer->submit(format::Payload::from_encoder(e), seq + 1, {});
+  writer->submit(format::Payload::from_encoder(e), {});
   writer->acquire_buffer().give_to(e);
   ASSERT_TRUE(writer->close(&error)) << error;
 
@@ -1227,7 +1227,7 @@ class ImageSourceTrace {
     std::string error;
     auto writer = format::TraceWriter::open_file(path, {}, &error);
     ASSERT_NE(writer, nullptr) << error;
-    writer->submit(format::Payload::from_encoder(t.e_), t.records_, {});
+    writer->submit(format::Payload::from_encoder(t.e_), {});
     ASSERT_TRUE(writer->close(&error)) << error;
   }
 

@@ -291,7 +291,7 @@ class SyntheticTrace {
     ++records_;
   }
   void flush() {
-    writer_->submit(format::Payload::from_encoder(chunk_), records_);
+    writer_->submit(format::Payload::from_encoder(chunk_));
     records_ = 0;
     ++chunks_;
   }

@@ -778,7 +778,7 @@ TEST(StateWorker, ACallBeforeTheTracesFirstIsAnError) {
     encode_header(e, 42, "mid-run");
     encode_thread(e, 0, 4242, "main");
     for (uint64_t seq = 500; seq < 510; ++seq) encode_call(e, 0, seq, api::kFn_glFlush);
-    writer->submit(format::Payload::from_encoder(e), 12, {});
+    writer->submit(format::Payload::from_encoder(e), {});
     writer->acquire_buffer().give_to(e);
     ASSERT_TRUE(writer->close(&error)) << error;
   }

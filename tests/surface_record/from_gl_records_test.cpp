@@ -64,7 +64,7 @@ class GlTrace {
     std::string error;
     auto writer = format::TraceWriter::open_file(path, {}, &error);
     EXPECT_NE(writer, nullptr) << error;
-    writer->submit(format::Payload::from_encoder(e_), records_, {});
+    writer->submit(format::Payload::from_encoder(e_), {});
     EXPECT_TRUE(writer->close(&error)) << error;
     return path;
   }

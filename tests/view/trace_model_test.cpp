@@ -279,7 +279,7 @@ TEST(ViewTraceModel, BlobsOutOfOrderAreFound) {
         test::encode_blob(e, id, std::string(1 + id % 7, 'x'));
       test::encode_call(e, 0, seq++, 10);
       ++records;
-      writer->submit(format::Payload::from_encoder(e), records, {});
+      writer->submit(format::Payload::from_encoder(e), {});
       writer->acquire_buffer().give_to(e);
     }
     ASSERT_TRUE(writer->close(&error)) << error;
@@ -335,7 +335,7 @@ TEST(ViewTraceModel, LeadingSnapshotIsCounted) {
       if (seq == 4) call.snapshot_inexact = "buffer 3: mapped";
       format::encode_record(e, call);
     }
-    writer->submit(format::Payload::from_encoder(e), records, {});
+    writer->submit(format::Payload::from_encoder(e), {});
     ASSERT_TRUE(writer->close(&error)) << error;
   }
   TraceModel model;
@@ -394,7 +394,7 @@ TEST(ViewTraceModel, GpuTimesAreKeptSummedAndMerged) {
           e, format::GpuTime{w, 1000000 + 1000 * w, w == 12 ? 9000 : 100 + w, w == 13});
       ++records;
     }
-    writer->submit(format::Payload::from_encoder(e), records, {});
+    writer->submit(format::Payload::from_encoder(e), {});
     ASSERT_TRUE(writer->close(&error)) << error;
   }
   TraceModel model;

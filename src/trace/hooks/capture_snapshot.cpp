@@ -83,10 +83,6 @@ class RecordedSnapshot final : public glstate::SnapshotOut {
     format::encode_record(thread_->payload, c);
     ++thread_->records;
     thread_->last_seq = c.seq;
-    // The thread's next call counts its seq and start from this one.
-    thread_->chunk_has_call = true;
-    thread_->chunk_last_seq = c.seq;
-    thread_->chunk_last_end = c.start_ns;
     thread_->calls.store(thread_->calls.load(std::memory_order_relaxed) + 1,
                          std::memory_order_relaxed);
     ++calls_;

@@ -1,0 +1,327 @@
+#include "format/flat_calls.h"
+
+#include <sys/mman.h>
+
+#include "format/chunk_ring.h"
+#include "format/encoders.h"
+#include "format/record_builder.h"
+#include "format/schema.h"
+#include "protowire/wire.h"
+
+namespace gltrace::format {
+
+namespace {
+
+namespace call = schema::call;
+
+uint32_t load_u32(const uint8_t* p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+uint64_t load_u64(const uint8_t* p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
+// The length of the protobuf field at p (key, and value by its wire type),
+// or 0 when it does not lie whole before end.
+size_t field_length(const uint8_t* p, const uint8_t* end) {
+  wire::Reader reader(p, static_cast<size_t>(end - p));
+  uint32_t field = 0;
+  wire::WireType type{};
+  if (!reader.next(&field, &type)) return 0;
+  reader.skip(type);
+  return reader.ok() ? reader.offset() : 0;
+}
+
+// The bytes a flat value's data takes after its first byte, or 0 when they
+// do not lie whole before end.
+size_t flat_value_length(FlatValue kind, const uint8_t* p, const uint8_t* end) {
+  auto left = static_cast<size_t>(end - p);
+  size_t n = 0;
+  switch (kind) {
+    case FlatValue::kUint:
+    case FlatValue::kSint:
+    case FlatValue::kPointer:
+    case FlatValue::kF64:
+      n = 8;
+      break;
+    case FlatValue::kF32:
+      n = 4;
+      break;
+    case FlatValue::kInts:
+      if (left < 5) return 0;
+      n = 5 + size_t{load_u32(p + 1)} * (p[0] & ~kFlatSigned);
+      break;
+    case FlatValue::kFloats:
+      if (left < 4) return 0;
+      n = 4 + size_t{load_u32(p)} * 4;
+      break;
+    case FlatValue::kData:
+      if (left < 4) return 0;
+      n = 4 + size_t{load_u32(p)};
+      break;
+  }
+  return n <= left ? n : 0;
+}
+
+// An integer array's element i, as unsigned and as signed.
+uint64_t element(const uint8_t* e, size_t size, bool is_signed) {
+  switch (size) {
+    case 1:
+      return is_signed ? static_cast<uint64_t>(static_cast<int8_t>(e[0])) : e[0];
+    case 2: {
+      uint16_t v;
+      memcpy(&v, e, 2);
+      return is_signed ? static_cast<uint64_t>(static_cast<int16_t>(v)) : v;
+    }
+    case 4: {
+      uint32_t v;
+      memcpy(&v, e, 4);
+      return is_signed ? static_cast<uint64_t>(static_cast<int32_t>(v)) : v;
+    }
+    default:
+      return load_u64(e);
+  }
+}
+
+// Writes Value{...} of a flat value at out as the Call field `key`; `data`
+// is the value's bytes after its first byte. Returns the end.
+uint8_t* put_flat_value(uint8_t* out, uint32_t key, FlatValue kind, const uint8_t* data) {
+  namespace value = schema::value;
+  out = wire::put_varint(out, key);
+  switch (kind) {
+    case FlatValue::kUint:
+    case FlatValue::kSint:
+    case FlatValue::kPointer: {
+      uint64_t v = load_u64(data);
+      uint32_t value_key = value::kUintTag;
+      if (kind == FlatValue::kSint) {
+        value_key = value::kSintTag;
+        v = wire::zigzag(static_cast<int64_t>(v));
+      } else if (kind == FlatValue::kPointer) {
+        value_key = value::kPointerTag;
+      }
+      uint8_t* length = out++;
+      uint8_t* end = wire::put_varint(wire::put_varint(out, value_key), v);
+      *length = static_cast<uint8_t>(end - out);
+      return end;
+    }
+    case FlatValue::kF32:
+      *out++ = 5;
+      *out++ = static_cast<uint8_t>(value::kF32Tag);
+      memcpy(out, data, 4);
+      return out + 4;
+    case FlatValue::kF64:
+      *out++ = 9;
+      *out++ = static_cast<uint8_t>(value::kF64Tag);
+      memcpy(out, data, 8);
+      return out + 8;
+    case FlatValue::kData: {
+      size_t n = load_u32(data);
+      uint64_t data_key = uint64_t{value::kData} << 3 | wire::kLengthDelimited;
+      out = wire::put_varint(out, wire::varint_size(data_key) + wire::varint_size(n) + n);
+      out = wire::put_varint(wire::put_varint(out, data_key), n);
+      memcpy(out, data + 4, n);
+      return out + n;
+    }
+    case FlatValue::kFloats:
+    case FlatValue::kInts:
+      break;
+  }
+  // Value{array = Array{floats | sints | uints, packed}}; an empty array
+  // has no packed field.
+  uint64_t array_key = uint64_t{value::kArray} << 3 | wire::kLengthDelimited;
+  size_t count, packed_size = 0;
+  uint32_t packed_field;
+  if (kind == FlatValue::kFloats) {
+    count = load_u32(data);
+    packed_size = count * 4;
+    packed_field = schema::array::kFloats;
+  } else {
+    size_t element_size = data[0] & ~kFlatSigned;
+    bool is_signed = (data[0] & kFlatSigned) != 0;
+    count = load_u32(data + 1);
+    for (size_t i = 0; i < count; ++i) {
+      uint64_t v = element(data + 5 + i * element_size, element_size, is_signed);
+      packed_size += wire::varint_size(is_signed ? wire::zigzag(static_cast<int64_t>(v)) : v);
+    }
+    packed_field = is_signed ? schema::array::kSints : schema::array::kUints;
+  }
+  uint64_t packed_key = uint64_t{packed_field} << 3 | wire::kLengthDelimited;
+  size_t array_size =
+      count == 0 ? 0 : wire::varint_size(packed_key) + wire::varint_size(packed_size) + packed_size;
+  size_t value_size = wire::varint_size(array_key) + wire::varint_size(array_size) + array_size;
+  out = wire::put_varint(out, value_size);
+  out = wire::put_varint(wire::put_varint(out, array_key), array_size);
+  if (count == 0) return out;
+  out = wire::put_varint(wire::put_varint(out, packed_key), packed_size);
+  if (kind == FlatValue::kFloats) {
+    memcpy(out, data + 4, packed_size);
+    return out + packed_size;
+  }
+  size_t element_size = data[0] & ~kFlatSigned;
+  bool is_signed = (data[0] & kFlatSigned) != 0;
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t v = element(data + 5 + i * element_size, element_size, is_signed);
+    out = wire::put_varint(out, is_signed ? wire::zigzag(static_cast<int64_t>(v)) : v);
+  }
+  return out;
+}
+
+// Whether the Chunk.records field at p holds a Call.
+bool is_call_record(const uint8_t* p, const uint8_t* end) {
+  wire::Reader reader(p, static_cast<size_t>(end - p));
+  uint32_t field = 0;
+  wire::WireType type{};
+  if (!reader.next(&field, &type) || type != wire::kLengthDelimited) return false;
+  std::string_view record = reader.bytes();
+  wire::Reader fields(reinterpret_cast<const uint8_t*>(record.data()), record.size());
+  return fields.next(&field, &type) && field == schema::record::kCall;
+}
+
+// The deltas of a chunk's calls (format 2): from the thread's previous call.
+struct ChunkCalls {
+  bool has_call = false;
+  uint64_t last_seq = 0;
+  uint64_t last_end = 0;
+};
+
+// Encodes the flat call at p (after its marker) as Record{call} at out;
+// returns the bytes of payload it took, or 0 when it does not lie whole
+// before end (*out_end is left alone then).
+size_t expand_call(const uint8_t* p, const uint8_t* end, uint32_t thread, ChunkCalls& chunk,
+                   uint8_t** out_end) {
+  const uint8_t* start = p;
+  if (static_cast<size_t>(end - p) < sizeof(FlatCallHead)) return 0;
+  FlatCallHead head;
+  memcpy(&head, p, sizeof head);
+  p += sizeof head;
+  uint64_t thread_time = 0;
+  if ((head.flags & kFlatThreadTime) != 0) {
+    if (end - p < 8) return 0;
+    thread_time = load_u64(p);
+    p += 8;
+  }
+  if (static_cast<size_t>(end - p) < head.args_size) return 0;
+  const uint8_t* args_end = p + head.args_size;
+
+  // The body goes after room for the longest framing, then moves up to it.
+  uint8_t* out = *out_end;
+  uint8_t* body = out + kMaxRecordFraming;
+  uint8_t* b = body;
+  b = call::put_function(b, head.function);
+  b = call::put_thread(b, thread);
+  if (head.context != 0) b = call::put_context(b, head.context);
+  if (chunk.has_call) {
+    uint64_t seq_delta = head.seq - chunk.last_seq - 1;
+    if (seq_delta != 0) b = call::put_seq_delta(b, seq_delta);
+    // A start before the previous call's end (a synthetic call, the clock
+    // moving to the TSC) cannot be a gap: absolute then.
+    if (head.start_ns >= chunk.last_end)
+      b = call::put_start_gap_ns(b, head.start_ns - chunk.last_end);
+    else
+      b = call::put_start_ns(b, head.start_ns);
+  } else {
+    b = call::put_seq(b, head.seq);
+    b = call::put_start_ns(b, head.start_ns);
+  }
+  b = call::put_duration_ns(b, head.duration_ns);
+  if (thread_time != 0) b = call::put_thread_time_ns(b, thread_time);
+  if ((head.flags & kFlatSynthetic) != 0) b = call::put_synthetic(b, 1);
+  if ((head.flags & kFlatSnapshot) != 0) b = call::put_snapshot(b, 1);
+  while (p < args_end) {
+    if ((*p & 7) == 7 && *p != kFlatCallMarker) {
+      auto kind = static_cast<FlatValue>((*p >> 3) & 7);
+      uint32_t key = (*p & 0x40) != 0 ? call::kRetTag : call::kArgsTag;
+      size_t n = flat_value_length(kind, p + 1, args_end);
+      if (n == 0) return 0;
+      b = put_flat_value(b, key, kind, p + 1);
+      p += 1 + n;
+    } else {
+      size_t n = field_length(p, args_end);
+      if (n == 0) return 0;
+      memcpy(b, p, n);
+      b += n;
+      p += n;
+    }
+  }
+  chunk.has_call = true;
+  chunk.last_seq = head.seq;
+  chunk.last_end = head.start_ns + head.duration_ns;
+  auto body_size = static_cast<size_t>(b - body);
+  uint8_t* framed = put_record_framing(out, schema::record::kCall, body_size);
+  memmove(framed, body, body_size);
+  *out_end = framed + body_size;
+  return static_cast<size_t>(p - start);
+}
+
+// The bytes of the entry at p (a flat call or an encoded field), or 0 when
+// it does not lie whole before end.
+size_t entry_length(const uint8_t* p, const uint8_t* end) {
+  if (*p != kFlatCallMarker) return field_length(p, end);
+  if (static_cast<size_t>(end - p) < 1 + sizeof(FlatCallHead)) return 0;
+  FlatCallHead head;
+  memcpy(&head, p + 1, sizeof head);
+  size_t n = 1 + sizeof head + ((head.flags & kFlatThreadTime) != 0 ? 8 : 0) + head.args_size;
+  return n <= static_cast<size_t>(end - p) ? n : 0;
+}
+
+}  // namespace
+
+size_t expanded_room(const uint8_t* data, size_t size) {
+  const uint8_t* end = data + size;
+  size_t room = 64;
+  for (const uint8_t* p = data; p < end;) {
+    size_t n = entry_length(p, end);
+    if (n == 0) break;
+    room += *p == kFlatCallMarker ? 3 * n : n;
+    p += n;
+  }
+  return room;
+}
+
+size_t expand_flat_calls(const uint8_t* data, size_t size, uint32_t thread, uint8_t* out,
+                         uint32_t* records) {
+  const uint8_t* p = data;
+  const uint8_t* end = data + size;
+  uint8_t* o = out;
+  uint32_t count = 0;
+  ChunkCalls chunk;
+  while (p < end) {
+    size_t n;
+    if (*p == kFlatCallMarker) {
+      n = expand_call(p + 1, end, thread, chunk, &o);
+      if (n == 0) break;
+      n += 1;
+    } else {
+      n = field_length(p, end);
+      if (n == 0) break;
+      memcpy(o, p, n);
+      o += n;
+      // A call encoded whole (a snapshot's) has absolute numbers, and the
+      // next flat call does too: it need not read them back for deltas.
+      if (is_call_record(p, p + n)) chunk.has_call = false;
+    }
+    p += n;
+    ++count;
+  }
+  if (records != nullptr) *records = count;
+  return static_cast<size_t>(o - out);
+}
+
+bool write_flat_chunk(int fd, const uint8_t* data, size_t size, uint32_t thread) {
+  if (size == 0) return true;
+  size_t room = expanded_room(data, size);
+  void* out = mmap(nullptr, room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (out == MAP_FAILED) return false;
+  uint32_t records = 0;
+  size_t n = expand_flat_calls(data, size, thread, static_cast<uint8_t*>(out), &records);
+  bool ok = write_raw_chunk(fd, static_cast<const uint8_t*>(out), n, records);
+  munmap(out, room);
+  return ok;
+}
+
+}  // namespace gltrace::format
