@@ -50,18 +50,30 @@ std::string_view enum_name(uint32_t value, int32_t group) {
     int32_t group = 0;
     std::string_view name;  // data() null: no name
   };
-  static Slot slots[256];
-  Slot& slot = slots[(value ^ (value >> 8) ^ (static_cast<uint32_t>(group) * 37)) & 255];
-  if (slot.state.load(std::memory_order_acquire) == 2 && slot.value == value && slot.group == group)
-    return slot.name;
+  // A value whose slot another took looks in the next few (a third of a
+  // state-heavy trace's enums missed with one slot each).
+  constexpr uint32_t kSlots = 256, kProbes = 4;
+  static Slot slots[kSlots];
+  uint32_t hash = value ^ (value >> 8) ^ (static_cast<uint32_t>(group) * 37);
+  Slot* free_slot = nullptr;
+  for (uint32_t i = 0; i < kProbes; ++i) {
+    Slot& slot = slots[(hash + i) % kSlots];
+    uint8_t state = slot.state.load(std::memory_order_acquire);
+    if (state == 2 && slot.value == value && slot.group == group) return slot.name;
+    if (state == 0) {
+      free_slot = &slot;
+      break;
+    }
+  }
   const char* found = api::enum_name_in(value, group);
   std::string_view name = found != nullptr ? std::string_view(found) : std::string_view();
   uint8_t free = 0;
-  if (slot.state.compare_exchange_strong(free, 1, std::memory_order_acquire)) {
-    slot.value = value;
-    slot.group = group;
-    slot.name = name;
-    slot.state.store(2, std::memory_order_release);
+  if (free_slot != nullptr &&
+      free_slot->state.compare_exchange_strong(free, 1, std::memory_order_acquire)) {
+    free_slot->value = value;
+    free_slot->group = group;
+    free_slot->name = name;
+    free_slot->state.store(2, std::memory_order_release);
   }
   return name;
 }
