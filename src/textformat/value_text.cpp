@@ -270,20 +270,27 @@ void append_unknown(Text& out, uint64_t pointer, std::string_view reason) {
   out += ">";
 }
 
+namespace {
+// Null until made; made ones are kept for the process's life. Pointers, not
+// CallTexts: no static guard to check on each call, nothing to destroy at
+// exit while the trace layer may still format on an app's thread.
+std::atomic<const CallText*> call_texts[api::kFunctionIdLimit];
+}  // namespace
+
 const CallText* find_call_text(uint32_t function) {
-  if (function >= api::kFunctionIdLimit || api::kFunctionInfo[function].name == nullptr)
-    return nullptr;
-  static std::atomic<bool> made[api::kFunctionIdLimit];
-  static CallText texts[api::kFunctionIdLimit];
+  if (function >= api::kFunctionIdLimit) return nullptr;
+  // Made before: every call but a function's first.
+  if (const CallText* text = call_texts[function].load(std::memory_order_acquire)) [[likely]]
+    return text;
+  if (api::kFunctionInfo[function].name == nullptr) return nullptr;
   static std::mutex mutex;
-  if (!made[function].load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!made[function].load(std::memory_order_relaxed)) {
-      texts[function] = make_call_text(api::kFunctionInfo[function]);
-      made[function].store(true, std::memory_order_release);
-    }
+  std::lock_guard<std::mutex> lock(mutex);
+  const CallText* text = call_texts[function].load(std::memory_order_relaxed);
+  if (text == nullptr) {
+    text = new CallText(make_call_text(api::kFunctionInfo[function]));
+    call_texts[function].store(text, std::memory_order_release);
   }
-  return &texts[function];
+  return text;
 }
 
 }  // namespace gltrace::textformat
