@@ -48,10 +48,14 @@ int dump(DumpOptions& o, const CommandLine& line) {
   }
   consumers::Dumper dumper(out, std::move(filter));
   format::ReadStatus status;
-  // The dump on the terminal is its own progress: a line only when it goes elsewhere.
-  bool ok = out != stdout || isatty(STDOUT_FILENO) != 1
-                ? read_trace_showing_progress(kName, path, reader, dumper, &status)
-                : format::read_trace_prefetched(reader, dumper, &status);
+  // The dump on the terminal is its own progress: a line only when it goes
+  // elsewhere. Chunks are decoded here, not ahead: the batch that carries
+  // decoded records from one thread to the other cost an eighth of the
+  // dump's instructions, and the dump took no longer without it.
+  bool ok =
+      out != stdout || isatty(STDOUT_FILENO) != 1
+          ? read_trace_showing_progress(kName, path, reader, dumper, &status, ReadAhead::kRead)
+          : format::read_trace_read_ahead(reader, dumper, &status);
   if (ok) dumper.finish();
   dumper.flush();
   bool written = fflush(out) == 0 && ferror(out) == 0;

@@ -114,7 +114,7 @@ int frames(const FramesOptions& o, const CommandLine& line) {
     format::ReadStatus status;
     // No read-ahead in either pass: the chunks are mostly pixels, and only
     // the image being written needs its chunk decoded.
-    bool ok = read_trace_showing_progress(kName, path, reader, index, &status, false);
+    bool ok = read_trace_showing_progress(kName, path, reader, index, &status, ReadAhead::kNone);
     if (int s = finish_reading(kName, path, ok, status); s != kExitOk) return s;
   }
   if (index.wanted.empty() && index.images != 0) {
@@ -140,7 +140,7 @@ int frames(const FramesOptions& o, const CommandLine& line) {
   format::ChunkReader reader;
   if (!open_trace(kName, path, &reader)) return kExitFailure;
   format::ReadStatus status;
-  bool ok = read_trace_showing_progress(kName, path, reader, writer, &status, false);
+  bool ok = read_trace_showing_progress(kName, path, reader, writer, &status, ReadAhead::kNone);
   printf("%zu frames written to %s, of the trace's %" PRIu64 " frames\n", writer.written,
          dir.c_str(), frames_in_trace);
   int s = finish_reading(kName, path, ok, status);

@@ -77,13 +77,15 @@ class ProgressConsumer final : public format::Consumer {
 
 bool read_trace_showing_progress(const char* command, const std::string& path,
                                  format::ChunkReader& reader, format::Consumer& consumer,
-                                 format::ReadStatus* status, bool read_ahead) {
+                                 format::ReadStatus* status, ReadAhead read_ahead) {
   struct stat st {};
   uint64_t size = path != "-" && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)
                       ? static_cast<uint64_t>(st.st_size)
                       : 0;
   Progress progress(std::string("gltrace ") + command, size);
-  auto read = read_ahead ? format::read_trace_prefetched : format::read_trace;
+  auto read = read_ahead == ReadAhead::kDecode ? format::read_trace_prefetched
+              : read_ahead == ReadAhead::kRead ? format::read_trace_read_ahead
+                                               : format::read_trace;
   if (!progress.active()) return read(reader, consumer, status);
   ProgressConsumer counting(consumer, progress);
   bool ok = read(reader, counting, status);

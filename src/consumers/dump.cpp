@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cinttypes>
+#include <cstring>
 
 #include "consumers/frame_end.h"
 #include "gltrace/api/functions.h"
@@ -9,8 +10,28 @@
 namespace gltrace::consumers {
 
 void Dumper::flush() {
+  text_.flush();
   fwrite(line_.data(), 1, line_.size(), out_);
   line_.clear();
+}
+
+void Dumper::append_seq(uint64_t seq) {
+  if (seq_size_ != 0 && seq == seq_ + 1 && seq != 0) {  // not past UINT64_MAX to 0
+    // Add one: nines become zeros from the right; all nines gain a digit.
+    size_t i = seq_size_;
+    while (i != 0 && seq_text_[i - 1] == '9') seq_text_[--i] = '0';
+    if (i != 0) {
+      ++seq_text_[i - 1];
+    } else {
+      memmove(seq_text_ + 1, seq_text_, seq_size_++);
+      seq_text_[0] = '1';
+    }
+  } else {
+    seq_size_ = static_cast<size_t>(
+        std::to_chars(seq_text_, seq_text_ + sizeof seq_text_, seq).ptr - seq_text_);
+  }
+  seq_ = seq;
+  text_ += std::string_view(seq_text_, seq_size_);
 }
 
 Dumper::~Dumper() { flush(); }
@@ -47,38 +68,43 @@ void Dumper::on_call(const format::Call& call) {
         call.function < api::kFunctionIdLimit ? api::kFunctionInfo[call.function].name : nullptr;
     if (name == nullptr || !std::regex_search(name, *filter_.function)) return;
   }
+  textformat::Text& out = text_;
   // Said before the calls of the object it names.
-  if (!call.snapshot_inexact.empty())
-    line_ += "// not exact in the snapshot: " + escaped(call.snapshot_inexact) + "\n";
-  char number[24];
-  auto end = std::to_chars(number, number + sizeof number, call.seq).ptr;
-  line_.append(number, static_cast<size_t>(end - number));
-  line_ += ' ';
+  if (!call.snapshot_inexact.empty()) {
+    out += "// not exact in the snapshot: ";
+    textformat::append_unquoted(out, call.snapshot_inexact);
+    out += '\n';
+  }
+  append_seq(call.seq);
+  out += ' ';
   if (filter_.timing) {
     char timing[64];
     snprintf(timing, sizeof timing, "[%.6f +%" PRIu64 "ns th%u ctx%u] ",
              static_cast<double>(call.start_ns) / 1e9, call.duration_ns, call.thread, call.context);
-    line_ += timing;
+    out += std::string_view(timing);
   }
-  format_call(line_, call, blobs_);
-  if (call.gl_error != 0) line_ += "  // error " + std::to_string(call.gl_error);
+  format_call(out, call, blobs_);
+  if (call.gl_error != 0) {
+    out += "  // error ";
+    textformat::append_number(out, uint64_t{call.gl_error});
+  }
   if (call.snapshot)
-    line_ += "  // snapshot: recreates what the app had when the capture began";
+    out += "  // snapshot: recreates what the app had when the capture began";
   else if (call.synthetic)
-    line_ += "  // synthetic: what was current when tracing started";
+    out += "  // synthetic: what was current when tracing started";
   if (const format::ImageSource* source = call.image_source; source != nullptr) {
     if (source->blob != 0) {
       char text[96];
       snprintf(text, sizeof text, "  // image source: %ux%u RGBA8 pixels (blob 0x%016" PRIx64 ")",
                source->width, source->height, source->blob);
-      line_ += text;
+      out += std::string_view(text);
     } else {
-      line_ += "  // image source not captured: ";
-      line_.append(source->not_captured);
+      out += "  // image source not captured: ";
+      out += source->not_captured;
     }
   }
-  line_ += '\n';
-  // Lines collect in one buffer, written 64 KiB at a time.
+  out += '\n';
+  // line_ takes text_'s buffer when it is full; written 64 KiB at a time.
   if (line_.size() >= 65536) flush();
   ++printed_;
   ++printed_in_frame_;
@@ -89,15 +115,29 @@ void Dumper::on_frame(const format::Frame& frame) {
   // one (damage) ends none.
   if (frame_records_ == frames_ended_) return;
   ++frame_records_;
-  flush();
   bool print = frame_selected() && (!filter_.selects_calls() || printed_in_frame_ != 0);
   printed_in_frame_ = 0;
-  if (print && frame.has_app_frame)
-    fprintf(out_, "// end of frame %" PRIu64 " (app frame %" PRIu64 ", %.3f s)\n", frame.number,
-            frame.app_frame, static_cast<double>(frame.time_ns) / 1e9);
-  else if (print)
-    fprintf(out_, "// end of frame %" PRIu64 " (%.3f s)\n", frame.number,
-            static_cast<double>(frame.time_ns) / 1e9);
+  // Collected with the calls' lines, not printed apart: a frame of a few
+  // calls would write each time. "%.3f s" as printf wrote it (both round
+  // the double's exact value to nearest, ties to even).
+  if (print) {
+    textformat::Text& out = text_;
+    out += "// end of frame ";
+    textformat::append_number(out, frame.number);
+    if (frame.has_app_frame) {
+      out += " (app frame ";
+      textformat::append_number(out, frame.app_frame);
+      out += ", ";
+    } else {
+      out += " (";
+    }
+    char* at = out.room(32);  // at most 2^64 ns: "18446744073.710"
+    out.done(std::to_chars(at, at + 32, static_cast<double>(frame.time_ns) / 1e9,
+                           std::chars_format::fixed, 3)
+                 .ptr);
+    out += " s)\n";
+    if (line_.size() >= 65536) flush();
+  }
   frame_ = frame.number + 1;
   if (frame_ > filter_.last_frame) request_stop();
 }

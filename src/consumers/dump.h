@@ -8,6 +8,7 @@
 
 #include "consumers/value_format.h"
 #include "format/records.h"
+#include "textformat/value_text.h"
 
 namespace gltrace::consumers {
 
@@ -59,10 +60,20 @@ class Dumper : public format::Consumer {
     return frame_ >= filter_.first_frame && frame_ <= filter_.last_frame;
   }
 
+  // A call's number: the last one's text counted up when it is the next
+  // (most are), which is a few instructions where to_chars is dozens.
+  void append_seq(uint64_t seq);
+
   FILE* out_;
   DumpFilter filter_;
   BlobSizes blobs_;
   std::string line_;
+  // Lines collect in text_'s buffer, then in line_, which is written out 64
+  // KiB at a time: one copy per buffer, not one per line.
+  textformat::Text text_{line_};
+  char seq_text_[24] = {};
+  size_t seq_size_ = 0;  // 0: no number written yet
+  uint64_t seq_ = 0;
   uint64_t frame_ = 0;
   uint64_t printed_ = 0;
   uint64_t printed_in_frame_ = 0;

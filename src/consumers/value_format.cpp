@@ -135,6 +135,10 @@ void append_result(Text& out, const format::Call& call, const CallText* text,
 
 void format_call(std::string& string, const format::Call& call, const BlobSizes& blobs) {
   Text out(string);
+  format_call(out, call, blobs);
+}
+
+void format_call(Text& out, const format::Call& call, const BlobSizes& blobs) {
   const CallText* text = find_call_text(call.function);
   if (text == nullptr)
     textformat::appendf(out, "<unknown function %u>(", call.function);

@@ -8,6 +8,10 @@
 
 #include "format/records.h"
 
+namespace gltrace::textformat {
+class Text;
+}
+
 namespace gltrace::consumers {
 
 // Blob sizes seen so far, so a reference can say how big its data is.
@@ -20,6 +24,7 @@ std::string escaped(std::string_view text);
 
 // "glName(a = 1, b = GL_TRIANGLES) = result"
 void format_call(std::string& out, const format::Call& call, const BlobSizes& blobs);
+void format_call(textformat::Text& out, const format::Call& call, const BlobSizes& blobs);
 
 // Pieces of that text, for a viewer that shows them apart: "a = 1, b =
 // GL_TRIANGLES" (what is between the parentheses), one argument's value, and

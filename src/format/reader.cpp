@@ -415,9 +415,13 @@ bool read_trace(ChunkReader& reader, Consumer& consumer, ReadStatus* status) {
   return consumer.stop_requested() || reader.status().ok();
 }
 
-bool read_trace_prefetched(ChunkReader& reader, Consumer& consumer, ReadStatus* status) {
-  // The second thread reads, decompresses and also decodes each chunk (into
-  // its slot's batch): that splits the work about evenly between the two.
+namespace {
+
+// With decode_ahead, the second thread reads, decompresses and also decodes
+// each chunk (into its slot's batch): that splits the work about evenly
+// between the two. Without, it reads and decompresses only, and this thread
+// decodes straight into the consumer: no batch to fill and replay.
+bool read_ahead(ChunkReader& reader, Consumer& consumer, ReadStatus* status, bool decode_ahead) {
   struct Slot {
     std::vector<uint8_t> payload;
     uint64_t offset = 0;
@@ -448,7 +452,7 @@ bool read_trace_prefetched(ChunkReader& reader, Consumer& consumer, ReadStatus* 
       slot.offset = chunk.offset;
       slot.record_count = chunk.record_count;
       slot.batch.clear();
-      slot.decoded = decoder.decode_chunk(slot.payload, slot.batch);
+      slot.decoded = !decode_ahead || decoder.decode_chunk(slot.payload, slot.batch);
       if (!slot.decoded) {
         slot.error = decoder.error();
         slot.error_offset = decoder.error_offset();
@@ -471,7 +475,8 @@ bool read_trace_prefetched(ChunkReader& reader, Consumer& consumer, ReadStatus* 
     }
     Slot& slot = slots[consumed % kSlots];
     consumer.on_chunk(slot.offset, slot.record_count);
-    if (slot.batch.overflowed()) {  // too big to keep decoded: decoded here instead
+    // Not decoded ahead, or too big to keep decoded: decoded here.
+    if (!decode_ahead || slot.batch.overflowed()) {
       if (!decoder.decode_chunk(slot.payload, consumer)) {
         ok = false;
         slot.error = decoder.error();
@@ -510,6 +515,16 @@ bool read_trace_prefetched(ChunkReader& reader, Consumer& consumer, ReadStatus* 
   }
   if (status != nullptr) *status = reader.status();
   return consumer.stop_requested() || reader.status().ok();
+}
+
+}  // namespace
+
+bool read_trace_prefetched(ChunkReader& reader, Consumer& consumer, ReadStatus* status) {
+  return read_ahead(reader, consumer, status, true);
+}
+
+bool read_trace_read_ahead(ChunkReader& reader, Consumer& consumer, ReadStatus* status) {
+  return read_ahead(reader, consumer, status, false);
 }
 
 bool read_trace_file(const std::string& path, Consumer& consumer, std::string* error,

@@ -90,4 +90,10 @@ bool read_trace_file(const std::string& path, Consumer& consumer, std::string* e
 // reader must not be used by anyone else until it returns.
 bool read_trace_prefetched(ChunkReader& reader, Consumer& consumer, ReadStatus* status);
 
+// The same with only reading and decompression on the second thread: the
+// chunks' records are decoded on this one, straight into the consumer. Less
+// work in all (no copy of each record into a batch and out again), for a
+// consumer whose own work per record is small (the dumper).
+bool read_trace_read_ahead(ChunkReader& reader, Consumer& consumer, ReadStatus* status);
+
 }  // namespace gltrace::format

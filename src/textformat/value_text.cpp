@@ -32,6 +32,12 @@ void append_any_number(Text& out, T value) {
     out.done(std::to_chars(at, at + 32, value).ptr);
 }
 
+// The low `digits` hex digits of v, zero-padded, lowercase (printf's %0Nx).
+char* hex_digits(char* at, uint64_t v, int digits) {
+  for (int i = digits - 1; i >= 0; --i, v >>= 4) at[i] = "0123456789abcdef"[v & 15];
+  return at + digits;
+}
+
 // The registry finds a name by binary search (and its length by strlen);
 // the first enums seen keep theirs here, as a trace repeats a few. Each slot
 // is filled once and then only read, without locks: the trace layer's log
@@ -44,18 +50,30 @@ std::string_view enum_name(uint32_t value, int32_t group) {
     int32_t group = 0;
     std::string_view name;  // data() null: no name
   };
-  static Slot slots[256];
-  Slot& slot = slots[(value ^ (value >> 8) ^ (static_cast<uint32_t>(group) * 37)) & 255];
-  if (slot.state.load(std::memory_order_acquire) == 2 && slot.value == value && slot.group == group)
-    return slot.name;
+  // A value whose slot another took looks in the next few (a third of a
+  // state-heavy trace's enums missed with one slot each).
+  constexpr uint32_t kSlots = 256, kProbes = 4;
+  static Slot slots[kSlots];
+  uint32_t hash = value ^ (value >> 8) ^ (static_cast<uint32_t>(group) * 37);
+  Slot* free_slot = nullptr;
+  for (uint32_t i = 0; i < kProbes; ++i) {
+    Slot& slot = slots[(hash + i) % kSlots];
+    uint8_t state = slot.state.load(std::memory_order_acquire);
+    if (state == 2 && slot.value == value && slot.group == group) return slot.name;
+    if (state == 0) {
+      free_slot = &slot;
+      break;
+    }
+  }
   const char* found = api::enum_name_in(value, group);
   std::string_view name = found != nullptr ? std::string_view(found) : std::string_view();
   uint8_t free = 0;
-  if (slot.state.compare_exchange_strong(free, 1, std::memory_order_acquire)) {
-    slot.value = value;
-    slot.group = group;
-    slot.name = name;
-    slot.state.store(2, std::memory_order_release);
+  if (free_slot != nullptr &&
+      free_slot->state.compare_exchange_strong(free, 1, std::memory_order_acquire)) {
+    free_slot->value = value;
+    free_slot->group = group;
+    free_slot->name = name;
+    free_slot->state.store(2, std::memory_order_release);
   }
   return name;
 }
@@ -200,9 +218,12 @@ void append_unquoted(Text& out, std::string_view s) {
         out += "\\\\";
         break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-          appendf(out, "\\x%02x", c & 0xff);
-        else
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          char* at = out.room(4);
+          at[0] = '\\';
+          at[1] = 'x';
+          out.done(hex_digits(at + 2, static_cast<unsigned char>(c), 2));
+        } else
           out += c;
     }
   }
@@ -215,39 +236,61 @@ void append_escaped(Text& out, std::string_view s) {
 }
 
 void append_bytes(Text& out, std::string_view data) {
-  appendf(out, "<%zu bytes:", data.size());
-  for (size_t i = 0; i < data.size() && i < 16; ++i)
-    appendf(out, " %02x", static_cast<unsigned char>(data[i]));
+  out += '<';
+  append_number(out, uint64_t{data.size()});
+  out += " bytes:";
+  char* at = out.room(16 * 3);
+  for (size_t i = 0; i < data.size() && i < 16; ++i) {
+    auto byte = static_cast<unsigned char>(data[i]);
+    *at++ = ' ';
+    at = hex_digits(at, byte, 2);
+  }
+  out.done(at);
   out += data.size() > 16 ? " ...>" : ">";
 }
 
+// Written by hand, not by printf: a dump of uploads has one per call, and
+// vsnprintf took a sixth of its time.
 void append_blob(Text& out, uint64_t hash, uint64_t size) {
-  if (size != 0)
-    appendf(out, "<blob %016" PRIx64 ", %" PRIu64 " bytes>", hash, size);
-  else
-    appendf(out, "<blob %016" PRIx64 ">", hash);
+  out += "<blob ";
+  out.done(hex_digits(out.room(16), hash, 16));
+  if (size != 0) {
+    out += ", ";
+    append_number(out, size);
+    out += " bytes";
+  }
+  out += '>';
 }
 
 void append_unknown(Text& out, uint64_t pointer, std::string_view reason) {
-  appendf(out, "<0x%" PRIx64 ", size unknown: ", pointer);
+  out += '<';
+  append_hex(out, pointer);
+  out += ", size unknown: ";
   out += reason;
   out += ">";
 }
 
+namespace {
+// Null until made; made ones are kept for the process's life. Pointers, not
+// CallTexts: no static guard to check on each call, nothing to destroy at
+// exit while the trace layer may still format on an app's thread.
+std::atomic<const CallText*> call_texts[api::kFunctionIdLimit];
+}  // namespace
+
 const CallText* find_call_text(uint32_t function) {
-  if (function >= api::kFunctionIdLimit || api::kFunctionInfo[function].name == nullptr)
-    return nullptr;
-  static std::atomic<bool> made[api::kFunctionIdLimit];
-  static CallText texts[api::kFunctionIdLimit];
+  if (function >= api::kFunctionIdLimit) return nullptr;
+  // Made before: every call but a function's first.
+  if (const CallText* text = call_texts[function].load(std::memory_order_acquire)) [[likely]]
+    return text;
+  if (api::kFunctionInfo[function].name == nullptr) return nullptr;
   static std::mutex mutex;
-  if (!made[function].load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!made[function].load(std::memory_order_relaxed)) {
-      texts[function] = make_call_text(api::kFunctionInfo[function]);
-      made[function].store(true, std::memory_order_release);
-    }
+  std::lock_guard<std::mutex> lock(mutex);
+  const CallText* text = call_texts[function].load(std::memory_order_relaxed);
+  if (text == nullptr) {
+    text = new CallText(make_call_text(api::kFunctionInfo[function]));
+    call_texts[function].store(text, std::memory_order_release);
   }
-  return &texts[function];
+  return text;
 }
 
 }  // namespace gltrace::textformat

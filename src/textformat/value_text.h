@@ -51,12 +51,14 @@ class Text {
 
   static constexpr size_t kRoom = 512;
 
- private:
+  // Moves what was collected to the string (a Text kept from line to line
+  // does so only when its buffer is full or its owner writes the string out).
   void flush() {
     out_.append(buffer_, static_cast<size_t>(p_ - buffer_));
     p_ = buffer_;
   }
 
+ private:
   std::string& out_;
   char buffer_[kRoom];
   char* p_ = buffer_;

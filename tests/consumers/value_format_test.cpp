@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <charconv>
+#include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <limits>
@@ -248,6 +250,67 @@ TEST(ValueFormat, TextDataAndOddValues) {
             "glEnable(cap = GL_BLEND, <0x1000, size unknown: computed size>, -2.25, ?)");
   Value ret = sint(-7);
   EXPECT_EQ(text_of(5000, {sint(-1), uint(2)}, &ret), "<unknown function 5000>(-1, 2) = -7");
+}
+
+// Blobs, data bytes, unknown sizes and control characters are written by
+// hand: the same text as the printf formats they had.
+TEST(ValueFormat, HandWrittenAsPrintfWroteThem) {
+  auto printed = [](const char* fmt, auto... args) {
+    char buffer[128];
+    snprintf(buffer, sizeof buffer, fmt, args...);
+    return std::string(buffer);
+  };
+  consumers::BlobSizes blobs;
+  for (uint64_t hash : {uint64_t{1}, uint64_t{0x24}, uint64_t{0xfedcba9876543210},
+                        uint64_t{0x0abc000000000def}, UINT64_MAX}) {
+    for (uint64_t size : {uint64_t{0}, uint64_t{1}, uint64_t{4096}, UINT64_MAX}) {
+      blobs[hash] = size;
+      Value blob;
+      blob.kind = ValueKind::kBlob;
+      blob.blob = hash;
+      std::string expected = size != 0
+                                 ? printed("<blob %016" PRIx64 ", %" PRIu64 " bytes>", hash, size)
+                                 : printed("<blob %016" PRIx64 ">", hash);
+      EXPECT_EQ(
+          text_of(api::kFn_glBufferSubData, {uint(0x8892), sint(0), sint(1), blob}, nullptr, blobs),
+          "glBufferSubData(target = GL_ARRAY_BUFFER, offset = 0, size = 1, data = " + expected +
+              ")");
+    }
+  }
+  // Data of 0 to 20 bytes, every byte value in turn.
+  std::string all;
+  for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
+  for (size_t n = 0; n <= 20; ++n) {
+    for (size_t first = 0; first + n <= all.size(); first += 37) {
+      std::string_view bytes = std::string_view(all).substr(first, n);
+      std::string expected = printed("<%zu bytes:", bytes.size());
+      for (size_t i = 0; i < bytes.size() && i < 16; ++i)
+        expected += printed(" %02x", static_cast<unsigned char>(bytes[i]));
+      expected += bytes.size() > 16 ? " ...>" : ">";
+      EXPECT_EQ(text_of(api::kFn_glEnable, {chars(ValueKind::kData, bytes)}),
+                "glEnable(cap = " + expected + ")");
+    }
+  }
+  for (uint64_t address : {uint64_t{0}, uint64_t{0x10}, uint64_t{0x7fc8a9c4efc0}, UINT64_MAX}) {
+    Value unknown = chars(ValueKind::kUnknown, "why");
+    unknown.pointer = address;
+    EXPECT_EQ(text_of(api::kFn_glEnable, {unknown}),
+              "glEnable(cap = " + printed("<0x%" PRIx64 ", size unknown: ", address) + "why>)");
+  }
+  // Every control character, DEL, and the bytes around them.
+  std::string text, expected = "\"";
+  for (int c :
+       {0x00, 0x01, 0x07, 0x08, 0x0b, 0x0c, 0x0d, 0x0e, 0x1b, 0x1f, 0x20, 0x7e, 0x7f, 0x80, 0xff}) {
+    text += static_cast<char>(c);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+      expected += printed("\\x%02x", c);
+    else
+      expected += static_cast<char>(c);
+  }
+  expected += "\"";
+  EXPECT_EQ(
+      text_of(api::kFn_glBindAttribLocation, {uint(1), uint(0), chars(ValueKind::kText, text)}),
+      "glBindAttribLocation(program = 1, index = 0, name = " + expected + ")");
 }
 
 // Text much longer than the formatter's buffer, around other values.
