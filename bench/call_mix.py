@@ -6,7 +6,9 @@ upload, draw, small-frames, two-threads) runs natively, under `gltrace trace`
 and under `apitrace trace --api egl`, taking turns (best of R). Per workload
 it prints the tracing overhead per call, trace bytes per call, dump time,
 and replay overhead per call (`gltrace replay -n --benchmark` against
-`eglretrace -b --headless`), each with its gltrace/apitrace ratio. Times on a
+`eglretrace -b --headless`; in instructions also with `--preload`, counting
+only the replay of the calls once in memory), each with its gltrace/apitrace
+ratio. Times on a
 shared 2-core machine swing from run to run; with --callgrind it also counts
 instructions per call (valgrind's callgrind), which do not: what each tracer
 adds (all threads, and the app's threads alone), what each replayer adds, and
@@ -59,14 +61,25 @@ TOOL_THREAD = re.compile(r"^fn=std::thread::_State_impl<std::thread::_Invoker<"
                          r"std::tuple<gltrace::.*>::_M_run\(\)$", re.M)
 
 
-def callgrind_instructions(cmd, env, tmp):
+# What `gltrace replay --preload` executes once its calls are in memory: the
+# replay loop on the main thread and each replay thread's lane (collection
+# is per thread in callgrind, so each thread's entry is toggled), not the
+# preload before it nor the reading thread. llvmpipe rasterizes on the
+# calling thread here (LP_NUM_THREADS=0): it has no thread of its own.
+REPLAY_PHASE = ["--collect-atstart=no",
+                "--toggle-collect=gltrace::replay::Replayer::replay()",
+                "--toggle-collect=std::thread::_State_impl<std::thread::_Invoker<"
+                "std::tuple<gltrace::replay::Engine::*>::_M_run()"]
+
+
+def callgrind_instructions(cmd, env, tmp, callgrind_args=()):
     """Instructions of cmd and every process it starts, under callgrind:
     (all threads, the app's own threads). The second leaves out the threads
     gltrace's trace layer starts (its writer compresses and writes there),
     so it is the cost the app's threads carry."""
     out = tempfile.mkdtemp(dir=tmp)
     subprocess.run(["valgrind", "--tool=callgrind", "--trace-children=yes",
-                    "--separate-threads=yes", "--compress-strings=no",
+                    "--separate-threads=yes", "--compress-strings=no", *callgrind_args,
                     "--callgrind-out-file=" + os.path.join(out, "cg.%p"), *cmd],
                    check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     total = app = 0
@@ -92,6 +105,9 @@ def marginal_instructions(gltrace, build, mix, frames, env, tmp):
       trace_app   the same in the app's threads (without gltrace's writer);
       replay      what replaying adds to the app's own work (`gltrace replay
                   -n --benchmark`, `eglretrace -b --headless`);
+      replay_preload  the same for `gltrace replay -n --benchmark --preload`,
+                  counting only its replay once the calls are in memory (the
+                  executor's cost), against eglretrace's whole replay;
       replay_all  the replays' whole instructions (where an app computes much
                   besides its calls, as the demo does, a replay costs less
                   than the app and the added work above is negative);
@@ -109,11 +125,14 @@ def marginal_instructions(gltrace, build, mix, frames, env, tmp):
         total = lambda cmd: callgrind_instructions(cmd, env, tmp)[0]  # noqa: E731
         replays = (total([gltrace, "replay", "-n", "--benchmark", ours]),
                    total(["eglretrace", "-b", "--headless", theirs]))
+        preloaded = callgrind_instructions([gltrace, "replay", "-n", "--benchmark", "--preload",
+                                            ours], env, tmp, REPLAY_PHASE)[0]
         counts[n] = {
             "native": native[0],
             "trace": (traced[0] - native[0], apitraced[0] - native[0]),
             "trace_app": (traced[1] - native[1], apitraced[1] - native[1]),
             "replay": (replays[0] - native[0], replays[1] - native[0]),
+            "replay_preload": (preloaded - native[0], replays[1] - native[0]),
             "replay_all": replays,
             "dump": (total([gltrace, "dump", ours]), total(["apitrace", "dump", theirs])),
         }
@@ -121,7 +140,7 @@ def marginal_instructions(gltrace, build, mix, frames, env, tmp):
     extra_calls = calls[1] - calls[0]
     return {key: tuple((counts[3 * frames][key][i] - counts[frames][key][i]) / extra_calls
                        for i in range(2))
-            for key in ("trace", "trace_app", "replay", "replay_all", "dump")}
+            for key in ("trace", "trace_app", "replay", "replay_preload", "replay_all", "dump")}
 
 
 def traceable_instructions(gltrace, build, mix, frames, env, tmp):
@@ -215,7 +234,7 @@ def main():
         sys.stdout.flush()
     print()
     print("summary (gltrace / apitrace; targets: trace <= 0.1, bytes <= 0.4, replay <= 0.2, "
-          "dump >= 10x)")
+          "preloaded replay <= 0.1, dump >= 10x)")
     print(f"  {'mix':13} {'calls':>9} {'trace':>7} {'bytes':>7} {'replay':>7} {'dump x':>7}")
     for r in rows:
         if "calls" not in r:
@@ -228,13 +247,15 @@ def main():
         print("summary in instructions per call (callgrind; steady where times are not):")
         print("  (trace: all threads; app: the app's threads, without the writer thread "
               "where gltrace compresses; apitrace has none)")
-        print(f"  {'mix':13} {'trace':>7} {'app':>7} {'replay':>7} {'rep.all':>7} {'dump x':>7}")
+        print(f"  {'mix':13} {'trace':>7} {'app':>7} {'replay':>7} {'preload':>7} {'rep.all':>7} "
+              f"{'dump x':>7}")
         for r in rows:
             if "instructions" not in r:
                 continue
             i = r["instructions"]
             print(f"  {r['mix']:13} {ratio(*i['trace']):7.3f} {ratio(*i['trace_app']):7.3f} "
-                  f"{ratio(*i['replay']):7.3f} {ratio(*i['replay_all']):7.3f} "
+                  f"{ratio(*i['replay']):7.3f} {ratio(*i['replay_preload']):7.3f} "
+                  f"{ratio(*i['replay_all']):7.3f} "
                   f"{i['dump'][1] / i['dump'][0]:7.1f}")
     shutil.rmtree(tmp)
 
@@ -260,7 +281,8 @@ def print_instructions(r):
     if "instructions" in r:
         print("  instructions per call (callgrind), gltrace against apitrace/eglretrace:")
         for key, what in (("trace", "trace, all threads"), ("trace_app", "trace, app threads"),
-                          ("replay", "replay overhead"), ("replay_all", "replay, all"),
+                          ("replay", "replay overhead"),
+                          ("replay_preload", "replay, preloaded"), ("replay_all", "replay, all"),
                           ("dump", "dump")):
             ours, theirs = r["instructions"][key]
             print(f"    {what:18} {ours:8.0f} against {theirs:8.0f}, "

@@ -102,10 +102,15 @@ std::vector<uint32_t> DriverState::client_fixed_arrays() {
 std::vector<uint32_t> DriverState::client_attribs() {
   if (session_.current().client_version == 1) return client_fixed_arrays();
   std::vector<uint32_t> out;
+  const ReplayContext& context = session_.current();
+  // Most draws read buffers only: then the driver is not asked (its two
+  // queries were ~150 instructions of every draw's validation).
+  bool any_client = false;
+  for (const VertexPointer& p : context.pointers) any_client |= p.client;
+  if (!any_client) return out;
   if (real_integer(session_, GL_VERTEX_ARRAY_BINDING) != 0) return out;
   auto get = GL_CALL(session_.gl(), glGetVertexAttribiv);
   if (get == nullptr) return out;
-  const ReplayContext& context = session_.current();
   for (uint32_t i = 0; i < kMaxAttribs; ++i) {
     if (!context.pointers[i].client) continue;
     GLint enabled = 0;
@@ -389,6 +394,11 @@ const void* Args::typed_array(size_t i, size_t element_size, Kind kind) {
   if (v == nullptr) return nullptr;
   switch (v->kind) {
     case ValueKind::kArray: {
+      // Floats the parameter takes as floats (glUniform*fv, matrices): the
+      // recorded ones as they are, not copied one by one (145 instructions
+      // of a uniform mix's call).
+      if (v->elements == Value::Elements::kFloat && kind == Kind::kFloat && element_size == 4)
+        return v->floats().data();
       size_t n = element_count(i, element_size);
       auto* out = static_cast<uint8_t*>(arena_.get(n * element_size));
       for (size_t k = 0; k < n; ++k) {

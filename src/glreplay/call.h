@@ -122,6 +122,23 @@ struct ReplayCall final : replay::IncrementPayload {
   CallMemory* memory = nullptr;
   // The blobs the args' data points into.
   std::span<const Bytes> blobs;
+  // What it took of its CallMemory (the call and its values).
+  size_t placed_bytes = 0;
+
+  // That and the blob bytes it holds, each counted whole though other calls
+  // may share it: an upper bound, for --preload's budget.
+  size_t memory_bytes() const override {
+    size_t bytes = placed_bytes;
+    for (const Bytes& blob : blobs)
+      if (blob != nullptr) bytes += blob->size();
+    for (const ClientArray& array : client_arrays)
+      if (array.data != nullptr) bytes += array.data->size();
+    for (const BufferWrite& write : buffer_writes)
+      if (write.data != nullptr) bytes += write.data->size();
+    if (image_source != nullptr && image_source->pixels != nullptr)
+      bytes += image_source->pixels->size();
+    return bytes;
+  }
 
   void destroy() override {
     CallMemory* in = memory;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 namespace gltrace::glreplay {
 
@@ -29,5 +30,8 @@ struct ReplayEntry {
 
 // The entry of a function id; kind kNone for an id no function has.
 const ReplayEntry& replay_entry(uint32_t id);
+// Every id's entry below api::kFunctionIdLimit, by id: what the executor
+// indexes per call (a call of replay_entry cost a replay ~15 instructions).
+std::span<const ReplayEntry> replay_entries();
 
 }  // namespace gltrace::glreplay

@@ -95,7 +95,8 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
             "%s: warning: the capture began while the app ran: what it made before is not "
             "in the trace, so frames may differ\n",
             session_.options().program.c_str());
-  const ReplayEntry& entry = replay_entry(call->function);
+  const ReplayEntry& entry =
+      call->function < entries_.size() ? entries_[call->function] : replay_entry(call->function);
   const char* name =
       call->function < api::kFunctionIdLimit ? api::kFunctionInfo[call->function].name : nullptr;
   uint64_t frame = session_.frame();
@@ -182,7 +183,8 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   }
   // The draws after which the trace layer reads the framebuffer
   // (--framebuffer draw).
-  if (api::has_role(call->function, api::kRoleCapturesDraw))
+  // (Only --compare reads them: the test here spares every draw a call.)
+  if (options_.compare && api::has_role(call->function, api::kRoleCapturesDraw))
     read_image(session_.frame(), Session::ReadArea::kViewport, ImageOrigin::kDraw, call->seq);
   // A glFinish the trace layer marked as the end of an off-screen frame.
   if (increment.ends_frame && api::has_role(call->function, api::kRoleEndsFrame)) {

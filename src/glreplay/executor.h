@@ -17,12 +17,14 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "common/progress.h"
 #include "glreplay/args.h"
+#include "glreplay/calls.h"
 #include "glreplay/compare.h"
 #include "glreplay/outcomes.h"
 #include "glreplay/profiler.h"
@@ -105,6 +107,7 @@ class GlExecutor : public replay::Executor {
   ExecutorOptions options_;
   Arena arena_;
   Validation validation_;  // reused from call to call
+  const std::span<const ReplayEntry> entries_ = replay_entries();
   FrameComparer comparer_;
   size_t reports_printed_ = 0;
   uint64_t pass_ = 1;

@@ -12,7 +12,7 @@ namespace gltrace::glreplay {
 
 #include "gltrace/api/replay_calls.inc"
 
-const ReplayEntry& replay_entry(uint32_t id) {
+std::span<const ReplayEntry> replay_entries() {
   static const std::vector<ReplayEntry> table = [] {
     std::vector<ReplayEntry> t(api::kFunctionIdLimit,
                                ReplayEntry{0, ReplayKind::kNone, nullptr, nullptr});
@@ -20,6 +20,11 @@ const ReplayEntry& replay_entry(uint32_t id) {
       if (e.id < t.size()) t[e.id] = e;
     return t;
   }();
+  return table;
+}
+
+const ReplayEntry& replay_entry(uint32_t id) {
+  static const std::span<const ReplayEntry> table = replay_entries();
   static const ReplayEntry kNone{0, ReplayKind::kNone, nullptr, nullptr};
   return id < table.size() ? table[id] : kNone;
 }

@@ -30,6 +30,7 @@
 #include "glreplay/state_worker.h"
 #include "glreplay/trace_source.h"
 #include "glreplay/trim.h"
+#include "replay/preload_source.h"
 #include "replay/read_ahead_source.h"
 #include "replay/replayer.h"
 
@@ -53,6 +54,9 @@ struct FrontOptions {
   std::string driver;      // --driver, as given
   std::string driver_dir;  // where it loads from (choose_driver)
   uint64_t blob_memory_mib = 1024;
+  // --preload: calls read into memory up to this many bytes before the
+  // replay starts.
+  std::optional<uint64_t> preload_bytes;
 };
 
 bool parse_number(const std::string& text, uint64_t* out) {
@@ -102,9 +106,19 @@ struct ReplayArguments {
   std::optional<uint64_t> profile_frame;
   std::string profile_output;  // --profile-output FILE
   std::string perfetto;        // --perfetto FILE
+  std::string preload;         // --preload[=MIB]: MIB, "auto" without one, "" when not given
 };
 
 namespace {
+
+// --preload's budget without one: a quarter of the physical memory (a
+// trace too big for it streams the rest).
+uint64_t default_preload_bytes() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return uint64_t{1} << 30;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) / 4;
+}
 
 // What the front end's options say together; empty when fine, else the
 // usage error.
@@ -140,6 +154,17 @@ std::string check_front(FrontOptions* o, const ReplayArguments& args) {
     return "--state-worker replays headless, call by call, as its requests say: it takes no "
            "--check, --compare, --snapshot, --benchmark, --x11 or --stop-on-error";
   if (o->follow && !o->state_worker) return "--follow goes with --state-worker";
+  if (!args.preload.empty()) {
+    if (o->check || o->state_worker)
+      return "--preload goes with a replay: not --check or --state-worker";
+    uint64_t mib = 0;
+    if (args.preload == "auto")
+      o->preload_bytes = default_preload_bytes();
+    else if (parse_number(args.preload, &mib) && mib <= (uint64_t{1} << 40))
+      o->preload_bytes = mib << 20;
+    else
+      return "--preload wants a budget in MiB (--preload=MIB), not '" + args.preload + "'";
+  }
   if (o->benchmark && (o->snapshot || o->executor.compare))
     return "--benchmark replays without checks: drop --compare and --snapshot";
   return {};
@@ -325,6 +350,13 @@ std::shared_ptr<ReplayArguments> define_replay_command_line(cli::CommandLine& li
       ->type_name("DIR");
   app.add_flag("--benchmark", front.benchmark,
                "as fast as possible (-n), no checks; prints frames/s, calls/s");
+  app.add_flag("--preload{auto}", args->preload,
+               "read and decode the calls into memory before the replay starts, so its time "
+               "(--benchmark's frames/s, --loop's iterations) is the calls' execution alone, "
+               "and --loop replays them again without reading; up to MIB of calls (default: a "
+               "quarter of the physical memory), past which the rest is read while replaying "
+               "(said on stderr)")
+      ->type_name("MIB");
   app.add_flag("--x11", front.x11, "replay into X11 windows ($DISPLAY) instead of pbuffers");
   app.add_flag("--check", front.check,
                "load no GL: check every call's pointers and sizes against the bytes the trace "
@@ -661,7 +693,23 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
     // Reading and decompressing go to a thread of their own: the replay's
     // main thread only executes.
     replay::ReadAheadSource ahead(source);
-    replay::Replayer replayer(ahead, executor, options);
+    // --preload: read before the Replayer (and its clock) starts; it
+    // outlives the Replayer, which may hold its calls until it ends.
+    std::optional<replay::PreloadSource> preloaded;
+    replay::IncrementSource* calls = &ahead;
+    if (front.preload_bytes) {
+      preloaded.emplace(ahead, *front.preload_bytes);
+      preloaded->preload();
+      if (preloaded->over_budget())
+        fprintf(stderr,
+                "%s: --preload stopped at %zu calls (%.1f MiB), its budget of %" PRIu64
+                " MiB: the rest is read while replaying\n",
+                program.c_str(), preloaded->preloaded(),
+                static_cast<double>(preloaded->preloaded_bytes()) / (1 << 20),
+                *front.preload_bytes >> 20);
+      calls = &*preloaded;
+    }
+    replay::Replayer replayer(*calls, executor, options);
     status = replayer.replay();
     stats = replayer.stats();
   }

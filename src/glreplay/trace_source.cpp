@@ -344,6 +344,7 @@ class TraceSource::Collector : public format::Consumer {
     replay::PayloadPtr payload(new (carve.take(sizeof(ReplayCall))) ReplayCall);
     ReplayCall* call = static_cast<ReplayCall*>(payload.get());
     call->memory = memory_;
+    call->placed_bytes = size;
     call->function = c.function;
     call->thread = c.thread;
     call->context = c.context;

@@ -61,7 +61,8 @@ struct Validation {
   std::string uncaptured;
   // Per argument: bytes the driver may write through an output pointer (the
   // scratch Args::out must give at least), or kOffset when the recorded
-  // pointer is an offset into a bound buffer; 0 when no rule applies.
+  // pointer is an offset into a bound buffer; 0 when no rule applies (empty
+  // when none did).
   static constexpr int64_t kOffset = -1;
   std::vector<int64_t> output_bytes;
   bool ok() const { return error.empty(); }
@@ -130,6 +131,8 @@ class Validator {
   bool bound(uint32_t binding);
   bool all_client_arrays_recorded();
   void client_arrays(int64_t lo, int64_t hi, int64_t instances);
+  // Argument i's output bytes (i is an argument's index).
+  void set_output(size_t i, int64_t bytes);
 
   const ReplayCall& call_;
   StateView& state_;

@@ -3,6 +3,7 @@
 // (or of surfaces): a source makes increments, an Executor runs them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,12 +19,23 @@ struct IncrementPayload {
   // cross-thread free per call).
   virtual void destroy() { delete this; }
 
+  // The memory it holds, roughly (its values, the bytes it refers to): what
+  // a source that keeps payloads (PreloadSource) counts against its budget.
+  virtual size_t memory_bytes() const { return 0; }
+
+  // Set by a source that keeps the payload to serve it again (PreloadSource
+  // on every loop pass): then the engine's PayloadPtr leaves it alone, and
+  // that source ends it. An executor must then not change it.
+  bool kept = false;
+
  protected:
   virtual ~IncrementPayload() = default;
 };
 
 struct DestroyPayload {
-  void operator()(IncrementPayload* payload) const { payload->destroy(); }
+  void operator()(IncrementPayload* payload) const {
+    if (!payload->kept) payload->destroy();
+  }
 };
 using PayloadPtr = std::unique_ptr<IncrementPayload, DestroyPayload>;
 
@@ -50,8 +62,9 @@ enum class SourceResult { kIncrement, kEnd, kError };
 // (the replay's calling thread between increments, or ReadAheadSource's
 // reader). A source whose next() is slow (reading, decompressing, decoding
 // into the payload) is wrapped in a ReadAheadSource, the one read-ahead, so
-// the replay's thread never waits on it; Executor::prepare() is for work on
-// an increment that may run out of order on the engine's workers.
+// the replay's thread never waits on it (or in a PreloadSource, which reads
+// it into memory before the replay starts); Executor::prepare() is for work
+// on an increment that may run out of order on the engine's workers.
 class IncrementSource {
  public:
   virtual ~IncrementSource() = default;

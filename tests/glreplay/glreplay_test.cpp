@@ -772,6 +772,66 @@ TEST(GlreplayDemo, BlobsBeyondTheMemoryBudgetAreReadAgain) {
   EXPECT_EQ(in_memory.out.find("read again"), std::string::npos) << in_memory.out;
 }
 
+// --preload: the calls read into memory before the replay starts replay the
+// frames streaming replays, and --loop replays them again (each iteration's
+// frames checked against the first's); a budget they do not fit says so and
+// streams the rest, with the same frames; a damaged trace replays up to the
+// damage and stops with the reader's message, as streaming does.
+TEST(GlreplayDemo, PreloadedCallsReplayAsStreamedOnes) {
+  auto replayed = [](const std::string& out) {
+    std::smatch m;
+    return std::regex_search(out, m, std::regex(R"(replayed \d+ calls, \d+ frames)")) ? m[0].str()
+                                                                                      : "none";
+  };
+  ProcessResult streamed = glreplay({"-n", "--compare", demo_trace()});
+  ASSERT_EQ(streamed.exit_code, 0) << streamed.out << streamed.err;
+  for (const char* preload : {"--preload", "--preload=0"}) {
+    const bool all = std::string(preload) == "--preload";
+    ProcessResult r = glreplay({"-n", "--compare", preload, demo_trace()});
+    EXPECT_EQ(r.exit_code, 0) << preload << r.out << r.err;
+    EXPECT_EQ(compare_line(r.out).identical, 10u) << preload << r.out;
+    EXPECT_EQ(replayed(r.out), replayed(streamed.out)) << preload << r.out;
+    EXPECT_EQ(r.err.find("--preload stopped at ") == std::string::npos, all) << r.err;
+    if (!all)
+      EXPECT_NE(r.err.find("--preload stopped at 0 calls (0.0 MiB), its budget of 0 MiB: the rest "
+                           "is read while replaying\n"),
+                std::string::npos)
+          << r.err;
+    ProcessResult looped = glreplay({"--loop", "3", "--compare", preload, demo_trace()});
+    EXPECT_EQ(looped.exit_code, 0) << preload << looped.out << looped.err;
+    EXPECT_NE(looped.out.find("loop: 3 iterations of 10 frames"), std::string::npos) << looped.out;
+    EXPECT_NE(looped.out.find("loop: every iteration's 10 frames identical to the first's"),
+              std::string::npos)
+        << looped.out;
+  }
+  // --benchmark's rates are of the replay alone: the same calls and frames.
+  ProcessResult bench = glreplay({"--benchmark", demo_trace()});
+  ProcessResult preloaded_bench = glreplay({"--benchmark", "--preload=64", demo_trace()});
+  EXPECT_EQ(preloaded_bench.exit_code, 0) << preloaded_bench.err;
+  std::regex rates(R"(\d+ frames, \d+ calls)");
+  std::smatch a, b;
+  ASSERT_TRUE(std::regex_search(bench.out, a, rates)) << bench.out;
+  ASSERT_TRUE(std::regex_search(preloaded_bench.out, b, rates)) << preloaded_bench.out;
+  EXPECT_EQ(a[0].str(), b[0].str());
+  EXPECT_EQ(a[0].str().rfind("10 frames, ", 0), 0u) << a[0].str();
+
+  std::string cut = make_temp_dir() + "/cut.gltrace";
+  std::string bytes = read_text_file(demo_trace());
+  write_text_file(cut, bytes.substr(0, bytes.size() * 2 / 3));
+  ProcessResult cut_streamed = glreplay({"-n", "--compare", cut});
+  ProcessResult cut_preloaded = glreplay({"-n", "--compare", "--preload", cut});
+  EXPECT_EQ(cut_preloaded.exit_code, 1) << cut_preloaded.err;
+  std::regex stop("trace error after call \\d+: [^\n]*trace cut short at offset \\d+");
+  ASSERT_TRUE(std::regex_search(cut_streamed.err, a, stop)) << cut_streamed.err;
+  ASSERT_TRUE(std::regex_search(cut_preloaded.err, b, stop)) << cut_preloaded.err;
+  EXPECT_EQ(a[0].str(), b[0].str());
+  EXPECT_EQ(compare_line(cut_preloaded.out).identical, compare_line(cut_streamed.out).identical);
+  EXPECT_GT(compare_line(cut_preloaded.out).identical, 0u) << cut_preloaded.out;
+
+  EXPECT_EQ(glreplay({"--preload=lots", demo_trace()}).exit_code, 2);
+  EXPECT_EQ(glreplay({"--preload", "--check", demo_trace()}).exit_code, 2);
+}
+
 // The demo animated by the wall clock: the trace holds what it drew, so any
 // replay speed gives the recorded frames.
 TEST(GlreplayDemo, RealtimeAnimationReplaysTheRecordedFramesAtAnySpeed) {

@@ -9,9 +9,13 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
+#include "replay/preload_source.h"
 #include "replay/read_ahead_source.h"
 #include "synthetic.h"
 #include "test_util.h"
@@ -495,6 +499,200 @@ TEST(ReadAheadSource, EveryRingSizeKeepsOrder) {
     EXPECT_EQ(indices, iota(2000)) << "capacity " << capacity;
     EXPECT_EQ(source.next(&increment, &error), SourceResult::kEnd);
   }
+}
+
+// A source that counts what is asked of it and what its payloads hold: a
+// PreloadSource must not ask again for what it kept, and must end every
+// payload once.
+struct CountedPayload : IncrementPayload {
+  explicit CountedPayload(int* live) : live(live) { ++*live; }
+  ~CountedPayload() override { --*live; }
+  size_t memory_bytes() const override { return 1000; }
+  int* live;
+};
+
+class CountingSource : public IncrementSource {
+ public:
+  CountingSource(size_t count, std::optional<size_t> error_after = std::nullopt,
+                 bool throws = false)
+      : count_(count), error_after_(error_after), throws_(throws) {}
+  SourceResult next(Increment* out, std::string* error) override {
+    ++nexts;
+    if (error_after_ && position_ == *error_after_) {
+      if (throws_) throw std::runtime_error("bad chunk");
+      *error = "truncated record at offset " + std::to_string(position_);
+      return SourceResult::kError;
+    }
+    if (position_ == count_) return SourceResult::kEnd;
+    out->index = position_;
+    out->timestamp_ns = 1000 * position_;
+    out->target = static_cast<uint32_t>(position_ % 3);
+    out->ends_frame = position_ % 5 == 4;
+    out->payload.reset(new CountedPayload(&live));
+    ++position_;
+    return SourceResult::kIncrement;
+  }
+  bool rewind(std::string*) override {
+    ++rewinds;
+    position_ = 0;
+    return true;
+  }
+  int nexts = 0;
+  int rewinds = 0;
+  int live = 0;  // payloads not ended
+
+ private:
+  size_t count_;
+  std::optional<size_t> error_after_;
+  bool throws_;
+  size_t position_ = 0;
+};
+
+struct Drained {
+  std::vector<uint64_t> indices;
+  std::vector<const IncrementPayload*> payloads;
+  SourceResult last = SourceResult::kIncrement;
+  std::string error;
+};
+
+// Every increment of a pass, checking each one's fields against the source's.
+Drained drain(IncrementSource& source) {
+  Drained d;
+  Increment increment;
+  while ((d.last = source.next(&increment, &d.error)) == SourceResult::kIncrement) {
+    EXPECT_NE(increment.payload, nullptr);
+    EXPECT_EQ(increment.timestamp_ns, 1000 * increment.index);
+    EXPECT_EQ(increment.target, increment.index % 3);
+    EXPECT_EQ(increment.ends_frame, increment.index % 5 == 4);
+    d.indices.push_back(increment.index);
+    d.payloads.push_back(increment.payload.get());
+    increment.payload.reset();  // as the engine ends what it executed
+  }
+  return d;
+}
+
+TEST(PreloadSource, ServesTheInnerIncrementsInOrderThenAgainWithoutReading) {
+  CountingSource inner(300);
+  {
+    PreloadSource source(inner, uint64_t{1} << 30);
+    source.preload();
+    EXPECT_EQ(source.preloaded(), 300u);
+    EXPECT_FALSE(source.over_budget());
+    EXPECT_EQ(source.preloaded_bytes(), 300 * (sizeof(Increment) + 1000));
+    EXPECT_EQ(inner.nexts, 301);  // every increment and the end, before the replay
+    Drained first = drain(source);
+    EXPECT_EQ(first.last, SourceResult::kEnd) << first.error;
+    EXPECT_EQ(first.indices, iota(300));
+    EXPECT_EQ(inner.live, 300);  // kept: the engine's pointer did not end them
+    Increment increment;
+    std::string error;
+    EXPECT_EQ(source.next(&increment, &error), SourceResult::kEnd);
+
+    std::string error2;
+    ASSERT_TRUE(source.rewind(&error2)) << error2;
+    Drained second = drain(source);
+    EXPECT_EQ(second.last, SourceResult::kEnd);
+    EXPECT_EQ(second.indices, iota(300));
+    EXPECT_EQ(second.payloads, first.payloads);  // the same calls, not decoded again
+    EXPECT_EQ(inner.nexts, 301);
+    EXPECT_EQ(inner.rewinds, 0);
+  }
+  EXPECT_EQ(inner.live, 0);  // the source ended what it kept
+}
+
+// The engine loops over preloaded increments without rewinding the inner
+// source, on every execution mode.
+TEST(PreloadSource, ReplaysAndLoopsThroughTheEngine) {
+  for (ExecuteOn mode : {ExecuteOn::kMainThread, ExecuteOn::kTargetThreadInOrder}) {
+    SyntheticSource inner(uniform_trace(40, 1000, 7, 2));
+    PreloadSource source(inner, uint64_t{1} << 30);
+    SyntheticExecutor executor;
+    ReplayOptions options = fast_options(mode);
+    options.loops = 3;
+    ReplayStatus status = replay_guarded(source, executor, options);
+    EXPECT_EQ(status.result, ReplayResult::kFinished) << status.message;
+    std::vector<uint64_t> expected = iota(40);
+    expected.insert(expected.end(), expected.begin(), expected.begin() + 40);
+    expected.insert(expected.end(), expected.begin(), expected.begin() + 40);
+    std::vector<uint64_t> executed = executor.executed_indices();
+    if (mode != ExecuteOn::kMainThread) std::sort(executed.begin(), executed.end());
+    if (mode != ExecuteOn::kMainThread) std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(executed, expected) << mode_name(mode);
+    EXPECT_EQ(inner.rewinds, 0);
+  }
+}
+
+// Past the budget the preload stops, and the rest streams from the inner
+// source: every increment still comes, in order, on every pass.
+TEST(PreloadSource, PastTheBudgetTheRestStreams) {
+  CountingSource inner(300);
+  {
+    const uint64_t each = sizeof(Increment) + 1000;
+    PreloadSource source(inner, 10 * each + each / 2);
+    source.preload();
+    EXPECT_TRUE(source.over_budget());
+    EXPECT_EQ(source.preloaded(), 10u);
+    EXPECT_EQ(source.preloaded_bytes(), 10 * each);
+    EXPECT_EQ(inner.nexts, 11);  // the one that did not fit is served after them
+    Drained first = drain(source);
+    EXPECT_EQ(first.last, SourceResult::kEnd) << first.error;
+    EXPECT_EQ(first.indices, iota(300));
+    EXPECT_EQ(inner.live, 10);  // the streamed ones ended as they were dropped
+    for (int pass = 0; pass < 2; ++pass) {
+      std::string error;
+      ASSERT_TRUE(source.rewind(&error)) << error;
+      Drained again = drain(source);
+      EXPECT_EQ(again.last, SourceResult::kEnd);
+      EXPECT_EQ(again.indices, iota(300));
+      EXPECT_TRUE(
+          std::equal(first.payloads.begin(), first.payloads.begin() + 10, again.payloads.begin()));
+    }
+    EXPECT_EQ(inner.rewinds, 2);
+  }
+  EXPECT_EQ(inner.live, 0);
+
+  // Through the engine, looping.
+  SyntheticSource inner2(uniform_trace(40, 1000, 7));
+  PreloadSource source2(inner2, 5 * sizeof(Increment));
+  SyntheticExecutor executor;
+  ReplayOptions options = fast_options();
+  options.loops = 2;
+  ReplayStatus status = replay_guarded(source2, executor, options);
+  EXPECT_EQ(status.result, ReplayResult::kFinished) << status.message;
+  std::vector<uint64_t> expected = iota(40);
+  expected.insert(expected.end(), expected.begin(), expected.end());
+  EXPECT_EQ(executor.executed_indices(), expected);
+  EXPECT_EQ(inner2.rewinds, 1);
+}
+
+// An error of the inner source after K increments, met while preloading or
+// while streaming past the budget: those K, then the error, unchanged.
+TEST(PreloadSource, AnInnerErrorComesAfterTheIncrementsBeforeIt) {
+  for (uint64_t budget : {uint64_t{1} << 30, uint64_t{20} * (sizeof(Increment) + 1000)}) {
+    CountingSource inner(300, /*error_after=*/250);
+    PreloadSource source(inner, budget);
+    Drained d = drain(source);
+    EXPECT_EQ(d.indices, iota(250)) << budget;
+    EXPECT_EQ(d.last, SourceResult::kError);
+    EXPECT_EQ(d.error, "truncated record at offset 250");
+  }
+  // An exception while preloading is the inner source's error.
+  CountingSource throwing(300, 7, /*throws=*/true);
+  PreloadSource source(throwing, uint64_t{1} << 30);
+  source.preload();
+  Drained d = drain(source);
+  EXPECT_EQ(d.indices, iota(7));
+  EXPECT_EQ(d.last, SourceResult::kError);
+  EXPECT_EQ(d.error, "exception: bad chunk");
+
+  // The engine replays the calls before it and stops with the message.
+  SyntheticSource inner(uniform_trace(300, 1000, 7), /*error_after=*/250);
+  PreloadSource preloaded(inner, uint64_t{1} << 30);
+  SyntheticExecutor executor;
+  ReplayStatus status = replay_guarded(preloaded, executor, fast_options());
+  EXPECT_EQ(status.result, ReplayResult::kSourceError);
+  EXPECT_EQ(status.message, "trace error after call 249: truncated record at offset 4000");
+  EXPECT_EQ(executor.executed_indices(), iota(250));
 }
 
 void custom_handler(int) {}
