@@ -35,7 +35,19 @@ inline constexpr size_t varint_size(uint64_t v) {
 // Copies n bytes, inline for the few bytes of a call's fields (a libc
 // memcpy through the PLT costs more than the copy; measured in commit()).
 inline uint8_t* copy_small(uint8_t* to, const uint8_t* from, size_t n) {
-  if (n >= 8 && n <= 16) {
+  if (n > 16 && n <= 64) {  // 16-byte blocks, the last one overlapping
+    struct Block {
+      uint8_t b[16];
+    };
+    Block last;
+    memcpy(&last, from + n - 16, 16);
+    for (size_t i = 0; i + 16 < n; i += 16) {
+      Block block;
+      memcpy(&block, from + i, 16);
+      memcpy(to + i, &block, 16);
+    }
+    memcpy(to + n - 16, &last, 16);
+  } else if (n >= 8 && n <= 16) {
     uint64_t head, tail;
     memcpy(&head, from, 8);
     memcpy(&tail, from + n - 8, 8);
@@ -173,7 +185,12 @@ class Encoder {
 
  private:
   void reserve(size_t extra) {
-    if (size_ + extra <= capacity_) return;
+    if (size_ + extra > capacity_) [[unlikely]]
+      grow(extra);
+  }
+  // Out of line: the capture's inlined writers then keep their values in
+  // registers across the check (an opaque call may change what they point at).
+  [[gnu::noinline]] void grow(size_t extra) {
     size_t capacity = capacity_ == 0 ? 4096 : capacity_;
     while (capacity < size_ + extra) capacity *= 2;
     auto* grown = static_cast<uint8_t*>(realloc(data_, capacity));

@@ -280,8 +280,7 @@ void ValueWriter::flat_array(format::FlatValue kind, int element, size_t count, 
   if (kind == format::FlatValue::kInts) *out++ = static_cast<uint8_t>(element);
   auto n = static_cast<uint32_t>(count);
   memcpy(out, &n, 4);
-  memcpy(out + 4, p, bytes);
-  call_->end_write(out + 4 + bytes);
+  call_->end_write(wire::copy_small(out + 4, static_cast<const uint8_t*>(p), bytes));
 }
 
 void ValueWriter::typed_array(const void* p, int64_t count, size_t element_size, int kind) {

@@ -102,10 +102,14 @@ class ValueWriter {
   static_assert(sizeof(void*) == 8);
   // A flat value: its byte, then n bytes.
   void flat_value(format::FlatValue kind, const void* bytes, size_t n) {
-    uint8_t* p = call_->begin_write(1 + 8);
-    *p = format::flat_value_byte(kind, key_ == schema::call::kRetTag);
+    // The byte is worked out before the buffer may grow: after an opaque
+    // call the compiler would read key_ again instead of folding it.
+    uint8_t byte = format::flat_value_byte(kind, key_ == schema::call::kRetTag);
+    wire::Encoder* call = call_;
+    uint8_t* p = call->begin_write(1 + 8);
+    *p = byte;
     memcpy(p + 1, bytes, n);
-    call_->end_write(p + 1 + n);
+    call->end_write(p + 1 + n);
   }
   // Value{value_key: n bytes} (one-byte keys and length).
   static_assert(schema::value::kBlobTag < 0x80);

@@ -317,9 +317,9 @@ TEST(Records, StartGapsCountFromThePreviousCallsEnd) {
 }
 
 // wire::copy_small, by which the capture copies each call's fields: every
-// size class it has (0, 1-3, 4-7, 8-16, larger), exactly n bytes written.
+// size class it has (0, 1-3, 4-7, 8-16, 17-64, larger), exactly n bytes written.
 TEST(Wire, CopySmallCopiesExactlyNBytes) {
-  uint8_t from[48];
+  uint8_t from[80];
   for (size_t i = 0; i < sizeof from; ++i) from[i] = static_cast<uint8_t>(i * 7 + 1);
   for (size_t n = 0; n <= sizeof from; ++n) {
     SCOPED_TRACE("n = " + std::to_string(n));
