@@ -241,8 +241,8 @@ void flush_thread(ThreadState* thread) {
   Session& s = session();
   format::TraceWriter* writer = s.writer.load(std::memory_order_acquire);
   if (thread->records == 0 || writer == nullptr) return;
-  writer->submit(format::Payload::from_encoder(thread->payload),
-                 thread->frame_starts, {thread->index, thread->round, thread->round_start});
+  writer->submit(format::Payload::from_encoder(thread->payload), thread->frame_starts,
+                 {thread->index, thread->round, thread->round_start});
   // A join's start is its first chunk; a round's snapshot, every chunk until it ends.
   if (!thread->round_snapshot) thread->round_start = false;
   thread->records = 0;
@@ -388,8 +388,7 @@ void note_desktop_gl(Session& s, format::TraceWriter* writer) {
   schema::desktop_gl::set_libraries(body, libraries);
   wire::Encoder record;
   format::append_record(record, schema::record::kDesktopGl, body.data(), body.size());
-  writer->submit(format::Payload::from_encoder(record), {},
-                 {0, g_hot.flight_round.load(), false});
+  writer->submit(format::Payload::from_encoder(record), {}, {0, g_hot.flight_round.load(), false});
 }
 
 // One sweep (s.mutex held): every thread of the session is claimed, and

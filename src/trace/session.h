@@ -39,8 +39,8 @@ struct ThreadState {
   // locked add per call on a counter all threads share), summed by
   // session_calls().
   std::atomic<uint64_t> calls{0};
-  wire::Encoder call;           // the Call being recorded: arguments and the rest
-  CallLine line;                // log and error modes: the call as text
+  wire::Encoder call;                            // the Call being recorded: arguments and the rest
+  CallLine line;                                 // log and error modes: the call as text
   BlobTable blobs;                               // the blobs in this thread's records
   uint64_t flushes = 0;                          // hand-overs of `payload` to the writer
   std::vector<format::FrameStart> frame_starts;  // frames whose first call is in `payload`
