@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 
@@ -73,6 +74,19 @@ class IncrementSource {
   // e.g. "truncated record at offset 1234") when the trace is damaged: the
   // engine replays what came before and stops with that message.
   virtual SourceResult next(Increment* out, std::string* error) = 0;
+
+  // next() on a thread that must not throw (a read-ahead, a preload): an
+  // exception becomes kError with its message.
+  SourceResult next_caught(Increment* out, std::string* error) noexcept {
+    try {
+      return next(out, error);
+    } catch (const std::exception& e) {
+      *error = std::string("exception: ") + e.what();
+    } catch (...) {
+      *error = "unknown exception";
+    }
+    return SourceResult::kError;
+  }
 
   // Back to the first increment, for loop mode. The default cannot.
   virtual bool rewind(std::string* error) {

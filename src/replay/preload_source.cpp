@@ -1,6 +1,5 @@
 #include "replay/preload_source.h"
 
-#include <exception>
 #include <utility>
 
 namespace gltrace::replay {
@@ -19,17 +18,8 @@ void PreloadSource::preload() {
   preloaded_ = true;
   for (;;) {
     Increment increment;
-    SourceResult result;
     std::string error;
-    try {
-      result = inner_.next(&increment, &error);
-    } catch (const std::exception& e) {
-      result = SourceResult::kError;
-      error = std::string("exception: ") + e.what();
-    } catch (...) {
-      result = SourceResult::kError;
-      error = "unknown exception";
-    }
+    SourceResult result = inner_.next_caught(&increment, &error);
     if (result != SourceResult::kIncrement) {
       end_ = result;
       end_error_ = std::move(error);

@@ -3,7 +3,6 @@
 #include <pthread.h>
 
 #include <algorithm>
-#include <exception>
 #include <utility>
 
 namespace gltrace::replay {
@@ -57,15 +56,7 @@ void ReadAheadSource::reader_main() {
     }
     if (stop_.load()) return;
     Increment& slot = ring_[written % capacity];
-    try {
-      result = inner_.next(&slot, &error);
-    } catch (const std::exception& e) {
-      result = SourceResult::kError;
-      error = std::string("exception: ") + e.what();
-    } catch (...) {
-      result = SourceResult::kError;
-      error = "unknown exception";
-    }
+    result = inner_.next_caught(&slot, &error);
     if (result != SourceResult::kIncrement) break;
     ++written;
     if (written % batch_ == 0) publish_written(written);
