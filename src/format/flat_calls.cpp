@@ -134,22 +134,22 @@ uint8_t* put_flat_value(uint8_t* out, uint32_t key, FlatValue kind, const uint8_
   // Value{array = Array{floats | sints | uints, packed}}; an empty array
   // has no packed field.
   uint64_t array_key = uint64_t{value::kArray} << 3 | wire::kLengthDelimited;
-  size_t count, packed_size = 0;
-  uint32_t packed_field;
-  if (kind == FlatValue::kFloats) {
-    count = load_u32(data);
-    packed_size = count * 4;
-    packed_field = schema::array::kFloats;
-  } else {
-    size_t element_size = data[0] & ~kFlatSigned;
-    bool is_signed = (data[0] & kFlatSigned) != 0;
-    count = load_u32(data + 1);
-    for (size_t i = 0; i < count; ++i) {
-      uint64_t v = element(data + 5 + i * element_size, element_size, is_signed);
-      packed_size += wire::varint_size(is_signed ? wire::zigzag(static_cast<int64_t>(v)) : v);
-    }
-    packed_field = is_signed ? schema::array::kSints : schema::array::kUints;
-  }
+  bool floats = kind == FlatValue::kFloats;
+  // Integers: a byte (element size | kFlatSigned) before the count.
+  size_t element_size = floats ? 4 : data[0] & ~kFlatSigned;
+  bool is_signed = !floats && (data[0] & kFlatSigned) != 0;
+  size_t count = load_u32(floats ? data : data + 1);
+  const uint8_t* elements = data + (floats ? 4 : 5);
+  auto packed = [&](size_t i) {
+    uint64_t v = element(elements + i * element_size, element_size, is_signed);
+    return is_signed ? wire::zigzag(static_cast<int64_t>(v)) : v;
+  };
+  size_t packed_size = floats ? count * 4 : 0;
+  if (!floats)
+    for (size_t i = 0; i < count; ++i) packed_size += wire::varint_size(packed(i));
+  uint32_t packed_field = floats      ? schema::array::kFloats
+                          : is_signed ? schema::array::kSints
+                                      : schema::array::kUints;
   uint64_t packed_key = uint64_t{packed_field} << 3 | wire::kLengthDelimited;
   size_t array_size =
       count == 0 ? 0 : wire::varint_size(packed_key) + wire::varint_size(packed_size) + packed_size;
@@ -158,16 +158,11 @@ uint8_t* put_flat_value(uint8_t* out, uint32_t key, FlatValue kind, const uint8_
   out = wire::put_varint(wire::put_varint(out, array_key), array_size);
   if (count == 0) return out;
   out = wire::put_varint(wire::put_varint(out, packed_key), packed_size);
-  if (kind == FlatValue::kFloats) {
-    memcpy(out, data + 4, packed_size);
+  if (floats) {
+    memcpy(out, elements, packed_size);
     return out + packed_size;
   }
-  size_t element_size = data[0] & ~kFlatSigned;
-  bool is_signed = (data[0] & kFlatSigned) != 0;
-  for (size_t i = 0; i < count; ++i) {
-    uint64_t v = element(data + 5 + i * element_size, element_size, is_signed);
-    out = wire::put_varint(out, is_signed ? wire::zigzag(static_cast<int64_t>(v)) : v);
-  }
+  for (size_t i = 0; i < count; ++i) out = wire::put_varint(out, packed(i));
   return out;
 }
 
