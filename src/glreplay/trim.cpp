@@ -28,6 +28,58 @@ namespace {
 using format::Value;
 using format::ValueKind;
 
+// Where each frame ends, as every reader counts frames
+// (consumers/frame_end.h): its last call's seq, in seq order. The numbers
+// the tracer wrote in Frame and Image records follow the order the swaps
+// returned, which with threads swapping at once is not always seq order:
+// a cut counts by seq, and numbers what it keeps so.
+class FrameEnds {
+ public:
+  struct End {
+    uint64_t seq = 0;
+    uint32_t thread = 0;
+    auto operator<=>(const End&) const = default;
+  };
+  // The frame an image shows: its number (all().size(): a frame that never
+  // ended) and, for a swap's or a finish's, the call that ended it.
+  struct ImageFrame {
+    uint64_t number = 0;
+    std::optional<End> end;
+  };
+
+  void add(const format::Call& call) {
+    all_.push_back(call.seq);
+    by_context_[call.context].push_back({call.seq, call.thread});
+  }
+  void sort() {
+    std::sort(all_.begin(), all_.end());
+    for (auto& [context, ends] : by_context_) std::sort(ends.begin(), ends.end());
+  }
+  const std::vector<uint64_t>& all() const { return all_; }
+  // The frame whose last call is `end_seq` (or the first ending after it).
+  uint64_t frame_ending_at(uint64_t end_seq) const {
+    return static_cast<uint64_t>(std::lower_bound(all_.begin(), all_.end(), end_seq) -
+                                 all_.begin());
+  }
+  // Docs/trace-format.md, "Framebuffer images": a swap's image is ended by
+  // its context's next frame end after the call it was read after, a
+  // finish's by that glFinish, a draw's by the next frame end.
+  ImageFrame frame_of(const format::Image& image) const {
+    if (image.origin != "swap" && image.origin != "finish") return {frame_ending_at(image.seq), {}};
+    auto it = by_context_.find(image.context);
+    if (it == by_context_.end()) return {all_.size(), {}};
+    const std::vector<End>& ends = it->second;
+    auto end = std::lower_bound(ends.begin(), ends.end(),
+                                End{image.seq + (image.origin == "swap" ? 1 : 0), 0});
+    if (end == ends.end()) return {all_.size(), {}};
+    return {frame_ending_at(end->seq), *end};
+  }
+
+ private:
+  std::vector<uint64_t> all_;
+  std::unordered_map<uint32_t, std::vector<End>> by_context_;
+};
+
 // What the cut keeps of the original: calls first_seq to last_seq, and the
 // frames that end among them, first_frame up to (not with) end_frame.
 struct Cut {
@@ -35,28 +87,27 @@ struct Cut {
   uint64_t last_seq = 0;
   uint64_t first_frame = 0;
   uint64_t end_frame = 0;
-  std::string what;  // "frames 3-7", "calls 100-900"
+  std::string what;                 // "frames 3-7", "calls 100-900"
+  const FrameEnds* ends = nullptr;  // the original's
 };
 
-// Pass 1: where each frame ends, as every reader counts frames
-// (consumers/frame_end.h): its last call's seq, in seq order (threads'
-// calls come in the order their chunks were written).
+// Pass 1: the trace's calls and where its frames end.
 class FrameScan final : public format::Consumer {
  public:
   void on_call(const format::Call& call) override {
     first_seq_ = std::min(first_seq_, call.seq);
     last_seq_ = std::max(last_seq_, call.seq);
-    if (consumers::ends_frame(call)) ends_.push_back(call.seq);
+    if (consumers::ends_frame(call)) ends_.add(call);
   }
-  std::vector<uint64_t> frame_ends() {
-    std::sort(ends_.begin(), ends_.end());
+  FrameEnds& frame_ends() {
+    ends_.sort();
     return ends_;
   }
   uint64_t first_seq() const { return first_seq_; }
   uint64_t last_seq() const { return last_seq_; }
 
  private:
-  std::vector<uint64_t> ends_;
+  FrameEnds ends_;
   uint64_t first_seq_ = UINT64_MAX;
   uint64_t last_seq_ = 0;
 };
@@ -81,13 +132,15 @@ void for_each_blob(const format::Call& call, F&& f) {
   if (call.image_source != nullptr && call.image_source->blob != 0) f(call.image_source->blob);
 }
 
-// Whether the cut keeps an image: those of its frames. A swap's image is
-// read after the swapping thread's previous call, which, when another
-// thread's swap began the cut, may lie before the cut.
-bool kept_image(const format::Image& image, const Cut& cut) {
-  if (image.frame < cut.first_frame || image.frame >= cut.end_frame || image.seq > cut.last_seq)
-    return false;
-  return image.seq >= cut.first_seq || image.origin == "swap";
+// The frame of the original an image the cut keeps shows: those of its
+// frames. A swap's image is read after the swapping thread's previous call,
+// which, when another thread's swap began the cut, may lie before the cut.
+std::optional<FrameEnds::ImageFrame> kept_image_frame(const format::Image& image, const Cut& cut) {
+  FrameEnds::ImageFrame frame = cut.ends->frame_of(image);
+  if (frame.number < cut.first_frame || frame.number >= cut.end_frame || image.seq > cut.last_seq ||
+      (image.seq < cut.first_seq && image.origin != "swap"))
+    return std::nullopt;
+  return frame;
 }
 
 // Pass 2: what the trimmed trace keeps from before the cut (the EGL setup
@@ -98,7 +151,7 @@ class Plan final : public format::Consumer {
 
   void on_blob(const format::Blob& blob) override { max_blob_ = std::max(max_blob_, blob.id); }
   void on_image(const format::Image& image) override {
-    if (kept_image(image, cut_)) blobs_.insert(image.blob);
+    if (kept_image_frame(image, cut_)) blobs_.insert(image.blob);
   }
   void on_call(const format::Call& call) override {
     if (call.seq >= cut_.first_seq) {
@@ -285,35 +338,35 @@ class TrimWriter final : public format::Consumer {
       c.seq = static_cast<uint64_t>(std::distance(kept_setup_.begin(), it));
       c.snapshot = true;
       at_cut_time(c);
+      note_before_frames(c);
       sink_.add(c);
       return;
     }
     if (call.seq < cut_.first_seq || call.seq > cut_.last_seq) return;
     format::Call c = call;
     c.seq = call.seq - cut_.first_seq + seq_offset_;
-    last_seq_of_context_[c.context] = c.seq;
     sink_.add(c);
   }
   void on_frame(const format::Frame& frame) override {
-    if (part_ != Part::kFrames || frame.number < cut_.first_frame || frame.number >= cut_.end_frame)
-      return;
+    uint64_t number = cut_.ends->frame_ending_at(frame.seq);
+    if (part_ != Part::kFrames || number < cut_.first_frame || number >= cut_.end_frame) return;
     format::Frame f = frame;
-    f.number = frame.number - cut_.first_frame;
+    f.number = number - cut_.first_frame;
     f.seq = frame.seq - cut_.first_seq + seq_offset_;
     sink_.add(f);
   }
   void on_image(const format::Image& image) override {
-    if (part_ != Part::kFrames || !kept_image(image, cut_)) return;
+    std::optional<FrameEnds::ImageFrame> frame = kept_image_frame(image, cut_);
+    if (part_ != Part::kFrames || !frame) return;
     format::Image i = image;
-    i.frame = image.frame - cut_.first_frame;
+    i.frame = frame->number - cut_.first_frame;
     if (image.seq >= cut_.first_seq) {
       i.seq = image.seq - cut_.first_seq + seq_offset_;
     } else {
-      // Read after the context's last call before the swap: in the cut, the
-      // last one written so far (the swap's Call record follows its Image).
-      auto last = last_seq_of_context_.find(image.context);
-      if (last == last_seq_of_context_.end()) return;
-      i.seq = last->second;
+      // Read after the swapping thread's last call before the swap: in the
+      // cut, its last setup or snapshot call (0: none, as replay keys it).
+      auto last = last_seq_before_frames_.find(frame->end->thread);
+      i.seq = last == last_seq_before_frames_.end() ? 0 : last->second;
     }
     sink_.add(i);
   }
@@ -324,7 +377,7 @@ class TrimWriter final : public format::Consumer {
     uint64_t seq = kept_setup_.size();
     for (SnapshotCalls::Kept& k : snapshot_.calls()) {
       k.call.seq = seq++;
-      last_seq_of_context_[k.call.context] = k.call.seq;
+      note_before_frames(k.call);
       k.call.args = k.args;
       k.call.ret = k.has_ret ? &k.ret : nullptr;
       at_cut_time(k.call);
@@ -340,6 +393,10 @@ class TrimWriter final : public format::Consumer {
     c.duration_ns = 0;
     c.thread_time_ns = 0;
   }
+  void note_before_frames(const format::Call& c) {
+    uint64_t& last = last_seq_before_frames_[c.thread];
+    last = std::max(last, c.seq);
+  }
 
   format::RecordSink& sink_;
   const TrimOptions& options_;
@@ -348,7 +405,8 @@ class TrimWriter final : public format::Consumer {
   SnapshotCalls& snapshot_;
   std::set<uint64_t> kept_setup_;
   uint64_t seq_offset_ = 0;
-  std::unordered_map<uint32_t, uint64_t> last_seq_of_context_;  // in the cut
+  // By thread: the last setup or snapshot call in the cut.
+  std::unordered_map<uint32_t, uint64_t> last_seq_before_frames_;
   Part part_ = Part::kBeforeCut;
   std::string cut_from_;
 };
@@ -368,7 +426,8 @@ bool read_all(const std::string& path, format::Consumer& consumer, const std::st
 // when it is not there.
 bool find_cut(const TrimOptions& options, FrameScan& scan, Cut* cut) {
   const std::string& program = options.program;
-  std::vector<uint64_t> ends = scan.frame_ends();
+  cut->ends = &scan.frame_ends();
+  const std::vector<uint64_t>& ends = cut->ends->all();
   if (options.calls) {
     auto [first, last] = *options.calls;
     if (scan.first_seq() == UINT64_MAX || last > scan.last_seq() || first < scan.first_seq()) {

@@ -53,6 +53,7 @@ struct Options {
   double fps = 0;   // 0: unpaced
   bool checksum = false;
   int idle_threads = 0;
+  bool swaps_in_turn = false;
 };
 
 volatile std::sig_atomic_t g_stop = 0;
@@ -66,6 +67,7 @@ void usage(FILE* out) {
       "  --fps F       pace frames at F per second (default unpaced)\n"
       "  --checksum    print 'thread T frame N crc 0xXXXXXXXX' (CRC32 of RGBA) per frame\n"
       "  --idle-threads N  N more threads that use EGL without a current context\n"
+      "  --swaps-in-turn   thread 1 swaps right after thread 2 (its swap: a frame of one call)\n"
       "  -h, --help    this text\n"
       "exit status: 0 ok, 1 check failed, 2 usage or EGL/GL setup error\n",
       out);
@@ -102,6 +104,8 @@ bool parse_args(int argc, char** argv, Options* o) {
       o->idle_threads = static_cast<int>(v);
     } else if (a == "--checksum") {
       o->checksum = true;
+    } else if (a == "--swaps-in-turn") {
+      o->swaps_in_turn = true;
     } else {
       std::fprintf(stderr, "two-threads: unknown or incomplete option '%s'\n", a.c_str());
       usage(stderr);
@@ -191,6 +195,7 @@ struct Shared {
   int consumed_frame = -1;  // last frame thread 2 finished drawing
   bool done = false;        // thread 1 hands over no more frames
   bool b_failed = false;    // thread 2 stopped (setup error)
+  int a_at_swap = -1;       // --swaps-in-turn: last frame thread 1 is ready to swap
   GLsync to_b = nullptr;    // fence after thread 1's uploads
   GLsync to_a = nullptr;    // fence after thread 2's draw
 
@@ -284,6 +289,10 @@ void thread_b(Shared* s) {
     if (GLenum error = glGetError(); error != GL_NO_ERROR) {
       std::fprintf(stderr, "two-threads: thread 2: GL error 0x%04x in frame %d\n", error, frame);
       s->status_b = kExitFailure;
+    }
+    if (s->opt.swaps_in_turn) {
+      std::unique_lock lock(s->mutex);
+      s->cv.wait(lock, [&] { return s->a_at_swap >= frame || s->done; });
     }
     if (!eglSwapBuffers(s->display, surface)) {
       egl_fail("thread 2: eglSwapBuffers");
@@ -507,6 +516,14 @@ int main(int argc, char** argv) {
     if (GLenum error = glGetError(); error != GL_NO_ERROR) {
       std::fprintf(stderr, "two-threads: thread 1: GL error 0x%04x in frame %d\n", error, frame);
       status = kExitFailure;
+    }
+    if (s.opt.swaps_in_turn) {
+      // Thread 2 swaps after this thread's last call before its swap, and
+      // makes no GL call between its swap and consumed_frame.
+      std::unique_lock lock(s.mutex);
+      s.a_at_swap = frame;
+      s.cv.notify_all();
+      s.cv.wait(lock, [&] { return s.consumed_frame >= frame || s.b_failed; });
     }
     if (!eglSwapBuffers(s.display, surface)) {
       egl_fail("thread 1: eglSwapBuffers");

@@ -91,6 +91,11 @@ TEST(Trim, TwoThreadCutsReplayTheirFramesIdentical) {
   std::string trace = capture(env, "gltrace-two-threads", {"--frames", "8"}, "two-threads");
   expect_identical_cut(env, trace, "2-4", 3);
   expect_identical_cut(env, trace, "9-15", 7);
+  // Each frame of thread 1 is its swap alone: the call its image was read
+  // after lies before the cut.
+  trace = capture(env, "gltrace-two-threads", {"--frames", "4", "--swaps-in-turn"}, "in-turn");
+  expect_identical_cut(env, trace, "3-3", 1);
+  expect_identical_cut(env, trace, "5-7", 3);
 }
 
 // Objects made once in frame 0 and drawn with after: luminance and alpha
