@@ -38,7 +38,7 @@ class FrameEnds {
   struct End {
     uint64_t seq = 0;
     uint32_t thread = 0;
-    auto operator<=>(const End&) const = default;
+    bool operator<(const End& other) const { return seq < other.seq; }
   };
   // The frame an image shows: its number (all().size(): a frame that never
   // ended) and, for a swap's or a finish's, the call that ended it.
