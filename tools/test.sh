@@ -6,12 +6,33 @@
 # there with a non-zero status.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+
+# stage NAME: starts a stage; the seconds each took are printed last (CI
+# has a time limit: they say where the time goes).
+stage_times=""
+stage_name=""
+stage_start=0
+stage() {
+  local now
+  now="$(date +%s)"
+  [ -z "$stage_name" ] || stage_times+="${stage_times:+, }$stage_name $((now - stage_start)) s"
+  stage_name="$1"
+  stage_start="$now"
+  [ "$1" = "deps" ] || [ "$1" = "end" ] || echo "== $1"
+}
+at_exit() {
+  stage end
+  echo "stage times: $stage_times"
+  rm -rf "$logs"
+}
+
+stage deps
 "$root/tools/deps.sh"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 jobs="$(nproc)"
 cd "$root"
 logs="$(mktemp -d)"
-trap 'rm -rf "$logs"' EXIT
+trap at_exit EXIT
 
 # quiet NAME COMMAND...: runs COMMAND with its output in a log; prints the log
 # and stops when COMMAND fails.
@@ -40,13 +61,13 @@ ctest_quiet() {
   fi
 }
 
-echo "== format check"
+stage "format check"
 git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run --Werror
 
-echo "== build"
+stage build
 quiet build tools/build.sh "$root/build"
 
-echo "== clang-tidy"
+stage clang-tidy
 tidy_log="$logs/clang-tidy.log"
 tidy_status=0
 git ls-files 'src/*.cpp' 'layers/*.cpp' 'demo/*.cpp' 'bench/*.cpp' 'tests/*.cpp' |
@@ -60,8 +81,9 @@ if [ "$tidy_status" -ne 0 ] || grep -q -E "warning:|error:" "$tidy_log"; then
 fi
 echo "clang-tidy: clean"
 
-echo "== sanitizers: ASan + UBSan build and suite"
+stage "ASan + UBSan build"
 quiet build-asan tools/build.sh "$root/build-asan" -DGLTRACE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+stage "ASan + UBSan suite"
 # The instrumented interposer is preloaded ahead of the instrumented apps;
 # Mesa's own allocations at exit are not ours to report. In the main suite
 # only: glmark2, piglit, the real programs, and the viewer and speedscope in
@@ -78,7 +100,7 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest_quiet asan --test-dir "$root/build-asan" -j"$jobs" \
     -E 'Glmark2|piglit|real_apps|view_browser|Speedscope|ACompositorAndItsClient|HostileCommands|ViewTraceModel.HostileTraces|surface.test_deleted_displays_free_their_images|SecureMode'
 
-echo "== ThreadSanitizer: the threaded parts that need no GL"
+stage "ThreadSanitizer (the threaded parts that need no GL)"
 # The replay engine (worker threads, read-ahead ring, Events) and the trace
 # reader and writer (read-ahead and writer threads). Code loaded into Mesa's
 # processes would need an instrumented Mesa, so the GL tests are not here.
@@ -91,7 +113,7 @@ for t in replay_test format_test consumers_test; do
   echo "$t: $(grep -E "^\[  PASSED  \]" "$logs/tsan-$t.log")"
 done
 
-echo "== fuzzing the trace reader (libFuzzer, 30 s)"
+stage "fuzzing the trace reader (libFuzzer, 30 s)"
 fuzz_status=0
 tools/fuzz.sh 30 "$root/build-fuzz" >"$logs/fuzz.log" 2>&1 || fuzz_status=$?
 if [ "$fuzz_status" -ne 0 ] || [ -n "$(ls -A "$root/build-fuzz/artifacts" 2>/dev/null)" ]; then
@@ -103,5 +125,5 @@ if [ "$fuzz_status" -ne 0 ] || [ -n "$(ls -A "$root/build-fuzz/artifacts" 2>/dev
 fi
 grep -E "^(Done|stat::number_of_executed_units)" "$logs/fuzz.log" || true
 
-echo "== test suite"
+stage "test suite"
 ctest --test-dir "$root/build" -j"$jobs" --output-on-failure
