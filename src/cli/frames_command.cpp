@@ -32,6 +32,7 @@ class ImageIndex : public format::Consumer {
   void on_call(const format::Call& call) override {
     if (consumers::ends_frame(call)) ++frames;
   }
+  bool wants_values(uint32_t /*function*/) const override { return false; }
   void on_frame(const format::Frame& frame) override {
     if (!numbered || frame.number < first_frame) first_frame = frame.number;
     last_frame = std::max(last_frame, frame.number);
@@ -61,6 +62,7 @@ class PngWriter : public format::Consumer {
  public:
   PngWriter(std::unordered_map<uint64_t, std::vector<Wanted>> wanted, std::string dir)
       : wanted_(std::move(wanted)), dir_(std::move(dir)) {}
+  bool wants_values(uint32_t /*function*/) const override { return false; }
   void on_blob(const format::Blob& blob) override {
     auto it = wanted_.find(blob.id);
     if (it == wanted_.end()) return;

@@ -132,6 +132,7 @@ class InfoCollector : public format::Consumer {
     last_ns = std::max(last_ns, call.start_ns + call.duration_ns);
     add_seq(call.seq);
   }
+  bool wants_values(uint32_t /*function*/) const override { return false; }
   void on_calls_complete(const format::CallsComplete& c) override {
     complete_below = std::max(complete_below, c.below_seq);
   }

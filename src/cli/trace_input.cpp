@@ -56,6 +56,7 @@ class ProgressConsumer final : public format::Consumer {
     inner_.on_call(r);
     pass_stop();
   }
+  bool wants_values(uint32_t function) const override { return inner_.wants_values(function); }
   void on_blob(const format::Blob& r) override { inner_.on_blob(r), pass_stop(); }
   void on_frame(const format::Frame& r) override { inner_.on_frame(r), pass_stop(); }
   void on_image(const format::Image& r) override { inner_.on_image(r), pass_stop(); }

@@ -100,6 +100,7 @@ class SummaryReader : public format::Consumer {
         call.args[0].uint == kEglOpenGlApi)
       summary.desktop_gl_through_egl = true;
   }
+  bool wants_values(uint32_t function) const override { return function == api::kFn_eglBindAPI; }
   void on_frame(const format::Frame&) override {
     if (stop_at_first_frame_) request_stop();
   }

@@ -291,6 +291,11 @@ void RequirementsScan::on_call(const format::Call& call) {
     if (auto need = limit_need(limit, call)) s.need_limit(need->first, need->second, call);
 }
 
+bool RequirementsScan::wants_values(uint32_t function) const {
+  return function >= api::kFunctionIdLimit || api::kFunctionInfo[function].api == api::Api::kEgl ||
+         function == api::kFn_glShaderSource || !tables().limits[function].empty();
+}
+
 Requirements RequirementsScan::result() const {
   const State& s = *state_;
   Requirements r;

@@ -74,6 +74,9 @@ class RequirementsScan : public format::Consumer {
   explicit RequirementsScan(const std::atomic<bool>* stop = nullptr);
   ~RequirementsScan() override;
   void on_call(const format::Call& call) override;
+  // Only the calls whose values a need reads: a scan at most of a replay's
+  // own decoding cost.
+  bool wants_values(uint32_t function) const override;
   Requirements result() const;
 
  private:

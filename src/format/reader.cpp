@@ -433,6 +433,7 @@ bool read_ahead(ChunkReader& reader, Consumer& consumer, ReadStatus* status, boo
   };
   constexpr size_t kSlots = 4;
   Slot slots[kSlots];
+  for (Slot& slot : slots) slot.batch.set_destination(&consumer);
   std::mutex mutex;
   std::condition_variable changed;
   size_t produced = 0, consumed = 0;

@@ -118,6 +118,7 @@ struct RecordDecoder::Scratch {
     bool has_start = false;
     bool has_start_gap = false;
     bool has_image_source = false;
+    bool skip_values = false;  // the consumer does not want them (Consumer::wants_values)
     uint64_t seq_delta = 0;
     uint64_t start_delta = 0;
     uint64_t start_gap = 0;
@@ -426,9 +427,15 @@ struct RecordDecoder::Scratch {
     if (*used == pool->size()) pool->emplace_back();
     return &(*pool)[(*used)++];
   }
+  bool field_call_function(Msg& m, uint32_t f, WireType t, Call* c) {
+    if (!varint(m, f, t, &c->function)) return false;
+    call_state.skip_values = !consumer->wants_values(c->function);
+    return true;
+  }
   bool field_call_args(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
     std::string_view bytes;
     Value* v = nullptr;
+    if (call_state.skip_values) return nested(m, f, t, &bytes);
     return nested(m, f, t, &bytes) &&
            (v = next_slot(m, call_state.pool, &call_state.nargs, "args", call_state.first_arg)) !=
                nullptr &&
@@ -436,12 +443,14 @@ struct RecordDecoder::Scratch {
   }
   bool field_call_ret(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
     std::string_view bytes;
+    if (call_state.skip_values) return nested(m, f, t, &bytes);
     call_state.has_ret = true;
     return nested(m, f, t, &bytes) && value(bytes, &ret);
   }
   bool field_call_client_arrays(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
     std::string_view bytes;
     ClientArray* a = nullptr;
+    if (call_state.skip_values) return nested(m, f, t, &bytes);
     if (!nested(m, f, t, &bytes) ||
         (a = next_slot(m, &client_arrays, &call_state.narrays, "client arrays")) == nullptr)
       return false;
@@ -452,6 +461,7 @@ struct RecordDecoder::Scratch {
   bool field_call_buffer_writes(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
     std::string_view bytes;
     BufferWrite* w = nullptr;
+    if (call_state.skip_values) return nested(m, f, t, &bytes);
     if (!nested(m, f, t, &bytes) ||
         (w = next_slot(m, &buffer_writes, &call_state.nwrites, "buffer writes")) == nullptr)
       return false;
@@ -461,6 +471,7 @@ struct RecordDecoder::Scratch {
   }
   bool field_call_image_source(Msg& m, uint32_t f, WireType t, Call* /*c*/) {
     std::string_view bytes;
+    if (call_state.skip_values) return nested(m, f, t, &bytes);
     call_state.has_image_source = true;
     if (!nested(m, f, t, &bytes)) return false;
     clear_record(&image_source);

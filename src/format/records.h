@@ -287,6 +287,14 @@ class Consumer {
   virtual void on_gpu_time(const GpuTime& /*gpu_time*/) {}
   virtual void on_gpu_clock(const GpuClock& /*gpu_clock*/) {}
 
+  // Whether on_call needs the values of calls of `function`: its args, ret,
+  // client arrays, buffer writes and image source. A scan that reads a call's
+  // function, seq, thread, times and flags alone says false, and the decoder
+  // skips them (their decoding is most of a call's). Asked on the thread
+  // that decodes, which may not be on_call's: an answer must depend on the
+  // function alone.
+  virtual bool wants_values(uint32_t /*function*/) const { return true; }
+
   // From a callback: stop after the current record.
   void request_stop() { stop_ = true; }
   bool stop_requested() const { return stop_; }
@@ -316,6 +324,11 @@ class RecordBatch final : public Consumer {
   bool overflowed() const { return overflowed_; }
   // Delivers the kept records in order until `consumer` asks to stop.
   void replay(Consumer& consumer) const;
+  // The consumer replay() will deliver to, asked which call values to keep.
+  void set_destination(const Consumer* destination) { destination_ = destination; }
+  bool wants_values(uint32_t function) const override {
+    return destination_ == nullptr || destination_->wants_values(function);
+  }
 
   void on_header(const Header& header) override;
   void on_thread(const Thread& thread) override;
@@ -331,6 +344,7 @@ class RecordBatch final : public Consumer {
   void on_gpu_clock(const GpuClock& gpu_clock) override;
 
  private:
+  const Consumer* destination_ = nullptr;
   enum class Kind : uint8_t {
     kHeader,
     kThread,

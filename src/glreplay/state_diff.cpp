@@ -154,6 +154,7 @@ class PointScan final : public format::Consumer {
     if (call.snapshot) last_snapshot_ = std::max(last_snapshot_.value_or(0), call.seq);
     if (consumers::ends_frame(call)) ends_.push_back(call.seq);
   }
+  bool wants_values(uint32_t /*function*/) const override { return false; }
   std::optional<uint64_t> last_snapshot_;
   std::vector<uint64_t> ends_;  // each frame's last call, as every reader counts frames
 };

@@ -99,6 +99,7 @@ class FrameScan final : public format::Consumer {
     last_seq_ = std::max(last_seq_, call.seq);
     if (consumers::ends_frame(call)) ends_.add(call);
   }
+  bool wants_values(uint32_t /*function*/) const override { return false; }
   FrameEnds& frame_ends() {
     ends_.sort();
     return ends_;

@@ -171,6 +171,8 @@ namespace {
 class Indexer final : public format::Consumer {
  public:
   explicit Indexer(TraceModel::Impl& m) : m_(m) {}
+  // The index keeps no call's values (the Walker reads them when asked).
+  bool wants_values(uint32_t /*function*/) const override { return false; }
 
   void on_chunk(uint64_t offset, uint32_t /*record_count*/) override {
     publish();

@@ -316,6 +316,50 @@ TEST(Records, StartGapsCountFromThePreviousCallsEnd) {
                 {0, 1000}, {0, 1010}, {1, 1055}, {1, 1017}, {0, 1060}, {1, 1063}, {2, 1065}}));
 }
 
+// A consumer that wants no values of a function gets its calls without
+// args or ret (and everything else as written), straight from the decoder
+// and through a batch that delivers to it.
+TEST(Records, ValuesOnlyOfTheFunctionsAConsumerWants) {
+  struct Seen : format::Consumer {
+    std::vector<std::string> calls;
+    bool wants_values(uint32_t function) const override { return function == 6; }
+    void on_call(const format::Call& c) override {
+      calls.push_back(std::to_string(c.function) + " seq " + std::to_string(c.seq) + " start " +
+                      std::to_string(c.start_ns) + " args " + std::to_string(c.args.size()) +
+                      (c.ret != nullptr ? " ret " + std::to_string(c.ret->uint) : ""));
+    }
+  };
+  wire::Encoder e;
+  for (uint32_t function : {5, 6, 5}) {
+    record(e, s::record::begin_call, [&] {
+      s::call::set_function(e, function);
+      s::call::set_seq(e, function * 10);
+      s::call::set_start_ns(e, 1000 + function);
+      for (uint64_t i = 0; i < 2; ++i) {
+        size_t arg = s::call::begin_args(e);
+        s::value::set_uint(e, i);
+        e.end_nested(arg);
+      }
+      size_t ret = s::call::begin_ret(e);
+      s::value::set_uint(e, 7);
+      e.end_nested(ret);
+    });
+  }
+  const std::vector<std::string> expected = {"5 seq 50 start 1005 args 0",
+                                             "6 seq 60 start 1006 args 2 ret 7",
+                                             "5 seq 50 start 1005 args 0"};
+  Seen direct;
+  RecordDecoder decoder;
+  ASSERT_TRUE(decoder.decode_chunk(bytes_of(e), direct)) << decoder.error();
+  EXPECT_EQ(direct.calls, expected);
+  Seen batched;
+  format::RecordBatch batch;
+  batch.set_destination(&batched);
+  ASSERT_TRUE(RecordDecoder().decode_chunk(bytes_of(e), batch));
+  batch.replay(batched);
+  EXPECT_EQ(batched.calls, expected);
+}
+
 // wire::copy_small, by which the capture copies each call's fields: every
 // size class it has (0, 1-3, 4-7, 8-16, 17-64, larger), exactly n bytes written.
 TEST(Wire, CopySmallCopiesExactlyNBytes) {
