@@ -5,7 +5,7 @@ result with and without the trace layer (full mode, every call recorded,
 the framebuffer read back at every swap and after every draw).
 
   transparency.py BUILD_DIR WORK_DIR --platform surfaceless_egl|x11_egl [--full]
-                  [--max N] [--only REGEX]
+                  [--max N] [--every N] [--only REGEX]
 
 x11_egl runs under an Xvfb of its own. Some tests give different results from
 one native run to the next (on X11, xcb_connect fails now and then). So a
@@ -144,6 +144,8 @@ def main():
     ap.add_argument("work")
     ap.add_argument("--platform", choices=["surfaceless_egl", "x11_egl"], required=True)
     ap.add_argument("--max", type=int, default=0, help="run only the first N tests of each profile")
+    ap.add_argument("--every", type=int, default=1,
+                    help="run every Nth test of each profile (in its order: a sample of all kinds)")
     ap.add_argument("--only", help="run only the tests whose name matches this regex")
     ap.add_argument("--full", action="store_true",
                     help="run every test natively twice (by default the second native run is "
@@ -164,6 +166,8 @@ def main():
     if args.only:
         selections = {k: [t for t in v if re.search(args.only, t)] for k, v in selections.items()}
         selections = {k: v for k, v in selections.items() if v}
+    if args.every > 1:
+        selections = {k: v[::args.every] for k, v in selections.items()}
     if args.max:
         selections = {k: v[:args.max] for k, v in selections.items()}
 
