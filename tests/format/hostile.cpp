@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -115,29 +117,40 @@ namespace gltrace::test {
 
 namespace s = schema;
 
+namespace {
+
+// One chunk (header and stored bytes) of `payload` appended to `file`. A
+// compressed one goes through room that is never zeroed: a 60 MB payload of
+// zeros touches a few KB of it, not 60 MB of fresh pages.
+void append_chunk(std::vector<uint8_t>* file, std::span<const uint8_t> payload, bool compress) {
+  format::ChunkHeader header;
+  header.raw_size = static_cast<uint32_t>(payload.size());
+  std::span<const uint8_t> stored = payload;
+  std::unique_ptr<uint8_t[]> compressed;
+  if (compress) {
+    size_t bound = ZSTD_compressBound(payload.size());
+    compressed.reset(new uint8_t[bound]);
+    size_t n = ZSTD_compress(compressed.get(), bound, payload.data(), payload.size(), 1);
+    if (ZSTD_isError(n)) abort();
+    stored = {compressed.get(), n};
+    header.codec = format::kCodecZstd;
+  }
+  header.stored_size = static_cast<uint32_t>(stored.size());
+  header.crc = format::crc32(stored.data(), stored.size());
+  uint8_t head[format::kChunkHeaderSize];
+  format::encode_chunk_header(header, head);
+  file->insert(file->end(), head, head + sizeof head);
+  file->insert(file->end(), stored.begin(), stored.end());
+}
+
+}  // namespace
+
 std::vector<uint8_t> make_container(const std::vector<std::vector<uint8_t>>& payloads,
                                     bool compress) {
   std::vector<uint8_t> file(format::kFileHeaderSize);
   memcpy(file.data(), format::kFileMagic, sizeof format::kFileMagic);
   format::put_u32(file.data() + 8, format::kFormatVersion);
-  for (const std::vector<uint8_t>& payload : payloads) {
-    std::vector<uint8_t> stored = payload;
-    format::ChunkHeader header;
-    header.raw_size = static_cast<uint32_t>(payload.size());
-    if (compress) {
-      stored.resize(ZSTD_compressBound(payload.size()));
-      size_t n = ZSTD_compress(stored.data(), stored.size(), payload.data(), payload.size(), 1);
-      if (ZSTD_isError(n)) abort();
-      stored.resize(n);
-      header.codec = format::kCodecZstd;
-    }
-    header.stored_size = static_cast<uint32_t>(stored.size());
-    header.crc = format::crc32(stored.data(), stored.size());
-    uint8_t head[format::kChunkHeaderSize];
-    format::encode_chunk_header(header, head);
-    file.insert(file.end(), head, head + sizeof head);
-    file.insert(file.end(), stored.begin(), stored.end());
-  }
+  for (const std::vector<uint8_t>& payload : payloads) append_chunk(&file, payload, compress);
   return file;
 }
 
@@ -171,14 +184,17 @@ std::vector<uint8_t> small_trace_payload(std::string_view process, std::string_v
   return bytes_of(e);
 }
 
-// A file of chunks made one payload at a time: a big one each, compressed
-// as it goes, so making the file never holds them all.
+// A file of chunks made one payload at a time, each encoded into the same
+// Encoder (its memory reused) and compressed as it goes, so making the file
+// never holds them all.
 std::vector<uint8_t> container_of(size_t chunks,
-                                  const std::function<std::vector<uint8_t>(size_t)>& payload) {
+                                  const std::function<void(size_t, wire::Encoder&)>& payload) {
   std::vector<uint8_t> file = make_container({}, true);
+  wire::Encoder e;
   for (size_t i = 0; i < chunks; ++i) {
-    std::vector<uint8_t> chunk = make_container({payload(i)}, true);
-    file.insert(file.end(), chunk.begin() + format::kFileHeaderSize, chunk.end());
+    e.clear();
+    payload(i, e);
+    append_chunk(&file, {e.data(), e.size()}, true);
   }
   return file;
 }
@@ -288,8 +304,8 @@ std::vector<HostileTrace> hostile_traces() {
   // at a time, as it writes it.
   kinds.push_back({"huge_images", [] {
                      constexpr uint32_t kWidth = 4096, kHeight = 4000;
-                     return container_of(4, [](size_t i) {
-                       wire::Encoder e;
+                     const std::string pixels(size_t{kWidth} * kHeight * 4, '\0');
+                     return container_of(4, [&](size_t i, wire::Encoder& e) {
                        if (i == 0) encode_header(e, 42, "app");
                        encode_call(e, 0, i, api::kFn_eglSwapBuffers);
                        size_t record = s::chunk::begin_records(e);
@@ -302,22 +318,18 @@ std::vector<HostileTrace> hostile_traces() {
                        s::image::set_origin(e, "swap");
                        e.end_nested(image);
                        e.end_nested(record);
-                       std::string pixels(size_t{kWidth} * kHeight * 4, '\0');
                        encode_blob(e, i + 1, pixels);
                        encode_frame(e, i, i);
-                       return bytes_of(e);
                      });
                    }});
   // 24 blobs of 60 MB that no call refers to, a chunk each: 40 KB
   // compressed. Nothing needs them: a replay must not keep them.
   kinds.push_back({"huge_unreferenced_blobs", [] {
-                     return container_of(24, [](size_t i) {
-                       wire::Encoder e;
+                     std::string zeros;
+                     zeros.resize(60'000'000);
+                     return container_of(24, [&](size_t i, wire::Encoder& e) {
                        if (i == 0) encode_header(e, 42, "app");
-                       std::string zeros;
-                       zeros.resize(60'000'000);
                        encode_blob(e, i + 1, zeros);
-                       return bytes_of(e);
                      });
                    }});
   // Terminal escape sequences in the process and thread names.
