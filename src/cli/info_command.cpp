@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/trace_input.h"
+#include "consumers/context_api.h"
 #include "consumers/frame_end.h"
 #include "consumers/requirements.h"
 #include "consumers/trace_events.h"
@@ -122,9 +123,10 @@ class InfoCollector : public format::Consumer {
                       .done();
       return;
     }
-    printf("context %u:    ES %d, %ux%u, %s | %s | %s\n", c.index, c.client_version,
-           c.surface_width, c.surface_height, consumers::escaped(c.gl_vendor).c_str(),
-           consumers::escaped(c.gl_renderer).c_str(), consumers::escaped(c.gl_version).c_str());
+    printf("context %u:    %s, %ux%u, %s | %s | %s\n", c.index,
+           consumers::context_api(c).short_text().c_str(), c.surface_width, c.surface_height,
+           consumers::escaped(c.gl_vendor).c_str(), consumers::escaped(c.gl_renderer).c_str(),
+           consumers::escaped(c.gl_version).c_str());
   }
   void on_call(const format::Call& call) override {
     ++calls;

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstring>
 
+#include "consumers/context_api.h"
 #include "consumers/frame_end.h"
 #include "gltrace/api/functions.h"
 
@@ -52,8 +53,9 @@ void Dumper::on_thread(const format::Thread& t) {
 
 void Dumper::on_context(const format::Context& c) {
   flush();
-  fprintf(out_, "// context %u: EGLContext 0x%" PRIx64 ", ES %d, %ux%u, %s\n", c.index, c.handle,
-          c.client_version, c.surface_width, c.surface_height, escaped(c.gl_renderer).c_str());
+  fprintf(out_, "// context %u: EGLContext 0x%" PRIx64 ", %s, %ux%u, %s\n", c.index, c.handle,
+          context_api(c).short_text().c_str(), c.surface_width, c.surface_height,
+          escaped(c.gl_renderer).c_str());
 }
 
 void Dumper::on_blob(const format::Blob& blob) { blobs_[blob.id] = blob.data.size(); }

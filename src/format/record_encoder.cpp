@@ -182,6 +182,7 @@ void encode_record(Encoder& chunk, const Context& c) {
     field(e, sc::set_config, c.config);
     field(e, sc::set_share_context, c.share_context);
     field(e, sc::set_client_version, c.client_version);
+    field(e, sc::set_client_type, c.client_type);
     packed_int64s(e, sc::begin_config_attribs, sc::pack_config_attribs, c.config_attribs);
     field(e, sc::set_gl_vendor, c.gl_vendor);
     field(e, sc::set_gl_renderer, c.gl_renderer);

@@ -48,6 +48,7 @@ struct Context {
   std::string_view gl_version;
   uint32_t surface_width = 0;
   uint32_t surface_height = 0;
+  int32_t client_type = 0;  // EGL_CONTEXT_CLIENT_TYPE (0: not recorded)
 };
 
 // Which member of Value's oneof is set; the numbers are its field numbers.

@@ -202,8 +202,8 @@ class Handlers {
         share = it->share_context;
       }
       contexts.push_back({{"index", c.index},
-                          {"api", "OpenGL ES"},
-                          {"version", c.client_version},
+                          {"api", c.api},
+                          {"version", c.api_version},
                           {"gl_version", c.version},
                           {"renderer", c.renderer},
                           {"share_group", group}});

@@ -11,6 +11,7 @@
 #include <list>
 #include <unordered_map>
 
+#include "consumers/context_api.h"
 #include "consumers/frame_end.h"
 #include "consumers/value_format.h"
 #include "gltrace/api/functions.h"
@@ -200,9 +201,11 @@ class Indexer final : public format::Consumer {
   }
   void on_context(const format::Context& c) override {
     std::lock_guard<std::mutex> lock(m_.mutex);
-    if (m_.summary.contexts.size() < m_.limits.max_threads)
-      m_.summary.contexts.push_back({c.index, c.client_version, c.handle, c.share_context,
-                                     std::string(c.gl_version), std::string(c.gl_renderer)});
+    if (m_.summary.contexts.size() >= m_.limits.max_threads) return;
+    consumers::ContextApi context_api = consumers::context_api(c);
+    m_.summary.contexts.push_back({c.index, context_api.name, context_api.version, c.handle,
+                                   c.share_context, std::string(c.gl_version),
+                                   std::string(c.gl_renderer)});
   }
 
   void on_call(const format::Call& call) override {

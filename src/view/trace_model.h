@@ -100,7 +100,7 @@ struct TraceSummary {
   };
   struct Context {
     uint32_t index;
-    int32_t client_version;
+    std::string api, api_version;  // consumers::ContextApi's name and version
     uint64_t handle, share_context;
     std::string version, renderer;
   };

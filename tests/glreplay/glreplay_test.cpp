@@ -792,11 +792,12 @@ TEST(GlreplayDemo, PreloadedCallsReplayAsStreamedOnes) {
     EXPECT_EQ(compare_line(r.out).identical, 10u) << preload << r.out;
     EXPECT_EQ(replayed(r.out), replayed(streamed.out)) << preload << r.out;
     EXPECT_EQ(r.err.find("--preload stopped at ") == std::string::npos, all) << r.err;
-    if (!all)
+    if (!all) {
       EXPECT_NE(r.err.find("--preload stopped at 0 calls (0.0 MiB), its budget of 0 MiB: the rest "
                            "is read while replaying\n"),
                 std::string::npos)
           << r.err;
+    }
     ProcessResult looped = glreplay({"--loop", "3", "--compare", preload, demo_trace()});
     EXPECT_EQ(looped.exit_code, 0) << preload << looped.out << looped.err;
     EXPECT_NE(looped.out.find("loop: 3 iterations of 10 frames"), std::string::npos) << looped.out;

@@ -585,6 +585,14 @@ TEST(Trace, DesktopGlContextPassesThroughUntouched) {
   EXPECT_NE(dump.out.find("eglBindAPI(api = EGL_OPENGL_API)"), std::string::npos) << dump.out;
   EXPECT_EQ(dumped_calls(dump.out, "glClear"), 1u) << dump.out;
   EXPECT_EQ(dumped_calls(dump.out, "eglCreateContext"), 2u) << dump.out;
+  // Each context is named by its API.
+  EXPECT_TRUE(std::regex_search(dump.out, std::regex("// context 1: [^\n]*, GL 4\\.[0-9]")))
+      << dump.out;
+  ProcessResult info = gltrace({"info", trace});
+  EXPECT_TRUE(
+      std::regex_search(info.out, std::regex("context 1: +GL 4\\.[0-9] (core|compatibility),")))
+      << info.out;
+  EXPECT_TRUE(std::regex_search(info.out, std::regex("context 2: +ES 2,"))) << info.out;
   ProcessResult frames = gltrace({"frames", "-o", dir + "/png", trace});
   ASSERT_EQ(frames.exit_code, 0) << frames.err;
   size_t pngs = 0;

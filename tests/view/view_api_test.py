@@ -118,7 +118,7 @@ def test_demo(trace):
         check(info["frames"] == complete, f"frames {info['frames']} == dump's {complete}")
         check(info["process"]["name"] == "gltrace-demo", "process name")
         check(info["has_images"] and info["has_thread_time"], "images and thread time")
-        check(info["threads"] and info["contexts"][0]["version"] == 3, "threads and contexts")
+        check(info["threads"] and info["contexts"][0]["api"] == "OpenGL ES" and info["contexts"][0]["version"] == "3", "threads and contexts")
 
         # Frames: calls and call numbers as dump groups them; times as stats.
         status, listing = v.json("/api/frames?from=0&count=1000")

@@ -37,6 +37,8 @@ void write_context_record(ThreadState* thread, uint32_t index, EGLDisplay displa
     schema::context::set_config(body, static_cast<uint64_t>(value));
   if (NEXT(eglQueryContext)(display, context, EGL_CONTEXT_CLIENT_VERSION, &value))
     schema::context::set_client_version(body, static_cast<uint64_t>(value));
+  if (NEXT(eglQueryContext)(display, context, EGL_CONTEXT_CLIENT_TYPE, &value))
+    schema::context::set_client_type(body, static_cast<uint64_t>(value));
   // The config's attributes, so a replay can choose an equivalent one.
   EGLConfig config = nullptr;
   EGLint config_id = 0, count = 0;
