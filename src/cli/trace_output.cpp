@@ -1,5 +1,7 @@
 #include "cli/trace_output.h"
 
+#define EGL_EGL_PROTOTYPES 0
+#include <EGL/egl.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -20,8 +22,6 @@
 
 namespace gltrace::cli {
 namespace {
-
-constexpr uint64_t kEglOpenGlApi = 0x30A2;  // EGL_OPENGL_API
 
 bool has_pattern(const std::string& text) {
   return text.find("%p") != std::string::npos || text.find("%n") != std::string::npos;
@@ -97,7 +97,7 @@ class SummaryReader : public format::Consumer {
     ++summary.calls;
     if (consumers::ends_frame(call)) ++summary.frames;
     if (call.function == api::kFn_eglBindAPI && !call.args.empty() &&
-        call.args[0].uint == kEglOpenGlApi)
+        call.args[0].uint == EGL_OPENGL_API)
       summary.desktop_gl_through_egl = true;
   }
   bool wants_values(uint32_t function) const override { return function == api::kFn_eglBindAPI; }

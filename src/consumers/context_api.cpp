@@ -1,12 +1,13 @@
 #include "consumers/context_api.h"
 
+#define EGL_EGL_PROTOTYPES 0
+#include <EGL/egl.h>
+
 #include <cctype>
 #include <string_view>
 
 namespace gltrace::consumers {
 namespace {
-
-constexpr int32_t kEglOpenGlApi = 0x30A2;  // EGL_OPENGL_API
 
 // "4.5" from "4.5 (Compatibility Profile) Mesa 22.3.6", with its profile.
 std::string desktop_version(std::string_view gl_version) {
@@ -27,7 +28,7 @@ std::string desktop_version(std::string_view gl_version) {
 
 ContextApi context_api(const format::Context& context) {
   ContextApi api;
-  api.desktop_gl = context.client_type != 0 ? context.client_type == kEglOpenGlApi
+  api.desktop_gl = context.client_type != 0 ? context.client_type == EGL_OPENGL_API
                                             : !context.gl_version.empty() &&
                                                   !context.gl_version.starts_with("OpenGL ES");
   if (api.desktop_gl) {
