@@ -1,5 +1,8 @@
 #include "glstate/snapshot.h"
 
+// After the GLES 3 headers (glstate/snapshot.h): the extensions' enums.
+#include <GLES2/gl2ext.h>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstring>
@@ -624,42 +627,85 @@ class SnapshotWriter : public GlReader {
 
   // --- buffers -----------------------------------------------------------------
   void buffers() {
+    const bool storage = es3() && has_extension("GL_EXT_buffer_storage");
     for (auto [name, buffer] : objects(ObjectClass::kBuffer, GL(glIsBuffer))) {
-      out_.section("buffer " + std::to_string(name));
+      std::string what = "buffer " + std::to_string(name);
+      out_.section(what);
       gen(FN(glGenBuffers), name);
       if (GL(glIsBuffer)(static_cast<GLuint>(buffer)) != GL_TRUE) continue;
       GLenum target = es3() ? GL_COPY_WRITE_BUFFER : GL_ARRAY_BUFFER;
       call_.u(target).u(name).emit(FN(glBindBuffer));
       if (!es3()) {
-        inexact("buffer " + std::to_string(name), "ES 2 cannot read a buffer back");
+        inexact(what, "ES 2 cannot read a buffer back");
         continue;
       }
       GL(glBindBuffer)(GL_COPY_READ_BUFFER, static_cast<GLuint>(buffer));
       GLint64 size = 0;
-      GLint usage = GL_STATIC_DRAW, mapped = GL_FALSE;
+      GLint usage = GL_STATIC_DRAW, mapped = GL_FALSE, immutable = GL_FALSE, flags = 0;
       GL(glGetBufferParameteri64v)(GL_COPY_READ_BUFFER, GL_BUFFER_SIZE, &size);
       GL(glGetBufferParameteriv)(GL_COPY_READ_BUFFER, GL_BUFFER_USAGE, &usage);
       GL(glGetBufferParameteriv)(GL_COPY_READ_BUFFER, GL_BUFFER_MAPPED, &mapped);
+      if (storage) {
+        GL(glGetBufferParameteriv)
+        (GL_COPY_READ_BUFFER, GL_BUFFER_IMMUTABLE_STORAGE_EXT, &immutable);
+        if (immutable == GL_TRUE)
+          GL(glGetBufferParameteriv)(GL_COPY_READ_BUFFER, GL_BUFFER_STORAGE_FLAGS_EXT, &flags);
+      }
       std::string data;
-      if (size > 0 && mapped == GL_TRUE) {
-        inexact("buffer " + std::to_string(name), "mapped when the snapshot was taken");
-      } else if (size > 0) {
-        const void* p = GL(glMapBufferRange)(GL_COPY_READ_BUFFER, 0, static_cast<GLsizeiptr>(size),
-                                             GL_MAP_READ_BIT);
-        if (p != nullptr) {
-          data.assign(static_cast<const char*>(p), static_cast<size_t>(size));
-          GL(glUnmapBuffer)(GL_COPY_READ_BUFFER);
-        } else {
-          inexact("buffer " + std::to_string(name), "glMapBufferRange failed");
+      if (size > 0 && mapped == GL_TRUE)
+        inexact(what, "mapped when the snapshot was taken");
+      else if (size > 0 && !read_buffer(size, &data))
+        inexact(what, "its contents could not be read (glMapBufferRange failed)");
+      if (immutable == GL_TRUE && refresh_) {
+        // Its storage is there, and only a buffer of dynamic storage takes
+        // new contents from a call.
+        if (data.empty()) continue;
+        if ((flags & GL_DYNAMIC_STORAGE_BIT_EXT) == 0) {
+          inexact(what, "immutable storage without GL_DYNAMIC_STORAGE_BIT: contents not written");
+          continue;
         }
+        call_.u(target).s(0).s(size).bytes(std::move(data)).emit(FN(glBufferSubData));
+        continue;
       }
       call_.u(target).s(size);
       if (data.empty())
         call_.pointer(0);
       else
         call_.bytes(std::move(data));
-      call_.u(static_cast<uint64_t>(usage)).emit(FN(glBufferData));
+      // Immutable storage (EXT_buffer_storage) with its flags: a persistent
+      // mapping of it needs them.
+      if (immutable == GL_TRUE)
+        call_.u(static_cast<uint64_t>(flags)).emit(FN(glBufferStorageEXT));
+      else
+        call_.u(static_cast<uint64_t>(usage)).emit(FN(glBufferData));
     }
+  }
+
+  // The contents of the buffer bound to GL_COPY_READ_BUFFER. A buffer of
+  // immutable storage made without GL_MAP_READ_BIT cannot be mapped for
+  // reading: it is copied into a buffer of ours that can.
+  bool read_buffer(GLint64 size, std::string* data) {
+    auto length = static_cast<GLsizeiptr>(size);
+    if (const void* p = GL(glMapBufferRange)(GL_COPY_READ_BUFFER, 0, length, GL_MAP_READ_BIT)) {
+      data->assign(static_cast<const char*>(p), static_cast<size_t>(size));
+      GL(glUnmapBuffer)(GL_COPY_READ_BUFFER);
+      return true;
+    }
+    clear_errors();  // the failed map's
+    GLint saved_copy_write = integer(GL_COPY_WRITE_BUFFER_BINDING);
+    GLuint copy = 0;
+    GL(glGenBuffers)(1, &copy);
+    GL(glBindBuffer)(GL_COPY_WRITE_BUFFER, copy);
+    GL(glBufferData)(GL_COPY_WRITE_BUFFER, length, nullptr, GL_STREAM_READ);
+    GL(glCopyBufferSubData)(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, length);
+    const void* p = GL(glMapBufferRange)(GL_COPY_WRITE_BUFFER, 0, length, GL_MAP_READ_BIT);
+    if (p != nullptr) {
+      data->assign(static_cast<const char*>(p), static_cast<size_t>(size));
+      GL(glUnmapBuffer)(GL_COPY_WRITE_BUFFER);
+    }
+    GL(glBindBuffer)(GL_COPY_WRITE_BUFFER, static_cast<GLuint>(saved_copy_write));
+    GL(glDeleteBuffers)(1, &copy);
+    return p != nullptr;
   }
 
   // --- textures ----------------------------------------------------------------

@@ -13,7 +13,8 @@
 // stencil tests read, and a 4x multisampled renderbuffer drawn into once
 // (edges that cover parts of pixels) that every later frame resolves, and
 // integer textures (RGBA16UI, R32I) whose every bit shows, and an sRGB
-// texture. A
+// texture, and a vertex buffer of immutable storage written through
+// persistent mappings (EXT_buffer_storage, never mappable for reading). A
 // trace cut after frame 0 (gltrace trim) has none of their uploads: each
 // frame it replays shows whether the snapshot made them as they were.
 //
@@ -344,6 +345,46 @@ bool has_extension(const char* name) {
   return false;
 }
 
+// A quad's corners in a buffer of immutable storage (EXT_buffer_storage)
+// that can be mapped persistently for writing and never for reading, written
+// through such a mapping, flushed by hand: a snapshot must make it with its
+// storage flags (a persistent map of a buffer glBufferData made fails) and
+// read it through a copy. 0 where the context lacks the extension.
+GLuint persistent_corners() {
+  auto storage =
+      reinterpret_cast<PFNGLBUFFERSTORAGEEXTPROC>(eglGetProcAddress("glBufferStorageEXT"));
+  if (!has_extension("GL_EXT_buffer_storage") || storage == nullptr) return 0;
+  GLuint buffer = 0;
+  glGenBuffers(1, &buffer);
+  glBindBuffer(GL_ARRAY_BUFFER, buffer);
+  storage(GL_ARRAY_BUFFER, 4 * 2 * sizeof(float), nullptr,
+          GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT_EXT);
+  const float corners[] = {-1, -1, 1, -1, -1, 1, 1, 1};
+  void* p =
+      glMapBufferRange(GL_ARRAY_BUFFER, 0, sizeof corners,
+                       GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT_EXT | GL_MAP_FLUSH_EXPLICIT_BIT);
+  if (p != nullptr) {
+    memcpy(p, corners, sizeof corners);
+    glFlushMappedBufferRange(GL_ARRAY_BUFFER, 0, sizeof corners);
+    glUnmapBuffer(GL_ARRAY_BUFFER);
+  }
+  return buffer;
+}
+
+// Frame `frame`'s first corner, through a persistent mapping of that corner
+// alone (the other three stay as frame 0 wrote them).
+void move_persistent_corner(GLuint buffer, int frame) {
+  glBindBuffer(GL_ARRAY_BUFFER, buffer);
+  const float corner[] = {-1.0f + 0.25f * static_cast<float>(frame % 4), -1.0f};
+  void* p =
+      glMapBufferRange(GL_ARRAY_BUFFER, 0, sizeof corner,
+                       GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT_EXT | GL_MAP_FLUSH_EXPLICIT_BIT);
+  if (p == nullptr) return;
+  memcpy(p, corner, sizeof corner);
+  glFlushMappedBufferRange(GL_ARRAY_BUFFER, 0, sizeof corner);
+  glUnmapBuffer(GL_ARRAY_BUFFER);
+}
+
 // The quad's corners, written by transform feedback into one buffer and
 // copied by the GPU into the one returned: the app never uploads them.
 GLuint gpu_written_corners() {
@@ -435,6 +476,7 @@ int main(int argc, char** argv) {
   GLuint atlases[] = {atlas_texture(GL_COMPRESSED_RGB8_ETC2, 3),
                       atlas_texture(GL_COMPRESSED_RGBA8_ETC2_EAC, 9)};
   GLuint corners = gpu_written_corners();
+  GLuint persistent = persistent_corners();
   GLuint streamed = 0, stream_program = 0;
   glGenBuffers(1, &streamed);
   GLuint feedback = stream_feedback(streamed, &stream_program);
@@ -730,6 +772,18 @@ int main(int argc, char** argv) {
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     glBindProgramPipeline(0);
     glUseProgram(program);
+    // The persistently mapped buffer's quad, its first corner this frame's
+    // (the row's last free cell).
+    if (persistent != 0) {
+      move_persistent_corner(persistent, frame);
+      glUniform1i(mode, 0);
+      glBindTexture(GL_TEXTURE_2D, textures[1]);
+      glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+      glViewport((7 + frame) % 8 * 12, 48, 12, 16);
+      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+      glBindBuffer(GL_ARRAY_BUFFER, corners);
+      glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+    }
     // The top row, a third each: the color renderbuffer, the depth and
     // stencil tested one, the multisampled one resolved.
     glBindFramebuffer(GL_READ_FRAMEBUFFER, offscreen);
