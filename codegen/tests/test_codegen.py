@@ -324,11 +324,14 @@ class ApiTableTest(unittest.TestCase):
         named = {f.name for f in self.fn.values() if f.hooks.get("idle")}
         self.assertIn("glDrawElementsBaseVertex", named)
         self.assertNotIn("glFinish", named)
-        # Switch points (swaps, context switches, glFinish): the driver, then
-        # the idle_done hook, the result returned.
+        # Switch points (swaps, context switches, an off-screen program's
+        # glFinish and read-backs): the driver, then the idle_done hook, the
+        # result returned.
         done = {f.name for f in self.fn.values() if f.hooks.get("idle_done")}
         self.assertEqual(done, {"eglSwapBuffers", "eglSwapBuffersWithDamageKHR",
-                                "eglSwapBuffersWithDamageEXT", "eglMakeCurrent", "glFinish"})
+                                "eglSwapBuffersWithDamageEXT", "eglMakeCurrent", "glFinish",
+                                "glReadPixels", "glReadnPixels", "glReadnPixelsEXT",
+                                "glReadnPixelsKHR"})
         start = text.index("EGLBoolean idle_eglSwapBuffers(")
         body = text[start:text.index("\n}\n", start)]
         self.assertRegex(body, r"EGLBoolean result = reinterpret_cast<[^\n]*\);\n"

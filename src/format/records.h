@@ -193,7 +193,7 @@ struct Call {
   bool synthetic = false;
   bool snapshot = false;              // recreates state the app had when the capture began
   std::string_view snapshot_inexact;  // a snapshot call: what it recreates is not exact, why
-  bool ends_frame = false;            // a glFinish that ended an off-screen program's frame
+  bool ends_frame = false;  // a glFinish or glReadPixels that ended an off-screen program's frame
   const ImageSource* image_source = nullptr;  // null when the call has none
   // eglCreate*Surface, eglCreateContext: the config's attributes (name,
   // value...); null when the call has none.

@@ -186,7 +186,8 @@ bool GlExecutor::execute(replay::Increment& increment, std::string* error) {
   // (Only --compare reads them: the test here spares every draw a call.)
   if (options_.compare && api::has_role(call->function, api::kRoleCapturesDraw))
     read_image(session_.frame(), Session::ReadArea::kViewport, ImageOrigin::kDraw, call->seq);
-  // A glFinish the trace layer marked as the end of an off-screen frame.
+  // A glFinish or glReadPixels the trace layer marked as the end of an
+  // off-screen frame.
   if (increment.ends_frame && api::has_role(call->function, api::kRoleEndsFrame)) {
     read_image(session_.frame(), Session::ReadArea::kFinish, ImageOrigin::kFinish, call->seq);
     if (options_.loop_stats) [[unlikely]]

@@ -783,7 +783,7 @@ int run_replay(ReplayArguments& args, const cli::CommandLine& line) {
            c.frames_identical(), within, tolerated.c_str(), c.frames_differing(),
            c.frames_without_image(), c.frames_not_replayed());
     printf("compare: %" PRIu64 " images identical%s (%" PRIu64 " at swaps, %" PRIu64
-           " at glFinish, %" PRIu64 " after draws)%s, %" PRIu64 " differ, %" PRIu64
+           " at off-screen frame ends, %" PRIu64 " after draws)%s, %" PRIu64 " differ, %" PRIu64
            " without a trace image, %" PRIu64 " not replayed\n",
            c.identical(), within, c.identical(ImageOrigin::kSwap),
            c.identical(ImageOrigin::kFinish), c.identical(ImageOrigin::kDraw),

@@ -326,6 +326,7 @@ void note_unrecorded_draw() { t_drew = true; }
 void live_swap_point() { live_switch_point(true); }
 void live_context_switch_point() { live_switch_point(false); }
 void live_unrecorded_finish() { live_finish_point(false, false); }
+bool live_process_swapped() { return g_swapped.load(std::memory_order_relaxed); }
 
 void live_switch_point(bool swap) {
   if (g_host == nullptr) return;

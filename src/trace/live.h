@@ -26,6 +26,10 @@ void* live_active_function(uint32_t id);
 // trace layer is an ordinary layer.
 void live_switch_point(bool swap);
 
+// Whether the process swapped once, as live tracing saw it (false when the
+// trace layer is an ordinary layer: its session began with the process).
+bool live_process_swapped();
+
 // After glFinish returned on this thread, in either table: at a frame end
 // (the off-screen rule of hooks/frames.cpp), joins or leaves the capture.
 // `recorded`: the call was recorded and `ends_frame` is the rule's answer;

@@ -7,10 +7,13 @@
 // FBO and with framebuffer 0 bound, so both ways a frame is read back are
 // exercised.
 //   gltrace-offscreen-app [--frames N] [--surfaceless] [--swap-from F]
-//                         [--rebuild] [--fps N] [--size WxH]
+//                         [--rebuild] [--read-back] [--fps N] [--size WxH]
 // --surfaceless: no surface at all (EGL_KHR_surfaceless_context): every
 // frame ends with an FBO bound. --swap-from F: from frame F on, the app also
 // swaps its pbuffer after the glFinish (as a program that starts presenting).
+// --read-back: each frame ends, instead of with glFinish, by reading what it
+// drew into the FBO back into a pixel-pack buffer, fenced and mapped once
+// the GPU is done (as media pipelines download their frames).
 // --frames 0: until SIGTERM or SIGINT. --rebuild: each frame makes every
 // object it uses and deletes them before its glFinish, drawing its second
 // pass into the pbuffer (the FBO is gone by the frame's end), so a capture
@@ -173,6 +176,7 @@ int main(int argc, char** argv) {
   bool surfaceless = false;
   int swap_from = -1;
   bool rebuild = false;
+  bool read_back = false;
   int fps = 0;  // 0: as fast as it can
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
@@ -183,6 +187,8 @@ int main(int argc, char** argv) {
       swap_from = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--rebuild") == 0) {
       rebuild = true;
+    } else if (strcmp(argv[i], "--read-back") == 0) {
+      read_back = true;
     } else if (strcmp(argv[i], "--fps") == 0 && i + 1 < argc) {
       fps = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc &&
@@ -191,8 +197,8 @@ int main(int argc, char** argv) {
       ++i;
     } else {
       fprintf(stderr,
-              "usage: %s [--frames N] [--surfaceless] [--swap-from F] [--rebuild] [--fps N] "
-              "[--size WxH]\n",
+              "usage: %s [--frames N] [--surfaceless] [--swap-from F] [--rebuild] [--read-back] "
+              "[--fps N] [--size WxH]\n",
               argv[0]);
       return 2;
     }
@@ -222,6 +228,15 @@ int main(int argc, char** argv) {
 
   Scene scene;
   if (!rebuild && !make_scene(&scene)) return 1;
+  GLuint pack = 0;  // --read-back: where each frame is read into
+  const GLsizeiptr frame_bytes = static_cast<GLsizeiptr>(g_width) * g_height * 4;
+  if (read_back) {
+    glGenBuffers(1, &pack);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, pack);
+    glBufferData(GL_PIXEL_PACK_BUFFER, frame_bytes, nullptr, GL_STREAM_READ);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  }
+  unsigned long checksum = 0;  // of the frames read back
   unsigned char pattern_pixels[kPatternSize * kPatternSize * 4];
   if (frames == 0) {  // until told to stop
     std::signal(SIGTERM, stop);
@@ -249,9 +264,9 @@ int main(int argc, char** argv) {
                     pattern_pixels);
     glActiveTexture(GL_TEXTURE0);
     // Pass 2: both textures on a quad, into the renderbuffer FBO or the
-    // pbuffer (odd frames, and every frame that rebuilds; surfaceless:
-    // always the FBO).
-    bool to_surface = !surfaceless && (rebuild || frame % 2 == 1);
+    // pbuffer (odd frames, and every frame that rebuilds; surfaceless or
+    // reading back: always the FBO).
+    bool to_surface = !surfaceless && !read_back && (rebuild || frame % 2 == 1);
     glBindFramebuffer(GL_FRAMEBUFFER, to_surface ? 0 : scene.fbos[1]);
     glViewport(0, 0, g_width, g_height);
     glClearColor(0.3f, 0.2f, 0.1f, 1.0f);
@@ -261,7 +276,21 @@ int main(int argc, char** argv) {
     glBindVertexArray(scene.vaos[1]);
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     if (rebuild) delete_scene(scene);
-    glFinish();  // the frame's end: no swap
+    if (read_back) {  // the frame's end: read back, no glFinish and no swap
+      glBindBuffer(GL_PIXEL_PACK_BUFFER, pack);
+      glReadPixels(0, 0, g_width, g_height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+      GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+      glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, GL_TIMEOUT_IGNORED);
+      glDeleteSync(fence);
+      const auto* pixels = static_cast<const unsigned char*>(
+          glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, frame_bytes, GL_MAP_READ_BIT));
+      if (!check(pixels != nullptr, "glMapBufferRange")) return 1;
+      for (GLsizeiptr i = 0; i < frame_bytes; ++i) checksum = checksum * 31 + pixels[i];
+      glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+      glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    } else {
+      glFinish();  // the frame's end: no swap
+    }
     if (swap_from >= 0 && frame >= swap_from &&
         !check(eglSwapBuffers(dpy, surface), "eglSwapBuffers"))
       return 1;
@@ -275,6 +304,7 @@ int main(int argc, char** argv) {
   if (!check(glGetError() == GL_NO_ERROR, "rendering")) return 1;
   printf("%s: %d frames, center pixel %u %u %u %u\n", kApp, frame, pixel[0], pixel[1], pixel[2],
          pixel[3]);
+  if (read_back) printf("%s: frames read back, checksum %lx\n", kApp, checksum);
   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   eglDestroyContext(dpy, context);
   if (surface != EGL_NO_SURFACE) eglDestroySurface(dpy, surface);

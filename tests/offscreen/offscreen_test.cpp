@@ -1,4 +1,5 @@
-// Off-screen programs: no eglSwapBuffers, frames end at glFinish. The
+// Off-screen programs: no eglSwapBuffers, frames end at glFinish or at the
+// read-back of what they drew (glReadPixels). The
 // trace must count their frames and capture what each rendered; the replay
 // must compare every image the trace holds (at each frame's end, after
 // each draw) and, where one differs, say which call and what differs.
@@ -31,7 +32,8 @@ Summary summary(const std::string& out) {
   static const std::regex kFrames(
       R"(compare: (\d+) frames identical, (\d+) differ, (\d+) without a trace image)");
   static const std::regex kImages(
-      R"(compare: (\d+) images identical \((\d+) at swaps, (\d+) at glFinish, (\d+) after )"
+      R"(compare: (\d+) images identical \((\d+) at swaps, (\d+) at off-screen frame ends, )"
+      R"((\d+) after )"
       R"(draws\), (\d+) differ, (\d+) without a trace image)");
   if (!std::regex_search(out, f, kFrames) || !std::regex_search(out, i, kImages)) return s;
   s.found = true;
@@ -76,13 +78,17 @@ struct Case {
 
 // Each glFinish ends a frame: a Frame record and, with --framebuffer swap,
 // an image of what it rendered (the renderbuffer FBO, or the pbuffer on
-// odd frames; surfaceless, the FBO only). After draws too with draw.
+// odd frames; surfaceless, the FBO only). After draws too with draw. A
+// program that reads each frame back into a pack buffer, with a fence and
+// no glFinish (--read-back), has its frames end at the glReadPixels.
 TEST(Offscreen, EveryFrameAndImageReplaysIdenticallyHeadlessAndOnX11) {
   XvfbServer xvfb;
   ASSERT_FALSE(xvfb.display().empty());
   for (const Case& c : {Case{"swap", {}}, Case{"swap,draw", {}}, Case{"swap", {"--surfaceless"}},
-                        Case{"swap,draw", {"--surfaceless"}}}) {
-    std::string label = std::string(c.framebuffer) + (c.app_args.empty() ? "" : " surfaceless");
+                        Case{"swap,draw", {"--surfaceless"}}, Case{"swap", {"--read-back"}},
+                        Case{"swap,draw", {"--surfaceless", "--read-back"}}}) {
+    std::string label = c.framebuffer;
+    for (const std::string& arg : c.app_args) label += " " + arg;
     std::string trace = trace_app(c.framebuffer, c.app_args);
     EXPECT_EQ(info_frames(trace), uint64_t{kFrames}) << label;
     bool draws = std::string(c.framebuffer) == "swap,draw";

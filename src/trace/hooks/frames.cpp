@@ -1,6 +1,6 @@
 // Frame hooks: swaps end frames (the back buffer read before, the frame's
-// size recorded), glFinish ends the frames of programs that never swap,
-// and the first draw, clear or blit of a frame notices a resized window.
+// size recorded), glFinish and glReadPixels end the frames of programs that never
+// swap, and the first draw, clear or blit of a frame notices a resized window.
 // With capture after draws, what each draw rendered is read back.
 #define GL_GLES_PROTOTYPES 0
 #include "trace/hooks/frames.h"
@@ -27,7 +27,7 @@ namespace {
 namespace schema = gltrace::schema;
 
 // The session (generation) in which the program swapped first: from then
-// on only swaps end frames (see end_finished_frame). 0: none yet.
+// on only swaps end frames (see record_offscreen_frame_end). 0: none yet.
 std::atomic<uint32_t> g_swapped_generation{0};
 
 void complete_reads_at_exit_once();
@@ -344,23 +344,46 @@ void end_swapped_frame(CallRecorder* recorded, SwapFrame& state, EGLDisplay /*dp
 // --- frames of off-screen programs -------------------------------------------------
 
 // A program that never presents (rendering into FBOs or pbuffers, glmark2
-// --off-screen) has no swaps to count frames by. Until the program swaps
-// for the first time in the session, a glFinish ends a frame when its
-// context drew (a glDraw* call) since its last frame end: uploads and
-// helper contexts that only wait do not make frames. The call carries
+// --off-screen, a media pipeline downloading each frame) has no swaps to
+// count frames by. Until the program swaps for the first time (in this
+// session, or, live, in the process), a glFinish (waiting for the frame) or
+// a glReadPixels of a framebuffer object (reading the frame back, as
+// pipelines do with a fence and no glFinish) ends a frame when its context
+// drew (a glDraw* call) since its last frame end: uploads, helper contexts
+// that only wait and a second read of the same frame do not make frames,
+// nor does a read of the window or pbuffer (a program that will swap reads
+// its first frame so: a screenshot, a checksum). The call carries
 // ends_frame, so a replay needs no rule of its own.
-void record_finish_frame_end(CallRecorder& rec, FinishFrame& state) {
+void record_offscreen_frame_end(CallRecorder& rec, OffscreenFrameEnd& state) {
   ThreadState* thread = rec.thread();
   if (thread->context != 0 &&
-      g_swapped_generation.load(std::memory_order_relaxed) != thread->generation) {
+      g_swapped_generation.load(std::memory_order_relaxed) != thread->generation &&
+      !live_process_swapped()) {
     TracedContext* context = context_state(thread);
     state.ends_frame = context->drew;
     context->drew = false;
   }
   if (state.ends_frame) schema::call::set_ends_frame(rec.call_encoder(), true);
 }
+void record_offscreen_frame_end(CallRecorder& rec, OffscreenFrameEnd& state, GLint /*x*/,
+                                GLint /*y*/, GLsizei /*width*/, GLsizei /*height*/,
+                                GLenum /*format*/, GLenum /*type*/, void* /*pixels*/) {
+  if (driver_integer(GL_FRAMEBUFFER_BINDING) != 0) record_offscreen_frame_end(rec, state);
+}
+void record_offscreen_frame_end(CallRecorder& rec, OffscreenFrameEnd& state, GLint x, GLint y,
+                                GLsizei width, GLsizei height, GLenum format, GLenum type,
+                                GLsizei /*buf_size*/, void* data) {
+  record_offscreen_frame_end(rec, state, x, y, width, height, format, type, data);
+}
 
-void end_finished_frame(CallRecorder* recorded, FinishFrame& state) {
+// Not recording (live tracing's idle table): a read of a framebuffer
+// object is a frame end by the same rule, so a thread may join there.
+void live_unrecorded_read_back() {
+  if (!live_process_swapped() && driver_integer(GL_FRAMEBUFFER_BINDING) != 0)
+    live_unrecorded_finish();
+}
+
+void end_offscreen_frame(CallRecorder* recorded, OffscreenFrameEnd& state) {
   if (recorded != nullptr && state.ends_frame) {
     ThreadState* thread = recorded->thread();
     if (mode() == Mode::kFull) {
@@ -370,6 +393,22 @@ void end_finished_frame(CallRecorder* recorded, FinishFrame& state) {
     end_frame(thread, recorded->seq());
   }
   live_finish_point(recorded != nullptr, state.ends_frame);
+}
+// A read-back not recorded (error mode) is judged as live tracing's idle
+// table judges it; a recorded one that ended no frame leaves live tracing's
+// draw flag alone.
+void end_offscreen_frame(CallRecorder* recorded, OffscreenFrameEnd& state, GLint /*x*/, GLint /*y*/,
+                         GLsizei /*width*/, GLsizei /*height*/, GLenum /*format*/, GLenum /*type*/,
+                         void* /*pixels*/) {
+  if (recorded == nullptr)
+    live_unrecorded_read_back();
+  else if (state.ends_frame)
+    end_offscreen_frame(recorded, state);
+}
+void end_offscreen_frame(CallRecorder* recorded, OffscreenFrameEnd& state, GLint x, GLint y,
+                         GLsizei width, GLsizei height, GLenum format, GLenum type,
+                         GLsizei /*buf_size*/, void* data) {
+  end_offscreen_frame(recorded, state, x, y, width, height, format, type, data);
 }
 
 // --- the first call on a resized window --------------------------------------------

@@ -29,8 +29,9 @@ struct SwapFrame {
   HeldSwapImage held;
 };
 
-// glFinish: whether it ended a frame (a program that never swaps).
-struct FinishFrame {
+// glFinish, glReadPixels: whether it ended a frame (a program that never
+// swaps).
+struct OffscreenFrameEnd {
   bool ends_frame = false;
 };
 
