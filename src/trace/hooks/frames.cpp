@@ -1,7 +1,7 @@
 // Frame hooks: swaps end frames (the back buffer read before, the frame's
-// size recorded), glFinish and glReadPixels end the frames of programs that never
-// swap, and the first draw, clear or blit of a frame notices a resized window.
-// With capture after draws, what each draw rendered is read back.
+// size recorded), glFinish and glReadPixels end the frames of programs that
+// never swap, and the first draw, clear or blit of a frame notices a resized
+// window. With capture after draws, what each draw rendered is read back.
 #define GL_GLES_PROTOTYPES 0
 #include "trace/hooks/frames.h"
 
