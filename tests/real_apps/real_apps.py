@@ -100,6 +100,8 @@ APPS = [
         ["/usr/bin/weston-simple-egl"], run_for=2.0, ci=True),
     App("weston-simple-egl-16bpp", "weston", "Wayland client, RGB565 config", "wayland",
         ["/usr/bin/weston-simple-egl", "-s", "-o", "-b"], run_for=1.5),
+    App("weston-subsurfaces", "weston", "Wayland client: an EGL subsurface over an shm one",
+        "wayland", ["/usr/bin/weston-subsurfaces"], run_for=1.5),
     App("weston-compositor", "weston", "compositor: gl-renderer, surfaceless, pbuffer",
         "compositor", ["/usr/bin/weston", "--backend=headless-backend.so", "--use-gl",
                        "--width=320", "--height=240"], stop_signal=signal.SIGTERM, ci=True),
@@ -112,6 +114,15 @@ APPS = [
     App("sdl2-testsprite2", "libsdl2-tests", "SDL2 renderer on GLES2 (batched 2D)", "x11",
         [f"{SDL_TESTS}/testsprite2", "--renderer", "opengles2", "--geometry", "320x240", "20"],
         env=SDL_EGL, run_for=1.5, cwd=SDL_TESTS, ci=True),
+    App("sdl2-testrendertarget", "libsdl2-tests", "SDL2 renderer on GLES2: render targets "
+        "(FBOs)", "x11", [f"{SDL_TESTS}/testrendertarget", "--renderer", "opengles2",
+                          "--geometry", "320x240"], env=SDL_EGL, run_for=1.5, cwd=SDL_TESTS),
+    App("sdl2-teststreaming", "libsdl2-tests", "SDL2 renderer on GLES2: a streaming texture "
+        "rewritten every frame", "x11", [f"{SDL_TESTS}/teststreaming"],
+        env={**SDL_EGL, "SDL_RENDER_DRIVER": "opengles2"}, run_for=1.5, cwd=SDL_TESTS),
+    App("sdl2-testyuv-nv12", "libsdl2-tests", "SDL2 renderer on GLES2: NV12 textures, YUV "
+        "shaders", "x11", [f"{SDL_TESTS}/testyuv", "--nv12"],
+        env={**SDL_EGL, "SDL_RENDER_DRIVER": "opengles2"}, run_for=1.5, cwd=SDL_TESTS),
     App("gst-glimagesink", "gstreamer1.0-gl", "media pipeline: GL thread, X11 window", "x11",
         ["/usr/bin/gst-launch-1.0", "gltestsrc", "num-buffers=40", "!",
          "video/x-raw(memory:GLMemory),width=320,height=240", "!", "glimagesink"], env=GST_X11,
