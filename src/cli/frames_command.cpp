@@ -159,7 +159,8 @@ void register_frames(Commands& commands) {
   CLI::App& app = line.app();
   app.description(
       "Writes every framebuffer TRACE captured (gltrace trace --framebuffer ...):\n"
-      "DIR/frame-NNNNNN.png at frame ends (swaps, an off-screen program's glFinish),\n"
+      "DIR/frame-NNNNNN.png at frame ends (swaps; an off-screen program's glFinish or\n"
+      "read-back),\n"
       "DIR/frame-NNNNNN-call-SEQ.png after draws.\n"
       "Reads the trace twice, keeping in memory only the images still to be written;\n"
       "a progress line goes to stderr when it is a terminal.");

@@ -155,7 +155,7 @@ class LiveController final : public control::Controller {
     if (!begin_session(std::move(options), error)) return false;
     GLTRACE_LOG_INFO(
         "live tracing started (%s mode): threads join at their next frame end "
-        "(a swap, or an off-screen program's glFinish) or make-current",
+        "(a swap, or an off-screen program's glFinish or read-back) or make-current",
         mode.c_str());
     return true;
   }
@@ -300,7 +300,8 @@ void* live_active_function(uint32_t id) {
 
 namespace {
 
-// The app ended a frame (a swap, or an off-screen program's glFinish).
+// The app ended a frame (a swap, or an off-screen program's glFinish or
+// read-back).
 void app_frame_ended() {
   count_app_frame();
   if (g_config.start_frame != 0 && app_frames() >= g_config.start_frame) [[unlikely]]

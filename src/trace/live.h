@@ -1,7 +1,7 @@
 // Live tracing: the trace layer loaded as a live layer (include/gltrace/
 // live_layer.h). Threads switch between the idle and the trace table at
 // their switch points, their frame ends (eglSwapBuffers, as the seed's
-// libGLES_trace did, or an off-screen program's glFinish) and
+// libGLES_trace did, or an off-screen program's glFinish or read-back) and
 // eglMakeCurrent; a control server (src/control) starts and stops captures
 // for a host tool.
 #pragma once
