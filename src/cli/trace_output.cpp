@@ -228,8 +228,9 @@ bool report_trace(const char* command, const std::string& path, TraceSummary* ou
             path.c_str());
   else if (summary.frames == 0)
     fprintf(stderr,
-            "gltrace %s: warning: %s: no frames (no eglSwapBuffers, nor a glFinish or "
-            "glReadPixels after draws in a program that never swaps, while tracing): "
+            "gltrace %s: warning: %s: no frames (no eglSwapBuffers, nor a glFinish or a "
+            "framebuffer object's glReadPixels after draws in a program that never swaps, "
+            "while tracing): "
             "the calls are all in one unfinished frame\n",
             command, path.c_str());
   if (summary.desktop_gl_through_egl)
