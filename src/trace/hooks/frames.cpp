@@ -354,21 +354,36 @@ void end_swapped_frame(CallRecorder* recorded, SwapFrame& state, EGLDisplay /*dp
 // nor does a read of the window or pbuffer (a program that will swap reads
 // its first frame so: a screenshot, a checksum). The call carries
 // ends_frame, so a replay needs no rule of its own.
-void record_offscreen_frame_end(CallRecorder& rec, OffscreenFrameEnd& state) {
-  ThreadState* thread = rec.thread();
-  if (thread->context != 0 &&
-      g_swapped_generation.load(std::memory_order_relaxed) != thread->generation &&
-      !live_process_swapped()) {
-    TracedContext* context = context_state(thread);
-    state.ends_frame = context->drew;
-    context->drew = false;
-  }
+namespace {
+
+// Whether the thread's calls may end off-screen frames: it has a context and
+// the program has not swapped yet.
+bool before_first_swap(const ThreadState* thread) {
+  return thread->context != 0 &&
+         g_swapped_generation.load(std::memory_order_relaxed) != thread->generation &&
+         !live_process_swapped();
+}
+
+// The call ends a frame when its context drew since the last one.
+void end_frame_if_drawn(CallRecorder& rec, OffscreenFrameEnd& state) {
+  TracedContext* context = context_state(rec.thread());
+  state.ends_frame = context->drew;
+  context->drew = false;
   if (state.ends_frame) schema::call::set_ends_frame(rec.call_encoder(), true);
 }
+
+}  // namespace
+
+void record_offscreen_frame_end(CallRecorder& rec, OffscreenFrameEnd& state) {
+  if (before_first_swap(rec.thread())) end_frame_if_drawn(rec, state);
+}
+// The binding is asked only before the first swap: a program that swaps
+// and reads back every frame pays nothing more per read.
 void record_offscreen_frame_end(CallRecorder& rec, OffscreenFrameEnd& state, GLint /*x*/,
                                 GLint /*y*/, GLsizei /*width*/, GLsizei /*height*/,
                                 GLenum /*format*/, GLenum /*type*/, void* /*pixels*/) {
-  if (driver_integer(GL_FRAMEBUFFER_BINDING) != 0) record_offscreen_frame_end(rec, state);
+  if (before_first_swap(rec.thread()) && driver_integer(GL_FRAMEBUFFER_BINDING) != 0)
+    end_frame_if_drawn(rec, state);
 }
 void record_offscreen_frame_end(CallRecorder& rec, OffscreenFrameEnd& state, GLint x, GLint y,
                                 GLsizei width, GLsizei height, GLenum format, GLenum type,
