@@ -22,8 +22,9 @@ packages=(
   # tests: GoogleTest, Xvfb for X11 apps, glmark2 as a real app; piglit and
   # wflinfo (without it piglit skips every test that names a GL version)
   libgtest-dev xvfb xauth glmark2-es2-x11 piglit waffle-utils
-  # tests: libGL.so.1 in a traced app (gltrace warns about GLX/desktop GL)
-  libgl1
+  # tests: libGL.so.1 in a traced app (gltrace warns about GLX); desktop GL's
+  # headers and GLVND's libOpenGL.so (a desktop GL app on EGL)
+  libgl1 libgl-dev libopengl-dev
   # tests/install: the installed completion as an interactive shell loads it
   bash-completion
   # tests/surface: a replay's peak memory (/usr/bin/time -f %M); tests/surface_record:

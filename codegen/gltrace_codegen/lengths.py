@@ -75,6 +75,24 @@ def parse(text, helpers=frozenset()):
     return out
 
 
+# The registry's image sizes, matched whole: pixels of format and type, 1D,
+# 2D or 3D, laid out by the pixel-store state (the trace's unpack_image_size,
+# the replay's Validator::unpack_image).
+IMAGE_RULES = {("COMPSIZE", ("format", "type", "width")),
+               ("COMPSIZE", ("format", "type", "width", "height")),
+               ("COMPSIZE", ("format", "type", "width", "height", "depth"))}
+
+
+def image_extent(rule):
+    """The width, height and depth parameters of an IMAGE_RULES rule ("1"
+    for those it lacks), or None for another rule."""
+    c = call(rule)
+    if c not in IMAGE_RULES:
+        return None
+    names = list(c[1][2:])
+    return tuple(names + ["1"] * (3 - len(names)))
+
+
 def call(text):
     """(NAME, (ARG, ...)) when the rule is one call of plain names
     (COMPSIZE(format,type), COMPSIZE(), at_most(n, room)), else None."""

@@ -54,10 +54,13 @@ class Param:
 @dataclass
 class Function:
     name: str
-    api: str             # "egl" or "gles"
+    api: str             # "egl" or "gles" (any GL: OpenGL ES or desktop OpenGL)
     ret: str             # return C type text ("void" for none)
     params: list = field(default_factory=list)
     origins: list = field(default_factory=list)  # features/extensions requiring it
+    # The GL client APIs whose features or extensions require it: "gles1",
+    # "gles2", "gl" (desktop OpenGL); empty for EGL.
+    apis: frozenset = frozenset()
     ret_group: str = ""  # enum group of the return value
     id: int = 0
     # From spec/api.toml:
@@ -69,6 +72,11 @@ class Function:
     replay_skip: str = ""
     replay_unsupported: str = ""
     roles: set = field(default_factory=set)
+
+    @property
+    def desktop_only(self):
+        """A desktop OpenGL function no OpenGL ES feature or extension has."""
+        return self.apis == {"gl"}
 
     @property
     def returns_void(self):

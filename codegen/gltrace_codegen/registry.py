@@ -7,7 +7,18 @@ from .model import Function, Param
 
 GLES_FEATURES = {("gles1", "1.0"), ("gles2", "2.0"), ("gles2", "3.0"), ("gles2", "3.1"),
                  ("gles2", "3.2")}
-EXTENSION_APIS = {"gles2"}
+# Desktop OpenGL 1.0-4.6, compatibility profile (a superset of core).
+GL_FEATURES = {("gl", v) for v in ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "2.0", "2.1", "3.0",
+                                   "3.1", "3.2", "3.3", "4.0", "4.1", "4.2", "4.3", "4.4", "4.5",
+                                   "4.6")}
+EXTENSION_APIS = {"gles2", "gl"}
+# Desktop GL extensions of the vendors whose extensions Mesa and NVIDIA's
+# drivers expose; the registry's others (SGI, SUN, ATI, APPLE...) are of
+# drivers gone, and each function costs code in every generated table.
+GL_EXTENSION_VENDORS = {"ARB", "EXT", "KHR", "NV", "NVX", "AMD", "MESA", "INTEL", "OVR"}
+# Of those vendors, extensions neither exposes any more (ATI's vertex
+# shaders, NVIDIA's evaluators of 2000).
+GL_EXTENSIONS_LEFT_OUT = {"GL_EXT_vertex_shader", "GL_NV_evaluators"}
 
 
 def _text_without_name(elem):
@@ -20,7 +31,8 @@ def _text_without_name(elem):
 
 
 def read_gl(path):
-    """Returns (typedef lines, [Function]) for GLES 1.0-3.2 + the gles2 extension set."""
+    """Returns (typedef lines, [Function]) for GLES 1.0-3.2, desktop GL 1.0-4.6 and their
+    extensions; each function's apis are those of the features and extensions requiring it."""
     root = ET.parse(path).getroot()
     typedefs = []
     for t in root.find("types"):
@@ -49,24 +61,30 @@ def read_gl(path):
     wanted = {}
     wanted_enums = {}  # name -> rank (core features before extensions)
 
+    apis = {}  # function name -> {"gles1", "gles2", "gl"}
+
     def require(block_parent, origin, api, rank):
         for req in block_parent.findall("require"):
             if req.get("api") not in (None, api):
                 continue
             for cmd in req.findall("command"):
                 wanted.setdefault(cmd.get("name"), []).append(origin)
+                apis.setdefault(cmd.get("name"), set()).add(api)
             for enum in req.findall("enum"):
                 name = enum.get("name")
                 wanted_enums[name] = min(rank, wanted_enums.get(name, rank))
 
     for feat in root.findall("feature"):
-        if (feat.get("api"), feat.get("number")) in GLES_FEATURES:
+        if (feat.get("api"), feat.get("number")) in GLES_FEATURES | GL_FEATURES:
             require(feat, feat.get("name"), feat.get("api"), 0)
     for ext in root.find("extensions"):
         supported = set((ext.get("supported") or "").split("|"))
+        vendor = ext.get("name").split("_")[1]
         for api in EXTENSION_APIS & supported:
+            if api == "gl" and (vendor not in GL_EXTENSION_VENDORS
+                                or ext.get("name") in GL_EXTENSIONS_LEFT_OUT):
+                continue
             # KHR/OES/EXT names read better than vendor ones for shared values.
-            vendor = ext.get("name").split("_")[1]
             require(ext, ext.get("name"), api, 1 if vendor in ("KHR", "OES", "EXT") else 2)
 
     enums = []  # (value, name, groups, rank)
@@ -88,6 +106,7 @@ def read_gl(path):
     for name, origins in wanted.items():
         f = commands[name]
         f.origins = sorted(set(origins))
+        f.apis = frozenset(apis[name])
         functions.append(f)
     return typedefs, functions
 

@@ -13,13 +13,9 @@ from . import lengths
 from .api import COMPSIZE, GL_NONE_TERMINATED
 from .trace import index_lists
 
-# The registry's len= forms matched whole: an image's size from the
-# pixel-store state, a text's from its length parameter.
-_IMAGE = {("COMPSIZE", ("format", "type", "width", "height")),
-          ("COMPSIZE", ("format", "type", "width", "height", "depth"))}
 # The table's size helpers the replay computes from the call's scalars alone
 # (src/common/image_size.h, param_sizes.h); the others ask the capture's driver.
-_PURE_HELPERS = {"pixel_bytes", "path_coord_bytes", "transform_values", "path_metric_count",
+_PURE_HELPERS = {"pixel_bytes", "map_components", "path_coord_bytes", "transform_values", "path_metric_count",
                  "path_spacing_count", "path_gen_coeffs", "shading_rate_locations"}
 
 
@@ -127,14 +123,21 @@ def _rules(f):
         elif registry_rule == ("COMPSIZE", ("buffer",)) and _index(f, "buffer") >= 0:
             buffer = _scalar(f, _index(f, "buffer"))
             count = f"Validator::clear_buffer_count(static_cast<uint32_t>({buffer}))"
-        elif registry_rule in _IMAGE:
-            a = [_scalar(f, _index(f, n)) for n in ("format", "type", "width", "height")]
+        elif registry_rule == ("COMPSIZE", ("width", "height")):
+            # The registry's bitmap (glBitmap): a bit per pixel, of no format
+            # or type parameter (common/image_size.h).
+            w, h = (_scalar(f, _index(f, n)) for n in ("width", "height"))
+            count = f"v.unpack_image(gltrace::desktop_pixels::kColorIndex, " \
+                    f"gltrace::desktop_pixels::kBitmap, {w}, {h}, 1)"
+        elif lengths.image_extent(length):
+            a = [_scalar(f, _index(f, n)) for n in ("format", "type")]
             fmt = f"static_cast<uint32_t>({a[0]}), static_cast<uint32_t>({a[1]})"
+            extent = [n if n == "1" else _scalar(f, _index(f, n))
+                      for n in lengths.image_extent(length)]
             if is_const:
-                depth_arg = _scalar(f, _index(f, "depth")) if _index(f, "depth") >= 0 else "1"
-                count = f"v.unpack_image({fmt}, {a[2]}, {a[3]}, {depth_arg})"
+                count = f"v.unpack_image({fmt}, {', '.join(extent)})"
             else:
-                count = f"v.pack_image({fmt}, {a[2]}, {a[3]})"
+                count = f"v.pack_image({fmt}, {', '.join(extent[:2])})"
         elif not length.startswith("COMPSIZE"):
             count = _len_expr(f, length)
         if depth > 1:

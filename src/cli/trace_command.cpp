@@ -91,13 +91,13 @@ int run_and_report(LaunchOptions& options, const std::string& output, const std:
     }
     if (!desktop_gl.empty())
       fprintf(stderr,
-              "gltrace trace: no trace was written to %s: %s links %s: it uses GLX or desktop "
-              "OpenGL, which gltrace does not trace (EGL and OpenGL ES only)\n",
+              "gltrace trace: no trace was written to %s: %s links %s: it uses GLX, which "
+              "gltrace does not trace yet (EGL with OpenGL ES or desktop OpenGL only)\n",
               output.c_str(), program.c_str(), desktop_gl.c_str());
     else
       fprintf(stderr,
               "gltrace trace: no trace was written to %s: the app made no EGL/GLES call "
-              "(gltrace traces EGL and OpenGL ES, not GLX or desktop OpenGL), or the trace "
+              "(gltrace traces EGL with OpenGL ES or desktop OpenGL, not GLX), or the trace "
               "layer could not write the file (its message is above)\n",
               output.c_str());
   }
@@ -268,8 +268,8 @@ void register_trace(Commands& commands) {
       "With -o, gltrace checks that FILE can be written before it starts APP,\n"
       "runs APP as its child, and then reads what was written: `wrote N calls,\n"
       "M frames, X MB to FILE (NAME, pid PID)` per file, with a warning for a trace\n"
-      "with no EGL/GLES call or no frame, one cut short, and for GLX or desktop\n"
-      "OpenGL use seen in the process (gltrace traces EGL and OpenGL ES only),\n"
+      "with no EGL/GLES call or no frame, one cut short, and for GLX libraries\n"
+      "seen in the process (gltrace traces EGL's OpenGL ES and desktop OpenGL),\n"
       "however APP ended. A FILE left by an earlier run is replaced; one that\n"
       "another process is writing now is left alone (this run's first process\n"
       "then gets a derived name too). Ctrl-C reaches APP.\n"

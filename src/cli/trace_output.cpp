@@ -96,11 +96,7 @@ class SummaryReader : public format::Consumer {
   void on_call(const format::Call& call) override {
     ++summary.calls;
     if (consumers::ends_frame(call)) ++summary.frames;
-    if (call.function == api::kFn_eglBindAPI && !call.args.empty() &&
-        call.args[0].uint == EGL_OPENGL_API)
-      summary.desktop_gl_through_egl = true;
   }
-  bool wants_values(uint32_t function) const override { return function == api::kFn_eglBindAPI; }
   void on_frame(const format::Frame&) override {
     if (stop_at_first_frame_) request_stop();
   }
@@ -140,8 +136,6 @@ bool read_summary_quickly(const std::string& path, TraceSummary* summary) {
   *summary = end.summary;
   summary->calls = end.totals.calls;
   summary->frames = end.totals.frames;
-  summary->desktop_gl_through_egl =
-      setup.summary.desktop_gl_through_egl || end.summary.desktop_gl_through_egl;
   summary->pid = setup.summary.pid;
   summary->process_name = setup.summary.process_name;
   summary->complete = true;
@@ -233,11 +227,6 @@ bool report_trace(const char* command, const std::string& path, TraceSummary* ou
             "while tracing): "
             "the calls are all in one unfinished frame\n",
             command, path.c_str());
-  if (summary.desktop_gl_through_egl)
-    fprintf(stderr,
-            "gltrace %s: warning: the app uses desktop OpenGL through EGL "
-            "(eglBindAPI(EGL_OPENGL_API)): its GL calls are not traced\n",
-            command);
   if (!summary.complete)
     fprintf(stderr,
             "gltrace %s: warning: %s was cut short: its process ended without closing it "
@@ -245,8 +234,8 @@ bool report_trace(const char* command, const std::string& path, TraceSummary* ou
             command, path.c_str());
   if (!summary.desktop_gl_libraries.empty())
     fprintf(stderr,
-            "gltrace %s: warning: the process loaded %s (GLX or desktop OpenGL): gltrace "
-            "traces EGL and OpenGL ES only, so GLX and desktop GL calls are not in the trace\n",
+            "gltrace %s: warning: the process loaded %s (GLX): gltrace traces EGL with OpenGL "
+            "ES and desktop OpenGL, not GLX yet, so GLX contexts' calls are not in the trace\n",
             command, summary.desktop_gl_libraries.c_str());
   if (out != nullptr) *out = summary;
   return true;

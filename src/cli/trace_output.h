@@ -35,10 +35,9 @@ struct TraceSummary {
   uint64_t calls = 0;
   uint64_t frames = 0;
   uint64_t file_bytes = 0;
-  bool desktop_gl_through_egl = false;  // eglBindAPI(EGL_OPENGL_API) recorded
-  std::string desktop_gl_libraries;     // from the Stats record
-  bool complete = false;                // closed cleanly
-  uint32_t pid = 0;                     // of the traced process
+  std::string desktop_gl_libraries;  // from the Stats record
+  bool complete = false;             // closed cleanly
+  uint32_t pid = 0;                  // of the traced process
   std::string process_name;
 };
 

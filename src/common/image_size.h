@@ -15,14 +15,28 @@
 
 namespace gltrace {
 
+// Desktop OpenGL's pixel formats and types the GLES headers lack.
+namespace desktop_pixels {
+inline constexpr uint32_t kBgr = 0x80E0, kBgrInteger = 0x8D9A, kBgraInteger = 0x8D9B;
+inline constexpr uint32_t kDouble = 0x140A;
+inline constexpr uint32_t kByte332 = 0x8032, kByte233Rev = 0x8362;
+inline constexpr uint32_t kShort565Rev = 0x8364, kShort4444Rev = 0x8365, kShort1555Rev = 0x8366;
+inline constexpr uint32_t kInt8888 = 0x8035, kInt8888Rev = 0x8367, kInt1010102 = 0x8036;
+// A bit per pixel (glBitmap, glPolygonStipple): of GL_COLOR_INDEX.
+inline constexpr uint32_t kBitmap = 0x1A00, kColorIndex = 0x1900;
+}  // namespace desktop_pixels
+
 inline int64_t format_components(uint32_t format) {
   switch (format) {
     case GL_RGBA:
     case GL_RGBA_INTEGER:
     case GL_BGRA_EXT:
+    case desktop_pixels::kBgraInteger:
       return 4;
     case GL_RGB:
     case GL_RGB_INTEGER:
+    case desktop_pixels::kBgr:
+    case desktop_pixels::kBgrInteger:
       return 3;
     case GL_RG:
     case GL_RG_INTEGER:
@@ -48,10 +62,21 @@ inline int64_t pixel_bytes(uint32_t format, uint32_t type) {
     case GL_INT:
     case GL_FLOAT:
       return 4 * format_components(format);
+    case desktop_pixels::kDouble:
+      return 8 * format_components(format);
+    case desktop_pixels::kByte332:
+    case desktop_pixels::kByte233Rev:
+      return 1;
     case GL_UNSIGNED_SHORT_5_6_5:
     case GL_UNSIGNED_SHORT_4_4_4_4:
     case GL_UNSIGNED_SHORT_5_5_5_1:
+    case desktop_pixels::kShort565Rev:
+    case desktop_pixels::kShort4444Rev:
+    case desktop_pixels::kShort1555Rev:
       return 2;
+    case desktop_pixels::kInt8888:
+    case desktop_pixels::kInt8888Rev:
+    case desktop_pixels::kInt1010102:
     case GL_UNSIGNED_INT_2_10_10_10_REV:
     case GL_UNSIGNED_INT_10F_11F_11F_REV:
     case GL_UNSIGNED_INT_5_9_9_9_REV:
@@ -92,11 +117,19 @@ ImageLayout pack_layout(Integer integer) {
 inline int64_t image_bytes(const ImageLayout& store, uint32_t format, uint32_t type, int64_t width,
                            int64_t height, int64_t depth) {
   if (width <= 0 || height <= 0 || depth <= 0) return 0;
-  int64_t bpp = pixel_bytes(format, type);
-  if (bpp == 0) return -1;
   using Wide = __int128;
   Wide alignment = store.alignment > 0 ? store.alignment : 4;
   Wide row_pixels = store.row_length > 0 ? store.row_length : width;
+  if (type == desktop_pixels::kBitmap) {
+    // Rows of bits, each padded to the alignment; one image.
+    Wide row_bytes = ((row_pixels + 7) / 8 + alignment - 1) / alignment * alignment;
+    Wide skip_rows = store.skip_rows > 0 ? store.skip_rows : 0;
+    Wide skip_pixels = store.skip_pixels > 0 ? store.skip_pixels : 0;
+    Wide bytes = (skip_rows + height - 1) * row_bytes + (skip_pixels + width + 7) / 8;
+    return bytes > INT64_MAX ? INT64_MAX : static_cast<int64_t>(bytes);
+  }
+  int64_t bpp = pixel_bytes(format, type);
+  if (bpp == 0) return -1;
   Wide row_bytes = (row_pixels * bpp + alignment - 1) / alignment * alignment;
   Wide rows = store.image_height > 0 ? store.image_height : height;
   Wide skip_images = store.skip_images > 0 ? store.skip_images : 0;

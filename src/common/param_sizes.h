@@ -22,6 +22,17 @@ inline constexpr uint32_t k2Bytes = 0x1407, k3Bytes = 0x1408, k4Bytes = 0x1409;
 inline constexpr uint32_t kEyeLinear = 0x2400, kObjectLinear = 0x2401, kConstant = 0x8576;
 }  // namespace path_enums
 
+// Components of each point of an evaluator map target (glMap1f, glMap2f):
+// GL_MAP1_* (0x0D90-0x0D98) and GL_MAP2_* (0x0DB0-0x0DB8) in the order
+// color, index, normal, texture coordinates 1-4, vertex 3 and 4; NVIDIA's
+// vertex attribute maps have 4. 0 for another target (the call fails).
+inline int64_t map_components(uint32_t target) {
+  static constexpr int64_t kByOffset[] = {4, 1, 3, 1, 2, 3, 4, 3, 4};
+  for (uint32_t first : {0x0D90U, 0x0DB0U})
+    if (target >= first && target < first + 9) return kByOffset[target - first];
+  return target >= 0x8660 && target < 0x8680 ? 4 : 0;
+}
+
 // What a call wrote, but never more than the room the app gave it (a count
 // < 0, from a NULL count pointer, stays unknown).
 inline int64_t at_most(int64_t count, int64_t room) { return count < room ? count : room; }

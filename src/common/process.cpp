@@ -79,8 +79,7 @@ const std::string& command_line() {
 }
 
 bool is_desktop_gl_library(const std::string& file_name) {
-  return file_name.starts_with("libGL.so") || file_name.starts_with("libGLX") ||
-         file_name.starts_with("libOpenGL.so");
+  return file_name.starts_with("libGL.so") || file_name.starts_with("libGLX");
 }
 
 uint64_t objects_ever_loaded() {

@@ -28,13 +28,14 @@ const std::string& command_line();
 // Called from a constructor of the interposer (before main).
 void remember_command_line_at_load();
 
-// Whether a library file name is one of desktop OpenGL's: libGL.so* (GLX and
-// GL), libGLX* (GLVND's GLX and its vendors), libOpenGL.so* (GLVND's GL);
-// not libGLdispatch, which GLVND's EGL and GLES libraries load too.
+// Whether a library file name is one of GLX's: libGL.so* (GLX and GL),
+// libGLX* (GLVND's GLX and its vendors); not libOpenGL.so* (GLVND's GL,
+// which EGL's desktop contexts use too) nor libGLdispatch.
 bool is_desktop_gl_library(const std::string& file_name);
 
-// The desktop OpenGL libraries loaded in this process (libGL.so.1, libGLX*,
-// libOpenGL.so.0: GLX or desktop GL), as space-separated file names.
+// The GLX libraries loaded in this process (libGL.so.1, libGLX*), as
+// space-separated file names. (Desktop GL through EGL is traced;
+// libOpenGL.so.0 is its library.)
 std::string loaded_desktop_gl_libraries();
 
 // How many objects the dynamic loader has loaded into the process so far

@@ -52,6 +52,10 @@ struct FunctionTables {
       const api::FunctionInfo& info = api::kFunctionInfo[id];
       if (info.name == nullptr || info.api != api::Api::kGles || api::kFunctionEsVersion[id] != 0)
         continue;
+      // A desktop GL core function (GL_VERSION_X_Y among its origins) needs
+      // that version of a desktop context, not its extensions; desktop
+      // versions are not among the requirements yet.
+      if (std::string_view(info.origins).find("GL_VERSION_") != std::string_view::npos) continue;
       std::string_view origins = info.origins;
       while (!origins.empty()) {
         size_t end = origins.find(' ');

@@ -32,29 +32,9 @@ thread_local bool t_initializing = false;
 std::atomic<void*> g_resolved[api::kFunctionIdLimit];
 std::atomic<bool> g_reported_missing[api::kFunctionIdLimit];
 
-// Guards the dynamic slots and the desktop-GL tables (a new slot fills them).
+// Guards the dynamic slots.
 std::mutex g_tables_mutex;
 std::map<std::string, uint32_t> g_dynamic_slots;  // name -> slot index
-
-// Desktop OpenGL through EGL (eglBindAPI(EGL_OPENGL_API)) is not traced: while
-// a thread has a desktop-GL context current, it dispatches through a table
-// with its layers' EGL functions and the driver's GL ones, so no layer sees,
-// nor makes, a GL call in that context. One such table per layers' table.
-std::map<const Table*, std::unique_ptr<Table>> g_desktop_tables;
-thread_local const Table* t_layers_table = nullptr;  // the thread's own; nullptr: the global one
-thread_local bool t_desktop_gl = false;
-
-const Table* desktop_table(const Table* layers) {
-  if (layers == nullptr) layers = __atomic_load_n(&gltrace_global_table, __ATOMIC_ACQUIRE);
-  std::lock_guard<std::mutex> lock(g_tables_mutex);
-  std::unique_ptr<Table>& table = g_desktop_tables[layers];
-  if (table == nullptr) {
-    table = std::make_unique<Table>(g_driver_table);
-    for (uint32_t id = 0; id < api::kFunctionIdLimit; ++id)
-      if (api::kFunctionInfo[id].api == api::Api::kEgl) table->entries[id] = layers->entries[id];
-  }
-  return table.get();
-}
 
 void initialize_locked() {
   const Table* table = nullptr;
@@ -73,16 +53,7 @@ void initialize_locked() {
 
 void set_chain_builder(ChainBuilder* builder) { g_builder = builder; }
 
-void set_thread_table(const Table* table) {
-  t_layers_table = table;
-  gltrace_thread_table = t_desktop_gl ? desktop_table(table) : table;
-}
-
-void set_thread_desktop_gl(bool desktop) {
-  if (desktop == t_desktop_gl) return;
-  t_desktop_gl = desktop;
-  gltrace_thread_table = desktop ? desktop_table(t_layers_table) : t_layers_table;
-}
+void set_thread_table(const Table* table) { gltrace_thread_table = table; }
 
 void set_global_table(const Table* table) {
   if (g_ready.load(std::memory_order_acquire))
@@ -142,7 +113,6 @@ void* dynamic_entry_point(const char* name, void* driver_function) {
     index = static_cast<uint32_t>(g_dynamic_slots.size());
     uint32_t slot = api::kFunctionIdLimit + index;
     g_driver_table.entries[slot] = driver_function;
-    for (auto& [layers, table] : g_desktop_tables) table->entries[slot] = driver_function;
     if (g_builder != nullptr) g_builder->add_dynamic(slot, name, driver_function);
     g_dynamic_slots.emplace(name, index);
     GLTRACE_LOADER_DEBUG("unknown function %s gets dynamic slot %u", name, index);

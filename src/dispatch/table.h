@@ -47,13 +47,6 @@ inline const Table* current_table() {
 // The calling thread's own table (nullptr: follow the global one).
 void set_thread_table(const Table* table);
 
-// The calling thread made a desktop-GL context current (true), or a GLES one
-// or none (false). While true, its GL calls go straight to the driver, past
-// every layer; its EGL calls still pass its table's layers. (A thread that
-// follows the global table keeps the one current at this call until its next
-// eglMakeCurrent.)
-void set_thread_desktop_gl(bool desktop);
-
 // The table of threads without one of their own (after initialization).
 void set_global_table(const Table* table);
 

@@ -13,7 +13,8 @@ enum class ObjectClass : uint8_t {
   kProgram,
   kRenderbuffer,
   kSampler,
-  kSync,  // GLsync: pointers, shared like the others
+  kSync,         // GLsync: pointers, shared like the others
+  kDisplayList,  // desktop GL's (glGenLists makes a range)
   // Container objects: per context, not shared.
   kFramebuffer,
   kVertexArray,

@@ -341,3 +341,233 @@ int64_t compsize_eglExportDMABUFImageMESA_offsets(EGLDisplay display, EGLImageKH
 }
 
 }  // namespace gltrace::trace
+
+namespace gltrace::trace {
+
+// --- Desktop OpenGL ----------------------------------------------------------
+// Enums of desktop GL the GLES headers lack, by value.
+namespace {
+namespace desktop {
+constexpr GLenum kTextureWidth = 0x1000, kTextureHeight = 0x1001, kTextureDepth = 0x8071;
+constexpr GLenum kTextureCompressedImageSize = 0x86A0;
+constexpr GLenum kCoeff = 0x0A00, kOrder = 0x0A01, kDomain = 0x0A02;
+constexpr GLenum kColorTableWidth = 0x80D9, kHistogramWidth = 0x8026;
+constexpr GLenum kConvolutionWidth = 0x8018, kConvolutionHeight = 0x8019;
+constexpr GLenum kProgramLength = 0x8627;  // ARB and NV alike
+constexpr GLenum kPixelMapFirst = 0x0C70, kPixelMapLast = 0x0C79, kPixelMapSizeOffset = 0x40;
+}  // namespace desktop
+
+bool pack_buffer_bound() { return driver_integer(GL_PIXEL_PACK_BUFFER_BINDING) != 0; }
+
+// Bytes a level of `width` x `height` x `depth` texels takes when read back.
+int64_t level_pack_bytes(GLenum format, GLenum type, GLint width, GLint height, GLint depth) {
+  if (pack_buffer_bound()) return -1;
+  return pack_image_size(format, type, width, static_cast<int64_t>(height) * std::max(depth, 1));
+}
+
+// A texture level read back: its size, asked of the driver with the same
+// target and level (a query that fails only where the call failed).
+template <typename LevelParameter>
+int64_t texture_level_bytes(LevelParameter level_parameter, GLenum format, GLenum type) {
+  GLint width = 0, height = 0, depth = 0;
+  level_parameter(desktop::kTextureWidth, &width);
+  level_parameter(desktop::kTextureHeight, &height);
+  level_parameter(desktop::kTextureDepth, &depth);
+  return level_pack_bytes(format, type, width, height, depth);
+}
+
+template <typename LevelParameter>
+int64_t compressed_level_bytes(LevelParameter level_parameter) {
+  if (pack_buffer_bound()) return -1;
+  GLint size = 0;
+  level_parameter(desktop::kTextureCompressedImageSize, &size);
+  return size;
+}
+
+// An evaluator map's query (glGetMap*v): GL_ORDER has one value per
+// dimension, GL_DOMAIN two, GL_COEFF every control point's components.
+int64_t map_query_values(GLenum target, GLenum query) {
+  bool two_d = (target >= 0x0DB0 && target <= 0x0DB8) || (target >= 0x8670 && target < 0x8680);
+  int64_t dimensions = two_d ? 2 : 1;
+  if (query == desktop::kOrder) return dimensions;
+  if (query == desktop::kDomain) return 2 * dimensions;
+  if (query != desktop::kCoeff) return 0;
+  GLint order[2] = {0, 0};
+  NEXT(glGetMapiv)(target, desktop::kOrder, order);
+  return static_cast<int64_t>(order[0]) * (two_d ? order[1] : 1) * map_components(target);
+}
+
+int64_t program_string_bytes(GLint length) { return length > 0 ? length : 0; }
+
+}  // namespace
+
+int64_t pixel_map_size(uint32_t map) {
+  if (pack_buffer_bound()) return -1;
+  if (map < desktop::kPixelMapFirst || map > desktop::kPixelMapLast) return 0;
+  return driver_integer(map + desktop::kPixelMapSizeOffset);
+}
+
+// One bit per pixel (rows padded to the unpack alignment).
+int64_t compsize_glBitmap_bitmap(GLsizei width, GLsizei height, GLfloat, GLfloat, GLfloat, GLfloat,
+                                 const GLubyte*) {
+  return unpack_image_size(desktop_pixels::kColorIndex, desktop_pixels::kBitmap, width, height, 1);
+}
+
+// Display list names: n of `type` (GL_2_BYTES... included), as
+// NV_path_rendering's path names.
+int64_t compsize_glCallLists_lists(GLsizei n, GLenum type, const void* lists) {
+  return path_names_bytes(n, type, lists);
+}
+
+int64_t compsize_glClearNamedFramebufferfv_value(GLuint, GLenum buffer, GLint, const GLfloat*) {
+  return buffer == GL_COLOR ? 4 : 1;
+}
+int64_t compsize_glClearNamedFramebufferiv_value(GLuint, GLenum buffer, GLint, const GLint*) {
+  return buffer == GL_COLOR ? 4 : 1;
+}
+int64_t compsize_glClearNamedFramebufferuiv_value(GLuint, GLenum buffer, GLint, const GLuint*) {
+  return buffer == GL_COLOR ? 4 : 1;
+}
+
+int64_t compsize_glGetTexImage_pixels(GLenum target, GLint level, GLenum format, GLenum type,
+                                      void*) {
+  auto level_parameter = [&](GLenum pname, GLint* v) {
+    NEXT(glGetTexLevelParameteriv)(target, level, pname, v);
+  };
+  return texture_level_bytes(level_parameter, format, type);
+}
+int64_t compsize_glGetTextureImageEXT_pixels(GLuint texture, GLenum target, GLint level,
+                                             GLenum format, GLenum type, void*) {
+  return texture_level_bytes(
+      [&](GLenum pname, GLint* v) {
+        NEXT(glGetTextureLevelParameterivEXT)(texture, target, level, pname, v);
+      },
+      format, type);
+}
+int64_t compsize_glGetMultiTexImageEXT_pixels(GLenum texunit, GLenum target, GLint level,
+                                              GLenum format, GLenum type, void*) {
+  return texture_level_bytes(
+      [&](GLenum pname, GLint* v) {
+        NEXT(glGetMultiTexLevelParameterivEXT)(texunit, target, level, pname, v);
+      },
+      format, type);
+}
+
+int64_t compsize_glGetCompressedTexImage_img(GLenum target, GLint level, void*) {
+  return compressed_level_bytes([&](GLenum pname, GLint* v) {
+    NEXT(glGetTexLevelParameteriv)(target, level, pname, v);
+  });
+}
+int64_t compsize_glGetCompressedTexImageARB_img(GLenum target, GLint level, void* img) {
+  return compsize_glGetCompressedTexImage_img(target, level, img);
+}
+int64_t compsize_glGetCompressedTextureImageEXT_img(GLuint texture, GLenum target, GLint lod,
+                                                    void*) {
+  return compressed_level_bytes([&](GLenum pname, GLint* v) {
+    NEXT(glGetTextureLevelParameterivEXT)(texture, target, lod, pname, v);
+  });
+}
+int64_t compsize_glGetCompressedMultiTexImageEXT_img(GLenum texunit, GLenum target, GLint lod,
+                                                     void*) {
+  return compressed_level_bytes([&](GLenum pname, GLint* v) {
+    NEXT(glGetMultiTexLevelParameterivEXT)(texunit, target, lod, pname, v);
+  });
+}
+
+int64_t compsize_glGetMapdv_v(GLenum target, GLenum query, GLdouble*) {
+  return map_query_values(target, query);
+}
+int64_t compsize_glGetMapfv_v(GLenum target, GLenum query, GLfloat*) {
+  return map_query_values(target, query);
+}
+int64_t compsize_glGetMapiv_v(GLenum target, GLenum query, GLint*) {
+  return map_query_values(target, query);
+}
+
+// The imaging subset's tables and filters, at the size the driver holds.
+int64_t compsize_glGetColorTable_table(GLenum target, GLenum format, GLenum type, void*) {
+  GLint width = 0;
+  NEXT(glGetColorTableParameteriv)(target, desktop::kColorTableWidth, &width);
+  return level_pack_bytes(format, type, width, 1, 1);
+}
+int64_t compsize_glGetColorTableEXT_data(GLenum target, GLenum format, GLenum type, void* data) {
+  return compsize_glGetColorTable_table(target, format, type, data);
+}
+int64_t compsize_glGetHistogram_values(GLenum target, GLboolean, GLenum format, GLenum type,
+                                       void*) {
+  GLint width = 0;
+  NEXT(glGetHistogramParameteriv)(target, desktop::kHistogramWidth, &width);
+  return level_pack_bytes(format, type, width, 1, 1);
+}
+int64_t compsize_glGetHistogramEXT_values(GLenum target, GLboolean reset, GLenum format,
+                                          GLenum type, void* values) {
+  return compsize_glGetHistogram_values(target, reset, format, type, values);
+}
+// The minimum and the maximum.
+int64_t compsize_glGetMinmax_values(GLenum, GLboolean, GLenum format, GLenum type, void*) {
+  return level_pack_bytes(format, type, 2, 1, 1);
+}
+int64_t compsize_glGetMinmaxEXT_values(GLenum target, GLboolean reset, GLenum format, GLenum type,
+                                       void* values) {
+  return compsize_glGetMinmax_values(target, reset, format, type, values);
+}
+int64_t compsize_glGetConvolutionFilter_image(GLenum target, GLenum format, GLenum type, void*) {
+  GLint width = 0, height = 0;
+  NEXT(glGetConvolutionParameteriv)(target, desktop::kConvolutionWidth, &width);
+  NEXT(glGetConvolutionParameteriv)(target, desktop::kConvolutionHeight, &height);
+  return level_pack_bytes(format, type, width, height, 1);
+}
+int64_t compsize_glGetConvolutionFilterEXT_image(GLenum target, GLenum format, GLenum type,
+                                                 void* image) {
+  return compsize_glGetConvolutionFilter_image(target, format, type, image);
+}
+int64_t compsize_glGetSeparableFilter_row(GLenum target, GLenum format, GLenum type, void*, void*,
+                                          void*) {
+  GLint width = 0;
+  NEXT(glGetConvolutionParameteriv)(target, desktop::kConvolutionWidth, &width);
+  return level_pack_bytes(format, type, width, 1, 1);
+}
+int64_t compsize_glGetSeparableFilter_column(GLenum target, GLenum format, GLenum type, void*,
+                                             void*, void*) {
+  GLint height = 0;
+  NEXT(glGetConvolutionParameteriv)(target, desktop::kConvolutionHeight, &height);
+  return level_pack_bytes(format, type, height, 1, 1);
+}
+int64_t compsize_glGetSeparableFilterEXT_row(GLenum target, GLenum format, GLenum type, void* row,
+                                             void* column, void* span) {
+  return compsize_glGetSeparableFilter_row(target, format, type, row, column, span);
+}
+int64_t compsize_glGetSeparableFilterEXT_column(GLenum target, GLenum format, GLenum type,
+                                                void* row, void* column, void* span) {
+  return compsize_glGetSeparableFilter_column(target, format, type, row, column, span);
+}
+
+// Assembly programs' text: GL_PROGRAM_LENGTH bytes (no NUL).
+int64_t compsize_glGetProgramStringARB_string(GLenum target, GLenum, void*) {
+  GLint length = 0;
+  NEXT(glGetProgramivARB)(target, desktop::kProgramLength, &length);
+  return program_string_bytes(length);
+}
+int64_t compsize_glGetNamedProgramStringEXT_string(GLuint program, GLenum target, GLenum, void*) {
+  GLint length = 0;
+  NEXT(glGetNamedProgramivEXT)(program, target, desktop::kProgramLength, &length);
+  return program_string_bytes(length);
+}
+int64_t compsize_glGetProgramStringNV_program(GLuint id, GLenum, GLubyte*) {
+  GLint length = 0;
+  NEXT(glGetProgramivNV)(id, desktop::kProgramLength, &length);
+  return program_string_bytes(length);
+}
+
+// NV_path_rendering's color generation: coefficients per color component.
+int64_t compsize_glPathColorGenNV_coeffs(GLenum, GLenum genMode, GLenum colorFormat,
+                                         const GLfloat*) {
+  // GL_ALPHA, GL_LUMINANCE and GL_INTENSITY have one.
+  int64_t components = colorFormat == GL_RGBA              ? 4
+                       : colorFormat == GL_RGB             ? 3
+                       : colorFormat == GL_LUMINANCE_ALPHA ? 2
+                                                           : 1;
+  return path_gen_coeffs(genMode, components);
+}
+
+}  // namespace gltrace::trace

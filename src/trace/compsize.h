@@ -13,6 +13,7 @@ namespace gltrace::trace {
 // Helpers of the length rules that need no GL state, shared with the
 // replay's checks (src/common/).
 using gltrace::at_most;
+using gltrace::map_components;
 using gltrace::path_coord_bytes;
 using gltrace::path_gen_coeffs;
 using gltrace::path_metric_count;
@@ -48,6 +49,10 @@ int64_t index_bytes(int32_t count, uint32_t type);
 int64_t unpack_image_size(uint32_t format, uint32_t type, int64_t width, int64_t height,
                           int64_t depth);
 int64_t pack_image_size(uint32_t format, uint32_t type, int64_t width, int64_t height);
+
+// Values glGetPixelMap*v writes for `map` (its GL_PIXEL_MAP_*_SIZE), or -1
+// when a pixel-pack buffer is bound (the pointer is an offset into it).
+int64_t pixel_map_size(uint32_t map);
 
 // The size to record for a texture upload's data: `size`, or -1 when a
 // pixel-unpack buffer is bound (the pointer is an offset), or

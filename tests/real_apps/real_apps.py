@@ -80,6 +80,8 @@ GLMARK2_ATTACH_SECONDS = 2
 
 GST_X11 = {"GST_GL_API": "gles2", "GST_GL_PLATFORM": "egl", "GST_GL_WINDOW": "x11"}
 SDL_EGL = {"SDL_VIDEO_X11_FORCE_EGL": "1", "SDL_OPENGL_ES_DRIVER": "1"}
+# SDL's desktop GL on X11 through EGL rather than GLX.
+SDL_DESKTOP_GL = {"SDL_VIDEO_X11_FORCE_EGL": "1"}
 GTK4_GEARS = ["/usr/bin/gtk4-demo", "--run=gears"]  # --attach: no --autoquit
 # --attach: spin.qml without its quit timer (written to WORK_DIR).
 QML_FOREVER = "{work}/spin-forever.qml"
@@ -114,6 +116,16 @@ APPS = [
     App("sdl2-testsprite2", "libsdl2-tests", "SDL2 renderer on GLES2 (batched 2D)", "x11",
         [f"{SDL_TESTS}/testsprite2", "--renderer", "opengles2", "--geometry", "320x240", "20"],
         env=SDL_EGL, run_for=1.5, cwd=SDL_TESTS, ci=True),
+    App("sdl2-testgl2", "libsdl2-tests", "SDL2 desktop GL through EGL: immediate mode, "
+        "fixed-function state", "x11", [f"{SDL_TESTS}/testgl2", "--geometry", "320x240"],
+        env=SDL_DESKTOP_GL, run_for=1.5),
+    App("sdl2-testsprite2-gl", "libsdl2-tests", "SDL2's default renderer (desktop GL through "
+        "EGL): client arrays, ARB shader objects", "x11",
+        [f"{SDL_TESTS}/testsprite2", "--renderer", "opengl", "--geometry", "320x240", "20"],
+        env=SDL_DESKTOP_GL, run_for=1.5, cwd=SDL_TESTS, ci=True),
+    App("sdl2-testshader", "libsdl2-tests", "SDL2 desktop GL through EGL: GLSL through "
+        "ARB_shader_objects", "x11", [f"{SDL_TESTS}/testshader"], env=SDL_DESKTOP_GL,
+        run_for=1.5, cwd=SDL_TESTS),
     App("sdl2-testrendertarget", "libsdl2-tests", "SDL2 renderer on GLES2: render targets "
         "(FBOs)", "x11", [f"{SDL_TESTS}/testrendertarget", "--renderer", "opengles2",
                           "--geometry", "320x240"], env=SDL_EGL, run_for=1.5, cwd=SDL_TESTS),
@@ -173,15 +185,11 @@ APPS = [
         "through EGL (xcb_egl)", "x11", ["/usr/lib/qt6/bin/qmlscene", QML],
         attach_argv=["/usr/lib/qt6/bin/qmlscene", QML_FOREVER],
         env={"QT_QPA_PLATFORM": "xcb", "QT_XCB_GL_INTEGRATION": "xcb_egl",
-             "QSG_RHI_BACKEND": "opengl"},
-        known="desktop GL through EGL (issue 28): Debian's Qt 6 binds EGL_OPENGL_API (GL 4.5 "
-              "compatibility contexts), whose GL calls are not traced (`gltrace trace` warns): "
-              "the replay draws nothing"),
+             "QSG_RHI_BACKEND": "opengl"}, ci=True),
     App("qt6-qmlscene-wayland", "qmlscene-qt6", "toolkit: Qt Quick on Wayland, desktop GL "
         "through EGL", "wayland", ["/usr/lib/qt6/bin/qmlscene", QML],
         attach_argv=["/usr/lib/qt6/bin/qmlscene", QML_FOREVER],
-        env={"QT_QPA_PLATFORM": "wayland", "QSG_RHI_BACKEND": "opengl"},
-        known="desktop GL through EGL (issue 28), as qt6-qmlscene-x11"),
+        env={"QT_QPA_PLATFORM": "wayland", "QSG_RHI_BACKEND": "opengl"}),
 ]
 
 COMPARE_RE = re.compile(r"compare: (\d+) frames identical, (\d+) differ, (\d+) without")

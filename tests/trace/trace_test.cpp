@@ -559,11 +559,10 @@ TEST(Trace, FenceWaitTimeoutsDumpAsNanoseconds) {
       << dump.out;
 }
 
-// gltrace covers OpenGL ES: a desktop-GL context made through EGL renders
-// through the driver alone (no layer sees or makes a GL call in it, no
-// framebuffer is read from it) while its EGL calls are still recorded; a
-// GLES context made after it on the same thread is traced again.
-TEST(Trace, DesktopGlContextPassesThroughUntouched) {
+// A desktop-GL context made through EGL is traced as a GLES one is: the
+// layers see its GL calls, its framebuffer is read at its swap, and a GLES
+// context made after it on the same thread is traced too.
+TEST(Trace, DesktopGlContextThroughEglIsTraced) {
   std::string dir = make_temp_dir();
   std::string trace = dir + "/desktop.gltrace";
   EnvChanges env = clean_env();
@@ -575,15 +574,16 @@ TEST(Trace, DesktopGlContextPassesThroughUntouched) {
               env);
   ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;
   EXPECT_NE(traced.out.find("desktop GL: 4."), std::string::npos) << traced.out;
+  EXPECT_EQ(traced.err.find("not traced"), std::string::npos) << traced.err;
   auto counts = read_layer_counts(dir + "/counts");
-  EXPECT_EQ(counts["glClear"], 1u) << "only the GLES context's clear passes the layers";
-  EXPECT_EQ(counts["glGetString"], 1u);
+  EXPECT_EQ(counts["glClear"], 2u) << "both contexts' clears pass the layers";
+  EXPECT_EQ(counts["glGetString"], 2u);
   EXPECT_EQ(counts["eglMakeCurrent"], 4u);
   EXPECT_EQ(counts["eglSwapBuffers"], 2u);
   ProcessResult dump = gltrace({"dump", trace});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
   EXPECT_NE(dump.out.find("eglBindAPI(api = EGL_OPENGL_API)"), std::string::npos) << dump.out;
-  EXPECT_EQ(dumped_calls(dump.out, "glClear"), 1u) << dump.out;
+  EXPECT_EQ(dumped_calls(dump.out, "glClear"), 2u) << dump.out;
   EXPECT_EQ(dumped_calls(dump.out, "eglCreateContext"), 2u) << dump.out;
   // Each context is named by its API.
   EXPECT_TRUE(std::regex_search(dump.out, std::regex("// context 1: [^\n]*, GL 4\\.[0-9]")))
@@ -598,7 +598,50 @@ TEST(Trace, DesktopGlContextPassesThroughUntouched) {
   size_t pngs = 0;
   for (const auto& entry : fs::directory_iterator(dir + "/png"))
     pngs += entry.path().extension() == ".png";
-  EXPECT_EQ(pngs, 1u) << "the GLES swap's framebuffer only: " << frames.out;
+  EXPECT_EQ(pngs, 2u) << "both swaps' framebuffers: " << frames.out;
+  ProcessResult replay = gltrace({"replay", "--compare", trace});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("compare: 2 frames identical, 0 differ"), std::string::npos)
+      << replay.out;
+}
+
+// What only desktop GL's compatibility profile has (immediate mode, display
+// lists, fixed-function client arrays, 1D textures, glMapBuffer,
+// glDrawPixels, glBitmap), through EGL and libOpenGL.so.0: every frame and
+// every draw replays identically, and the layers see those calls.
+TEST(Trace, DesktopGlCompatibilityProfileReplaysIdentically) {
+  std::string dir = make_temp_dir();
+  std::string trace = dir + "/compat.gltrace";
+  EnvChanges env = clean_env();
+  env["GLTRACE_COUNT_DIR"] = dir + "/counts";
+  fs::create_directories(dir + "/counts");
+  ProcessResult native = run_process({build_bin("gltrace-desktop-gl-app"), "--frames", "4"}, env);
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  ProcessResult traced = gltrace(
+      {"trace", "--framebuffer", "swap,draw", "-o", trace, "--layers", "libGLES_layer_counting.so",
+       "--", build_bin("gltrace-desktop-gl-app"), "--frames", "4"},
+      env);
+  ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;
+  EXPECT_EQ(traced.out, native.out) << "the app's checksum changed under tracing";
+  auto counts = read_layer_counts(dir + "/counts");
+  EXPECT_EQ(counts["glBegin"], 5u) << "one in a display list, one per frame";
+  EXPECT_EQ(counts["glCallList"], 6u) << "two in a display list, one per frame";
+  EXPECT_EQ(counts["glMapBuffer"], 4u);
+  ProcessResult dump = gltrace({"dump", trace});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_TRUE(std::regex_search(dump.out, std::regex(R"(glTexImage1D\([^\n]*pixels = <48 bytes)")))
+      << dump.out;
+  EXPECT_TRUE(std::regex_search(
+      dump.out, std::regex(R"(glBitmap\([^\n]*bitmap = \{170, 85, 170, 85, 170, 85, 170, 85\}\))")))
+      << dump.out;
+  EXPECT_NE(dump.out.find("glGenLists(range = 2) = "), std::string::npos) << dump.out;
+  ProcessResult replay = gltrace({"replay", "--compare", trace});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("compare: 4 frames identical, 0 differ"), std::string::npos)
+      << replay.out << replay.err;
+  EXPECT_TRUE(std::regex_search(replay.out, std::regex(R"(images identical \([^)]*\), 0 differ)")))
+      << replay.out;
+  EXPECT_EQ(replay.err.find("could not be replayed"), std::string::npos) << replay.err;
 }
 
 TEST(Trace, SigkilledAppLeavesAReadableTrace) {

@@ -20,8 +20,6 @@ namespace {
 
 namespace schema = gltrace::schema;
 
-static_assert(fixed_arrays::kSlots <= kMaxAttribs, "GLES 1 arrays share the attribute slots");
-
 int64_t attrib_bytes(const ClientAttrib& a) { return vertex_format::element_bytes(a.size, a.type); }
 
 // Writes one ClientArray: vertices [start, start+vertices) of `a`. A GLES 1
@@ -43,14 +41,14 @@ void write_client_array(CallRecorder& rec, const ClientAttrib& a, uint32_t array
   call.end_nested(m);
 }
 
-// A GLES 1 context's client arrays (its slots, fixed_arrays.h) that are
-// enabled. GLES 1 has no instancing and no generic attributes to ask about.
+// A GLES 1 or desktop GL context's fixed-function client arrays (their
+// slots, fixed_arrays.h) that are enabled. They have no instancing.
 void write_fixed_arrays(CallRecorder& rec, const TracedContext& state, int64_t first,
                         int64_t count) {
   GLint active = -1;  // the app's client-active texture unit, once asked
   GLenum switched = 0;
   for (int i = 0; i < fixed_arrays::kSlots; ++i) {
-    if ((state.client_mask & (1u << i)) == 0) continue;
+    if ((state.fixed_mask & (1u << i)) == 0) continue;
     fixed_arrays::Array a = fixed_arrays::array_of(i);
     if (a.array == fixed_arrays::kTexCoord) {
       // Enabled per client-active unit: ask in the array's own.
@@ -62,7 +60,7 @@ void write_fixed_arrays(CallRecorder& rec, const TracedContext& state, int64_t f
       }
     }
     if (!NEXT(glIsEnabled)(a.array)) continue;
-    write_client_array(rec, state.attribs[i], a.array, a.unit, first, count);
+    write_client_array(rec, state.fixed[i], a.array, a.unit, first, count);
   }
   if (switched != 0) NEXT(glClientActiveTexture)(static_cast<GLenum>(active));
 }
@@ -71,9 +69,12 @@ void write_fixed_arrays(CallRecorder& rec, const TracedContext& state, int64_t f
 // and `instances` instances read.
 void write_client_arrays(CallRecorder& rec, int64_t first, int64_t count, int64_t instances) {
   TracedContext* state = context_state(rec.thread());
-  if (state->client_mask == 0 || count <= 0) return;
-  if (state->client_version == 1) return write_fixed_arrays(rec, *state, first, count);
-  if (driver_integer(GL_VERTEX_ARRAY_BINDING) != 0) return;
+  if ((state->client_mask | state->fixed_mask) == 0 || count <= 0) return;
+  // Client arrays are vertex array object 0's (GLES 1 has no others).
+  bool vao_bound = state->client_version != 1 && driver_integer(GL_VERTEX_ARRAY_BINDING) != 0;
+  if (vao_bound) return;
+  if (state->fixed_mask != 0) write_fixed_arrays(rec, *state, first, count);
+  if (state->client_mask == 0) return;
   for (int i = 0; i < kMaxAttribs; ++i) {
     if ((state->client_mask & (1u << i)) == 0) continue;
     GLint enabled = 0, divisor = 0;
@@ -118,7 +119,7 @@ bool index_range(const TracedContext& state, const void* indices, GLsizei count,
 void write_element_client_arrays(CallRecorder& rec, const void* indices, GLsizei count, GLenum type,
                                  GLint base_vertex, int64_t instances) {
   const TracedContext& state = *context_state(rec.thread());
-  if (state.client_mask == 0) return;
+  if ((state.client_mask | state.fixed_mask) == 0) return;
   int64_t lo, hi;
   if (index_range(state, indices, count, type, &lo, &hi))
     write_client_arrays(rec, lo + base_vertex, hi - lo + 1, instances);
@@ -140,15 +141,17 @@ void remember_pointer(GLuint index, GLint size, GLenum type, GLsizei stride, con
   }
 }
 
-// A GLES 1 array's pointer (of the client-active texture unit for texture
-// coordinates), remembered as remember_pointer does; a GLES 1 context keeps
-// its arrays in the attribute slots (fixed_arrays.h).
+// A GLES 1 or desktop GL array's pointer (of the client-active texture unit
+// for texture coordinates), remembered as remember_pointer does, in the
+// fixed-function slots (fixed_arrays.h).
 void remember_fixed_pointer(uint32_t array, GLint size, GLenum type, GLsizei stride,
                             const void* pointer) {
   ThreadState* thread = recording() ? thread_state() : nullptr;
   if (thread == nullptr) return;
   TracedContext* state = context_state(thread);
-  if (state->client_version != 1) return;
+  if (state->client_version != 1 &&
+      (!state->desktop_gl || driver_integer(GL_VERTEX_ARRAY_BINDING) != 0))
+    return;
   uint32_t unit = 0;
   if (array == fixed_arrays::kTexCoord)
     unit = static_cast<uint32_t>(driver_integer(fixed_arrays::kClientActiveTexture)) -
@@ -157,10 +160,10 @@ void remember_fixed_pointer(uint32_t array, GLint size, GLenum type, GLsizei str
   if (slot < 0) return;
   bool client = pointer != nullptr && driver_integer(GL_ARRAY_BUFFER_BINDING) == 0;
   if (client) {
-    state->attribs[slot] = {pointer, size, type, stride};
-    state->client_mask |= 1u << slot;
+    state->fixed[slot] = {pointer, size, type, stride};
+    state->fixed_mask |= 1u << slot;
   } else {
-    state->client_mask &= ~(1u << slot);
+    state->fixed_mask &= ~(1u << slot);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/fixed_arrays.h"
 #include "trace/hooks/gpu_time.h"
 #include "trace/session.h"
 
@@ -59,13 +60,15 @@ inline constexpr size_t kReadsInFlight = 4;
 // counterpart is glreplay::ReplayContext).
 struct TracedContext {
   int client_version = 2;
-  // A desktop OpenGL context (EGL_OPENGL_API): its GL calls pass the layers
-  // by (dispatch/make_current.cpp) and the trace layer makes none in it.
+  // A desktop OpenGL context (EGL_OPENGL_API).
   bool desktop_gl = false;
-  // Attributes pointing into client memory; in a GLES 1 context, its arrays
-  // (glVertexPointer...) by slot (common/fixed_arrays.h).
+  // Generic attributes pointing into client memory, and the fixed-function
+  // arrays of GLES 1 and desktop GL (glVertexPointer...) by slot
+  // (common/fixed_arrays.h).
   uint32_t client_mask = 0;
   ClientAttrib attribs[kMaxAttribs];
+  uint32_t fixed_mask = 0;
+  ClientAttrib fixed[fixed_arrays::kSlots];
   std::vector<Mapping> mappings;
   PendingRead reads[kReadsInFlight];
   size_t next_read = 0;  // reads[next_read % kReadsInFlight] is the oldest

@@ -191,9 +191,7 @@ void capture_drawn(CallRecorder* recorded) {
 // and the back buffer, undefined after the swap.
 void read_back_before_swap(SwapFrame& state, EGLDisplay display, EGLSurface surface) {
   if (recording()) g_swapped_generation.store(g_hot.generation.load(std::memory_order_relaxed));
-  if (!recording() || mode() != Mode::kFull || thread_state()->context == 0 ||
-      context_state(thread_state())->desktop_gl)
-    return;
+  if (!recording() || mode() != Mode::kFull || thread_state()->context == 0) return;
   ThreadState* thread = thread_state();
   bool tracked = thread->draw_surface == surface && thread->surface_width != 0;
   if (tracked && (!thread->surface_size_check || surface_size_unchanged(thread))) {
