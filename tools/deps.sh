@@ -31,8 +31,9 @@ packages=(
   # the processes a client left behind (ps)
   time procps
   # tests/real_apps: real programs that use EGL + GLES in other ways (Wayland
-  # clients and compositor, eglut demos, SDL2, GStreamer GL, GTK 4, mpv, Qt 6)
-  weston mesa-utils-bin libsdl2-tests gstreamer1.0-tools gstreamer1.0-gl
+  # clients and compositor, eglut demos, SDL2, GStreamer GL, GTK 4, mpv, Qt 6,
+  # glmark2's desktop GL build on EGL)
+  weston mesa-utils-bin libsdl2-tests glmark2-wayland gstreamer1.0-tools gstreamer1.0-gl
   gstreamer1.0-plugins-base gtk-4-examples mpv qmlscene-qt6 qml6-module-qtquick
   qml6-module-qtquick-window qml6-module-qtqml-workerscript qt6-wayland
   # tests of Wayland apps: a client's headers and xdg-shell

@@ -61,6 +61,7 @@ class Function:
     # The GL client APIs whose features or extensions require it: "gles1",
     # "gles2", "gl" (desktop OpenGL); empty for EGL.
     apis: frozenset = frozenset()
+    es_origins: list = field(default_factory=list)  # the OpenGL ES ones of origins
     ret_group: str = ""  # enum group of the return value
     id: int = 0
     # From spec/api.toml:

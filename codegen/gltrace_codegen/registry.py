@@ -62,6 +62,7 @@ def read_gl(path):
     wanted_enums = {}  # name -> rank (core features before extensions)
 
     apis = {}  # function name -> {"gles1", "gles2", "gl"}
+    es_origins = {}  # function name -> the OpenGL ES features and extensions requiring it
 
     def require(block_parent, origin, api, rank):
         for req in block_parent.findall("require"):
@@ -70,6 +71,8 @@ def read_gl(path):
             for cmd in req.findall("command"):
                 wanted.setdefault(cmd.get("name"), []).append(origin)
                 apis.setdefault(cmd.get("name"), set()).add(api)
+                if api != "gl":
+                    es_origins.setdefault(cmd.get("name"), set()).add(origin)
             for enum in req.findall("enum"):
                 name = enum.get("name")
                 wanted_enums[name] = min(rank, wanted_enums.get(name, rank))
@@ -107,6 +110,7 @@ def read_gl(path):
         f = commands[name]
         f.origins = sorted(set(origins))
         f.apis = frozenset(apis[name])
+        f.es_origins = sorted(es_origins.get(name, ()))
         functions.append(f)
     return typedefs, functions
 

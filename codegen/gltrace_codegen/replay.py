@@ -167,15 +167,23 @@ def _result(f, classes, post):
     elif "map" in f.roles:
         length = "p2" if len(f.params) == 4 else "-1"
         offset = "p1" if len(f.params) == 4 else "0"
-        post.append(f"a.remember_mapping(static_cast<uint32_t>(p0), result, "
+        post.append(f"a.remember_mapping({_mapping_key(f)}, result, "
                     f"static_cast<int64_t>({offset}), static_cast<int64_t>({length}));")
     elif "unmap" in f.roles:
-        post.append("a.forget_mapping(static_cast<uint32_t>(p0));")
+        post.append(f"a.forget_mapping({_mapping_key(f)});")
     if "checked_result" in f.roles:
         post.append("a.check_result(static_cast<uint64_t>(result));")
     form = _RESULT_FORMS.get(r.role) or _RESULT_FORMS.get(r.kind)
     if form and r.effect != "creates" and "*" not in r.type:
         post.append(f"a.note_result(static_cast<uint64_t>(result), ResultForm::{form});")
+
+
+def _mapping_key(f):
+    """A mapped buffer's key, as the trace recorded it: a target, or (target 0)
+    the buffer's recorded name when the function maps a buffer by name."""
+    if f.params[0].cls == "buffer":
+        return "0, static_cast<uint32_t>(a.u(0))"
+    return "static_cast<uint32_t>(p0), 0"
 
 
 def _generic(f, classes):
@@ -191,7 +199,7 @@ def _generic(f, classes):
     if "draw" in f.roles:
         pre.append("if (!a.set_client_arrays()) return false;")
     if "flush_mapped" in f.roles:
-        pre.append("a.write_mapped_buffer(static_cast<uint32_t>(p0));")
+        pre.append(f"a.write_mapped_buffer({_mapping_key(f)});")
     lines.append("  if (!a.ok()) return false;")
     lines += [f"  {s}" for s in pre]
     call = f"fn({', '.join(f'p{i}' for i in range(len(f.params)))})"

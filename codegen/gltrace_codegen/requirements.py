@@ -16,7 +16,7 @@ _CORE = re.compile(r"^GL_(?:ES_VERSION_|VERSION_ES_CM_)(\d+)_(\d+)$")
 def es_version(f):
     """(major, minor) of the lowest GLES version that defines f; None for an
     extension's function or an EGL one."""
-    versions = [(int(m[1]), int(m[2])) for m in map(_CORE.match, f.origins) if m]
+    versions = [(int(m[1]), int(m[2])) for m in map(_CORE.match, f.es_origins) if m]
     return min(versions) if versions else None
 
 
@@ -37,6 +37,15 @@ def requirements_h(functions, limit):
         f = by_id.get(i)
         v = es_version(f) if f and f.api == "gles" else None
         out.append(f"    {v[0] * 10 + v[1] if v else 0},  // {f.name if f else '(unused)'}")
+    out += ["};", "",
+            "// The OpenGL ES extensions that define a function of no GLES version,",
+            "// space-separated (any one serves); \"\" for the others. (Desktop GL's",
+            "// versions and extensions are not among a trace's requirements yet.)",
+            "inline constexpr const char* kFunctionEsExtensions[kFunctionIdLimit] = {"]
+    for i in range(limit):
+        f = by_id.get(i)
+        names = " ".join(f.es_origins) if f and f.api == "gles" and not es_version(f) else ""
+        out.append(f'    "{names}",')
     out += ["};", "",
             "// How a parameter's value counts against an implementation limit",
             "// (spec/api.toml's limit): kAtMost, kBelow against `pname`; the others",

@@ -52,11 +52,7 @@ struct FunctionTables {
       const api::FunctionInfo& info = api::kFunctionInfo[id];
       if (info.name == nullptr || info.api != api::Api::kGles || api::kFunctionEsVersion[id] != 0)
         continue;
-      // A desktop GL core function (GL_VERSION_X_Y among its origins) needs
-      // that version of a desktop context, not its extensions; desktop
-      // versions are not among the requirements yet.
-      if (std::string_view(info.origins).find("GL_VERSION_") != std::string_view::npos) continue;
-      std::string_view origins = info.origins;
+      std::string_view origins = api::kFunctionEsExtensions[id];
       while (!origins.empty()) {
         size_t end = origins.find(' ');
         std::string_view name = origins.substr(0, end);

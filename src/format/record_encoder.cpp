@@ -135,6 +135,7 @@ void buffer_write(Encoder& e, const BufferWrite& w) {
   field(e, sw::set_offset, w.offset);
   field(e, sw::set_data, w.data);
   field(e, sw::set_blob, w.blob);
+  field(e, sw::set_buffer, w.buffer);
 }
 
 void image_source(Encoder& e, const ImageSource& i) {

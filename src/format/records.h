@@ -162,10 +162,11 @@ struct ClientArray {
 
 // Bytes the app wrote into a mapped buffer range.
 struct BufferWrite {
-  uint32_t target = 0;
+  uint32_t target = 0;  // 0 for a named buffer's mapping
   uint64_t offset = 0;
   std::string_view data;  // inline, or
   uint64_t blob = 0;      // the Blob's id (0: none)
+  uint32_t buffer = 0;    // a named buffer's mapping: the app's buffer name
 };
 
 // eglCreateImage*: the pixels of an image whose source a replay cannot

@@ -711,29 +711,38 @@ bool Args::set_client_arrays() {
 
 // --- mapped buffers -------------------------------------------------------------------
 
-void Args::remember_mapping(uint32_t target, void* pointer, int64_t offset, int64_t length) {
+void Args::remember_mapping(uint32_t target, uint32_t buffer, void* pointer, int64_t offset,
+                            int64_t length) {
   std::vector<Mapping>& mappings = session_.current().mappings;
-  std::erase_if(mappings, [&](const Mapping& m) { return m.target == target; });
+  std::erase_if(mappings,
+                [&](const Mapping& m) { return m.target == target && m.buffer == buffer; });
   if (pointer == nullptr) return;
-  if (length < 0) {  // glMapBufferOES: the whole buffer
+  if (length < 0) {  // glMapBufferOES, glMapBuffer, glMapNamedBuffer: the whole buffer
     GLint size = 0;
-    auto query = GL_CALL(session_.gl(), glGetBufferParameteriv);
-    if (query != nullptr) query(target, GL_BUFFER_SIZE, &size);
+    if (target != 0) {
+      auto query = GL_CALL(session_.gl(), glGetBufferParameteriv);
+      if (query != nullptr) query(target, GL_BUFFER_SIZE, &size);
+    } else {
+      auto query = GL_CALL(session_.gl(), glGetNamedBufferParameteriv);
+      if (query != nullptr)
+        query(static_cast<GLuint>(session_.map_name(ObjectClass::kBuffer, buffer)), GL_BUFFER_SIZE,
+              &size);
+    }
     length = size;
   }
-  mappings.push_back({target, static_cast<uint8_t*>(pointer), offset, length});
+  mappings.push_back({target, buffer, static_cast<uint8_t*>(pointer), offset, length});
 }
 
-void Args::write_mapped_buffer(uint32_t target) {
+void Args::write_mapped_buffer(uint32_t target, uint32_t buffer) {
   for (const BufferWrite& w : call_.buffer_writes) {
-    if (w.target != target) continue;
+    if (w.target != target || w.buffer != buffer) continue;
     if (w.data == nullptr) {
       fail("the data written to a mapped buffer is missing from the trace");
       continue;
     }
     const Mapping* mapping = nullptr;
     for (const Mapping& m : session_.current().mappings)
-      if (m.target == target) mapping = &m;
+      if (m.target == target && m.buffer == buffer) mapping = &m;
     auto begin = static_cast<int64_t>(w.offset);
     auto size = static_cast<int64_t>(w.data->size());
     if (mapping == nullptr || begin < mapping->offset ||
@@ -745,8 +754,9 @@ void Args::write_mapped_buffer(uint32_t target) {
   }
 }
 
-void Args::forget_mapping(uint32_t target) {
-  std::erase_if(session_.current().mappings, [&](const Mapping& m) { return m.target == target; });
+void Args::forget_mapping(uint32_t target, uint32_t buffer) {
+  std::erase_if(session_.current().mappings,
+                [&](const Mapping& m) { return m.target == target && m.buffer == buffer; });
 }
 
 }  // namespace gltrace::glreplay

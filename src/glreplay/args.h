@@ -205,9 +205,12 @@ class Args {
   bool set_client_arrays();
 
   // Mapped buffers.
-  void remember_mapping(uint32_t target, void* pointer, int64_t offset, int64_t length);
-  void write_mapped_buffer(uint32_t target);
-  void forget_mapping(uint32_t target);
+  // A mapping is keyed as the trace keys it: a target, or (target 0) the
+  // buffer's recorded name for glMapNamedBuffer*.
+  void remember_mapping(uint32_t target, uint32_t buffer, void* pointer, int64_t offset,
+                        int64_t length);
+  void write_mapped_buffer(uint32_t target, uint32_t buffer);
+  void forget_mapping(uint32_t target, uint32_t buffer);
 
   // The driver's answer to a call whose answer the app acted on: warns
   // when the trace recorded another (Session::note_divergent_result).

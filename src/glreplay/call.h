@@ -78,9 +78,10 @@ struct ClientArray {
 };
 
 struct BufferWrite {
-  uint32_t target = 0;
+  uint32_t target = 0;  // 0 for a named buffer's mapping
   uint64_t offset = 0;  // from the start of the buffer
   Bytes data;           // null when the blob is not in the trace
+  uint32_t buffer = 0;  // a named buffer's mapping: the buffer as recorded
 };
 
 // eglCreateImage*: the pixels of an image whose source the replay cannot

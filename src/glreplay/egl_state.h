@@ -46,7 +46,8 @@ struct VertexPointer {
 };
 
 struct Mapping {
-  uint32_t target = 0;
+  uint32_t target = 0;  // 0: a named buffer's mapping
+  uint32_t buffer = 0;  // then the buffer, as recorded
   uint8_t* pointer = nullptr;
   int64_t offset = 0;
   int64_t length = 0;

@@ -384,7 +384,7 @@ class TraceSource::Collector : public format::Consumer {
         static_cast<BufferWrite*>(carve.take(sizeof(BufferWrite) * c.buffer_writes.size()));
     for (size_t i = 0; i < c.buffer_writes.size(); ++i) {
       const format::BufferWrite& w = c.buffer_writes[i];
-      new (&writes[i]) BufferWrite{w.target, w.offset, bytes(w.data, w.blob)};
+      new (&writes[i]) BufferWrite{w.target, w.offset, bytes(w.data, w.blob), w.buffer};
       call->buffer_writes = {writes, i + 1};
     }
     if (config_attribs != 0) {

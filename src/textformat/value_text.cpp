@@ -98,7 +98,11 @@ void append_bitfield(Text& out, uint64_t value, int32_t group) {
     if ((value & mask) == 0) continue;
     if (!first) out += " | ";
     first = false;
-    std::string_view name = enum_name(mask, group);
+    // A bit of the parameter's group only, when it has one.
+    const char* in_group = group >= 0 ? api::group_enum_name(mask, group) : nullptr;
+    std::string_view name = group < 0             ? enum_name(mask, group)
+                            : in_group != nullptr ? in_group
+                                                  : "";
     if (name.find("_BIT") != std::string_view::npos)
       out += name;
     else

@@ -331,10 +331,15 @@ class Handlers {
     if (v->kind == format::ValueKind::kSint) return static_cast<uint64_t>(v->sint);
     return std::nullopt;
   }
+  // Named in the parameter's registry group: one value has several names
+  // (GL_TRIANGLES is also desktop GL's GL_LINE_BIT).
   static std::string enum_text(const format::Call& call, const char* name) {
-    std::optional<uint64_t> v = integer(arg(call, name));
+    const format::Value* value = arg(call, name);
+    std::optional<uint64_t> v = integer(value);
     if (!v) return "";
-    const char* text = api::enum_name(static_cast<uint32_t>(*v));
+    const api::ParamInfo& param =
+        api::kFunctionInfo[call.function].params[value - call.args.data()];
+    const char* text = api::enum_name(static_cast<uint32_t>(*v), param.group);
     return text != nullptr ? text : std::to_string(*v);
   }
 

@@ -6,7 +6,9 @@
 //   a display list (glNewList/glCallList, two of a glGenLists range),
 //   fixed-function client arrays in client memory (glVertexPointer,
 //   glColorPointer, glTexCoordPointer) with a 1D texture (glTexImage1D),
-//   a GLSL 1.20 program reading a buffer written through glMapBuffer,
+//   a GLSL 1.20 program reading a buffer written through glMapBuffer
+//   (GL_READ_WRITE) and one written through a named mapping
+//   (glMapNamedBufferRange, GL 4.5's direct state access),
 //   glDrawPixels and glBitmap.
 //   --frames N   frames to draw (default 5)
 // Prints a checksum of the last frame; exit 0 when every call succeeded.
@@ -59,6 +61,7 @@ struct Scene {
   GLuint ramp = 0;
   GLuint program = 0;
   GLuint buffer = 0;
+  GLuint named = 0;  // written through glMapNamedBufferRange
   GLint offset_location = -1;
 };
 
@@ -114,6 +117,8 @@ bool set_up(Scene* s) {
   glBindBuffer(GL_ARRAY_BUFFER, s->buffer);
   glBufferData(GL_ARRAY_BUFFER, 6 * sizeof(GLfloat), nullptr, GL_DYNAMIC_DRAW);
   glBindBuffer(GL_ARRAY_BUFFER, 0);
+  glCreateBuffers(1, &s->named);
+  glNamedBufferData(s->named, 6 * sizeof(GLfloat), nullptr, GL_DYNAMIC_DRAW);
   return gl_ok("set-up");
 }
 
@@ -168,7 +173,7 @@ void draw_frame(const Scene& s, int frame) {
 
   // The program, its vertices written through glMapBuffer each frame.
   glBindBuffer(GL_ARRAY_BUFFER, s.buffer);
-  auto* mapped = static_cast<GLfloat*>(glMapBuffer(GL_ARRAY_BUFFER, GL_WRITE_ONLY));
+  auto* mapped = static_cast<GLfloat*>(glMapBuffer(GL_ARRAY_BUFFER, GL_READ_WRITE));
   if (mapped != nullptr) {
     const GLfloat triangle[] = {-0.9f, 0.4f,  -0.5f,
                                 0.4f,  -0.7f, 0.4f + 0.05f * static_cast<float>(frame)};
@@ -178,6 +183,18 @@ void draw_frame(const Scene& s, int frame) {
   glUseProgram(s.program);
   glUniform2f(s.offset_location, 0, -0.02f * static_cast<float>(frame));
   glEnableVertexAttribArray(3);
+  glVertexAttribPointer(3, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  // The same program over a buffer written by name.
+  auto* named = static_cast<GLfloat*>(glMapNamedBufferRange(
+      s.named, 0, 6 * sizeof(GLfloat), GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT));
+  if (named != nullptr) {
+    const GLfloat triangle[] = {0.5f, 0.9f, 0.9f, 0.9f, 0.7f - 0.05f * static_cast<float>(frame),
+                                0.6f};
+    memcpy(named, triangle, sizeof triangle);
+    glUnmapNamedBuffer(s.named);
+  }
+  glBindBuffer(GL_ARRAY_BUFFER, s.named);
   glVertexAttribPointer(3, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glDisableVertexAttribArray(3);

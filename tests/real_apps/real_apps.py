@@ -92,6 +92,11 @@ APPS = [
         glmark2_scenes(GLMARK2_SCENES, 0.3), ci=True,
         attach_argv=["/usr/bin/glmark2-es2", "-s", "320x240"] + GLMARK2_ATTACH +
         glmark2_scenes(GLMARK2_SCENES, GLMARK2_ATTACH_SECONDS)),
+    App("glmark2-wayland-desktop-gl", "glmark2-wayland", "desktop GL 2.1 through EGL, every "
+        "scene", "wayland", ["/usr/bin/glmark2-wayland", "-s", "320x240"] +
+        glmark2_scenes(GLMARK2_SCENES, 0.3),
+        attach_argv=["/usr/bin/glmark2-wayland", "-s", "320x240"] + GLMARK2_ATTACH +
+        glmark2_scenes(GLMARK2_SCENES, GLMARK2_ATTACH_SECONDS)),
     App("glmark2-off-screen", "glmark2-es2-x11", "FBO only, no eglSwapBuffers", "x11",
         ["/usr/bin/glmark2-es2", "--off-screen", "-s", "320x240", "-b", "shading:duration=0.5",
          "-b", "texture:duration=0.5"],

@@ -606,9 +606,10 @@ TEST(Trace, DesktopGlContextThroughEglIsTraced) {
 }
 
 // What only desktop GL's compatibility profile has (immediate mode, display
-// lists, fixed-function client arrays, 1D textures, glMapBuffer,
-// glDrawPixels, glBitmap), through EGL and libOpenGL.so.0: every frame and
-// every draw replays identically, and the layers see those calls.
+// lists, fixed-function client arrays, 1D textures, glMapBuffer with
+// GL_READ_WRITE, a named buffer's mapping, glDrawPixels, glBitmap), through
+// EGL and libOpenGL.so.0: every frame and every draw replays identically,
+// and the layers see those calls.
 TEST(Trace, DesktopGlCompatibilityProfileReplaysIdentically) {
   std::string dir = make_temp_dir();
   std::string trace = dir + "/compat.gltrace";
@@ -627,6 +628,7 @@ TEST(Trace, DesktopGlCompatibilityProfileReplaysIdentically) {
   EXPECT_EQ(counts["glBegin"], 5u) << "one in a display list, one per frame";
   EXPECT_EQ(counts["glCallList"], 6u) << "two in a display list, one per frame";
   EXPECT_EQ(counts["glMapBuffer"], 4u);
+  EXPECT_EQ(counts["glMapNamedBufferRange"], 4u);
   ProcessResult dump = gltrace({"dump", trace});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
   EXPECT_TRUE(std::regex_search(dump.out, std::regex(R"(glTexImage1D\([^\n]*pixels = <48 bytes)")))

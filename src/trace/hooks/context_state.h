@@ -30,9 +30,11 @@ struct ClientAttrib {
   GLsizei stride = 0;
 };
 
-// A buffer mapped in a context.
+// A buffer mapped in a context: through its binding to `target`, or by name
+// (glMapNamedBuffer*: target 0, `buffer`).
 struct Mapping {
   GLenum target;
+  GLuint buffer;
   uint8_t* pointer;
   int64_t offset;
   int64_t length;
