@@ -61,13 +61,28 @@ std::vector<LinkedShader> read_linked_shaders(GlFunctions gl_, GLuint program) {
 void GlReader::read_version(int client_version) {
   major_ = client_version;
   minor_ = 0;
+  desktop_ = false;
   auto get_string = GL(glGetString);
   const GLubyte* text = get_string != nullptr ? get_string(GL_VERSION) : nullptr;
   int major = 0, minor = 0;
-  if (text != nullptr &&
-      sscanf(reinterpret_cast<const char*>(text), "OpenGL ES %d.%d", &major, &minor) == 2) {
+  if (text == nullptr) return;
+  const auto* version = reinterpret_cast<const char*>(text);
+  if (sscanf(version, "OpenGL ES %d.%d", &major, &minor) == 2) {
     major_ = major;
     minor_ = minor;
+  } else if (sscanf(version, "%d.%d", &major, &minor) == 2) {
+    // Desktop GL: the GLES version whose functions it has (4.3 has ES
+    // 3.1's, 4.5 ES 3.2's but for a few; 3.0 ES 3.0's).
+    desktop_ = true;
+    int gl = major * 10 + minor;
+    major_ = gl >= 30 ? 3 : 2;
+    minor_ = gl >= 45 ? 2 : gl >= 43 ? 1 : 0;
+    // Desktop GL's GL_CONTEXT_PROFILE_MASK and its compatibility bit.
+    constexpr GLenum kProfileMask = 0x9126;
+    constexpr GLint kCompatibilityBit = 0x2;
+    GLint profile = 0;
+    if (gl >= 32) GL(glGetIntegerv)(kProfileMask, &profile);
+    compatibility_ = gl < 32 || (profile & kCompatibilityBit) != 0;
   }
 }
 

@@ -71,6 +71,10 @@ class GlReader {
   }
   bool es3() const { return major_ >= 3; }
   bool es31() const { return major_ > 3 || (major_ == 3 && minor_ >= 1); }
+  // A desktop GL context (its GLES-equivalent version in major_, minor_),
+  // and one of the compatibility profile.
+  bool desktop() const { return desktop_; }
+  bool compatibility() const { return compatibility_; }
   void clear_errors();
   GLint integer(GLenum pname);
   // Runs `use` with `texture` bound to `target` of the active unit; the
@@ -97,6 +101,7 @@ class GlReader {
 
   GlFunctions gl_;
   int major_ = 2, minor_ = 0;  // the current context's GLES version (per query)
+  bool desktop_ = false, compatibility_ = false;
 };
 
 }  // namespace gltrace::glstate

@@ -506,6 +506,19 @@ bool is_layered(GLenum target) {
          target == GL_TEXTURE_CUBE_MAP_ARRAY;
 }
 
+// Desktop GL's compatibility-profile enums, which the GLES headers lack.
+namespace compatibility_enums {
+constexpr GLenum kMatrixMode = 0x0BA0, kModelview = 0x1700, kProjection = 0x1701;
+constexpr GLenum kTexture = 0x1702, kModelviewMatrix = 0x0BA6, kProjectionMatrix = 0x0BA7;
+constexpr GLenum kTextureMatrix = 0x0BA8, kMaxTextureCoords = 0x8871, kCurrentColor = 0x0B00;
+constexpr GLenum kShadeModel = 0x0B54, kFlat = 0x1D00;
+// Lighting, its eight lights, color material, normalize, alpha test, fog,
+// and texturing of each dimension (of the active unit: unit 0 here).
+constexpr GLenum kEnables[] = {0x0B50, 0x4000, 0x4001, 0x4002, 0x4003, 0x4004,
+                               0x4005, 0x4006, 0x4007, 0x0B57, 0x0BA1, 0x0BC0,
+                               0x0B60, 0x0DE0, 0x0DE1, 0x806F, 0x8513};
+}  // namespace compatibility_enums
+
 class SnapshotWriter : public GlReader {
  public:
   SnapshotWriter(GlFunctions gl, SnapshotNames& names, SnapshotOut& out)
@@ -515,6 +528,11 @@ class SnapshotWriter : public GlReader {
     refresh_ = shared == SharedObjects::kContents;
     read_version(names_.client_version());
     clear_errors();
+    if (compatibility())
+      out_.inexact(
+          "desktop GL's compatibility state: of its fixed-function state only the current "
+          "matrices, color and enables are in the snapshot (not lights' and materials' "
+          "parameters, display lists, client arrays or the attribute stacks)");
     // Everything drawn so far is done before anything is read: llvmpipe
     // was seen to return a render target's texels half drawn when read
     // through another framebuffer than the one that drew them.
@@ -550,6 +568,7 @@ class SnapshotWriter : public GlReader {
     program_pipelines();
     queries();
     window_contents();
+    if (compatibility()) fixed_function_state();
     context_state();
 
     GL(glDeleteFramebuffers)(1, &read_fb_);
@@ -1261,6 +1280,38 @@ class SnapshotWriter : public GlReader {
     call_.u(GL_DITHER).emit(FN(glDisable));
     return d;
   }
+  // Desktop GL's compatibility profile: the matrix on top of each stack (the
+  // texture matrices of each unit with coordinates), the current color and
+  // the fixed-function enables that are on (all are off by default).
+  void fixed_function_state() {
+    namespace ff = compatibility_enums;
+    GLint mode = integer(ff::kMatrixMode);
+    auto load = [&](GLenum matrix_mode, GLenum query) {
+      std::vector<float> m(16);
+      GL(glGetFloatv)(query, m.data());
+      call_.u(matrix_mode).emit(FN(glMatrixMode));
+      call_.floats(std::move(m)).emit(FN(glLoadMatrixf));
+    };
+    load(ff::kModelview, ff::kModelviewMatrix);
+    load(ff::kProjection, ff::kProjectionMatrix);
+    GLint units = integer(ff::kMaxTextureCoords);
+    for (GLint unit = 0; unit < units; ++unit) {
+      GL(glActiveTexture)(GL_TEXTURE0 + static_cast<GLenum>(unit));
+      call_.u(GL_TEXTURE0 + static_cast<uint64_t>(unit)).emit(FN(glActiveTexture));
+      load(ff::kTexture, ff::kTextureMatrix);
+    }
+    GL(glActiveTexture)(GL_TEXTURE0);
+    call_.u(GL_TEXTURE0).emit(FN(glActiveTexture));
+    call_.u(static_cast<uint64_t>(mode)).emit(FN(glMatrixMode));
+    float color[4] = {1, 1, 1, 1};
+    GL(glGetFloatv)(ff::kCurrentColor, color);
+    call_.f(color[0]).f(color[1]).f(color[2]).f(color[3]).emit(FN(glColor4f));
+    for (GLenum cap : ff::kEnables)
+      if (GL(glIsEnabled)(cap) == GL_TRUE) call_.u(cap).emit(FN(glEnable));
+    if (integer(ff::kShadeModel) == static_cast<GLint>(ff::kFlat))
+      call_.u(ff::kFlat).emit(FN(glShadeModel));
+  }
+
   // Draws the triangle with the texture holding `texels` (w x h).
   void fetch_draw(GLint width, GLint height, GLint internal_format, GLenum format, GLenum type,
                   std::string texels) {
@@ -1451,10 +1502,23 @@ class SnapshotWriter : public GlReader {
       }
       call_.u(name).u(shader_name).emit(FN(glAttachShader));
     }
-    if (linked == GL_TRUE) {
-      if (count == 0 && detached.empty())
+    if (linked == GL_TRUE && count == 0 && detached.empty()) {
+      // No shader to link it from (made from a program binary, as Qt's
+      // shader cache does, or detached): the driver's binary of it.
+      std::string binary;
+      GLenum format = 0;
+      if (!program_binary(p, &binary, &format)) {
         inexact("program " + std::to_string(name),
                 "its shaders were detached after it linked: it cannot be linked again");
+      } else {
+        inexact("program " + std::to_string(name),
+                "no shader of it is left: written as its driver's program binary, which "
+                "replays on the capture's driver only");
+        auto length = static_cast<int64_t>(binary.size());
+        call_.u(name).u(format).bytes(std::move(binary)).s(length).emit(FN(glProgramBinary));
+        uniforms(name, p);
+      }
+    } else if (linked == GL_TRUE) {
       attribute_bindings(name, p);
       transform_feedback_varyings(name, p);
       GLint separable = GL_FALSE;
@@ -1469,6 +1533,21 @@ class SnapshotWriter : public GlReader {
       call_.u(shader_name).emit(FN(glDeleteShader));
     }
     for (uint64_t shader_name : deleted) call_.u(shader_name).emit(FN(glDeleteShader));
+  }
+
+  // A linked program's binary (ES 3.0, desktop GL 4.1), false when the
+  // driver has none.
+  bool program_binary(GLuint p, std::string* binary, GLenum* format) {
+    constexpr GLenum kProgramBinaryLength = 0x8741;
+    GLint length = 0;
+    if (!es3()) return false;
+    GL(glGetProgramiv)(p, kProgramBinaryLength, &length);
+    if (length <= 0) return false;
+    binary->resize(static_cast<size_t>(length));
+    GLsizei written = 0;
+    GL(glGetProgramBinary)(p, length, &written, format, binary->data());
+    binary->resize(static_cast<size_t>(std::max(written, 0)));
+    return written > 0;
   }
 
   // Every active attribute bound to the location the trace knows it by, so

@@ -2,6 +2,7 @@
 // new to the trace gets its Context record first) and its surface; the calls
 // that create surfaces and contexts record their config's attributes.
 #define GL_GLES_PROTOTYPES 0
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -261,6 +262,41 @@ void record_surface(EGLDisplay dpy, EGLSurface surface) {
   }
 }
 
+// A desktop GL context (current on this thread) as the calls that made it:
+// the API bound, its version and profile asked for, and the thread's API of
+// now bound again.
+void record_desktop_context(EGLDisplay dpy, EGLConfig config, EGLContext share, EGLContext ctx) {
+  // Desktop GL's GL_CONTEXT_PROFILE_MASK (GL 3.2 on) and its core bit.
+  constexpr GLenum kProfileMask = 0x9126;
+  constexpr GLint kCoreBit = 0x1;
+  // From the version string: GL 2.1 has no GL_MAJOR_VERSION query (an error
+  // the app would read).
+  int major = 1, minor = 0;
+  const auto* version = reinterpret_cast<const char*>(NEXT(glGetString)(GL_VERSION));
+  if (version == nullptr || sscanf(version, "%d.%d", &major, &minor) != 2) major = 1, minor = 0;
+  GLint profile = 0;
+  if (major * 10 + minor >= 32) NEXT(glGetIntegerv)(kProfileMask, &profile);
+  const EGLint attribs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                            major,
+                            EGL_CONTEXT_MINOR_VERSION,
+                            minor,
+                            EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                            (profile & kCoreBit) != 0
+                                ? EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT
+                                : EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT,
+                            EGL_NONE};
+  record_snapshot_call(api::kFn_eglBindAPI, [&](CallRecorder& rec) {
+    record_eglBindAPI(rec, EGL_OPENGL_API, EGL_TRUE);
+  });
+  record_snapshot_call(api::kFn_eglCreateContext, [&](CallRecorder& rec) {
+    record_eglCreateContext(rec, dpy, config, share, attribs, ctx);
+  });
+  EGLenum bound = NEXT(eglQueryAPI)();
+  if (bound != EGL_OPENGL_API)
+    record_snapshot_call(api::kFn_eglBindAPI,
+                         [&](CallRecorder& rec) { record_eglBindAPI(rec, bound, EGL_TRUE); });
+}
+
 // The display, context and surfaces a joining thread uses, each written once
 // a session; and whether the thread writes its share group's objects.
 GroupClaim record_egl_objects(EGLDisplay dpy, EGLContext ctx, EGLSurface draw, EGLSurface read) {
@@ -274,14 +310,19 @@ GroupClaim record_egl_objects(EGLDisplay dpy, EGLContext ctx, EGLSurface draw, E
   }
   GroupClaim claim = claim_share_group(ctx, snapshot_epoch());
   if (first_write(ctx)) {
-    EGLint id = 0, version = 2;
+    EGLint id = 0, version = 2, client_type = EGL_OPENGL_ES_API;
     NEXT(eglQueryContext)(dpy, ctx, EGL_CONFIG_ID, &id);
     NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_VERSION, &version);
+    NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_TYPE, &client_type);
     EGLConfig config = config_by_id(dpy, id);
-    const EGLint attribs[] = {EGL_CONTEXT_CLIENT_VERSION, version, EGL_NONE};
-    record_snapshot_call(api::kFn_eglCreateContext, [&](CallRecorder& rec) {
-      record_eglCreateContext(rec, dpy, config, claim.share_with, attribs, ctx);
-    });
+    if (client_type == EGL_OPENGL_API) {
+      record_desktop_context(dpy, config, claim.share_with, ctx);
+    } else {
+      const EGLint attribs[] = {EGL_CONTEXT_CLIENT_VERSION, version, EGL_NONE};
+      record_snapshot_call(api::kFn_eglCreateContext, [&](CallRecorder& rec) {
+        record_eglCreateContext(rec, dpy, config, claim.share_with, attribs, ctx);
+      });
+    }
   }
   record_surface(dpy, draw);
   if (read != draw) record_surface(dpy, read);
@@ -300,7 +341,7 @@ void record_current_binding() {
   EGLSurface read = NEXT(eglGetCurrentSurface)(EGL_READ);
   thread_state();  // joins the session
   bool snapshot = ctx != EGL_NO_CONTEXT && (session_mid_run() || thread_state()->round_snapshot) &&
-                  mode() == Mode::kFull && !context_state(thread_state())->desktop_gl;
+                  mode() == Mode::kFull;
   // One thread's snapshot at a time, whole: what one writes (a context
   // another's eglCreateContext shares, the objects another's refreshes)
   // comes before, in call order, what refers to it.
