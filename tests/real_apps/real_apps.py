@@ -164,6 +164,16 @@ APPS = [
         attach_argv=["/usr/bin/mpv", "--no-config", "--vo=gpu", "--gpu-api=opengl",
                      "--gpu-context=x11egl", "--opengl-es=yes", "--geometry=320x240",
                      "av://lavfi:testsrc=size=320x240:rate=30"]),
+    App("mpv-x11egl-desktop-gl", "mpv", "video player: desktop GL through x11egl", "x11",
+        ["/usr/bin/mpv", "--no-config", "--vo=gpu", "--gpu-api=opengl", "--gpu-context=x11egl",
+         "--geometry=320x240", "--frames=30", "av://lavfi:testsrc=size=320x240:rate=30"],
+        attach_argv=["/usr/bin/mpv", "--no-config", "--vo=gpu", "--gpu-api=opengl",
+                     "--gpu-context=x11egl", "--geometry=320x240",
+                     "av://lavfi:testsrc=size=320x240:rate=30"]),
+    App("mpv-default", "mpv", "video player as a user runs it: --vo=gpu's default context "
+        "(--gpu-sw: llvmpipe is a software renderer, which mpv refuses otherwise)",
+        "x11", ["/usr/bin/mpv", "--no-config", "--vo=gpu", "--gpu-sw", "--geometry=320x240",
+                "--frames=30", "av://lavfi:testsrc=size=320x240:rate=30"]),
     App("gtk4-demo-gears-wayland", "gtk-4-examples", "toolkit: no-config context, "
         "surfaceless first, window later", "wayland",
         ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"],
