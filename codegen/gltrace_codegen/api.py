@@ -58,7 +58,8 @@ HOOK_KEYS = set(HOOK_KINDS) | {"why", "state", "record"} | set(IDLE_HOOKS)
 RET_KEYS = {"kind", "effect", "role", "interface"}
 # Functions of src/trace/compsize.h a length rule may call.
 SIZE_HELPERS = {"pname_count", "uniform_components", "uniform_block_param_count", "index_bytes",
-                "pixel_bytes", "at_most", "unpack_image_size", "map_components", "pixel_map_size", "path_coord_bytes", "transform_values",
+                "pixel_bytes", "at_most", "clear_buffer_values", "map_components",
+                "pixel_map_size", "path_coord_bytes", "path_name_bytes", "transform_values",
                 "path_metric_count", "path_spacing_count", "path_gen_coeffs",
                 "shading_rate_locations"}
 # A depth-2 pointer's rule: index_lists(COUNTS, TYPE, N) for N index arrays

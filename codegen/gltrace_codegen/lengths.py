@@ -75,22 +75,30 @@ def parse(text, helpers=frozenset()):
     return out
 
 
-# The registry's image sizes, matched whole: pixels of format and type, 1D,
-# 2D or 3D, laid out by the pixel-store state (the trace's unpack_image_size,
-# the replay's Validator::unpack_image).
-IMAGE_RULES = {("COMPSIZE", ("format", "type", "width")),
-               ("COMPSIZE", ("format", "type", "width", "height")),
-               ("COMPSIZE", ("format", "type", "width", "height", "depth"))}
+# The registry's bitmap (glBitmap): a bit per pixel, with no format or type
+# parameter (common/image_size.h).
+_BITMAP = ("gltrace::desktop_pixels::kColorIndex", "gltrace::desktop_pixels::kBitmap")
 
 
-def image_extent(rule):
-    """The width, height and depth parameters of an IMAGE_RULES rule ("1"
-    for those it lacks), or None for another rule."""
+def image(rule):
+    """(format, type, width, height, depth) of a registry image rule, matched
+    whole: COMPSIZE([target,] format, type, WIDTH[, HEIGHT[, DEPTH]]) (the
+    target only says which table or filter), or the bitmap's
+    COMPSIZE(width, height); parameter names, with "1" for an extent the
+    rule lacks and C++ constants for the bitmap's format and type. Laid out
+    by the pixel-store state: the trace's unpack_image_size, the replay's
+    Validator::unpack_image. None for another rule."""
     c = call(rule)
-    if c not in IMAGE_RULES:
+    if c is None or c[0] != "COMPSIZE":
         return None
-    names = list(c[1][2:])
-    return tuple(names + ["1"] * (3 - len(names)))
+    args = list(c[1])
+    if args == ["width", "height"]:
+        return _BITMAP + ("width", "height", "1")
+    if args[:1] == ["target"]:
+        args = args[1:]
+    if args[:2] != ["format", "type"] or not 1 <= len(args) - 2 <= 3:
+        return None
+    return tuple(args + ["1"] * (5 - len(args)))
 
 
 def call(text):

@@ -75,11 +75,6 @@ class Function:
     roles: set = field(default_factory=set)
 
     @property
-    def desktop_only(self):
-        """A desktop OpenGL function no OpenGL ES feature or extension has."""
-        return self.apis == {"gl"}
-
-    @property
     def returns_void(self):
         return self.ret.strip() == "void"
 

@@ -121,11 +121,10 @@ def value_call(f, p):
         # than the app's buffer holds).
         pname = next(q.cname for q in f.params if q.name == "pname")
         count = f"gltrace::trace::pname_count(static_cast<uint32_t>({pname}))"
-    elif is_const and lengths.image_extent(length):
+    elif is_const and lengths.image(length):
         names = {q.name: q.cname for q in f.params}
-        extent = ", ".join(names.get(n, n) for n in lengths.image_extent(length))
-        count = (f"gltrace::trace::unpack_image_size({names['format']}, {names['type']}, "
-                 f"{extent})")
+        args = ", ".join(names.get(n, n) for n in lengths.image(length))
+        count = f"gltrace::trace::unpack_image_size({args})"
     elif length.startswith("COMPSIZE"):
         return f'unknown_value({v}, "size computed from {length}, not implemented")'
     elif length == "":

@@ -15,7 +15,8 @@ from .trace import index_lists
 
 # The table's size helpers the replay computes from the call's scalars alone
 # (src/common/image_size.h, param_sizes.h); the others ask the capture's driver.
-_PURE_HELPERS = {"pixel_bytes", "map_components", "path_coord_bytes", "transform_values", "path_metric_count",
+_PURE_HELPERS = {"pixel_bytes", "clear_buffer_values", "map_components", "path_coord_bytes",
+                 "path_name_bytes", "transform_values", "path_metric_count",
                  "path_spacing_count", "path_gen_coeffs", "shading_rate_locations"}
 
 
@@ -120,20 +121,10 @@ def _rules(f):
             count = f"v.pname_count(static_cast<uint32_t>({pname}))"
         elif registry_rule == ("COMPSIZE", ("pname",)) and _index(f, "pname") >= 0:
             count = f"v.pname_count(static_cast<uint32_t>({_scalar(f, _index(f, 'pname'))}))"
-        elif registry_rule == ("COMPSIZE", ("buffer",)) and _index(f, "buffer") >= 0:
-            buffer = _scalar(f, _index(f, "buffer"))
-            count = f"Validator::clear_buffer_count(static_cast<uint32_t>({buffer}))"
-        elif registry_rule == ("COMPSIZE", ("width", "height")):
-            # The registry's bitmap (glBitmap): a bit per pixel, of no format
-            # or type parameter (common/image_size.h).
-            w, h = (_scalar(f, _index(f, n)) for n in ("width", "height"))
-            count = f"v.unpack_image(gltrace::desktop_pixels::kColorIndex, " \
-                    f"gltrace::desktop_pixels::kBitmap, {w}, {h}, 1)"
-        elif lengths.image_extent(length):
-            a = [_scalar(f, _index(f, n)) for n in ("format", "type")]
-            fmt = f"static_cast<uint32_t>({a[0]}), static_cast<uint32_t>({a[1]})"
-            extent = [n if n == "1" else _scalar(f, _index(f, n))
-                      for n in lengths.image_extent(length)]
+        elif lengths.image(length):
+            fmt, type_, *extent = (_scalar(f, _index(f, n)) if _index(f, n) >= 0 else n
+                                   for n in lengths.image(length))
+            fmt = f"static_cast<uint32_t>({fmt}), static_cast<uint32_t>({type_})"
             if is_const:
                 count = f"v.unpack_image({fmt}, {', '.join(extent)})"
             else:

@@ -58,7 +58,6 @@ class RegistryTest(unittest.TestCase):
         self.assertIn("GL_ES_VERSION_3_2", by_name["glDrawElementsBaseVertex"].origins)
         self.assertIn("glDrawArraysInstancedEXT", by_name)   # a gles2 extension
         self.assertEqual(by_name["glBegin"].apis, {"gl"})     # desktop GL only
-        self.assertTrue(by_name["glBegin"].desktop_only)
         self.assertEqual(by_name["glDrawArrays"].apis, {"gles1", "gles2", "gl"})
         self.assertIn("glTexStorage2D", by_name)              # GL 4.2 and GLES 3.0
         self.assertNotIn("glVariantPointerEXT", by_name)      # an extension left out
@@ -126,6 +125,18 @@ class RegistryTest(unittest.TestCase):
                          "strings_value(uniformNames, static_cast<int32_t>("
                          "static_cast<int64_t>(uniformCount)), nullptr)")
         self.assertIsNone(trace._len_expr(f, "unknown_helper(program)"))
+        # The registry's images, 1D to 3D, and glBitmap's bits: one rule.
+        f = by_name["glTexSubImage3DOES"]
+        self.assertEqual(trace.value_call(f, f.params[10]),
+                         "bytes_value(pixels, gltrace::trace::texture_data_size("
+                         "gltrace::trace::unpack_image_size(format, type, width, height, depth)))")
+        f = by_name["glTexImage1D"]
+        self.assertIn("unpack_image_size(format, type, width, 1, 1)",
+                      trace.value_call(f, f.params[7]))
+        f = by_name["glBitmap"]
+        self.assertIn("unpack_image_size(gltrace::desktop_pixels::kColorIndex, "
+                      "gltrace::desktop_pixels::kBitmap, width, height, 1)",
+                      trace.value_call(f, f.params[6]))
         f = by_name["glClearTexSubImageEXT"]
         self.assertEqual(trace.value_call(f, f.params[10]),
                          "bytes_value(data, gltrace::trace::pixel_bytes ( format , type ))")

@@ -33,6 +33,19 @@ inline int64_t map_components(uint32_t target) {
   return target >= 0x8660 && target < 0x8680 ? 4 : 0;
 }
 
+// The dimensions of such a map: 1 (GL_MAP1_*, NVIDIA's 0x8660-0x866F) or 2
+// (GL_MAP2_*, 0x8670-0x867F); 1 for another target.
+inline int64_t map_dimensions(uint32_t target) {
+  return (target >= 0x0DB0 && target < 0x0DB9) || (target >= 0x8670 && target < 0x8680) ? 2 : 1;
+}
+
+// Values of a framebuffer clear (glClearBuffer*v, glClearNamedFramebuffer*v):
+// a color's four, else the depth or stencil value.
+inline int64_t clear_buffer_values(uint32_t buffer) {
+  constexpr uint32_t kColor = 0x1800;  // GL_COLOR (ES 3.0)
+  return buffer == kColor ? 4 : 1;
+}
+
 // What a call wrote, but never more than the room the app gave it (a count
 // < 0, from a NULL count pointer, stays unknown).
 inline int64_t at_most(int64_t count, int64_t room) { return count < room ? count : room; }

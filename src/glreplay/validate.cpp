@@ -469,8 +469,6 @@ int64_t Validator::pname_count(uint32_t pname) {
   return pname_value_count(pname, [this](uint32_t n) { return state_.integer(n); });
 }
 
-int64_t Validator::clear_buffer_count(uint32_t buffer) { return buffer == GL_COLOR ? 4 : 1; }
-
 int64_t saturate_to_int64(double x) {
   if (std::isnan(x)) return 0;
   if (x >= 9.2233720368547758e18) return INT64_MAX;

@@ -119,7 +119,6 @@ class Validator {
                        int64_t depth);
   int64_t pack_image(uint32_t format, uint32_t type, int64_t width, int64_t height);
   int64_t pname_count(uint32_t pname);
-  static int64_t clear_buffer_count(uint32_t buffer);
 
   void fail(const std::string& message);
   bool ok() const { return out_->error.empty(); }

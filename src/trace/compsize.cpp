@@ -180,34 +180,6 @@ int64_t texture_data_size(int64_t size) {
   return capture_texture_data() ? size : kTextureDataNotCaptured;
 }
 
-int64_t compsize_glTexImage2D_pixels(GLenum, GLint, GLint, GLsizei width, GLsizei height, GLint,
-                                     GLenum format, GLenum type, const void*) {
-  return unpack_image_size(format, type, width, height, 1);
-}
-int64_t compsize_glTexSubImage2D_pixels(GLenum, GLint, GLint, GLint, GLsizei width, GLsizei height,
-                                        GLenum format, GLenum type, const void*) {
-  return unpack_image_size(format, type, width, height, 1);
-}
-int64_t compsize_glTexImage3D_pixels(GLenum, GLint, GLint, GLsizei width, GLsizei height,
-                                     GLsizei depth, GLint, GLenum format, GLenum type,
-                                     const void*) {
-  return unpack_image_size(format, type, width, height, depth);
-}
-int64_t compsize_glTexSubImage3D_pixels(GLenum, GLint, GLint, GLint, GLint, GLsizei width,
-                                        GLsizei height, GLsizei depth, GLenum format, GLenum type,
-                                        const void*) {
-  return unpack_image_size(format, type, width, height, depth);
-}
-int64_t compsize_glTexImage3DOES_pixels(GLenum, GLint, GLenum, GLsizei width, GLsizei height,
-                                        GLsizei depth, GLint, GLenum format, GLenum type,
-                                        const void*) {
-  return unpack_image_size(format, type, width, height, depth);
-}
-int64_t compsize_glTexSubImage3DOES_pixels(GLenum, GLint, GLint, GLint, GLint, GLsizei width,
-                                           GLsizei height, GLsizei depth, GLenum format,
-                                           GLenum type, const void*) {
-  return unpack_image_size(format, type, width, height, depth);
-}
 // Images of the pack layout, one after another (QCOM_extended_get).
 int64_t compsize_glExtGetTexSubImageQCOM_texels(GLenum, GLint, GLint, GLint, GLint, GLsizei width,
                                                 GLsizei height, GLsizei depth, GLenum format,
@@ -246,16 +218,6 @@ int64_t compsize_glObjectPtrLabel_label(const void*, GLsizei length, const GLcha
 }
 // A name the call reads, NUL-terminated (its GLchar* is not const).
 int64_t compsize_glGetPerfQueryIdByNameINTEL_queryName(GLchar*, GLuint*) { return -1; }
-
-int64_t compsize_glClearBufferfv_value(GLenum buffer, GLint, const GLfloat*) {
-  return buffer == GL_COLOR ? 4 : 1;
-}
-int64_t compsize_glClearBufferiv_value(GLenum buffer, GLint, const GLint*) {
-  return buffer == GL_COLOR ? 4 : 1;
-}
-int64_t compsize_glClearBufferuiv_value(GLenum buffer, GLint, const GLuint*) {
-  return buffer == GL_COLOR ? 4 : 1;
-}
 
 // NV_path_rendering.
 int64_t compsize_glCoverFillPathInstancedNV_paths(GLsizei n, GLenum type, const void* paths, GLuint,
@@ -359,9 +321,9 @@ constexpr GLenum kPixelMapFirst = 0x0C70, kPixelMapLast = 0x0C79, kPixelMapSizeO
 
 bool pack_buffer_bound() { return driver_integer(GL_PIXEL_PACK_BUFFER_BINDING) != 0; }
 
-// Bytes a level of `width` x `height` x `depth` texels takes when read back.
+// Bytes a level of `width` x `height` x `depth` texels takes when read back
+// (-1 with a pack buffer bound, as pack_image_size says).
 int64_t level_pack_bytes(GLenum format, GLenum type, GLint width, GLint height, GLint depth) {
-  if (pack_buffer_bound()) return -1;
   return pack_image_size(format, type, width, static_cast<int64_t>(height) * std::max(depth, 1));
 }
 
@@ -387,8 +349,8 @@ int64_t compressed_level_bytes(LevelParameter level_parameter) {
 // An evaluator map's query (glGetMap*v): GL_ORDER has one value per
 // dimension, GL_DOMAIN two, GL_COEFF every control point's components.
 int64_t map_query_values(GLenum target, GLenum query) {
-  bool two_d = (target >= 0x0DB0 && target <= 0x0DB8) || (target >= 0x8670 && target < 0x8680);
-  int64_t dimensions = two_d ? 2 : 1;
+  int64_t dimensions = map_dimensions(target);
+  bool two_d = dimensions == 2;
   if (query == desktop::kOrder) return dimensions;
   if (query == desktop::kDomain) return 2 * dimensions;
   if (query != desktop::kCoeff) return 0;
@@ -405,28 +367,6 @@ int64_t pixel_map_size(uint32_t map) {
   if (pack_buffer_bound()) return -1;
   if (map < desktop::kPixelMapFirst || map > desktop::kPixelMapLast) return 0;
   return driver_integer(map + desktop::kPixelMapSizeOffset);
-}
-
-// One bit per pixel (rows padded to the unpack alignment).
-int64_t compsize_glBitmap_bitmap(GLsizei width, GLsizei height, GLfloat, GLfloat, GLfloat, GLfloat,
-                                 const GLubyte*) {
-  return unpack_image_size(desktop_pixels::kColorIndex, desktop_pixels::kBitmap, width, height, 1);
-}
-
-// Display list names: n of `type` (GL_2_BYTES... included), as
-// NV_path_rendering's path names.
-int64_t compsize_glCallLists_lists(GLsizei n, GLenum type, const void* lists) {
-  return path_names_bytes(n, type, lists);
-}
-
-int64_t compsize_glClearNamedFramebufferfv_value(GLuint, GLenum buffer, GLint, const GLfloat*) {
-  return buffer == GL_COLOR ? 4 : 1;
-}
-int64_t compsize_glClearNamedFramebufferiv_value(GLuint, GLenum buffer, GLint, const GLint*) {
-  return buffer == GL_COLOR ? 4 : 1;
-}
-int64_t compsize_glClearNamedFramebufferuiv_value(GLuint, GLenum buffer, GLint, const GLuint*) {
-  return buffer == GL_COLOR ? 4 : 1;
 }
 
 int64_t compsize_glGetTexImage_pixels(GLenum target, GLint level, GLenum format, GLenum type,

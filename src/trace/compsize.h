@@ -13,10 +13,13 @@ namespace gltrace::trace {
 // Helpers of the length rules that need no GL state, shared with the
 // replay's checks (src/common/).
 using gltrace::at_most;
+using gltrace::clear_buffer_values;
 using gltrace::map_components;
+using gltrace::map_dimensions;
 using gltrace::path_coord_bytes;
 using gltrace::path_gen_coeffs;
 using gltrace::path_metric_count;
+using gltrace::path_name_bytes;
 using gltrace::path_spacing_count;
 using gltrace::pixel_bytes;
 using gltrace::shading_rate_locations;

@@ -3,7 +3,9 @@
 // pbuffer of the surfaceless platform. Each frame draws with what only
 // desktop GL has, animated by the frame number:
 //   immediate mode (glBegin/glEnd) under the fixed-function matrix stack,
-//   a display list (glNewList/glCallList, two of a glGenLists range),
+//   a display list (glNewList/glCallList, two of a glGenLists range, and
+//   glCallLists of names relative to glListBase),
+//   a corner cleared through glClearNamedFramebufferfv,
 //   fixed-function client arrays in client memory (glVertexPointer,
 //   glColorPointer, glTexCoordPointer) with a 1D texture (glTexImage1D),
 //   a GLSL 1.20 program reading a buffer written through glMapBuffer
@@ -127,6 +129,11 @@ void draw_frame(const Scene& s, int frame) {
   glViewport(0, 0, kWidth, kHeight);
   glClearColor(0.1f, 0.1f, 0.2f + 0.05f * static_cast<float>(frame % 4), 1);
   glClear(GL_COLOR_BUFFER_BIT);
+  const GLfloat corner[] = {0.8f, 0.1f, 0.1f, 1};
+  glEnable(GL_SCISSOR_TEST);
+  glScissor(0, kHeight - 10, 10 + frame * 4, 10);
+  glClearNamedFramebufferfv(0, GL_COLOR, 0, corner);
+  glDisable(GL_SCISSOR_TEST);
 
   // Immediate mode under the matrix stack.
   glMatrixMode(GL_PROJECTION);
@@ -150,6 +157,14 @@ void draw_frame(const Scene& s, int frame) {
   glPushMatrix();
   glTranslatef(0.1f, 0.5f - t, 0);
   glCallList(s.lists + 1);
+  glPopMatrix();
+  // The quad's list again, by its offset from the list base.
+  glPushMatrix();
+  glTranslatef(-0.5f, 0.6f, 0);
+  glListBase(s.lists);
+  const GLubyte offsets[] = {0};
+  glCallLists(1, GL_UNSIGNED_BYTE, offsets);
+  glListBase(0);
   glPopMatrix();
 
   // Fixed-function client arrays with the 1D texture.

@@ -55,9 +55,8 @@ TEST_F(CompSize, ImageHeightAndSkipImagesCountOnlyFor3dImages) {
   g_state[GL_UNPACK_SKIP_IMAGES] = 1;
   // 2x2 RGBA8 slices 4 rows apart (8 bytes a row); one skipped slice, two read.
   EXPECT_EQ(unpack_image_size(GL_RGBA, GL_UNSIGNED_BYTE, 2, 2, 2), 8 * 4 * 2 + 8 * 2);
-  EXPECT_EQ(compsize_glTexImage2D_pixels(GL_TEXTURE_2D, 0, GL_RGBA, 2, 2, 0, GL_RGBA,
-                                         GL_UNSIGNED_BYTE, nullptr),
-            16);
+  // A 2D image's (glTexImage2D's rule: depth 1).
+  EXPECT_EQ(unpack_image_size(GL_RGBA, GL_UNSIGNED_BYTE, 2, 2, 1), 16);
 }
 
 TEST_F(CompSize, ABoundPixelBufferMakesThePointerAnOffset) {
@@ -80,9 +79,10 @@ TEST_F(CompSize, PnameCountsComeFromTheTableOrTheDriver) {
 }
 
 TEST_F(CompSize, ClearBufferValuesAreFourForColourOneOtherwise) {
-  EXPECT_EQ(compsize_glClearBufferfv_value(GL_COLOR, 0, nullptr), 4);
-  EXPECT_EQ(compsize_glClearBufferfv_value(GL_DEPTH, 0, nullptr), 1);
-  EXPECT_EQ(compsize_glClearBufferiv_value(GL_STENCIL, 0, nullptr), 1);
+  // glClearBuffer*v's and glClearNamedFramebuffer*v's rule.
+  EXPECT_EQ(clear_buffer_values(GL_COLOR), 4);
+  EXPECT_EQ(clear_buffer_values(GL_DEPTH), 1);
+  EXPECT_EQ(clear_buffer_values(GL_STENCIL), 1);
 }
 
 TEST_F(CompSize, BorderColoursAreFourValues) {
@@ -107,9 +107,8 @@ TEST_F(CompSize, Texture3DOesUploadsFollowThePixelStore) {
   g_state[GL_UNPACK_SKIP_PIXELS] = g_state[GL_UNPACK_SKIP_ROWS] = g_state[GL_UNPACK_SKIP_IMAGES] =
       1;
   // (1 + 2 - 1) images of 5 rows of 24 bytes, (1 + 4 - 1) rows, (1 + 4) pixels.
-  EXPECT_EQ(compsize_glTexSubImage3DOES_pixels(GL_TEXTURE_3D, 0, 0, 0, 0, 4, 4, 2, GL_RGBA,
-                                               GL_UNSIGNED_BYTE, nullptr),
-            2 * 5 * 24 + 4 * 24 + 5 * 4);
+  // (glTexSubImage3DOES's rule, codegen/tests: the registry's 3D image.)
+  EXPECT_EQ(unpack_image_size(GL_RGBA, GL_UNSIGNED_BYTE, 4, 4, 2), 2 * 5 * 24 + 4 * 24 + 5 * 4);
 }
 
 TEST_F(CompSize, CountsOfTheCallsEnums) {
