@@ -26,6 +26,15 @@ def _rule_name(rule):
 
 def requirements_h(functions, limit):
     by_id = {f.id: f for f in functions}
+    # Per id: the lowest GLES version, and the GLES extensions of a function
+    # of none (EGL's and unused ids have neither).
+    versions, extensions = [], []
+    for i in range(limit):
+        f = by_id.get(i)
+        v = es_version(f) if f and f.api == "gles" else None
+        versions.append(f"    {v[0] * 10 + v[1] if v else 0},  // {f.name if f else '(unused)'}")
+        names = " ".join(f.es_origins) if f and f.api == "gles" and not v else ""
+        extensions.append(f'    "{names}",')
     rules = ["at_most", "below"] + sorted(api.LIMIT_RULES)
     out = [HEADER, "#pragma once", "", "#include <cstdint>", "",
            "#include \"gltrace/api/functions.h\"", "", "namespace gltrace::api {", "",
@@ -33,19 +42,13 @@ def requirements_h(functions, limit):
            "// minor (GL_VERSION_ES_CM_1_0 is 10); 0 for an extension's function and",
            "// for EGL. Indexed by FunctionId.",
            "inline constexpr uint8_t kFunctionEsVersion[kFunctionIdLimit] = {"]
-    for i in range(limit):
-        f = by_id.get(i)
-        v = es_version(f) if f and f.api == "gles" else None
-        out.append(f"    {v[0] * 10 + v[1] if v else 0},  // {f.name if f else '(unused)'}")
+    out += versions
     out += ["};", "",
             "// The OpenGL ES extensions that define a function of no GLES version,",
             "// space-separated (any one serves); \"\" for the others. (Desktop GL's",
             "// versions and extensions are not among a trace's requirements yet.)",
             "inline constexpr const char* kFunctionEsExtensions[kFunctionIdLimit] = {"]
-    for i in range(limit):
-        f = by_id.get(i)
-        names = " ".join(f.es_origins) if f and f.api == "gles" and not es_version(f) else ""
-        out.append(f'    "{names}",')
+    out += extensions
     out += ["};", "",
             "// How a parameter's value counts against an implementation limit",
             "// (spec/api.toml's limit): kAtMost, kBelow against `pname`; the others",

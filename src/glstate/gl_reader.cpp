@@ -61,7 +61,7 @@ std::vector<LinkedShader> read_linked_shaders(GlFunctions gl_, GLuint program) {
 void GlReader::read_version(int client_version) {
   major_ = client_version;
   minor_ = 0;
-  desktop_ = false;
+  compatibility_ = false;
   auto get_string = GL(glGetString);
   const GLubyte* text = get_string != nullptr ? get_string(GL_VERSION) : nullptr;
   int major = 0, minor = 0;
@@ -73,7 +73,6 @@ void GlReader::read_version(int client_version) {
   } else if (sscanf(version, "%d.%d", &major, &minor) == 2) {
     // Desktop GL: the GLES version whose functions it has (4.3 has ES
     // 3.1's, 4.5 ES 3.2's but for a few; 3.0 ES 3.0's).
-    desktop_ = true;
     int gl = major * 10 + minor;
     major_ = gl >= 30 ? 3 : 2;
     minor_ = gl >= 45 ? 2 : gl >= 43 ? 1 : 0;

@@ -71,9 +71,8 @@ class GlReader {
   }
   bool es3() const { return major_ >= 3; }
   bool es31() const { return major_ > 3 || (major_ == 3 && minor_ >= 1); }
-  // A desktop GL context (its GLES-equivalent version in major_, minor_),
-  // and one of the compatibility profile.
-  bool desktop() const { return desktop_; }
+  // A desktop GL context of the compatibility profile (a desktop context's
+  // GLES-equivalent version is in major_, minor_).
   bool compatibility() const { return compatibility_; }
   void clear_errors();
   GLint integer(GLenum pname);
@@ -101,7 +100,7 @@ class GlReader {
 
   GlFunctions gl_;
   int major_ = 2, minor_ = 0;  // the current context's GLES version (per query)
-  bool desktop_ = false, compatibility_ = false;
+  bool compatibility_ = false;
 };
 
 }  // namespace gltrace::glstate
