@@ -37,7 +37,7 @@ export class CallSource {
   }
 
   async reopen(query) {
-    this.generation++;
+    const gen = ++this.generation;
     for (const entry of [...this.pending.values()]) this.drop(entry);
     this.query = query;
     this.pages.clear();
@@ -49,6 +49,7 @@ export class CallSource {
     entry.opening = true; // its error is open()'s, not one more for onerror
     entry.awaited = true;
     if ((await promise) === null && entry.error) throw entry.error;
+    if (gen !== this.generation) return; // another list opened meanwhile: its total, its group
     // the group only in the whole list (a filtered one marks the rows)
     const whole = !query.filter && query.thread == null && query.context == null;
     if (whole && query.snapshot && query.snapshot.calls > 0 && this.total > 0) {

@@ -527,9 +527,13 @@ void TraceModel::Impl::run_pass() {
   // all read by then.
   for (;;) {
     bool last_look = !may_grow();
+    // Looked at before the read: the capture's first write may come between
+    // a read that found nothing ("empty file") and a look after it, which
+    // would take that for damage and end the pass with no frame.
+    bool was_empty = empty_file(path);
     ok = scan.open(path);
     if (ok || last_look || stop ||
-        (scan.status().state != format::ReadState::kCutShort && !empty_file(path)))
+        (scan.status().state != format::ReadState::kCutShort && !was_empty))
       break;
     wait_for_more();
   }

@@ -109,7 +109,18 @@ try {
   await page.screenshot({ path: path.join(artifacts, '03-refollowed.png') });
   check(pageErrors.length === 0, 'no errors in the page', pageErrors.join('\n'));
 } catch (e) {
-  check(false, 'the page works while live', e.stack || String(e));
+  // What the page said (totals, status line, call list) tells a start that
+  // failed from one still waiting for the server (a page whose script hangs
+  // never answers: not waited for long).
+  const said = await Promise.race([
+    page.evaluate(() => ['#trace-stats', '#status', '#loading', '#calls']
+      .map((s) => document.querySelector(s))
+      .filter((n) => n && !n.hidden && n.textContent.trim())
+      .map((n) => `${n.id}: ${n.textContent.trim().slice(0, 200)}`)
+      .join(' | ')),
+    new Promise((resolve) => setTimeout(() => resolve('no answer in 10 s'), 10000).unref()),
+  ]).catch((err) => `not readable: ${err.message}`);
+  check(false, 'the page works while live', `${e.stack || String(e)}\n  the page: ${said}\n  page errors: ${pageErrors.join('\n') || 'none'}`);
   await page.screenshot({ path: path.join(artifacts, 'failure.png') }).catch(() => {});
 }
 
