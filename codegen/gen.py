@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gltrace code generator entry point (Python 3 standard library only).
 
-  gen.py --gl-xml gl.xml --egl-header egl.h --egl-header eglext.h \
+  gen.py --gl-xml gl.xml [--glx-xml glx.xml] --egl-header egl.h --egl-header eglext.h \
          --ids spec/function_ids.txt --api-table spec/api.toml --out DIR [--update-ids]
   gen.py --proto proto/trace.proto --namespace gltrace::schema --header OUT.h \
          [--decoders DECODERS.h] [--encoders ENCODERS.h] [--schema-include format/schema.h]
@@ -116,6 +116,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--gl-xml")
     ap.add_argument("--egl-header", action="append")
+    ap.add_argument("--glx-xml", help="glx.xml (default: beside --gl-xml)")
     ap.add_argument("--ids")
     ap.add_argument("--out")
     ap.add_argument("--update-ids", action="store_true")
@@ -158,7 +159,10 @@ def main():
 
     typedefs, gl_functions = registry.read_gl(args.gl_xml)
     egl_functions = registry.read_egl(args.egl_header)
-    functions = egl_functions + gl_functions
+    # GLX's registry sits beside gl.xml (Debian's khronos-api has both).
+    glx_xml = args.glx_xml or os.path.join(os.path.dirname(args.gl_xml), "glx.xml")
+    glx_functions = registry.read_glx(glx_xml)
+    functions = egl_functions + gl_functions + glx_functions
     try:
         table = api.read(args.api_table)
         api.load(functions, table, registry.read_gl.enums)
@@ -179,8 +183,8 @@ def main():
         # Paths are under --out, but the report's, given whole.
         write_if_changed(path if path == args.uncaptured_report else os.path.join(args.out, path),
                          text)
-    print(f"gltrace codegen: {len(egl_functions)} EGL + {len(gl_functions)} GLES functions, "
-          f"id limit {limit}")
+    print(f"gltrace codegen: {len(egl_functions)} EGL + {len(gl_functions)} GL + "
+          f"{len(glx_functions)} GLX functions, id limit {limit}")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ packages=(
   weston mesa-utils-bin libsdl2-tests glmark2-wayland gstreamer1.0-tools gstreamer1.0-gl
   gstreamer1.0-plugins-base gtk-4-examples mpv qmlscene-qt6 qml6-module-qtquick
   qml6-module-qtquick-window qml6-module-qtqml-workerscript qt6-wayland
+  # tests/real_apps: GLX programs (glxgears, glmark2's GLX build)
+  mesa-utils glmark2-x11
   # tests of Wayland apps: a client's headers and xdg-shell
   libwayland-dev wayland-protocols
   # gltrace surface record: its weston module (libweston 10)

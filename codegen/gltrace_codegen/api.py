@@ -55,6 +55,8 @@ HOOK_KINDS = ("pre", "post", "done")
 # idle_done = NAME: after it (switch points: swaps, context switches).
 IDLE_HOOKS = ("idle", "idle_done")
 HOOK_KEYS = set(HOOK_KINDS) | {"why", "state", "record"} | set(IDLE_HOOKS)
+GLX_REPLAY_SKIP = ("a GLX query or setting of the traced process (the replay makes its "
+                   "contexts and surfaces on EGL)")
 RET_KEYS = {"kind", "effect", "role", "interface"}
 # Functions of src/trace/compsize.h a length rule may call.
 SIZE_HELPERS = {"pname_count", "uniform_components", "uniform_block_param_count", "index_bytes",
@@ -347,8 +349,8 @@ def load(functions, table, gl_enums):
     by_name = {f.name: f for f in functions}
     defaults = table.get("param_defaults", {})
     for api in defaults:
-        if api not in ("egl", "gles"):
-            raise ApiError(f"param_defaults.{api}: the APIs are egl and gles")
+        if api not in ("egl", "gles", "glx"):
+            raise ApiError(f"param_defaults.{api}: the APIs are egl, gles and glx")
         for pname, entry in defaults[api].items():
             _check_keys(entry, PARAM_KEYS, f"param_defaults.{api}.{pname}")
     entries = _function_entries(table)
@@ -382,8 +384,13 @@ def load(functions, table, gl_enums):
             if role not in FUNCTION_ROLES:
                 raise ApiError(f"{f.name}: unknown role {role!r}")
         f.roles = set(entry.get("roles", []))
-        if "thread_bound" in f.roles and f.api != "egl":
-            raise ApiError(f"{f.name}: thread_bound is for EGL functions (every GL call is)")
+        if "thread_bound" in f.roles and f.api == "gles":
+            raise ApiError(f"{f.name}: thread_bound is for EGL and GLX functions (every GL call "
+                           "is)")
+        # A replay runs on EGL: it makes what a GLX call made by hand (custom),
+        # and skips the rest, the traced process's answers and settings.
+        if f.api == "glx" and not (f.replay_skip or f.replay_unsupported or "replay" in custom):
+            f.replay_skip = GLX_REPLAY_SKIP
         if "ret" in entry:
             if f.returns_void:
                 raise ApiError(f"{f.name}: ret given for a void function")

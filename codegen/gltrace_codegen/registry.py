@@ -1,4 +1,5 @@
-"""Reads the Khronos GL registry (gl.xml) and the EGL headers into the model."""
+"""Reads the Khronos GL registry (gl.xml), its GLX registry (glx.xml) and the EGL headers
+into the model."""
 
 import re
 import xml.etree.ElementTree as ET
@@ -171,3 +172,67 @@ def read_egl_enums(paths):
                 if m and m.group(1) != "EGL_EGLEXT_VERSION":
                     enums.append((int(m.group(2), 0), m.group(1)))
     return enums
+
+
+# GLX: 1.0-1.4 and the extensions of glx.xml but those of window systems and
+# hardware gone (SGIX's and SUN's, 3dfx) and NVIDIA's video and swap-group
+# ones, whose devices no replay has; AMD's GPU association is AMD's old
+# proprietary driver's only.
+GLX_EXTENSIONS_LEFT_OUT = {
+    "GLX_SGIX_dmbuffer", "GLX_SGIX_hyperpipe", "GLX_SGIX_video_resize", "GLX_SGIX_video_source",
+    "GLX_SGIX_swap_barrier", "GLX_SGIX_swap_group", "GLX_SGIX_fbconfig", "GLX_SGIX_pbuffer",
+    "GLX_SUN_get_transparent_index", "GLX_MESA_agp_offset", "GLX_MESA_set_3dfx_mode",
+    "GLX_MESA_pixmap_colormap", "GLX_MESA_release_buffers", "GLX_SGI_cushion", "GLX_NV_video_out",
+    "GLX_NV_video_capture", "GLX_NV_present_video", "GLX_NV_swap_group", "GLX_NV_copy_buffer",
+    "GLX_NV_copy_image", "GLX_AMD_gpu_association"}
+
+# The X and GLX types of those functions, declared so that the system's
+# <X11/Xlib.h> and <GL/glx.h> may come before or after (the same typedefs;
+# Xlib's Bool is a macro, Xutil's XVisualInfo an unnamed struct: ours only
+# where they are not defined yet).
+GLX_TYPEDEFS = [
+    "struct _XDisplay;", "typedef struct _XDisplay Display;",
+    "typedef Display *GLXDisplayPointer;",
+    "typedef unsigned long XID;", "typedef XID Window;", "typedef XID Pixmap;",
+    "typedef XID Font;", "typedef XID GLXDrawable;", "typedef XID GLXWindow;",
+    "typedef XID GLXPixmap;", "typedef XID GLXPbuffer;", "typedef XID GLXContextID;",
+    "typedef struct __GLXcontextRec *GLXContext;",
+    "typedef struct __GLXFBConfigRec *GLXFBConfig;",
+    "typedef void (*__GLXextFuncPtr)(void);",
+    "#ifndef Bool", "typedef int Bool;", "#endif",
+    "#ifndef _X11_XUTIL_H_", "struct gltrace_XVisualInfo;",
+    "typedef struct gltrace_XVisualInfo XVisualInfo;", "#endif",
+    "typedef XVisualInfo *GLXVisualPointer;"]
+
+# Pointers GLX hands around as handles (an X connection, a visual whose
+# attributes the calls that use it record): recorded as their addresses.
+GLX_HANDLE_POINTERS = {"Display *": "GLXDisplayPointer", "XVisualInfo *": "GLXVisualPointer"}
+
+
+def _glx_type(text):
+    return GLX_HANDLE_POINTERS.get(text, text)
+
+
+def read_glx(path):
+    """Returns [Function] for GLX 1.0-1.4 and the extensions kept (GLX_EXTENSIONS_LEFT_OUT)."""
+    root = ET.parse(path).getroot()
+    wanted = {}
+    for feat in root.findall("feature"):
+        for cmd in feat.findall("require/command"):
+            wanted.setdefault(cmd.get("name"), []).append(feat.get("name"))
+    for ext in root.find("extensions"):
+        if ext.get("name") in GLX_EXTENSIONS_LEFT_OUT:
+            continue
+        for cmd in ext.findall("require/command"):
+            wanted.setdefault(cmd.get("name"), []).append(ext.get("name"))
+    functions = []
+    for c in root.find("commands"):
+        proto = c.find("proto")
+        name = proto.findtext("name")
+        if name not in wanted:
+            continue
+        params = [Param(name=p.findtext("name"), type=_glx_type(_text_without_name(p)))
+                  for p in c.findall("param")]
+        functions.append(Function(name=name, api="glx", ret=_glx_type(_text_without_name(proto)),
+                                  params=params, origins=sorted(set(wanted[name]))))
+    return functions

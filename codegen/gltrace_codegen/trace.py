@@ -128,8 +128,10 @@ def value_call(f, p):
     elif length.startswith("COMPSIZE"):
         return f'unknown_value({v}, "size computed from {length}, not implemented")'
     elif length == "":
-        # The loader lets only NUL-terminated strings go without a rule.
-        return f"text_value({v})"
+        # The loader lets only NUL-terminated strings go without a rule
+        # (GLubyte ones: glXGetProcAddress's name).
+        cast = "" if p.base in ("char", "GLchar", "GLcharARB") else "reinterpret_cast<const char*>"
+        return f"text_value({cast}({v}))" if cast else f"text_value({v})"
     else:
         count = _len_expr(f, length)
         if count is None:
@@ -267,7 +269,8 @@ def _tracking(f, classes):
             continue
         if v.cls == "context":
             if v.effect == "creates":
-                share = next(p.cname for p in f.params if p.name == "share_context")
+                share = next(p.cname for p in f.params
+                             if p.name in ("share_context", "shareList", "share_list"))
                 out.append(f"note_context_created(result, {share});")
             else:
                 out.append(f"note_context_destroyed({expr});")

@@ -16,15 +16,21 @@ from gltrace_codegen import (  # noqa: E402
 GL_XML = os.environ.get("GLTRACE_REGISTRY_GL", "/usr/share/khronos-api/gl.xml")
 IDS = os.environ.get("GLTRACE_IDS", os.path.join(HERE, "..", "..", "spec", "function_ids.txt"))
 EGL_HEADERS = ["/usr/include/EGL/egl.h", "/usr/include/EGL/eglext.h"]
+GLX_XML = os.path.join(os.path.dirname(GL_XML), "glx.xml")
 API_TABLE = os.path.join(HERE, "..", "..", "spec", "api.toml")
 UNCAPTURED_DOC = os.path.join(HERE, "..", "..", "docs", "uncaptured.md")
 PROFILES = os.path.join(HERE, "..", "..", "spec", "portable_profiles.toml")
 
 
+def window_system_functions():
+    """EGL's and GLX's functions, as read from the registry."""
+    return registry.read_egl(EGL_HEADERS) + registry.read_glx(GLX_XML)
+
+
 def load_model():
-    """(EGL functions, GLES functions) annotated from spec/api.toml."""
+    """(EGL and GLX functions, GL functions) annotated from spec/api.toml."""
     _, gl = registry.read_gl(GL_XML)
-    egl = registry.read_egl(EGL_HEADERS)
+    egl = window_system_functions()
     api.load(egl + gl, api.read(API_TABLE), registry.read_gl.enums)
     return egl, gl
 
@@ -362,13 +368,14 @@ class ApiTableTest(unittest.TestCase):
         self.assertEqual(done, {"eglSwapBuffers", "eglSwapBuffersWithDamageKHR",
                                 "eglSwapBuffersWithDamageEXT", "eglMakeCurrent", "glFinish",
                                 "glReadPixels", "glReadnPixels", "glReadnPixelsEXT",
-                                "glReadnPixelsKHR"})
+                                "glReadnPixelsKHR", "glXSwapBuffers", "glXMakeCurrent",
+                                "glXMakeContextCurrent", "glXMakeCurrentReadSGI"})
         start = text.index("EGLBoolean idle_eglSwapBuffers(")
         body = text[start:text.index("\n}\n", start)]
         self.assertRegex(body, r"EGLBoolean result = reinterpret_cast<[^\n]*\);\n"
                                r"  live_swap_point\(\);\n  return result;$")
         self.assertIn("void live_unrecorded_finish();", decls)
-        # Calls that make or delete EGL contexts, glLinkProgram (the
+        # Calls that make or delete EGL and GLX contexts, glLinkProgram (the
         # shaders it linked with) and compressed uploads (their bytes) tell
         # the object list in both tables (GL objects too, given the table's
         # classes: below).
@@ -383,7 +390,9 @@ class ApiTableTest(unittest.TestCase):
         self.assertIn("glEGLImageTargetTexture2DOES", siblings)
         self.assertIn("glRenderbufferStorage", siblings)
         images = {"eglCreateImage", "eglCreateImageKHR", "eglDestroyImage", "eglDestroyImageKHR"}
-        tracked = {"eglCreateContext", "eglDestroyContext", "glLinkProgram"} | compressed
+        tracked = {"eglCreateContext", "eglDestroyContext", "glXCreateContext",
+                   "glXCreateNewContext", "glXCreateContextAttribsARB", "glXDestroyContext",
+                   "glLinkProgram"} | compressed
         self.assertEqual(table.count("&idle_"), len(named | done | tracked | siblings | images))
         start = text.index("EGLImageKHR idle_eglCreateImageKHR(")
         body = text[start:text.index("\n}\n", start)]
@@ -556,7 +565,7 @@ class ApiTableTest(unittest.TestCase):
                 for k, v in value.items():
                     base.setdefault(key, {})[k] = v
         _, gl = registry.read_gl(GL_XML)
-        egl = registry.read_egl(EGL_HEADERS)
+        egl = window_system_functions()
         api.load(egl + gl, base, registry.read_gl.enums)
 
     def assertRefused(self, text, message):
@@ -585,7 +594,7 @@ class ApiTableTest(unittest.TestCase):
                            "limit texture_size reads the parameter 'target', which glScissor "
                            "lacks")
         self.assertRefused("[functions.glFlush]\nroles = [\"thread_bound\"]",
-                           "thread_bound is for EGL functions")
+                           "thread_bound is for EGL and GLX functions")
         self.assertRefused("[functions.glFlush]\nhooks = { why = \"w\", idle_done = \"a-b\" }",
                            "glFlush.hooks.idle_done: a C++ function name")
         self.assertRefused("[functions.glFlush]\nret = { kind = \"enum\" }",
@@ -636,7 +645,7 @@ class ApiTableTest(unittest.TestCase):
         table = api.read(API_TABLE)
         del table["functions"]["glExtGetTexSubImageQCOM"]
         _, gl = registry.read_gl(GL_XML)
-        egl = registry.read_egl(EGL_HEADERS)
+        egl = window_system_functions()
         with self.assertRaises(api.ApiError) as e:
             api.load(egl + gl, table, registry.read_gl.enums)
         self.assertIn("glExtGetTexSubImageQCOM.texels: a pointer (void *) with no length rule",
@@ -646,7 +655,7 @@ class ApiTableTest(unittest.TestCase):
         table = api.read(API_TABLE)
         del table["types"]["GLfixed"]
         _, gl = registry.read_gl(GL_XML)
-        egl = registry.read_egl(EGL_HEADERS)
+        egl = window_system_functions()
         with self.assertRaises(api.ApiError) as e:
             api.load(egl + gl, table, registry.read_gl.enums)
         self.assertIn("type 'GLfixed' has no kind in [types]", str(e.exception))

@@ -222,7 +222,7 @@ void register_attach(Commands& commands) {
   app.add_flag("--quiet", o->quiet, "no progress line");
   app.footer(
       "At the end it reads FILE back and prints `wrote N calls, M frames, X MB to\n"
-      "FILE`, with a warning for no EGL/GLES call, no frame, or GLX/desktop GL use\n"
+      "FILE`, with a warning for no EGL, GLX or GL call, or no frame\n"
       "in the app. Exit status 1 when FILE cannot be written, read or finished.");
 }
 

@@ -82,24 +82,10 @@ int run_and_report(LaunchOptions& options, const std::string& output, const std:
   std::vector<std::string> written = report.files();
   bool traced = !written.empty();
   if (written.empty()) {
-    // The app, or a program it starts as `timeout 10 APP` or `env X=1 APP` do.
-    std::string program;
-    std::string desktop_gl;
-    for (size_t i = 0; i < options.app.size() && desktop_gl.empty(); ++i) {
-      program = options.app[i];
-      desktop_gl = linked_desktop_gl_libraries(program);
-    }
-    if (!desktop_gl.empty())
-      fprintf(stderr,
-              "gltrace trace: no trace was written to %s: %s links %s: it uses GLX, which "
-              "gltrace does not trace yet (EGL with OpenGL ES or desktop OpenGL only)\n",
-              output.c_str(), program.c_str(), desktop_gl.c_str());
-    else
-      fprintf(stderr,
-              "gltrace trace: no trace was written to %s: the app made no EGL/GLES call "
-              "(gltrace traces EGL with OpenGL ES or desktop OpenGL, not GLX), or the trace "
-              "layer could not write the file (its message is above)\n",
-              output.c_str());
+    fprintf(stderr,
+            "gltrace trace: no trace was written to %s: the app made no EGL, GLX or GL "
+            "call, or the trace layer could not write the file (its message is above)\n",
+            output.c_str());
   }
   for (const std::string& file : written) {
     if (mode == "full") {
@@ -268,9 +254,8 @@ void register_trace(Commands& commands) {
       "With -o, gltrace checks that FILE can be written before it starts APP,\n"
       "runs APP as its child, and then reads what was written: `wrote N calls,\n"
       "M frames, X MB to FILE (NAME, pid PID)` per file, with a warning for a trace\n"
-      "with no EGL/GLES call or no frame, one cut short, and for GLX libraries\n"
-      "seen in the process (gltrace traces EGL's OpenGL ES and desktop OpenGL),\n"
-      "however APP ended. A FILE left by an earlier run is replaced; one that\n"
+      "with no EGL, GLX or GL call or no frame, and for one cut short, however\n"
+      "APP ended. A FILE left by an earlier run is replaced; one that\n"
       "another process is writing now is left alone (this run's first process\n"
       "then gets a derived name too). Ctrl-C reaches APP.\n"
       "--layers adds layers above the trace layer.\n"

@@ -2,7 +2,6 @@
 
 #define EGL_EGL_PROTOTYPES 0
 #include <EGL/egl.h>
-#include <elf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,59 +26,6 @@ bool has_pattern(const std::string& text) {
   return text.find("%p") != std::string::npos || text.find("%n") != std::string::npos;
 }
 
-// `app` as execvp finds it: a name with a slash as it is, else the first
-// executable of that name on PATH.
-std::string find_executable(const std::string& app) {
-  if (app.find('/') != std::string::npos) return app;
-  const char* path = getenv("PATH");
-  std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
-  for (size_t begin = 0; begin <= dirs.size();) {
-    size_t end = dirs.find(':', begin);
-    if (end == std::string::npos) end = dirs.size();
-    std::string dir = dirs.substr(begin, end - begin);
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + app;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    begin = end + 1;
-  }
-  return "";
-}
-
-// The DT_NEEDED names of a 64-bit ELF file, from its .dynamic section and the
-// string table it links to; empty for anything else.
-std::vector<std::string> needed_libraries(const std::string& path) {
-  std::vector<std::string> needed;
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return needed;
-  auto read_at = [fd](void* out, size_t size, uint64_t offset) {
-    return pread(fd, out, size, static_cast<off_t>(offset)) == static_cast<ssize_t>(size);
-  };
-  Elf64_Ehdr header{};
-  if (read_at(&header, sizeof header, 0) && memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
-      header.e_ident[EI_CLASS] == ELFCLASS64 && header.e_shentsize == sizeof(Elf64_Shdr) &&
-      header.e_shnum < 4096) {
-    std::vector<Elf64_Shdr> sections(header.e_shnum);
-    if (read_at(sections.data(), sections.size() * sizeof(Elf64_Shdr), header.e_shoff)) {
-      for (const Elf64_Shdr& dynamic : sections) {
-        if (dynamic.sh_type != SHT_DYNAMIC || dynamic.sh_link >= sections.size()) continue;
-        const Elf64_Shdr& strings = sections[dynamic.sh_link];
-        // Both are small (hundreds of bytes to a few KB); bound them anyway.
-        if (dynamic.sh_size > (1u << 20) || strings.sh_size > (16u << 20)) break;
-        std::vector<Elf64_Dyn> entries(dynamic.sh_size / sizeof(Elf64_Dyn));
-        std::string table(strings.sh_size, '\0');
-        if (!read_at(entries.data(), entries.size() * sizeof(Elf64_Dyn), dynamic.sh_offset) ||
-            !read_at(table.data(), table.size(), strings.sh_offset))
-          break;
-        for (const Elf64_Dyn& entry : entries)
-          if (entry.d_tag == DT_NEEDED && entry.d_un.d_val < table.size())
-            needed.emplace_back(table.c_str() + entry.d_un.d_val);
-        break;
-      }
-    }
-  }
-  close(fd);
-  return needed;
-}
-
 class SummaryReader : public format::Consumer {
  public:
   // stop_at_first_frame: read the set-up only (see read_summary).
@@ -89,9 +35,6 @@ class SummaryReader : public format::Consumer {
   void on_header(const format::Header& header) override {
     summary.pid = header.pid;
     summary.process_name = std::string(header.process_name);
-  }
-  void on_desktop_gl(const format::DesktopGl& desktop_gl) override {
-    summary.desktop_gl_libraries = std::string(desktop_gl.libraries);
   }
   void on_call(const format::Call& call) override {
     ++summary.calls;
@@ -103,8 +46,6 @@ class SummaryReader : public format::Consumer {
   void on_stats(const format::Stats& stats) override {
     have_stats = true;
     totals = stats;
-    if (!stats.desktop_gl_libraries.empty())
-      summary.desktop_gl_libraries = std::string(stats.desktop_gl_libraries);
   }
 
   TraceSummary summary;
@@ -187,18 +128,6 @@ void make_room_for_output(const char* command, const std::string& path) {
             command, path.c_str());
 }
 
-std::string linked_desktop_gl_libraries(const std::string& app) {
-  std::string path = find_executable(app);
-  std::string names;
-  if (path.empty()) return names;
-  for (const std::string& name : needed_libraries(path)) {
-    if (!is_desktop_gl_library(name)) continue;
-    if (!names.empty()) names += ' ';
-    names += name;
-  }
-  return names;
-}
-
 bool report_trace(const char* command, const std::string& path, TraceSummary* out) {
   TraceSummary summary;
   if (!read_summary_quickly(path, &summary)) {
@@ -218,7 +147,7 @@ bool report_trace(const char* command, const std::string& path, TraceSummary* ou
           command, summary.calls, summary.frames, static_cast<double>(summary.file_bytes) / 1e6,
           path.c_str(), summary.process_name.c_str(), summary.pid);
   if (summary.calls == 0)
-    fprintf(stderr, "gltrace %s: warning: %s: no EGL/GLES call was recorded\n", command,
+    fprintf(stderr, "gltrace %s: warning: %s: no EGL, GLX or GL call was recorded\n", command,
             path.c_str());
   else if (summary.frames == 0)
     fprintf(stderr,
@@ -232,11 +161,6 @@ bool report_trace(const char* command, const std::string& path, TraceSummary* ou
             "gltrace %s: warning: %s was cut short: its process ended without closing it "
             "(killed by a signal, or crashed); it holds what was recorded until then\n",
             command, path.c_str());
-  if (!summary.desktop_gl_libraries.empty())
-    fprintf(stderr,
-            "gltrace %s: warning: the process loaded %s (GLX): gltrace traces EGL with OpenGL "
-            "ES and desktop OpenGL, not GLX yet, so GLX contexts' calls are not in the trace\n",
-            command, summary.desktop_gl_libraries.c_str());
   if (out != nullptr) *out = summary;
   return true;
 }

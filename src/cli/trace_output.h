@@ -25,19 +25,13 @@ bool check_output(const char* command, const std::string& path);
 // note that this run's files get derived names.
 void make_room_for_output(const char* command, const std::string& path);
 
-// The desktop OpenGL libraries (libGL.so.1, libGLX*, libOpenGL.so.0) that the
-// executable `app` (found on PATH as execvp would) links directly, space-
-// separated; "" when none, or when it is no 64-bit ELF file (a script).
-std::string linked_desktop_gl_libraries(const std::string& app);
-
 // What report_trace found.
 struct TraceSummary {
   uint64_t calls = 0;
   uint64_t frames = 0;
   uint64_t file_bytes = 0;
-  std::string desktop_gl_libraries;  // from the Stats record
-  bool complete = false;             // closed cleanly
-  uint32_t pid = 0;                  // of the traced process
+  bool complete = false;  // closed cleanly
+  uint32_t pid = 0;       // of the traced process
   std::string process_name;
 };
 

@@ -78,38 +78,6 @@ const std::string& command_line() {
   return line;
 }
 
-bool is_desktop_gl_library(const std::string& file_name) {
-  return file_name.starts_with("libGL.so") || file_name.starts_with("libGLX");
-}
-
-uint64_t objects_ever_loaded() {
-  uint64_t adds = 0;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t size, void* data) {
-        if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
-          *static_cast<uint64_t*>(data) = info->dlpi_adds;
-        return 1;  // the first object tells
-      },
-      &adds);
-  return adds;
-}
-
-std::string loaded_desktop_gl_libraries() {
-  std::string names;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) {
-        std::string name = basename_of(info->dlpi_name != nullptr ? info->dlpi_name : "");
-        if (is_desktop_gl_library(name)) {
-          auto* out = static_cast<std::string*>(data);
-          if (!out->empty()) *out += ' ';
-          *out += name;
-        }
-        return 0;
-      },
-      &names);
-  return names;
-}
-
 std::string dirname_of(const std::string& path) {
   size_t slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";

@@ -28,20 +28,6 @@ const std::string& command_line();
 // Called from a constructor of the interposer (before main).
 void remember_command_line_at_load();
 
-// Whether a library file name is one of GLX's: libGL.so* (GLX and GL),
-// libGLX* (GLVND's GLX and its vendors); not libOpenGL.so* (GLVND's GL,
-// which EGL's desktop contexts use too) nor libGLdispatch.
-bool is_desktop_gl_library(const std::string& file_name);
-
-// The GLX libraries loaded in this process (libGL.so.1, libGLX*), as
-// space-separated file names. (Desktop GL through EGL is traced;
-// libOpenGL.so.0 is its library.)
-std::string loaded_desktop_gl_libraries();
-
-// How many objects the dynamic loader has loaded into the process so far
-// (dlopen included; never decreases): cheap, to tell whether anything was.
-uint64_t objects_ever_loaded();
-
 // Directory part of a path ("." if none).
 std::string dirname_of(const std::string& path);
 std::string basename_of(const std::string& path);

@@ -53,7 +53,8 @@ void Dumper::on_thread(const format::Thread& t) {
 
 void Dumper::on_context(const format::Context& c) {
   flush();
-  fprintf(out_, "// context %u: EGLContext 0x%" PRIx64 ", %s, %ux%u, %s\n", c.index, c.handle,
+  fprintf(out_, "// context %u: %s 0x%" PRIx64 ", %s, %ux%u, %s\n", c.index,
+          c.window_system == "glx" ? "GLXContext" : "EGLContext", c.handle,
           context_api(c).short_text().c_str(), c.surface_width, c.surface_height,
           escaped(c.gl_renderer).c_str());
 }

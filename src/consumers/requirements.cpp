@@ -292,7 +292,7 @@ void RequirementsScan::on_call(const format::Call& call) {
 }
 
 bool RequirementsScan::wants_values(uint32_t function) const {
-  return function >= api::kFunctionIdLimit || api::kFunctionInfo[function].api == api::Api::kEgl ||
+  return function >= api::kFunctionIdLimit || api::kFunctionInfo[function].api != api::Api::kGles ||
          function == api::kFn_glShaderSource || !tables().limits[function].empty();
 }
 

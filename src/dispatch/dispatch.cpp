@@ -85,7 +85,8 @@ void* driver_get_proc_address(const char* name) { return g_driver.get_proc_addre
 void* resolve_driver_function(uint32_t id) {
   void* function = g_resolved[id].load(std::memory_order_acquire);
   if (function != nullptr) return function;
-  function = driver_get_proc_address(api::kFunctionInfo[id].name);
+  // Exported by a library, else from the API's GetProcAddress.
+  function = g_driver.proc(id);
   if (function == nullptr) function = missing_stubs()[id];
   g_resolved[id].store(function, std::memory_order_release);
   return function;

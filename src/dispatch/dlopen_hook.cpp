@@ -1,5 +1,6 @@
-// The exported dlopen: apps that dlopen libEGL/libGLESv2 by name (glmark2,
-// SDL, glad loaders) get the interposer instead of the driver.
+// The exported dlopen: apps that dlopen libEGL/libGLESv2, or GLVND's GLX
+// and desktop GL libraries, by name (glmark2, SDL, glad and epoxy loaders,
+// Qt's xcb_glx) get the interposer instead of the driver.
 #include <dlfcn.h>
 
 #include <cstring>
@@ -13,7 +14,9 @@ bool is_gl_library(const char* filename) {
   const char* slash = strrchr(filename, '/');
   const char* base = slash != nullptr ? slash + 1 : filename;
   static const char* const kNames[] = {"libEGL.so",      "libEGL.so.1",     "libGLESv2.so",
-                                       "libGLESv2.so.2", "libGLESv1_CM.so", "libGLESv1_CM.so.1"};
+                                       "libGLESv2.so.2", "libGLESv1_CM.so", "libGLESv1_CM.so.1",
+                                       "libGL.so",       "libGL.so.1",      "libGLX.so",
+                                       "libGLX.so.0",    "libOpenGL.so",    "libOpenGL.so.0"};
   for (const char* name : kNames)
     if (strcmp(base, name) == 0) return true;
   return false;

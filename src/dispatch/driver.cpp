@@ -26,6 +26,10 @@ bool load_driver(gl_loader::Driver& driver, Table& table) {
   driver.open(Library::kGles2, search, &error);
   search.override_path = env_get("GLTRACE_DRIVER_GLESV1");
   driver.open(Library::kGles1, search, &error);
+  // GLVND's GLX and desktop GL libraries, where installed (GLX programs).
+  search.override_path = nullptr;
+  driver.open(Library::kGlx, search, &error);
+  driver.open(Library::kOpenGl, search, &error);
 
   // Exported symbols are taken directly; every other function (extensions)
   // is looked up through eglGetProcAddress at its first call, because asking

@@ -190,6 +190,8 @@ void encode_record(Encoder& chunk, const Context& c) {
     field(e, sc::set_gl_version, c.gl_version);
     field(e, sc::set_surface_width, c.surface_width);
     field(e, sc::set_surface_height, c.surface_height);
+    field(e, sc::set_window_system, c.window_system);
+    field(e, sc::set_profile_mask, c.profile_mask);
   });
 }
 

@@ -48,7 +48,9 @@ struct Context {
   std::string_view gl_version;
   uint32_t surface_width = 0;
   uint32_t surface_height = 0;
-  int32_t client_type = 0;  // EGL_CONTEXT_CLIENT_TYPE (0: not recorded)
+  int32_t client_type = 0;         // EGL_CONTEXT_CLIENT_TYPE (0: not recorded)
+  std::string_view window_system;  // "glx", or empty: EGL
+  uint32_t profile_mask = 0;       // desktop GL's GL_CONTEXT_PROFILE_MASK (0: not recorded)
 };
 
 // Which member of Value's oneof is set; the numbers are its field numbers.

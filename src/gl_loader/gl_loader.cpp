@@ -41,6 +41,10 @@ const char* soname(Library library) {
       return "libGLESv2.so.2";
     case Library::kGles1:
       return "libGLESv1_CM.so.1";
+    case Library::kGlx:
+      return "libGLX.so.0";
+    case Library::kOpenGl:
+      return "libOpenGL.so.0";
   }
   return "";
 }
@@ -82,6 +86,9 @@ bool Driver::open(Library library, const Search& search, std::string* error) {
   if (library == Library::kEgl)
     get_proc_address_ =
         reinterpret_cast<void* (*)(const char*)>(dlsym(handle, "eglGetProcAddress"));
+  if (library == Library::kGlx)
+    glx_get_proc_address_ =
+        reinterpret_cast<void* (*)(const unsigned char*)>(dlsym(handle, "glXGetProcAddressARB"));
   return true;
 }
 
@@ -90,9 +97,12 @@ void* Driver::exported(uint32_t id) const {
   const api::FunctionInfo& info = api::kFunctionInfo[id];
   if (info.name == nullptr) return nullptr;
   void* fn = nullptr;
-  for (void* handle : {handle(info.api == api::Api::kEgl ? Library::kEgl : Library::kGles2),
-                       handle(Library::kGles1)})
-    if (fn == nullptr && handle != nullptr) fn = dlsym(handle, info.name);
+  if (info.api == api::Api::kEgl || info.api == api::Api::kGlx) {
+    void* library = handle(info.api == api::Api::kEgl ? Library::kEgl : Library::kGlx);
+    return library != nullptr ? dlsym(library, info.name) : nullptr;
+  }
+  for (Library library : {Library::kGles2, Library::kGles1, Library::kOpenGl})
+    if (fn == nullptr && handle(library) != nullptr) fn = dlsym(handle(library), info.name);
   return fn;
 }
 
@@ -109,7 +119,11 @@ void* Driver::resolve(uint32_t id) const {
   void* fn = exported(id);
   // Extensions are only reachable through eglGetProcAddress.
   const char* name = api::kFunctionInfo[id].name;
-  if (fn == nullptr && name != nullptr) fn = get_proc_address(name);
+  if (fn == nullptr && name != nullptr && api::kFunctionInfo[id].api == api::Api::kGlx &&
+      glx_get_proc_address_ != nullptr)
+    fn = glx_get_proc_address_(reinterpret_cast<const unsigned char*>(name));
+  else if (fn == nullptr && name != nullptr)
+    fn = get_proc_address(name);
   if (fn == nullptr) fn = kAbsent;
   resolved_[id].store(fn, std::memory_order_relaxed);
   return fn;

@@ -17,10 +17,12 @@
 
 namespace gltrace::gl_loader {
 
-enum class Library : uint8_t { kEgl, kGles2, kGles1 };
-inline constexpr int kLibraries = 3;
+// kGlx and kOpenGl: GLVND's GLX library and its desktop GL one, whose
+// entry points serve GLX contexts as EGL ones (the same dispatch).
+enum class Library : uint8_t { kEgl, kGles2, kGles1, kGlx, kOpenGl };
+inline constexpr int kLibraries = 5;
 
-// libEGL.so.1, libGLESv2.so.2, libGLESv1_CM.so.1.
+// libEGL.so.1, libGLESv2.so.2, libGLESv1_CM.so.1, libGLX.so.0, libOpenGL.so.0.
 const char* soname(Library library);
 
 // Where Driver::open looks for a library.
@@ -60,8 +62,9 @@ class Driver {
   void* handle(Library library) const { return handles_[static_cast<int>(library)]; }
   const std::string& path(Library library) const { return paths_[static_cast<int>(library)]; }
 
-  // The function as the libraries export it: its API's library (EGL or
-  // GLES 2), then GLES 1's; null when neither does (extensions).
+  // The function as the libraries export it: its API's library (EGL, GLX,
+  // or GLES 2, then GLES 1's and desktop GL's); null when none does
+  // (extensions).
   void* exported(uint32_t id) const;
   bool has_get_proc_address() const { return get_proc_address_ != nullptr; }
   // The real eglGetProcAddress's answer; null before EGL is open.
@@ -75,7 +78,8 @@ class Driver {
   std::string interposer_file() const;
 
   // The function with this id (gltrace/api/functions.h): exported, else
-  // through eglGetProcAddress; null when the driver has none. Resolved once
+  // through eglGetProcAddress (a GLX function through glXGetProcAddressARB);
+  // null when the driver has none. Resolved once
   // (a cache, hence const); safe from several threads.
   void* proc(uint32_t id) const {
     if (id >= GLTRACE_FUNCTION_ID_LIMIT) return nullptr;
@@ -98,6 +102,7 @@ class Driver {
   void* handles_[kLibraries] = {};
   std::string paths_[kLibraries];
   void* (*get_proc_address_)(const char*) = nullptr;
+  void* (*glx_get_proc_address_)(const unsigned char*) = nullptr;
   // null: not looked up yet; kAbsent: the driver has none.
   mutable std::atomic<void*> resolved_[GLTRACE_FUNCTION_ID_LIMIT] = {};
 };

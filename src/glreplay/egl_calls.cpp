@@ -1,8 +1,10 @@
-// The EGL calls replayed by hand (the generator's CUSTOM list): the replay
-// has its own display, chooses its own configs, makes pbuffers (or its own
-// windows) for the app's windows, and ends frames.
+// The EGL and GLX calls replayed by hand (the generator's CUSTOM list): the
+// replay has its own display, chooses its own configs, makes pbuffers (or its
+// own windows) for the app's windows, and ends frames. GLX's contexts and
+// drawables are made on EGL, as desktop GL contexts and EGL surfaces.
 
 #define GL_GLES_PROTOTYPES 0
+#include <GL/glxtokens.h>
 #include <GLES3/gl32.h>
 
 #include <algorithm>
@@ -177,29 +179,35 @@ bool custom_eglCreatePbufferSurface(Session& s, Args& a) {
   return true;
 }
 
-bool custom_eglCreateContext(Session& s, Args& a) {
+namespace {
+
+// A context of `api` (EGL_NONE: the thread's bound one) with `attribs`, for
+// the recorded call's result. A borrowed call (its thread has no replay
+// thread yet) runs where another API may be bound; its own thread had
+// OpenGL ES (TraceSource), unless the call says which.
+bool make_context(Session& s, Args& a, EGLenum api, uint64_t recorded_config,
+                  uint64_t share_recorded, const EGLint* attribs) {
   EGLDisplay dpy = display(s, a);
   std::string error;
-  EGLConfig config = s.config(a.raw_handle(1), a.call().config_attribs, &error);
+  EGLConfig config = s.config(recorded_config, a.call().config_attribs, &error);
   if (!error.empty()) a.fail(error);
-  uint64_t share_recorded = a.raw_handle(2);
   ReplayContext* share = share_recorded != 0 ? s.context_state(share_recorded) : nullptr;
   if (share_recorded != 0 && share == nullptr)
-    a.fail("argument share_context: unknown context " + std::to_string(share_recorded));
-  const EGLint* attribs = a.array<EGLint>(3);
+    a.fail("argument share context: unknown context " + std::to_string(share_recorded));
   if (!a.ok()) return false;
   auto create = GL_CALL(s.gl(), eglCreateContext);
   auto query = GL_CALL(s.gl(), eglQueryContext);
   if (create == nullptr || query == nullptr) return a.missing();
-  // A borrowed call (its thread has no replay thread yet) runs where another
-  // API may be bound; its own thread had OpenGL ES (TraceSource).
   auto query_api = GL_CALL(s.gl(), eglQueryAPI);
   auto bind_api = GL_CALL(s.gl(), eglBindAPI);
-  EGLenum api = s.borrowed() && query_api != nullptr ? query_api() : EGLenum{EGL_OPENGL_ES_API};
-  if (api != EGL_OPENGL_ES_API && bind_api != nullptr) bind_api(EGL_OPENGL_ES_API);
+  EGLenum bound = (s.borrowed() || api != EGL_NONE) && query_api != nullptr
+                      ? query_api()
+                      : EGLenum{EGL_OPENGL_ES_API};
+  if (api == EGL_NONE) api = s.borrowed() ? EGLenum{EGL_OPENGL_ES_API} : bound;
+  if (api != bound && bind_api != nullptr) bind_api(api);
   EGLContext context =
       create(dpy, config, share != nullptr ? share->context : EGL_NO_CONTEXT, attribs);
-  if (api != EGL_OPENGL_ES_API && bind_api != nullptr) bind_api(api);
+  if (api != bound && bind_api != nullptr) bind_api(bound);
   if (context == EGL_NO_CONTEXT) {
     if (!recorded_false(a)) a.fail("failed: " + egl_error(s));
     return a.ok();
@@ -207,6 +215,7 @@ bool custom_eglCreateContext(Session& s, Args& a) {
   auto state = std::make_shared<ReplayContext>();
   state->context = context;
   state->recorded = a.ret_u();
+  state->config = recorded_config;
   state->group = share != nullptr ? share->group : std::make_shared<ShareGroup>();
   EGLint version = 0;
   if (query(dpy, context, EGL_CONTEXT_CLIENT_VERSION, &version)) state->client_version = version;
@@ -215,10 +224,21 @@ bool custom_eglCreateContext(Session& s, Args& a) {
   return true;
 }
 
-bool custom_eglMakeCurrent(Session& s, Args& a) {
+}  // namespace
+
+bool custom_eglCreateContext(Session& s, Args& a) {
+  const EGLint* attribs = a.array<EGLint>(3);
+  if (!a.ok()) return false;
+  return make_context(s, a, EGL_NONE, a.raw_handle(1), a.raw_handle(2), attribs);
+}
+
+namespace {
+
+// Binds the recorded context and surfaces: the surfaces as the replay made
+// them (a window at its first use, of the size the call holds).
+bool make_current(Session& s, Args& a, uint64_t recorded_draw, uint64_t recorded_read,
+                  uint64_t recorded_context) {
   EGLDisplay dpy = display(s, a);
-  uint64_t recorded_draw = a.raw_handle(1), recorded_read = a.raw_handle(2);
-  uint64_t recorded_context = a.raw_handle(3);
   // The call holds the draw surface's size (older traces: the context record
   // of this context, the size its window had when it was first made current).
   std::optional<ContextInfo> hint = s.info().context(a.call().context);
@@ -234,9 +254,9 @@ bool custom_eglMakeCurrent(Session& s, Args& a) {
   ReplayContext* context = recorded_context != 0 ? s.context_state(recorded_context) : nullptr;
   if (recorded_context != 0 && context == nullptr) a.fail("argument ctx: unknown context");
   if (!a.ok()) return false;
-  auto make_current = GL_CALL(s.gl(), eglMakeCurrent);
-  if (make_current == nullptr) return a.missing();
-  if (!make_current(dpy, draw, read, context != nullptr ? context->context : EGL_NO_CONTEXT)) {
+  auto bind = GL_CALL(s.gl(), eglMakeCurrent);
+  if (bind == nullptr) return a.missing();
+  if (!bind(dpy, draw, read, context != nullptr ? context->context : EGL_NO_CONTEXT)) {
     if (!recorded_false(a)) a.fail("failed: " + egl_error(s));
     return a.ok();
   }
@@ -245,6 +265,12 @@ bool custom_eglMakeCurrent(Session& s, Args& a) {
   // A window made earlier may have been resized since.
   if (width != 0 && height != 0) s.fit_draw_surface(width, height);
   return true;
+}
+
+}  // namespace
+
+bool custom_eglMakeCurrent(Session& s, Args& a) {
+  return make_current(s, a, a.raw_handle(1), a.raw_handle(2), a.raw_handle(3));
 }
 
 bool custom_eglDestroyContext(Session& s, Args& a) {
@@ -429,5 +455,156 @@ bool custom_eglCreateImageKHR(Session& s, Args& a) {
 bool custom_eglSwapBuffers(Session& s, Args& a) { return swap(s, a, false); }
 bool custom_eglSwapBuffersWithDamageKHR(Session& s, Args& a) { return swap(s, a, true); }
 bool custom_eglSwapBuffersWithDamageEXT(Session& s, Args& a) { return swap(s, a, true); }
+
+// --- GLX, on EGL ------------------------------------------------------------------
+
+namespace {
+
+// glXCreateContextAttribsARB's attributes as eglCreateContext's; *api is the
+// EGL API they ask for (GLX_EXT_create_context_es2_profile: OpenGL ES).
+std::vector<EGLint> egl_context_attribs(const int* glx, EGLenum* api) {
+  std::vector<EGLint> out;
+  *api = EGL_OPENGL_API;
+  for (const int* p = glx; p != nullptr && p[0] != 0 && out.size() < 64; p += 2) {
+    switch (p[0]) {
+      case GLX_CONTEXT_MAJOR_VERSION_ARB:
+        out.insert(out.end(), {EGL_CONTEXT_MAJOR_VERSION, p[1]});
+        break;
+      case GLX_CONTEXT_MINOR_VERSION_ARB:
+        out.insert(out.end(), {EGL_CONTEXT_MINOR_VERSION, p[1]});
+        break;
+      case GLX_CONTEXT_PROFILE_MASK_ARB:
+        if ((p[1] & GLX_CONTEXT_ES2_PROFILE_BIT_EXT) != 0)
+          *api = EGL_OPENGL_ES_API;
+        else  // the core and compatibility bits are EGL's
+          out.insert(out.end(), {EGL_CONTEXT_OPENGL_PROFILE_MASK, p[1] & 3});
+        break;
+      case GLX_CONTEXT_FLAGS_ARB:
+        if ((p[1] & GLX_CONTEXT_DEBUG_BIT_ARB) != 0)
+          out.insert(out.end(), {EGL_CONTEXT_OPENGL_DEBUG, EGL_TRUE});
+        if ((p[1] & GLX_CONTEXT_FORWARD_COMPATIBLE_BIT_ARB) != 0)
+          out.insert(out.end(), {EGL_CONTEXT_OPENGL_FORWARD_COMPATIBLE, EGL_TRUE});
+        if ((p[1] & GLX_CONTEXT_ROBUST_ACCESS_BIT_ARB) != 0)
+          out.insert(out.end(), {EGL_CONTEXT_OPENGL_ROBUST_ACCESS, EGL_TRUE});
+        break;
+      case GLX_CONTEXT_RESET_NOTIFICATION_STRATEGY_ARB:
+        out.insert(out.end(), {EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY,
+                               p[1] == GLX_LOSE_CONTEXT_ON_RESET_ARB ? EGL_LOSE_CONTEXT_ON_RESET
+                                                                     : EGL_NO_RESET_NOTIFICATION});
+        break;
+      default:  // GLX_RENDER_TYPE and the like: no EGL counterpart needed
+        break;
+    }
+  }
+  out.push_back(EGL_NONE);
+  return out;
+}
+
+// A drawable the app made current as it is (an X window, no glXCreateWindow):
+// the replay's window, of the context's config, made at its first use.
+void adopt_window(Session& s, uint64_t drawable, uint64_t recorded_context) {
+  if (drawable == 0 || s.surface_state(drawable) != nullptr) return;
+  const ReplayContext* context = s.context_state(recorded_context);
+  auto surface = std::make_unique<SurfaceState>();
+  surface->window = true;
+  surface->config = context != nullptr ? context->config : 0;
+  s.add_surface(drawable, std::move(surface));
+}
+
+bool glx_make_current(Session& s, Args& a, uint64_t draw, uint64_t read, uint64_t context) {
+  if (context != 0) {
+    adopt_window(s, draw, context);
+    adopt_window(s, read, context);
+  }
+  return make_current(s, a, draw, read, context);
+}
+
+// The config's attributes go with the surface's config (as eglCreateWindowSurface's).
+void note_traced_config(Session& s, Args& a, uint64_t recorded_config) {
+  ConfigInfo& config = s.config_info(recorded_config);
+  if (config.traced.empty())
+    config.traced.assign(a.call().config_attribs.begin(), a.call().config_attribs.end());
+}
+
+}  // namespace
+
+bool custom_glXCreateContext(Session& s, Args& a) {
+  const EGLint attribs[] = {EGL_NONE};
+  return make_context(s, a, EGL_OPENGL_API, a.raw_handle(1), a.raw_handle(2), attribs);
+}
+bool custom_glXCreateNewContext(Session& s, Args& a) {
+  const EGLint attribs[] = {EGL_NONE};
+  return make_context(s, a, EGL_OPENGL_API, a.raw_handle(1), a.raw_handle(3), attribs);
+}
+bool custom_glXCreateContextAttribsARB(Session& s, Args& a) {
+  const int* glx = a.array<int>(4);
+  if (!a.ok()) return false;
+  EGLenum api = EGL_OPENGL_API;
+  std::vector<EGLint> attribs = egl_context_attribs(glx, &api);
+  return make_context(s, a, api, a.raw_handle(1), a.raw_handle(2), attribs.data());
+}
+
+bool custom_glXMakeCurrent(Session& s, Args& a) {
+  return glx_make_current(s, a, a.raw_handle(1), a.raw_handle(1), a.raw_handle(2));
+}
+bool custom_glXMakeContextCurrent(Session& s, Args& a) {
+  return glx_make_current(s, a, a.raw_handle(1), a.raw_handle(2), a.raw_handle(3));
+}
+bool custom_glXMakeCurrentReadSGI(Session& s, Args& a) {
+  return custom_glXMakeContextCurrent(s, a);
+}
+
+bool custom_glXSwapBuffers(Session& s, Args& a) { return swap(s, a, false); }
+
+bool custom_glXCreateWindow(Session& s, Args& a) {
+  uint64_t recorded = a.ret_u();
+  if (recorded == 0) return true;  // it failed when traced
+  auto surface = std::make_unique<SurfaceState>();
+  surface->window = true;
+  surface->config = a.raw_handle(1);
+  note_traced_config(s, a, surface->config);
+  surface->width = a.call().surface_width;
+  surface->height = a.call().surface_height;
+  s.add_surface(recorded, std::move(surface));
+  return true;
+}
+
+bool custom_glXCreatePbuffer(Session& s, Args& a) {
+  EGLDisplay dpy = display(s, a);
+  uint64_t recorded_config = a.raw_handle(1);
+  std::string error;
+  EGLConfig config = s.config(recorded_config, a.call().config_attribs, &error);
+  if (!error.empty()) a.fail(error);
+  const int* glx = a.array<int>(2);
+  if (!a.ok()) return false;
+  std::vector<EGLint> attribs;
+  for (const int* p = glx; p != nullptr && p[0] != 0 && attribs.size() < 8; p += 2) {
+    if (p[0] == GLX_PBUFFER_WIDTH) attribs.insert(attribs.end(), {EGL_WIDTH, p[1]});
+    if (p[0] == GLX_PBUFFER_HEIGHT) attribs.insert(attribs.end(), {EGL_HEIGHT, p[1]});
+  }
+  attribs.push_back(EGL_NONE);
+  auto create = GL_CALL(s.gl(), eglCreatePbufferSurface);
+  if (create == nullptr) return a.missing();
+  auto surface = std::make_unique<SurfaceState>();
+  surface->config = recorded_config;
+  surface->surface = create(dpy, config, attribs.data());
+  if (surface->surface == EGL_NO_SURFACE) {
+    if (!recorded_false(a)) a.fail("failed: " + egl_error(s));
+    return a.ok();
+  }
+  s.add_surface(a.ret_u(), std::move(surface));
+  return true;
+}
+
+bool custom_glXDestroyContext(Session& s, Args& a) {
+  s.destroy_context(a.raw_handle(1));
+  return true;
+}
+
+bool custom_glXDestroyWindow(Session& s, Args& a) {
+  s.destroy_surface(a.raw_handle(1));
+  return true;
+}
+bool custom_glXDestroyPbuffer(Session& s, Args& a) { return custom_glXDestroyWindow(s, a); }
 
 }  // namespace gltrace::glreplay

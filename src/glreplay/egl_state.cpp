@@ -231,6 +231,10 @@ EGLConfig EglState::config_with_attribs(ConfigInfo& info, std::string* error) {
         int64_t ignored = kSurfaceKinds | (x11_windows_ ? 0 : EGL_SWAP_BEHAVIOR_PRESERVED_BIT);
         want &= ~ignored;
         have &= want;
+      } else if (m.name == EGL_RENDERABLE_TYPE) {
+        // The APIs the app's config served: the replay's may serve more (a
+        // GLX trace names desktop GL only; Mesa's configs serve every API).
+        have &= want;
       }
       if (want == have) continue;
       differences.push_back(std::string(m.text) + " " + attrib_value_text(m.name, have) +

@@ -58,6 +58,7 @@ struct Mapping {
 struct ReplayContext {
   EGLContext context = EGL_NO_CONTEXT;
   uint64_t recorded = 0;
+  uint64_t config = 0;  // recorded (a GLX window made current as it is takes it)
   int client_version = 2;
   std::shared_ptr<ShareGroup> group;
   NameMap names[static_cast<size_t>(ObjectClass::kCount)];  // containers only

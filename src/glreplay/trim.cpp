@@ -163,7 +163,7 @@ class Plan final : public format::Consumer {
     uint32_t f = call.function;
     if (f >= api::kFunctionIdLimit) return;
     const api::FunctionRoles& roles = api::kFunctionRoles[f];
-    if ((roles.flags & api::kRoleDeletes) != 0 && api::kFunctionInfo[f].api == api::Api::kEgl) {
+    if ((roles.flags & api::kRoleDeletes) != 0 && api::kFunctionInfo[f].api != api::Api::kGles) {
       // The handle of the deleted class's parameter.
       const api::FunctionInfo& info = api::kFunctionInfo[f];
       for (uint32_t i = 0; i < info.param_count && i < call.args.size(); ++i)

@@ -1,7 +1,8 @@
 // libgltrace.so: the preload library and, under the names libEGL.so.1,
-// libGLESv2.so.2 and libGLESv1_CM.so.1, the drop-in driver. It exports every
-// EGL/GLES entry point (dispatch) and puts the layer chain (layers) above the
-// real driver at the first EGL/GLES call.
+// libGLESv2.so.2, libGLESv1_CM.so.1 and GLVND's libGL.so.1, libGLX.so.0 and
+// libOpenGL.so.0, the drop-in driver. It exports every EGL, GLX and GL entry
+// point (dispatch) and puts the layer chain (layers) above the real driver at
+// the first call.
 #include "common/process.h"
 #include "dispatch/dispatch.h"
 #include "layers/chain.h"

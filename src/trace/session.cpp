@@ -73,10 +73,6 @@ struct Session {
   std::atomic<bool> framebuffer_on_draw{false};
   std::atomic<bool> texture_data{true};
   format::TraceWriter::Stats last_stats;  // of the session that ended last
-  // What the session's DesktopGl records said, and objects_ever_loaded() when
-  // the libraries were last looked for.
-  std::string desktop_gl;
-  uint64_t loads_seen = 0;
   uint64_t complete_below = 0;            // the last CallsComplete record's seq
   std::atomic<uint64_t> last_blob_id{0};  // blob ids are 1, 2, ... in a session
 };
@@ -374,23 +370,6 @@ bool write_unsubmitted_records(int fd, format::ChunkFilter& filter) {
 
 namespace {
 
-// A DesktopGl record when the desktop GL libraries loaded in the process are
-// not those the session said last (s.mutex held; full mode). Looked for only
-// after the process loaded something: a sweep costs one dl_iterate_phdr step.
-void note_desktop_gl(Session& s, format::TraceWriter* writer) {
-  uint64_t loads = objects_ever_loaded();
-  if (loads == s.loads_seen) return;
-  s.loads_seen = loads;
-  std::string libraries = loaded_desktop_gl_libraries();
-  if (libraries.empty() || libraries == s.desktop_gl) return;
-  s.desktop_gl = libraries;
-  wire::Encoder body;
-  schema::desktop_gl::set_libraries(body, libraries);
-  wire::Encoder record;
-  format::append_record(record, schema::record::kDesktopGl, body.data(), body.size());
-  writer->submit(format::Payload::from_encoder(record), {}, {0, g_hot.flight_round.load(), false});
-}
-
 // One sweep (s.mutex held): every thread of the session is claimed, and
 // those not inside a call (not busy) are the sweeper's until released:
 // those whose records are older than kSweepAgeNs have them handed to the
@@ -401,7 +380,6 @@ void note_desktop_gl(Session& s, format::TraceWriter* writer) {
 void sweep(Session& s) {
   format::TraceWriter* writer = s.writer.load();
   if (!g_hot.recording.load() || writer == nullptr || mode() != Mode::kFull) return;
-  note_desktop_gl(s, writer);
   uint32_t generation = g_hot.generation.load();
   bool any = false;
   for (ThreadState* thread : s.threads) {
@@ -533,9 +511,6 @@ bool begin_session(TraceSessionOptions options, std::string* error) {
   wire::Encoder record;
   format::append_record(record, schema::record::kHeader, body.data(), body.size());
   writer->submit(format::Payload::from_encoder(record), {});
-  s.desktop_gl.clear();
-  s.loads_seen = 0;
-  note_desktop_gl(s, writer);
   s.writer.store(writer, std::memory_order_release);
   g_hot.recording.store(true);
   start_sweeper();
@@ -716,8 +691,6 @@ void end_session() {
     schema::stats::set_bytes_uncompressed(body, ws.raw_bytes);
     schema::stats::set_stall_count(body, ws.stall_count);
     schema::stats::set_stall_ns(body, ws.stall_ns);
-    std::string desktop_gl = loaded_desktop_gl_libraries();
-    if (!desktop_gl.empty()) schema::stats::set_desktop_gl_libraries(body, desktop_gl);
     append_record(last, schema::record::kStats, body.data(), body.size());
     flush_thread(last);
   }

@@ -58,6 +58,7 @@ struct ThreadState {
   // driver sizes a window's buffers at a frame's first draw.
   void* draw_display = nullptr;
   void* draw_surface = nullptr;
+  bool draw_glx = false;  // draw_surface is a GLX drawable's XID, draw_display an X Display
   uint32_t surface_width = 0, surface_height = 0;
   bool surface_size_check = false;
   // draw_surface is a pbuffer: its size is the one it was made with, so

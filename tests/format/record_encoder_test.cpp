@@ -129,7 +129,10 @@ Fields fields(const format::Context& c) {
           {"gl_renderer", text(c.gl_renderer)},
           {"gl_version", text(c.gl_version)},
           {"surface_width", text(c.surface_width)},
-          {"surface_height", text(c.surface_height)}};
+          {"surface_height", text(c.surface_height)},
+          {"client_type", text(c.client_type)},
+          {"window_system", text(c.window_system)},
+          {"profile_mask", text(c.profile_mask)}};
 }
 Fields fields(const format::ClientArray& a) {
   return {{"index", text(a.index)},     {"first", text(a.first)}, {"stride", text(a.stride)},
@@ -309,9 +312,21 @@ TEST(RecordEncoder, EveryFieldOfEveryRecord) {
                         "/usr/lib/libEGL.so.1",
                         "frames 3-7 of demo.gltrace"};
   format::Thread thread{3, 4242, "render"};
-  format::Context context{
-      2,   0xc0, 0xd0, 0xcf, 0xc1, 3, {0x3024, 8, 0x3025, -1}, "Mesa", "llvmpipe", "OpenGL ES 3.2",
-      640, 480};
+  format::Context context{2,
+                          0xc0,
+                          0xd0,
+                          0xcf,
+                          0xc1,
+                          3,
+                          {0x3024, 8, 0x3025, -1},
+                          "Mesa",
+                          "llvmpipe",
+                          "OpenGL ES 3.2",
+                          640,
+                          480,
+                          0x30A2,
+                          "glx",
+                          1};
   format::Blob blob{0xb10b, std::string_view("blob\0bytes", 10)};
   format::Frame frame{4, 99, 3, 2, 5000, 12, true};
   format::Image image{4, 99, 16, 8, 0xb10b, "draw", 2};

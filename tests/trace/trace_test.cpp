@@ -646,6 +646,55 @@ TEST(Trace, DesktopGlCompatibilityProfileReplaysIdentically) {
   EXPECT_EQ(replay.err.find("could not be replayed"), std::string::npos) << replay.err;
 }
 
+// A GLX program linked to libGL.so.1: an FBConfig and a core context
+// (glXCreateContextAttribsARB through glXGetProcAddressARB), a GLX window,
+// a resize, a legacy context on the X window itself. Its calls pass the
+// layers as an EGL program's do, and a headless replay makes its contexts
+// and windows on EGL with every frame identical.
+TEST(Trace, GlxProgramIsTracedAndReplaysIdentically) {
+  XvfbServer xvfb;
+  ASSERT_FALSE(xvfb.display().empty()) << "Xvfb did not start";
+  std::string dir = make_temp_dir();
+  std::string trace = dir + "/glx.gltrace";
+  EnvChanges env = clean_env();
+  env["DISPLAY"] = xvfb.display();
+  env["GLTRACE_COUNT_DIR"] = dir + "/counts";
+  fs::create_directories(dir + "/counts");
+  std::string app = build_bin("gltrace-glx-app");
+  ProcessResult native = run_process({app, "--frames", "6"}, env);
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  ProcessResult traced = gltrace({"trace", "--framebuffer", "swap,draw", "-o", trace, "--layers",
+                                  "libGLES_layer_counting.so", "--", app, "--frames", "6"},
+                                 env);
+  ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;
+  EXPECT_EQ(traced.out, native.out) << "the app's checksum changed under tracing";
+  EXPECT_EQ(traced.err.find("warning"), std::string::npos) << traced.err;
+  EXPECT_NE(traced.err.find(" 7 frames, "), std::string::npos) << traced.err;
+  auto counts = read_layer_counts(dir + "/counts");
+  EXPECT_EQ(counts["glXSwapBuffers"], 7u);
+  EXPECT_EQ(counts["glXCreateContextAttribsARB"], 1u) << "got through glXGetProcAddressARB";
+  EXPECT_EQ(counts["glXMakeCurrent"], 2u);
+  EXPECT_EQ(counts["glDrawArrays"], 6u);
+  EXPECT_EQ(counts["glBegin"], 1u);
+  ProcessResult dump = gltrace({"dump", trace});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_TRUE(std::regex_search(
+      dump.out,
+      std::regex(
+          R"(glXCreateContextAttribsARB\([^\n]*attrib_list = \{8337, 3, 8338, 3, 37158, 1, 0\})")))
+      << dump.out;
+  EXPECT_TRUE(std::regex_search(
+      dump.out, std::regex(R"(glXChooseVisual\([^\n]*attribList = \{4, 5, 8, 8, 12, 24, 0\})")))
+      << dump.out;
+  ProcessResult replay = gltrace({"replay", "--compare", trace});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("compare: 7 frames identical, 0 differ"), std::string::npos)
+      << replay.out << replay.err;
+  EXPECT_TRUE(std::regex_search(replay.out, std::regex(R"(images identical \([^)]*\), 0 differ)")))
+      << replay.out;
+  EXPECT_EQ(replay.err.find("could not be replayed"), std::string::npos) << replay.err;
+}
+
 TEST(Trace, SigkilledAppLeavesAReadableTrace) {
   std::string trace = make_temp_dir() + "/killed.gltrace";
   EnvChanges env = clean_env();

@@ -65,12 +65,10 @@ void write_context_record(ThreadState* thread, uint32_t index, EGLDisplay displa
   schema::context::set_gl_vendor(body, gl_string(GL_VENDOR));
   schema::context::set_gl_renderer(body, gl_string(GL_RENDERER));
   schema::context::set_gl_version(body, gl_string(GL_VERSION));
-  if (draw != EGL_NO_SURFACE) {
-    EGLint width = 0, height = 0;
-    NEXT(eglQuerySurface)(display, draw, EGL_WIDTH, &width);
-    NEXT(eglQuerySurface)(display, draw, EGL_HEIGHT, &height);
-    schema::context::set_surface_width(body, static_cast<uint64_t>(width));
-    schema::context::set_surface_height(body, static_cast<uint64_t>(height));
+  uint32_t width = 0, height = 0;
+  if (query_surface_size(Drawable{display, draw, false}, &width, &height)) {
+    schema::context::set_surface_width(body, width);
+    schema::context::set_surface_height(body, height);
   }
   append_record(thread, schema::record::kContext, body.data(), body.size());
 }
@@ -140,32 +138,30 @@ bool is_pbuffer(EGLDisplay display, EGLSurface surface) {
   return largest != -1;
 }
 
-// eglMakeCurrent bound `draw` on this thread: its size now, and a check at
-// the first draw (the app may resize the window before drawing).
-void record_bound_surface(CallRecorder& rec, EGLDisplay display, EGLSurface draw) {
+}  // namespace
+
+void record_bound_surface(CallRecorder& rec, const Drawable& draw) {
   ThreadState* thread = rec.thread();
   uint32_t width = thread->surface_width, height = thread->surface_height;
   // The surface this thread had (apps that make current every frame): its
   // size as known, checked at the next draw like after a swap, without a
   // query (a round trip to the X server).
-  bool known = draw != EGL_NO_SURFACE && draw == thread->draw_surface &&
-               display == thread->draw_display && width != 0;
-  thread->draw_display = display;
-  thread->draw_surface = draw;
+  bool known = draw.surface != nullptr && draw.surface == thread->draw_surface &&
+               draw.display == thread->draw_display && draw.glx == thread->draw_glx && width != 0;
+  thread->draw_display = draw.display;
+  thread->draw_surface = draw.surface;
+  thread->draw_glx = draw.glx;
   thread->surface_width = thread->surface_height = 0;
   thread->surface_size_check = false;
   if (!known) {
     thread->draw_surface_fixed = false;
-    thread->surface_watch = find_window_watch(draw);
+    thread->surface_watch = find_window_watch(draw.surface);
   }
-  if (mode() != Mode::kFull || (!known && !query_surface_size(display, draw, &width, &height)))
-    return;
-  if (!known) thread->draw_surface_fixed = is_pbuffer(display, draw);
+  if (mode() != Mode::kFull || (!known && !query_surface_size(draw, &width, &height))) return;
+  if (!known && !draw.glx) thread->draw_surface_fixed = is_pbuffer(draw.display, draw.surface);
   record_surface_size(rec, width, height);
   thread->surface_size_check = !thread->draw_surface_fixed;
 }
-
-}  // namespace
 
 // --- eglMakeCurrent ----------------------------------------------------------------
 
@@ -188,7 +184,7 @@ void record_context_switch(CallRecorder& rec, EGLDisplay dpy, EGLSurface draw, E
   if (ctx != EGL_NO_CONTEXT &&
       NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_TYPE, &client_type))
     context_state(thread)->desktop_gl = client_type == EGL_OPENGL_API;
-  record_bound_surface(rec, dpy, ctx != EGL_NO_CONTEXT ? draw : EGL_NO_SURFACE);
+  record_bound_surface(rec, Drawable{dpy, ctx != EGL_NO_CONTEXT ? draw : EGL_NO_SURFACE, false});
 }
 
 void switch_point_after_make_current(CallRecorder* /*recorded*/, EGLDisplay /*dpy*/,

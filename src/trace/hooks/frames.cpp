@@ -5,6 +5,8 @@
 #define GL_GLES_PROTOTYPES 0
 #include "trace/hooks/frames.h"
 
+#include <GL/glxtokens.h>
+
 #include <atomic>
 #include <cstdlib>
 
@@ -129,17 +131,20 @@ void capture_region(ThreadState* thread, GLint source_fb, GLint x, GLint y, GLsi
 
 // The back buffer about to be presented, of the size the frame was drawn at
 // (0: the surface's).
-void capture_framebuffer(ThreadState* thread, EGLDisplay display, EGLSurface surface,
-                         uint32_t frame_width, uint32_t frame_height, HeldSwapImage* hold) {
+void capture_framebuffer(ThreadState* thread, const Drawable& drawable, uint32_t frame_width,
+                         uint32_t frame_height, HeldSwapImage* hold) {
   if (thread->context == 0) return;
-  auto width = static_cast<EGLint>(frame_width), height = static_cast<EGLint>(frame_height);
-  if (width == 0 || height == 0) {
-    NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &width);
-    NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &height);
-  }
+  if ((frame_width == 0 || frame_height == 0) &&
+      !query_surface_size(drawable, &frame_width, &frame_height))
+    return;
+  auto width = static_cast<GLsizei>(frame_width), height = static_cast<GLsizei>(frame_height);
   // The last frame of a capture is read now: nothing completes it later.
   if (last_frame_of_session() || !start_async_read(thread, 0, 0, 0, width, height, "swap"))
     read_framebuffer(thread, 0, 0, 0, width, height, "swap", hold);
+}
+
+Drawable thread_drawable(const ThreadState* thread) {
+  return {thread->draw_display, thread->draw_surface, thread->draw_glx};
 }
 
 // Whether the thread's window, watched, still has the size last recorded:
@@ -165,8 +170,7 @@ void check_surface_resize(CallRecorder& rec) {
   thread->surface_size_check = false;
   if (surface_size_unchanged(thread)) return;
   uint32_t width = 0, height = 0;
-  if (!query_surface_size(static_cast<EGLDisplay>(thread->draw_display),
-                          static_cast<EGLSurface>(thread->draw_surface), &width, &height) ||
+  if (!query_surface_size(thread_drawable(thread), &width, &height) ||
       (width == thread->surface_width && height == thread->surface_height))
     return;
   if (buffers_have_size(thread, width, height)) record_surface_size(rec, width, height);
@@ -189,11 +193,12 @@ void capture_drawn(CallRecorder* recorded) {
 
 // The frame's size, before the swap (a replay checks it drew the frame so),
 // and the back buffer, undefined after the swap.
-void read_back_before_swap(SwapFrame& state, EGLDisplay display, EGLSurface surface) {
+void read_back_before_swap(SwapFrame& state, const Drawable& drawable) {
   if (recording()) g_swapped_generation.store(g_hot.generation.load(std::memory_order_relaxed));
   if (!recording() || mode() != Mode::kFull || thread_state()->context == 0) return;
   ThreadState* thread = thread_state();
-  bool tracked = thread->draw_surface == surface && thread->surface_width != 0;
+  bool tracked = thread->draw_surface == drawable.surface && thread->draw_glx == drawable.glx &&
+                 thread->surface_width != 0;
   if (tracked && (!thread->surface_size_check || surface_size_unchanged(thread))) {
     // The frame's first draw checked the size: it holds for the frame (one
     // size query a frame at most: on X11 each is a round trip to the
@@ -204,7 +209,7 @@ void read_back_before_swap(SwapFrame& state, EGLDisplay display, EGLSurface surf
   } else {
     // No draw or clear on the window this frame (a blit, or nothing): the
     // window's size if the buffers have it by now, else the one they had.
-    state.sized = query_surface_size(display, surface, &state.width, &state.height);
+    state.sized = query_surface_size(drawable, &state.width, &state.height);
     if (state.sized && tracked &&
         (state.width != thread->surface_width || state.height != thread->surface_height) &&
         !buffers_have_size(thread, state.width, state.height)) {
@@ -218,7 +223,7 @@ void read_back_before_swap(SwapFrame& state, EGLDisplay display, EGLSurface surf
   complete_pending_reads(thread);
   if (capture_framebuffer_on_swap()) {
     complete_reads_at_exit_once();
-    capture_framebuffer(thread, display, surface, state.sized ? state.width : 0,
+    capture_framebuffer(thread, drawable, state.sized ? state.width : 0,
                         state.sized ? state.height : 0, &state.held);
   }
 }
@@ -246,11 +251,15 @@ void capture_finished_frame(ThreadState* thread) {
   GLint framebuffer = driver_integer(GL_FRAMEBUFFER_BINDING);
   GLint region[4] = {0, 0, 0, 0};
   if (framebuffer == 0) {
-    EGLSurface surface = NEXT(eglGetCurrentSurface)(EGL_DRAW);
-    if (surface == EGL_NO_SURFACE) return;  // surfaceless: nothing to read
-    EGLDisplay display = NEXT(eglGetCurrentDisplay)();
-    NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &region[2]);
-    NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &region[3]);
+    Drawable drawable = thread_drawable(thread);
+    if (!drawable.glx) {
+      drawable.display = NEXT(eglGetCurrentDisplay)();
+      drawable.surface = NEXT(eglGetCurrentSurface)(EGL_DRAW);
+    }
+    uint32_t width = 0, height = 0;
+    if (!query_surface_size(drawable, &width, &height)) return;  // surfaceless: nothing to read
+    region[2] = static_cast<GLint>(width);
+    region[3] = static_cast<GLint>(height);
   } else {
     NEXT(glGetIntegerv)(GL_VIEWPORT, region);
   }
@@ -259,10 +268,24 @@ void capture_finished_frame(ThreadState* thread) {
 
 }  // namespace
 
-bool query_surface_size(EGLDisplay display, EGLSurface surface, uint32_t* width, uint32_t* height) {
+bool query_surface_size(const Drawable& drawable, uint32_t* width, uint32_t* height) {
+  if (drawable.surface == nullptr) return false;
+  if (drawable.glx) {
+    // GLX 1.3's query (a round trip to the X server, as EGL's on X11).
+    auto* display = static_cast<Display*>(drawable.display);
+    auto xid = static_cast<GLXDrawable>(reinterpret_cast<uintptr_t>(drawable.surface));
+    unsigned int w = 0, h = 0;
+    NEXT(glXQueryDrawable)(display, xid, GLX_WIDTH, &w);
+    NEXT(glXQueryDrawable)(display, xid, GLX_HEIGHT, &h);
+    if (w == 0 || h == 0) return false;
+    *width = w;
+    *height = h;
+    return true;
+  }
   EGLint w = 0, h = 0;
-  if (surface == EGL_NO_SURFACE || !NEXT(eglQuerySurface)(display, surface, EGL_WIDTH, &w) ||
-      !NEXT(eglQuerySurface)(display, surface, EGL_HEIGHT, &h) || w <= 0 || h <= 0)
+  if (!NEXT(eglQuerySurface)(drawable.display, drawable.surface, EGL_WIDTH, &w) ||
+      !NEXT(eglQuerySurface)(drawable.display, drawable.surface, EGL_HEIGHT, &h) || w <= 0 ||
+      h <= 0)
     return false;
   *width = static_cast<uint32_t>(w);
   *height = static_cast<uint32_t>(h);
@@ -310,12 +333,16 @@ void complete_reads_at_exit_once() {
 
 bool read_back_before_swap(SwapFrame& state, EGLDisplay& dpy, EGLSurface& surface,
                            EGLBoolean& /*result*/) {
-  read_back_before_swap(state, dpy, surface);
+  read_back_before_swap(state, Drawable{dpy, surface, false});
   return true;
 }
 bool read_back_before_swap(SwapFrame& state, EGLDisplay& dpy, EGLSurface& surface,
                            const EGLint*& /*rects*/, EGLint& /*n_rects*/, EGLBoolean& /*result*/) {
-  read_back_before_swap(state, dpy, surface);
+  read_back_before_swap(state, Drawable{dpy, surface, false});
+  return true;
+}
+bool read_back_before_swap(SwapFrame& state, Display*& dpy, GLXDrawable& drawable) {
+  read_back_before_swap(state, Drawable{dpy, reinterpret_cast<void*>(drawable), true});
   return true;
 }
 
@@ -331,6 +358,14 @@ void record_swap_size(CallRecorder& rec, SwapFrame& state, EGLDisplay /*dpy*/,
 
 void end_swapped_frame(CallRecorder* recorded, SwapFrame& state, EGLDisplay /*dpy*/,
                        EGLSurface /*surface*/, EGLBoolean /*result*/) {
+  end_swapped_frame(recorded, state);
+}
+void record_swap_size(CallRecorder& rec, SwapFrame& state, Display* /*dpy*/,
+                      GLXDrawable /*drawable*/) {
+  record_swap_size(rec, state);
+}
+void end_swapped_frame(CallRecorder* recorded, SwapFrame& state, Display* /*dpy*/,
+                       GLXDrawable /*drawable*/) {
   end_swapped_frame(recorded, state);
 }
 void end_swapped_frame(CallRecorder* recorded, SwapFrame& state, EGLDisplay /*dpy*/,
