@@ -8,12 +8,20 @@
 //   draw          many small draws with a uniform between each
 //   small-frames  one clear and draw per frame: per-frame costs (swaps)
 //   two-threads   the draw mix on two threads, each with its own context
+//   immediate     desktop GL's immediate mode: glBegin, glColor3f,
+//                 glVertex2f per vertex, glEnd (--glx only)
 // Headless (surfaceless pbuffer, 32x32 so the driver's own work stays small),
-// deterministic, the same calls every run.
+// deterministic, the same calls every run. With --glx the same mixes run on
+// GLX (a 32x32 window of $DISPLAY, never mapped, a desktop GL compatibility
+// context, whose GLSL takes the ES shaders below), as desktop GL programs do.
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
+#include <GL/glxtokens.h>
 #include <GLES3/gl3.h>
+#include <X11/Xlib.h>
+#include <X11/Xutil.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,11 +33,36 @@ namespace {
 
 constexpr int kSize = 32;
 
-enum class Mix { kUniform, kState, kUpload, kDraw, kSmallFrames, kTwoThreads };
+// GLX, declared here: <GL/glx.h> brings desktop GL's <GL/gl.h>, whose
+// types clash with GLES 3's header.
+extern "C" {
+using GlxFbConfig = struct __GLXFBConfigRec*;
+using GlxContext = struct __GLXcontextRec*;
+using GlxDrawable = XID;
+GlxFbConfig* glXChooseFBConfig(Display* dpy, int screen, const int* attribs, int* count);
+XVisualInfo* glXGetVisualFromFBConfig(Display* dpy, GlxFbConfig config);
+GlxDrawable glXCreateWindow(Display* dpy, GlxFbConfig config, Window win, const int* attribs);
+GlxContext glXCreateNewContext(Display* dpy, GlxFbConfig config, int render_type, GlxContext share,
+                               int direct);
+int glXMakeContextCurrent(Display* dpy, GlxDrawable draw, GlxDrawable read, GlxContext ctx);
+void glXSwapBuffers(Display* dpy, GlxDrawable drawable);
+void glXDestroyContext(Display* dpy, GlxContext ctx);
+void glXDestroyWindow(Display* dpy, GlxDrawable window);
+// Desktop GL's immediate mode (libGL.so.1).
+void glBegin(GLenum mode);
+void glEnd();
+void glColor3f(GLfloat red, GLfloat green, GLfloat blue);
+void glVertex2f(GLfloat x, GLfloat y);
+}
 
+enum class Mix { kUniform, kState, kUpload, kDraw, kSmallFrames, kTwoThreads, kImmediate };
+
+// The window system the mixes run on: EGL (display, config), or GLX.
 struct Egl {
   EGLDisplay display = EGL_NO_DISPLAY;
   EGLConfig config = nullptr;
+  Display* x_display = nullptr;  // --glx
+  GlxFbConfig fb_config = nullptr;
 };
 
 bool fail(const char* what) {
@@ -65,8 +98,52 @@ bool open_display(Egl* egl) {
   return true;
 }
 
-// A context and pbuffer of its own, current on the calling thread.
+bool open_glx_display(Egl* egl) {
+  egl->x_display = XOpenDisplay(nullptr);
+  if (egl->x_display == nullptr) return fail("XOpenDisplay");
+  const int attribs[] = {GLX_DRAWABLE_TYPE,
+                         GLX_PBUFFER_BIT,
+                         GLX_RENDER_TYPE,
+                         GLX_RGBA_BIT,
+                         GLX_RED_SIZE,
+                         8,
+                         GLX_GREEN_SIZE,
+                         8,
+                         GLX_BLUE_SIZE,
+                         8,
+                         GLX_ALPHA_SIZE,
+                         8,
+                         0};
+  int count = 0;
+  GlxFbConfig* configs =
+      glXChooseFBConfig(egl->x_display, XDefaultScreen(egl->x_display), attribs, &count);
+  if (configs == nullptr || count == 0) return fail("glXChooseFBConfig");
+  egl->fb_config = configs[0];
+  XFree(configs);
+  return true;
+}
+
+// A context and pbuffer (GLX: window) of its own, current on the calling
+// thread (GLX's: their handles in *surface and *context).
 bool make_current(const Egl& egl, EGLSurface* surface, EGLContext* context) {
+  if (egl.x_display != nullptr) {
+    XVisualInfo* visual = glXGetVisualFromFBConfig(egl.x_display, egl.fb_config);
+    if (visual == nullptr) return fail("glXGetVisualFromFBConfig");
+    Window root = RootWindow(egl.x_display, visual->screen);
+    XSetWindowAttributes window_attribs{};
+    window_attribs.colormap = XCreateColormap(egl.x_display, root, visual->visual, AllocNone);
+    Window x_window = XCreateWindow(egl.x_display, root, 0, 0, kSize, kSize, 0, visual->depth,
+                                    InputOutput, visual->visual, CWColormap, &window_attribs);
+    XFree(visual);
+    GlxDrawable window = glXCreateWindow(egl.x_display, egl.fb_config, x_window, nullptr);
+    GlxContext glx =
+        glXCreateNewContext(egl.x_display, egl.fb_config, GLX_RGBA_TYPE, nullptr, True);
+    if (window == 0 || glx == nullptr || !glXMakeContextCurrent(egl.x_display, window, window, glx))
+      return fail("making a GLX context current");
+    *surface = reinterpret_cast<EGLSurface>(window);
+    *context = reinterpret_cast<EGLContext>(glx);
+    return true;
+  }
   const EGLint surface_attribs[] = {EGL_WIDTH, kSize, EGL_HEIGHT, kSize, EGL_NONE};
   const EGLint context_attribs[] = {EGL_CONTEXT_CLIENT_VERSION, 3, EGL_NONE};
   *surface = eglCreatePbufferSurface(egl.display, egl.config, surface_attribs);
@@ -202,6 +279,17 @@ void frame(Mix mix, const Scene& s, int f, int calls) {
     case Mix::kSmallFrames:
       glDrawArrays(GL_TRIANGLES, 0, 3);
       break;
+    case Mix::kImmediate:
+      // The compatibility profile's fixed function draws these.
+      glUseProgram(0);
+      glBegin(GL_TRIANGLES);
+      for (int i = 0; i < calls / 2 - 2; ++i) {
+        if (i % 3 == 0) glColor3f(static_cast<float>(i % 7) / 7.0f, 0.5f, 0.25f);
+        glVertex2f(static_cast<float>(i % 5) * 0.1f - 0.2f, static_cast<float>(i % 3) * 0.2f);
+      }
+      glEnd();
+      glUseProgram(s.program);
+      break;
   }
 }
 
@@ -210,11 +298,21 @@ bool run(const Egl& egl, Mix mix, int frames, int calls) {
   EGLContext context = EGL_NO_CONTEXT;
   Scene scene;
   if (!make_current(egl, &surface, &context) || !make_scene(&scene)) return false;
+  auto glx_drawable = static_cast<GlxDrawable>(reinterpret_cast<uintptr_t>(surface));
   for (int f = 0; f < frames; ++f) {
     frame(mix, scene, f, calls);
-    if (!eglSwapBuffers(egl.display, surface)) return fail("eglSwapBuffers");
+    if (egl.x_display != nullptr)
+      glXSwapBuffers(egl.x_display, glx_drawable);
+    else if (!eglSwapBuffers(egl.display, surface))
+      return fail("eglSwapBuffers");
   }
   bool ok = glGetError() == GL_NO_ERROR || fail("the frames");
+  if (egl.x_display != nullptr) {
+    glXMakeContextCurrent(egl.x_display, 0, 0, nullptr);
+    glXDestroyContext(egl.x_display, reinterpret_cast<GlxContext>(context));
+    glXDestroyWindow(egl.x_display, glx_drawable);
+    return ok;
+  }
   eglMakeCurrent(egl.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   eglDestroyContext(egl.display, context);
   eglDestroySurface(egl.display, surface);
@@ -224,10 +322,11 @@ bool run(const Egl& egl, Mix mix, int frames, int calls) {
 
 void usage(FILE* out) {
   std::fputs(
-      "usage: gltrace-bench-mix --mix MIX [--frames N] [--calls C]\n"
-      "  MIX: uniform, state, upload, draw, small-frames, two-threads\n"
+      "usage: gltrace-bench-mix --mix MIX [--frames N] [--calls C] [--glx]\n"
+      "  MIX: uniform, state, upload, draw, small-frames, two-threads (EGL), immediate (GLX)\n"
       "  --frames N   frames (default 200; small-frames: 20 times as many)\n"
-      "  --calls C    GL calls per frame, about (default 2000)\n",
+      "  --calls C    GL calls per frame, about (default 2000)\n"
+      "  --glx        on GLX (a window of $DISPLAY), desktop GL\n",
       out);
 }
 
@@ -236,9 +335,12 @@ void usage(FILE* out) {
 int main(int argc, char** argv) {
   std::string mix_name;
   int frames = 200, calls = 2000;
+  bool glx = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--mix" && i + 1 < argc) {
+    if (a == "--glx") {
+      glx = true;
+    } else if (a == "--mix" && i + 1 < argc) {
       mix_name = argv[++i];
     } else if (a == "--frames" && i + 1 < argc) {
       frames = std::atoi(argv[++i]);
@@ -260,17 +362,20 @@ int main(int argc, char** argv) {
                 {"upload", Mix::kUpload},
                 {"draw", Mix::kDraw},
                 {"small-frames", Mix::kSmallFrames},
-                {"two-threads", Mix::kTwoThreads}};
+                {"two-threads", Mix::kTwoThreads},
+                {"immediate", Mix::kImmediate}};
   const Mix* mix = nullptr;
   for (const auto& m : kMixes)
     if (mix_name == m.name) mix = &m.mix;
-  if (mix == nullptr || frames <= 0 || calls < 8) {
+  // Two threads on one X display would need XInitThreads: EGL's mix only.
+  if (mix == nullptr || frames <= 0 || calls < 8 || (*mix == Mix::kImmediate && !glx) ||
+      (*mix == Mix::kTwoThreads && glx)) {
     usage(stderr);
     return 2;
   }
   if (*mix == Mix::kSmallFrames) frames *= 20;
   Egl egl;
-  if (!open_display(&egl)) return 2;
+  if (glx ? !open_glx_display(&egl) : !open_display(&egl)) return 2;
   bool ok = true;
   if (*mix == Mix::kTwoThreads) {
     bool ok_second = true;
@@ -281,6 +386,9 @@ int main(int argc, char** argv) {
   } else {
     ok = run(egl, *mix, frames, calls);
   }
-  eglTerminate(egl.display);
+  if (glx)
+    XCloseDisplay(egl.x_display);
+  else
+    eglTerminate(egl.display);
   return ok ? 0 : 1;
 }

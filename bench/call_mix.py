@@ -18,7 +18,12 @@ not tracing: live tracing's idle table and the object list a mid-run
 capture's snapshot needs) pays per call, over the interposer alone (`gltrace
 run`) and over the app run natively; apitrace has no such state.
 
-  bench/call_mix.py BUILD_DIR [--frames N] [--runs R] [--mixes a,b,...]
+With --glx the mixes run on GLX and desktop GL (gltrace-bench-mix --glx, a
+window of an Xvfb of the script's own; the immediate mix adds desktop GL's
+glBegin/glVertex/glEnd), against `apitrace trace --api gl` (glxtrace) and
+`glretrace -b`.
+
+  bench/call_mix.py BUILD_DIR [--frames N] [--runs R] [--mixes a,b,...] [--glx]
                     [--callgrind | --instructions-only | --traceable] [--callgrind-frames N]
 """
 
@@ -34,6 +39,15 @@ import tempfile
 from timing import best_times, demo_workload, heap_padded
 
 MIXES = ["demo", "uniform", "state", "upload", "draw", "small-frames", "two-threads"]
+MIXES_GLX = ["uniform", "state", "upload", "draw", "small-frames", "immediate"]
+
+# What apitrace traces and replays with: EGL's (egltrace, eglretrace
+# headless) or, with --glx, GLX's (glxtrace, glretrace on the Xvfb).
+APITRACE = {"api": "egl", "retrace": ["eglretrace", "-b", "--headless"], "glx": False}
+
+
+def use_glx():
+    APITRACE.update(api="gl", retrace=["glretrace", "-b"], glx=True)
 
 
 def workload(build, mix, frames):
@@ -41,8 +55,9 @@ def workload(build, mix, frames):
     if mix == "demo":
         return demo_workload(build, frames)
     _, env = demo_workload(build, frames)
+    glx = ["--glx"] if APITRACE["glx"] else []
     return [os.path.join(build, "bin", "gltrace-bench-mix"), "--mix", mix, "--frames",
-            str(frames)], env
+            str(frames), *glx], env
 
 
 def trace_calls(gltrace, path):
@@ -120,11 +135,11 @@ def marginal_instructions(gltrace, build, mix, frames, env, tmp):
         theirs = os.path.join(tmp, f"{mix}.{n}.trace")
         native = callgrind_instructions(app, env, tmp)
         traced = callgrind_instructions([gltrace, "trace", "-o", ours, "--", *app], env, tmp)
-        apitraced = callgrind_instructions(["apitrace", "trace", "--api", "egl", "-o", theirs,
+        apitraced = callgrind_instructions(["apitrace", "trace", "--api", APITRACE["api"], "-o", theirs,
                                             *app], env, tmp)
         total = lambda cmd: callgrind_instructions(cmd, env, tmp)[0]  # noqa: E731
         replays = (total([gltrace, "replay", "-n", "--benchmark", ours]),
-                   total(["eglretrace", "-b", "--headless", theirs]))
+                   total([*APITRACE["retrace"], theirs]))
         preloaded = callgrind_instructions([gltrace, "replay", "-n", "--benchmark", "--preload",
                                             ours], env, tmp, REPLAY_PHASE)[0]
         counts[n] = {
@@ -178,9 +193,14 @@ def main():
     ap.add_argument("--instructions-only", action="store_true")
     ap.add_argument("--callgrind-frames", type=int, default=10)
     ap.add_argument("--traceable", action="store_true")
+    ap.add_argument("--glx", action="store_true", help="GLX and desktop GL's mixes")
     args = ap.parse_args()
     args.callgrind |= args.instructions_only
-    for tool in ("apitrace", "eglretrace"):
+    if args.glx:
+        use_glx()
+        if "--mixes" not in sys.argv:
+            args.mixes = ",".join(MIXES_GLX)
+    for tool in ("apitrace", APITRACE["retrace"][0]):
         if shutil.which(tool) is None:
             sys.exit(f"{tool} is not installed (Debian package apitrace)")
     if args.callgrind and shutil.which("valgrind") is None:
@@ -188,12 +208,17 @@ def main():
     gltrace = os.path.join(args.build, "bin", "gltrace")
     tmp = tempfile.mkdtemp()
     rows = []
+    xvfb = Xvfb() if args.glx else None
+    known = MIXES_GLX if args.glx else MIXES
     for mix in args.mixes.split(","):
-        if mix not in MIXES:
-            sys.exit(f"unknown mix {mix!r}: one of {', '.join(MIXES)}")
+        if mix not in known:
+            sys.exit(f"unknown mix {mix!r}: one of {', '.join(known)}")
         app, env = workload(args.build, mix, args.frames)
         env = heap_padded(env)  # see timing.heap_padded: the tools' own work only
-        env["WAFFLE_PLATFORM"] = "surfaceless_egl"  # eglretrace --headless needs it here
+        if xvfb is not None:
+            env["DISPLAY"] = xvfb.display
+        else:
+            env["WAFFLE_PLATFORM"] = "surfaceless_egl"  # eglretrace --headless needs it here
         if args.traceable:
             t = traceable_instructions(gltrace, args.build, mix, args.callgrind_frames, env, tmp)
             print(f"{mix}: instructions per call over native (callgrind, app threads): "
@@ -211,14 +236,14 @@ def main():
         ours, theirs = os.path.join(tmp, mix + ".gltrace"), os.path.join(tmp, mix + ".trace")
         native, traced, apitraced = best_times(
             [app, [gltrace, "trace", "-o", ours, "--", *app],
-             ["apitrace", "trace", "--api", "egl", "-o", theirs, *app]], args.runs, env)
+             ["apitrace", "trace", "--api", APITRACE["api"], "-o", theirs, *app]], args.runs, env)
         calls = trace_calls(gltrace, ours)
         per_call = lambda t: (t - native) * 1e9 / calls  # noqa: E731
         dump_ours, dump_theirs = best_times(
             [[gltrace, "dump", ours], ["apitrace", "dump", theirs]], args.runs, env)
         replay_ours, replay_theirs = best_times(
             [[gltrace, "replay", "-n", "--benchmark", ours],
-             ["eglretrace", "-b", "--headless", theirs]], args.runs, env)
+             [*APITRACE["retrace"], theirs]], args.runs, env)
         row = {
             "mix": mix, "calls": calls, "native": native,
             "trace": (per_call(traced), per_call(apitraced)),
@@ -258,6 +283,29 @@ def main():
                   f"{ratio(*i['replay_all']):7.3f} "
                   f"{i['dump'][1] / i['dump'][0]:7.1f}")
     shutil.rmtree(tmp)
+    if xvfb is not None:
+        xvfb.close()
+
+
+class Xvfb:
+    """An Xvfb on a display number it picks itself (-displayfd)."""
+
+    def __init__(self):
+        read, write = os.pipe()
+        self.proc = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0",
+                                      "640x480x24", "-nolisten", "tcp"], pass_fds=(write,),
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(write)
+        with os.fdopen(read) as f:
+            number = f.readline().strip()
+        if not number:
+            self.close()
+            sys.exit("Xvfb did not start")
+        self.display = ":" + number
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait()
 
 
 def print_row(r, runs):
@@ -273,13 +321,14 @@ def print_row(r, runs):
           f"{r['bytes'][1]:8.1f} B/call,  ratio {ratio(*r['bytes']):.3f}")
     print(f"  dump            gltrace {r['dump'][0]:8.3f} s,       apitrace "
           f"{r['dump'][1]:8.3f} s,       gltrace {r['dump'][1] / r['dump'][0]:.1f}x faster")
-    print(f"  replay overhead gltrace {r['replay'][0]:8.1f} ns/call, eglretrace "
+    print(f"  replay overhead gltrace {r['replay'][0]:8.1f} ns/call, {APITRACE['retrace'][0]} "
           f"{r['replay'][1]:8.1f} ns/call, ratio {ratio(*r['replay']):.3f}")
 
 
 def print_instructions(r):
     if "instructions" in r:
-        print("  instructions per call (callgrind), gltrace against apitrace/eglretrace:")
+        print(f"  instructions per call (callgrind), gltrace against apitrace/"
+              f"{APITRACE['retrace'][0]}:")
         for key, what in (("trace", "trace, all threads"), ("trace_app", "trace, app threads"),
                           ("replay", "replay overhead"),
                           ("replay_preload", "replay, preloaded"), ("replay_all", "replay, all"),

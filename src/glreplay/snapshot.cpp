@@ -60,7 +60,13 @@ class ReplayNames final : public glstate::SnapshotNames {
     return static_cast<uint64_t>(index);
   }
   EGLDisplay display() override { return session_.display(); }
-  EGLSurface draw_surface() override { return session_.current_draw_surface(); }
+  bool draw_surface_size(GLint* width, GLint* height) override {
+    EGLSurface draw = session_.current_draw_surface();
+    auto query = GL_CALL(session_.gl(), eglQuerySurface);
+    return draw != EGL_NO_SURFACE && query != nullptr &&
+           query(session_.display(), draw, EGL_WIDTH, width) &&
+           query(session_.display(), draw, EGL_HEIGHT, height);
+  }
   uint64_t recorded_draw_surface() override { return session_.current_draw(); }
   int client_version() override { return context_.client_version; }
 

@@ -1895,14 +1895,11 @@ class SnapshotWriter : public GlReader {
   // from a texture of the snapshot's own, made and deleted here. Before the
   // context state: a fresh context blits unscissored.
   void window_contents() {
-    EGLSurface surface = names_.draw_surface();
-    if (!es3() || surface == EGL_NO_SURFACE) return;
+    GLint width = 0, height = 0, samples = 0, depth = 0, stencil = 0;
+    if (!es3() || !names_.draw_surface_size(&width, &height)) return;
     char window[32];
     snprintf(window, sizeof window, "window 0x%" PRIx64, names_.recorded_draw_surface());
     out_.section(window);
-    GLint width = 0, height = 0, samples = 0, depth = 0, stencil = 0;
-    GL(eglQuerySurface)(names_.display(), surface, EGL_WIDTH, &width);
-    GL(eglQuerySurface)(names_.display(), surface, EGL_HEIGHT, &height);
     GL(glBindFramebuffer)(GL_READ_FRAMEBUFFER, 0);
     GL(glBindFramebuffer)(GL_DRAW_FRAMEBUFFER, 0);
     samples = integer(GL_SAMPLES);

@@ -101,9 +101,10 @@ class SnapshotNames {
   virtual Image image_of(ObjectClass /*cls*/, uint64_t /*driver*/) { return {}; }
   // The generic attribute index the trace uses for a driver one.
   virtual uint64_t recorded_attribute(int64_t index) { return static_cast<uint64_t>(index); }
-  // The context's display, and its draw surface: the driver's and the trace's handles.
+  // The context's EGL display (EGL_NO_DISPLAY for a GLX context), the size
+  // of its draw surface (false: it has none), and the trace's handle of it.
   virtual EGLDisplay display() = 0;
-  virtual EGLSurface draw_surface() = 0;
+  virtual bool draw_surface_size(GLint* width, GLint* height) = 0;
   virtual uint64_t recorded_draw_surface() = 0;
   // The client version the context was made with.
   virtual int client_version() = 0;

@@ -200,13 +200,15 @@ class LiveController final : public control::Controller {
 std::mutex g_server_mutex;
 LiveController* g_controller = nullptr;
 control::Server* g_server = nullptr;
-bool g_server_tried = false;
+// Set once the server was tried: GLX programs ask at every make-current.
+std::atomic<bool> g_server_tried{false};
 
 void start_control_server() {
   if (g_host == nullptr) return;  // an ordinary layer: no live control
+  if (g_server_tried.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(g_server_mutex);
-  if (g_server_tried) return;
-  g_server_tried = true;
+  if (g_server_tried.load(std::memory_order_relaxed)) return;
+  g_server_tried.store(true, std::memory_order_release);
   std::string error;
   std::string dir = control::socket_directory(&error);
   if (dir.empty()) {
@@ -246,6 +248,30 @@ EGLBoolean active_eglInitialize(EGLDisplay display, EGLint* major, EGLint* minor
   EGLBoolean result = traced(display, major, minor);
   start_control_server();
   return result;
+}
+
+// GLX has no initialize: a GLX program becomes traceable at its first
+// make-current (it has a context then).
+template <typename... Args>
+Bool make_current_then_serve(void* wrapper, Args... args) {
+  Bool result = reinterpret_cast<Bool (*)(Args...)>(wrapper)(args...);
+  start_control_server();
+  return result;
+}
+Bool idle_glXMakeCurrent(Display* dpy, GLXDrawable draw, GLXContext ctx) {
+  return make_current_then_serve(idle_wrapper(api::kFn_glXMakeCurrent), dpy, draw, ctx);
+}
+Bool active_glXMakeCurrent(Display* dpy, GLXDrawable draw, GLXContext ctx) {
+  return make_current_then_serve(trace_wrapper(api::kFn_glXMakeCurrent), dpy, draw, ctx);
+}
+Bool idle_glXMakeContextCurrent(Display* dpy, GLXDrawable draw, GLXDrawable read, GLXContext ctx) {
+  return make_current_then_serve(idle_wrapper(api::kFn_glXMakeContextCurrent), dpy, draw, read,
+                                 ctx);
+}
+Bool active_glXMakeContextCurrent(Display* dpy, GLXDrawable draw, GLXDrawable read,
+                                  GLXContext ctx) {
+  return make_current_then_serve(trace_wrapper(api::kFn_glXMakeContextCurrent), dpy, draw, read,
+                                 ctx);
 }
 
 }  // namespace
@@ -290,12 +316,24 @@ void live_initialize(const GltraceLiveHost* host) {
 
 void* live_idle_function(uint32_t id) {
   if (id == api::kFn_eglInitialize) return reinterpret_cast<void*>(&idle_eglInitialize);
+  if (id == api::kFn_glXMakeCurrent) return reinterpret_cast<void*>(&idle_glXMakeCurrent);
+  if (id == api::kFn_glXMakeContextCurrent)
+    return reinterpret_cast<void*>(&idle_glXMakeContextCurrent);
   // The table's idle hooks: draws, swaps, context switches, glFinish.
   return idle_wrapper(id);
 }
 
 void* live_active_function(uint32_t id) {
-  return id == api::kFn_eglInitialize ? reinterpret_cast<void*>(&active_eglInitialize) : nullptr;
+  switch (id) {
+    case api::kFn_eglInitialize:
+      return reinterpret_cast<void*>(&active_eglInitialize);
+    case api::kFn_glXMakeCurrent:
+      return reinterpret_cast<void*>(&active_glXMakeCurrent);
+    case api::kFn_glXMakeContextCurrent:
+      return reinterpret_cast<void*>(&active_glXMakeContextCurrent);
+    default:
+      return nullptr;
+  }
 }
 
 namespace {

@@ -2,12 +2,14 @@
 """Transparency check against a test suite nobody here wrote: piglit's GLES
 and EGL tests (opengl, shader and glslparser profiles) must give the same
 result with and without the trace layer (full mode, every call recorded,
-the framebuffer read back at every swap and after every draw).
+the framebuffer read back at every swap and after every draw). On the glx
+platform, its desktop GL and GLX tests instead (the opengl profile's tests
+but the GLES and EGL ones, and the shader profile's shader_runner ones).
 
-  transparency.py BUILD_DIR WORK_DIR --platform surfaceless_egl|x11_egl [--full]
-                  [--max N] [--every N] [--only REGEX]
+  transparency.py BUILD_DIR WORK_DIR --platform surfaceless_egl|x11_egl|glx
+                  [--full] [--max N] [--every N] [--only REGEX]
 
-x11_egl runs under an Xvfb of its own. Some tests give different results from
+x11_egl and glx run under an Xvfb of their own. Some tests give different results from
 one native run to the next (on X11, xcb_connect fails now and then). So a
 test whose traced result
 is not its native one runs RERUNS more times each way (with --full, every test
@@ -54,6 +56,11 @@ SELECTIONS = {
     "opengl": r"(_gles[123]$|^egl)",
     "shader": r"^shader_runner_gles[23]$",
     "glslparser": r"^glslparsertest_gles2$",
+}
+# On the glx platform: the desktop GL and GLX ones.
+SELECTIONS_GLX = {
+    "opengl": r"^(?!.*_gles[123]$)(?!egl)",
+    "shader": r"^shader_runner$",
 }
 
 
@@ -142,7 +149,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("build")
     ap.add_argument("work")
-    ap.add_argument("--platform", choices=["surfaceless_egl", "x11_egl"], required=True)
+    ap.add_argument("--platform", choices=["surfaceless_egl", "x11_egl", "glx"], required=True)
     ap.add_argument("--max", type=int, default=0, help="run only the first N tests of each profile")
     ap.add_argument("--every", type=int, default=1,
                     help="run every Nth test of each profile (in its order: a sample of all kinds)")
@@ -154,7 +161,7 @@ def main():
     if not os.path.isdir(PIGLIT):
         print("piglit is not installed (Debian package piglit): 0 passed, 0 failed, 1 skipped")
         return 0
-    if args.platform == "x11_egl" and shutil.which("Xvfb") is None:
+    if args.platform != "surfaceless_egl" and shutil.which("Xvfb") is None:
         print("Xvfb is not installed (Debian package xvfb): 0 passed, 0 failed, 1 skipped")
         return 0
     started = time.monotonic()
@@ -162,7 +169,8 @@ def main():
     work = os.path.abspath(args.work)
     shutil.rmtree(work, ignore_errors=True)  # piglit refuses to overwrite results
     os.makedirs(work, exist_ok=True)
-    selections = {profile: select_tests(profile, pattern) for profile, pattern in SELECTIONS.items()}
+    wanted = SELECTIONS_GLX if args.platform == "glx" else SELECTIONS
+    selections = {profile: select_tests(profile, pattern) for profile, pattern in wanted.items()}
     if args.only:
         selections = {k: [t for t in v if re.search(args.only, t)] for k, v in selections.items()}
         selections = {k: v for k, v in selections.items() if v}
@@ -196,7 +204,7 @@ def main():
     })
 
     xvfb = None
-    if args.platform == "x11_egl":
+    if args.platform != "surfaceless_egl":
         xvfb = Xvfb()
         base["DISPLAY"] = traced["DISPLAY"] = xvfb.display
     # The second native run only matters for a test whose traced result is not

@@ -185,16 +185,20 @@ APPS = [
         ci=True, attach_argv=GTK4_GEARS),
     App("gtk4-demo-gears-glx", "gtk-4-examples", "toolkit on X11 as a user runs it: probes "
         "EGL, calls eglTerminate, renders with GLX", "x11",
-        ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"], env={"GDK_BACKEND": "x11"}),
+        ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"], env={"GDK_BACKEND": "x11"},
+        attach_argv=GTK4_GEARS),
     App("qt6-qmlscene-glx", "qmlscene-qt6", "toolkit on X11 as a user runs it: xcb_glx, "
         "render thread", "x11", ["/usr/lib/qt6/bin/qmlscene", QML],
-        env={"QT_QPA_PLATFORM": "xcb", "QSG_RHI_BACKEND": "opengl"}, ci=True),
+        env={"QT_QPA_PLATFORM": "xcb", "QSG_RHI_BACKEND": "opengl"}, ci=True,
+        attach_argv=["/usr/lib/qt6/bin/qmlscene", QML_FOREVER]),
     App("glxgears", "mesa-utils", "GLX 1.3 classic: glXChooseVisual, display lists, "
         "immediate mode", "x11", ["/usr/bin/glxgears", "-geometry", "320x240"], run_for=1.0,
         stop_signal=signal.SIGTERM, ci=True),
     App("glmark2-x11-glx", "glmark2-x11", "glmark2's GLX build (desktop GL 2.1): "
         "glXCreateContextAttribsARB, every scene", "x11",
-        ["/usr/bin/glmark2", "-s", "320x240"] + glmark2_scenes(GLMARK2_SCENES, 0.3)),
+        ["/usr/bin/glmark2", "-s", "320x240"] + glmark2_scenes(GLMARK2_SCENES, 0.3),
+        attach_argv=["/usr/bin/glmark2", "-s", "320x240"] + GLMARK2_ATTACH +
+        glmark2_scenes(GLMARK2_SCENES, GLMARK2_ATTACH_SECONDS)),
     App("sdl2-testgl2-glx", "libsdl2-tests", "SDL2 as a user runs it: GLX, immediate mode, "
         "fixed-function state", "x11", [f"{SDL_TESTS}/testgl2", "--geometry", "320x240"],
         run_for=1.5),

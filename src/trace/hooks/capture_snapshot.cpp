@@ -20,8 +20,8 @@ using glstate::ObjectClass;
 // The app's names are the driver's; which objects live, the object list knows.
 class AppNames final : public glstate::SnapshotNames {
  public:
-  AppNames(EGLDisplay display, EGLContext context, EGLSurface draw, bool refresh)
-      : display_(display), context_(context), draw_(draw), refresh_(refresh) {}
+  AppNames(const Drawable& draw, void* context, bool refresh)
+      : draw_(draw), context_(context), refresh_(refresh) {}
 
   std::vector<Object> objects(ObjectClass cls) override {
     if (refresh_ && (cls == ObjectClass::kBuffer || cls == ObjectClass::kTexture))
@@ -39,19 +39,26 @@ class AppNames final : public glstate::SnapshotNames {
   Image image_of(ObjectClass cls, uint64_t driver) override {
     return image_of_object(context_, cls, static_cast<GLuint>(driver), snapshot_epoch());
   }
-  EGLDisplay display() override { return display_; }
-  EGLSurface draw_surface() override { return draw_; }
-  uint64_t recorded_draw_surface() override { return handle_bits(draw_); }
+  EGLDisplay display() override { return draw_.glx ? EGL_NO_DISPLAY : draw_.display; }
+  bool draw_surface_size(GLint* width, GLint* height) override {
+    uint32_t w = 0, h = 0;
+    if (!query_surface_size(draw_, &w, &h)) return false;
+    *width = static_cast<GLint>(w);
+    *height = static_cast<GLint>(h);
+    return true;
+  }
+  uint64_t recorded_draw_surface() override { return handle_bits(draw_.surface); }
+  // A desktop context's version is its GL_VERSION's (glstate::GlReader).
   int client_version() override {
     EGLint version = 2;
-    NEXT(eglQueryContext)(display_, context_, EGL_CONTEXT_CLIENT_VERSION, &version);
+    if (!draw_.glx)
+      NEXT(eglQueryContext)(draw_.display, context_, EGL_CONTEXT_CLIENT_VERSION, &version);
     return version;
   }
 
  private:
-  EGLDisplay display_;
-  EGLContext context_;
-  EGLSurface draw_;
+  Drawable draw_;
+  void* context_;
   bool refresh_;  // SharedObjects::kContents: the objects written before
 };
 
@@ -113,12 +120,11 @@ class RecordedSnapshot final : public glstate::SnapshotOut {
 
 }  // namespace
 
-void record_gl_snapshot(EGLDisplay display, EGLContext context, EGLSurface draw,
-                        glstate::SharedObjects shared) {
+void record_gl_snapshot(const Drawable& draw, void* context, glstate::SharedObjects shared) {
   ThreadState* thread = thread_state();
   AppendGuard guard(thread);
   if (!guard.ok()) return;
-  AppNames names(display, context, draw, shared == glstate::SharedObjects::kContents);
+  AppNames names(draw, context, shared == glstate::SharedObjects::kContents);
   RecordedSnapshot out(thread);
   std::string error;
   if (!glstate::write_snapshot(next_layer_functions(), names, out, shared, &error)) {

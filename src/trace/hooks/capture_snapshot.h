@@ -12,13 +12,14 @@
 #include <EGL/egl.h>
 
 #include "glstate/snapshot.h"
+#include "trace/hooks/frames.h"
 
 namespace gltrace::trace {
 
-// The GL part, on the joining thread, with `context` current on it and its
-// synthetic eglMakeCurrent recorded; `shared`: what of the share group's
-// objects (object_names.h, claim_share_group).
-void record_gl_snapshot(EGLDisplay display, EGLContext context, EGLSurface draw,
-                        glstate::SharedObjects shared);
+// The GL part, on the joining thread, with `context` (an EGLContext or a
+// GLXContext) current on it drawing to `draw`, and its synthetic
+// eglMakeCurrent or glXMakeContextCurrent recorded; `shared`: what of the
+// share group's objects (object_names.h, claim_share_group).
+void record_gl_snapshot(const Drawable& draw, void* context, glstate::SharedObjects shared);
 
 }  // namespace gltrace::trace

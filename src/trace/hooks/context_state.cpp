@@ -1,8 +1,11 @@
 #include "trace/hooks/context_state.h"
 
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+
+#include "trace/next.h"
 
 namespace gltrace::trace {
 namespace {
@@ -24,6 +27,17 @@ TracedContext* context_state(ThreadState* thread) {
   thread->context_data = state.get();
   thread->context_data_index = thread->context;
   return state.get();
+}
+
+void current_desktop_version(int* major, int* minor, uint32_t* profile_mask) {
+  const auto* version = reinterpret_cast<const char*>(NEXT(glGetString)(GL_VERSION));
+  if (version == nullptr || sscanf(version, "%d.%d", major, minor) != 2) *major = 1, *minor = 0;
+  *profile_mask = 0;
+  if (*major * 10 + *minor >= 32) {
+    GLint mask = 0;
+    NEXT(glGetIntegerv)(0x9126 /* GL_CONTEXT_PROFILE_MASK */, &mask);
+    *profile_mask = static_cast<uint32_t>(mask);
+  }
 }
 
 void reset_context_states() {

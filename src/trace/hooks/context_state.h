@@ -60,6 +60,11 @@ inline constexpr size_t kReadsInFlight = 4;
 
 // What the trace layer keeps of one of the app's contexts (the replay's
 // counterpart is glreplay::ReplayContext).
+// The current desktop GL context's version (from GL_VERSION: GL 2.1 has no
+// GL_MAJOR_VERSION query, an error the app would read) and its
+// GL_CONTEXT_PROFILE_MASK (GL 3.2 on; else 0).
+void current_desktop_version(int* major, int* minor, uint32_t* profile_mask);
+
 struct TracedContext {
   int client_version = 2;
   // A desktop OpenGL context (EGL_OPENGL_API).

@@ -2,6 +2,8 @@
 // new to the trace gets its Context record first) and its surface; the calls
 // that create surfaces and contexts record their config's attributes.
 #define GL_GLES_PROTOTYPES 0
+#include <GL/glxtokens.h>
+
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -15,6 +17,7 @@
 #include "trace/hooks/capture_snapshot.h"
 #include "trace/hooks/context_state.h"
 #include "trace/hooks/frames.h"
+#include "trace/hooks/glx.h"
 #include "trace/hooks/object_names.h"
 #include "trace/live.h"
 #include "trace/modes.h"
@@ -262,22 +265,15 @@ void record_surface(EGLDisplay dpy, EGLSurface surface) {
 // the API bound, its version and profile asked for, and the thread's API of
 // now bound again.
 void record_desktop_context(EGLDisplay dpy, EGLConfig config, EGLContext share, EGLContext ctx) {
-  // Desktop GL's GL_CONTEXT_PROFILE_MASK (GL 3.2 on) and its core bit.
-  constexpr GLenum kProfileMask = 0x9126;
-  constexpr GLint kCoreBit = 0x1;
-  // From the version string: GL 2.1 has no GL_MAJOR_VERSION query (an error
-  // the app would read).
   int major = 1, minor = 0;
-  const auto* version = reinterpret_cast<const char*>(NEXT(glGetString)(GL_VERSION));
-  if (version == nullptr || sscanf(version, "%d.%d", &major, &minor) != 2) major = 1, minor = 0;
-  GLint profile = 0;
-  if (major * 10 + minor >= 32) NEXT(glGetIntegerv)(kProfileMask, &profile);
+  uint32_t profile = 0;
+  current_desktop_version(&major, &minor, &profile);
   const EGLint attribs[] = {EGL_CONTEXT_MAJOR_VERSION,
                             major,
                             EGL_CONTEXT_MINOR_VERSION,
                             minor,
                             EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                            (profile & kCoreBit) != 0
+                            (profile & 1) != 0  // the core bit
                                 ? EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT
                                 : EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT,
                             EGL_NONE};
@@ -325,24 +321,77 @@ GroupClaim record_egl_objects(EGLDisplay dpy, EGLContext ctx, EGLSurface draw, E
   return claim;
 }
 
+// A GLX context (current on this thread) as the call that made it: its
+// config, version and profile (the replay makes an EGL context of them).
+GroupClaim record_glx_objects(Display* dpy, GLXContext ctx, GLXDrawable draw) {
+  GroupClaim claim = claim_share_group(ctx, snapshot_epoch());
+  if (!first_write(ctx)) return claim;
+  int major = 1, minor = 0;
+  uint32_t profile = 0;
+  current_desktop_version(&major, &minor, &profile);
+  const int attribs[] = {GLX_CONTEXT_MAJOR_VERSION_ARB,
+                         major,
+                         GLX_CONTEXT_MINOR_VERSION_ARB,
+                         minor,
+                         GLX_CONTEXT_PROFILE_MASK_ARB,
+                         (profile & 1) != 0 ? GLX_CONTEXT_CORE_PROFILE_BIT_ARB
+                                            : GLX_CONTEXT_COMPATIBILITY_PROFILE_BIT_ARB,
+                         0};
+  GLXFBConfig config = glx_context_config(dpy, ctx, draw);
+  record_snapshot_call(api::kFn_glXCreateContextAttribsARB, [&](CallRecorder& rec) {
+    record_glXCreateContextAttribsARB(rec, dpy, config, static_cast<GLXContext>(claim.share_with),
+                                      1, attribs, ctx);
+  });
+  return claim;
+}
+
+// One thread's snapshot at a time, whole: what one writes (a context
+// another's eglCreateContext shares, the objects another's refreshes) comes
+// before, in call order, what refers to it.
+std::mutex& snapshot_mutex() {
+  static auto& snapshots = *new std::mutex();  // never destroyed (threads at exit)
+  return snapshots;
+}
+
+// record_current_binding of a thread with a GLX context current (false: none is).
+bool record_current_glx_binding() {
+  GLXContext ctx = NEXT(glXGetCurrentContext)();
+  if (ctx == nullptr) return false;
+  Display* dpy = NEXT(glXGetCurrentDisplay)();
+  GLXDrawable draw = NEXT(glXGetCurrentDrawable)();
+  GLXDrawable read = NEXT(glXGetCurrentReadDrawable)();
+  thread_state();  // joins the session
+  bool snapshot = (session_mid_run() || thread_state()->round_snapshot) && mode() == Mode::kFull;
+  std::unique_lock<std::mutex> one_at_a_time(snapshot_mutex(), std::defer_lock);
+  if (snapshot) one_at_a_time.lock();
+  GroupClaim claim;
+  if (snapshot) claim = record_glx_objects(dpy, ctx, draw);
+  CallRecorder rec(api::kFn_glXMakeContextCurrent);
+  if (!rec.finish()) return true;
+  rec.set_synthetic();
+  if (snapshot) rec.set_snapshot();
+  record_glXMakeContextCurrent(rec, dpy, draw, read, ctx, 1);
+  if (snapshot)
+    record_gl_snapshot(Drawable{dpy, reinterpret_cast<void*>(draw), true}, ctx, claim.shared);
+  return true;
+}
+
 }  // namespace
 
 // Live tracing joined a thread that has a context current: its binding, as
-// an eglMakeCurrent the app did not make just now. A capture that started
-// mid-run writes, around it, what the thread's context holds.
+// an eglMakeCurrent (or glXMakeContextCurrent) the app did not make just
+// now. A capture that started mid-run writes, around it, what the thread's
+// context holds.
 void record_current_binding() {
-  EGLDisplay dpy = NEXT(eglGetCurrentDisplay)();
   EGLContext ctx = NEXT(eglGetCurrentContext)();
+  if (ctx == EGL_NO_CONTEXT && record_current_glx_binding()) return;
+  EGLDisplay dpy = NEXT(eglGetCurrentDisplay)();
   EGLSurface draw = NEXT(eglGetCurrentSurface)(EGL_DRAW);
   EGLSurface read = NEXT(eglGetCurrentSurface)(EGL_READ);
   thread_state();  // joins the session
   bool snapshot = ctx != EGL_NO_CONTEXT && (session_mid_run() || thread_state()->round_snapshot) &&
                   mode() == Mode::kFull;
-  // One thread's snapshot at a time, whole: what one writes (a context
-  // another's eglCreateContext shares, the objects another's refreshes)
-  // comes before, in call order, what refers to it.
-  static auto& snapshots = *new std::mutex();  // never destroyed (threads at exit)
-  std::unique_lock<std::mutex> one_at_a_time(snapshots, std::defer_lock);
+  std::unique_lock<std::mutex> one_at_a_time(snapshot_mutex(), std::defer_lock);
   if (snapshot) one_at_a_time.lock();
   GroupClaim claim;
   if (snapshot) claim = record_egl_objects(dpy, ctx, draw, read);
@@ -352,7 +401,7 @@ void record_current_binding() {
   if (snapshot) rec.set_snapshot();
   record_eglMakeCurrent(rec, dpy, draw, read, ctx, EGL_TRUE);
   if (!snapshot) return;
-  record_gl_snapshot(dpy, ctx, draw, claim.shared);
+  record_gl_snapshot(Drawable{dpy, draw, false}, ctx, claim.shared);
   // The display's images no object written shares (an image of a cube
   // face, one whose siblings the app deleted): of their source object where
   // a snapshot wrote it, else of their pixels.

@@ -18,6 +18,7 @@
 #include "gltrace/api/trace_decls.h"
 #include "trace/hooks/context_state.h"
 #include "trace/hooks/frames.h"
+#include "trace/hooks/glx.h"
 #include "trace/live.h"
 #include "trace/modes.h"
 #include "trace/next.h"
@@ -80,18 +81,6 @@ void write_call_config_attribs(CallRecorder& rec, const std::vector<int64_t>& at
   call.end_nested(m);
 }
 
-// Desktop GL's version and profile, from the current context.
-void gl_version(int* major, int* minor, uint32_t* profile_mask) {
-  const auto* version = reinterpret_cast<const char*>(NEXT(glGetString)(GL_VERSION));
-  if (version == nullptr || sscanf(version, "%d.%d", major, minor) != 2) *major = 1, *minor = 0;
-  *profile_mask = 0;
-  if (*major * 10 + *minor >= 32) {
-    GLint mask = 0;
-    NEXT(glGetIntegerv)(0x9126 /* GL_CONTEXT_PROFILE_MASK */, &mask);
-    *profile_mask = static_cast<uint32_t>(mask);
-  }
-}
-
 void write_glx_context_record(ThreadState* thread, uint32_t index, Display* dpy, GLXContext ctx,
                               GLXDrawable draw) {
   wire::Encoder body;
@@ -104,7 +93,7 @@ void write_glx_context_record(ThreadState* thread, uint32_t index, Display* dpy,
     schema::context::set_config(body, static_cast<uint64_t>(config_id));
   int major = 1, minor = 0;
   uint32_t profile_mask = 0;
-  gl_version(&major, &minor, &profile_mask);
+  current_desktop_version(&major, &minor, &profile_mask);
   schema::context::set_client_version(body, static_cast<uint64_t>(major));
   schema::context::set_client_type(body, EGL_OPENGL_API);
   if (profile_mask != 0) schema::context::set_profile_mask(body, profile_mask);
@@ -180,7 +169,7 @@ void context_switch(CallRecorder& rec, Display* dpy, GLXDrawable draw, GLXContex
   if (ctx != nullptr) {
     int major = 1, minor = 0;
     uint32_t profile_mask = 0;
-    gl_version(&major, &minor, &profile_mask);
+    current_desktop_version(&major, &minor, &profile_mask);
     context_state(thread)->client_version = major;
     context_state(thread)->desktop_gl = true;
     hook_display_close(dpy);
@@ -278,6 +267,26 @@ void record_glx_config_attribs(CallRecorder& rec, Display* dpy, GLXFBConfig conf
   if (result == 0 || config == nullptr) return;
   write_call_config_attribs(rec, fbconfig_attribs(dpy, config));
   write_window_size(rec, dpy, result, win);
+}
+
+GLXFBConfig glx_context_config(Display* dpy, GLXContext ctx, GLXDrawable draw) {
+  int id = 0, screen = 0, count = 0;
+  if (NEXT(glXQueryContext)(dpy, ctx, GLX_SCREEN, &screen) != 0) return nullptr;
+  // Mesa answers no id for a context made from a visual (glXCreateContext):
+  // its drawable's config is the same then.
+  if (NEXT(glXQueryContext)(dpy, ctx, GLX_FBCONFIG_ID, &id) != 0 || id <= 0) {
+    unsigned int drawable_id = 0;
+    if (draw != 0) NEXT(glXQueryDrawable)(dpy, draw, GLX_FBCONFIG_ID, &drawable_id);
+    id = static_cast<int>(drawable_id);
+  }
+  if (id <= 0) return nullptr;
+  const int wanted[] = {GLX_FBCONFIG_ID, id, 0};
+  GLXFBConfig* configs = NEXT(glXChooseFBConfig)(dpy, screen, wanted, &count);
+  GLXFBConfig config = configs != nullptr && count == 1 ? configs[0] : nullptr;
+  // The list is Xlib's to free; the configs stay the display's.
+  static auto x_free = reinterpret_cast<int (*)(void*)>(dlsym(RTLD_DEFAULT, "XFree"));
+  if (configs != nullptr && x_free != nullptr) x_free(configs);
+  return config;
 }
 
 // --- sizes ---------------------------------------------------------------------------

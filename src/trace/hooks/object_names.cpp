@@ -78,7 +78,11 @@ Names& names_of(EGLContext context, ObjectClass cls) {
                                     : c.group->names[static_cast<size_t>(cls)];
 }
 
-EGLContext current_context() { return NEXT(eglGetCurrentContext)(); }
+// The thread's context, of EGL or else of GLX (the two never share one).
+EGLContext current_context() {
+  EGLContext egl = NEXT(eglGetCurrentContext)();
+  return egl != EGL_NO_CONTEXT ? egl : static_cast<EGLContext>(NEXT(glXGetCurrentContext)());
+}
 
 void created(Names& names, GLuint name) {
   if (name != 0) names[name] = false;
