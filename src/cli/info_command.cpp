@@ -114,6 +114,8 @@ class InfoCollector : public format::Consumer {
       contexts += contexts.empty() ? "" : ", ";
       contexts += JsonObject()
                       .num("index", c.index)
+                      .str("window_system", c.window_system == "glx" ? "glx" : "egl")
+                      .str("api", consumers::context_api(c).short_text())
                       .integer("client_version", c.client_version)
                       .num("surface_width", c.surface_width)
                       .num("surface_height", c.surface_height)
@@ -123,10 +125,10 @@ class InfoCollector : public format::Consumer {
                       .done();
       return;
     }
-    printf("context %u:    %s, %ux%u, %s | %s | %s\n", c.index,
-           consumers::context_api(c).short_text().c_str(), c.surface_width, c.surface_height,
-           consumers::escaped(c.gl_vendor).c_str(), consumers::escaped(c.gl_renderer).c_str(),
-           consumers::escaped(c.gl_version).c_str());
+    printf("context %u:    %s %s, %ux%u, %s | %s | %s\n", c.index,
+           c.window_system == "glx" ? "GLX" : "EGL", consumers::context_api(c).short_text().c_str(),
+           c.surface_width, c.surface_height, consumers::escaped(c.gl_vendor).c_str(),
+           consumers::escaped(c.gl_renderer).c_str(), consumers::escaped(c.gl_version).c_str());
   }
   void on_call(const format::Call& call) override {
     ++calls;

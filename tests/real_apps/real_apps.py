@@ -179,6 +179,10 @@ APPS = [
         ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"],
         env={"GDK_BACKEND": "wayland", "GDK_DEBUG": "gl-gles", "GSK_RENDERER": "gl"},
         ci=True, attach_argv=GTK4_GEARS),
+    App("gtk4-demo-gears-wayland-default", "gtk-4-examples", "toolkit on Wayland as a user "
+        "runs it: desktop GL through EGL", "wayland",
+        ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"], env={"GDK_BACKEND": "wayland"},
+        attach_argv=GTK4_GEARS),
     App("gtk4-demo-gears-x11", "gtk-4-examples", "toolkit on X11 EGL (GDK_DEBUG=gl-egl)", "x11",
         ["/usr/bin/gtk4-demo", "--run=gears", "--autoquit"],
         env={"GDK_BACKEND": "x11", "GDK_DEBUG": "gl-egl,gl-gles", "GSK_RENDERER": "gl"},

@@ -590,9 +590,9 @@ TEST(Trace, DesktopGlContextThroughEglIsTraced) {
       << dump.out;
   ProcessResult info = gltrace({"info", trace});
   EXPECT_TRUE(
-      std::regex_search(info.out, std::regex("context 1: +GL 4\\.[0-9] (core|compatibility),")))
+      std::regex_search(info.out, std::regex("context 1: +EGL GL 4\\.[0-9] (core|compatibility),")))
       << info.out;
-  EXPECT_TRUE(std::regex_search(info.out, std::regex("context 2: +ES 2,"))) << info.out;
+  EXPECT_TRUE(std::regex_search(info.out, std::regex("context 2: +EGL ES 2,"))) << info.out;
   ProcessResult frames = gltrace({"frames", "-o", dir + "/png", trace});
   ASSERT_EQ(frames.exit_code, 0) << frames.err;
   size_t pngs = 0;
@@ -618,12 +618,19 @@ TEST(Trace, DesktopGlCompatibilityProfileReplaysIdentically) {
   fs::create_directories(dir + "/counts");
   ProcessResult native = run_process({build_bin("gltrace-desktop-gl-app"), "--frames", "4"}, env);
   ASSERT_EQ(native.exit_code, 0) << native.err;
-  ProcessResult traced = gltrace(
-      {"trace", "--framebuffer", "swap,draw", "-o", trace, "--layers", "libGLES_layer_counting.so",
-       "--", build_bin("gltrace-desktop-gl-app"), "--frames", "4"},
-      env);
+  // The seeds' example layers above the counting one: the chain over a
+  // desktop GL program.
+  ProcessResult traced =
+      gltrace({"trace", "--framebuffer", "swap,draw", "-o", trace, "--layers",
+               "libGLES_layer_active.so:libGLES_layer_passive.so:libGLES_layer_counting.so", "--",
+               build_bin("gltrace-desktop-gl-app"), "--frames", "4"},
+              env);
   ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;
   EXPECT_EQ(traced.out, native.out) << "the app's checksum changed under tracing";
+  EXPECT_NE(traced.err.find("gles-layer-active: eglChooseConfig leave"), std::string::npos)
+      << traced.err;
+  EXPECT_NE(traced.err.find("gles-layer-passive: eglChooseConfig leave"), std::string::npos)
+      << traced.err;
   auto counts = read_layer_counts(dir + "/counts");
   EXPECT_EQ(counts["glBegin"], 5u) << "one in a display list, one per frame";
   EXPECT_EQ(counts["glCallList"], 6u) << "two in a display list, one per frame";
@@ -663,11 +670,16 @@ TEST(Trace, GlxProgramIsTracedAndReplaysIdentically) {
   std::string app = build_bin("gltrace-glx-app");
   ProcessResult native = run_process({app, "--frames", "6"}, env);
   ASSERT_EQ(native.exit_code, 0) << native.err;
-  ProcessResult traced = gltrace({"trace", "--framebuffer", "swap,draw", "-o", trace, "--layers",
-                                  "libGLES_layer_counting.so", "--", app, "--frames", "6"},
-                                 env);
+  // The seeds' example layers above the counting one: the chain over a GLX
+  // program (they intercept eglChooseConfig only, and pass the rest).
+  ProcessResult traced =
+      gltrace({"trace", "--framebuffer", "swap,draw", "-o", trace, "--layers",
+               "libGLES_layer_active.so:libGLES_layer_passive.so:libGLES_layer_counting.so", "--",
+               app, "--frames", "6"},
+              env);
   ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;
   EXPECT_EQ(traced.out, native.out) << "the app's checksum changed under tracing";
+  EXPECT_NE(traced.err.find("gles-layer-active: initialize"), std::string::npos) << traced.err;
   EXPECT_EQ(traced.err.find("warning"), std::string::npos) << traced.err;
   EXPECT_NE(traced.err.find(" 7 frames, "), std::string::npos) << traced.err;
   auto counts = read_layer_counts(dir + "/counts");
@@ -686,6 +698,12 @@ TEST(Trace, GlxProgramIsTracedAndReplaysIdentically) {
   EXPECT_TRUE(std::regex_search(
       dump.out, std::regex(R"(glXChooseVisual\([^\n]*attribList = \{4, 5, 8, 8, 12, 24, 0\})")))
       << dump.out;
+  ProcessResult info = gltrace({"info", trace});
+  EXPECT_TRUE(std::regex_search(info.out, std::regex("context 1: +GLX GL 4\\.[0-9] core, 96x64")))
+      << info.out;
+  EXPECT_TRUE(
+      std::regex_search(info.out, std::regex("context 2: +GLX GL [0-9.]+ compatibility, 128x80")))
+      << info.out;
   ProcessResult replay = gltrace({"replay", "--compare", trace});
   EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
   EXPECT_NE(replay.out.find("compare: 7 frames identical, 0 differ"), std::string::npos)
@@ -693,6 +711,12 @@ TEST(Trace, GlxProgramIsTracedAndReplaysIdentically) {
   EXPECT_TRUE(std::regex_search(replay.out, std::regex(R"(images identical \([^)]*\), 0 differ)")))
       << replay.out;
   EXPECT_EQ(replay.err.find("could not be replayed"), std::string::npos) << replay.err;
+  // As a drop-in libGL.so.1 (LD_LIBRARY_PATH, no preload) the same.
+  ProcessResult dropin = gltrace(
+      {"trace", "--dropin", "-o", dir + "/dropin.gltrace", "--", app, "--frames", "6"}, env);
+  ASSERT_EQ(dropin.exit_code, 0) << dropin.out << dropin.err;
+  EXPECT_EQ(dropin.out, native.out);
+  EXPECT_NE(dropin.err.find(" 7 frames, "), std::string::npos) << dropin.err;
 }
 
 TEST(Trace, SigkilledAppLeavesAReadableTrace) {
