@@ -426,6 +426,21 @@ bool complete_reads_before_switch(EGLDisplay& dpy, EGLSurface& draw, EGLSurface&
   return true;
 }
 
+// glXMakeCurrent, glXMakeContextCurrent: the same.
+bool complete_reads_before_switch(Display*& dpy, GLXDrawable& draw, GLXDrawable& read,
+                                  GLXContext& ctx, Bool& /*result*/) {
+  if (!recording() || mode() != Mode::kFull) return true;
+  if (thread_state()->context != 0) complete_pending_reads(thread_state());
+  if (ctx != nullptr && session_mid_run() && !written(ctx) &&
+      NEXT(glXMakeContextCurrent)(dpy, draw, read, ctx))
+    record_current_binding();
+  return true;
+}
+bool complete_reads_before_switch(Display*& dpy, GLXDrawable& drawable, GLXContext& ctx,
+                                  Bool& result) {
+  return complete_reads_before_switch(dpy, drawable, drawable, ctx, result);
+}
+
 // --- configs -------------------------------------------------------------------------
 
 namespace {

@@ -5,6 +5,8 @@
 // contexts and surfaces for them (src/glreplay/egl_calls.cpp). The swap
 // hooks are the EGL ones' (frames.cpp).
 #define GL_GLES_PROTOTYPES 0
+#include "trace/hooks/glx.h"
+
 #include <GL/glxtokens.h>
 #include <dlfcn.h>
 
@@ -18,7 +20,6 @@
 #include "gltrace/api/trace_decls.h"
 #include "trace/hooks/context_state.h"
 #include "trace/hooks/frames.h"
-#include "trace/hooks/glx.h"
 #include "trace/live.h"
 #include "trace/modes.h"
 #include "trace/next.h"
@@ -178,13 +179,6 @@ void context_switch(CallRecorder& rec, Display* dpy, GLXDrawable draw, GLXContex
       rec, Drawable{dpy, ctx != nullptr ? reinterpret_cast<void*>(draw) : nullptr, true});
 }
 
-bool complete_reads(GLXContext /*ctx*/) {
-  // A read-back in flight needs the context that is still current.
-  if (recording() && mode() == Mode::kFull && thread_state()->context != 0)
-    complete_pending_reads(thread_state());
-  return true;
-}
-
 // A new GLX window's size, and its watch (window_watch.h): `win` is the X
 // window it was made for.
 void write_window_size(CallRecorder& rec, Display* dpy, GLXWindow window, Window win) {
@@ -200,15 +194,7 @@ void write_window_size(CallRecorder& rec, Display* dpy, GLXWindow window, Window
 }  // namespace
 
 // --- glXMakeCurrent, glXMakeContextCurrent, glXMakeCurrentReadSGI ---------------
-
-bool complete_reads_before_switch(Display*& /*dpy*/, GLXDrawable& /*drawable*/, GLXContext& ctx,
-                                  Bool& /*result*/) {
-  return complete_reads(ctx);
-}
-bool complete_reads_before_switch(Display*& /*dpy*/, GLXDrawable& /*draw*/, GLXDrawable& /*read*/,
-                                  GLXContext& ctx, Bool& /*result*/) {
-  return complete_reads(ctx);
-}
+// (their pre hook is EGL's twin's, in contexts.cpp)
 
 void record_context_switch(CallRecorder& rec, Display* dpy, GLXDrawable drawable, GLXContext ctx,
                            Bool result) {
