@@ -41,8 +41,15 @@ void write_context_record(ThreadState* thread, uint32_t index, EGLDisplay displa
     schema::context::set_config(body, static_cast<uint64_t>(value));
   if (NEXT(eglQueryContext)(display, context, EGL_CONTEXT_CLIENT_VERSION, &value))
     schema::context::set_client_version(body, static_cast<uint64_t>(value));
-  if (NEXT(eglQueryContext)(display, context, EGL_CONTEXT_CLIENT_TYPE, &value))
+  if (NEXT(eglQueryContext)(display, context, EGL_CONTEXT_CLIENT_TYPE, &value)) {
     schema::context::set_client_type(body, static_cast<uint64_t>(value));
+    // A desktop GL context's profile (it is current: the record is written
+    // at its first eglMakeCurrent).
+    int major = 1, minor = 0;
+    uint32_t profile_mask = 0;
+    if (value == EGL_OPENGL_API) current_desktop_version(&major, &minor, &profile_mask);
+    if (profile_mask != 0) schema::context::set_profile_mask(body, profile_mask);
+  }
   // The config's attributes, so a replay can choose an equivalent one.
   EGLConfig config = nullptr;
   EGLint config_id = 0, count = 0;
