@@ -5,7 +5,10 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "format/encoders.h"
+#include "format/schema.h"
 #include "trace/next.h"
+#include "trace/recorder.h"
 
 namespace gltrace::trace {
 namespace {
@@ -27,6 +30,24 @@ TracedContext* context_state(ThreadState* thread) {
   thread->context_data = state.get();
   thread->context_data_index = thread->context;
   return state.get();
+}
+
+bool switch_thread_context(CallRecorder& rec, const void* ctx, uint32_t* index) {
+  bool created = false;
+  *index = ctx != nullptr ? context_index(handle_bits(ctx), &created) : 0;
+  rec.thread()->context = *index;
+  rec.set_context(*index);
+  return created;
+}
+
+void write_context_strings(wire::Encoder& body) {
+  auto gl_string = [](GLenum name) {
+    const GLubyte* s = NEXT(glGetString)(name);
+    return s != nullptr ? reinterpret_cast<const char*>(s) : "";
+  };
+  schema::context::set_gl_vendor(body, gl_string(GL_VENDOR));
+  schema::context::set_gl_renderer(body, gl_string(GL_RENDERER));
+  schema::context::set_gl_version(body, gl_string(GL_VERSION));
 }
 
 void current_desktop_version(int* major, int* minor, uint32_t* profile_mask) {

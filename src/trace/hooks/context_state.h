@@ -60,6 +60,16 @@ inline constexpr size_t kReadsInFlight = 4;
 
 // What the trace layer keeps of one of the app's contexts (the replay's
 // counterpart is glreplay::ReplayContext).
+class CallRecorder;
+
+// The calling thread's context becomes `ctx` (null: none) from this call on,
+// as the trace numbers it (*index); true when the trace had not seen it,
+// whose Context record is then due (before the call's own).
+bool switch_thread_context(CallRecorder& rec, const void* ctx, uint32_t* index);
+
+// A Context record's GL_VENDOR, GL_RENDERER and GL_VERSION, of the current context.
+void write_context_strings(wire::Encoder& body);
+
 // The current desktop GL context's version (from GL_VERSION: GL 2.1 has no
 // GL_MAJOR_VERSION query, an error the app would read) and its
 // GL_CONTEXT_PROFILE_MASK (GL 3.2 on; else 0).

@@ -68,13 +68,7 @@ void write_context_record(ThreadState* thread, uint32_t index, EGLDisplay displa
     }
     body.end_nested(m);
   }
-  auto gl_string = [](GLenum name) {
-    const GLubyte* s = NEXT(glGetString)(name);
-    return s != nullptr ? reinterpret_cast<const char*>(s) : "";
-  };
-  schema::context::set_gl_vendor(body, gl_string(GL_VENDOR));
-  schema::context::set_gl_renderer(body, gl_string(GL_RENDERER));
-  schema::context::set_gl_version(body, gl_string(GL_VERSION));
+  write_context_strings(body);
   uint32_t width = 0, height = 0;
   if (query_surface_size(Drawable{display, draw, false}, &width, &height)) {
     schema::context::set_surface_width(body, width);
@@ -169,6 +163,12 @@ void record_bound_surface(CallRecorder& rec, const Drawable& draw) {
   }
   if (mode() != Mode::kFull || (!known && !query_surface_size(draw, &width, &height))) return;
   if (!known && !draw.glx) thread->draw_surface_fixed = is_pbuffer(draw.display, draw.surface);
+  // A GLX drawable is its X window's XID where the app made the window
+  // current as it is (no glXCreateWindow, whose window is watched when made).
+  if (!known && draw.glx && thread->surface_watch == nullptr) {
+    watch_window_surface(draw.surface, reinterpret_cast<uintptr_t>(draw.surface), width, height);
+    thread->surface_watch = find_window_watch(draw.surface);
+  }
   record_surface_size(rec, width, height);
   thread->surface_size_check = !thread->draw_surface_fixed;
 }
@@ -180,13 +180,7 @@ void record_context_switch(CallRecorder& rec, EGLDisplay dpy, EGLSurface draw, E
   if (!result) return;
   ThreadState* thread = rec.thread();
   uint32_t index = 0;
-  if (ctx != EGL_NO_CONTEXT) {
-    bool created = false;
-    index = context_index(handle_bits(ctx), &created);
-    if (created) write_context_record(thread, index, dpy, ctx, draw);
-  }
-  thread->context = index;
-  rec.set_context(index);
+  if (switch_thread_context(rec, ctx, &index)) write_context_record(thread, index, dpy, ctx, draw);
   EGLint version = 0, client_type = 0;
   if (ctx != EGL_NO_CONTEXT &&
       NEXT(eglQueryContext)(dpy, ctx, EGL_CONTEXT_CLIENT_VERSION, &version))
@@ -419,28 +413,32 @@ void record_current_binding() {
     });
 }
 
+namespace {
+
+// Before a make-current (EGL's or GLX's): a read-back in flight needs the
+// context that is still current. A context no thread had current when a
+// capture began mid-run has not been written: it is now, as `bind` makes
+// it current, before the app's call (which then changes nothing) is
+// recorded.
+template <typename Bind>
+void join_before_switch(const void* ctx, Bind bind) {
+  if (!recording() || mode() != Mode::kFull) return;
+  if (thread_state()->context != 0) complete_pending_reads(thread_state());
+  if (ctx != nullptr && session_mid_run() && !written(ctx) && bind()) record_current_binding();
+}
+
+}  // namespace
+
 bool complete_reads_before_switch(EGLDisplay& dpy, EGLSurface& draw, EGLSurface& read,
                                   EGLContext& ctx, EGLBoolean& /*result*/) {
-  if (!recording() || mode() != Mode::kFull) return true;
-  // A read-back in flight needs the context that is still current.
-  if (thread_state()->context != 0) complete_pending_reads(thread_state());
-  // A context no thread had current when a capture began mid-run has not
-  // been written: it is now, as it is made current, before the app's call
-  // (which then changes nothing) is recorded.
-  if (ctx != EGL_NO_CONTEXT && session_mid_run() && !written(ctx) &&
-      NEXT(eglMakeCurrent)(dpy, draw, read, ctx))
-    record_current_binding();
+  join_before_switch(ctx, [&] { return NEXT(eglMakeCurrent)(dpy, draw, read, ctx) != EGL_FALSE; });
   return true;
 }
 
 // glXMakeCurrent, glXMakeContextCurrent: the same.
 bool complete_reads_before_switch(Display*& dpy, GLXDrawable& draw, GLXDrawable& read,
                                   GLXContext& ctx, Bool& /*result*/) {
-  if (!recording() || mode() != Mode::kFull) return true;
-  if (thread_state()->context != 0) complete_pending_reads(thread_state());
-  if (ctx != nullptr && session_mid_run() && !written(ctx) &&
-      NEXT(glXMakeContextCurrent)(dpy, draw, read, ctx))
-    record_current_binding();
+  join_before_switch(ctx, [&] { return NEXT(glXMakeContextCurrent)(dpy, draw, read, ctx) != 0; });
   return true;
 }
 bool complete_reads_before_switch(Display*& dpy, GLXDrawable& drawable, GLXContext& ctx,

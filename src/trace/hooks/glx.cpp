@@ -98,13 +98,7 @@ void write_glx_context_record(ThreadState* thread, uint32_t index, Display* dpy,
   schema::context::set_client_version(body, static_cast<uint64_t>(major));
   schema::context::set_client_type(body, EGL_OPENGL_API);
   if (profile_mask != 0) schema::context::set_profile_mask(body, profile_mask);
-  auto gl_string = [](GLenum name) {
-    const GLubyte* s = NEXT(glGetString)(name);
-    return s != nullptr ? reinterpret_cast<const char*>(s) : "";
-  };
-  schema::context::set_gl_vendor(body, gl_string(GL_VENDOR));
-  schema::context::set_gl_renderer(body, gl_string(GL_RENDERER));
-  schema::context::set_gl_version(body, gl_string(GL_VERSION));
+  write_context_strings(body);
   uint32_t width = 0, height = 0;
   if (query_surface_size(Drawable{dpy, reinterpret_cast<void*>(draw), true}, &width, &height)) {
     schema::context::set_surface_width(body, width);
@@ -160,13 +154,8 @@ void context_switch(CallRecorder& rec, Display* dpy, GLXDrawable draw, GLXContex
   if (!result) return;
   ThreadState* thread = rec.thread();
   uint32_t index = 0;
-  if (ctx != nullptr) {
-    bool created = false;
-    index = context_index(handle_bits(ctx), &created);
-    if (created) write_glx_context_record(thread, index, dpy, ctx, draw);
-  }
-  thread->context = index;
-  rec.set_context(index);
+  if (switch_thread_context(rec, ctx, &index))
+    write_glx_context_record(thread, index, dpy, ctx, draw);
   if (ctx != nullptr) {
     int major = 1, minor = 0;
     uint32_t profile_mask = 0;
@@ -198,12 +187,6 @@ void write_window_size(CallRecorder& rec, Display* dpy, GLXWindow window, Window
 
 void record_context_switch(CallRecorder& rec, Display* dpy, GLXDrawable drawable, GLXContext ctx,
                            Bool result) {
-  // A window made current as it is (no glXCreateWindow) is watched from here.
-  if (result && ctx != nullptr && find_window_watch(reinterpret_cast<void*>(drawable)) == nullptr) {
-    uint32_t width = 0, height = 0;
-    if (query_surface_size(Drawable{dpy, reinterpret_cast<void*>(drawable), true}, &width, &height))
-      watch_window_surface(reinterpret_cast<void*>(drawable), drawable, width, height);
-  }
   context_switch(rec, dpy, drawable, ctx, result);
 }
 void record_context_switch(CallRecorder& rec, Display* dpy, GLXDrawable draw, GLXDrawable /*read*/,
