@@ -55,27 +55,51 @@ std::vector<EGLint> window_attribs(const T* list, bool x11) {
   return out;
 }
 
-template <typename T>
-bool window_surface(Session& s, Args& a) {
-  if (display(s, a) == EGL_NO_DISPLAY) return false;
-  uint64_t recorded = a.ret_u();
-  if (recorded == 0) return true;  // it failed when traced
+// The call's window (its result), of the recorded config a.raw_handle(1),
+// with `attribs`: made at its first use, when its config is chosen, by the
+// attributes the call recorded when the trace has them. The make-current
+// that binds it holds its size (older traces: the context record); a use
+// before that (eglQuerySurface) takes the size it was created with.
+bool add_window(Session& s, Args& a, std::vector<EGLint> attribs) {
   auto surface = std::make_unique<SurfaceState>();
   surface->window = true;
   surface->config = a.raw_handle(1);
-  surface->attribs = window_attribs(a.array<T>(3), s.options().x11);
-  if (!a.ok()) return false;
-  // The config is chosen when the window is made (at its first use), by
-  // these attributes when the trace has them.
+  surface->attribs = std::move(attribs);
   ConfigInfo& config = s.config_info(surface->config);
   if (config.traced.empty())
     config.traced.assign(a.call().config_attribs.begin(), a.call().config_attribs.end());
-  // Made at its first use: the eglMakeCurrent that binds it holds its size
-  // (older traces: the context record); a use before that (eglQuerySurface)
-  // takes the size it was created with.
   surface->width = a.call().surface_width;
   surface->height = a.call().surface_height;
-  s.add_surface(recorded, std::move(surface));
+  s.add_surface(a.ret_u(), std::move(surface));
+  return true;
+}
+
+template <typename T>
+bool window_surface(Session& s, Args& a) {
+  if (display(s, a) == EGL_NO_DISPLAY) return false;
+  if (a.ret_u() == 0) return true;  // it failed when traced
+  std::vector<EGLint> attribs = window_attribs(a.array<T>(3), s.options().x11);
+  if (!a.ok()) return false;
+  return add_window(s, a, std::move(attribs));
+}
+
+// The call's pbuffer (its result), of the recorded config a.raw_handle(1).
+bool make_pbuffer(Session& s, Args& a, const EGLint* attribs) {
+  EGLDisplay dpy = display(s, a);
+  std::string error;
+  EGLConfig config = s.config(a.raw_handle(1), a.call().config_attribs, &error);
+  if (!error.empty()) a.fail(error);
+  if (!a.ok()) return false;
+  auto create = GL_CALL(s.gl(), eglCreatePbufferSurface);
+  if (create == nullptr) return a.missing();
+  auto surface = std::make_unique<SurfaceState>();
+  surface->config = a.raw_handle(1);
+  surface->surface = create(dpy, config, attribs);
+  if (surface->surface == EGL_NO_SURFACE) {
+    if (!recorded_false(a)) a.fail("failed: " + egl_error(s));
+    return a.ok();
+  }
+  s.add_surface(a.ret_u(), std::move(surface));
   return true;
 }
 
@@ -160,23 +184,9 @@ bool custom_eglCreatePlatformWindowSurfaceEXT(Session& s, Args& a) {
 }
 
 bool custom_eglCreatePbufferSurface(Session& s, Args& a) {
-  EGLDisplay dpy = display(s, a);
-  std::string error;
-  EGLConfig config = s.config(a.raw_handle(1), a.call().config_attribs, &error);
-  if (!error.empty()) a.fail(error);
   const EGLint* attribs = a.array<EGLint>(2);
   if (!a.ok()) return false;
-  auto create = GL_CALL(s.gl(), eglCreatePbufferSurface);
-  if (create == nullptr) return a.missing();
-  auto surface = std::make_unique<SurfaceState>();
-  surface->config = a.raw_handle(1);
-  surface->surface = create(dpy, config, attribs);
-  if (surface->surface == EGL_NO_SURFACE) {
-    if (!recorded_false(a)) a.fail("failed: " + egl_error(s));
-    return a.ok();
-  }
-  s.add_surface(a.ret_u(), std::move(surface));
-  return true;
+  return make_pbuffer(s, a, attribs);
 }
 
 namespace {
@@ -519,13 +529,6 @@ bool glx_make_current(Session& s, Args& a, uint64_t draw, uint64_t read, uint64_
   return make_current(s, a, draw, read, context);
 }
 
-// The config's attributes go with the surface's config (as eglCreateWindowSurface's).
-void note_traced_config(Session& s, Args& a, uint64_t recorded_config) {
-  ConfigInfo& config = s.config_info(recorded_config);
-  if (config.traced.empty())
-    config.traced.assign(a.call().config_attribs.begin(), a.call().config_attribs.end());
-}
-
 }  // namespace
 
 bool custom_glXCreateContext(Session& s, Args& a) {
@@ -557,24 +560,12 @@ bool custom_glXMakeCurrentReadSGI(Session& s, Args& a) {
 bool custom_glXSwapBuffers(Session& s, Args& a) { return swap(s, a, false); }
 
 bool custom_glXCreateWindow(Session& s, Args& a) {
-  uint64_t recorded = a.ret_u();
-  if (recorded == 0) return true;  // it failed when traced
-  auto surface = std::make_unique<SurfaceState>();
-  surface->window = true;
-  surface->config = a.raw_handle(1);
-  note_traced_config(s, a, surface->config);
-  surface->width = a.call().surface_width;
-  surface->height = a.call().surface_height;
-  s.add_surface(recorded, std::move(surface));
-  return true;
+  if (a.ret_u() == 0) return true;  // it failed when traced
+  return add_window(s, a, {});
 }
 
+// Its size only: a GLX pbuffer's other attributes have no EGL counterpart.
 bool custom_glXCreatePbuffer(Session& s, Args& a) {
-  EGLDisplay dpy = display(s, a);
-  uint64_t recorded_config = a.raw_handle(1);
-  std::string error;
-  EGLConfig config = s.config(recorded_config, a.call().config_attribs, &error);
-  if (!error.empty()) a.fail(error);
   const int* glx = a.array<int>(2);
   if (!a.ok()) return false;
   std::vector<EGLint> attribs;
@@ -583,28 +574,12 @@ bool custom_glXCreatePbuffer(Session& s, Args& a) {
     if (p[0] == GLX_PBUFFER_HEIGHT) attribs.insert(attribs.end(), {EGL_HEIGHT, p[1]});
   }
   attribs.push_back(EGL_NONE);
-  auto create = GL_CALL(s.gl(), eglCreatePbufferSurface);
-  if (create == nullptr) return a.missing();
-  auto surface = std::make_unique<SurfaceState>();
-  surface->config = recorded_config;
-  surface->surface = create(dpy, config, attribs.data());
-  if (surface->surface == EGL_NO_SURFACE) {
-    if (!recorded_false(a)) a.fail("failed: " + egl_error(s));
-    return a.ok();
-  }
-  s.add_surface(a.ret_u(), std::move(surface));
-  return true;
+  return make_pbuffer(s, a, attribs.data());
 }
 
-bool custom_glXDestroyContext(Session& s, Args& a) {
-  s.destroy_context(a.raw_handle(1));
-  return true;
-}
-
-bool custom_glXDestroyWindow(Session& s, Args& a) {
-  s.destroy_surface(a.raw_handle(1));
-  return true;
-}
-bool custom_glXDestroyPbuffer(Session& s, Args& a) { return custom_glXDestroyWindow(s, a); }
+// The handle is argument 1, as eglDestroyContext's and eglDestroySurface's.
+bool custom_glXDestroyContext(Session& s, Args& a) { return custom_eglDestroyContext(s, a); }
+bool custom_glXDestroyWindow(Session& s, Args& a) { return custom_eglDestroySurface(s, a); }
+bool custom_glXDestroyPbuffer(Session& s, Args& a) { return custom_eglDestroySurface(s, a); }
 
 }  // namespace gltrace::glreplay
