@@ -10,10 +10,11 @@ namespace gltrace::format {
 
 // File header: magic, u32 version, u32 flags.
 inline constexpr char kFileMagic[8] = {'G', 'L', 'T', 'R', 'A', 'C', 'E', '\0'};
-// Version 2: calls carry start_gap_ns (proto/trace.proto). Version 1 files
-// read the same way; a reader of version 1 alone refuses version 2 rather
-// than misplace its calls in time.
-inline constexpr uint32_t kFormatVersion = 2;
+// Version 2: calls carry start_gap_ns (proto/trace.proto). Version 3: a
+// chunk's call and frame times are in its times column (Chunk.times), out of
+// the records. Versions 1 and 2 read the same way; a reader of an older
+// version alone refuses a newer one rather than misplace its calls in time.
+inline constexpr uint32_t kFormatVersion = 3;
 inline constexpr uint32_t kOldestFormatVersion = 1;
 inline constexpr size_t kFileHeaderSize = 16;
 

@@ -6,6 +6,7 @@
 #include "format/encoders.h"
 #include "format/record_builder.h"
 #include "format/schema.h"
+#include "format/times_column.h"
 #include "protowire/wire.h"
 
 namespace gltrace::format {
@@ -13,6 +14,9 @@ namespace gltrace::format {
 namespace {
 
 namespace call = schema::call;
+
+// The times column's key and length (a chunk's column is under 4 GiB).
+constexpr size_t kTimesFraming = 1 + 5;
 
 uint32_t load_u32(const uint8_t* p) {
   uint32_t v;
@@ -166,29 +170,76 @@ uint8_t* put_flat_value(uint8_t* out, uint32_t key, FlatValue kind, const uint8_
   return out;
 }
 
-// Whether the Chunk.records field at p holds a Call.
-bool is_call_record(const uint8_t* p, const uint8_t* end) {
-  wire::Reader reader(p, static_cast<size_t>(end - p));
+// The times of the Frame record that is the Chunk.records field at p, n
+// bytes; false when it is no Frame (or one this cannot read: it is left as
+// it is). Its body, without those fields, is then the rest.
+bool frame_times(const uint8_t* p, size_t n, FrameTimes* times) {
+  namespace frame = schema::frame;
+  wire::Reader entry(p, n);
   uint32_t field = 0;
   wire::WireType type{};
-  if (!reader.next(&field, &type) || type != wire::kLengthDelimited) return false;
-  std::string_view record = reader.bytes();
-  wire::Reader fields(reinterpret_cast<const uint8_t*>(record.data()), record.size());
-  return fields.next(&field, &type) && field == schema::record::kCall;
+  if (!entry.next(&field, &type) || type != wire::kLengthDelimited) return false;
+  std::string_view record_bytes = entry.bytes();
+  wire::Reader record(reinterpret_cast<const uint8_t*>(record_bytes.data()), record_bytes.size());
+  if (!record.next(&field, &type) || field != schema::record::kFrame ||
+      type != wire::kLengthDelimited)
+    return false;
+  std::string_view body = record.bytes();
+  if (!record.done() || !record.ok()) return false;
+  wire::Reader fields(reinterpret_cast<const uint8_t*>(body.data()), body.size());
+  *times = {};
+  while (fields.next(&field, &type)) {
+    bool timed = field == frame::kNumber || field == frame::kSeq || field == frame::kTimeNs;
+    if (!timed) {
+      fields.skip(type);
+      continue;
+    }
+    if (type != wire::kVarint) return false;
+    uint64_t v = fields.varint();
+    (field == frame::kNumber ? times->number
+     : field == frame::kSeq  ? times->seq
+                             : times->time_ns) = v;
+  }
+  return fields.ok();
 }
 
-// The deltas of a chunk's calls (format 2): from the thread's previous call.
-struct ChunkCalls {
-  bool has_call = false;
-  uint64_t last_seq = 0;
-  uint64_t last_end = 0;
-};
+// Writes at out the Frame record at p (n bytes, frame_times() read it)
+// without its times; returns the end.
+uint8_t* put_frame_without_times(uint8_t* out, const uint8_t* p, size_t n) {
+  namespace frame = schema::frame;
+  wire::Reader entry(p, n);
+  uint32_t field = 0;
+  wire::WireType type{};
+  entry.next(&field, &type);
+  std::string_view record_bytes = entry.bytes();
+  wire::Reader record(reinterpret_cast<const uint8_t*>(record_bytes.data()), record_bytes.size());
+  record.next(&field, &type);
+  std::string_view body_bytes = record.bytes();
+  const auto* body = reinterpret_cast<const uint8_t*>(body_bytes.data());
+  // The body goes after room for the longest framing, then moves up to it.
+  uint8_t* kept = out + kMaxRecordFraming;
+  uint8_t* k = kept;
+  wire::Reader fields(body, body_bytes.size());
+  size_t field_start = 0;
+  while (fields.next(&field, &type)) {
+    fields.skip(type);
+    size_t field_end = fields.offset();
+    if (field != frame::kNumber && field != frame::kSeq && field != frame::kTimeNs) {
+      memcpy(k, body + field_start, field_end - field_start);
+      k += field_end - field_start;
+    }
+    field_start = field_end;
+  }
+  auto kept_size = static_cast<size_t>(k - kept);
+  uint8_t* framed = put_record_framing(out, schema::record::kFrame, kept_size);
+  memmove(framed, kept, kept_size);
+  return framed + kept_size;
+}
 
 // Encodes the flat call at p (after its marker) as Record{call} at out;
 // returns the bytes of payload it took, or 0 when it does not lie whole
 // before end (*out_end is left alone then).
-size_t expand_call(const uint8_t* p, const uint8_t* end, uint32_t thread, ChunkCalls& chunk,
-                   uint8_t** out_end) {
+size_t expand_call(const uint8_t* p, const uint8_t* end, uint32_t thread, uint8_t** out_end) {
   const uint8_t* start = p;
   if (static_cast<size_t>(end - p) < sizeof(FlatCallHead)) return 0;
   FlatCallHead head;
@@ -210,20 +261,7 @@ size_t expand_call(const uint8_t* p, const uint8_t* end, uint32_t thread, ChunkC
   b = call::put_function(b, head.function);
   b = call::put_thread(b, thread);
   if (head.context != 0) b = call::put_context(b, head.context);
-  if (chunk.has_call) {
-    uint64_t seq_delta = head.seq - chunk.last_seq - 1;
-    if (seq_delta != 0) b = call::put_seq_delta(b, seq_delta);
-    // A start before the previous call's end (a synthetic call, the clock
-    // moving to the TSC) cannot be a gap: absolute then.
-    if (head.start_ns >= chunk.last_end)
-      b = call::put_start_gap_ns(b, head.start_ns - chunk.last_end);
-    else
-      b = call::put_start_ns(b, head.start_ns);
-  } else {
-    b = call::put_seq(b, head.seq);
-    b = call::put_start_ns(b, head.start_ns);
-  }
-  b = call::put_duration_ns(b, head.duration_ns);
+  // seq, start and duration are in the chunk's times column.
   if (thread_time != 0) b = call::put_thread_time_ns(b, thread_time);
   if ((head.flags & kFlatSynthetic) != 0) b = call::put_synthetic(b, 1);
   if ((head.flags & kFlatSnapshot) != 0) b = call::put_snapshot(b, 1);
@@ -243,9 +281,6 @@ size_t expand_call(const uint8_t* p, const uint8_t* end, uint32_t thread, ChunkC
       p += n;
     }
   }
-  chunk.has_call = true;
-  chunk.last_seq = head.seq;
-  chunk.last_end = head.start_ns + head.duration_ns;
   auto body_size = static_cast<size_t>(b - body);
   uint8_t* framed = put_record_framing(out, schema::record::kCall, body_size);
   memmove(framed, body, body_size);
@@ -269,9 +304,15 @@ size_t entry_length(const uint8_t* p, const uint8_t* end) {
 size_t expanded_room(const uint8_t* data, size_t size) {
   const uint8_t* end = data + size;
   size_t room = 64;
+  bool timed = false;  // an entry takes room in the times column
   for (const uint8_t* p = data; p < end;) {
     size_t n = entry_length(p, end);
     if (n == 0) break;
+    FrameTimes frame;
+    if (*p == kFlatCallMarker || frame_times(p, n, &frame)) {
+      room += TimesColumnState::kMaxEntryBytes + (timed ? 0 : kTimesFraming);
+      timed = true;
+    }
     room += *p == kFlatCallMarker ? 3 * n : n;
     p += n;
   }
@@ -280,25 +321,52 @@ size_t expanded_room(const uint8_t* data, size_t size) {
 
 size_t expand_flat_calls(const uint8_t* data, size_t size, uint32_t thread, uint8_t* out,
                          uint32_t* records) {
-  const uint8_t* p = data;
   const uint8_t* end = data + size;
-  uint8_t* o = out;
-  uint32_t count = 0;
-  ChunkCalls chunk;
-  while (p < end) {
-    size_t n;
+  // First the times column (Chunk.times, format 3), after room for its
+  // key and length: it comes first, so that a reader has it before the
+  // records that take their times from it.
+  uint8_t* column = out + kTimesFraming;
+  uint8_t* c = column;
+  TimesColumnState times;
+  for (const uint8_t* p = data; p < end;) {
+    size_t n = entry_length(p, end);
+    if (n == 0) break;
+    FrameTimes frame;
     if (*p == kFlatCallMarker) {
-      n = expand_call(p + 1, end, thread, chunk, &o);
+      FlatCallHead head;
+      memcpy(&head, p + 1, sizeof head);
+      c = times.put_call(c, {head.seq, head.start_ns, head.duration_ns});
+    } else if (frame_times(p, n, &frame)) {
+      c = times.put_frame(c, frame);
+    }
+    p += n;
+  }
+  uint8_t* o = out;
+  if (c != column) {
+    auto column_size = static_cast<size_t>(c - column);
+    o = wire::put_varint(o, uint64_t{schema::chunk::kTimes} << 3 | wire::kLengthDelimited);
+    o = wire::put_varint(o, column_size);
+    memmove(o, column, column_size);
+    o += column_size;
+  }
+  // Then the records, in the order of the entries.
+  uint32_t count = 0;
+  for (const uint8_t* p = data; p < end;) {
+    size_t n;
+    FrameTimes frame;
+    if (*p == kFlatCallMarker) {
+      n = expand_call(p + 1, end, thread, &o);
       if (n == 0) break;
       n += 1;
     } else {
       n = field_length(p, end);
       if (n == 0) break;
-      memcpy(o, p, n);
-      o += n;
-      // A call encoded whole (a snapshot's) has absolute numbers, and the
-      // next flat call does too: it need not read them back for deltas.
-      if (is_call_record(p, p + n)) chunk.has_call = false;
+      if (frame_times(p, n, &frame)) {
+        o = put_frame_without_times(o, p, n);
+      } else {
+        memcpy(o, p, n);
+        o += n;
+      }
     }
     p += n;
     ++count;

@@ -9,6 +9,7 @@
 
 #include "format/decoders.h"
 #include "format/schema.h"
+#include "format/times_column.h"
 #include "protowire/wire.h"
 
 namespace gltrace::format {
@@ -123,6 +124,14 @@ struct RecordDecoder::Scratch {
     uint64_t start_delta = 0;
     uint64_t start_gap = 0;
   } call_state;
+  // The chunk's times column (format 3, times_column.h), as offsets in the
+  // payload (a resumed chunk may lie elsewhere in memory), and what its
+  // entries read so far leave.
+  bool has_times = false;
+  size_t times_offset = 0;
+  size_t times_end = 0;
+  TimesColumnState times_state;
+  bool frame_has_number = false;  // the Frame being decoded carries its own
   size_t max_index_entries = SIZE_MAX;
 
   bool fail(size_t offset, const char* fmt, ...) __attribute__((format(printf, 3, 4))) {
@@ -275,6 +284,26 @@ struct RecordDecoder::Scratch {
 
   // Chunk: records until the consumer asks to stop.
   bool stop_chunk() const { return consumer->stop_requested(); }
+  bool field_chunk_times(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
+    std::string_view column;
+    if (!nested(m, f, t, &column)) return false;
+    if (has_times) return fail(offset_of(column), "Chunk has a second times column");
+    has_times = true;
+    times_offset = offset_of(column);
+    times_end = times_offset + column.size();
+    return true;
+  }
+  // The next entry of the times column, through take (TimesColumnState's
+  // take_call or take_frame); `what` names the record in the error.
+  template <typename Times>
+  bool take_times(const Msg& record, Times* times,
+                  bool (TimesColumnState::*take)(wire::Reader&, Times*), const char* what) {
+    wire::Reader column(payload + times_offset, times_end - times_offset);
+    if (!(times_state.*take)(column, times))
+      return fail(record.base, "%s: the chunk's times column ends before its entry", what);
+    times_offset += column.offset();
+    return true;
+  }
   bool field_chunk_records(Msg& m, uint32_t f, WireType t, Scratch* out) {
     std::string_view record;
     if (!nested(m, f, t, &record)) return false;
@@ -312,8 +341,23 @@ struct RecordDecoder::Scratch {
   }
   bool field_record_frame(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
     return record(
-        m, f, t, "Frame", &frame, [this](Msg& r, Frame* x) { return s::decode_frame(*this, r, x); },
+        m, f, t, "Frame", &frame,
+        [this](Msg& r, Frame* x) {
+          frame_has_number = false;
+          if (!s::decode_frame(*this, r, x)) return false;
+          if (!has_times || frame_has_number) return true;
+          FrameTimes times;
+          if (!take_times(r, &times, &TimesColumnState::take_frame, "Frame")) return false;
+          x->number = times.number;
+          x->seq = times.seq;
+          x->time_ns = times.time_ns;
+          return true;
+        },
         &Consumer::on_frame);
+  }
+  bool field_frame_number(Msg& m, uint32_t f, WireType t, Frame* x) {
+    frame_has_number = true;
+    return varint(m, f, t, &x->number);
   }
   bool field_record_image(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
     return record(
@@ -382,6 +426,14 @@ struct RecordDecoder::Scratch {
     c.nargs = c.first_arg;
     Msg r = open(bytes, "Call");
     if (!s::decode_call(*this, r, &call)) return false;
+    if (has_times && !c.has_seq) {
+      CallTimes times;
+      if (!take_times(r, &times, &TimesColumnState::take_call, "Call")) return false;
+      call.seq = times.seq;
+      call.start_ns = times.start_ns;
+      call.duration_ns = times.duration_ns;
+      c.has_seq = c.has_start = true;
+    }
     resolve_deltas(&call, c);
     call.args = std::span<const Value>(c.pool->data() + c.first_arg, c.nargs - c.first_arg);
     call.ret = c.has_ret ? &ret : nullptr;
@@ -628,6 +680,8 @@ struct RecordDecoder::Scratch {
     consumer = &to;
     size_t start = std::min(*resume, bytes.size());
     if (start == 0) {
+      has_times = false;
+      times_state = {};
       positions.clear();  // every chunk decodes on its own (seeking)
       last_position = nullptr;
       many_positions = {};

@@ -31,6 +31,7 @@
 #include "format/flat_calls.h"
 #include "format/records.h"
 #include "format/schema.h"
+#include "format/times_column.h"
 
 namespace gltrace::format {
 namespace detail {
@@ -252,40 +253,99 @@ bool write_chunk(WriterState& s, const uint8_t* raw, size_t raw_size, uint32_t r
 
 // A payload over the chunk limit goes out as several chunks, split between
 // records; a single record over the limit cannot be stored and is dropped.
+// A times column (format 3) is split with the records: each piece gets the
+// entries its records take, counted again from the piece's start, since
+// every chunk decodes on its own.
 void write_split(WriterState& s, const uint8_t* data, size_t size) {
   wire::Reader reader(data, size);
+  uint32_t field = 0;
+  wire::WireType type{};
+  // The column comes first (flat_calls.cpp).
+  std::string_view column_bytes;
+  if (reader.next(&field, &type) && field == schema::chunk::kTimes &&
+      type == wire::kLengthDelimited)
+    column_bytes = reader.bytes();
+  bool has_column = !column_bytes.empty() && reader.ok();
+  wire::Reader column(reinterpret_cast<const uint8_t*>(column_bytes.data()), column_bytes.size());
+  const uint8_t* records = has_column ? data + reader.offset() : data;
+  reader = wire::Reader(records, size - static_cast<size_t>(records - data));
+  TimesColumnState whole_column;  // reading the payload's column
+  TimesColumnState piece_state;   // writing the piece's
+  std::vector<uint8_t> piece_column;
+  std::vector<uint8_t> piece_bytes;  // a piece with a column: the column, then its records
   size_t piece_start = 0;
   size_t piece_end = 0;
   uint32_t piece_records = 0;
   auto flush = [&] {
-    if (piece_end > piece_start &&
-        write_chunk(s, data + piece_start, piece_end - piece_start, piece_records, 0)) {
-      s.records += piece_records;
+    if (piece_end > piece_start) {
+      const uint8_t* bytes = records + piece_start;
+      size_t n = piece_end - piece_start;
+      if (!piece_column.empty()) {
+        uint8_t key[2 * 10];
+        uint8_t* k =
+            wire::put_varint(key, uint64_t{schema::chunk::kTimes} << 3 | wire::kLengthDelimited);
+        k = wire::put_varint(k, piece_column.size());
+        piece_bytes.assign(key, k);
+        piece_bytes.insert(piece_bytes.end(), piece_column.begin(), piece_column.end());
+        piece_bytes.insert(piece_bytes.end(), bytes, bytes + n);
+        bytes = piece_bytes.data();
+        n = piece_bytes.size();
+      }
+      if (write_chunk(s, bytes, n, piece_records, 0)) s.records += piece_records;
     }
     piece_records = 0;
+    piece_column.clear();
+    piece_state = {};
   };
-  uint32_t field = 0;
-  wire::WireType type{};
+  // The record's column entry, taken from the payload's and (keep) put
+  // into the piece's.
+  auto move_times = [&](size_t start, size_t end, bool keep) {
+    if (!has_column) return;
+    uint8_t entry[TimesColumnState::kMaxEntryBytes];
+    uint8_t* entry_end = entry;
+    switch (times_entry_of(records + start, end - start)) {
+      case TimesEntry::kCall: {
+        CallTimes times;
+        if (whole_column.take_call(column, &times)) entry_end = piece_state.put_call(entry, times);
+        break;
+      }
+      case TimesEntry::kFrame: {
+        FrameTimes times;
+        if (whole_column.take_frame(column, &times))
+          entry_end = piece_state.put_frame(entry, times);
+        break;
+      }
+      case TimesEntry::kNone:
+        break;
+    }
+    if (keep) piece_column.insert(piece_column.end(), entry, entry_end);
+  };
   while (!s.failed && reader.next(&field, &type)) {
+    size_t start = reader.offset() - wire::varint_size(uint64_t{field} << 3 | type);
     reader.skip(type);
     if (!reader.ok()) break;
     size_t end = reader.offset();
-    if (end - piece_end > kMaxRawSize) {  // one oversized record
+    // One oversized record (with room for its column entry).
+    if (end - start > kMaxRawSize - 64) {
       flush();
+      move_times(start, end, false);
       s.dropped_records++;
       if (!s.warned_oversized) {
         s.warned_oversized = true;
         GLTRACE_LOG_WARN(
             "trace output to %s: dropped a %zu-byte record, over the 64 MiB chunk limit",
-            s.name.c_str(), end - piece_end);
+            s.name.c_str(), end - start);
       }
       piece_start = piece_end = end;
       continue;
     }
-    if (end - piece_start > kMaxRawSize) {
+    // The piece's column may take up to kMaxEntryBytes a record, and its framing.
+    size_t column_room = piece_column.size() + TimesColumnState::kMaxEntryBytes + 20;
+    if (end - piece_start + column_room > kMaxRawSize) {
       flush();
       piece_start = piece_end;
     }
+    move_times(start, end, true);
     piece_end = end;
     ++piece_records;
   }

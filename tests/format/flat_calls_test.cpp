@@ -123,7 +123,9 @@ struct Calls : format::Consumer {
     if (k.has_ret) k.ret = c.ret->uint;
     calls.push_back(std::move(k));
   }
+  void on_frame(const format::Frame& f) override { frames.push_back(f); }
   std::vector<Kept> calls;
+  std::vector<format::Frame> frames;
 };
 
 Calls decode(const std::vector<uint8_t>& chunk) {
@@ -197,12 +199,33 @@ TEST(FlatCalls, AFlatCallDecodesAsTheCallItHolds) {
   EXPECT_EQ(k.ret, 42u);
 }
 
-TEST(FlatCalls, SeqAndStartAreDeltasFromTheThreadsLastCallEvenAcrossAnEncodedOne) {
+// A Frame record as the trace layer writes it (session.cpp), whole.
+void append_frame(std::vector<uint8_t>& payload, uint64_t number, uint64_t seq, uint64_t time_ns) {
+  wire::Encoder e;
+  format::Frame frame;
+  frame.number = number;
+  frame.seq = seq;
+  frame.thread = 3;
+  frame.context = 1;
+  frame.time_ns = time_ns;
+  frame.app_frame = 9;
+  frame.has_app_frame = true;
+  format::encode_record(e, frame);
+  payload.insert(payload.end(), e.data(), e.data() + e.size());
+}
+
+// Format 3: the flat calls' and the frames' times go to the chunk's times
+// column, each counted from the column's entries before it; a call encoded
+// whole keeps its own, and counts for none.
+TEST(FlatCalls, TimesGoToTheColumnAndDecodeAsTheyWere) {
   std::vector<uint8_t> payload;
   FlatCall plain;
   plain.uint(1);
   plain.append_to(payload, head(1, 10, 1000, 100));
+  append_frame(payload, 0, 10, 1150);                // frame 0 (number 0: no field when whole)
   plain.append_to(payload, head(1, 12, 1500, 100));  // a seq skipped (another thread's)
+  append_frame(payload, 5, 12, 1590);                // frames of other threads between; time
+                                                     // before the call's end
   // A snapshot's call, encoded whole with its own numbers.
   wire::Encoder encoded;
   format::Call snapshot;
@@ -215,17 +238,56 @@ TEST(FlatCalls, SeqAndStartAreDeltasFromTheThreadsLastCallEvenAcrossAnEncodedOne
   payload.insert(payload.end(), encoded.data(), encoded.data() + encoded.size());
   plain.append_to(payload, head(1, 21, 3100, 100));
   plain.append_to(payload, head(1, 22, 3150, 100));  // starts before the last one ended
+  append_frame(payload, 3, 30, 2000);                // every number lower than the last's
   Expanded e = expand(payload, 3);
-  EXPECT_EQ(e.records, 5u);
+  EXPECT_EQ(e.records, 8u);
+  EXPECT_EQ(e.bytes[0], uint8_t{schema::chunk::kTimes << 3 | wire::kLengthDelimited});
   Calls calls = decode(e.bytes);
   ASSERT_EQ(calls.calls.size(), 5u);
   uint64_t seqs[] = {10, 12, 20, 21, 22};
   uint64_t starts[] = {1000, 1500, 3000, 3100, 3150};
+  uint64_t durations[] = {100, 100, 0, 100, 100};
   for (size_t i = 0; i < 5; ++i) {
     EXPECT_EQ(calls.calls[i].call.seq, seqs[i]) << i;
     EXPECT_EQ(calls.calls[i].call.start_ns, starts[i]) << i;
+    EXPECT_EQ(calls.calls[i].call.duration_ns, durations[i]) << i;
     EXPECT_EQ(calls.calls[i].call.thread, 3u) << i;
   }
+  ASSERT_EQ(calls.frames.size(), 3u);
+  uint64_t numbers[] = {0, 5, 3};
+  uint64_t frame_seqs[] = {10, 12, 30};
+  uint64_t times[] = {1150, 1590, 2000};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(calls.frames[i].number, numbers[i]) << i;
+    EXPECT_EQ(calls.frames[i].seq, frame_seqs[i]) << i;
+    EXPECT_EQ(calls.frames[i].time_ns, times[i]) << i;
+    EXPECT_EQ(calls.frames[i].thread, 3u) << i;
+    EXPECT_EQ(calls.frames[i].context, 1u) << i;
+    EXPECT_EQ(calls.frames[i].app_frame, 9u) << i;
+  }
+}
+
+// A column shorter than its records need (a damaged or lying chunk) is an
+// error that names the record, not times made up.
+TEST(FlatCalls, AColumnThatEndsEarlyIsAnError) {
+  std::vector<uint8_t> payload;
+  FlatCall plain;
+  plain.uint(1);
+  plain.append_to(payload, head(1, 10, 1000, 100));
+  plain.append_to(payload, head(1, 11, 1200, 100));
+  Expanded e = expand(payload, 3);
+  // Two entries of 4 bytes: seq 10 and start 1000 count from 0, zigzag
+  // (1 and 2 bytes), then the duration; then 0, 100 after the end, 100.
+  ASSERT_EQ(e.bytes[1], 8u);
+  // The column's length says one entry: the second call finds none.
+  std::vector<uint8_t> cut = e.bytes;
+  cut[1] = 4;
+  cut.erase(cut.begin() + 2 + 4, cut.begin() + 2 + 8);
+  Calls calls;
+  format::RecordDecoder decoder;
+  EXPECT_FALSE(decoder.decode_chunk(cut, calls));
+  EXPECT_EQ(decoder.error(), "Call: the chunk's times column ends before its entry");
+  EXPECT_EQ(calls.calls.size(), 1u);
 }
 
 TEST(FlatCalls, AnEntryCutShortEndsTheExpansionWithTheWholeOnesBeforeIt) {

@@ -202,38 +202,65 @@ TEST(Reader, BadMagic) {
 
 TEST(Reader, WrongVersion) {
   std::vector<uint8_t> bytes = small_trace();
-  for (uint32_t version : {0u, 3u}) {
+  for (uint32_t version : {0u, 4u}) {
     format::put_u32(bytes.data() + 8, version);
     Decoded d = decode_memory(bytes);
     EXPECT_FALSE(d.opened);
     EXPECT_EQ(d.status.state, ReadState::kCorrupt);
     EXPECT_EQ(d.status.message, "unsupported format version " + std::to_string(version) +
-                                    " at offset 8 (this gltrace reads versions 1 to 2)");
+                                    " at offset 8 (this gltrace reads versions 1 to 3)");
   }
   // Version 1 (before start_gap_ns) reads as it did.
   format::put_u32(bytes.data() + 8, 1);
   EXPECT_TRUE(decode_memory(bytes).opened);
 }
 
-// A trace of the demo written by gltrace before format 2 (data/demo-v1.gltrace,
-// commit e5e6913): every call's seq, thread, start and duration read as that
-// gltrace read them (data/demo-v1.times).
-TEST(Reader, Version1TraceReadsAsBefore) {
+// Every call's seq, thread, start and duration, and (with_frames) every
+// frame's number, seq and time, as this gltrace reads them from `path`.
+std::string times_of(const std::string& path, bool with_frames) {
   struct Times : format::Consumer {
+    bool with_frames = false;
     std::string text;
     void on_call(const format::Call& c) override {
       text += std::to_string(c.seq) + " " + std::to_string(c.thread) + " " +
               std::to_string(c.start_ns) + " " + std::to_string(c.duration_ns) + "\n";
     }
+    void on_frame(const format::Frame& f) override {
+      if (with_frames)
+        text += "frame " + std::to_string(f.number) + " " + std::to_string(f.seq) + " " +
+                std::to_string(f.time_ns) + "\n";
+    }
   };
-  const std::string dir = GLTRACE_FORMAT_DATA_DIR;
   format::ChunkReader reader;
-  ASSERT_TRUE(reader.open(dir + "/demo-v1.gltrace")) << reader.status().message;
+  EXPECT_TRUE(reader.open(path)) << reader.status().message;
   Times times;
+  times.with_frames = with_frames;
   format::ReadStatus status;
-  ASSERT_TRUE(format::read_trace(reader, times, &status)) << status.message;
-  std::vector<uint8_t> expected = test::read_bytes(dir + "/demo-v1.times");
-  EXPECT_EQ(times.text, std::string(expected.begin(), expected.end()));
+  format::read_trace(reader, times, &status);
+  return times.text;
+}
+
+std::string expected_times(const std::string& path) {
+  std::vector<uint8_t> bytes = test::read_bytes(path);
+  return {bytes.begin(), bytes.end()};
+}
+
+// A trace of the demo written by gltrace before format 2 (data/demo-v1.gltrace,
+// commit e5e6913): every call's seq, thread, start and duration read as that
+// gltrace read them (data/demo-v1.times).
+TEST(Reader, Version1TraceReadsAsBefore) {
+  const std::string dir = GLTRACE_FORMAT_DATA_DIR;
+  EXPECT_EQ(times_of(dir + "/demo-v1.gltrace", false), expected_times(dir + "/demo-v1.times"));
+}
+
+// The first two chunks of a trace of gltrace-bench-mix's small-frames mix
+// written in format 2, before the times column (data/small-frames-v2.gltrace,
+// commit 2853a21; the trace ends there): its calls' and frames' times read
+// as that gltrace read them (data/small-frames-v2.times).
+TEST(Reader, Version2TraceReadsAsBefore) {
+  const std::string dir = GLTRACE_FORMAT_DATA_DIR;
+  EXPECT_EQ(times_of(dir + "/small-frames-v2.gltrace", true),
+            expected_times(dir + "/small-frames-v2.times"));
 }
 
 TEST(Reader, BadChunkMagicAndCrc) {

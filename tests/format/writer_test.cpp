@@ -19,7 +19,9 @@
 #include <set>
 #include <thread>
 
+#include "format/flat_calls.h"
 #include "format/reader.h"
+#include "format/record_encoder.h"
 #include "format/schema.h"
 #include "record_text.h"
 #include "support/subprocess.h"
@@ -541,6 +543,81 @@ TEST(Writer, OversizedPayloads) {
 }
 
 // A child forked while tracing must not touch the parent's writer.
+// A flat call (format/flat_calls.h) of one uint argument, as the trace layer
+// appends it.
+void append_flat_call(wire::Encoder& e, uint64_t seq, uint64_t start_ns, uint64_t duration_ns) {
+  format::FlatCallHead head;
+  head.function = 7;
+  head.seq = seq;
+  head.start_ns = start_ns;
+  head.duration_ns = duration_ns;
+  head.args_size = 9;
+  uint8_t* p = e.begin_write(1 + sizeof head + 9);
+  *p++ = format::kFlatCallMarker;
+  memcpy(p, &head, sizeof head);
+  p += sizeof head;
+  *p++ = format::flat_value_byte(format::FlatValue::kUint, false);
+  memcpy(p, &seq, 8);
+  e.end_write(p + 8);
+}
+
+// A payload split over the 64 MiB limit takes its times column with it:
+// every chunk's calls and frames decode with their own times.
+TEST(Writer, ASplitPayloadSplitsItsTimesColumn) {
+  std::string path = test::make_temp_dir() + "/split.gltrace";
+  WriterOptions options;
+  options.zstd_level = 0;
+  std::string error;
+  auto writer = TraceWriter::open_file(path, options, &error);
+  ASSERT_NE(writer, nullptr) << error;
+  wire::Encoder e;
+  std::string data(30 << 20, 'x');
+  uint64_t seq = 0;
+  uint64_t frame = 0;
+  for (int blob = 1; blob <= 5; ++blob) {
+    test::encode_blob(e, static_cast<uint64_t>(blob), data);
+    for (int i = 0; i < 3; ++i, ++seq) append_flat_call(e, seq, 1000 * seq + 7, 100 + seq);
+    format::Frame f;
+    f.number = frame++;
+    f.seq = seq - 1;
+    f.time_ns = 1000 * seq;
+    format::encode_record(e, f);
+  }
+  writer->submit(Payload::from_encoder(e));
+  ASSERT_TRUE(writer->close(&error)) << error;
+  TraceWriter::Stats stats = writer->stats();
+  EXPECT_EQ(stats.dropped_records, 0u);
+  EXPECT_GE(stats.chunks, 3u);
+
+  struct Times : format::Consumer {
+    std::vector<format::Call> calls;  // without their args (gone after on_call)
+    std::vector<uint64_t> args;
+    std::vector<format::Frame> frames;
+    void on_call(const format::Call& c) override {
+      calls.push_back(c);
+      args.push_back(c.args.size() == 1 ? c.args[0].uint : ~uint64_t{0});
+    }
+    void on_frame(const format::Frame& f) override { frames.push_back(f); }
+  } times;
+  format::ChunkReader reader;
+  ASSERT_TRUE(reader.open(path));
+  format::ReadStatus status;
+  ASSERT_TRUE(format::read_trace(reader, times, &status)) << status.message;
+  ASSERT_EQ(times.calls.size(), 15u);
+  for (uint64_t i = 0; i < 15; ++i) {
+    EXPECT_EQ(times.calls[i].seq, i);
+    EXPECT_EQ(times.calls[i].start_ns, 1000 * i + 7);
+    EXPECT_EQ(times.calls[i].duration_ns, 100 + i);
+    EXPECT_EQ(times.args[i], i);
+  }
+  ASSERT_EQ(times.frames.size(), 5u);
+  for (uint64_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(times.frames[i].number, i);
+    EXPECT_EQ(times.frames[i].seq, 3 * i + 2);
+    EXPECT_EQ(times.frames[i].time_ns, 3000 * (i + 1));
+  }
+}
+
 TEST(Writer, ForkedChildIsInert) {
   std::string path = test::make_temp_dir() + "/fork.gltrace";
   std::string error;
