@@ -173,24 +173,22 @@ uint8_t* put_flat_value(uint8_t* out, uint32_t key, FlatValue kind, const uint8_
 // The times of the Frame record that is the Chunk.records field at p, n
 // bytes; false when it is no Frame (or one this cannot read: it is left as
 // it is). Its body, without those fields, is then the rest.
+bool is_frame_time_field(uint32_t field) {
+  namespace frame = schema::frame;
+  return field == frame::kNumber || field == frame::kSeq || field == frame::kTimeNs;
+}
+
 bool frame_times(const uint8_t* p, size_t n, FrameTimes* times) {
   namespace frame = schema::frame;
-  wire::Reader entry(p, n);
-  uint32_t field = 0;
-  wire::WireType type{};
-  if (!entry.next(&field, &type) || type != wire::kLengthDelimited) return false;
-  std::string_view record_bytes = entry.bytes();
-  wire::Reader record(reinterpret_cast<const uint8_t*>(record_bytes.data()), record_bytes.size());
-  if (!record.next(&field, &type) || field != schema::record::kFrame ||
-      type != wire::kLengthDelimited)
-    return false;
-  std::string_view body = record.bytes();
-  if (!record.done() || !record.ok()) return false;
+  uint32_t kind = 0;
+  std::string_view body;
+  if (!read_record_framing(p, n, &kind, &body) || kind != schema::record::kFrame) return false;
   wire::Reader fields(reinterpret_cast<const uint8_t*>(body.data()), body.size());
   *times = {};
+  uint32_t field = 0;
+  wire::WireType type{};
   while (fields.next(&field, &type)) {
-    bool timed = field == frame::kNumber || field == frame::kSeq || field == frame::kTimeNs;
-    if (!timed) {
+    if (!is_frame_time_field(field)) {
       fields.skip(type);
       continue;
     }
@@ -206,25 +204,21 @@ bool frame_times(const uint8_t* p, size_t n, FrameTimes* times) {
 // Writes at out the Frame record at p (n bytes, frame_times() read it)
 // without its times; returns the end.
 uint8_t* put_frame_without_times(uint8_t* out, const uint8_t* p, size_t n) {
-  namespace frame = schema::frame;
-  wire::Reader entry(p, n);
-  uint32_t field = 0;
-  wire::WireType type{};
-  entry.next(&field, &type);
-  std::string_view record_bytes = entry.bytes();
-  wire::Reader record(reinterpret_cast<const uint8_t*>(record_bytes.data()), record_bytes.size());
-  record.next(&field, &type);
-  std::string_view body_bytes = record.bytes();
+  uint32_t kind = 0;
+  std::string_view body_bytes;
+  read_record_framing(p, n, &kind, &body_bytes);
   const auto* body = reinterpret_cast<const uint8_t*>(body_bytes.data());
   // The body goes after room for the longest framing, then moves up to it.
   uint8_t* kept = out + kMaxRecordFraming;
   uint8_t* k = kept;
   wire::Reader fields(body, body_bytes.size());
+  uint32_t field = 0;
+  wire::WireType type{};
   size_t field_start = 0;
   while (fields.next(&field, &type)) {
     fields.skip(type);
     size_t field_end = fields.offset();
-    if (field != frame::kNumber && field != frame::kSeq && field != frame::kTimeNs) {
+    if (!is_frame_time_field(field)) {
       memcpy(k, body + field_start, field_end - field_start);
       k += field_end - field_start;
     }

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "format/schema.h"
 #include "protowire/wire.h"
@@ -26,6 +27,24 @@ inline uint8_t* put_record_framing(uint8_t* p, uint32_t kind, size_t body_size) 
   p = wire::put_varint(p, record_size);
   p = wire::put_varint(p, kind_key);
   return wire::put_varint(p, body_size);
+}
+
+// The inverse of put_record_framing: the kind and body of the Chunk.records
+// field at p (n bytes) holding one Record member; false when it is not that.
+inline bool read_record_framing(const uint8_t* p, size_t n, uint32_t* kind,
+                                std::string_view* body) {
+  wire::Reader entry(p, n);
+  uint32_t field = 0;
+  wire::WireType type{};
+  if (!entry.next(&field, &type) || field != schema::chunk::kRecords ||
+      type != wire::kLengthDelimited)
+    return false;
+  std::string_view record_bytes = entry.bytes();
+  wire::Reader record(reinterpret_cast<const uint8_t*>(record_bytes.data()), record_bytes.size());
+  if (!record.next(&field, &type) || type != wire::kLengthDelimited) return false;
+  *kind = field;
+  *body = record.bytes();
+  return record.ok() && record.done();
 }
 
 // Appends the framing of Record{kind = a body of body_size bytes} to a chunk
