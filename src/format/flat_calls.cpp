@@ -170,40 +170,63 @@ uint8_t* put_flat_value(uint8_t* out, uint32_t key, FlatValue kind, const uint8_
   return out;
 }
 
-// The times of the Frame record that is the Chunk.records field at p, n
-// bytes; false when it is no Frame (or one this cannot read: it is left as
-// it is). Its body, without those fields, is then the rest.
-bool is_frame_time_field(uint32_t field) {
-  namespace frame = schema::frame;
-  return field == frame::kNumber || field == frame::kSeq || field == frame::kTimeNs;
+// The time fields of a Call (seq, start, duration) and of a Frame (number,
+// seq, time), which the writer moves to the chunk's times column.
+bool is_time_field(uint32_t kind, uint32_t field) {
+  if (kind == schema::record::kCall)
+    return field == schema::call::kSeq || field == schema::call::kStartNs ||
+           field == schema::call::kDurationNs;
+  return field == schema::frame::kNumber || field == schema::frame::kSeq ||
+         field == schema::frame::kTimeNs;
 }
 
-bool frame_times(const uint8_t* p, size_t n, FrameTimes* times) {
-  namespace frame = schema::frame;
+// The times of a Call or Frame record, encoded (RecordSink's records, a
+// capture's Frame records).
+struct RecordTimes {
+  TimesEntry kind = TimesEntry::kNone;
+  uint64_t values[3] = {};  // in the order is_time_field lists them
+};
+
+// The times of the Call or Frame record that is the Chunk.records field at
+// p, n bytes; kind kNone when it is neither (or one this cannot read: it is
+// left as it is). Its body, without those fields, is then the rest.
+RecordTimes record_times(const uint8_t* p, size_t n) {
   uint32_t kind = 0;
   std::string_view body;
-  if (!read_record_framing(p, n, &kind, &body) || kind != schema::record::kFrame) return false;
+  if (!read_record_framing(p, n, &kind, &body) ||
+      (kind != schema::record::kCall && kind != schema::record::kFrame))
+    return {};
+  RecordTimes times;
+  // Call fields 4, 5, 6; Frame fields 1, 2, 5: each one's slot.
+  auto slot = [&](uint32_t field) {
+    if (kind == schema::record::kCall) return field - schema::call::kSeq;
+    return field == schema::frame::kTimeNs ? 2U : field - schema::frame::kNumber;
+  };
   wire::Reader fields(reinterpret_cast<const uint8_t*>(body.data()), body.size());
-  *times = {};
   uint32_t field = 0;
   wire::WireType type{};
   while (fields.next(&field, &type)) {
-    if (!is_frame_time_field(field)) {
+    if (!is_time_field(kind, field)) {
       fields.skip(type);
       continue;
     }
-    if (type != wire::kVarint) return false;
-    uint64_t v = fields.varint();
-    (field == frame::kNumber ? times->number
-     : field == frame::kSeq  ? times->seq
-                             : times->time_ns) = v;
+    if (type != wire::kVarint) return {};
+    times.values[slot(field)] = fields.varint();
   }
-  return fields.ok();
+  if (!fields.ok()) return {};
+  times.kind = kind == schema::record::kCall ? TimesEntry::kCall : TimesEntry::kFrame;
+  return times;
 }
 
-// Writes at out the Frame record at p (n bytes, frame_times() read it)
-// without its times; returns the end.
-uint8_t* put_frame_without_times(uint8_t* out, const uint8_t* p, size_t n) {
+uint8_t* put_times(TimesColumnState& column, uint8_t* c, const RecordTimes& t) {
+  const uint64_t* v = t.values;
+  if (t.kind == TimesEntry::kCall) return column.put_call(c, {v[0], v[1], v[2]});
+  return column.put_frame(c, {v[0], v[1], v[2]});
+}
+
+// Writes at out the Call or Frame record at p (n bytes, record_times() read
+// it) without its times; returns the end.
+uint8_t* put_record_without_times(uint8_t* out, const uint8_t* p, size_t n) {
   uint32_t kind = 0;
   std::string_view body_bytes;
   read_record_framing(p, n, &kind, &body_bytes);
@@ -218,14 +241,14 @@ uint8_t* put_frame_without_times(uint8_t* out, const uint8_t* p, size_t n) {
   while (fields.next(&field, &type)) {
     fields.skip(type);
     size_t field_end = fields.offset();
-    if (!is_frame_time_field(field)) {
+    if (!is_time_field(kind, field)) {
       memcpy(k, body + field_start, field_end - field_start);
       k += field_end - field_start;
     }
     field_start = field_end;
   }
   auto kept_size = static_cast<size_t>(k - kept);
-  uint8_t* framed = put_record_framing(out, schema::record::kFrame, kept_size);
+  uint8_t* framed = put_record_framing(out, kind, kept_size);
   memmove(framed, kept, kept_size);
   return framed + kept_size;
 }
@@ -302,8 +325,7 @@ size_t expanded_room(const uint8_t* data, size_t size) {
   for (const uint8_t* p = data; p < end;) {
     size_t n = entry_length(p, end);
     if (n == 0) break;
-    FrameTimes frame;
-    if (*p == kFlatCallMarker || frame_times(p, n, &frame)) {
+    if (*p == kFlatCallMarker || record_times(p, n).kind != TimesEntry::kNone) {
       room += TimesColumnState::kMaxEntryBytes + (timed ? 0 : kTimesFraming);
       timed = true;
     }
@@ -325,13 +347,12 @@ size_t expand_flat_calls(const uint8_t* data, size_t size, uint32_t thread, uint
   for (const uint8_t* p = data; p < end;) {
     size_t n = entry_length(p, end);
     if (n == 0) break;
-    FrameTimes frame;
     if (*p == kFlatCallMarker) {
       FlatCallHead head;
       memcpy(&head, p + 1, sizeof head);
       c = times.put_call(c, {head.seq, head.start_ns, head.duration_ns});
-    } else if (frame_times(p, n, &frame)) {
-      c = times.put_frame(c, frame);
+    } else if (RecordTimes t = record_times(p, n); t.kind != TimesEntry::kNone) {
+      c = put_times(times, c, t);
     }
     p += n;
   }
@@ -347,7 +368,6 @@ size_t expand_flat_calls(const uint8_t* data, size_t size, uint32_t thread, uint
   uint32_t count = 0;
   for (const uint8_t* p = data; p < end;) {
     size_t n;
-    FrameTimes frame;
     if (*p == kFlatCallMarker) {
       n = expand_call(p + 1, end, thread, &o);
       if (n == 0) break;
@@ -355,8 +375,8 @@ size_t expand_flat_calls(const uint8_t* data, size_t size, uint32_t thread, uint
     } else {
       n = field_length(p, end);
       if (n == 0) break;
-      if (frame_times(p, n, &frame)) {
-        o = put_frame_without_times(o, p, n);
+      if (record_times(p, n).kind != TimesEntry::kNone) {
+        o = put_record_without_times(o, p, n);
       } else {
         memcpy(o, p, n);
         o += n;

@@ -321,7 +321,7 @@ void RecordSink::add(const Frame& frame) {
 
 void RecordSink::submit() {
   if (records_ == 0) return;
-  writer_.submit(Payload::from_encoder(payload_), frame_starts_);
+  writer_.submit(payload_, frame_starts_);
   writer_.acquire_buffer().give_to(payload_);
   records_ = 0;
   frame_starts_.clear();

@@ -37,7 +37,9 @@ void encode_record(wire::Encoder& chunk, const GpuClock& gpu_clock);
 // writer once it passes kPayloadBytes, with the frames that start in it for
 // the index, found as the trace layer finds them. As in a capture, a Blob
 // must come before the first call that refers to it, and Frame records are
-// numbered from 0 in the order they are added.
+// numbered from 0 in the order they are added. The writer moves the calls'
+// and frames' times to the chunk's times column (flat_calls.h), as it does
+// a capture's.
 class RecordSink {
  public:
   static constexpr size_t kPayloadBytes = size_t{1} << 20;

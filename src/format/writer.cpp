@@ -661,16 +661,22 @@ Payload TraceWriter::acquire_buffer() noexcept {
   return payload;
 }
 
-void TraceWriter::submit(Payload payload, std::span<const FrameStart> frames,
-                         ChunkTag tag) noexcept {
-  WriterState& s = *state_;
-  if (forked_child(s)) return;
-  size_t size = payload.size();
+namespace {
+
+// Queues the payload that take() hands over, once there is room: until then
+// the caller holds it (see TraceWriter::submit(wire::Encoder&...)).
+template <typename Take>
+void queue_payload(WriterState& s, size_t size, std::span<const FrameStart> frames, ChunkTag tag,
+                   Take take) noexcept {
+  if (forked_child(s)) {
+    take();  // dropped
+    return;
+  }
   {
     std::unique_lock lock(s.mu);
     if (size == 0 || s.closing || s.failed) {
       if (size != 0) s.dropped_payloads++;
-      recycle(s, std::move(payload));
+      recycle(s, take());
       return;
     }
     auto has_room = [&] {
@@ -687,7 +693,7 @@ void TraceWriter::submit(Payload payload, std::span<const FrameStart> frames,
                                               .count());
       if (s.failed || s.done) {
         s.dropped_payloads++;
-        recycle(s, std::move(payload));
+        recycle(s, take());
         lock.unlock();
         s.work_cv.notify_one();  // close() may be waiting for the last waiter
         return;
@@ -703,16 +709,31 @@ void TraceWriter::submit(Payload payload, std::span<const FrameStart> frames,
       }
       detail::Slot& slot = s.ring[(s.head + s.count) % s.ring.size()];
       slot.frames.assign(frames.begin(), frames.end());
-      slot.payload = std::move(payload);
+      slot.payload = take();
       slot.tag = tag;
       s.count++;
       s.queued_bytes += size;
     } catch (...) {  // out of memory: lose this payload, not the app
       s.dropped_payloads++;
+      take();
       return;
     }
   }
   s.work_cv.notify_one();
+}
+
+}  // namespace
+
+void TraceWriter::submit(Payload payload, std::span<const FrameStart> frames,
+                         ChunkTag tag) noexcept {
+  size_t size = payload.size();
+  queue_payload(*state_, size, frames, tag, [&] { return std::move(payload); });
+}
+
+void TraceWriter::submit(wire::Encoder& payload, std::span<const FrameStart> frames,
+                         ChunkTag tag) noexcept {
+  queue_payload(*state_, payload.size(), frames, tag,
+                [&] { return Payload::from_encoder(payload); });
 }
 
 bool TraceWriter::failed() const noexcept { return state_->failed; }

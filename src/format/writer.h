@@ -97,6 +97,12 @@ class TraceWriter {
   // encodes as records of thread tag.thread. frames: the frames whose first
   // call is in this payload, for the index.
   void submit(Payload payload, std::span<const FrameStart> frames = {}, ChunkTag tag = {}) noexcept;
+  // As above with the encoder's bytes, which it takes (leaving it empty)
+  // only once the queue has room: while the caller waits they are still in
+  // its encoder, where a copy of the process made meanwhile (the flight
+  // recorder's) finds them, as it finds the queued ones (write_pending).
+  void submit(wire::Encoder& payload, std::span<const FrameStart> frames = {},
+              ChunkTag tag = {}) noexcept;
   // A memory writer's payloads not yet in its ring, as uncompressed chunks
   // that `filter` keeps, to fd: for a flight trace written by a frozen copy
   // of the process (no lock, no allocation). False on a write error.

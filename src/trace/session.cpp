@@ -237,7 +237,7 @@ void flush_thread(ThreadState* thread) {
   Session& s = session();
   format::TraceWriter* writer = s.writer.load(std::memory_order_acquire);
   if (thread->records == 0 || writer == nullptr) return;
-  writer->submit(format::Payload::from_encoder(thread->payload), thread->frame_starts,
+  writer->submit(thread->payload, thread->frame_starts,
                  {thread->index, thread->round, thread->round_start});
   // A join's start is its first chunk; a round's snapshot, every chunk until it ends.
   if (!thread->round_snapshot) thread->round_start = false;
@@ -416,8 +416,7 @@ void sweep(Session& s) {
     schema::calls_complete::set_below_seq(body, complete_below);
     wire::Encoder record;
     format::append_record(record, schema::record::kCallsComplete, body.data(), body.size());
-    writer->submit(format::Payload::from_encoder(record), {},
-                   {0, g_hot.flight_round.load(), false});
+    writer->submit(record, {}, {0, g_hot.flight_round.load(), false});
   }
 }
 
@@ -510,7 +509,7 @@ bool begin_session(TraceSessionOptions options, std::string* error) {
   if (options.flight_recorder) schema::header::set_flight_recorder(body, true);
   wire::Encoder record;
   format::append_record(record, schema::record::kHeader, body.data(), body.size());
-  writer->submit(format::Payload::from_encoder(record), {});
+  writer->submit(record, {});
   s.writer.store(writer, std::memory_order_release);
   g_hot.recording.store(true);
   start_sweeper();

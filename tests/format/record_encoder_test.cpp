@@ -532,6 +532,12 @@ TEST(RecordEncoder, CallsKeepAbsoluteSeqAndStart) {
   }
 }
 
+bool chunk_of_seq_has(const std::map<uint64_t, uint64_t>& chunk_of_seq, uint64_t chunk) {
+  for (const auto& [seq, offset] : chunk_of_seq)
+    if (offset == chunk) return true;
+  return false;
+}
+
 // A trace written through RecordSink: several payloads, every record read
 // back, and an index that finds each frame's first call.
 TEST(RecordSink, WritesATraceWithAFrameIndex) {
@@ -607,9 +613,14 @@ TEST(RecordSink, WritesATraceWithAFrameIndex) {
     void on_call(const Call& c) override {
       chunk_of_seq->emplace(c.seq, chunk);
       ++calls;
+      // The times, through the chunk's times column.
+      if (c.start_ns != c.seq * 1000 || c.duration_ns != 100) ++wrong_times;
     }
     void on_blob(const format::Blob& b) override { blob_bytes += b.data.size(); }
-    void on_frame(const format::Frame& f) override { frames.push_back(f.seq); }
+    void on_frame(const format::Frame& f) override {
+      if (f.number != frames.size() || f.time_ns != f.seq * 1000 + 100) ++wrong_times;
+      frames.push_back(f.seq);
+    }
     void on_stats(const format::Stats&) override { ++stats; }
     uint64_t chunk = 0;
     std::map<uint64_t, uint64_t>* chunk_of_seq;
@@ -617,6 +628,7 @@ TEST(RecordSink, WritesATraceWithAFrameIndex) {
     size_t blob_bytes = 0;
     std::vector<uint64_t> frames;
     int stats = 0;
+    int wrong_times = 0;
   } read;
   read.chunk_of_seq = &chunk_of_seq;
   format::ReadStatus status;
@@ -627,6 +639,7 @@ TEST(RecordSink, WritesATraceWithAFrameIndex) {
   EXPECT_EQ(read.blob_bytes, 6 * pixels.size());
   EXPECT_EQ(read.frames.size(), 3u);
   EXPECT_EQ(read.stats, 1);
+  EXPECT_EQ(read.wrong_times, 0);
 
   const format::Index* index = reader.index();
   ASSERT_NE(index, nullptr) << reader.index_error();
@@ -639,6 +652,22 @@ TEST(RecordSink, WritesATraceWithAFrameIndex) {
     // The chunk that holds the call: a seek there reads it.
     EXPECT_EQ(got.chunk_offset, chunk_of_seq.at(entries[i].seq));
   }
+
+  // As the trace layer writes them (format 3): a payload with calls begins
+  // with their times column, which the call records leave out.
+  format::ChunkReader raw;
+  ASSERT_TRUE(raw.open(path)) << raw.status().message;
+  format::ChunkView chunk;
+  size_t with_calls = 0;
+  while (raw.next(&chunk)) {
+    if (chunk_of_seq_has(chunk_of_seq, chunk.offset)) {
+      ++with_calls;
+      ASSERT_FALSE(chunk.payload.empty());
+      EXPECT_EQ(chunk.payload[0], s::chunk::kTimes << 3 | wire::kLengthDelimited)
+          << "chunk at " << chunk.offset;
+    }
+  }
+  EXPECT_GE(with_calls, 3u);
 }
 
 }  // namespace

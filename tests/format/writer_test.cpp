@@ -362,6 +362,64 @@ TEST(Writer, DeadPeer) {
   EXPECT_GT(stats.dropped_payloads, 0u);
 }
 
+// A payload waits for room in a full queue (the host reads slowly): until
+// the writer takes it, its bytes are still the caller's encoder's, where a
+// copy of the process made meanwhile (the flight recorder's fork) finds
+// them; a Payload handed over before the wait was in neither place.
+TEST(Writer, APayloadWaitingForRoomIsStillInItsEncoder) {
+  std::string path = test::make_temp_dir() + "/slow.sock";
+  Listener listener(path);
+  WriterOptions options;
+  options.queue_limit_bytes = 64 << 10;
+  std::string error;
+  auto writer = TraceWriter::connect_unix_socket(path, options, &error);
+  ASSERT_NE(writer, nullptr) << error;
+  int host = listener.accept_one();  // reads nothing until the end
+  constexpr size_t kBlobBytes = 48 << 10;
+  wire::Encoder waiting;
+  std::atomic<int> filled{0};     // payloads encoded into `waiting`
+  std::atomic<int> submitted{0};  // of those, handed over
+  std::atomic<bool> stop{false};
+  std::thread app([&] {
+    for (int i = 1; !stop.load(); ++i) {
+      Payload blob = blob_payload(kBlobBytes, static_cast<uint64_t>(i));
+      waiting.raw(blob.data(), blob.size());
+      filled.store(i, std::memory_order_release);
+      writer->submit(waiting);
+      submitted.store(i, std::memory_order_release);
+    }
+  });
+  // The socket's buffer and the queue fill; then a submit waits (for good:
+  // seen stuck for 100 ms, it is).
+  int blocked_on = 0;
+  for (int tries = 0, stuck = 0; tries < 1000 && stuck < 5; ++tries) {
+    int before = submitted.load();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    bool waits = submitted.load() == before && filled.load(std::memory_order_acquire) == before + 1;
+    stuck = waits ? stuck + 1 : 0;
+    blocked_on = stuck == 5 ? before + 1 : 0;
+  }
+  ASSERT_NE(blocked_on, 0) << "no submit ever waited";
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    Payload expected = blob_payload(kBlobBytes, static_cast<uint64_t>(blocked_on));
+    bool there = waiting.size() == expected.size() &&
+                 memcmp(waiting.data(), expected.data(), expected.size()) == 0;
+    _exit(there ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  stop.store(true);
+  std::thread host_reads([&] { read_until_eof(host); });
+  app.join();
+  EXPECT_TRUE(writer->close(&error)) << error;
+  EXPECT_EQ(writer->stats().dropped_payloads, 0u);
+  host_reads.join();
+  close(host);
+}
+
 // A pipe whose reader is gone: EPIPE, one error, and no SIGPIPE kills the app.
 TEST(Writer, ClosedPipeDoesNotRaiseSigpipe) {
   pid_t child = fork();
