@@ -218,10 +218,13 @@ RecordTimes record_times(const uint8_t* p, size_t n) {
   return times;
 }
 
-uint8_t* put_times(TimesColumnState& column, uint8_t* c, const RecordTimes& t) {
+void put_times(TimesColumnState& column, TimesCursors& c, const RecordTimes& t) {
   const uint64_t* v = t.values;
-  if (t.kind == TimesEntry::kCall) return column.put_call(c, {v[0], v[1], v[2]});
-  return column.put_frame(c, {v[0], v[1], v[2]});
+  if (t.kind == TimesEntry::kCall) {
+    column.put_call(c, {v[0], v[1], v[2]});
+  } else {
+    column.put_frame(c, {v[0], v[1], v[2]});
+  }
 }
 
 // Writes at out the Call or Frame record at p (n bytes, record_times() read
@@ -316,6 +319,11 @@ size_t entry_length(const uint8_t* p, const uint8_t* end) {
   return n <= static_cast<size_t>(end - p) ? n : 0;
 }
 
+// Whether the entry at p (n bytes) takes an entry of the times column.
+bool is_timed(const uint8_t* p, size_t n) {
+  return *p == kFlatCallMarker || record_times(p, n).kind != TimesEntry::kNone;
+}
+
 }  // namespace
 
 size_t expanded_room(const uint8_t* data, size_t size) {
@@ -325,8 +333,8 @@ size_t expanded_room(const uint8_t* data, size_t size) {
   for (const uint8_t* p = data; p < end;) {
     size_t n = entry_length(p, end);
     if (n == 0) break;
-    if (*p == kFlatCallMarker || record_times(p, n).kind != TimesEntry::kNone) {
-      room += TimesColumnState::kMaxEntryBytes + (timed ? 0 : kTimesFraming);
+    if (is_timed(p, n)) {
+      room += TimesColumnState::kMaxEntryBytes + (timed ? 0 : kTimesFraming + kMaxTimesHeadBytes);
       timed = true;
     }
     room += *p == kFlatCallMarker ? 3 * n : n;
@@ -335,34 +343,54 @@ size_t expanded_room(const uint8_t* data, size_t size) {
   return room;
 }
 
-size_t expand_flat_calls(const uint8_t* data, size_t size, uint32_t thread, uint8_t* out,
-                         uint32_t* records) {
+size_t expand_flat_calls(const uint8_t* data, size_t size, uint32_t thread, uint64_t time_unit_ns,
+                         uint8_t* out, uint32_t* records) {
   const uint8_t* end = data + size;
-  // First the times column (Chunk.times, format 3), after room for its
-  // key and length: it comes first, so that a reader has it before the
-  // records that take their times from it.
-  uint8_t* column = out + kTimesFraming;
-  uint8_t* c = column;
-  TimesColumnState times;
+  // First the times column (Chunk.times, format 3): it comes first, so that
+  // a reader has it before the records that take their times from it. Its
+  // sections are written apart, each with room for every entry's value,
+  // after room for the column's key, length and head, then moved together.
+  size_t timed = 0;
   for (const uint8_t* p = data; p < end;) {
     size_t n = entry_length(p, end);
     if (n == 0) break;
-    if (*p == kFlatCallMarker) {
-      FlatCallHead head;
-      memcpy(&head, p + 1, sizeof head);
-      c = times.put_call(c, {head.seq, head.start_ns, head.duration_ns});
-    } else if (RecordTimes t = record_times(p, n); t.kind != TimesEntry::kNone) {
-      c = put_times(times, c, t);
-    }
+    timed += is_timed(p, n) ? 1 : 0;
     p += n;
   }
   uint8_t* o = out;
-  if (c != column) {
-    auto column_size = static_cast<size_t>(c - column);
+  if (timed != 0) {
+    uint8_t* sections = out + kTimesFraming + kMaxTimesHeadBytes;
+    TimesCursors c;
+    for (int i = 0; i < kTimesSections; ++i)
+      c.at[i] = sections + i * timed * TimesColumnState::kMaxValueBytes;
+    TimesColumnState times(time_unit_ns);
+    for (const uint8_t* p = data; p < end;) {
+      size_t n = entry_length(p, end);
+      if (n == 0) break;
+      if (*p == kFlatCallMarker) {
+        FlatCallHead head;
+        memcpy(&head, p + 1, sizeof head);
+        times.put_call(c, {head.seq, head.start_ns, head.duration_ns});
+      } else if (RecordTimes t = record_times(p, n); t.kind != TimesEntry::kNone) {
+        put_times(times, c, t);
+      }
+      p += n;
+    }
+    size_t section_size[kTimesSections];
+    for (int i = 0; i < kTimesSections; ++i)
+      section_size[i] =
+          static_cast<size_t>(c.at[i] - (sections + i * timed * TimesColumnState::kMaxValueBytes));
+    uint8_t head[kMaxTimesHeadBytes];
+    size_t head_size = static_cast<size_t>(
+        put_times_head(head, times.unit_ns(), section_size[0], section_size[1]) - head);
     o = wire::put_varint(o, uint64_t{schema::chunk::kTimes} << 3 | wire::kLengthDelimited);
-    o = wire::put_varint(o, column_size);
-    memmove(o, column, column_size);
-    o += column_size;
+    o = wire::put_varint(o, head_size + section_size[0] + section_size[1] + section_size[2]);
+    memcpy(o, head, head_size);
+    o += head_size;
+    for (int i = 0; i < kTimesSections; ++i) {
+      memmove(o, sections + i * timed * TimesColumnState::kMaxValueBytes, section_size[i]);
+      o += section_size[i];
+    }
   }
   // Then the records, in the order of the entries.
   uint32_t count = 0;
@@ -389,13 +417,15 @@ size_t expand_flat_calls(const uint8_t* data, size_t size, uint32_t thread, uint
   return static_cast<size_t>(o - out);
 }
 
-bool write_flat_chunk(int fd, const uint8_t* data, size_t size, uint32_t thread) {
+bool write_flat_chunk(int fd, const uint8_t* data, size_t size, uint32_t thread,
+                      uint64_t time_unit_ns) {
   if (size == 0) return true;
   size_t room = expanded_room(data, size);
   void* out = mmap(nullptr, room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (out == MAP_FAILED) return false;
   uint32_t records = 0;
-  size_t n = expand_flat_calls(data, size, thread, static_cast<uint8_t*>(out), &records);
+  size_t n =
+      expand_flat_calls(data, size, thread, time_unit_ns, static_cast<uint8_t*>(out), &records);
   bool ok = write_raw_chunk(fd, static_cast<const uint8_t*>(out), n, records);
   munmap(out, room);
   return ok;

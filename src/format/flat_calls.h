@@ -69,15 +69,17 @@ size_t expanded_room(const uint8_t* data, size_t size);
 // `thread` to `out` (expanded_room() bytes of room); returns its size.
 // Each flat call becomes Record{call}; each encoded Call record loses its
 // seq, start and duration and each Frame record its number, seq and time:
-// those go to the chunk's times column, which comes first (format 3,
-// times_column.h); other encoded records pass through. Stops at the first
-// entry it cannot read whole (the payload of a thread frozen while
-// appending): *records (if not null) counts the entries written.
-size_t expand_flat_calls(const uint8_t* data, size_t size, uint32_t thread, uint8_t* out,
-                         uint32_t* records = nullptr);
+// those go to the chunk's times column, in units of time_unit_ns, which
+// comes first (format 3, times_column.h); other encoded records pass
+// through. Stops at the first entry it cannot read whole (the payload of a
+// thread frozen while appending): *records (if not null) counts the entries
+// written.
+size_t expand_flat_calls(const uint8_t* data, size_t size, uint32_t thread, uint64_t time_unit_ns,
+                         uint8_t* out, uint32_t* records = nullptr);
 
 // Writes the flat payload as one uncompressed chunk to fd, with no
 // allocation (memory from mmap): for a frozen copy of the process.
-bool write_flat_chunk(int fd, const uint8_t* data, size_t size, uint32_t thread);
+bool write_flat_chunk(int fd, const uint8_t* data, size_t size, uint32_t thread,
+                      uint64_t time_unit_ns);
 
 }  // namespace gltrace::format

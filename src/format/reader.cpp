@@ -42,6 +42,23 @@ bool prefix_matches(const uint8_t* bytes, size_t got, const char* magic, size_t 
   return memcmp(bytes, magic, std::min(got, magic_size)) == 0;
 }
 
+// The content size that the zstd frames of a chunk declare together (one
+// with a times column holds two, writer.cpp), or ZSTD_CONTENTSIZE_UNKNOWN
+// or _ERROR. Past UINT32_MAX it stops: no chunk holds more.
+unsigned long long declared_content_size(const uint8_t* stored, size_t size) {
+  unsigned long long total = 0;
+  while (size > 0 && total <= UINT32_MAX) {
+    unsigned long long n = ZSTD_getFrameContentSize(stored, size);
+    if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN) return n;
+    size_t frame = ZSTD_findFrameCompressedSize(stored, size);
+    if (ZSTD_isError(frame) || frame == 0 || frame > size) return ZSTD_CONTENTSIZE_ERROR;
+    total += std::min<unsigned long long>(n, UINT32_MAX + 1ULL);
+    stored += frame;
+    size -= frame;
+  }
+  return total;
+}
+
 }  // namespace
 
 struct ChunkReader::Impl {
@@ -180,9 +197,9 @@ struct ChunkReader::Impl {
       *payload = std::span<const uint8_t>(stored, header.stored_size);
       return true;
     }
-    // The frame header says its size too: a mismatch is caught before the
+    // The frame headers say the size too: a mismatch is caught before the
     // buffer is sized for the claim.
-    unsigned long long declared = ZSTD_getFrameContentSize(stored, header.stored_size);
+    unsigned long long declared = declared_content_size(stored, header.stored_size);
     if (declared != ZSTD_CONTENTSIZE_ERROR && declared != ZSTD_CONTENTSIZE_UNKNOWN &&
         declared != header.raw_size) {
       snprintf(message, sizeof message,

@@ -128,8 +128,8 @@ struct RecordDecoder::Scratch {
   // payload (a resumed chunk may lie elsewhere in memory), and what its
   // entries read so far leave.
   bool has_times = false;
-  size_t times_offset = 0;
-  size_t times_end = 0;
+  size_t times_at[kTimesSections] = {};   // each section's next value
+  size_t times_end[kTimesSections] = {};  // and its end
   TimesColumnState times_state;
   bool frame_has_number = false;  // the Frame being decoded carries its own
   size_t max_index_entries = SIZE_MAX;
@@ -288,20 +288,30 @@ struct RecordDecoder::Scratch {
     std::string_view column;
     if (!nested(m, f, t, &column)) return false;
     if (has_times) return fail(offset_of(column), "Chunk has a second times column");
+    TimesLayout layout;
+    const char* why = nullptr;
+    if (!read_times_head(reinterpret_cast<const uint8_t*>(column.data()), column.size(), &layout,
+                         &why))
+      return fail(offset_of(column), "Chunk's times column: %s", why);
     has_times = true;
-    times_offset = offset_of(column);
-    times_end = times_offset + column.size();
+    for (int i = 0; i < kTimesSections; ++i) {
+      times_at[i] = offset_of(column) + layout.begin[i];
+      times_end[i] = offset_of(column) + layout.end[i];
+    }
+    times_state = TimesColumnState(layout.unit_ns);
     return true;
   }
   // The next entry of the times column, through take (TimesColumnState's
   // take_call or take_frame); `what` names the record in the error.
   template <typename Times>
   bool take_times(const Msg& record, Times* times,
-                  bool (TimesColumnState::*take)(wire::Reader&, Times*), const char* what) {
-    wire::Reader column(payload + times_offset, times_end - times_offset);
+                  bool (TimesColumnState::*take)(TimesReaders&, Times*), const char* what) {
+    TimesReaders column;
+    for (int i = 0; i < kTimesSections; ++i)
+      column.at[i] = wire::Reader(payload + times_at[i], times_end[i] - times_at[i]);
     if (!(times_state.*take)(column, times))
       return fail(record.base, "%s: the chunk's times column ends before its entry", what);
-    times_offset += column.offset();
+    for (int i = 0; i < kTimesSections; ++i) times_at[i] += column.at[i].offset();
     return true;
   }
   bool field_chunk_records(Msg& m, uint32_t f, WireType t, Scratch* out) {
@@ -681,7 +691,7 @@ struct RecordDecoder::Scratch {
     size_t start = std::min(*resume, bytes.size());
     if (start == 0) {
       has_times = false;
-      times_state = {};
+      times_state = TimesColumnState();
       positions.clear();  // every chunk decodes on its own (seeking)
       last_position = nullptr;
       many_positions = {};

@@ -44,6 +44,8 @@ struct WriterOptions {
   // Pipes and sockets get the index and footer too (a host that stores the
   // stream as it comes then has a complete file).
   bool stream_index = false;
+  // The times column's unit (times_column.h): the trace clock's resolution.
+  uint64_t time_unit_ns = 1;
 };
 
 // A frame whose first call is in a submitted payload (for the index).
@@ -107,6 +109,8 @@ class TraceWriter {
   // that `filter` keeps, to fd: for a flight trace written by a frozen copy
   // of the process (no lock, no allocation). False on a write error.
   bool write_pending(int fd, ChunkFilter& filter) const noexcept;
+  // The unit of its times columns (WriterOptions::time_unit_ns).
+  uint64_t time_unit_ns() const noexcept;
   // True once the output failed; later payloads are dropped.
   bool failed() const noexcept;
   Stats stats() const noexcept;

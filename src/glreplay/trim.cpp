@@ -5,6 +5,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -98,6 +99,10 @@ class FrameScan final : public format::Consumer {
     first_seq_ = std::min(first_seq_, call.seq);
     last_seq_ = std::max(last_seq_, call.seq);
     if (consumers::ends_frame(call)) ends_.add(call);
+    time_unit_ = std::gcd(time_unit_, std::gcd(call.start_ns, call.duration_ns));
+  }
+  void on_frame(const format::Frame& frame) override {
+    time_unit_ = std::gcd(time_unit_, frame.time_ns);
   }
   bool wants_values(uint32_t /*function*/) const override { return false; }
   FrameEnds& frame_ends() {
@@ -106,9 +111,13 @@ class FrameScan final : public format::Consumer {
   }
   uint64_t first_seq() const { return first_seq_; }
   uint64_t last_seq() const { return last_seq_; }
+  // The largest unit every time is a multiple of: the capture's (the times
+  // column's, format 3), so the cut keeps its times exactly in as few bytes.
+  uint64_t time_unit_ns() const { return time_unit_ == 0 ? 1 : time_unit_; }
 
  private:
   FrameEnds ends_;
+  uint64_t time_unit_ = 0;
   uint64_t first_seq_ = UINT64_MAX;
   uint64_t last_seq_ = 0;
 };
@@ -494,8 +503,10 @@ int run_trim(const TrimOptions& options) {
   for (const std::string& why : snapshot.inexact_objects())
     fprintf(stderr, "%s: warning: not exact in the snapshot: %s\n", program.c_str(), why.c_str());
 
+  format::WriterOptions writer_options;
+  writer_options.time_unit_ns = scan.time_unit_ns();
   std::unique_ptr<format::TraceWriter> writer =
-      format::TraceWriter::open_file(options.output, format::WriterOptions{}, &error);
+      format::TraceWriter::open_file(options.output, writer_options, &error);
   if (writer == nullptr) {
     fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
     return 1;

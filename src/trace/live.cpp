@@ -24,6 +24,7 @@
 #include "trace/next.h"
 #include "trace/recorder.h"
 #include "trace/session.h"
+#include "trace/tsc_clock.h"
 
 namespace gltrace::trace {
 namespace {
@@ -147,6 +148,7 @@ class LiveController final : public control::Controller {
       format::WriterOptions writer;
       if (request.zstd_level > 0) writer.zstd_level = request.zstd_level;
       writer.stream_index = true;  // the host stores a complete file
+      writer.time_unit_ns = trace_clock_resolution_ns();
       options.writer = format::TraceWriter::from_fd(data_fd, writer, error);
       if (options.writer == nullptr) return false;
     } else {

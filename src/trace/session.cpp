@@ -30,6 +30,7 @@
 #include "trace/flight.h"
 #include "trace/modes.h"
 #include "trace/recorder.h"
+#include "trace/tsc_clock.h"
 
 namespace gltrace::trace {
 namespace {
@@ -361,8 +362,9 @@ bool write_unsubmitted_records(int fd, format::ChunkFilter& filter) {
     // A thread may have been appending when the process froze: its
     // unfinished entry is left out.
     format::ChunkTag tag{thread->index, thread->round, thread->round_start};
-    if (filter.keep(tag) && !format::write_flat_chunk(fd, thread->payload.data(),
-                                                      thread->payload.size(), thread->index))
+    if (filter.keep(tag) &&
+        !format::write_flat_chunk(fd, thread->payload.data(), thread->payload.size(), thread->index,
+                                  writer->time_unit_ns()))
       return false;
   }
   return true;
@@ -567,6 +569,7 @@ void read_capture_environment(CaptureOptions* capture, format::WriterOptions* wr
   const char* gpu_time = env_get("GLTRACE_GPU_TIME");
   capture->gpu_time = gpu_time != nullptr && strcmp(gpu_time, "1") == 0;
   if (const char* level = env_get("GLTRACE_ZSTD_LEVEL")) writer->zstd_level = atoi(level);
+  writer->time_unit_ns = trace_clock_resolution_ns();
 }
 
 void start_session() {

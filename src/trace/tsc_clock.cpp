@@ -191,4 +191,34 @@ void continue_tsc_calibration() {
   release();
 }
 
+uint64_t resolution_of(const uint64_t* differences, size_t count) {
+  if (count < 100) return 1;
+  size_t allowed_misses = count / 100;
+  for (uint64_t unit = 1000; unit >= 5; --unit) {
+    size_t misses = 0;
+    for (size_t i = 0; i < count && misses <= allowed_misses; ++i) {
+      uint64_t off = differences[i] % unit;
+      misses += off > 1 && off < unit - 1 ? 1 : 0;
+    }
+    if (misses <= allowed_misses) return unit;
+  }
+  return 1;
+}
+
+uint64_t trace_clock_resolution_ns() {
+  // Reads a varying distance apart (0 to 255 steps of a spin), so that the
+  // differences spread over many multiples of the unit, not one.
+  constexpr size_t kPairs = 1000;
+  uint64_t differences[kPairs];
+  uint32_t spin_seed = 0x9e3779b9;
+  for (size_t i = 0; i < kPairs; ++i) {
+    spin_seed = spin_seed * 1664525 + 1013904223;
+    uint32_t spins = spin_seed >> 24;
+    uint64_t first = now_ns();
+    for (uint32_t j = 0; j < spins; ++j) asm volatile("" ::: "memory");  // not optimized away
+    differences[i] = now_ns() - first;
+  }
+  return resolution_of(differences, kPairs);
+}
+
 }  // namespace gltrace::trace

@@ -126,6 +126,16 @@ class TscCalibrator {
 void start_tsc_calibration();
 void continue_tsc_calibration();
 
+// The resolution shown by `count` differences between two reads of a clock,
+// in ns: the largest unit in [5, 1000] ns within 1 ns (rounding) of a
+// multiple of which at least 99% of them fall; 1 when none (a clock that
+// counts below a nanosecond, or too little data).
+uint64_t resolution_of(const uint64_t* differences, size_t count);
+// The trace clock's resolution (the times column's unit, format 3): read
+// pairs a varying distance apart. A VM's TSC may step by 10 ns; the digits
+// below a step are rounding, and stored, a third of a trace's times bytes.
+uint64_t trace_clock_resolution_ns();
+
 // Time on the trace's clock (CLOCK_MONOTONIC, ns): a rdtsc and a multiply.
 inline uint64_t now_ns() {
 #if defined(__x86_64__)

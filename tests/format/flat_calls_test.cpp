@@ -12,6 +12,7 @@
 #include "format/record_encoder.h"
 #include "format/records.h"
 #include "format/schema.h"
+#include "format/times_column.h"
 #include "protowire/wire.h"
 
 namespace gltrace::test {
@@ -83,13 +84,13 @@ struct Expanded {
   std::vector<uint8_t> bytes;
   uint32_t records = 0;
 };
-Expanded expand(const std::vector<uint8_t>& payload, uint32_t thread) {
+Expanded expand(const std::vector<uint8_t>& payload, uint32_t thread, uint64_t time_unit_ns = 1) {
   Expanded e;
   // Guard bytes past the bound catch a write beyond it.
   size_t bound = format::expanded_room(payload.data(), payload.size());
   e.bytes.assign(bound + 64, 0xA5);
-  size_t n =
-      format::expand_flat_calls(payload.data(), payload.size(), thread, e.bytes.data(), &e.records);
+  size_t n = format::expand_flat_calls(payload.data(), payload.size(), thread, time_unit_ns,
+                                       e.bytes.data(), &e.records);
   EXPECT_LE(n, bound);
   for (size_t i = bound; i < e.bytes.size(); ++i) EXPECT_EQ(e.bytes[i], 0xA5) << i;
   e.bytes.resize(n);
@@ -214,9 +215,9 @@ void append_frame(std::vector<uint8_t>& payload, uint64_t number, uint64_t seq, 
   payload.insert(payload.end(), e.data(), e.data() + e.size());
 }
 
-// Format 3: the flat calls' and the frames' times go to the chunk's times
-// column, each counted from the column's entries before it; a call encoded
-// whole keeps its own, and counts for none.
+// Format 3: the calls' and the frames' times go to the chunk's times column,
+// each counted from the column's entries before it (a call encoded whole,
+// as a snapshot's, too).
 TEST(FlatCalls, TimesGoToTheColumnAndDecodeAsTheyWere) {
   std::vector<uint8_t> payload;
   FlatCall plain;
@@ -267,6 +268,36 @@ TEST(FlatCalls, TimesGoToTheColumnAndDecodeAsTheyWere) {
   }
 }
 
+// In a clock unit of 10 ns, times are rounded to it: a start to the nearest
+// unit, a duration to the distance between the rounded start and end, so
+// that a call's end is the next call's reference exactly; the reader gives
+// nanoseconds back.
+TEST(FlatCalls, TimesAreKeptInTheClocksUnit) {
+  std::vector<uint8_t> payload;
+  FlatCall plain;
+  plain.uint(1);
+  plain.append_to(payload, head(1, 10, 1003, 98));  // 1000 to 1100 (1101 rounded)
+  plain.append_to(payload, head(1, 11, 1106, 14));  // 1110 to 1120
+  append_frame(payload, 0, 11, 1125);               // 1130 (halves round up)
+  Expanded e = expand(payload, 3, 10);
+  Calls calls = decode(e.bytes);
+  ASSERT_EQ(calls.calls.size(), 2u);
+  EXPECT_EQ(calls.calls[0].call.start_ns, 1000u);
+  EXPECT_EQ(calls.calls[0].call.duration_ns, 100u);
+  EXPECT_EQ(calls.calls[1].call.start_ns, 1110u);
+  EXPECT_EQ(calls.calls[1].call.duration_ns, 10u);
+  EXPECT_EQ(calls.calls[1].call.seq, 11u);
+  ASSERT_EQ(calls.frames.size(), 1u);
+  EXPECT_EQ(calls.frames[0].time_ns, 1130u);
+  EXPECT_EQ(calls.frames[0].seq, 11u);
+  // The column says its unit first.
+  format::TimesLayout layout;
+  const char* error = nullptr;
+  ASSERT_EQ(e.bytes[0], uint8_t{schema::chunk::kTimes << 3 | wire::kLengthDelimited});
+  ASSERT_TRUE(format::read_times_head(e.bytes.data() + 2, e.bytes[1], &layout, &error)) << error;
+  EXPECT_EQ(layout.unit_ns, 10u);
+}
+
 // A column shorter than its records need (a damaged or lying chunk) is an
 // error that names the record, not times made up.
 TEST(FlatCalls, AColumnThatEndsEarlyIsAnError) {
@@ -276,13 +307,14 @@ TEST(FlatCalls, AColumnThatEndsEarlyIsAnError) {
   plain.append_to(payload, head(1, 10, 1000, 100));
   plain.append_to(payload, head(1, 11, 1200, 100));
   Expanded e = expand(payload, 3);
-  // Two entries of 4 bytes: seq 10 and start 1000 count from 0, zigzag
-  // (1 and 2 bytes), then the duration; then 0, 100 after the end, 100.
-  ASSERT_EQ(e.bytes[1], 8u);
-  // The column's length says one entry: the second call finds none.
+  // The head (unit 1, sections of 2 and 4 bytes), then the sections: seqs
+  // 10 and 11 count from 0 and 11 (zigzag, a byte each), starts 1000 from 0
+  // and 100 after the first's end (zigzag, 2 bytes each), durations 100.
+  ASSERT_EQ(e.bytes[1], 11u);
+  // The column's last byte left out: the second call finds no duration.
   std::vector<uint8_t> cut = e.bytes;
-  cut[1] = 4;
-  cut.erase(cut.begin() + 2 + 4, cut.begin() + 2 + 8);
+  cut[1] = 10;
+  cut.erase(cut.begin() + 2 + 10);
   Calls calls;
   format::RecordDecoder decoder;
   EXPECT_FALSE(decoder.decode_chunk(cut, calls));

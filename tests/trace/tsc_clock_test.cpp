@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <thread>
+#include <vector>
 
 namespace gltrace::trace {
 namespace {
@@ -205,6 +206,32 @@ TEST(TscClock, FollowsTheMonotonicClock) {
     }
   }
   EXPECT_NE(g_tsc_clock.generation.load(), 0u);
+}
+
+// The times column's unit: a clock that steps by 10 ns (a VM's TSC), its
+// reads rounded to the nanosecond, shows 10, stray reads (1%) or not; one
+// that counts below a nanosecond shows 1, as do too few reads.
+TEST(ClockResolution, IsTheStepOfTheReadsOr1) {
+  std::vector<uint64_t> stepped, fine;
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 1000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    uint64_t steps = 1 + x % 200;
+    double step_ns = 9.998;  // 24.45 ticks of a 2.4454 GHz TSC
+    // Two rounded reads: the difference is within 1 of the steps' span.
+    stepped.push_back(
+        static_cast<uint64_t>(std::llround(steps * step_ns + (x >> 40) % 100 / 100.0) -
+                              std::llround((x >> 40) % 100 / 100.0)));
+    fine.push_back(5 + x % 2000);
+  }
+  EXPECT_EQ(resolution_of(stepped.data(), stepped.size()), 10u);
+  for (int i = 0; i < 10; ++i) stepped[i * 97] += 4;  // preempted between two steps: 1%
+  EXPECT_EQ(resolution_of(stepped.data(), stepped.size()), 10u);
+  EXPECT_EQ(resolution_of(fine.data(), fine.size()), 1u);
+  EXPECT_EQ(resolution_of(stepped.data(), 50), 1u);
+  // The real clock's: 1, or a step it shows.
+  uint64_t unit = trace_clock_resolution_ns();
+  EXPECT_TRUE(unit == 1 || (unit >= 5 && unit <= 1000)) << unit;
 }
 
 }  // namespace
