@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -92,6 +93,9 @@ struct Flight {
   format::ChunkFilter filter{0};
   Line crash_path, crash_message;
   bool warned_bound = false;
+  // A page shared with the copies that write traces: the frames the last one
+  // wrote, counted in it (in the app a round may begin meanwhile).
+  uint64_t* copied_frames = nullptr;
 };
 
 Flight& flight() {
@@ -147,6 +151,7 @@ int open_trace_file(Line* path) {
   setrlimit(RLIMIT_CORE, &no_core);  // a crash of the copy is not the app's
   Flight& f = flight();
   f.filter.reset(f.ring->kept_from());
+  if (f.copied_frames != nullptr) *f.copied_frames = frames_kept();
   bool ok = f.ring->write(fd, f.filter) && write_unsubmitted_records(fd, f.filter);
   syscall(SYS_exit_group, ok ? 0 : 1);
   __builtin_unreachable();
@@ -154,8 +159,12 @@ int open_trace_file(Line* path) {
 
 // Writes the kept frames to fd from a copy of the process (a fork without
 // glibc's fork handlers, which may take locks a crashed thread holds) and
-// waits for it; true when it wrote them all. Async-signal-safe.
-bool write_trace(int fd) {
+// waits for it; true when it wrote them all, *frames of them.
+// Async-signal-safe.
+bool write_trace(int fd, uint64_t* frames) {
+  Flight& f = flight();
+  *frames = frames_kept();
+  if (f.copied_frames != nullptr) *f.copied_frames = *frames;
   // Exit signal 0: no SIGCHLD reaches the app, and its waits for "any
   // child" do not take this one.
   long pid = syscall(SYS_clone, 0L, nullptr, nullptr, nullptr, nullptr);
@@ -164,7 +173,10 @@ bool write_trace(int fd) {
   for (int waited_ms = 0;; waited_ms += 5) {
     int status = 0;
     pid_t done = waitpid(static_cast<pid_t>(pid), &status, __WALL | WNOHANG);
-    if (done == pid) return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (done == pid) {
+      if (f.copied_frames != nullptr) *frames = *f.copied_frames;
+      return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
     if (done < 0 && errno != EINTR) return false;  // reaped by someone else
     if (waited_ms >= kDumpTimeoutMs) {
       kill(static_cast<pid_t>(pid), SIGKILL);
@@ -201,8 +213,8 @@ void on_crash(int sig, siginfo_t* info, void* /*context*/) {
     Line& path = f.crash_path;
     int fd = open_trace_file(&path);
     int open_errno = errno;
-    uint64_t frames = frames_kept();
-    bool ok = fd >= 0 && write_trace(fd);
+    uint64_t frames = 0;
+    bool ok = fd >= 0 && write_trace(fd, &frames);
     if (fd >= 0) close(fd);
     Line& message = f.crash_message;
     message.add("gltrace: flight recorder: the app got ").add(signal_name(sig));
@@ -358,6 +370,9 @@ void start_flight_recorder(const FlightConfig& config) {
   }
   memcpy(f.path_base, base.c_str(), base.size() + 1);
   f.ring = std::make_shared<format::ChunkRing>(kRingChunks);
+  void* shared =
+      mmap(nullptr, sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared != MAP_FAILED) f.copied_frames = static_cast<uint64_t*>(shared);
   TraceSessionOptions options;
   format::WriterOptions writer_options;
   read_capture_environment(&options.capture, &writer_options);
@@ -418,8 +433,8 @@ bool write_flight_trace(const char* reason, std::string* path, std::string* erro
     *error = std::string("cannot create ") + file.text + ": " + strerror(errno);
     return false;
   }
-  uint64_t frames = frames_kept();
-  bool ok = write_trace(fd);
+  uint64_t frames = 0;
+  bool ok = write_trace(fd, &frames);
   close(fd);
   *path = file.text;
   if (!ok) {
