@@ -15,9 +15,6 @@ namespace {
 
 namespace call = schema::call;
 
-// The times column's key and length (a chunk's column is under 4 GiB).
-constexpr size_t kTimesFraming = 1 + 5;
-
 uint32_t load_u32(const uint8_t* p) {
   uint32_t v;
   memcpy(&v, p, 4);
@@ -334,7 +331,7 @@ size_t expanded_room(const uint8_t* data, size_t size) {
     size_t n = entry_length(p, end);
     if (n == 0) break;
     if (is_timed(p, n)) {
-      room += TimesColumnState::kMaxEntryBytes + (timed ? 0 : kTimesFraming + kMaxTimesHeadBytes);
+      room += TimesColumnState::kMaxEntryBytes + (timed ? 0 : kMaxTimesStartBytes);
       timed = true;
     }
     room += *p == kFlatCallMarker ? 3 * n : n;
@@ -349,7 +346,8 @@ size_t expand_flat_calls(const uint8_t* data, size_t size, uint32_t thread, uint
   // First the times column (Chunk.times, format 3): it comes first, so that
   // a reader has it before the records that take their times from it. Its
   // sections are written apart, each with room for every entry's value,
-  // after room for the column's key, length and head, then moved together.
+  // after room for the column's start (key, length, head), then moved
+  // together behind it.
   size_t timed = 0;
   for (const uint8_t* p = data; p < end;) {
     size_t n = entry_length(p, end);
@@ -359,7 +357,7 @@ size_t expand_flat_calls(const uint8_t* data, size_t size, uint32_t thread, uint
   }
   uint8_t* o = out;
   if (timed != 0) {
-    uint8_t* sections = out + kTimesFraming + kMaxTimesHeadBytes;
+    uint8_t* sections = out + kMaxTimesStartBytes;
     TimesCursors c;
     for (int i = 0; i < kTimesSections; ++i)
       c.at[i] = sections + i * timed * TimesColumnState::kMaxValueBytes;
@@ -380,13 +378,7 @@ size_t expand_flat_calls(const uint8_t* data, size_t size, uint32_t thread, uint
     for (int i = 0; i < kTimesSections; ++i)
       section_size[i] =
           static_cast<size_t>(c.at[i] - (sections + i * timed * TimesColumnState::kMaxValueBytes));
-    uint8_t head[kMaxTimesHeadBytes];
-    size_t head_size = static_cast<size_t>(
-        put_times_head(head, times.unit_ns(), section_size[0], section_size[1]) - head);
-    o = wire::put_varint(o, uint64_t{schema::chunk::kTimes} << 3 | wire::kLengthDelimited);
-    o = wire::put_varint(o, head_size + section_size[0] + section_size[1] + section_size[2]);
-    memcpy(o, head, head_size);
-    o += head_size;
+    o = put_times_start(o, times.unit_ns(), section_size);
     for (int i = 0; i < kTimesSections; ++i) {
       memmove(o, sections + i * timed * TimesColumnState::kMaxValueBytes, section_size[i]);
       o += section_size[i];

@@ -5,10 +5,27 @@
 
 namespace gltrace::format {
 
-uint8_t* put_times_head(uint8_t* p, uint64_t unit_ns, size_t first_size, size_t second_size) {
+uint8_t* put_times_start(uint8_t* p, uint64_t unit_ns,
+                         const size_t (&section_sizes)[kTimesSections]) {
+  size_t sections = section_sizes[0] + section_sizes[1] + section_sizes[2];
+  size_t head = wire::varint_size(unit_ns) + wire::varint_size(section_sizes[0]) +
+                wire::varint_size(section_sizes[1]);
+  p = wire::put_varint(p, uint64_t{schema::chunk::kTimes} << 3 | wire::kLengthDelimited);
+  p = wire::put_varint(p, head + sections);
   p = wire::put_varint(p, unit_ns);
-  p = wire::put_varint(p, first_size);
-  return wire::put_varint(p, second_size);
+  p = wire::put_varint(p, section_sizes[0]);
+  return wire::put_varint(p, section_sizes[1]);
+}
+
+std::string_view leading_times_column(const uint8_t* payload, size_t size) {
+  wire::Reader reader(payload, size);
+  uint32_t field = 0;
+  wire::WireType type{};
+  if (!reader.next(&field, &type) || field != schema::chunk::kTimes ||
+      type != wire::kLengthDelimited)
+    return {};
+  std::string_view column = reader.bytes();
+  return reader.ok() ? column : std::string_view();
 }
 
 bool read_times_head(const uint8_t* column, size_t size, TimesLayout* layout, const char** error) {

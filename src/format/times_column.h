@@ -18,13 +18,14 @@
 // apart, each kind of value compresses on its own statistics (the starts and
 // durations of bench/call_mix.py's demo mix: 10% fewer bytes than
 // interleaved). Times are stored in the unit, the trace clock's resolution
-// (trace/clock_resolution.h: 10 ns on a VM whose TSC steps by 10 ns, else
+// (trace/tsc_clock.h: 10 ns on a VM whose TSC steps by 10 ns, else
 // 1): digits below it are rounding, not measurement, and cost a third of
 // the column's bytes.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "protowire/wire.h"
 
@@ -116,10 +117,16 @@ class TimesColumnState {
   uint64_t next_frame_ = 0;
 };
 
-// The column's head: its unit, then the sizes of its first two sections
-// (the third runs to the column's end).
-inline constexpr size_t kMaxTimesHeadBytes = 3 * 10;
-uint8_t* put_times_head(uint8_t* p, uint64_t unit_ns, size_t first_size, size_t second_size);
+// The Chunk.times field's key and length, then the column's head (its unit,
+// the sizes of its first two sections: the third runs to the column's end),
+// for sections of these sizes, which the caller puts after it. Returns the end.
+inline constexpr size_t kMaxTimesStartBytes = 2 * 10 + 3 * 10;
+uint8_t* put_times_start(uint8_t* p, uint64_t unit_ns,
+                         const size_t (&section_sizes)[kTimesSections]);
+
+// The times column a chunk payload begins with (its bytes, after its key and
+// length); empty when it begins with none.
+std::string_view leading_times_column(const uint8_t* payload, size_t size);
 
 // A column's head read: its unit and where each section lies in it.
 struct TimesLayout {

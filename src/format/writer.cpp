@@ -198,18 +198,6 @@ bool write_raw(WriterState& s, const void* bytes, size_t n) {
 }
 
 // Compresses (when it pays) and writes one chunk; false on I/O failure.
-// Where the times column that begins a payload ends; 0 when it has none.
-size_t times_column_end(const uint8_t* raw, size_t raw_size) {
-  wire::Reader reader(raw, raw_size);
-  uint32_t field = 0;
-  wire::WireType type{};
-  if (!reader.next(&field, &type) || field != schema::chunk::kTimes ||
-      type != wire::kLengthDelimited)
-    return 0;
-  reader.bytes();
-  return reader.ok() ? reader.offset() : 0;
-}
-
 bool write_chunk(WriterState& s, const uint8_t* raw, size_t raw_size, uint32_t record_count,
                  uint32_t flags) {
   ChunkHeader header;
@@ -223,7 +211,9 @@ bool write_chunk(WriterState& s, const uint8_t* raw, size_t raw_size, uint32_t r
     // reader decompresses the two as one): in one frame, the column's
     // statistics and the records' mix (the demo mix of bench/call_mix.py:
     // 5% more bytes).
-    size_t column_end = times_column_end(raw, raw_size);
+    std::string_view column = leading_times_column(raw, raw_size);
+    size_t column_end =
+        column.empty() ? 0 : static_cast<size_t>(column.end() - reinterpret_cast<const char*>(raw));
     size_t bound = ZSTD_compressBound(column_end) + ZSTD_compressBound(raw_size - column_end);
     if (bound > s.out_capacity) {
       auto* grown = static_cast<uint8_t*>(realloc(s.out, bound));
@@ -280,30 +270,28 @@ bool write_chunk(WriterState& s, const uint8_t* raw, size_t raw_size, uint32_t r
 // entries its records take, counted again from the piece's start, since
 // every chunk decodes on its own.
 void write_split(WriterState& s, const uint8_t* data, size_t size) {
-  wire::Reader reader(data, size);
-  uint32_t field = 0;
-  wire::WireType type{};
   // The column comes first (flat_calls.cpp).
-  std::string_view column_bytes;
-  if (reader.next(&field, &type) && field == schema::chunk::kTimes &&
-      type == wire::kLengthDelimited)
-    column_bytes = reader.bytes();
+  std::string_view column_bytes = leading_times_column(data, size);
   const auto* column = reinterpret_cast<const uint8_t*>(column_bytes.data());
   TimesLayout layout;
   const char* column_error = nullptr;
-  bool has_column = !column_bytes.empty() && reader.ok() &&
-                    read_times_head(column, column_bytes.size(), &layout, &column_error);
+  bool has_column =
+      !column_bytes.empty() && read_times_head(column, column_bytes.size(), &layout, &column_error);
   TimesReaders whole;  // reading the payload's column
   if (has_column) {
     for (int i = 0; i < kTimesSections; ++i)
       whole.at[i] = wire::Reader(column + layout.begin[i], layout.end[i] - layout.begin[i]);
   }
-  const uint8_t* records = has_column ? data + reader.offset() : data;
-  reader = wire::Reader(records, size - static_cast<size_t>(records - data));
+  const uint8_t* records = has_column ? column + column_bytes.size() : data;
+  wire::Reader reader(records, size - static_cast<size_t>(records - data));
+  uint32_t field = 0;
+  wire::WireType type{};
   TimesColumnState whole_column(layout.unit_ns);
   TimesColumnState piece_state(layout.unit_ns);  // writing the piece's
   std::vector<uint8_t> piece_sections[kTimesSections];
-  size_t piece_column_size = 0;
+  auto piece_column_size = [&] {
+    return piece_sections[0].size() + piece_sections[1].size() + piece_sections[2].size();
+  };
   std::vector<uint8_t> piece_bytes;  // a piece with a column: the column, then its records
   size_t piece_start = 0;
   size_t piece_end = 0;
@@ -312,18 +300,11 @@ void write_split(WriterState& s, const uint8_t* data, size_t size) {
     if (piece_end > piece_start) {
       const uint8_t* bytes = records + piece_start;
       size_t n = piece_end - piece_start;
-      if (piece_column_size != 0) {
-        uint8_t key[2 * 10 + kMaxTimesHeadBytes];
-        uint8_t* head = key + 2 * 10;
-        size_t head_size =
-            static_cast<size_t>(put_times_head(head, layout.unit_ns, piece_sections[0].size(),
-                                               piece_sections[1].size()) -
-                                head);
-        uint8_t* k =
-            wire::put_varint(key, uint64_t{schema::chunk::kTimes} << 3 | wire::kLengthDelimited);
-        k = wire::put_varint(k, head_size + piece_column_size);
-        piece_bytes.assign(key, k);
-        piece_bytes.insert(piece_bytes.end(), head, head + head_size);
+      if (piece_column_size() != 0) {
+        uint8_t start[kMaxTimesStartBytes];
+        size_t sizes[kTimesSections];
+        for (int i = 0; i < kTimesSections; ++i) sizes[i] = piece_sections[i].size();
+        piece_bytes.assign(start, put_times_start(start, layout.unit_ns, sizes));
         for (const std::vector<uint8_t>& section : piece_sections)
           piece_bytes.insert(piece_bytes.end(), section.begin(), section.end());
         piece_bytes.insert(piece_bytes.end(), bytes, bytes + n);
@@ -334,7 +315,6 @@ void write_split(WriterState& s, const uint8_t* data, size_t size) {
     }
     piece_records = 0;
     for (std::vector<uint8_t>& section : piece_sections) section.clear();
-    piece_column_size = 0;
     piece_state = TimesColumnState(layout.unit_ns);
   };
   // The record's column entry, taken from the payload's and (keep) put
@@ -363,7 +343,6 @@ void write_split(WriterState& s, const uint8_t* data, size_t size) {
     for (int i = 0; i < kTimesSections; ++i) {
       uint8_t* value = entry + i * TimesColumnState::kMaxValueBytes;
       piece_sections[i].insert(piece_sections[i].end(), value, c.at[i]);
-      piece_column_size += static_cast<size_t>(c.at[i] - value);
     }
   };
   while (!s.failed && reader.next(&field, &type)) {
@@ -387,7 +366,7 @@ void write_split(WriterState& s, const uint8_t* data, size_t size) {
     }
     // The piece's column may take up to kMaxEntryBytes a record, and its framing.
     size_t column_room =
-        piece_column_size + TimesColumnState::kMaxEntryBytes + 20 + kMaxTimesHeadBytes;
+        piece_column_size() + TimesColumnState::kMaxEntryBytes + kMaxTimesStartBytes;
     if (end - piece_start + column_room > kMaxRawSize) {
       flush();
       piece_start = piece_end;

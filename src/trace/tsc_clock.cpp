@@ -205,7 +205,9 @@ uint64_t resolution_of(const uint64_t* differences, size_t count) {
   return 1;
 }
 
-uint64_t trace_clock_resolution_ns() {
+namespace {
+
+uint64_t measure_trace_clock_resolution() {
   // Reads a varying distance apart (0 to 255 steps of a spin), so that the
   // differences spread over many multiples of the unit, not one.
   constexpr size_t kPairs = 1000;
@@ -219,6 +221,15 @@ uint64_t trace_clock_resolution_ns() {
     differences[i] = now_ns() - first;
   }
   return resolution_of(differences, kPairs);
+}
+
+}  // namespace
+
+// Measured once: every session of the process (a capture from its start,
+// live attaches, the flight recorder) reads the same clock.
+uint64_t trace_clock_resolution_ns() {
+  static const uint64_t resolution = measure_trace_clock_resolution();
+  return resolution;
 }
 
 }  // namespace gltrace::trace
