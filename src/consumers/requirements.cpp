@@ -364,7 +364,9 @@ bool scan_requirements(const std::string& path, Requirements* requirements, std:
   }
   RequirementsScan scan(stop);
   format::ReadStatus status;
-  if (!format::read_trace_prefetched(reader, scan, &status)) {
+  // Decoded on this thread: a scan skips most values (wants_values), and
+  // handing its calls to another thread cost more than decoding them.
+  if (!format::read_trace_read_ahead(reader, scan, &status)) {
     *error = path + ": " + status.message;
     return false;
   }

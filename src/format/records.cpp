@@ -124,13 +124,22 @@ struct RecordDecoder::Scratch {
     uint64_t start_delta = 0;
     uint64_t start_gap = 0;
   } call_state;
-  // The chunk's times column (format 3, times_column.h), as offsets in the
-  // payload (a resumed chunk may lie elsewhere in memory), and what its
+  // The chunk's times column (format 3, times_column.h): readers of its
+  // sections while a decode_chunk() runs, and between two (a resumed chunk
+  // may lie elsewhere in memory) their offsets in the payload; and what its
   // entries read so far leave.
   bool has_times = false;
+  TimesReaders times_readers;
   size_t times_at[kTimesSections] = {};   // each section's next value
   size_t times_end[kTimesSections] = {};  // and its end
   TimesColumnState times_state;
+  void times_from_offsets() {
+    for (int i = 0; i < kTimesSections; ++i)
+      times_readers.at[i] = wire::Reader(payload + times_at[i], times_end[i] - times_at[i]);
+  }
+  void times_to_offsets() {
+    for (int i = 0; i < kTimesSections; ++i) times_at[i] += times_readers.at[i].offset();
+  }
   bool frame_has_number = false;  // the Frame being decoded carries its own
   size_t max_index_entries = SIZE_MAX;
 
@@ -299,6 +308,7 @@ struct RecordDecoder::Scratch {
       times_end[i] = offset_of(column) + layout.end[i];
     }
     times_state = TimesColumnState(layout.unit_ns);
+    times_from_offsets();
     return true;
   }
   // The next entry of the times column, through take (TimesColumnState's
@@ -306,12 +316,8 @@ struct RecordDecoder::Scratch {
   template <typename Times>
   bool take_times(const Msg& record, Times* times,
                   bool (TimesColumnState::*take)(TimesReaders&, Times*), const char* what) {
-    TimesReaders column;
-    for (int i = 0; i < kTimesSections; ++i)
-      column.at[i] = wire::Reader(payload + times_at[i], times_end[i] - times_at[i]);
-    if (!(times_state.*take)(column, times))
+    if (!(times_state.*take)(times_readers, times))
       return fail(record.base, "%s: the chunk's times column ends before its entry", what);
-    for (int i = 0; i < kTimesSections; ++i) times_at[i] += column.at[i].offset();
     return true;
   }
   bool field_chunk_records(Msg& m, uint32_t f, WireType t, Scratch* out) {
@@ -417,9 +423,7 @@ struct RecordDecoder::Scratch {
     consumer->on_context(context);
     return true;
   }
-  bool field_record_call(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
-    std::string_view bytes;
-    if (!nested(m, f, t, &bytes)) return false;
+  void begin_call() {
     clear_record(&call);
     elements_left = kMaxElementsPerRecord;
     value_memory.reset();
@@ -434,8 +438,23 @@ struct RecordDecoder::Scratch {
       c.first_arg = batch->values_used_;
     }
     c.nargs = c.first_arg;
+  }
+  bool field_record_call(Msg& m, uint32_t f, WireType t, Scratch* /*out*/) {
+    std::string_view bytes;
+    if (!nested(m, f, t, &bytes)) return false;
+    begin_call();
+    CallState& c = call_state;
     Msg r = open(bytes, "Call");
-    if (!s::decode_call(*this, r, &call)) return false;
+    switch (plain_call(bytes, &call)) {
+      case PlainCall::kRead:
+        break;
+      case PlainCall::kFailed:
+        return false;
+      case PlainCall::kNotPlain:
+        begin_call();
+        if (!s::decode_call(*this, r, &call)) return false;
+        break;
+    }
     if (has_times && !c.has_seq) {
       CallTimes times;
       if (!take_times(r, &times, &TimesColumnState::take_call, "Call")) return false;
@@ -453,6 +472,54 @@ struct RecordDecoder::Scratch {
     call.config_attribs = config_attribs.empty() ? nullptr : &config_attribs;
     consumer->on_call(call);
     return true;
+  }
+
+  // Most calls, in one pass instead of the general field loop: function,
+  // thread, context, gl_error, args and ret. At any other field, or a key or
+  // length that is malformed, kNotPlain: the general decoder reads the call
+  // again from a cleared one (and names the fault).
+  enum class PlainCall { kRead, kNotPlain, kFailed };
+  static constexpr uint64_t key_of(uint32_t field, WireType type) {
+    return (uint64_t{field} << 3) | type;
+  }
+  PlainCall plain_call(std::string_view bytes, Call* c) {
+    CallState& st = call_state;
+    wire::Reader r(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    while (!r.done()) {
+      switch (r.varint()) {
+        case key_of(s::call::kFunction, wire::kVarint):
+          c->function = static_cast<uint32_t>(r.varint());
+          st.skip_values = !consumer->wants_values(c->function);
+          break;
+        case key_of(s::call::kThread, wire::kVarint):
+          c->thread = static_cast<uint32_t>(r.varint());
+          break;
+        case key_of(s::call::kContext, wire::kVarint):
+          c->context = static_cast<uint32_t>(r.varint());
+          break;
+        case key_of(s::call::kGlError, wire::kVarint):
+          c->gl_error = static_cast<uint32_t>(r.varint());
+          break;
+        case key_of(s::call::kArgs, wire::kLengthDelimited): {
+          std::string_view value_bytes = r.bytes();
+          if (st.skip_values || !r.ok()) break;
+          if (st.nargs - st.first_arg >= kMaxValuesPerCall) return PlainCall::kNotPlain;
+          if (st.nargs == st.pool->size()) st.pool->emplace_back();
+          if (!value(value_bytes, &(*st.pool)[st.nargs++])) return PlainCall::kFailed;
+          break;
+        }
+        case key_of(s::call::kRet, wire::kLengthDelimited): {
+          std::string_view value_bytes = r.bytes();
+          if (st.skip_values || !r.ok()) break;
+          st.has_ret = true;
+          if (!value(value_bytes, &ret)) return PlainCall::kFailed;
+          break;
+        }
+        default:
+          return PlainCall::kNotPlain;
+      }
+    }
+    return r.ok() ? PlainCall::kRead : PlainCall::kNotPlain;
   }
 
   // Call: the fields that are no plain copy into the Call struct.
@@ -572,9 +639,34 @@ struct RecordDecoder::Scratch {
     }
     return false;  // truncated
   }
+  // A value that is one float or one run of bytes, as the general loop
+  // would read it; false for any other.
+  static bool decode_plain_value(std::string_view bytes, Value* v) {
+    const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+    size_t n = bytes.size();
+    if (n == 5 && p[0] == key_of(s::value::kF32, wire::kFixed32)) {
+      v->kind = ValueKind::kF32;
+      memcpy(&v->f32, p + 1, 4);
+      return true;
+    }
+    if (n == 9 && p[0] == key_of(s::value::kF64, wire::kFixed64)) {
+      v->kind = ValueKind::kF64;
+      memcpy(&v->f64, p + 1, 8);
+      return true;
+    }
+    if (n >= 2 && p[1] < 0x80 && size_t{p[1]} + 2 == n &&
+        (p[0] == key_of(s::value::kData, wire::kLengthDelimited) ||
+         p[0] == key_of(s::value::kText, wire::kLengthDelimited))) {
+      v->kind = p[0] >> 3 == s::value::kData ? ValueKind::kData : ValueKind::kText;
+      v->data = p + 2;
+      v->size = p[1];
+      return true;
+    }
+    return false;
+  }
   [[gnu::always_inline]] bool value(std::string_view bytes, Value* v) {
     *v = Value{};
-    return decode_integer_value(bytes, v) || any_value(bytes, v);
+    return decode_integer_value(bytes, v) || decode_plain_value(bytes, v) || any_value(bytes, v);
   }
   [[gnu::noinline]] bool any_value(std::string_view bytes, Value* v) {
     Msg m = open(bytes, "Value");
@@ -696,11 +788,13 @@ struct RecordDecoder::Scratch {
       last_position = nullptr;
       many_positions = {};
     }
+    if (has_times) times_from_offsets();
     Msg m(
         std::string_view(reinterpret_cast<const char*>(bytes.data()) + start, bytes.size() - start),
         start, "Chunk");
     bool ok = s::decode_chunk(*this, m, this);
     *resume = start + m.r.offset();
+    if (has_times) times_to_offsets();
     return ok;
   }
 

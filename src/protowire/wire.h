@@ -97,6 +97,12 @@ class Encoder {
   const uint8_t* data() const { return data_; }
   uint8_t* data() { return data_; }
   size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  // Room for `extra` more bytes, allocated now.
+  void reserve(size_t extra) {
+    if (size_ + extra > capacity_) [[unlikely]]
+      grow(extra);
+  }
   // Hands the memory to the caller (who frees it with free()); the encoder is empty after.
   uint8_t* release(size_t* size, size_t* capacity) {
     uint8_t* d = data_;
@@ -184,10 +190,6 @@ class Encoder {
   }
 
  private:
-  void reserve(size_t extra) {
-    if (size_ + extra > capacity_) [[unlikely]]
-      grow(extra);
-  }
   // Out of line: the capture's inlined writers then keep their values in
   // registers across the check (an opaque call may change what they point at).
   [[gnu::noinline]] void grow(size_t extra) {
@@ -228,8 +230,14 @@ class Reader {
     *type = static_cast<WireType>(key & 7);
     return true;
   }
-  uint64_t varint() {
-    if (p_ != end_ && *p_ < 0x80) return *p_++;  // most keys and values: one byte
+  // Inlined for the one-byte case (most keys, lengths and values): out of
+  // line, the call was a tenth of decoding a record.
+  [[gnu::always_inline]] uint64_t varint() {
+    if (p_ != end_ && *p_ < 0x80) [[likely]]
+      return *p_++;
+    return long_varint();
+  }
+  [[gnu::noinline]] uint64_t long_varint() {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (p_ == end_) return fail("truncated varint"), 0;
@@ -250,7 +258,7 @@ class Reader {
     return 0;
   }
   // A length-delimited field's bytes (pointing into the input).
-  std::string_view bytes() {
+  [[gnu::always_inline]] std::string_view bytes() {
     uint64_t n = varint();
     if (!ok_) return {};
     if (n > static_cast<uint64_t>(end_ - p_))

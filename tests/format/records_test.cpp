@@ -360,6 +360,75 @@ TEST(Records, ValuesOnlyOfTheFunctionsAConsumerWants) {
   EXPECT_EQ(batched.calls, expected);
 }
 
+// Calls the decoder reads in one pass (function, thread, context, error,
+// args and ret) and calls it leaves there, at their first unusual field or
+// value, to the general loop, which reads them from the start: the same
+// records either way, the last of a repeated field winning.
+TEST(Records, OnePassAndGeneralReadingsAgree) {
+  wire::Encoder e;
+  auto arg = [&](auto&& value) {
+    size_t m = s::call::begin_args(e);
+    value();
+    e.end_nested(m);
+  };
+  auto scalars = [&] {
+    arg([&] { s::value::set_uint(e, 300); });
+    arg([&] { s::value::set_sint(e, -2); });
+    arg([&] { s::value::set_pointer(e, 0x40); });
+    arg([&] { s::value::set_f32(e, 0.25f); });
+    arg([&] { s::value::set_f64(e, 8.5); });
+    arg([&] { s::value::set_data(e, "ab", 2); });
+    arg([&] { s::value::set_text(e, "t"); });
+  };
+  // One pass: the common fields, in any order, a ret, a value of any kind.
+  record(e, s::record::begin_call, [&] {
+    s::call::set_context(e, 3);
+    s::call::set_function(e, 7);
+    s::call::set_thread(e, 1);
+    scalars();
+    arg([&] {
+      size_t a = s::value::begin_array(e);
+      size_t p = s::array::begin_uints(e);
+      s::array::pack_uints(e, 9);
+      e.end_nested(p);
+      e.end_nested(a);
+    });
+    arg([] {});
+    size_t ret = s::call::begin_ret(e);
+    s::value::set_uint(e, 1);
+    e.end_nested(ret);
+    s::call::set_gl_error(e, 0x500);
+    s::call::set_function(e, 8);  // the last one wins
+  });
+  // Left to the general loop after its args: a field the pass does not read.
+  record(e, s::record::begin_call, [&] {
+    s::call::set_function(e, 9);
+    scalars();
+    s::call::set_seq(e, 40);
+  });
+  // A value of two members (the last wins) is read by the general value decoder.
+  record(e, s::record::begin_call, [&] {
+    s::call::set_function(e, 10);
+    arg([&] {
+      s::value::set_uint(e, 1);
+      s::value::set_sint(e, -1);
+    });
+  });
+  std::vector<std::string> lines = decode(e);
+  ASSERT_EQ(lines.size(), 3u);
+  const std::string values =
+      "uint:300,sint:-2,pointer:0x40,f32:0.25,f64:8.5,data:\"ab\",text:\"t\",";
+  EXPECT_EQ(lines[0],
+            "call fn=8 thread=1 context=3 seq=0 start=0 duration=0 cpu=0 error=1280 args=(" +
+                values + "array:[|9,|],none,) ret=uint:1");
+  EXPECT_EQ(
+      lines[1],
+      "call fn=9 thread=0 context=0 seq=40 start=0 duration=0 cpu=0 error=0 args=(" + values + ")");
+  EXPECT_EQ(
+      lines[2],
+      "call fn=10 thread=0 context=0 seq=41 start=0 duration=0 cpu=0 error=0 args=(sint:-1,)");
+}
+
 // wire::copy_small, by which the capture copies each call's fields: every
 // size class it has (0, 1-3, 4-7, 8-16, 17-64, larger), exactly n bytes written.
 TEST(Wire, CopySmallCopiesExactlyNBytes) {
