@@ -238,6 +238,7 @@ void flush_thread(ThreadState* thread) {
   Session& s = session();
   format::TraceWriter* writer = s.writer.load(std::memory_order_acquire);
   if (thread->records == 0 || writer == nullptr) return;
+  size_t capacity = thread->payload.capacity();
   writer->submit(thread->payload, thread->frame_starts,
                  {thread->index, thread->round, thread->round_start});
   // A join's start is its first chunk; a round's snapshot, every chunk until it ends.
@@ -245,6 +246,9 @@ void flush_thread(ThreadState* thread) {
   thread->records = 0;
   thread->frame_starts.clear();
   writer->acquire_buffer().give_to(thread->payload);
+  // No recycled buffer (the writer holds them all): one as large as the last
+  // at once, not one grown from 4 KiB by doubling (a copy of every byte).
+  if (thread->payload.capacity() == 0) thread->payload.reserve(capacity);
   ++thread->flushes;  // the blobs' bytes in the payload are the writer's now
   // A call in progress (a record of it overflowed the payload) has last_seq.
   thread->submitted_below.store(
