@@ -74,6 +74,20 @@ def trace_calls(gltrace, path):
 # app's main thread could be taken for the writer.)
 TOOL_THREAD = re.compile(r"^fn=std::thread::_State_impl<std::thread::_Invoker<"
                          r"std::tuple<gltrace::.*>::_M_run\(\)$", re.M)
+# The same entry points as callgrind_annotate --inclusive=yes lists them,
+# with what each cost: valgrind gives a thread that ended's number to the
+# next one started, so a short-lived thread of the trace layer (its light
+# fence's) may share a file with an app thread started after it, and only
+# its own cost is the tool's.
+TOOL_THREAD_COST = re.compile(r"^\s*([\d,]+) \([^)]*\)\s+\S*std::thread::_State_impl<"
+                              r"std::thread::_Invoker<std::tuple<gltrace::.*>::_M_run\(\) \[",
+                              re.M)
+
+
+def tool_thread_instructions(path):
+    annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+                               check=True, capture_output=True, text=True).stdout
+    return sum(int(m.group(1).replace(",", "")) for m in TOOL_THREAD_COST.finditer(annotated))
 
 
 # What `gltrace replay --preload` executes once its calls are in memory: the
@@ -105,8 +119,9 @@ def callgrind_instructions(cmd, env, tmp, callgrind_args=()):
         if summary is None:
             continue
         total += int(summary.group(1))
-        if not TOOL_THREAD.search(text):
-            app += int(summary.group(1))
+        app += int(summary.group(1))
+        if TOOL_THREAD.search(text):
+            app -= tool_thread_instructions(path)
     shutil.rmtree(out)
     return total, app
 
