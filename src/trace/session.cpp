@@ -249,8 +249,7 @@ void flush_thread(ThreadState* thread) {
   // No recycled buffer (the writer holds them all): one as large as the last
   // at once, not one grown from 4 KiB by doubling (a copy of every byte);
   // not one as large as a payload a big upload made.
-  if (thread->payload.capacity() == 0)
-    thread->payload.reserve(std::min(capacity, 2 * kFlushBytes));
+  if (thread->payload.capacity() == 0) thread->payload.reserve(std::min(capacity, 2 * kFlushBytes));
   ++thread->flushes;  // the blobs' bytes in the payload are the writer's now
   // A call in progress (a record of it overflowed the payload) has last_seq.
   thread->submitted_below.store(
