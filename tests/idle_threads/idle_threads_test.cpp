@@ -321,6 +321,27 @@ SourceRun run_source(const std::string& path) {
 // were lost while tracing, even in a capture that was cut (not closed):
 // the calls after them need not wait for the end of the trace, and the gap
 // is named as such. A gap above the last CallsComplete is the cut's.
+// The trace layer copies a mapped range before the driver unmaps it, outside
+// the call's recording window, while the sweeper takes records that have
+// waited too long (the app idles between its maps): the copy holds the
+// thread's payload, so the sweeper waits for it. Unguarded, the sweeper
+// handed the payload to the writer mid-copy: the app crashed (here) or
+// calls went missing (glmark2's buffer scene under load).
+TEST(IdleThreads, MappedWritesWhileTheSweeperSweepsAreAllKept) {
+  std::string dir = make_temp_dir();
+  std::string trace = dir + "/mapped.gltrace";
+  ProcessResult traced = run_process({build_bin("gltrace"), "trace", "-o", trace, "--",
+                                      build_bin("gltrace-mapped-writes"), "--megabytes", "48",
+                                      "--maps", "12"},
+                                     clean_env(), 120);
+  ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;
+  format::ReadStatus status;
+  TraceCalls calls = read_calls(trace, &status);
+  EXPECT_EQ(status.state, format::ReadState::kEnd) << status.message;
+  EXPECT_TRUE(calls.missing().empty()) << calls.missing().size() << " calls missing";
+  EXPECT_EQ(calls.count(1, api::kFn_glUnmapBuffer), 12u);
+}
+
 TEST(IdleThreadsReplay, GapBelowCallsCompleteIsLostWhileTracing) {
   std::string path = make_temp_dir() + "/gap.gltrace";
   SyntheticTrace t(path);

@@ -69,11 +69,16 @@ void record_flushed(CallRecorder& rec, GLenum target, GLuint buffer, GLintptr of
     write_buffer_write(rec.call_encoder(), target, buffer, mapping->offset + offset, blob);
 }
 
-// The data must be read while it is still mapped.
+// The data must be read while it is still mapped: before the call's
+// recording window, so the blob goes to the payload under a guard of its
+// own (unguarded, the sweeper could hand the payload to the writer while
+// the blob was being written to it: records lost, or the heap corrupted).
 void capture_before(UnmapWrite& state, GLenum target, GLuint buffer) {
   state.thread = recording() ? thread_state() : nullptr;
   Mapping* mapping = state.thread != nullptr ? find_mapping(state.thread, target, buffer) : nullptr;
-  if (mapping != nullptr && (mapping->access & GL_MAP_FLUSH_EXPLICIT_BIT) == 0) {
+  if (mapping == nullptr || (mapping->access & GL_MAP_FLUSH_EXPLICIT_BIT) != 0) return;
+  AppendGuard guard(state.thread);
+  if (guard.ok()) {
     state.blob = capture_mapped(state.thread, mapping, 0, mapping->length);
     state.offset = mapping->offset;
   }
