@@ -330,10 +330,10 @@ SourceRun run_source(const std::string& path) {
 TEST(IdleThreads, MappedWritesWhileTheSweeperSweepsAreAllKept) {
   std::string dir = make_temp_dir();
   std::string trace = dir + "/mapped.gltrace";
-  ProcessResult traced = run_process({build_bin("gltrace"), "trace", "-o", trace, "--",
-                                      build_bin("gltrace-mapped-writes"), "--megabytes", "48",
-                                      "--maps", "12"},
-                                     clean_env(), 120);
+  ProcessResult traced =
+      run_process({build_bin("gltrace"), "trace", "-o", trace, "--",
+                   build_bin("gltrace-mapped-writes"), "--megabytes", "48", "--maps", "12"},
+                  clean_env(), 120);
   ASSERT_EQ(traced.exit_code, 0) << traced.out << traced.err;
   format::ReadStatus status;
   TraceCalls calls = read_calls(trace, &status);
