@@ -72,16 +72,15 @@ def trace_calls(gltrace, path):
 # in full, --compress-strings=no: compressed, a name is spelled once for all
 # of a process's threads, in whichever thread's file is dumped first, so the
 # app's main thread could be taken for the writer.)
-TOOL_THREAD = re.compile(r"^fn=std::thread::_State_impl<std::thread::_Invoker<"
-                         r"std::tuple<gltrace::.*>::_M_run\(\)$", re.M)
+TOOL_THREAD_ENTRY = (r"std::thread::_State_impl<std::thread::_Invoker<"
+                     r"std::tuple<gltrace::.*>::_M_run\(\)")
+TOOL_THREAD = re.compile(r"^fn=" + TOOL_THREAD_ENTRY + "$", re.M)
 # The same entry points as callgrind_annotate --inclusive=yes lists them,
 # with what each cost: valgrind gives a thread that ended's number to the
 # next one started, so a short-lived thread of the trace layer (its light
 # fence's) may share a file with an app thread started after it, and only
 # its own cost is the tool's.
-TOOL_THREAD_COST = re.compile(r"^\s*([\d,]+) \([^)]*\)\s+\S*std::thread::_State_impl<"
-                              r"std::thread::_Invoker<std::tuple<gltrace::.*>::_M_run\(\) \[",
-                              re.M)
+TOOL_THREAD_COST = re.compile(r"^\s*([\d,]+) \([^)]*\)\s+\S*" + TOOL_THREAD_ENTRY + r" \[", re.M)
 
 
 def tool_thread_instructions(path):

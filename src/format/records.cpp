@@ -445,13 +445,14 @@ struct RecordDecoder::Scratch {
     begin_call();
     CallState& c = call_state;
     Msg r = open(bytes, "Call");
-    switch (plain_call(bytes, &call)) {
+    switch (plain_call(r, &call)) {
       case PlainCall::kRead:
         break;
       case PlainCall::kFailed:
         return false;
       case PlainCall::kNotPlain:
         begin_call();
+        r = open(bytes, "Call");
         if (!s::decode_call(*this, r, &call)) return false;
         break;
     }
@@ -482,9 +483,9 @@ struct RecordDecoder::Scratch {
   static constexpr uint64_t key_of(uint32_t field, WireType type) {
     return (uint64_t{field} << 3) | type;
   }
-  PlainCall plain_call(std::string_view bytes, Call* c) {
+  PlainCall plain_call(Msg& m, Call* c) {
     CallState& st = call_state;
-    wire::Reader r(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    wire::Reader& r = m.r;
     while (!r.done()) {
       switch (r.varint()) {
         case key_of(s::call::kFunction, wire::kVarint):
@@ -503,9 +504,8 @@ struct RecordDecoder::Scratch {
         case key_of(s::call::kArgs, wire::kLengthDelimited): {
           std::string_view value_bytes = r.bytes();
           if (st.skip_values || !r.ok()) break;
-          if (st.nargs - st.first_arg >= kMaxValuesPerCall) return PlainCall::kNotPlain;
-          if (st.nargs == st.pool->size()) st.pool->emplace_back();
-          if (!value(value_bytes, &(*st.pool)[st.nargs++])) return PlainCall::kFailed;
+          Value* v = next_slot(m, st.pool, &st.nargs, "args", st.first_arg);
+          if (v == nullptr || !value(value_bytes, v)) return PlainCall::kFailed;
           break;
         }
         case key_of(s::call::kRet, wire::kLengthDelimited): {
