@@ -215,7 +215,7 @@ void register_attach(Commands& commands) {
       ->check(in_range(1e-9, 1e9));
   app.add_option("--zstd-level", o->start.zstd_level,
                  "zstd compression level of the trace's chunks, 1 (fastest) to 22 (smallest); "
-                 "default 3")
+                 "default 1")
       ->type_name("N")
       ->check(in_range(1, 22));
   add_target_options(app, &o->target);

@@ -229,7 +229,7 @@ void register_trace(Commands& commands) {
                "waiting for the GPU (`gltrace stats`, `dump`, `export` and `view` show them)");
   app.add_option("--zstd-level", options->zstd_level,
                  "zstd compression level of the trace's chunks, 1 (fastest) to 22 (smallest); "
-                 "default 3 (GLTRACE_ZSTD_LEVEL)")
+                 "default 1 (GLTRACE_ZSTD_LEVEL)")
       ->type_name("N")
       ->check(in_range(1, 22));
   CLI::Option* start_frame =

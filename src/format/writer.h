@@ -34,10 +34,12 @@ struct WriterState;
 }  // namespace detail
 
 struct WriterOptions {
-  // 0: store chunks uncompressed. 3, zstd's own default: on bench/call_mix's
-  // workloads its chunks are 1-18% smaller than level 1's for about the same
-  // instructions (draw-heavy and two-thread mixes: 16-18% smaller, 11% fewer).
-  int zstd_level = 3;
+  // 0: store chunks uncompressed. 1: the writer thread, which shares the
+  // cores with the app, spends 4-31% fewer instructions than at zstd's own
+  // default 3 on bench/call_mix's mixes (callgrind, the writer thread alone:
+  // draw 18%, two-threads 23%, upload 31%, uniform 4%), for -10% to +20%
+  // bytes (still 0.02-0.15 of apitrace's). --zstd-level 3 and up for smaller.
+  int zstd_level = 1;
   size_t queue_limit_bytes = size_t{64} << 20;  // submit() waits above this
   size_t pooled_buffers = 16;                   // recycled payload buffers kept
   int close_timeout_ms = 10000;                 // <= 0: wait forever
