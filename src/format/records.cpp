@@ -664,9 +664,72 @@ struct RecordDecoder::Scratch {
     }
     return false;
   }
+  // A length-delimited field's length at p (at most 4 bytes: under 256 MiB)
+  // and where its bytes begin; nullptr when it is not one within end.
+  static const uint8_t* length_of(const uint8_t* p, const uint8_t* end, size_t* length) {
+    size_t n = 0;
+    for (int shift = 0; p < end && shift < 28; shift += 7) {
+      uint8_t b = *p++;
+      n |= size_t{b & 0x7fu} << shift;
+      if ((b & 0x80) == 0) {
+        *length = n;
+        return n <= static_cast<size_t>(end - p) ? p : nullptr;
+      }
+    }
+    return nullptr;
+  }
+  // A value that is one packed array (Value{array{floats | sints | uints}},
+  // the recorder's one shape of them), as the general loop would read it,
+  // without its Msg, staging and second copy; false for any other shape, an
+  // empty array, or one over the record's element budget (the loop names
+  // what is wrong).
+  bool decode_packed_array(std::string_view bytes, Value* v) {
+    const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+    const uint8_t* end = p + bytes.size();
+    size_t n = 0;
+    if (bytes.size() < 4 || p[0] != key_of(s::value::kArray, wire::kLengthDelimited) ||
+        (p = length_of(p + 1, end, &n)) == nullptr || p + n != end || n < 2)
+      return false;
+    uint8_t key = *p++;
+    const uint8_t* packed = length_of(p, end, &n);
+    if (packed == nullptr || packed + n != end || n == 0) return false;
+    if (key == key_of(s::array::kFloats, wire::kLengthDelimited)) {
+      if (n % 4 != 0 || n / 4 > elements_left) return false;
+      elements_left -= n / 4;
+      void* at = value_memory.take(n);
+      memcpy(at, packed, n);
+      v->elements = Value::Elements::kFloat;
+      v->data = at;
+      v->size = n / 4;
+    } else if (key == key_of(s::array::kSints, wire::kLengthDelimited) ||
+               key == key_of(s::array::kUints, wire::kLengthDelimited)) {
+      // As many elements as bytes that end a varint; the last must end one.
+      if ((end[-1] & 0x80) != 0) return false;
+      size_t count = 0;
+      for (const uint8_t* q = packed; q < end; ++q) count += (*q & 0x80) == 0 ? 1 : 0;
+      if (count > elements_left) return false;
+      bool zigzag = key == key_of(s::array::kSints, wire::kLengthDelimited);
+      auto* out = static_cast<uint64_t*>(value_memory.take(count * sizeof(uint64_t)));
+      wire::Reader r(packed, n);
+      for (size_t i = 0; i < count; ++i) {
+        uint64_t x = r.varint();
+        out[i] = zigzag ? static_cast<uint64_t>(wire::unzigzag(x)) : x;
+      }
+      if (!r.ok()) return false;  // a varint over 10 bytes
+      elements_left -= count;
+      v->elements = zigzag ? Value::Elements::kSint : Value::Elements::kUint;
+      v->data = out;
+      v->size = count;
+    } else {
+      return false;
+    }
+    v->kind = ValueKind::kArray;
+    return true;
+  }
   [[gnu::always_inline]] bool value(std::string_view bytes, Value* v) {
     *v = Value{};
-    return decode_integer_value(bytes, v) || decode_plain_value(bytes, v) || any_value(bytes, v);
+    return decode_integer_value(bytes, v) || decode_plain_value(bytes, v) ||
+           decode_packed_array(bytes, v) || any_value(bytes, v);
   }
   [[gnu::noinline]] bool any_value(std::string_view bytes, Value* v) {
     Msg m = open(bytes, "Value");

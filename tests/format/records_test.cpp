@@ -517,6 +517,30 @@ TEST(Records, PackedFloatsMustBeWholeFloats) {
   EXPECT_EQ(error, "in Array: packed floats of 5 bytes, not a multiple of 4");
 }
 
+// A call's value that is one packed array is read in one pass; a malformed
+// one is left to the general loop, which names the fault.
+TEST(Records, MalformedPackedValueArraysAreNamedAsTheGeneralLoopNamesThem) {
+  auto error_of = [](std::string_view packed) {
+    wire::Encoder e;
+    record(e, s::record::begin_call, [&] {
+      size_t arg = s::call::begin_args(e);
+      size_t a = s::value::begin_array(e);
+      s::array::set_uints_packed(e, packed.data(), packed.size());
+      e.end_nested(a);
+      e.end_nested(arg);
+    });
+    std::string error;
+    decode(e, &error);
+    return error;
+  };
+  EXPECT_EQ(error_of("\x05\x80"), "in Array: truncated varint");
+  EXPECT_EQ(error_of(std::string(11, '\xff') + "\x01"), "in Array: varint longer than 10 bytes");
+  EXPECT_EQ(
+      error_of(std::string(format::kMaxElementsPerRecord + 1, '\x01')),
+      "Array has more than " + std::to_string(format::kMaxElementsPerRecord) + " array elements");
+  EXPECT_EQ(error_of("\x05\x01"), "");
+}
+
 TEST(Records, TruncatedVarintInsidePackedArray) {
   wire::Encoder e;
   record(e, s::record::begin_context,
