@@ -17,11 +17,11 @@
 
 namespace gltrace::glreplay {
 
-// The scan and the driver's answers come on two threads, in either order:
-// whichever comes second reports. A replay need not wait for a scan of a big
-// trace to start; a small trace's is done before the first context.
+// The scan, on a thread of its own, starts when the driver has answered;
+// it reports when it is done. A replay need not wait for the scan of a big
+// trace.
 struct RequirementsCheck::Impl {
-  std::string program;
+  std::string path, program;
   std::thread scanner;
   std::atomic<bool> stop{false};  // a replay that ends first does not wait for the scan
   std::mutex mutex;
@@ -32,6 +32,7 @@ struct RequirementsCheck::Impl {
   std::optional<consumers::DriverCapabilities> driver;
   bool reported = false;
 
+  void start_scan();  // with the mutex held (the scan takes it to report)
   // With the mutex held.
   void report_when_ready() {
     if (!scanned || !driver || reported) return;
@@ -44,21 +45,25 @@ struct RequirementsCheck::Impl {
 
 RequirementsCheck::RequirementsCheck(std::string path, std::string program)
     : impl_(std::make_unique<Impl>()) {
+  impl_->path = std::move(path);
   impl_->program = std::move(program);
-  impl_->scanner = std::thread([impl = impl_.get(), path = std::move(path)] {
-    consumers::Requirements found;
-    std::string error;
-    bool ok = consumers::scan_requirements(path, &found, &error, &impl->stop);
-    std::lock_guard<std::mutex> lock(impl->mutex);
-    if (ok) impl->needs = std::move(found);
-    impl->scanned = true;
-    impl->report_when_ready();
-  });
 }
 
 RequirementsCheck::~RequirementsCheck() {
   impl_->stop = true;
   if (impl_->scanner.joinable()) impl_->scanner.join();
+}
+
+void RequirementsCheck::Impl::start_scan() {
+  scanner = std::thread([this] {
+    consumers::Requirements found;
+    std::string error;
+    bool ok = consumers::scan_requirements(path, &found, &error, &stop);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (ok) needs = std::move(found);
+    scanned = true;
+    report_when_ready();
+  });
 }
 
 namespace {
@@ -97,7 +102,7 @@ consumers::DriverCapabilities capabilities(gl_loader::Driver& driver) {
 
 }  // namespace
 
-void RequirementsCheck::check(gl_loader::Driver& driver) {
+void RequirementsCheck::check(gl_loader::Driver& driver, bool capture_driver) {
   if (asked_driver()) return;
   consumers::DriverCapabilities caps = capabilities(driver);
   // A desktop GL context through EGL answers for another API: the next
@@ -105,7 +110,11 @@ void RequirementsCheck::check(gl_loader::Driver& driver) {
   if (caps.version == 0) return;
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->driver = std::move(caps);
-  impl_->report_when_ready();
+  if (capture_driver) {
+    impl_->reported = true;  // nothing to scan for
+    return;
+  }
+  impl_->start_scan();
 }
 
 bool RequirementsCheck::asked_driver() {
@@ -143,9 +152,9 @@ void RequirementsCheck::check_with_own_context(gl_loader::Driver& driver, EGLDis
   if (context == EGL_NO_CONTEXT) return;
   // Without a surface (EGL_KHR_surfaceless_context): nothing is drawn.
   if (make_current(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context)) {
-    check(driver);
+    check(driver, /*capture_driver=*/false);
     make_current(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    impl_->scanner.join();  // it reports
+    if (impl_->scanner.joinable()) impl_->scanner.join();  // it reports
   }
   destroy(display, context);
 }

@@ -1,10 +1,12 @@
 // The replay's check of what a trace needs (consumers/requirements.h)
-// against the driver it replays on: the trace is scanned on a thread of its
-// own while the replay starts; the driver's version, extensions and limits
-// are read at the first context the replay makes current. What the driver
-// lacks is warned on stderr as soon as both are known (at that first
-// context, unless the trace is big enough that its scan ends later); the
-// replay goes on (the user may know better).
+// against the driver it replays on: at the first context the replay makes
+// current, the driver's version, extensions and limits are read, and the
+// trace is scanned on a thread of its own; what the driver lacks is warned
+// on stderr when the scan is done; the replay goes on (the user may know
+// better). A driver that is the one the trace was recorded on (the same
+// GL_RENDERER and GL_VERSION) is not checked: the trace's calls ran on it,
+// and the scan reads the whole trace a second time (in a streaming replay,
+// some 750 instructions a call).
 #pragma once
 
 #include <memory>
@@ -22,16 +24,17 @@ namespace gltrace::glreplay {
 
 class RequirementsCheck {
  public:
-  // Starts scanning the trace at `path`; `program` prefixes the warnings.
+  // Of the trace at `path`; `program` prefixes the warnings.
   RequirementsCheck(std::string path, std::string program);
   ~RequirementsCheck();  // waits for the scan
   RequirementsCheck(const RequirementsCheck&) = delete;
   RequirementsCheck& operator=(const RequirementsCheck&) = delete;
 
-  // With a context of the replay's current: reads the driver's answers,
-  // and once the scan is done warns for each need they do not meet. Once
-  // it had an ES context's answers; later calls do nothing.
-  void check(gl_loader::Driver& driver);
+  // With a context of the replay's current: reads the driver's answers
+  // and, unless it is the trace's own driver (`capture_driver`), scans the
+  // trace and warns for each need they do not meet. Once it had an ES
+  // context's answers, later calls do nothing.
+  void check(gl_loader::Driver& driver, bool capture_driver);
   bool asked_driver();
 
   // When the replay never had an ES context current (the driver refused

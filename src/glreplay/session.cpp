@@ -9,6 +9,7 @@
 #include "common/pixel_store.h"
 #include "gl_loader/call.h"
 #include "glreplay/requirements_check.h"
+#include "glreplay/trace_source.h"
 #include "glstate/gl_reader.h"
 
 namespace gltrace::glreplay {
@@ -74,16 +75,23 @@ void Session::note_query_target(uint64_t query, uint32_t target) {
 }
 
 void Session::note_driver() {
-  if (requirements_check_) requirements_check_->check(driver_);
-  if (driver_strings_) return;
   auto get = GL_CALL(driver_, glGetString);
-  if (get == nullptr) return;
-  auto text = [&](GLenum name) {
-    const GLubyte* s = get(name);
-    return s != nullptr ? std::string(reinterpret_cast<const char*>(s)).substr(0, kDriverText)
-                        : std::string();
-  };
-  driver_strings_ = DriverStrings{text(GL_VENDOR), text(GL_RENDERER), text(GL_VERSION)};
+  if (!driver_strings_ && get != nullptr) {
+    auto text = [&](GLenum name) {
+      const GLubyte* s = get(name);
+      return s != nullptr ? std::string(reinterpret_cast<const char*>(s)).substr(0, kDriverText)
+                          : std::string();
+    };
+    driver_strings_ = DriverStrings{text(GL_VENDOR), text(GL_RENDERER), text(GL_VERSION)};
+  }
+  if (!requirements_check_) return;
+  // The trace's own driver: the one its first context ran on (the trace names
+  // no vendor).
+  std::optional<DriverStrings> capture = info().capture_driver();
+  bool capture_driver = capture && driver_strings_ &&
+                        capture->renderer == driver_strings_->renderer &&
+                        capture->version == driver_strings_->version;
+  requirements_check_->check(driver_, capture_driver);
 }
 
 // --- names and locations ------------------------------------------------------------

@@ -293,5 +293,28 @@ TEST(Requirements, ReplayNamesWhatItsDriverLacks) {
       << other.err;
 }
 
+// The trace's own driver (the same GL_RENDERER and GL_VERSION) is not
+// checked again: its calls ran on it. Made visible with an extension hidden
+// at replay (MESA_EXTENSION_OVERRIDE leaves the strings as they were): not
+// warned of on the same strings; warned of once the version string differs
+// (MESA_GLES_VERSION_OVERRIDE), when the driver is scanned for.
+TEST(Requirements, TheTracesOwnDriverIsNotScannedAgain) {
+  std::string trace = make_temp_dir() + "/pointer_params.gltrace";
+  ProcessResult t = gltrace({"trace", "-o", trace, "--", build_bin("gltrace-pointer-params"), "1"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EnvChanges hidden = clean_env();
+  hidden["MESA_EXTENSION_OVERRIDE"] = "-GL_EXT_clear_texture";
+  ProcessResult same = gltrace({"replay", "-n", "--driver", "llvmpipe", trace}, hidden);
+  EXPECT_NE(same.out.find("replayed "), std::string::npos) << same.out << same.err;
+  EXPECT_EQ(same.err.find("requirements:"), std::string::npos) << same.err;
+  EnvChanges other_version = hidden;
+  other_version["MESA_GLES_VERSION_OVERRIDE"] = "3.1";
+  ProcessResult other = gltrace({"replay", "-n", "--driver", "llvmpipe", trace}, other_version);
+  EXPECT_NE(
+      other.err.find(": requirements: the driver lacks GL_EXT_clear_texture (glClearTexImageEXT"),
+      std::string::npos)
+      << other.err;
+}
+
 }  // namespace
 }  // namespace gltrace::test
